@@ -1,0 +1,383 @@
+//! Cassettes: model calls recorded once into committed JSON files and replayed offline.
+//!
+//! One file per test (or per suite): `<cassette_dir>/<name>.cassette.json`. Entries are keyed by a hash
+//! of what decides the answer (provider, model, the rendered request, the run index) and written in a
+//! stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file that is
+//! renamed over the old one while holding a lock file, so concurrent trials (threads or processes)
+//! never lose each other's entries and a killed run never leaves a truncated cassette.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::completion::{CompletionRequest, CompletionResult};
+use crate::redact::redact;
+
+/// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CassetteMode {
+    /// Replay if recorded; otherwise call and record when the provider's key is set; otherwise ignore
+    /// the trial with a reason.
+    #[default]
+    Auto,
+    /// Replay only; a missing recording fails.
+    Replay,
+    /// Always call and overwrite the recording.
+    Record,
+    /// Always call; record nothing.
+    Off,
+}
+
+impl CassetteMode {
+    /// The environment variable that sets the mode.
+    pub const ENV: &'static str = "PROMPT_TESTER_CASSETTE";
+
+    /// Parses a mode name; unknown names are an error that lists the valid ones.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Self::Auto),
+            "replay" => Ok(Self::Replay),
+            "record" => Ok(Self::Record),
+            "off" => Ok(Self::Off),
+            _ => Err(format!(
+                "{}={value:?} is not a cassette mode: use one of auto, replay, record, off",
+                Self::ENV
+            )),
+        }
+    }
+
+    /// The mode from the environment (`Auto` when unset).
+    pub fn from_env() -> Result<Self, String> {
+        match crate::config::env_var(Self::ENV) {
+            Some(value) => Self::parse(&value),
+            None => Ok(Self::Auto),
+        }
+    }
+}
+
+/// One recorded call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Hash of what decides the answer (see [`entry_key`]).
+    pub key: String,
+    /// The trial that recorded it.
+    pub test: String,
+    /// The run index (1-based) it belongs to.
+    pub run: u32,
+    /// `subject` or `judge`.
+    pub role: String,
+    /// The provider name.
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+    /// The request as sent (provider-neutral; no headers, no URL).
+    pub request: CompletionRequest,
+    /// The response.
+    pub response: CompletionResult,
+    /// How long the call took when recorded, in milliseconds.
+    pub latency_ms: u64,
+    /// When it was recorded (RFC 3339, UTC).
+    pub recorded_at: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FileBody {
+    version: u32,
+    entries: Vec<Entry>,
+}
+
+const FORMAT_VERSION: u32 = 1;
+
+/// The key of a call: a hash of the provider, the model, the rendered request and the run index.
+/// It never includes a key or a URL, so a cassette replays against any endpoint.
+pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> String {
+    #[derive(Serialize)]
+    struct Keyed<'a> {
+        provider: &'a str,
+        model: &'a str,
+        system: &'a Option<String>,
+        messages: &'a [crate::completion::Message],
+        max_tokens: u32,
+        temperature: Option<f32>,
+        tools: &'a [crate::completion::ToolSpec],
+        response_schema: &'a Option<crate::completion::ResponseSchema>,
+        run: u32,
+    }
+    let keyed = Keyed {
+        provider,
+        model: &request.model,
+        system: &request.system,
+        messages: &request.messages,
+        max_tokens: request.max_tokens,
+        temperature: request.temperature,
+        tools: &request.tools,
+        response_schema: &request.response_schema,
+        run,
+    };
+    let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
+    let digest = Sha256::digest(&bytes);
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A cassette file error.
+#[derive(Debug, thiserror::Error)]
+pub enum CassetteError {
+    /// Reading or writing failed.
+    #[error("cassette {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a cassette.
+    #[error("cassette {path} is not valid: {message}. Delete it and record again.")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// serde's message.
+        message: String,
+    },
+}
+
+/// One cassette file, loaded once and shared by every trial that uses it.
+#[derive(Debug)]
+pub struct Cassette {
+    path: PathBuf,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    entries: HashMap<String, Entry>,
+    /// Whether the file held entries when it was loaded (a missing entry then means the test changed).
+    recorded: bool,
+    used: BTreeSet<String>,
+}
+
+impl Cassette {
+    fn load(path: PathBuf) -> Result<Self, CassetteError> {
+        let entries = read_entries(&path)?;
+        let recorded = !entries.is_empty();
+        Ok(Self { path, state: Mutex::new(State { entries, recorded, used: BTreeSet::new() }) })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file name, for messages.
+    pub fn file_name(&self) -> String {
+        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// The recorded entry for `key`, marking it used.
+    pub fn lookup(&self, key: &str) -> Option<Entry> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = state.entries.get(key).cloned();
+        if entry.is_some() {
+            state.used.insert(key.to_string());
+        }
+        entry
+    }
+
+    /// How many entries the file held when loaded, if it held any.
+    pub fn recorded_len(&self) -> Option<usize> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.recorded.then_some(state.entries.len())
+    }
+
+    /// Adds (or replaces) an entry and writes the file.
+    pub fn record(&self, entry: Entry) -> Result<(), CassetteError> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.used.insert(entry.key.clone());
+        state.entries.insert(entry.key.clone(), entry.clone());
+        self.write_merged(&[entry], None)
+    }
+
+    /// Rewrites the file keeping only the entries used in this run. Returns how many were removed.
+    pub fn prune(&self) -> Result<usize, CassetteError> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let used = state.used.clone();
+        let before = state.entries.len();
+        state.entries.retain(|key, _| used.contains(key));
+        let removed = before - state.entries.len();
+        if removed > 0 {
+            self.write_merged(&[], Some(&used))?;
+        }
+        Ok(removed)
+    }
+
+    /// Under the lock file: re-reads the file (another process may have recorded), merges `new`,
+    /// keeps only `keep` if given, and writes atomically.
+    fn write_merged(&self, new: &[Entry], keep: Option<&BTreeSet<String>>) -> Result<(), CassetteError> {
+        let io = |source| CassetteError::Io { path: self.path.clone(), source };
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).map_err(io)?;
+        }
+        let lock_path = self.path.with_extension("json.lock");
+        let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(io)?;
+        lock.lock().map_err(io)?;
+        let mut merged = read_entries(&self.path)?;
+        for entry in new {
+            merged.insert(entry.key.clone(), entry.clone());
+        }
+        if let Some(keep) = keep {
+            merged.retain(|key, _| keep.contains(key));
+        }
+        let mut entries: Vec<Entry> = merged.into_values().collect();
+        entries.sort_by(|a, b| (&a.test, a.run, &a.role, &a.key).cmp(&(&b.test, b.run, &b.role, &b.key)));
+        let body = FileBody { version: FORMAT_VERSION, entries };
+        let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
+        let json = redact(&json);
+        let tmp = self.path.with_extension(format!("json.tmp{}", std::process::id()));
+        let result = (|| {
+            let mut file = fs::File::create(&tmp)?;
+            file.write_all(json.as_bytes())?;
+            file.write_all(b"\n")?;
+            file.sync_all()?;
+            fs::rename(&tmp, &self.path)
+        })();
+        let _ = fs::remove_file(&lock_path);
+        drop(lock);
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result.map_err(io)
+    }
+}
+
+fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(source) => return Err(CassetteError::Io { path: path.to_path_buf(), source }),
+    };
+    let body: FileBody = serde_json::from_str(&text)
+        .map_err(|e| CassetteError::Invalid { path: path.to_path_buf(), message: e.to_string() })?;
+    Ok(body.entries.into_iter().map(|e| (e.key.clone(), e)).collect())
+}
+
+/// Every cassette this process opened, loaded once each.
+#[derive(Debug, Default)]
+pub struct CassetteStore {
+    dir: PathBuf,
+    open: Mutex<BTreeMap<String, Arc<Cassette>>>,
+}
+
+impl CassetteStore {
+    /// A store for the cassettes under `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into(), open: Mutex::new(BTreeMap::new()) }
+    }
+
+    /// The file for a test or suite name: `a::b` becomes `a.b.cassette.json`.
+    pub fn path_for(&self, name: &str) -> PathBuf {
+        self.dir.join(format!("{}.cassette.json", file_stem(name)))
+    }
+
+    /// The cassette for `name`, loaded on first use.
+    pub fn open(&self, name: &str) -> Result<Arc<Cassette>, CassetteError> {
+        let stem = file_stem(name);
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(cassette) = open.get(&stem) {
+            return Ok(cassette.clone());
+        }
+        let cassette = Arc::new(Cassette::load(self.path_for(name))?);
+        open.insert(stem, cassette.clone());
+        Ok(cassette)
+    }
+
+    /// Prunes every opened cassette to the entries used in this run; returns (file, removed) pairs.
+    pub fn prune_all(&self) -> Vec<(PathBuf, Result<usize, CassetteError>)> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.values().map(|c| (c.path.clone(), c.prune())).collect()
+    }
+}
+
+fn file_stem(name: &str) -> String {
+    name.replace("::", ".")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .collect()
+}
+
+/// The current time as RFC 3339 UTC, for `recorded_at`.
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+/// Converts a recorded latency back to a `Duration`.
+pub fn latency_of(entry: &Entry) -> Duration {
+    Duration::from_millis(entry.latency_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(key: &str, run: u32) -> Entry {
+        Entry {
+            key: key.into(),
+            test: "t".into(),
+            run,
+            role: "subject".into(),
+            provider: "openai".into(),
+            model: "m".into(),
+            request: CompletionRequest::new("m", "hi", 10),
+            response: CompletionResult::new("hello", 1, 2),
+            latency_ms: 5,
+            recorded_at: now_rfc3339(),
+        }
+    }
+
+    #[test]
+    fn key_depends_on_run_and_request_only() {
+        let req = CompletionRequest::new("m", "hi", 10);
+        let k1 = entry_key("openai", &req, 1);
+        assert_eq!(k1, entry_key("openai", &req, 1));
+        assert_ne!(k1, entry_key("openai", &req, 2));
+        assert_ne!(k1, entry_key("anthropic", &req, 1));
+        let mut other = req.clone();
+        other.temperature = Some(0.0);
+        assert_ne!(k1, entry_key("openai", &other, 1));
+    }
+
+    #[test]
+    fn record_merge_prune_roundtrip() {
+        let dir = std::env::temp_dir().join(format!("pt-cassette-{}", std::process::id()));
+        let store = CassetteStore::new(&dir);
+        let a = store.open("mod::greet").unwrap();
+        assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
+        assert_eq!(a.recorded_len(), None);
+        a.record(entry("k1", 1)).unwrap();
+        // A second process (a second store) records into the same file without losing k1.
+        let other = CassetteStore::new(&dir).open("mod::greet").unwrap();
+        other.record(entry("k2", 2)).unwrap();
+        let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
+        assert_eq!(reloaded.recorded_len(), Some(2));
+        assert!(reloaded.lookup("k2").is_some());
+        assert_eq!(reloaded.prune().unwrap(), 1);
+        let after = CassetteStore::new(&dir).open("mod::greet").unwrap();
+        assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn modes_parse_and_unknown_lists_valid() {
+        assert_eq!(CassetteMode::parse("Record").unwrap(), CassetteMode::Record);
+        let err = CassetteMode::parse("sometimes").unwrap_err();
+        assert!(err.contains("auto, replay, record, off"), "{err}");
+    }
+}

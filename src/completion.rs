@@ -1,0 +1,193 @@
+//! The provider-neutral request and response of one model call.
+//!
+//! Token counts follow one convention across providers, so that cost and assertions never depend on
+//! which wire format produced them:
+//! - `input_tokens` is every prompt token the model processed, **including** cache reads and writes;
+//!   `cached_input_tokens` and `cache_creation_tokens` are subsets of it.
+//! - `output_tokens` is every generated token billed at the output rate, **including** thinking;
+//!   `thoughts_tokens` is the subset spent on thinking/reasoning.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user (or the tool results the harness sends back).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One part of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// The model asked to call a tool.
+    ToolUse {
+        /// The provider's id of the call (synthesised where the provider has none).
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments, as JSON.
+        input: Value,
+    },
+    /// The result of a tool call, sent back to the model.
+    ToolResult {
+        /// The id of the call this answers.
+        tool_use_id: String,
+        /// The tool's name (Gemini needs it to pair the result).
+        name: String,
+        /// What the tool returned.
+        content: String,
+        /// Whether the tool failed.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its parts, in order.
+    pub content: Vec<ContentBlock>,
+}
+
+impl Message {
+    /// A user message holding one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self { role: Role::User, content: vec![ContentBlock::Text { text: text.into() }] }
+    }
+
+    /// An assistant message holding one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self { role: Role::Assistant, content: vec![ContentBlock::Text { text: text.into() }] }
+    }
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON schema of its input.
+    pub input_schema: Value,
+}
+
+/// A schema the answer must follow (structured output): each provider enforces it its own way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseSchema {
+    /// A short name for the schema (used as the tool or schema name on the wire).
+    pub name: String,
+    /// The JSON schema.
+    pub schema: Value,
+}
+
+/// Everything that decides a model's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompletionRequest {
+    /// The model id as the provider knows it.
+    pub model: String,
+    /// The system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The most tokens to generate.
+    pub max_tokens: u32,
+    /// Sampling temperature; the provider's default when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// Tools the model may call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Structured output the answer must follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_schema: Option<ResponseSchema>,
+    /// Ask the provider to cache the system prompt (Anthropic `cache_control`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cache_system: bool,
+}
+
+impl CompletionRequest {
+    /// A request with one user message and no options.
+    pub fn new(model: impl Into<String>, prompt: impl Into<String>, max_tokens: u32) -> Self {
+        Self {
+            model: model.into(),
+            system: None,
+            messages: vec![Message::user(prompt)],
+            max_tokens,
+            temperature: None,
+            tools: Vec::new(),
+            response_schema: None,
+            cache_system: false,
+        }
+    }
+}
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id of the call.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, as JSON.
+    pub arguments: Value,
+}
+
+/// The answer of one model call. Only `text` and the token counts are required; a custom `run_fn`
+/// may leave the rest at their defaults (`CompletionResult::new`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CompletionResult {
+    /// The text of the answer (text blocks joined).
+    pub text: String,
+    /// Every prompt token processed, cache reads and writes included.
+    pub input_tokens: u64,
+    /// Every token generated and billed as output, thinking included.
+    pub output_tokens: u64,
+    /// Prompt tokens read from the provider's cache (a subset of `input_tokens`).
+    pub cached_input_tokens: u64,
+    /// Prompt tokens written to the provider's cache (a subset of `input_tokens`).
+    pub cache_creation_tokens: u64,
+    /// Thinking/reasoning tokens (a subset of `output_tokens`).
+    pub thoughts_tokens: u64,
+    /// The provider's own stop reason (`end_turn`, `STOP`, `length`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// The provider blocked the prompt or the answer (safety, content filter).
+    pub safety_filtered: bool,
+    /// The model that answered, as the provider reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_used: Option<String>,
+    /// The model version the provider reports (Gemini `modelVersion`, OpenAI `system_fingerprint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_version: Option<String>,
+    /// The provider's id of the request or response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Tool calls the model made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// Cost in USD; `None` when the model's price is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl CompletionResult {
+    /// A result with text and token counts only (for custom executors).
+    pub fn new(text: impl Into<String>, input_tokens: u64, output_tokens: u64) -> Self {
+        Self { text: text.into(), input_tokens, output_tokens, ..Self::default() }
+    }
+}

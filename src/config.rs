@@ -1,0 +1,492 @@
+//! Configuration in one place: `prompt-tester.toml` at the crate root, then environment variables,
+//! then the builder in `main` (each overrides the one before).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::pricing::Price;
+
+/// The configuration file's name, looked up at the crate root.
+pub const CONFIG_FILE: &str = "prompt-tester.toml";
+
+/// A configuration error: the file, where, and how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has an unknown or mistyped key.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message, with line, column and the offending line.
+        message: String,
+    },
+    /// An environment variable holds a value that is not allowed.
+    #[error("environment variable {name}={value:?} is not valid: {expected}")]
+    Env {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What is allowed.
+        expected: String,
+    },
+    /// A value is out of range.
+    #[error("{path}: `{key}` {problem}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: String,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
+}
+
+/// The three wire formats a provider can speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WireFormat {
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini `generateContent`.
+    #[serde(alias = "gemini")]
+    Google,
+    /// OpenAI Chat Completions.
+    OpenAi,
+}
+
+/// Where and how to reach one provider.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointConfig {
+    /// The name tests use (`subject_provider = "..."`).
+    pub name: String,
+    /// Its wire format.
+    pub wire: WireFormat,
+    /// The base URL (for OpenAI-compatible endpoints it includes `/v1`).
+    pub base_url: String,
+    /// Environment variables that may hold the key, first set wins; empty for keyless servers.
+    pub api_key_env: Vec<String>,
+    /// The most calls in flight to this endpoint (subject and judge together).
+    pub max_in_flight: usize,
+}
+
+/// Which model judges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeConfig {
+    /// The judge's provider name.
+    pub provider: String,
+    /// The judge's model id.
+    pub model: String,
+    /// The most tokens a verdict may take.
+    pub max_tokens: u32,
+    /// The judge's temperature (0 by default, for repeatable verdicts).
+    pub temperature: Option<f32>,
+}
+
+/// Retry policy for transient provider faults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryConfig {
+    /// Attempts in all, the first one included.
+    pub max_attempts: u32,
+    /// The first backoff; it doubles on every retry, with jitter.
+    pub initial_backoff: Duration,
+    /// The longest backoff (and the longest `retry-after` honoured).
+    pub max_backoff: Duration,
+    /// Timeout of one HTTP request.
+    pub request_timeout: Duration,
+}
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        Self {
+            max_attempts: 4,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Defaults for tests that do not say.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Defaults {
+    /// Default subject provider.
+    pub provider: Option<String>,
+    /// Default subject model.
+    pub model: Option<String>,
+    /// Default `max_tokens` (2048 when unset).
+    pub max_tokens: Option<u32>,
+    /// Default temperature.
+    pub temperature: Option<f32>,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The crate root: relative paths are resolved against it.
+    pub root: PathBuf,
+    /// The most model calls in flight per provider, unless an endpoint says otherwise.
+    pub concurrency: usize,
+    /// The judge, if configured.
+    pub judge: Option<JudgeConfig>,
+    /// Defaults for tests.
+    pub defaults: Defaults,
+    /// Retry policy.
+    pub retry: RetryConfig,
+    /// Endpoints by name (the three built-ins plus configured ones).
+    pub endpoints: BTreeMap<String, EndpointConfig>,
+    /// Extra or overriding prices, by model id.
+    pub prices: BTreeMap<String, Price>,
+    /// Where cassettes live.
+    pub cassette_dir: PathBuf,
+    /// Where `*.evals.toml` suites are looked for.
+    pub suite_roots: Vec<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    concurrency: Option<usize>,
+    cassette_dir: Option<PathBuf>,
+    suite_roots: Option<Vec<PathBuf>>,
+    #[serde(default)]
+    defaults: FileDefaults,
+    judge: Option<FileJudge>,
+    #[serde(default)]
+    retry: FileRetry,
+    #[serde(default)]
+    providers: BTreeMap<String, FileProvider>,
+    #[serde(default)]
+    prices: BTreeMap<String, Price>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDefaults {
+    provider: Option<String>,
+    model: Option<String>,
+    max_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileJudge {
+    provider: String,
+    model: String,
+    max_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRetry {
+    max_attempts: Option<u32>,
+    initial_backoff_ms: Option<u64>,
+    max_backoff_ms: Option<u64>,
+    timeout_secs: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileProvider {
+    #[serde(default = "default_kind")]
+    kind: WireFormat,
+    base_url: Option<String>,
+    /// An environment variable that, when set, overrides `base_url`.
+    base_url_env: Option<String>,
+    api_key_env: Option<String>,
+    max_in_flight: Option<usize>,
+}
+
+fn default_kind() -> WireFormat {
+    WireFormat::OpenAi
+}
+
+/// Reads an environment variable, treating an empty value as unset.
+pub(crate) fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Config {
+    /// Built-in defaults for a crate rooted at `root`, with no file and no environment.
+    pub fn defaults(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        let mut endpoints = BTreeMap::new();
+        for (name, wire, url, keys) in [
+            ("anthropic", WireFormat::Anthropic, "https://api.anthropic.com", &["ANTHROPIC_API_KEY"][..]),
+            (
+                "google",
+                WireFormat::Google,
+                "https://generativelanguage.googleapis.com",
+                &["GOOGLE_API_KEY", "GEMINI_API_KEY"][..],
+            ),
+            ("openai", WireFormat::OpenAi, "https://api.openai.com/v1", &["OPENAI_API_KEY"][..]),
+        ] {
+            endpoints.insert(
+                name.to_string(),
+                EndpointConfig {
+                    name: name.to_string(),
+                    wire,
+                    base_url: url.to_string(),
+                    api_key_env: keys.iter().map(|k| k.to_string()).collect(),
+                    max_in_flight: 16,
+                },
+            );
+        }
+        Self {
+            cassette_dir: root.join("prompt-tests").join("cassettes"),
+            suite_roots: vec![root.join("prompt-tests")],
+            root,
+            concurrency: 16,
+            judge: None,
+            defaults: Defaults::default(),
+            retry: RetryConfig::default(),
+            endpoints,
+            prices: BTreeMap::new(),
+        }
+    }
+
+    /// Loads `prompt-tester.toml` (or `PROMPT_TESTER_CONFIG`) under `root`, then the environment.
+    pub fn load(root: impl Into<PathBuf>) -> Result<Self, ConfigError> {
+        let root = root.into();
+        let mut config = Self::defaults(&root);
+        let path = match env_var("PROMPT_TESTER_CONFIG") {
+            Some(p) => root.join(p),
+            None => root.join(CONFIG_FILE),
+        };
+        if path.exists() {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|source| ConfigError::Read { path: path.clone(), source })?;
+            config.apply_file(&path, &text)?;
+        }
+        config.apply_env()?;
+        Ok(config)
+    }
+
+    /// Applies the text of a configuration file (`path` is for messages).
+    pub fn apply_file(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
+        let file: File = toml::from_str(text)
+            .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
+        let invalid = |key: &str, problem: &str| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            key: key.to_string(),
+            problem: problem.to_string(),
+        };
+        if let Some(c) = file.concurrency {
+            if c == 0 {
+                return Err(invalid("concurrency", "must be at least 1 (model calls in flight)"));
+            }
+            self.concurrency = c;
+            for endpoint in self.endpoints.values_mut() {
+                endpoint.max_in_flight = c;
+            }
+        }
+        if let Some(dir) = file.cassette_dir {
+            self.cassette_dir = self.root.join(dir);
+        }
+        if let Some(roots) = file.suite_roots {
+            self.suite_roots = roots.into_iter().map(|r| self.root.join(r)).collect();
+        }
+        self.defaults = Defaults {
+            provider: file.defaults.provider,
+            model: file.defaults.model,
+            max_tokens: file.defaults.max_tokens,
+            temperature: file.defaults.temperature,
+        };
+        if let Some(judge) = file.judge {
+            self.judge = Some(JudgeConfig {
+                provider: judge.provider,
+                model: judge.model,
+                max_tokens: judge.max_tokens.unwrap_or(1024),
+                temperature: judge.temperature.or(Some(0.0)),
+            });
+        }
+        let r = &mut self.retry;
+        if let Some(n) = file.retry.max_attempts {
+            if n == 0 {
+                return Err(invalid("retry.max_attempts", "must be at least 1 (1 means no retry)"));
+            }
+            r.max_attempts = n;
+        }
+        if let Some(ms) = file.retry.initial_backoff_ms {
+            r.initial_backoff = Duration::from_millis(ms);
+        }
+        if let Some(ms) = file.retry.max_backoff_ms {
+            r.max_backoff = Duration::from_millis(ms);
+        }
+        if let Some(secs) = file.retry.timeout_secs {
+            if !(secs > 0.0 && secs.is_finite()) {
+                return Err(invalid("retry.timeout_secs", "must be a positive number of seconds"));
+            }
+            r.request_timeout = Duration::from_secs_f64(secs);
+        }
+        for (name, p) in file.providers {
+            let key = format!("providers.{name}");
+            let builtin = self.endpoints.get(&name).cloned();
+            let base_url = p
+                .base_url_env
+                .as_deref()
+                .and_then(env_var)
+                .or(p.base_url)
+                .or_else(|| builtin.as_ref().map(|b| b.base_url.clone()))
+                .ok_or_else(|| invalid(&key, "needs `base_url = \"http://host:port/v1\"`"))?;
+            let api_key_env = match p.api_key_env {
+                Some(var) => vec![var],
+                None => builtin.as_ref().map(|b| b.api_key_env.clone()).unwrap_or_default(),
+            };
+            let wire = builtin.as_ref().map(|b| b.wire).unwrap_or(p.kind);
+            let max_in_flight = p.max_in_flight.unwrap_or(self.concurrency);
+            if max_in_flight == 0 {
+                return Err(invalid(&format!("{key}.max_in_flight"), "must be at least 1"));
+            }
+            self.endpoints.insert(
+                name.clone(),
+                EndpointConfig { name, wire, base_url, api_key_env, max_in_flight },
+            );
+        }
+        self.prices.extend(file.prices);
+        Ok(())
+    }
+
+    /// Applies the environment variables (base URLs, judge, concurrency).
+    pub fn apply_env(&mut self) -> Result<(), ConfigError> {
+        for (name, var) in [
+            ("anthropic", "ANTHROPIC_BASE_URL"),
+            ("google", "GOOGLE_GEMINI_BASE_URL"),
+            ("openai", "OPENAI_BASE_URL"),
+        ] {
+            if let (Some(url), Some(endpoint)) = (env_var(var), self.endpoints.get_mut(name)) {
+                endpoint.base_url = url;
+            }
+        }
+        if let Some(value) = env_var("PROMPT_TESTER_CONCURRENCY") {
+            let n: usize = value.parse().ok().filter(|n| *n > 0).ok_or(ConfigError::Env {
+                name: "PROMPT_TESTER_CONCURRENCY",
+                value: value.clone(),
+                expected: "a whole number of model calls in flight, at least 1".into(),
+            })?;
+            self.set_concurrency(n);
+        }
+        let provider = env_var("PROMPT_TESTER_JUDGE_PROVIDER");
+        let model = env_var("PROMPT_TESTER_JUDGE_MODEL");
+        if provider.is_some() || model.is_some() {
+            let base = self.judge.clone();
+            match (provider.or(base.as_ref().map(|j| j.provider.clone())), model.or(base.as_ref().map(|j| j.model.clone()))) {
+                (Some(provider), Some(model)) => {
+                    self.judge = Some(JudgeConfig {
+                        provider,
+                        model,
+                        max_tokens: base.as_ref().map_or(1024, |j| j.max_tokens),
+                        temperature: base.as_ref().map_or(Some(0.0), |j| j.temperature),
+                    })
+                }
+                _ => {
+                    return Err(ConfigError::Env {
+                        name: "PROMPT_TESTER_JUDGE_MODEL",
+                        value: String::new(),
+                        expected: "set both PROMPT_TESTER_JUDGE_PROVIDER and PROMPT_TESTER_JUDGE_MODEL, \
+                                   or configure [judge] in prompt-tester.toml"
+                            .into(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the calls in flight for every endpoint.
+    pub fn set_concurrency(&mut self, n: usize) {
+        self.concurrency = n.max(1);
+        for endpoint in self.endpoints.values_mut() {
+            endpoint.max_in_flight = self.concurrency;
+        }
+    }
+
+    /// The endpoint called `name`, or an error listing the known ones.
+    pub fn endpoint(&self, name: &str) -> Result<&EndpointConfig, String> {
+        let name = if name == "gemini" { "google" } else { name };
+        self.endpoints.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.endpoints.keys().map(String::as_str).collect();
+            format!(
+                "unknown provider {name:?}: use one of {} or add [providers.{name}] with a base_url to {CONFIG_FILE}",
+                known.join(", ")
+            )
+        })
+    }
+}
+
+/// The judge is not configured: how to configure it (the seed's `ConfigurationError`).
+pub fn judge_not_configured() -> String {
+    format!(
+        "this test asks the judge, but no judge model is configured. Add to {CONFIG_FILE} at the crate root:\n\
+         \n    [judge]\n    provider = \"anthropic\"   # or google, openai, or a [providers.NAME] endpoint\n    \
+         model = \"claude-haiku-4-5\"\n\n\
+         or set PROMPT_TESTER_JUDGE_PROVIDER and PROMPT_TESTER_JUDGE_MODEL, or call .judge(provider, model) \
+         on the Harness builder in main."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_configures_judge_endpoints_and_prices() {
+        let mut config = Config::defaults("/crate");
+        config
+            .apply_file(
+                Path::new("prompt-tester.toml"),
+                r#"
+concurrency = 4
+[judge]
+provider = "ollama"
+model = "qwen3"
+[providers.ollama]
+base_url = "http://127.0.0.1:11434/v1"
+[prices."my-model"]
+input_mtok = 1.0
+output_mtok = 2.0
+"#,
+            )
+            .unwrap();
+        assert_eq!(config.concurrency, 4);
+        assert_eq!(config.judge.as_ref().unwrap().provider, "ollama");
+        let ollama = config.endpoint("ollama").unwrap();
+        assert_eq!(ollama.wire, WireFormat::OpenAi);
+        assert!(ollama.api_key_env.is_empty());
+        assert_eq!(ollama.max_in_flight, 4);
+        assert!(config.prices.contains_key("my-model"));
+        assert!(config.endpoint("nope").unwrap_err().contains("[providers.nope]"));
+    }
+
+    #[test]
+    fn unknown_keys_name_the_file_line_and_key() {
+        let mut config = Config::defaults("/crate");
+        let err = config
+            .apply_file(Path::new("prompt-tester.toml"), "concurrency = 2\n[judge]\nmodle = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("prompt-tester.toml"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn zero_concurrency_is_rejected() {
+        let mut config = Config::defaults("/crate");
+        let err = config.apply_file(Path::new("p.toml"), "concurrency = 0").unwrap_err();
+        assert!(err.to_string().contains("`concurrency`"));
+    }
+}

@@ -1,0 +1,68 @@
+//! # prompt-tester
+//!
+//! Integration tests for LLM prompts, run by `cargo test`. A prompt test renders a prompt, sends it to a
+//! real model (Anthropic, Google Gemini, or any OpenAI-compatible server), and asserts on the answer,
+//! with plain checks or an LLM judge. Tests may run N times and require a pass rate; every call reports
+//! tokens and cost; responses are recorded into committed cassettes and replayed offline.
+//!
+//! ```no_run
+//! use prompt_tester::prelude::*;
+//!
+//! #[prompt_test(
+//!     target_prompt = "Summarise in one sentence: {text}",
+//!     subject_model = "gemini-3.1-flash-lite",
+//!     subject_provider = "google",
+//!     target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
+//!     runs = 5,
+//!     pass_threshold = 0.8,
+//! )]
+//! async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
+//!     let verdict = run.ask("Is Alice mentioned in the output?").await?;
+//!     anyhow::ensure!(verdict.passed, "{}", verdict.reasoning.unwrap_or_default());
+//!     Ok(())
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     prompt_tester::main()
+//! }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cassette;
+pub mod completion;
+pub mod config;
+mod engine;
+mod harness;
+pub mod model;
+pub mod pricing;
+pub mod provider;
+pub mod redact;
+pub mod render;
+mod run;
+
+pub use cassette::CassetteMode;
+pub use completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
+pub use config::Config;
+pub use harness::{Harness, main};
+pub use model::{Model, Provider};
+pub use prompt_tester_macros::prompt_test;
+pub use provider::ProviderError;
+pub use run::PromptRun;
+
+/// What a prompt test needs: `use prompt_tester::prelude::*;`.
+pub mod prelude {
+    pub use crate::completion::{CompletionResult, ToolCall};
+    pub use crate::model::{Model, Provider};
+    pub use crate::prompt_test;
+    pub use crate::run::PromptRun;
+}
+
+/// Internals for the code `#[prompt_test]` generates. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::harness::registry::{
+        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
+    };
+    pub use inventory;
+}

@@ -1,0 +1,91 @@
+//! Prompt rendering: `{name}` placeholders filled in one pass.
+//!
+//! A substituted value is never expanded again, and braces that are not a placeholder (JSON examples,
+//! `{ }`, `{1}`) stay as they are. A placeholder with no value is left in place and reported.
+
+/// The rendered text and the placeholders that had no value, in order of first appearance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The prompt with every known placeholder filled.
+    pub text: String,
+    /// Names of `{placeholders}` that had no value (each once).
+    pub missing: Vec<String>,
+}
+
+/// Fills `{name}` placeholders in `template` from `vars`.
+pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> Rendered {
+    let mut text = String::with_capacity(template.len());
+    let mut missing: Vec<String> = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        text.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match placeholder_name(after) {
+            Some(name) => {
+                match vars.iter().find(|(key, _)| key.as_ref() == name) {
+                    Some((_, value)) => text.push_str(value.as_ref()),
+                    None => {
+                        if !missing.iter().any(|m| m == name) {
+                            missing.push(name.to_string());
+                        }
+                        text.push('{');
+                        text.push_str(name);
+                        text.push('}');
+                    }
+                }
+                rest = &after[name.len() + 1..];
+            }
+            None => {
+                text.push('{');
+                rest = after;
+            }
+        }
+    }
+    text.push_str(rest);
+    Rendered { text, missing }
+}
+
+/// Names of every placeholder in `template`, each once, in order.
+pub fn placeholders(template: &str) -> Vec<String> {
+    render::<&str, &str>(template, &[]).missing
+}
+
+/// `Some(name)` when `s` starts with `name}` and `name` is an identifier.
+fn placeholder_name(s: &str) -> Option<&str> {
+    let end = s.find('}')?;
+    let name = &s[..end];
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let ident = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    ident.then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_placeholders_once_and_keeps_other_braces() {
+        let out = render(
+            "Summarise {text} as JSON like {\"a\": 1} {}",
+            &[("text", "{text} and {other}")],
+        );
+        assert_eq!(out.text, "Summarise {text} and {other} as JSON like {\"a\": 1} {}");
+        assert!(out.missing.is_empty());
+    }
+
+    #[test]
+    fn reports_missing_placeholders_once() {
+        let out = render("{a} {b} {a} {c1}", &[("c1", "x")]);
+        assert_eq!(out.text, "{a} {b} {a} x");
+        assert_eq!(out.missing, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn handles_unclosed_and_unicode() {
+        let out = render("é {x", &[("x", "y")]);
+        assert_eq!(out.text, "é {x");
+        assert_eq!(placeholders("{ a } {b} {9}"), vec!["b"]);
+    }
+}
