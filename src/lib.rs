@@ -34,17 +34,21 @@ pub mod completion;
 pub mod config;
 mod engine;
 mod harness;
+pub mod judge;
 pub mod model;
 pub mod pricing;
 pub mod provider;
 pub mod redact;
 pub mod render;
+pub mod report;
 mod run;
+mod suite;
 
 pub use cassette::CassetteMode;
 pub use completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
 pub use config::Config;
-pub use harness::{Harness, main};
+pub use judge::{JudgeError, JudgeVerdict};
+pub use harness::{Harness, TrialDef, TrialKind, main};
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
@@ -53,6 +57,7 @@ pub use run::PromptRun;
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
     pub use crate::completion::{CompletionResult, ToolCall};
+    pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
     pub use crate::run::PromptRun;

@@ -1,0 +1,374 @@
+//! The engine every trial shares: configuration, one tokio runtime, the provider clients, the
+//! cassettes, and the accounting of each run. Model calls go through [`Engine::complete`], which decides
+//! between replaying a cassette and calling the provider.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::cassette::{self, CassetteMode, CassetteStore, Entry};
+use crate::completion::{CompletionRequest, CompletionResult};
+use crate::config::Config;
+use crate::pricing;
+use crate::provider::ProviderClient;
+use crate::redact::redact;
+
+/// Tokens, calls and cost of one kind of call (subject or judge).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Tally {
+    /// Calls made or replayed.
+    pub calls: u64,
+    /// Of which replayed from a cassette.
+    pub replayed: u64,
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Cached input tokens.
+    pub cached_input_tokens: u64,
+    /// Cache-creation tokens.
+    pub cache_creation_tokens: u64,
+    /// Cost of the priced calls.
+    pub cost_usd: f64,
+}
+
+impl Tally {
+    fn add(&mut self, result: &CompletionResult, replayed: bool) {
+        self.calls += 1;
+        self.replayed += u64::from(replayed);
+        self.input_tokens += result.input_tokens;
+        self.output_tokens += result.output_tokens;
+        self.cached_input_tokens += result.cached_input_tokens;
+        self.cache_creation_tokens += result.cache_creation_tokens;
+        self.cost_usd += result.cost_usd.unwrap_or(0.0);
+    }
+
+    /// Adds another tally into this one.
+    pub fn merge(&mut self, other: &Tally) {
+        self.calls += other.calls;
+        self.replayed += other.replayed;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+        self.cache_creation_tokens += other.cache_creation_tokens;
+        self.cost_usd += other.cost_usd;
+    }
+}
+
+/// The accounting of a run (or, merged, of a trial).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Usage {
+    /// Calls to the model under test.
+    pub subject: Tally,
+    /// Calls to the judge.
+    pub judge: Tally,
+    /// `provider/model` of calls whose price is unknown (their cost is not counted, not $0).
+    pub unpriced: BTreeSet<String>,
+}
+
+impl Usage {
+    /// Adds another usage into this one.
+    pub fn merge(&mut self, other: &Usage) {
+        self.subject.merge(&other.subject);
+        self.judge.merge(&other.judge);
+        self.unpriced.extend(other.unpriced.iter().cloned());
+    }
+}
+
+/// Who makes a call: the accounting keeps them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallRole {
+    /// The model under test.
+    Subject,
+    /// The judge.
+    Judge,
+}
+
+impl CallRole {
+    fn as_str(self) -> &'static str {
+        match self {
+            CallRole::Subject => "subject",
+            CallRole::Judge => "judge",
+        }
+    }
+}
+
+/// One sample of one trial: where its calls are recorded and what they cost.
+#[derive(Debug)]
+pub struct RunScope {
+    /// The trial name.
+    pub test: String,
+    /// The cassette's name (the test, or the suite for suite cases).
+    pub cassette: String,
+    /// The name filter that re-runs this test (for the commands printed in messages).
+    pub filter: String,
+    /// This sample's index, 1-based.
+    pub run_index: u32,
+    /// How many samples the test takes.
+    pub runs: u32,
+    /// Mark judge system prompts for provider caching.
+    pub cache_judge: bool,
+    /// What the calls of this run cost.
+    pub usage: Mutex<Usage>,
+    /// Set when a call could not be made nor replayed for a reason that ignores the trial.
+    pub unavailable: Mutex<Option<String>>,
+}
+
+impl RunScope {
+    /// A scope for run `run_index` of `runs` of `test`.
+    pub fn new(test: &str, cassette: &str, filter: &str, run_index: u32, runs: u32, cache_judge: bool) -> Self {
+        Self {
+            test: test.to_string(),
+            cassette: cassette.to_string(),
+            filter: filter.to_string(),
+            run_index,
+            runs,
+            cache_judge,
+            usage: Mutex::new(Usage::default()),
+            unavailable: Mutex::new(None),
+        }
+    }
+
+    /// A copy of the usage so far.
+    pub fn usage(&self) -> Usage {
+        self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The reason this run could not be made, if any.
+    pub fn unavailable(&self) -> Option<String> {
+        self.unavailable.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// A call's answer and how it was obtained.
+#[derive(Debug, Clone)]
+pub struct Completed {
+    /// The answer, priced.
+    pub result: CompletionResult,
+    /// The call's wall time, or the recorded one.
+    pub latency: Duration,
+    /// Whether it came from a cassette.
+    pub replayed: bool,
+}
+
+/// Why a call gave no answer.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CallError {
+    /// Neither a recording nor a key: the trial is ignored with this reason.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The call failed (provider error, missing recording, bad configuration).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The shared engine.
+pub struct Engine {
+    /// The configuration.
+    pub config: Config,
+    /// The cassette mode.
+    pub mode: CassetteMode,
+    runtime: tokio::runtime::Runtime,
+    http: reqwest::Client,
+    clients: Mutex<BTreeMap<String, Arc<ProviderClient>>>,
+    /// The cassettes opened in this process.
+    pub cassettes: CassetteStore,
+}
+
+static ENGINE: OnceLock<Engine> = OnceLock::new();
+
+/// Installs the engine for this process (first call wins).
+pub fn install(config: Config, mode: CassetteMode) -> &'static Engine {
+    ENGINE.get_or_init(|| Engine::new(config, mode))
+}
+
+/// The engine, installed with the defaults for the current directory if `main` did not install one.
+pub fn engine() -> &'static Engine {
+    ENGINE.get_or_init(|| {
+        let root = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+        Engine::new(Config::load(&root).unwrap_or_else(|_| Config::defaults(&root)), CassetteMode::Auto)
+    })
+}
+
+impl Engine {
+    fn new(config: Config, mode: CassetteMode) -> Self {
+        // reqwest is built without a bundled crypto provider; ring is ours. A provider installed
+        // earlier by the application is kept.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("prompt-tester")
+            .build()
+            .expect("the tokio runtime starts");
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(config.concurrency.max(16))
+            .build()
+            .expect("the HTTP client builds");
+        Self {
+            cassettes: CassetteStore::new(&config.cassette_dir),
+            config,
+            mode,
+            runtime,
+            http,
+            clients: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Runs a future to completion on the shared runtime (callable from many threads at once).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// A handle to the shared runtime.
+    pub fn handle(&self) -> &tokio::runtime::Handle {
+        self.runtime.handle()
+    }
+
+    /// The client for the provider called `name`.
+    pub fn client(&self, name: &str) -> Result<Arc<ProviderClient>, CallError> {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(client) = clients.get(name) {
+            return Ok(client.clone());
+        }
+        let endpoint = self.config.endpoint(name).map_err(CallError::Failed)?;
+        let client = Arc::new(ProviderClient::new(endpoint, &self.config.retry, self.http.clone()));
+        clients.insert(name.to_string(), client.clone());
+        Ok(client)
+    }
+
+    /// Makes (or replays) one model call for `scope`.
+    pub async fn complete(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        request: CompletionRequest,
+    ) -> Result<Completed, CallError> {
+        let outcome = self.complete_inner(scope, role, provider, request).await;
+        if let Err(CallError::Unavailable(reason)) = &outcome {
+            *scope.unavailable.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason.clone());
+        }
+        outcome
+    }
+
+    async fn complete_inner(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        request: CompletionRequest,
+    ) -> Result<Completed, CallError> {
+        let client = self.client(provider)?;
+        let key = cassette::entry_key(provider, &request, scope.run_index);
+        let cassette = match self.mode {
+            CassetteMode::Off => None,
+            _ => Some(self.cassettes.open(&scope.cassette).map_err(|e| CallError::Failed(e.to_string()))?),
+        };
+        let record_cmd = format!("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- {}", scope.filter);
+        if let Some(cassette) = &cassette {
+            if matches!(self.mode, CassetteMode::Auto | CassetteMode::Replay) {
+                if let Some(entry) = cassette.lookup(&key) {
+                    let latency = cassette::latency_of(&entry);
+                    let mut result = entry.response;
+                    self.price(&mut result, &request.model);
+                    let completed = Completed { latency, result, replayed: true };
+                    self.account(scope, role, provider, &request.model, &completed);
+                    return Ok(completed);
+                }
+                let recorded = cassette.recorded_len();
+                if self.mode == CassetteMode::Replay || recorded.is_some() {
+                    let has = match recorded {
+                        Some(n) => format!("has {n} recording(s) but none for this call"),
+                        None => "has no recordings".to_string(),
+                    };
+                    return Err(CallError::Failed(format!(
+                        "{} {has} ({} call of run {}/{}). The prompt or the case inputs changed since it was \
+                         recorded. Re-record with: {record_cmd}",
+                        cassette.file_name(),
+                        role.as_str(),
+                        scope.run_index,
+                        scope.runs,
+                    )));
+                }
+                if let Some(var) = client.missing_key() {
+                    return Err(CallError::Unavailable(format!(
+                        "no recording in {} and {var} is not set; record it with: {var}=... {record_cmd}",
+                        display_path(cassette.path(), &self.config.root),
+                    )));
+                }
+            }
+        }
+        if let Some(var) = client.missing_key() {
+            return Err(CallError::Failed(format!(
+                "{provider}: {var} is not set (cassettes are {}); set it in the environment or .env",
+                if self.mode == CassetteMode::Off { "off" } else { "being recorded" }
+            )));
+        }
+        let started = Instant::now();
+        let mut result = client
+            .complete(&request)
+            .await
+            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        let latency = started.elapsed();
+        self.price(&mut result, &request.model);
+        let completed = Completed { result, latency, replayed: false };
+        if let Some(cassette) = &cassette {
+            let entry = Entry {
+                key,
+                test: scope.test.clone(),
+                run: scope.run_index,
+                role: role.as_str().to_string(),
+                provider: provider.to_string(),
+                model: request.model.clone(),
+                request: request.clone(),
+                response: completed.result.clone(),
+                latency_ms: latency.as_millis() as u64,
+                recorded_at: cassette::now_rfc3339(),
+            };
+            cassette.record(entry).map_err(|e| CallError::Failed(e.to_string()))?;
+        }
+        self.account(scope, role, provider, &request.model, &completed);
+        Ok(completed)
+    }
+
+    /// Accounts a result produced by a custom executor (`run_fn`) as a subject call.
+    pub fn account_external(
+        &self,
+        scope: &RunScope,
+        provider: &str,
+        model: &str,
+        mut result: CompletionResult,
+        latency: Duration,
+    ) -> Completed {
+        if result.cost_usd.is_none() {
+            self.price(&mut result, model);
+        }
+        let completed = Completed { result, latency, replayed: false };
+        self.account(scope, CallRole::Subject, provider, model, &completed);
+        completed
+    }
+
+    /// Prices a result from the current table (a replayed cost follows today's prices).
+    fn price(&self, result: &mut CompletionResult, model: &str) {
+        result.cost_usd = pricing::price_for(model, &self.config.prices).map(|price| pricing::cost(result, &price));
+    }
+
+    fn account(&self, scope: &RunScope, role: CallRole, provider: &str, model: &str, completed: &Completed) {
+        let mut usage = scope.usage.lock().unwrap_or_else(|e| e.into_inner());
+        if completed.result.cost_usd.is_none() {
+            usage.unpriced.insert(format!("{provider}/{model}"));
+        }
+        match role {
+            CallRole::Subject => usage.subject.add(&completed.result, completed.replayed),
+            CallRole::Judge => usage.judge.add(&completed.result, completed.replayed),
+        }
+    }
+}
+
+/// `path` relative to `root` when it is below it.
+pub fn display_path(path: &std::path::Path, root: &std::path::Path) -> String {
+    path.strip_prefix(root).unwrap_or(path).display().to_string()
+}

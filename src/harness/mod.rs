@@ -1,0 +1,298 @@
+//! The custom test harness: collects `#[prompt_test]` functions and TOML suites into libtest-mimic
+//! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
+
+pub mod record;
+pub mod registry;
+mod rust_test;
+mod summary;
+pub mod trial;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use crate::cassette::CassetteMode;
+use crate::config::{Config, JudgeConfig};
+use crate::engine;
+use registry::RustTest;
+use trial::Plan;
+
+/// Runs every registered prompt test: `fn main() -> ExitCode { prompt_tester::main() }`.
+pub fn main() -> ExitCode {
+    Harness::new().run()
+}
+
+type ConfigEdit = Box<dyn FnOnce(&mut Config)>;
+
+/// The harness, with optional overrides of the configuration (they win over file and environment).
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     prompt_tester::Harness::new().concurrency(8).judge("anthropic", "claude-haiku-4-5").run()
+/// }
+/// ```
+#[derive(Default)]
+pub struct Harness {
+    edits: Vec<ConfigEdit>,
+    extra: Vec<TrialDef>,
+}
+
+/// A trial before it is handed to libtest-mimic. Plans are built only when the trial runs.
+pub struct TrialDef {
+    /// The trial name.
+    pub name: String,
+    /// Ignored unless asked for (`--ignored`, or a filter naming a single run).
+    pub ignored: bool,
+    /// The parent trial of a `::run_N` trial.
+    pub parent: Option<String>,
+    /// What running it does.
+    pub kind: TrialKind,
+}
+
+/// What running a trial does.
+pub enum TrialKind {
+    /// Build the plan, then execute it.
+    Plan(Box<dyn FnOnce() -> Plan + Send>),
+    /// Report the trial as ignored with this reason (a skipped case).
+    Skip(String),
+    /// Fail with this message (a broken suite file).
+    Broken(String),
+}
+
+impl Harness {
+    /// A harness with the configuration from `prompt-tester.toml` and the environment.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Edits the configuration after it is loaded.
+    pub fn configure(mut self, edit: impl FnOnce(&mut Config) + 'static) -> Self {
+        self.edits.push(Box::new(edit));
+        self
+    }
+
+    /// Sets the judge.
+    pub fn judge(self, provider: impl Into<String>, model: impl Into<String>) -> Self {
+        let (provider, model) = (provider.into(), model.into());
+        self.configure(move |c| {
+            let base = c.judge.take();
+            c.judge = Some(JudgeConfig {
+                provider,
+                model,
+                max_tokens: base.as_ref().map_or(1024, |j| j.max_tokens),
+                temperature: base.as_ref().map_or(Some(0.0), |j| j.temperature),
+            });
+        })
+    }
+
+    /// Sets how many model calls may be in flight per provider.
+    pub fn concurrency(self, n: usize) -> Self {
+        self.configure(move |c| c.set_concurrency(n))
+    }
+
+    /// Adds trials built in code (used by benchmarks and tools built on the harness).
+    pub fn with_trials(mut self, trials: impl IntoIterator<Item = TrialDef>) -> Self {
+        self.extra.extend(trials);
+        self
+    }
+
+    /// Parses the command line, runs the selected trials and returns the exit code.
+    pub fn run(self) -> ExitCode {
+        self.run_with_args(std::env::args())
+    }
+
+    /// Like [`Harness::run`], with explicit arguments (the first is the program name).
+    pub fn run_with_args(self, args: impl IntoIterator<Item = String>) -> ExitCode {
+        match self.try_run(args.into_iter().collect()) {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("error: {message}");
+                ExitCode::from(2)
+            }
+        }
+    }
+
+    fn try_run(self, argv: Vec<String>) -> Result<ExitCode, String> {
+        let root = crate_root();
+        trial::install_panic_hook();
+        load_dotenv(&root)?;
+        let (ours, libtest_args) = HarnessFlags::split(argv)?;
+        let mut args = Arguments::from_iter(libtest_args);
+        let mode = match ours.mode {
+            Some(mode) => mode,
+            None => CassetteMode::from_env()?,
+        };
+        let mut config = Config::load(&root).map_err(|e| e.to_string())?;
+        for edit in self.edits {
+            edit(&mut config);
+        }
+
+        let mut defs = rust_trials(&config, &args);
+        defs.extend(crate::suite::trials(&config, &args));
+        defs.extend(self.extra);
+        let filter_matches = |name: &str| match &args.filter {
+            Some(f) if args.exact => name == f,
+            Some(f) => name.contains(f.as_str()),
+            None => false,
+        };
+        let run_ignored = args.ignored || args.include_ignored;
+        let trials: Vec<Trial> = defs
+            .into_iter()
+            .map(|def| {
+                // A filter that names a single run (and not its whole test) runs it: numbered runs are
+                // ignored only so that a plain run makes N calls, not 2N.
+                let named = def.parent.as_deref().is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
+                let ignored = def.ignored && !(named && !run_ignored);
+                let trial = match def.kind {
+                    TrialKind::Plan(build) => Trial::ignorable_test(def.name, move || trial::execute(build())),
+                    TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || Ok(Completion::ignored_with(reason))),
+                    TrialKind::Broken(message) => Trial::test(def.name, move || Err(Failed::from(message))),
+                };
+                trial.with_ignored_flag(ignored)
+            })
+            .collect();
+
+        if args.list {
+            return Ok(libtest_mimic::run(&args, trials).exit_code());
+        }
+        if args.test_threads.is_none() {
+            // Trials wait on the network, not the CPU: run as many as calls may be in flight.
+            args.test_threads = Some(match crate::config::env_var("RUST_TEST_THREADS") {
+                Some(n) => n.parse().map_err(|_| format!("RUST_TEST_THREADS={n:?} is not a whole number"))?,
+                None => config.concurrency,
+            });
+        }
+        let started = std::time::Instant::now();
+        let junit = ours.junit.clone().or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
+        let report = ours.report.clone().or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
+        let engine = engine::install(config, mode);
+        let conclusion = libtest_mimic::run(&args, trials);
+        let records = record::all();
+        summary::print(&records, started.elapsed());
+        let mut failed = conclusion.has_failed();
+        if let Some(path) = junit {
+            if let Err(e) = crate::report::write_junit(&path, &records) {
+                eprintln!("error: cannot write the JUnit report {}: {e}", path.display());
+                failed = true;
+            }
+        }
+        if let Some(path) = report {
+            if let Err(e) = crate::report::write_json(&path, &records) {
+                eprintln!("error: cannot write the JSON report {}: {e}", path.display());
+                failed = true;
+            }
+        }
+        if ours.prune {
+            if args.filter.is_some() || !args.skip.is_empty() {
+                eprintln!("warning: --prune-cassettes ignored: it needs a run of every test (no filter, no --skip)");
+            } else {
+                for (path, result) in engine.cassettes.prune_all() {
+                    match result {
+                        Ok(0) => {}
+                        Ok(n) => eprintln!("pruned {n} unused recording(s) from {}", path.display()),
+                        Err(e) => eprintln!("error: {e}"),
+                    }
+                }
+            }
+        }
+        Ok(if failed { ExitCode::from(101) } else { ExitCode::SUCCESS })
+    }
+}
+
+/// The crate root: cargo and nextest set `CARGO_MANIFEST_DIR` when they run a test binary.
+fn crate_root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| inventory::iter::<RustTest>.into_iter().next().map(|t| PathBuf::from(t.manifest_dir)))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
+}
+
+fn load_dotenv(root: &std::path::Path) -> Result<(), String> {
+    match dotenvy::from_path(root.join(".env")) {
+        Ok(()) => Ok(()),
+        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        // dotenvy's message quotes the line, which may hold a key: name only the position.
+        Err(dotenvy::Error::LineParse(_, index)) => {
+            Err(format!("{}: cannot parse the line at byte {index}", root.join(".env").display()))
+        }
+        Err(e) => Err(format!("{}: {e}", root.join(".env").display())),
+    }
+}
+
+/// The harness's own flags, taken out before libtest's are parsed.
+#[derive(Debug, Default)]
+struct HarnessFlags {
+    mode: Option<CassetteMode>,
+    junit: Option<PathBuf>,
+    report: Option<PathBuf>,
+    prune: bool,
+}
+
+impl HarnessFlags {
+    fn split(argv: Vec<String>) -> Result<(Self, Vec<String>), String> {
+        let mut flags = Self::default();
+        let mut rest = Vec::with_capacity(argv.len());
+        let mut iter = argv.into_iter();
+        let value_of = |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
+            inline.or_else(|| iter.next()).ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
+        };
+        while let Some(arg) = iter.next() {
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+                _ => (arg.clone(), None),
+            };
+            match name.as_str() {
+                "--record" => flags.mode = Some(CassetteMode::Record),
+                "--no-cassette" => flags.mode = Some(CassetteMode::Off),
+                "--prune-cassettes" => flags.prune = true,
+                "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
+                "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
+                _ => rest.push(arg),
+            }
+        }
+        Ok((flags, rest))
+    }
+}
+
+/// Trials of the registered `#[prompt_test]` functions; with `--exact`, only the requested one is built.
+fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
+    let exact = args.filter.as_deref().filter(|_| args.exact);
+    let config = std::sync::Arc::new(config.clone());
+    let mut defs = Vec::new();
+    for test in inventory::iter::<RustTest> {
+        let name = test.trial_name();
+        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+            continue;
+        }
+        let runs = (test.spec)().runs;
+        let wanted = |n: &str| exact.is_none_or(|f| f == n);
+        if wanted(&name) {
+            let config = config.clone();
+            let trial_name = name.clone();
+            defs.push(TrialDef {
+                name: name.clone(),
+                ignored: false,
+                parent: None,
+                kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, None, &config))),
+            });
+        }
+        if runs > 1 {
+            for i in 1..=runs {
+                let run_name = format!("{name}::run_{i}");
+                if !wanted(&run_name) {
+                    continue;
+                }
+                let config = config.clone();
+                let trial_name = run_name.clone();
+                defs.push(TrialDef {
+                    name: run_name,
+                    ignored: true,
+                    parent: Some(name.clone()),
+                    kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, Some(i), &config))),
+                });
+            }
+        }
+    }
+    defs
+}

@@ -1,0 +1,142 @@
+//! What `#[prompt_test]` registers: one [`RustTest`] per annotated function, collected by inventory.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::completion::{CompletionResult, ToolSpec};
+use crate::model::{ModelId, Provider};
+use crate::run::PromptRun;
+
+/// The future a test body returns, boxed.
+pub type BodyFuture = Pin<Box<dyn Future<Output = anyhow::Result<()>>>>;
+
+/// The future a custom executor (`run_fn`) returns, boxed.
+pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
+
+/// Where the prompt template comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum PromptSource {
+    /// `target_prompt = "..."`.
+    Inline(&'static str),
+    /// `target_prompt_file = "..."`, read at compile time (`include_str!`).
+    File {
+        /// The path as written, relative to the crate root.
+        path: &'static str,
+        /// The file's text.
+        text: &'static str,
+    },
+}
+
+impl PromptSource {
+    /// The template text.
+    pub fn text(&self) -> &'static str {
+        match self {
+            PromptSource::Inline(text) | PromptSource::File { text, .. } => text,
+        }
+    }
+}
+
+/// The parameters of one `#[prompt_test]`, built at run time (values may be any expression).
+pub struct TestSpec {
+    /// The prompt template.
+    pub target_prompt: PromptSource,
+    /// The subject model, if the attribute names one (else `[defaults] model`).
+    pub subject_model: Option<String>,
+    /// The subject provider, if the attribute names one (else `[defaults] provider`).
+    pub subject_provider: Option<String>,
+    /// Values for the template's placeholders.
+    pub target_prompt_vars: Vec<(String, String)>,
+    /// The most tokens to generate (default 2048).
+    pub max_tokens: Option<u32>,
+    /// How many samples (default 1).
+    pub runs: u32,
+    /// The share of samples that must pass, in (0, 1] (default 1.0).
+    pub pass_threshold: f64,
+    /// Prime the provider's prompt cache with the first run, then run the others (judge calls marked).
+    pub enable_cache: bool,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// A custom executor replacing the provider call.
+    pub run_fn: Option<fn(String, String, u32) -> RunFnFuture>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolSpec>,
+}
+
+impl Default for TestSpec {
+    fn default() -> Self {
+        Self {
+            target_prompt: PromptSource::Inline(""),
+            subject_model: None,
+            subject_provider: None,
+            target_prompt_vars: Vec::new(),
+            max_tokens: None,
+            runs: 1,
+            pass_threshold: 1.0,
+            enable_cache: false,
+            temperature: None,
+            system: None,
+            run_fn: None,
+            tools: Vec::new(),
+        }
+    }
+}
+
+/// One registered `#[prompt_test]` function.
+pub struct RustTest {
+    /// The function's name.
+    pub name: &'static str,
+    /// `module_path!()` where it is defined (the crate name first).
+    pub module_path: &'static str,
+    /// The crate root of the crate that defines it.
+    pub manifest_dir: &'static str,
+    /// Source file and line, for messages.
+    pub file: &'static str,
+    /// Source line.
+    pub line: u32,
+    /// Builds the parameters.
+    pub spec: fn() -> TestSpec,
+    /// Runs the body on one sample.
+    pub body: fn(PromptRun) -> BodyFuture,
+}
+
+inventory::collect!(RustTest);
+
+impl RustTest {
+    /// The trial name: the module path without the crate name, then the function name.
+    pub fn trial_name(&self) -> String {
+        match self.module_path.split_once("::") {
+            Some((_, rest)) => format!("{rest}::{}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
+/// What a test body may return: `()` or a `Result<(), E>`.
+pub trait IntoTestResult {
+    /// Converts into the harness's result.
+    fn into_test_result(self) -> anyhow::Result<()>;
+}
+
+impl IntoTestResult for () {
+    fn into_test_result(self) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+impl<E: Into<anyhow::Error>> IntoTestResult for Result<(), E> {
+    fn into_test_result(self) -> anyhow::Result<()> {
+        self.map_err(Into::into)
+    }
+}
+
+/// `subject_model = Model::X` or `"string"`.
+pub fn model_id(model: impl Into<ModelId>) -> String {
+    model.into().0
+}
+
+/// `subject_provider = Provider::X` or `"string"`.
+pub fn provider_name(provider: impl Into<Provider>) -> String {
+    provider.into().name().to_string()
+}

@@ -1,0 +1,91 @@
+//! The summary printed on stderr after every run: pass rate, calls, tokens and cost per trial.
+
+use std::time::Duration;
+
+use owo_colors::{OwoColorize, Stream};
+
+use super::record::{Status, TrialRecord};
+use crate::engine::Usage;
+
+fn usd(cost: f64, calls: u64) -> String {
+    if calls == 0 { "-".to_string() } else { format!("${cost:.5}") }
+}
+
+/// Prints the summary of `records` (nothing when no trial ran).
+pub fn print(records: &[TrialRecord], wall: Duration) {
+    if records.is_empty() {
+        return;
+    }
+    eprint!("{}", render(records, wall));
+}
+
+/// The summary as text.
+pub fn render(records: &[TrialRecord], wall: Duration) -> String {
+    let width = records.iter().map(|r| r.name.chars().count()).max().unwrap_or(4).clamp(4, 60);
+    let mut out = String::new();
+    let header = format!(
+        "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
+        "test", "pass rate", "calls", "tokens in/out", "subject $", "judge $"
+    );
+    out.push_str(&format!("\nprompt-tester summary\n{}\n", header.if_supports_color(Stream::Stderr, |t| t.bold())));
+    let mut total = Usage::default();
+    let (mut passed, mut failed, mut ignored) = (0, 0, 0);
+    for r in records {
+        total.merge(&r.usage);
+        match r.status {
+            Status::Passed => passed += 1,
+            Status::Failed => failed += 1,
+            Status::Ignored => ignored += 1,
+        }
+        let rate = match r.status {
+            Status::Ignored => "ignored".to_string(),
+            _ => format!("{}/{} {:>3.0}%", r.runs_passed, r.runs_total, 100.0 * r.runs_passed as f64 / r.runs_total.max(1) as f64),
+        };
+        let u = &r.usage;
+        let line = format!(
+            "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
+            super::record::shorten(&r.name, width),
+            rate,
+            u.subject.calls + u.judge.calls,
+            format!("{}/{}", u.subject.input_tokens + u.judge.input_tokens, u.subject.output_tokens + u.judge.output_tokens),
+            usd(u.subject.cost_usd, u.subject.calls),
+            usd(u.judge.cost_usd, u.judge.calls),
+        );
+        let line = match r.status {
+            Status::Failed => line.if_supports_color(Stream::Stderr, |t| t.red()).to_string(),
+            Status::Ignored => line.if_supports_color(Stream::Stderr, |t| t.yellow()).to_string(),
+            Status::Passed => line,
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let calls = total.subject.calls + total.judge.calls;
+    let replayed = total.subject.replayed + total.judge.replayed;
+    out.push_str(&format!(
+        "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}\n",
+        "total",
+        format!("{passed}/{}", passed + failed),
+        calls,
+        format!(
+            "{}/{}",
+            total.subject.input_tokens + total.judge.input_tokens,
+            total.subject.output_tokens + total.judge.output_tokens
+        ),
+        usd(total.subject.cost_usd, total.subject.calls),
+        usd(total.judge.cost_usd, total.judge.calls),
+    ));
+    out.push_str(&format!(
+        "{passed} passed, {failed} failed, {ignored} ignored; {calls} model calls ({replayed} replayed from cassettes); \
+         total cost ${:.5}; wall time {:.2}s\n",
+        total.subject.cost_usd + total.judge.cost_usd,
+        wall.as_secs_f64()
+    ));
+    if !total.unpriced.is_empty() {
+        let models: Vec<&str> = total.unpriced.iter().map(String::as_str).collect();
+        out.push_str(&format!(
+            "unpriced models (cost unknown, not counted; add [prices.\"MODEL\"] to prompt-tester.toml): {}\n",
+            models.join(", ")
+        ));
+    }
+    out
+}

@@ -1,0 +1,217 @@
+//! One trial: N samples run concurrently, then a pass-rate verdict.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt;
+use libtest_mimic::{Completion, Failed};
+
+use super::record::{self, CaseInfo, Status, TrialRecord};
+use crate::engine::{RunScope, Usage, engine};
+use crate::redact::redact;
+
+/// What one sample produced.
+#[derive(Debug)]
+pub struct Sample {
+    /// `Err(message)` when the sample failed.
+    pub result: Result<(), String>,
+    /// The model's output, for reports.
+    pub output: Option<String>,
+}
+
+impl Sample {
+    /// A failed sample.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self { result: Err(message.into()), output: None }
+    }
+}
+
+/// Produces one sample for a run scope.
+pub type SampleFn = Arc<dyn Fn(Arc<RunScope>) -> Pin<Box<dyn Future<Output = Sample>>> + Send + Sync>;
+
+/// Everything needed to execute a trial.
+pub struct Plan {
+    /// The trial name.
+    pub name: String,
+    /// The cassette name.
+    pub cassette: String,
+    /// The name filter that re-runs it.
+    pub filter: String,
+    /// Samples the test takes.
+    pub runs: u32,
+    /// Share that must pass.
+    pub threshold: f64,
+    /// Run only this sample, strictly (the `::run_N` trials).
+    pub only_run: Option<u32>,
+    /// Run the first sample alone (to prime a provider cache), then the others.
+    pub prime_first: bool,
+    /// Mark judge calls for caching.
+    pub cache_judge: bool,
+    /// Warnings to print once when the trial runs.
+    pub warnings: Vec<String>,
+    /// The suite case, if any.
+    pub case: Option<CaseInfo>,
+    /// The sample producer.
+    pub sample: SampleFn,
+}
+
+/// How many of `runs` must pass at `threshold`.
+pub fn required(runs: u32, threshold: f64) -> u32 {
+    // The epsilon keeps 5 x 0.8 at 4 despite binary floating point.
+    ((runs as f64 * threshold) - 1e-9).ceil().clamp(1.0, runs as f64) as u32
+}
+
+fn percent(threshold: f64) -> String {
+    let p = threshold * 100.0;
+    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round()) } else { format!("{p:.1}%") }
+}
+
+/// Runs the plan and reports the outcome to libtest-mimic (and to the run's records).
+pub fn execute(plan: Plan) -> Result<Completion, Failed> {
+    let started = Instant::now();
+    for warning in &plan.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let indices: Vec<u32> = match plan.only_run {
+        Some(i) => vec![i],
+        None => (1..=plan.runs).collect(),
+    };
+    let scopes: Vec<Arc<RunScope>> = indices
+        .iter()
+        .map(|&i| Arc::new(RunScope::new(&plan.name, &plan.cassette, &plan.filter, i, plan.runs, plan.cache_judge)))
+        .collect();
+    let run_one = |scope: Arc<RunScope>| {
+        let future = (plan.sample)(scope);
+        async move {
+            match AssertUnwindSafe(future).catch_unwind().await {
+                Ok(sample) => sample,
+                Err(payload) => Sample::failed(panic_message(payload)),
+            }
+        }
+    };
+    // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
+    IN_TRIAL.with(|flag| flag.set(true));
+    let samples: Vec<Sample> = engine().block_on(async {
+        if plan.prime_first && scopes.len() > 1 {
+            let first = run_one(scopes[0].clone()).await;
+            let mut rest = futures::future::join_all(scopes[1..].iter().cloned().map(run_one)).await;
+            rest.insert(0, first);
+            rest
+        } else {
+            futures::future::join_all(scopes.iter().cloned().map(run_one)).await
+        }
+    });
+    IN_TRIAL.with(|flag| flag.set(false));
+
+    let mut usage = Usage::default();
+    for scope in &scopes {
+        usage.merge(&scope.usage());
+    }
+    let total = samples.len() as u32;
+    let need = if plan.only_run.is_some() { 1 } else { required(plan.runs, plan.threshold) };
+    let passed = samples.iter().filter(|s| s.result.is_ok()).count() as u32;
+    let preview = samples
+        .iter()
+        .find(|s| s.result.is_err() && s.output.is_some())
+        .or_else(|| samples.iter().find(|s| s.output.is_some()))
+        .and_then(|s| s.output.as_deref())
+        .map(|o| record::shorten(o, 200));
+    let mut record = TrialRecord {
+        name: plan.name.clone(),
+        status: Status::Passed,
+        message: None,
+        runs_passed: passed,
+        runs_total: total,
+        runs_required: need,
+        pass_threshold: plan.threshold,
+        usage,
+        duration: started.elapsed(),
+        output_preview: preview,
+        case: plan.case.clone(),
+    };
+
+    if let Some(reason) = scopes.iter().find_map(|s| s.unavailable()) {
+        record.status = Status::Ignored;
+        record.message = Some(reason.clone());
+        record::push(record);
+        return Ok(Completion::ignored_with(reason));
+    }
+    if passed >= need {
+        record::push(record);
+        return Ok(Completion::Completed);
+    }
+    let message = if total == 1 {
+        samples[0].result.clone().err().unwrap_or_default()
+    } else {
+        let mut lines: Vec<String> = indices
+            .iter()
+            .zip(&samples)
+            .filter_map(|(i, s)| s.result.as_ref().err().map(|m| (i, m)))
+            .map(|(i, m)| format!("[run {i}/{}] FAILED: {}", plan.runs, m.replace('\n', "\n    ")))
+            .collect();
+        lines.push(format!(
+            "{passed}/{total} runs passed (need {need}, threshold {})",
+            percent(plan.threshold)
+        ));
+        lines.join("\n")
+    };
+    let message = redact(&message).into_owned();
+    record.status = Status::Failed;
+    record.message = Some(message.clone());
+    record::push(record);
+    Err(Failed::from(message))
+}
+
+thread_local! {
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+    static IN_TRIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Keeps the default panic output for panics outside trials; inside a trial the message becomes the
+/// failure text instead (with its location), as libtest shows it.
+pub fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if IN_TRIAL.with(|flag| flag.get()) {
+            let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            PANIC_LOCATION.with(|cell| *cell.borrow_mut() = location);
+        } else {
+            default(info);
+        }
+    }));
+}
+
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panicked with a non-string payload".to_string()
+    };
+    match PANIC_LOCATION.with(|cell| cell.borrow_mut().take()) {
+        Some(location) => format!("panicked at {location}:\n{message}"),
+        None => format!("panicked: {message}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_runs_round_up() {
+        assert_eq!(required(5, 0.8), 4);
+        assert_eq!(required(5, 1.0), 5);
+        assert_eq!(required(3, 0.5), 2);
+        assert_eq!(required(10, 0.01), 1);
+        assert_eq!(required(1, 0.3), 1);
+        assert_eq!(percent(0.8), "80%");
+        assert_eq!(percent(0.333), "33.3%");
+    }
+}

@@ -1,0 +1,111 @@
+//! [`PromptRun`]: one sample of a prompt test, what the test body asserts on.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::completion::{CompletionResult, Message, ToolCall};
+use crate::engine::RunScope;
+
+/// One sample of a prompt test: the rendered prompt, the model's answer and its accounting.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptRun {
+    /// The rendered prompt.
+    pub prompt: String,
+    /// The values the template was rendered with.
+    pub target_prompt_vars: BTreeMap<String, String>,
+    /// The model's answer.
+    pub output: String,
+    /// The provider's own stop reason.
+    pub stop_reason: Option<String>,
+    /// The provider blocked the prompt or the answer.
+    pub safety_filtered: bool,
+    /// The model the test asked for.
+    pub model: String,
+    /// The provider the test asked for.
+    pub provider: String,
+    /// The model that answered, as the provider reports it.
+    pub model_used: Option<String>,
+    /// The model version the provider reports.
+    pub model_version: Option<String>,
+    /// The provider's request id.
+    pub request_id: Option<String>,
+    /// Every prompt token processed (cache reads and writes included).
+    pub input_tokens: u64,
+    /// Every output token (thinking included).
+    pub output_tokens: u64,
+    /// Prompt tokens read from cache (subset of `input_tokens`).
+    pub cached_input_tokens: u64,
+    /// Prompt tokens written to cache (subset of `input_tokens`).
+    pub cache_creation_tokens: u64,
+    /// Thinking tokens (subset of `output_tokens`).
+    pub thoughts_tokens: u64,
+    /// Cost of the subject call(s) in USD; `None` when the model's price is unknown.
+    pub cost_usd: Option<f64>,
+    /// Wall time of the subject call(s); the recorded latency when replayed.
+    #[serde(serialize_with = "serialize_secs")]
+    pub latency: Duration,
+    /// Which sample this is, 1-based.
+    pub run_index: u32,
+    /// How many samples the test takes.
+    pub runs: u32,
+    /// Whether the answer was replayed from a cassette.
+    pub replayed: bool,
+    /// Tool calls the model made (all turns).
+    pub tool_calls: Vec<ToolCall>,
+    /// The whole conversation, for agent loops (prompt, answers, tool results).
+    pub transcript: Vec<Message>,
+    #[serde(skip)]
+    pub(crate) scope: Arc<RunScope>,
+}
+
+fn serialize_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl PromptRun {
+    pub(crate) fn from_result(
+        scope: Arc<RunScope>,
+        prompt: String,
+        vars: BTreeMap<String, String>,
+        provider: String,
+        model: String,
+        result: CompletionResult,
+        latency: Duration,
+        replayed: bool,
+        transcript: Vec<Message>,
+    ) -> Self {
+        Self {
+            prompt,
+            target_prompt_vars: vars,
+            output: result.text,
+            stop_reason: result.stop_reason,
+            safety_filtered: result.safety_filtered,
+            model,
+            provider,
+            model_used: result.model_used,
+            model_version: result.model_version,
+            request_id: result.request_id,
+            input_tokens: result.input_tokens,
+            output_tokens: result.output_tokens,
+            cached_input_tokens: result.cached_input_tokens,
+            cache_creation_tokens: result.cache_creation_tokens,
+            thoughts_tokens: result.thoughts_tokens,
+            cost_usd: result.cost_usd,
+            latency,
+            run_index: scope.run_index,
+            runs: scope.runs,
+            replayed,
+            tool_calls: result.tool_calls,
+            transcript,
+            scope,
+        }
+    }
+
+    /// The trial this run belongs to.
+    pub fn test_name(&self) -> &str {
+        &self.scope.test
+    }
+}
