@@ -1,0 +1,1 @@
+//! Provider tests (being written).
