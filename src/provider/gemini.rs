@@ -272,10 +272,10 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
                     name: string(call, "name").unwrap_or_default(),
                     arguments: call.get("args").cloned().unwrap_or_else(|| json!({})),
                 });
-            } else if part.get("thought").and_then(Value::as_bool) != Some(true) {
-                if let Some(text) = part.get("text").and_then(Value::as_str) {
-                    result.text.push_str(text);
-                }
+            } else if part.get("thought").and_then(Value::as_bool) != Some(true)
+                && let Some(text) = part.get("text").and_then(Value::as_str)
+            {
+                result.text.push_str(text);
             }
         }
         if let Some(reason) = string(candidate, "finishReason") {

@@ -11,6 +11,17 @@
 //! [`parse_response`], [`parse_error_body`]) so that other code and tests can check shapes without a
 //! network.
 //!
+//! Mapping decisions (details in each wire module):
+//! - Anthropic: input = `input_tokens` + cache reads + cache writes; `refusal` stop → safety-filtered;
+//!   structured output is a forced tool call, read from `tool_calls[0].arguments`.
+//! - Gemini: output = candidates + thoughts; `promptFeedback.blockReason` and the finish reasons
+//!   SAFETY, PROHIBITED_CONTENT, BLOCKLIST, SPII, RECITATION (the answer was withheld) and the image
+//!   safety reasons → safety-filtered; `thought` parts are not text; function calls without an id get
+//!   `call_N`; `model_used` is `modelVersion` without its `models/` prefix.
+//! - OpenAI-compatible: `max_completion_tokens` for api.openai.com, `max_tokens` elsewhere; a
+//!   `refusal` becomes the text and marks the result safety-filtered, as `content_filter` does;
+//!   tool-call arguments that are not valid JSON are kept as a JSON string.
+//!
 //! Retries: 408, 429, every 5xx (Anthropic's 529 included), connection errors and timeouts are retried
 //! with exponential backoff and jitter, honouring `retry-after-ms`, `retry-after` (seconds or an HTTP
 //! date) and Gemini's `RetryInfo.retryDelay`, each capped at `max_backoff`. Other 4xx are final. A 2xx
@@ -372,7 +383,7 @@ impl ProviderClient {
         let parsed = parse_error_body(self.endpoint.wire, &bytes);
         let message = parsed.message.unwrap_or_else(|| {
             format!(
-                "the error body is not a {} error: {}",
+                "the error body is not {} error JSON: {}",
                 wire_name(self.endpoint.wire),
                 excerpt(&bytes)
             )

@@ -77,11 +77,10 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
                     })
                     .collect();
                 let mut m = json!({"role": "assistant"});
-                m["content"] = if texts.is_empty() {
-                    Value::Null
-                } else {
-                    json!(texts.concat())
-                };
+                // `content` may be left out only when the message carries tool calls.
+                if !texts.is_empty() || calls.is_empty() {
+                    m["content"] = json!(texts.concat());
+                }
                 if !calls.is_empty() {
                     m["tool_calls"] = Value::Array(calls);
                 }
@@ -145,14 +144,17 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
     let message = choice
         .get("message")
         .ok_or("its first choice has no `message`")?;
-    let mut result = CompletionResult::default();
-    result.text = match message.get("content") {
+    let text = match message.get("content") {
         Some(Value::String(text)) => text.clone(),
         Some(Value::Array(parts)) => parts
             .iter()
             .filter_map(|p| p.get("text").and_then(Value::as_str))
             .collect(),
         _ => String::new(),
+    };
+    let mut result = CompletionResult {
+        text,
+        ..CompletionResult::default()
     };
     if let Some(refusal) = message
         .get("refusal")
@@ -281,7 +283,7 @@ mod tests {
         let m = b["messages"].as_array().unwrap();
         assert_eq!(m[0], json!({"role": "system", "content": "sys"}));
         assert_eq!(m[1], json!({"role": "user", "content": "Largest city?"}));
-        assert_eq!(m[2]["content"], Value::Null);
+        assert!(m[2].get("content").is_none());
         assert_eq!(
             m[2]["tool_calls"][0]["function"],
             json!({"name": "country", "arguments": "{}"})
