@@ -30,10 +30,7 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         })
         .collect();
     let subject = resolve_subject(&spec, name, config);
-    let max_tokens = spec
-        .max_tokens
-        .or(config.defaults.max_tokens)
-        .unwrap_or(DEFAULT_MAX_TOKENS);
+    let max_tokens = spec.max_tokens.or(config.defaults.max_tokens).unwrap_or(DEFAULT_MAX_TOKENS);
     let temperature = spec.temperature.or(config.defaults.temperature);
     let prompt = rendered.text;
     let body = test.body;
@@ -63,32 +60,16 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 Some(run_fn) => {
                     let started = Instant::now();
                     match run_fn(prompt.clone(), model.clone(), max_tokens).await {
-                        Ok(result) => Ok(engine().account_external(
-                            &scope,
-                            &provider,
-                            &model,
-                            result,
-                            started.elapsed(),
-                        )),
+                        Ok(result) => Ok(engine().account_external(&scope, &provider, &model, result, started.elapsed())),
                         Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
                     }
                 }
-                None => {
-                    engine()
-                        .complete(&scope, CallRole::Subject, &provider, request)
-                        .await
-                }
+                None => engine().complete(&scope, CallRole::Subject, &provider, request).await,
             };
-            let Completed {
-                result,
-                latency,
-                replayed,
-            } = match completed {
+            let Completed { result, latency, replayed } = match completed {
                 Ok(c) => c,
                 Err(CallError::Unavailable(reason)) => return Sample::failed(reason),
-                Err(CallError::Failed(message)) => {
-                    return Sample::failed(format!("model call failed: {message}"));
-                }
+                Err(CallError::Failed(message)) => return Sample::failed(format!("model call failed: {message}")),
             };
             let output = result.text.clone();
             let mut transcript = transcript_start;
@@ -97,10 +78,7 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 scope, prompt, vars, provider, model, result, latency, replayed, transcript,
             );
             let outcome = (body)(run).await;
-            Sample {
-                result: outcome.map_err(|e| format!("{e:#}")),
-                output: Some(output),
-            }
+            Sample { result: outcome.map_err(|e| format!("{e:#}")), output: Some(output) }
         })
     });
     Plan {
@@ -118,19 +96,9 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
     }
 }
 
-fn resolve_subject(
-    spec: &TestSpec,
-    name: &str,
-    config: &Config,
-) -> Result<(String, String), String> {
-    let provider = spec
-        .subject_provider
-        .clone()
-        .or_else(|| config.defaults.provider.clone());
-    let model = spec
-        .subject_model
-        .clone()
-        .or_else(|| config.defaults.model.clone());
+fn resolve_subject(spec: &TestSpec, name: &str, config: &Config) -> Result<(String, String), String> {
+    let provider = spec.subject_provider.clone().or_else(|| config.defaults.provider.clone());
+    let model = spec.subject_model.clone().or_else(|| config.defaults.model.clone());
     match (provider, model) {
         (Some(p), Some(m)) => Ok((p, m)),
         (p, m) => {
