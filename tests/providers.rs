@@ -1648,3 +1648,71 @@ fn request_builders_match_recorded_requests() {
         recorded["response_format"]["json_schema"]["schema"]
     );
 }
+
+/// Opt-in: a real OpenAI-compatible server (e.g. `scripts/local-model.sh start`) at
+/// `PROMPT_TESTER_LOCAL_BASE_URL`. Skipped with a message when the variable is unset.
+#[tokio::test]
+async fn live_openai_compatible_server() {
+    let Some(base_url) = std::env::var("PROMPT_TESTER_LOCAL_BASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        println!(
+            "SKIPPED: set PROMPT_TESTER_LOCAL_BASE_URL to an OpenAI-compatible server to run this test"
+        );
+        return;
+    };
+    let endpoint = EndpointConfig {
+        name: "local".into(),
+        wire: WireFormat::OpenAi,
+        base_url,
+        api_key_env: vec![],
+        max_in_flight: 2,
+    };
+    let mut retry = fast_retry(2);
+    retry.request_timeout = Duration::from_secs(60);
+    let client = ProviderClient::new(&endpoint, &retry, http());
+    assert_eq!(client.missing_key(), None);
+    let mut request = CompletionRequest::new(
+        "local",
+        "Summarise in one sentence: Alice leads Project Phoenix.",
+        40,
+    );
+    request.system = Some("You are a concise assistant.".into());
+    request.temperature = Some(0.0);
+    let result = client.complete(&request).await.unwrap();
+    assert!(!result.text.trim().is_empty());
+    assert!(
+        result.input_tokens > 0 && result.output_tokens > 0,
+        "{result:?}"
+    );
+    assert!(
+        result
+            .request_id
+            .as_deref()
+            .is_some_and(|id| id.starts_with("chatcmpl-")),
+        "{result:?}"
+    );
+    assert!(result.model_used.is_some(), "{result:?}");
+
+    // Structured output is enforced by the server's grammar.
+    request.response_schema = Some(ResponseSchema {
+        name: "verdict".into(),
+        schema: json!({
+            "type": "object",
+            "properties": {"answer": {"type": "string", "enum": ["yes", "no"]}},
+            "required": ["answer"],
+            "additionalProperties": false
+        }),
+    });
+    request.messages = vec![Message::user(
+        "Is Alice mentioned in: 'Alice leads Project Phoenix'? Answer yes or no.",
+    )];
+    let result = client.complete(&request).await.unwrap();
+    let verdict: Value =
+        serde_json::from_str(&result.text).unwrap_or_else(|e| panic!("{e}: {:?}", result.text));
+    assert!(
+        verdict["answer"] == "yes" || verdict["answer"] == "no",
+        "{verdict}"
+    );
+}
