@@ -78,8 +78,11 @@ impl Parse for RawArg {
             let content;
             let paren = syn::parenthesized!(content in input);
             RawValue::List(paren, content.parse()?)
-        } else {
+        } else if input.is_empty() || input.peek(Token![,]) {
             RawValue::Flag
+        } else {
+            // syn's own "expected `,`" would point past the key without saying what is missing.
+            return Err(input.error(format!("expected `=` after `{key}`: `{key} = ...`")));
         };
         Ok(RawArg { key, value })
     }
@@ -94,6 +97,12 @@ struct RawVar {
 impl Parse for RawVar {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let name = Ident::parse_any(input)?;
+        if !input.peek(Token![=]) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("`{name}` needs a value: `target_prompt_vars({name} = value, ...)`"),
+            ));
+        }
         input.parse::<Token![=]>()?;
         Ok(RawVar {
             name,
@@ -309,6 +318,10 @@ impl Args {
                         );
                         return;
                     }
+                    if let Some(problem) = prompt_file_problem(&value) {
+                        errors.at(path, problem);
+                        return;
+                    }
                     Prompt::File(path.clone())
                 }
                 // `include_str!` needs a literal, so a constant or an expression cannot be read.
@@ -326,14 +339,29 @@ impl Args {
     }
 }
 
+/// Why the prompt file cannot be included, said without the absolute path (the message is the same on
+/// every machine). `include_str!` in the expansion would report it too, but only as "couldn't read".
+/// Outside cargo (no `CARGO_MANIFEST_DIR`) the check is left to `include_str!`.
+fn prompt_file_problem(path: &str) -> Option<String> {
+    let root = std::env::var_os("CARGO_MANIFEST_DIR")?;
+    let full = std::path::Path::new(&root).join(path);
+    if full.is_file() {
+        None
+    } else if full.exists() {
+        Some(format!("`{path}` is not a file"))
+    } else {
+        Some(format!(
+            "prompt file `{path}` not found: `target_prompt_file` is relative to the crate root (the directory \
+             of Cargo.toml)"
+        ))
+    }
+}
+
 fn parse_vars(tokens: TokenStream, errors: &mut Errors) -> Vec<(Ident, Expr)> {
     let raw = match Punctuated::<RawVar, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(raw) => raw,
         Err(e) => {
-            errors.push(syn::Error::new(
-                e.span(),
-                format!("{e}; write `target_prompt_vars(name = value, ...)`"),
-            ));
+            errors.push(e);
             return Vec::new();
         }
     };
@@ -378,7 +406,7 @@ fn string_or_expr(key: &str, expr: Expr, errors: &mut Errors) -> Option<Expr> {
 enum Number {
     Int(i128),
     Float(f64),
-    NotNumber,
+    Other,
 }
 
 fn number(expr: &Expr) -> Option<syn::Result<Number>> {
@@ -386,7 +414,7 @@ fn number(expr: &Expr) -> Option<syn::Result<Number>> {
         Expr::Lit(ExprLit { lit, .. }) => Some(match lit {
             Lit::Int(i) => i.base10_parse::<i128>().map(Number::Int),
             Lit::Float(f) => f.base10_parse::<f64>().map(Number::Float),
-            _ => Ok(Number::NotNumber),
+            _ => Ok(Number::Other),
         }),
         Expr::Unary(ExprUnary {
             op: UnOp::Neg(_),
@@ -396,7 +424,7 @@ fn number(expr: &Expr) -> Option<syn::Result<Number>> {
             n.map(|n| match n {
                 Number::Int(i) => Number::Int(-i),
                 Number::Float(f) => Number::Float(-f),
-                Number::NotNumber => Number::NotNumber,
+                Number::Other => Number::Other,
             })
         }),
         Expr::Group(g) => number(&g.expr),
@@ -447,7 +475,7 @@ fn pass_threshold(expr: Expr, errors: &mut Errors) -> Option<Value> {
         }
         Some(Ok(Number::Int(i))) => i as f64,
         Some(Ok(Number::Float(f))) => f,
-        Some(Ok(Number::NotNumber)) => {
+        Some(Ok(Number::Other)) => {
             errors.at(
                 &expr,
                 "`pass_threshold` expects a number in (0, 1], e.g. 0.8",
@@ -474,7 +502,7 @@ fn temperature(expr: Expr, errors: &mut Errors) -> Option<Value> {
         }
         Some(Ok(Number::Int(i))) => i as f64,
         Some(Ok(Number::Float(f))) => f,
-        Some(Ok(Number::NotNumber)) => {
+        Some(Ok(Number::Other)) => {
             errors.at(&expr, "`temperature` expects a number, e.g. 0.0");
             return None;
         }
@@ -555,6 +583,21 @@ mod tests {
         assert!(errors[4].contains("did you mean `subject_model`?"));
         assert!(errors[5].contains("cannot be negative"));
         assert!(errors[6].contains("needs a prompt"));
+    }
+
+    #[test]
+    fn prompt_files_are_checked_under_the_crate_root() {
+        // `cargo test` runs with `CARGO_MANIFEST_DIR` set to this crate, as the compiler does for the macro.
+        assert_eq!(prompt_file_problem("src/lib.rs"), None);
+        assert_eq!(
+            prompt_file_problem("src").as_deref(),
+            Some("`src` is not a file")
+        );
+        let missing = prompt_file_problem("prompts/nope.md").expect("a missing file is reported");
+        assert!(
+            missing.starts_with("prompt file `prompts/nope.md` not found"),
+            "{missing}"
+        );
     }
 
     #[test]

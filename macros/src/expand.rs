@@ -46,8 +46,8 @@ fn check_signature(func: &ItemFn, errors: &mut Errors) {
         if path.segments.last().is_some_and(|s| s.ident == "test") {
             errors.at(
                 attr,
-                "remove this attribute: #[prompt_test] registers the function with the prompt-tester harness \
-                 (the test target needs `harness = false` and `fn main() { prompt_tester::main() }`)",
+                "remove this attribute: #[prompt_test] registers the function with the prompt-tester \
+                 harness; `#[test]` would have libtest call it without a `PromptRun`",
             );
         }
     }
@@ -85,7 +85,9 @@ fn check_signature(func: &ItemFn, errors: &mut Errors) {
             }
         }
     }
-    for extra in inputs {
+    // After `self` the advice is already to write a free function; more errors there would only confuse.
+    let after_receiver = matches!(sig.inputs.first(), Some(FnArg::Receiver(_)));
+    for extra in inputs.filter(|_| !after_receiver) {
         errors.at(
             extra,
             "a #[prompt_test] function takes one argument (`run: PromptRun`); remove this one",
@@ -112,11 +114,18 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
     } else {
         quote_spanned!(ident_span=> #ident(#run))
     };
+    // The result gets its own binding at the return type, so that "cannot return `i32`" points at `i32`
+    // rather than at the call. (A mixed-site binding would be reported at the attribute instead; a name
+    // clash is impossible here, the only user name in this block is the function's, used before.)
     let return_span = match &sig.output {
         ReturnType::Default => ident_span,
         ReturnType::Type(_, ty) => ty.span(),
     };
-    let result = quote_spanned!(return_span=> ::prompt_tester::__private::IntoTestResult::into_test_result(#called));
+    let output = Ident::new("output", return_span);
+    let result = quote_spanned! {return_span=>
+        let #output = #called;
+        ::prompt_tester::__private::IntoTestResult::into_test_result(#output)
+    };
     let spec = spec_body(args);
 
     let line = match line {
@@ -125,8 +134,8 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
     };
     let spec_fn = Ident::new("__prompt_test_spec", Span::mixed_site());
     quote! {
-        // `unit_arg`: a body returning `()` is passed to `into_test_result` on purpose.
-        #[allow(non_upper_case_globals, clippy::unit_arg)]
+        // A body returning `()` is bound and passed to `into_test_result` on purpose.
+        #[allow(non_upper_case_globals, clippy::let_unit_value, clippy::unit_arg)]
         const _: () = {
             fn #spec_fn() -> ::prompt_tester::__private::TestSpec {
                 #spec
@@ -209,7 +218,8 @@ fn spec_body(args: &Args) -> TokenStream {
     if let Some(run_fn) = &args.run_fn {
         // A non-capturing closure (so it is a plain `fn` pointer) that owns the strings for as long as the
         // user's `async fn(&str, &str, u32)` borrows them.
-        let site = Span::mixed_site();
+        // Located at `run_fn`'s value, so that a signature mismatch points there.
+        let site = Span::mixed_site().located_at(run_fn.span());
         let (prompt, model, max_tokens) = (
             Ident::new("prompt", site),
             Ident::new("model", site),
