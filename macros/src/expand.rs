@@ -115,13 +115,13 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
         quote_spanned!(ident_span=> #ident(#run))
     };
     // The result gets its own binding at the return type, so that "cannot return `i32`" points at `i32`
-    // rather than at the call. (A mixed-site binding would be reported at the attribute instead; a name
-    // clash is impossible here, the only user name in this block is the function's, used before.)
+    // rather than at the call. (A mixed-site binding would be reported at the attribute instead, so this
+    // one has the user's hygiene and a name no user item is likely to have.)
     let return_span = match &sig.output {
         ReturnType::Default => ident_span,
         ReturnType::Type(_, ty) => ty.span(),
     };
-    let output = Ident::new("output", return_span);
+    let output = Ident::new("__prompt_test_output", return_span);
     let result = quote_spanned! {return_span=>
         let #output = #called;
         ::prompt_tester::__private::IntoTestResult::into_test_result(#output)
