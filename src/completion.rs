@@ -37,6 +37,9 @@ pub enum ContentBlock {
         name: String,
         /// The arguments, as JSON.
         input: Value,
+        /// An opaque signature the provider wants back with the call (Gemini `thoughtSignature`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<String>,
     },
     /// The result of a tool call, sent back to the model.
     ToolResult {
@@ -144,6 +147,10 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments, as JSON.
     pub arguments: Value,
+    /// An opaque signature the provider wants back with the call in the next turn (Gemini
+    /// `thoughtSignature`, required by Gemini 3 in multi-turn function calling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
 }
 
 /// The answer of one model call. Only `text` and the token counts are required; a custom `run_fn`

@@ -29,12 +29,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod cassette;
 pub mod completion;
 pub mod config;
 mod engine;
 mod harness;
 pub mod judge;
+pub mod mcp;
 pub mod model;
 pub mod pricing;
 pub mod provider;
@@ -43,6 +45,7 @@ pub mod render;
 pub mod report;
 mod run;
 mod suite;
+pub mod tools;
 
 pub use cassette::CassetteMode;
 pub use completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
@@ -53,10 +56,16 @@ pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
 pub use run::PromptRun;
+pub use agent::{AgentError, AgentOutcome};
+pub use mcp::McpServer;
+pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
-    pub use crate::completion::{CompletionResult, ToolCall};
+    pub use crate::completion::{CompletionResult, ToolCall, ToolSpec};
+    pub use crate::mcp::McpServer;
+    pub use crate::tools::{Tool, Toolbox, json_subset};
+    pub use serde_json::json;
     pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
@@ -69,5 +78,6 @@ pub mod __private {
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
     };
+    pub use crate::tools::IntoToolbox;
     pub use inventory;
 }

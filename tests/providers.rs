@@ -380,6 +380,7 @@ async fn structured_output_and_tool_calls_per_wire() {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.arguments.clone(),
+                thought_signature: None,
             }],
         });
         request.messages.push(Message {
@@ -1519,6 +1520,7 @@ fn request_builders_match_recorded_requests() {
             id: "toolu_01X9wcHKKAZD9tBC711xipPa".into(),
             name: "get_user_country".into(),
             input: json!({}),
+            thought_signature: None,
         }],
     });
     request.messages.push(Message {
@@ -1621,6 +1623,7 @@ fn request_builders_match_recorded_requests() {
             id: "call_PkRGedQNRFUzJp2R7dO7avWR".into(),
             name: "get_user_country".into(),
             input: json!({}),
+            thought_signature: None,
         }],
     });
     request.messages.push(Message {

@@ -26,6 +26,7 @@ pub const KEYS: &[&str] = &[
     "system",
     "run_fn",
     "tools",
+    "agent",
 ];
 
 /// Collects errors so that all of them are reported together.
@@ -154,6 +155,8 @@ pub struct Args {
     pub run_fn: Option<Expr>,
     /// `tools`.
     pub tools: Option<Expr>,
+    /// `agent`.
+    pub agent: Option<Expr>,
 }
 
 /// Parses and checks the attribute's arguments. On a syntax error nothing else can be checked.
@@ -179,6 +182,19 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
         }
         seen.push(key.clone());
         args.take(&key, arg, errors);
+    }
+    if let Some(agent) = &args.agent {
+        // An agent loop makes the provider calls itself, and its tools need handlers.
+        if args.run_fn.is_some() {
+            errors.at(agent, "`agent` and `run_fn` cannot be combined: `run_fn` replaces the model call the agent loop makes");
+        }
+        if args.tools.is_some() {
+            errors.at(
+                agent,
+                "`agent` and `tools` cannot be combined: add the tools to the `Toolbox` with handlers \
+                 (`Toolbox::new().tool(Tool::new(...))`), or keep `tools` alone to only check the calls",
+            );
+        }
     }
     // A prompt key that was given but rejected has its own error already.
     if !seen
@@ -269,6 +285,13 @@ impl Args {
                     "`tools` expects a `Vec<ToolSpec>` (or an array or iterator of them)",
                 ),
                 _ => self.tools = Some(expr),
+            },
+            "agent" => match &expr {
+                Expr::Lit(_) => errors.at(
+                    &expr,
+                    "`agent` expects a `Toolbox` or the path of a `fn() -> Toolbox`, e.g. `agent = my_agent`",
+                ),
+                _ => self.agent = Some(expr),
             },
             _ => unreachable!("every key in KEYS is handled"),
         }

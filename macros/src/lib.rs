@@ -48,7 +48,8 @@ use proc_macro::TokenStream;
 /// | `temperature` | `f32` |
 /// | `system` | the system prompt, `&str` or `String` |
 /// | `run_fn` | an `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>` used instead of the provider |
-/// | `tools` | the tools the model may call: a `Vec<ToolSpec>` (or an array or iterator of them) |
+/// | `tools` | the tools the model may call: a `Vec<ToolSpec>` (or an array or iterator of them); one model call, its tool calls in `run.tool_calls` |
+/// | `agent` | a `Toolbox` (tools with handlers, MCP servers) or a `fn() -> Toolbox`: the model call becomes an agent loop; not with `tools` or `run_fn` |
 ///
 /// Exactly one of `target_prompt` and `target_prompt_file` is required. Literal values are checked at
 /// compile time (`runs = 0`, `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key); every mistake is

@@ -65,6 +65,7 @@ mod tests {
         "temperature",
         "system",
         "tools",
+        "agent",
     ];
 
     #[test]

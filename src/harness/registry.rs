@@ -62,6 +62,8 @@ pub struct TestSpec {
     pub run_fn: Option<fn(String, String, u32) -> RunFnFuture>,
     /// Tools the model may call.
     pub tools: Vec<ToolSpec>,
+    /// Tools with handlers (and MCP servers): the subject call becomes an agent loop.
+    pub toolbox: Option<crate::tools::Toolbox>,
 }
 
 impl Default for TestSpec {
@@ -79,6 +81,7 @@ impl Default for TestSpec {
             system: None,
             run_fn: None,
             tools: Vec::new(),
+            toolbox: None,
         }
     }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::registry::{RustTest, TestSpec};
 use super::trial::{Plan, Sample, SampleFn};
 use crate::completion::{CompletionRequest, Message};
+use crate::agent;
 use crate::config::Config;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::render::render;
@@ -55,6 +56,19 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 response_schema: None,
                 cache_system: false,
             };
+            if let Some(toolbox) = &spec.toolbox {
+                let outcome = match agent::run_in_scope(&scope, &provider, toolbox, request).await {
+                    Ok(outcome) => outcome,
+                    Err(message) => return Sample::failed(message),
+                };
+                let output = outcome.result.text.clone();
+                let run = PromptRun::from_result(
+                    scope, prompt, vars, provider, model, outcome.result, outcome.latency, outcome.replayed,
+                    outcome.transcript,
+                );
+                let result = (body)(run).await;
+                return Sample { result: result.map_err(|e| format!("{e:#}")), output: Some(output) };
+            }
             let transcript_start = request.messages.clone();
             let completed = match spec.run_fn {
                 Some(run_fn) => {
@@ -73,7 +87,7 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
             };
             let output = result.text.clone();
             let mut transcript = transcript_start;
-            transcript.push(Message::assistant(output.clone()));
+            transcript.push(agent::assistant_message(&result));
             let run = PromptRun::from_result(
                 scope, prompt, vars, provider, model, result, latency, replayed, transcript,
             );

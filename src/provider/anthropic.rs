@@ -67,7 +67,7 @@ pub(super) fn body(request: &CompletionRequest) -> Value {
 fn block(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::Text { text } => json!({"type": "text", "text": text}),
-        ContentBlock::ToolUse { id, name, input } => {
+        ContentBlock::ToolUse { id, name, input, .. } => {
             json!({"type": "tool_use", "id": id, "name": name, "input": input})
         }
         ContentBlock::ToolResult {
@@ -104,6 +104,7 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
                 id: string(block, "id").unwrap_or_default(),
                 name: string(block, "name").unwrap_or_default(),
                 arguments: block.get("input").cloned().unwrap_or(Value::Null),
+                thought_signature: None,
             }),
             // Thinking, redacted thinking and server tool blocks are not part of the answer's text.
             _ => {}
@@ -162,6 +163,7 @@ mod tests {
                 id: "toolu_1".into(),
                 name: "weather".into(),
                 input: json!({"city": "Oslo"}),
+                thought_signature: None,
             }],
         });
         request.messages.push(Message {

@@ -110,8 +110,18 @@ pub(super) fn body(request: &CompletionRequest) -> Value {
 fn part(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::Text { text } => json!({"text": text}),
-        ContentBlock::ToolUse { name, input, .. } => {
-            json!({"functionCall": {"name": name, "args": input}})
+        ContentBlock::ToolUse {
+            name,
+            input,
+            thought_signature,
+            ..
+        } => {
+            // Gemini 3 rejects a function call of the current turn sent back without its signature.
+            let mut part = json!({"functionCall": {"name": name, "args": input}});
+            if let Some(signature) = thought_signature {
+                part["thoughtSignature"] = json!(signature);
+            }
+            part
         }
         ContentBlock::ToolResult {
             name,
@@ -271,6 +281,7 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
                         .unwrap_or_else(|| format!("call_{}", result.tool_calls.len())),
                     name: string(call, "name").unwrap_or_default(),
                     arguments: call.get("args").cloned().unwrap_or_else(|| json!({})),
+                    thought_signature: string(part, "thoughtSignature"),
                 });
             } else if part.get("thought").and_then(Value::as_bool) != Some(true)
                 && let Some(text) = part.get("text").and_then(Value::as_str)
@@ -404,6 +415,7 @@ mod tests {
                 id: "call_0".into(),
                 name: "city".into(),
                 input: json!({"c": "x"}),
+                thought_signature: None,
             }],
         });
         request.messages.push(Message {

@@ -68,7 +68,7 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        ContentBlock::ToolUse { id, name, input } => Some(json!({
+                        ContentBlock::ToolUse { id, name, input, .. } => Some(json!({
                             "id": id,
                             "type": "function",
                             "function": {"name": name, "arguments": input.to_string()}
@@ -184,6 +184,7 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
             id: string(call, "id").unwrap_or_else(|| format!("call_{}", result.tool_calls.len())),
             name: string(function, "name").unwrap_or_default(),
             arguments,
+            thought_signature: None,
         });
     }
     result.stop_reason = string(choice, "finish_reason");
@@ -263,6 +264,7 @@ mod tests {
                 id: "call_1".into(),
                 name: "country".into(),
                 input: json!({}),
+                thought_signature: None,
             }],
         });
         request.messages.push(Message {

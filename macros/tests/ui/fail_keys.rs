@@ -21,4 +21,15 @@ fn no_arguments_at_all(_run: PromptRun) {}
 #[prompt_test(target_prompt = "Hi", runs 3)]
 fn syntax_error(_run: PromptRun) {}
 
+async fn executor(prompt: &str, _model: &str, _max_tokens: u32) -> anyhow::Result<CompletionResult> {
+    Ok(CompletionResult::new(prompt, 0, 0))
+}
+
+fn agent() -> Toolbox {
+    Toolbox::new()
+}
+
+#[prompt_test(target_prompt = "Hi", agent = agent, run_fn = executor, tools = Vec::new())]
+fn agent_with_run_fn_and_tools(_run: PromptRun) {}
+
 fn main() {}

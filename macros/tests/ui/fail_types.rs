@@ -21,4 +21,14 @@ const RUNS: u64 = 2;
 #[prompt_test(target_prompt = "Hi", run_fn = wrong_executor, runs = RUNS, tools = vec!["search"])]
 fn bad_run_fn(_run: PromptRun) {}
 
+fn not_a_toolbox() -> Vec<ToolSpec> {
+    Vec::new()
+}
+
+#[prompt_test(target_prompt = "Hi", agent = not_a_toolbox)]
+fn bad_agent(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "Hi", agent = "weather")]
+fn literal_agent(_run: PromptRun) {}
+
 fn main() {}

@@ -43,15 +43,36 @@ async fn with_run_fn(PromptRun { output, .. }: PromptRun) -> Result<(), std::io:
     if output.is_empty() { Err(std::io::Error::other("empty")) } else { Ok(()) }
 }
 
+fn weather_agent() -> Toolbox {
+    Toolbox::new()
+        .tool(Tool::new("get_weather", "Weather in a city", json!({"type": "object"}), |_args| async {
+            Ok::<_, String>("sunny")
+        }))
+        .max_turns(3)
+}
+
+#[prompt_test(target_prompt = "Weather in Paris?", agent = weather_agent)]
+fn with_agent_fn(run: PromptRun) {
+    assert!(run.called("get_weather"));
+}
+
+#[prompt_test(target_prompt = "Weather in Paris?", agent = weather_agent().max_turns(2))]
+fn with_agent_value(_run: PromptRun) {}
+
 fn main() {
     let tests: Vec<_> = prompt_tester::__private::inventory::iter::<prompt_tester::__private::RustTest>
         .into_iter()
         .collect();
-    assert_eq!(tests.len(), 3);
+    assert_eq!(tests.len(), 5);
     let with_run_fn = tests.iter().find(|t| t.name == "with_run_fn").unwrap();
     let spec = (with_run_fn.spec)();
     assert_eq!(spec.runs, 3);
     assert!(spec.run_fn.is_some());
+    for (name, turns) in [("with_agent_fn", 3), ("with_agent_value", 2)] {
+        let spec = (tests.iter().find(|t| t.name == name).unwrap().spec)();
+        let toolbox = spec.toolbox.expect("agent sets the toolbox");
+        assert_eq!((toolbox.turn_limit(), toolbox.rust_tools()[0].name()), (turns, "get_weather"));
+    }
     // Still ordinary functions.
     let _: fn(PromptRun) = sync_unit_body;
     let _ = summary_mentions_alice;

@@ -1,0 +1,278 @@
+//! The agent loop: call the model with the toolbox's tools, run the tools it calls, send the results
+//! back, until it answers without calling a tool or the turn limit is reached.
+//!
+//! The loop is written once, over a function that makes one model call, so that the harness (which
+//! calls through the engine: cassettes, accounting) and [`Toolbox::run`] (a bare provider client) share it.
+//! Every model call is a full request, so a cassette records and replays each turn under its own key.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::time::Duration;
+
+use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
+use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
+use crate::mcp::{self, McpError, McpSession};
+use crate::provider::{ProviderClient, ProviderError};
+use crate::tools::{Tool, Toolbox};
+
+/// The answer of an agent loop, over all its turns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentOutcome {
+    /// The final answer: `text`, stop reason and model of the last turn; token counts and cost summed
+    /// over all turns (`cost_usd` is `None` when any turn is unpriced); `tool_calls` of every turn.
+    pub result: CompletionResult,
+    /// The whole conversation: the request's messages, each assistant turn (text and tool calls), the
+    /// tool results, and the final answer.
+    pub transcript: Vec<Message>,
+    /// Model calls made.
+    pub turns: u32,
+    /// Wall time of the model calls, summed (tool time excluded; the recorded times when replayed).
+    pub latency: Duration,
+    /// Whether every turn was replayed from a cassette.
+    pub replayed: bool,
+}
+
+/// Why an agent loop gave no final answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AgentError {
+    /// The model was still calling tools on its last allowed turn.
+    #[error("agent loop reached max_turns = {max_turns} without a final answer; last tool calls: {}", list(.last_calls))]
+    MaxTurns {
+        /// The limit.
+        max_turns: u32,
+        /// The calls of the last turn (not run).
+        last_calls: Vec<ToolCall>,
+    },
+    /// An MCP server could not be used.
+    #[error(transparent)]
+    Mcp(#[from] McpError),
+    /// A model call failed.
+    #[error("turn {turn}: {source}")]
+    Provider {
+        /// The turn, from 1.
+        turn: u32,
+        /// The provider's error.
+        source: ProviderError,
+    },
+}
+
+fn list(calls: &[ToolCall]) -> String {
+    calls.iter().map(|c| format!("{}({})", c.name, c.arguments)).collect::<Vec<_>>().join(", ")
+}
+
+/// One model call's answer.
+pub(crate) struct Turn {
+    pub(crate) result: CompletionResult,
+    pub(crate) latency: Duration,
+    pub(crate) replayed: bool,
+}
+
+/// A failure of the loop: the model call's own error, or the loop's.
+pub(crate) enum LoopError<E> {
+    /// The model call of turn `turn` failed.
+    Call(u32, E),
+    /// The loop failed.
+    Agent(AgentError),
+}
+
+impl Toolbox {
+    /// Runs the agent loop with `client` outside the harness (no cassette, no accounting): the request
+    /// gets the toolbox's tools added, and MCP servers are connected for this run only.
+    pub async fn run(&self, client: &ProviderClient, request: CompletionRequest) -> Result<AgentOutcome, AgentError> {
+        let outcome = run_loop(self, request, |request| async move {
+            let started = std::time::Instant::now();
+            let result = client.complete(&request).await?;
+            Ok::<_, ProviderError>(Turn { result, latency: started.elapsed(), replayed: false })
+        })
+        .await;
+        outcome.map_err(|e| match e {
+            LoopError::Call(turn, source) => AgentError::Provider { turn, source },
+            LoopError::Agent(e) => e,
+        })
+    }
+}
+
+/// Where a tool call goes.
+enum Target<'a> {
+    Rust(&'a Tool),
+    Mcp(&'a McpSession),
+}
+
+/// Runs the loop, calling the model with `complete`.
+pub(crate) async fn run_loop<E, F, Fut>(
+    toolbox: &Toolbox,
+    mut request: CompletionRequest,
+    mut complete: F,
+) -> Result<AgentOutcome, LoopError<E>>
+where
+    F: FnMut(CompletionRequest) -> Fut,
+    Fut: Future<Output = Result<Turn, E>>,
+{
+    let sessions = mcp::connect_all(&toolbox.servers, toolbox.tool_timeout)
+        .await
+        .map_err(|e| LoopError::Agent(e.into()))?;
+    let outcome = converse(toolbox, &sessions, &mut request, &mut complete).await;
+    mcp::close_all(sessions).await;
+    outcome
+}
+
+async fn converse<E, F, Fut>(
+    toolbox: &Toolbox,
+    sessions: &[McpSession],
+    request: &mut CompletionRequest,
+    complete: &mut F,
+) -> Result<AgentOutcome, LoopError<E>>
+where
+    F: FnMut(CompletionRequest) -> Fut,
+    Fut: Future<Output = Result<Turn, E>>,
+{
+    let mut names: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
+    names.extend(toolbox.tools.iter().map(|t| t.name().to_string()));
+    let routes = mcp::route(&names, sessions).map_err(|e| LoopError::Agent(e.into()))?;
+    let mut targets: BTreeMap<&str, Target<'_>> = BTreeMap::new();
+    for (name, &i) in &routes {
+        targets.insert(name.as_str(), Target::Mcp(&sessions[i]));
+    }
+    for tool in &toolbox.tools {
+        targets.insert(tool.name(), Target::Rust(tool));
+    }
+    request.tools.extend(toolbox.tools.iter().map(|t| t.spec().clone()));
+    request.tools.extend(sessions.iter().flat_map(|s| s.tools.iter().cloned()));
+    let offered = offered_names(&request.tools);
+    let declared: BTreeSet<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+
+    let mut total = CompletionResult::default();
+    let mut priced = true;
+    let mut latency = Duration::ZERO;
+    let mut replayed = true;
+    let mut transcript = request.messages.clone();
+    for turn in 1..=toolbox.max_turns {
+        let Turn { result, latency: took, replayed: from_cassette } =
+            complete(request.clone()).await.map_err(|e| LoopError::Call(turn, e))?;
+        latency += took;
+        replayed &= from_cassette;
+        priced &= result.cost_usd.is_some();
+        add_usage(&mut total, &result);
+        total.tool_calls.extend(result.tool_calls.iter().cloned());
+        if result.tool_calls.is_empty() {
+            transcript.push(Message::assistant(result.text.clone()));
+            let final_calls = std::mem::take(&mut total.tool_calls);
+            let mut answer = CompletionResult { tool_calls: final_calls, ..result };
+            copy_usage(&mut answer, &total);
+            answer.cost_usd = priced.then_some(total.cost_usd.unwrap_or(0.0));
+            return Ok(AgentOutcome { result: answer, transcript, turns: turn, latency, replayed });
+        }
+        if turn == toolbox.max_turns {
+            return Err(LoopError::Agent(AgentError::MaxTurns {
+                max_turns: toolbox.max_turns,
+                last_calls: result.tool_calls,
+            }));
+        }
+        let assistant = assistant_message(&result);
+        let results = run_calls(&result.tool_calls, &targets, &declared, &offered, toolbox.tool_timeout).await;
+        let user = Message { role: Role::User, content: results };
+        request.messages.push(assistant.clone());
+        request.messages.push(user.clone());
+        transcript.push(assistant);
+        transcript.push(user);
+    }
+    unreachable!("max_turns is at least 1 and the last turn returns")
+}
+
+fn offered_names(tools: &[ToolSpec]) -> String {
+    tools.iter().map(|t| format!("`{}`", t.name)).collect::<Vec<_>>().join(", ")
+}
+
+fn add_usage(total: &mut CompletionResult, turn: &CompletionResult) {
+    total.input_tokens += turn.input_tokens;
+    total.output_tokens += turn.output_tokens;
+    total.cached_input_tokens += turn.cached_input_tokens;
+    total.cache_creation_tokens += turn.cache_creation_tokens;
+    total.thoughts_tokens += turn.thoughts_tokens;
+    total.cost_usd = Some(total.cost_usd.unwrap_or(0.0) + turn.cost_usd.unwrap_or(0.0));
+}
+
+fn copy_usage(answer: &mut CompletionResult, total: &CompletionResult) {
+    answer.input_tokens = total.input_tokens;
+    answer.output_tokens = total.output_tokens;
+    answer.cached_input_tokens = total.cached_input_tokens;
+    answer.cache_creation_tokens = total.cache_creation_tokens;
+    answer.thoughts_tokens = total.thoughts_tokens;
+}
+
+/// The model's turn as it goes back into the conversation: its text (providers reject empty text
+/// blocks, so none when it is empty and tools were called) and its tool calls, signatures kept.
+pub(crate) fn assistant_message(result: &CompletionResult) -> Message {
+    let mut content = Vec::new();
+    if !result.text.is_empty() || result.tool_calls.is_empty() {
+        content.push(ContentBlock::Text { text: result.text.clone() });
+    }
+    content.extend(result.tool_calls.iter().map(|c| ContentBlock::ToolUse {
+        id: c.id.clone(),
+        name: c.name.clone(),
+        input: c.arguments.clone(),
+        thought_signature: c.thought_signature.clone(),
+    }));
+    Message { role: Role::Assistant, content }
+}
+
+/// Runs the calls of one turn concurrently; each gives a result block, failures as `is_error` results.
+async fn run_calls(
+    calls: &[ToolCall],
+    targets: &BTreeMap<&str, Target<'_>>,
+    declared: &BTreeSet<&str>,
+    offered: &str,
+    timeout: Duration,
+) -> Vec<ContentBlock> {
+    let runs = calls.iter().map(|call| async move {
+        let outcome = match targets.get(call.name.as_str()) {
+            None if declared.contains(call.name.as_str()) => {
+                Err(format!("tool `{}` is declared but has no handler", call.name))
+            }
+            None => Err(format!("unknown tool `{}`; the tools are: {offered}", call.name)),
+            Some(target) => {
+                let arguments = call.arguments.clone();
+                let run = async {
+                    match target {
+                        Target::Rust(tool) => tool.call(arguments).await.map(|o| o.into_text()).map_err(|e| e.0),
+                        Target::Mcp(session) => session.call(&call.name, arguments).await,
+                    }
+                };
+                match tokio::time::timeout(timeout, run).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => Err(format!("tool `{}` timed out after {timeout:?}", call.name)),
+                }
+            }
+        };
+        let (content, is_error) = match outcome {
+            Ok(text) => (text, false),
+            Err(text) => (text, true),
+        };
+        ContentBlock::ToolResult { tool_use_id: call.id.clone(), name: call.name.clone(), content, is_error }
+    });
+    futures::future::join_all(runs).await
+}
+
+/// Runs the loop for one sample of the harness: every turn goes through the engine (cassettes and
+/// the run's accounting). The error is the sample's failure message.
+pub(crate) async fn run_in_scope(
+    scope: &RunScope,
+    provider: &str,
+    toolbox: &Toolbox,
+    request: CompletionRequest,
+) -> Result<AgentOutcome, String> {
+    let outcome = run_loop(toolbox, request, |request| async move {
+        let Completed { result, latency, replayed } =
+            engine().complete(scope, CallRole::Subject, provider, request).await?;
+        Ok::<_, CallError>(Turn { result, latency, replayed })
+    })
+    .await;
+    outcome.map_err(|e| match e {
+        // The engine already marked the run unavailable; the reason says how to record.
+        LoopError::Call(_, CallError::Unavailable(reason)) => reason,
+        LoopError::Call(turn, CallError::Failed(message)) => {
+            format!("model call failed (agent turn {turn}): {message}")
+        }
+        LoopError::Agent(e) => e.to_string(),
+    })
+}

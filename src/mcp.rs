@@ -1,0 +1,343 @@
+//! Live MCP servers as tool sources, through the official Rust SDK (`rmcp`): a stdio command
+//! ([`McpServer::stdio`]) or a streamable HTTP endpoint ([`McpServer::http`]).
+//!
+//! Each run of an agent test connects to its servers, lists their tools, calls them as the model asks,
+//! and closes the connections when the run ends (a stdio server gets its stdin closed, then SIGTERM,
+//! then a kill). Connecting per run keeps runs independent, and no process outlives its test.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock as McpContent};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ServiceExt;
+use serde_json::Value;
+use tokio::io::AsyncReadExt;
+
+use crate::completion::ToolSpec;
+use crate::redact::redact;
+
+/// How much of a stdio server's stderr is kept to explain a failed connection.
+const STDERR_TAIL: usize = 2000;
+
+/// A live MCP server to take tools from.
+#[derive(Clone)]
+pub struct McpServer {
+    transport: Transport,
+}
+
+#[derive(Clone)]
+enum Transport {
+    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<PathBuf> },
+    Http { url: String, headers: Vec<(String, String)> },
+}
+
+// Header values (tokens) and environment values (keys) are never shown.
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.transport {
+            Transport::Stdio { command, args, env, cwd } => f
+                .debug_struct("McpServer::stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            Transport::Http { url, headers } => f
+                .debug_struct("McpServer::http")
+                .field("url", url)
+                .field("headers", &headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                .finish(),
+        }
+    }
+}
+
+impl fmt::Display for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.transport {
+            Transport::Stdio { command, args, .. } => {
+                write!(f, "MCP server `{command}")?;
+                for arg in args {
+                    write!(f, " {arg}")?;
+                }
+                write!(f, "`")
+            }
+            Transport::Http { url, .. } => write!(f, "MCP server at {url}"),
+        }
+    }
+}
+
+impl McpServer {
+    /// A server started as a child process speaking MCP on its stdin and stdout.
+    pub fn stdio(command: impl Into<String>, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self {
+            transport: Transport::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+                cwd: None,
+            },
+        }
+    }
+
+    /// A server reached over streamable HTTP at `url` (e.g. `http://127.0.0.1:8000/mcp`).
+    pub fn http(url: impl Into<String>) -> Self {
+        Self { transport: Transport::Http { url: url.into(), headers: Vec::new() } }
+    }
+
+    /// Sets an environment variable of a stdio server (ignored for HTTP).
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Stdio { env, .. } = &mut self.transport {
+            env.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sets the working directory of a stdio server (ignored for HTTP).
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Transport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Adds a header to every HTTP request, e.g. `("authorization", "Bearer ...")` (ignored for stdio).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Http { headers, .. } = &mut self.transport {
+            headers.push((name.into(), value.into()));
+        }
+        self
+    }
+}
+
+/// Why an MCP server could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    /// The stdio command could not be started.
+    #[error("cannot start {server}: {message}")]
+    Spawn {
+        /// The server.
+        server: String,
+        /// Why.
+        message: String,
+    },
+    /// The MCP handshake or the tool listing failed.
+    #[error("{server}: {message}")]
+    Connect {
+        /// The server.
+        server: String,
+        /// Why, with the end of a stdio server's stderr.
+        message: String,
+    },
+    /// A header name or value is not valid HTTP.
+    #[error("{server}: invalid header `{name}`")]
+    Header {
+        /// The server.
+        server: String,
+        /// The header's name.
+        name: String,
+    },
+    /// Two sources offer a tool of the same name.
+    #[error("tool `{name}` is offered twice: by {first} and by {second}")]
+    DuplicateTool {
+        /// The tool's name.
+        name: String,
+        /// Where it came from first.
+        first: String,
+        /// Where it came again.
+        second: String,
+    },
+}
+
+/// An open connection to one server, with its tools.
+pub(crate) struct McpSession {
+    label: String,
+    service: RunningService<RoleClient, ()>,
+    /// The server's tools as specs.
+    pub(crate) tools: Vec<ToolSpec>,
+}
+
+impl McpSession {
+    /// Connects to `server` and lists its tools, giving up after `timeout`.
+    pub(crate) async fn connect(server: &McpServer, timeout: Duration) -> Result<Self, McpError> {
+        let label = server.to_string();
+        let connect_error = |message: String| McpError::Connect { server: label.clone(), message };
+        let stderr_tail = Arc::new(Mutex::new(String::new()));
+        let service = match &server.transport {
+            Transport::Stdio { command, args, env, cwd } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+                if let Some(dir) = cwd {
+                    cmd.current_dir(dir);
+                }
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .map_err(|e| McpError::Spawn { server: label.clone(), message: e.to_string() })?;
+                if let Some(mut stderr) = stderr {
+                    // Drained all along so a chatty server never blocks on a full pipe; the tail
+                    // explains a failed handshake.
+                    let tail = stderr_tail.clone();
+                    tokio::spawn(async move {
+                        let mut buf = [0u8; 1024];
+                        while let Ok(n) = stderr.read(&mut buf).await {
+                            if n == 0 {
+                                break;
+                            }
+                            let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                            tail.push_str(&String::from_utf8_lossy(&buf[..n]));
+                            if tail.len() > STDERR_TAIL {
+                                let mut cut = tail.len() - STDERR_TAIL;
+                                while !tail.is_char_boundary(cut) {
+                                    cut += 1;
+                                }
+                                tail.drain(..cut);
+                            }
+                        }
+                    });
+                }
+                tokio::time::timeout(timeout, ().serve(transport)).await
+            }
+            Transport::Http { url, headers } => {
+                let mut custom = std::collections::HashMap::new();
+                for (name, value) in headers {
+                    let header = || McpError::Header { server: label.clone(), name: name.clone() };
+                    custom.insert(
+                        reqwest::header::HeaderName::try_from(name.as_str()).map_err(|_| header())?,
+                        reqwest::header::HeaderValue::try_from(value.as_str()).map_err(|_| header())?,
+                    );
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                // reqwest is built without a bundled crypto provider; ring is ours (as in the engine).
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(timeout, ().serve(transport)).await
+            }
+        };
+        let with_stderr = |message: String| {
+            let tail = stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+            let tail = tail.trim();
+            if tail.is_empty() { message } else { format!("{message}; its stderr ends: {}", redact(tail)) }
+        };
+        let service = match service {
+            Ok(Ok(service)) => service,
+            Ok(Err(e)) => return Err(connect_error(with_stderr(format!("MCP handshake failed: {e}")))),
+            Err(_) => return Err(connect_error(with_stderr(format!("no MCP handshake within {timeout:?}")))),
+        };
+        let listed = match tokio::time::timeout(timeout, service.list_all_tools()).await {
+            Ok(Ok(tools)) => tools,
+            Ok(Err(e)) => {
+                let _ = service.cancel().await;
+                return Err(connect_error(with_stderr(format!("listing its tools failed: {e}"))));
+            }
+            Err(_) => {
+                let _ = service.cancel().await;
+                return Err(connect_error(format!("it did not list its tools within {timeout:?}")));
+            }
+        };
+        let tools = listed
+            .into_iter()
+            .map(|t| ToolSpec {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+            })
+            .collect();
+        Ok(Self { label, service, tools })
+    }
+
+    /// Calls tool `name`: the text of its result, or the error text the model should see.
+    pub(crate) async fn call(&self, name: &str, arguments: Value) -> Result<String, String> {
+        let mut params = CallToolRequestParams::new(name.to_string());
+        match arguments {
+            Value::Object(map) => params = params.with_arguments(map),
+            Value::Null => {}
+            other => return Err(format!("arguments must be a JSON object, not {other}")),
+        }
+        match self.service.call_tool(params).await {
+            Ok(result) => {
+                let is_error = result.is_error == Some(true);
+                let text = result_text(result);
+                if is_error { Err(text) } else { Ok(text) }
+            }
+            Err(e) => Err(format!("{}: {e}", self.label)),
+        }
+    }
+
+    /// Closes the connection (and stops a stdio server).
+    pub(crate) async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+/// The text a tool result shows the model: its text blocks, a description of other blocks, or its
+/// structured content when it has no content blocks.
+fn result_text(result: CallToolResult) -> String {
+    let parts: Vec<String> = result
+        .content
+        .iter()
+        .map(|block| match block {
+            McpContent::Text(text) => text.text.clone(),
+            McpContent::Image(image) => format!("[image {}]", image.mime_type),
+            McpContent::Audio(audio) => format!("[audio {}]", audio.mime_type),
+            McpContent::Resource(resource) => resource.get_text(),
+            McpContent::ResourceLink(link) => format!("[resource {}]", link.uri),
+            _ => "[content of an unsupported kind]".to_string(),
+        })
+        .collect();
+    if parts.is_empty() {
+        return result.structured_content.map(|v| v.to_string()).unwrap_or_default();
+    }
+    parts.join("\n")
+}
+
+/// Connects to every server at once; on any failure the ones already open are closed.
+pub(crate) async fn connect_all(servers: &[McpServer], timeout: Duration) -> Result<Vec<McpSession>, McpError> {
+    let outcomes = futures::future::join_all(servers.iter().map(|s| McpSession::connect(s, timeout))).await;
+    let mut sessions = Vec::new();
+    let mut failure = None;
+    for outcome in outcomes {
+        match outcome {
+            Ok(session) => sessions.push(session),
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
+    }
+    match failure {
+        None => Ok(sessions),
+        Some(e) => {
+            close_all(sessions).await;
+            Err(e)
+        }
+    }
+}
+
+/// Closes every session.
+pub(crate) async fn close_all(sessions: Vec<McpSession>) {
+    futures::future::join_all(sessions.into_iter().map(McpSession::close)).await;
+}
+
+/// Which session serves each tool name (after checking that no name comes twice).
+pub(crate) fn route(local: &[String], sessions: &[McpSession]) -> Result<BTreeMap<String, usize>, McpError> {
+    let mut origin: BTreeMap<String, String> = local.iter().map(|n| (n.clone(), "the Rust tools".to_string())).collect();
+    let mut routes = BTreeMap::new();
+    for (i, session) in sessions.iter().enumerate() {
+        for tool in &session.tools {
+            if let Some(first) = origin.insert(tool.name.clone(), session.label.clone()) {
+                return Err(McpError::DuplicateTool {
+                    name: tool.name.clone(),
+                    first,
+                    second: session.label.clone(),
+                });
+            }
+            routes.insert(tool.name.clone(), i);
+        }
+    }
+    Ok(routes)
+}
