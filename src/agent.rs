@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::time::Duration;
 
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
+use crate::completion::{
+    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
+};
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::mcp::{self, McpError, McpSession};
 use crate::provider::{ProviderClient, ProviderError};
@@ -57,7 +59,11 @@ pub enum AgentError {
 }
 
 fn list(calls: &[ToolCall]) -> String {
-    calls.iter().map(|c| format!("{}({})", c.name, c.arguments)).collect::<Vec<_>>().join(", ")
+    calls
+        .iter()
+        .map(|c| format!("{}({})", c.name, c.arguments))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One model call's answer.
@@ -78,11 +84,19 @@ pub(crate) enum LoopError<E> {
 impl Toolbox {
     /// Runs the agent loop with `client` outside the harness (no cassette, no accounting): the request
     /// gets the toolbox's tools added, and MCP servers are connected for this run only.
-    pub async fn run(&self, client: &ProviderClient, request: CompletionRequest) -> Result<AgentOutcome, AgentError> {
+    pub async fn run(
+        &self,
+        client: &ProviderClient,
+        request: CompletionRequest,
+    ) -> Result<AgentOutcome, AgentError> {
         let outcome = run_loop(self, request, |request| async move {
             let started = std::time::Instant::now();
             let result = client.complete(&request).await?;
-            Ok::<_, ProviderError>(Turn { result, latency: started.elapsed(), replayed: false })
+            Ok::<_, ProviderError>(Turn {
+                result,
+                latency: started.elapsed(),
+                replayed: false,
+            })
         })
         .await;
         outcome.map_err(|e| match e {
@@ -136,8 +150,12 @@ where
     for tool in &toolbox.tools {
         targets.insert(tool.name(), Target::Rust(tool));
     }
-    request.tools.extend(toolbox.tools.iter().map(|t| t.spec().clone()));
-    request.tools.extend(sessions.iter().flat_map(|s| s.tools.iter().cloned()));
+    request
+        .tools
+        .extend(toolbox.tools.iter().map(|t| t.spec().clone()));
+    request
+        .tools
+        .extend(sessions.iter().flat_map(|s| s.tools.iter().cloned()));
     let offered = offered_names(&request.tools);
     let declared: BTreeSet<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
 
@@ -147,8 +165,13 @@ where
     let mut replayed = true;
     let mut transcript = request.messages.clone();
     for turn in 1..=toolbox.max_turns {
-        let Turn { result, latency: took, replayed: from_cassette } =
-            complete(request.clone()).await.map_err(|e| LoopError::Call(turn, e))?;
+        let Turn {
+            result,
+            latency: took,
+            replayed: from_cassette,
+        } = complete(request.clone())
+            .await
+            .map_err(|e| LoopError::Call(turn, e))?;
         latency += took;
         replayed &= from_cassette;
         priced &= result.cost_usd.is_some();
@@ -157,10 +180,19 @@ where
         if result.tool_calls.is_empty() {
             transcript.push(Message::assistant(result.text.clone()));
             let final_calls = std::mem::take(&mut total.tool_calls);
-            let mut answer = CompletionResult { tool_calls: final_calls, ..result };
+            let mut answer = CompletionResult {
+                tool_calls: final_calls,
+                ..result
+            };
             copy_usage(&mut answer, &total);
             answer.cost_usd = priced.then_some(total.cost_usd.unwrap_or(0.0));
-            return Ok(AgentOutcome { result: answer, transcript, turns: turn, latency, replayed });
+            return Ok(AgentOutcome {
+                result: answer,
+                transcript,
+                turns: turn,
+                latency,
+                replayed,
+            });
         }
         if turn == toolbox.max_turns {
             return Err(LoopError::Agent(AgentError::MaxTurns {
@@ -169,8 +201,18 @@ where
             }));
         }
         let assistant = assistant_message(&result);
-        let results = run_calls(&result.tool_calls, &targets, &declared, &offered, toolbox.tool_timeout).await;
-        let user = Message { role: Role::User, content: results };
+        let results = run_calls(
+            &result.tool_calls,
+            &targets,
+            &declared,
+            &offered,
+            toolbox.tool_timeout,
+        )
+        .await;
+        let user = Message {
+            role: Role::User,
+            content: results,
+        };
         request.messages.push(assistant.clone());
         request.messages.push(user.clone());
         transcript.push(assistant);
@@ -180,7 +222,11 @@ where
 }
 
 fn offered_names(tools: &[ToolSpec]) -> String {
-    tools.iter().map(|t| format!("`{}`", t.name)).collect::<Vec<_>>().join(", ")
+    tools
+        .iter()
+        .map(|t| format!("`{}`", t.name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn add_usage(total: &mut CompletionResult, turn: &CompletionResult) {
@@ -205,7 +251,9 @@ fn copy_usage(answer: &mut CompletionResult, total: &CompletionResult) {
 pub(crate) fn assistant_message(result: &CompletionResult) -> Message {
     let mut content = Vec::new();
     if !result.text.is_empty() || result.tool_calls.is_empty() {
-        content.push(ContentBlock::Text { text: result.text.clone() });
+        content.push(ContentBlock::Text {
+            text: result.text.clone(),
+        });
     }
     content.extend(result.tool_calls.iter().map(|c| ContentBlock::ToolUse {
         id: c.id.clone(),
@@ -213,7 +261,10 @@ pub(crate) fn assistant_message(result: &CompletionResult) -> Message {
         input: c.arguments.clone(),
         thought_signature: c.thought_signature.clone(),
     }));
-    Message { role: Role::Assistant, content }
+    Message {
+        role: Role::Assistant,
+        content,
+    }
 }
 
 /// Runs the calls of one turn concurrently; each gives a result block, failures as `is_error` results.
@@ -226,15 +277,23 @@ async fn run_calls(
 ) -> Vec<ContentBlock> {
     let runs = calls.iter().map(|call| async move {
         let outcome = match targets.get(call.name.as_str()) {
-            None if declared.contains(call.name.as_str()) => {
-                Err(format!("tool `{}` is declared but has no handler", call.name))
-            }
-            None => Err(format!("unknown tool `{}`; the tools are: {offered}", call.name)),
+            None if declared.contains(call.name.as_str()) => Err(format!(
+                "tool `{}` is declared but has no handler",
+                call.name
+            )),
+            None => Err(format!(
+                "unknown tool `{}`; the tools are: {offered}",
+                call.name
+            )),
             Some(target) => {
                 let arguments = call.arguments.clone();
                 let run = async {
                     match target {
-                        Target::Rust(tool) => tool.call(arguments).await.map(|o| o.into_text()).map_err(|e| e.0),
+                        Target::Rust(tool) => tool
+                            .call(arguments)
+                            .await
+                            .map(|o| o.into_text())
+                            .map_err(|e| e.0),
                         Target::Mcp(session) => session.call(&call.name, arguments).await,
                     }
                 };
@@ -248,7 +307,12 @@ async fn run_calls(
             Ok(text) => (text, false),
             Err(text) => (text, true),
         };
-        ContentBlock::ToolResult { tool_use_id: call.id.clone(), name: call.name.clone(), content, is_error }
+        ContentBlock::ToolResult {
+            tool_use_id: call.id.clone(),
+            name: call.name.clone(),
+            content,
+            is_error,
+        }
     });
     futures::future::join_all(runs).await
 }
@@ -262,9 +326,18 @@ pub(crate) async fn run_in_scope(
     request: CompletionRequest,
 ) -> Result<AgentOutcome, String> {
     let outcome = run_loop(toolbox, request, |request| async move {
-        let Completed { result, latency, replayed } =
-            engine().complete(scope, CallRole::Subject, provider, request).await?;
-        Ok::<_, CallError>(Turn { result, latency, replayed })
+        let Completed {
+            result,
+            latency,
+            replayed,
+        } = engine()
+            .complete(scope, CallRole::Subject, provider, request)
+            .await?;
+        Ok::<_, CallError>(Turn {
+            result,
+            latency,
+            replayed,
+        })
     })
     .await;
     outcome.map_err(|e| match e {

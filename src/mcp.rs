@@ -11,11 +11,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock as McpContent};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::ServiceExt;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
@@ -33,15 +33,28 @@ pub struct McpServer {
 
 #[derive(Clone)]
 enum Transport {
-    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)>, cwd: Option<PathBuf> },
-    Http { url: String, headers: Vec<(String, String)> },
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 // Header values (tokens) and environment values (keys) are never shown.
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.transport {
-            Transport::Stdio { command, args, env, cwd } => f
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
                 .debug_struct("McpServer::stdio")
                 .field("command", command)
                 .field("args", args)
@@ -51,7 +64,10 @@ impl fmt::Debug for McpServer {
             Transport::Http { url, headers } => f
                 .debug_struct("McpServer::http")
                 .field("url", url)
-                .field("headers", &headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                .field(
+                    "headers",
+                    &headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+                )
                 .finish(),
         }
     }
@@ -74,7 +90,10 @@ impl fmt::Display for McpServer {
 
 impl McpServer {
     /// A server started as a child process speaking MCP on its stdin and stdout.
-    pub fn stdio(command: impl Into<String>, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+    pub fn stdio(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
         Self {
             transport: Transport::Stdio {
                 command: command.into(),
@@ -87,7 +106,12 @@ impl McpServer {
 
     /// A server reached over streamable HTTP at `url` (e.g. `http://127.0.0.1:8000/mcp`).
     pub fn http(url: impl Into<String>) -> Self {
-        Self { transport: Transport::Http { url: url.into(), headers: Vec::new() } }
+        Self {
+            transport: Transport::Http {
+                url: url.into(),
+                headers: Vec::new(),
+            },
+        }
     }
 
     /// Sets an environment variable of a stdio server (ignored for HTTP).
@@ -166,10 +190,18 @@ impl McpSession {
     /// Connects to `server` and lists its tools, giving up after `timeout`.
     pub(crate) async fn connect(server: &McpServer, timeout: Duration) -> Result<Self, McpError> {
         let label = server.to_string();
-        let connect_error = |message: String| McpError::Connect { server: label.clone(), message };
+        let connect_error = |message: String| McpError::Connect {
+            server: label.clone(),
+            message,
+        };
         let stderr_tail = Arc::new(Mutex::new(String::new()));
         let service = match &server.transport {
-            Transport::Stdio { command, args, env, cwd } => {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
                 if let Some(dir) = cwd {
@@ -178,7 +210,10 @@ impl McpSession {
                 let (transport, stderr) = TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
-                    .map_err(|e| McpError::Spawn { server: label.clone(), message: e.to_string() })?;
+                    .map_err(|e| McpError::Spawn {
+                        server: label.clone(),
+                        message: e.to_string(),
+                    })?;
                 if let Some(mut stderr) = stderr {
                     // Drained all along so a chatty server never blocks on a full pipe; the tail
                     // explains a failed handshake.
@@ -206,13 +241,19 @@ impl McpSession {
             Transport::Http { url, headers } => {
                 let mut custom = std::collections::HashMap::new();
                 for (name, value) in headers {
-                    let header = || McpError::Header { server: label.clone(), name: name.clone() };
+                    let header = || McpError::Header {
+                        server: label.clone(),
+                        name: name.clone(),
+                    };
                     custom.insert(
-                        reqwest::header::HeaderName::try_from(name.as_str()).map_err(|_| header())?,
-                        reqwest::header::HeaderValue::try_from(value.as_str()).map_err(|_| header())?,
+                        reqwest::header::HeaderName::try_from(name.as_str())
+                            .map_err(|_| header())?,
+                        reqwest::header::HeaderValue::try_from(value.as_str())
+                            .map_err(|_| header())?,
                     );
                 }
-                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
                 // reqwest is built without a bundled crypto provider; ring is ours (as in the engine).
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 let transport = StreamableHttpClientTransport::from_config(config);
@@ -222,22 +263,38 @@ impl McpSession {
         let with_stderr = |message: String| {
             let tail = stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
             let tail = tail.trim();
-            if tail.is_empty() { message } else { format!("{message}; its stderr ends: {}", redact(tail)) }
+            if tail.is_empty() {
+                message
+            } else {
+                format!("{message}; its stderr ends: {}", redact(tail))
+            }
         };
         let service = match service {
             Ok(Ok(service)) => service,
-            Ok(Err(e)) => return Err(connect_error(with_stderr(format!("MCP handshake failed: {e}")))),
-            Err(_) => return Err(connect_error(with_stderr(format!("no MCP handshake within {timeout:?}")))),
+            Ok(Err(e)) => {
+                return Err(connect_error(with_stderr(format!(
+                    "MCP handshake failed: {e}"
+                ))));
+            }
+            Err(_) => {
+                return Err(connect_error(with_stderr(format!(
+                    "no MCP handshake within {timeout:?}"
+                ))));
+            }
         };
         let listed = match tokio::time::timeout(timeout, service.list_all_tools()).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(e)) => {
                 let _ = service.cancel().await;
-                return Err(connect_error(with_stderr(format!("listing its tools failed: {e}"))));
+                return Err(connect_error(with_stderr(format!(
+                    "listing its tools failed: {e}"
+                ))));
             }
             Err(_) => {
                 let _ = service.cancel().await;
-                return Err(connect_error(format!("it did not list its tools within {timeout:?}")));
+                return Err(connect_error(format!(
+                    "it did not list its tools within {timeout:?}"
+                )));
             }
         };
         let tools = listed
@@ -248,7 +305,11 @@ impl McpSession {
                 input_schema: Value::Object((*t.input_schema).clone()),
             })
             .collect();
-        Ok(Self { label, service, tools })
+        Ok(Self {
+            label,
+            service,
+            tools,
+        })
     }
 
     /// Calls tool `name`: the text of its result, or the error text the model should see.
@@ -291,14 +352,21 @@ fn result_text(result: CallToolResult) -> String {
         })
         .collect();
     if parts.is_empty() {
-        return result.structured_content.map(|v| v.to_string()).unwrap_or_default();
+        return result
+            .structured_content
+            .map(|v| v.to_string())
+            .unwrap_or_default();
     }
     parts.join("\n")
 }
 
 /// Connects to every server at once; on any failure the ones already open are closed.
-pub(crate) async fn connect_all(servers: &[McpServer], timeout: Duration) -> Result<Vec<McpSession>, McpError> {
-    let outcomes = futures::future::join_all(servers.iter().map(|s| McpSession::connect(s, timeout))).await;
+pub(crate) async fn connect_all(
+    servers: &[McpServer],
+    timeout: Duration,
+) -> Result<Vec<McpSession>, McpError> {
+    let outcomes =
+        futures::future::join_all(servers.iter().map(|s| McpSession::connect(s, timeout))).await;
     let mut sessions = Vec::new();
     let mut failure = None;
     for outcome in outcomes {
@@ -324,8 +392,14 @@ pub(crate) async fn close_all(sessions: Vec<McpSession>) {
 }
 
 /// Which session serves each tool name (after checking that no name comes twice).
-pub(crate) fn route(local: &[String], sessions: &[McpSession]) -> Result<BTreeMap<String, usize>, McpError> {
-    let mut origin: BTreeMap<String, String> = local.iter().map(|n| (n.clone(), "the Rust tools".to_string())).collect();
+pub(crate) fn route(
+    local: &[String],
+    sessions: &[McpSession],
+) -> Result<BTreeMap<String, usize>, McpError> {
+    let mut origin: BTreeMap<String, String> = local
+        .iter()
+        .map(|n| (n.clone(), "the Rust tools".to_string()))
+        .collect();
     let mut routes = BTreeMap::new();
     for (i, session) in sessions.iter().enumerate() {
         for tool in &session.tools {

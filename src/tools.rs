@@ -97,7 +97,9 @@ pub struct Tool {
 
 impl fmt::Debug for Tool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tool").field("spec", &self.spec).finish_non_exhaustive()
+        f.debug_struct("Tool")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
     }
 }
 
@@ -136,13 +138,17 @@ impl Tool {
         E: fmt::Display,
     {
         let handler = Arc::new(handler);
-        Self::from_spec(ToolSpec::new(name, description, input_schema), move |args: Value| {
-            let handler = handler.clone();
-            async move {
-                let args: A = serde_json::from_value(args).map_err(|e| format!("invalid arguments: {e}"))?;
-                handler(args).await.map_err(|e| e.to_string())
-            }
-        })
+        Self::from_spec(
+            ToolSpec::new(name, description, input_schema),
+            move |args: Value| {
+                let handler = handler.clone();
+                async move {
+                    let args: A = serde_json::from_value(args)
+                        .map_err(|e| format!("invalid arguments: {e}"))?;
+                    handler(args).await.map_err(|e| e.to_string())
+                }
+            },
+        )
     }
 
     /// A tool from an existing spec and a handler (see [`Tool::new`]).
@@ -155,7 +161,12 @@ impl Tool {
     {
         let handler: Handler = Arc::new(move |args| {
             let future = handler(args);
-            Box::pin(async move { future.await.map(Into::into).map_err(|e| ToolError(e.to_string())) })
+            Box::pin(async move {
+                future
+                    .await
+                    .map(Into::into)
+                    .map_err(|e| ToolError(e.to_string()))
+            })
         });
         Self { spec, handler }
     }
@@ -178,8 +189,16 @@ impl Tool {
 
 impl ToolSpec {
     /// A tool declaration from its name, description and the JSON schema of its input.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
-        Self { name: name.into(), description: description.into(), input_schema }
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+        }
     }
 }
 
@@ -300,15 +319,24 @@ pub fn json_mismatch(expected: &Value, actual: &Value) -> Option<String> {
 
 fn mismatch_at(path: &str, expected: &Value, actual: &Value) -> Option<String> {
     match (expected, actual) {
-        (Value::Object(want), Value::Object(got)) => want.iter().find_map(|(key, want)| match got.get(key) {
-            Some(got) => mismatch_at(&format!("{path}.{key}"), want, got),
-            None => Some(format!("{path}.{key} is missing (expected {want})")),
-        }),
+        (Value::Object(want), Value::Object(got)) => {
+            want.iter().find_map(|(key, want)| match got.get(key) {
+                Some(got) => mismatch_at(&format!("{path}.{key}"), want, got),
+                None => Some(format!("{path}.{key} is missing (expected {want})")),
+            })
+        }
         (Value::Array(want), Value::Array(got)) => {
             if want.len() != got.len() {
-                return Some(format!("{path} has {} elements, expected {}: {actual}", got.len(), want.len()));
+                return Some(format!(
+                    "{path} has {} elements, expected {}: {actual}",
+                    got.len(),
+                    want.len()
+                ));
             }
-            want.iter().zip(got).enumerate().find_map(|(i, (w, g))| mismatch_at(&format!("{path}[{i}]"), w, g))
+            want.iter()
+                .zip(got)
+                .enumerate()
+                .find_map(|(i, (w, g))| mismatch_at(&format!("{path}[{i}]"), w, g))
         }
         (Value::Number(want), Value::Number(got)) if want.as_f64() == got.as_f64() => None,
         _ if expected == actual => None,
@@ -330,20 +358,32 @@ pub fn check_tool_called<'a>(
 ) -> Result<&'a ToolCall, ToolCallMismatch> {
     let named: Vec<&ToolCall> = calls.iter().filter(|c| c.name == name).collect();
     let Some(expected) = arguments else {
-        return named
-            .first()
-            .copied()
-            .ok_or_else(|| ToolCallMismatch(format!("the model did not call `{name}`; {}", describe_calls(calls))));
+        return named.first().copied().ok_or_else(|| {
+            ToolCallMismatch(format!(
+                "the model did not call `{name}`; {}",
+                describe_calls(calls)
+            ))
+        });
     };
     if let Some(call) = named.iter().find(|c| json_subset(expected, &c.arguments)) {
         return Ok(call);
     }
     if named.is_empty() {
-        return Err(ToolCallMismatch(format!("the model did not call `{name}`; {}", describe_calls(calls))));
+        return Err(ToolCallMismatch(format!(
+            "the model did not call `{name}`; {}",
+            describe_calls(calls)
+        )));
     }
     let why: Vec<String> = named
         .iter()
-        .map(|c| format!("{}({}): {}", c.name, c.arguments, json_mismatch(expected, &c.arguments).unwrap_or_default()))
+        .map(|c| {
+            format!(
+                "{}({}): {}",
+                c.name,
+                c.arguments,
+                json_mismatch(expected, &c.arguments).unwrap_or_default()
+            )
+        })
         .collect();
     Err(ToolCallMismatch(format!(
         "the model called `{name}` but never with arguments containing {expected}: {}",
@@ -353,12 +393,21 @@ pub fn check_tool_called<'a>(
 
 /// Checks that `calls` contain no call to `name`. The TOML assertion `not_tool_called` uses it.
 pub fn check_not_tool_called(calls: &[ToolCall], name: &str) -> Result<(), ToolCallMismatch> {
-    match calls.iter().filter(|c| c.name == name).collect::<Vec<_>>().as_slice() {
+    match calls
+        .iter()
+        .filter(|c| c.name == name)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         [] => Ok(()),
         found => Err(ToolCallMismatch(format!(
             "the model called `{name}` {} time(s), expected never: {}",
             found.len(),
-            found.iter().map(|c| format!("{}({})", c.name, c.arguments)).collect::<Vec<_>>().join(", ")
+            found
+                .iter()
+                .map(|c| format!("{}({})", c.name, c.arguments))
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }
@@ -368,7 +417,10 @@ pub(crate) fn describe_calls(calls: &[ToolCall]) -> String {
     if calls.is_empty() {
         return "it called no tool".to_string();
     }
-    let list: Vec<String> = calls.iter().map(|c| format!("{}({})", c.name, c.arguments)).collect();
+    let list: Vec<String> = calls
+        .iter()
+        .map(|c| format!("{}({})", c.name, c.arguments))
+        .collect();
     format!("it called: {}", list.join(", "))
 }
 
@@ -384,13 +436,20 @@ impl PromptRun {
     }
 
     /// Every call of tool `name`, in order.
-    pub fn tool_calls_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ToolCall> + 'a {
+    pub fn tool_calls_named<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a ToolCall> + 'a {
         self.tool_calls.iter().filter(move |c| c.name == name)
     }
 
     /// The first call of `name` whose arguments contain `arguments` (see [`json_subset`]); the error
     /// lists the calls the model made. `run.expect_tool_call("get_weather", json!({"city": "Paris"}))?`
-    pub fn expect_tool_call(&self, name: &str, arguments: Value) -> Result<&ToolCall, ToolCallMismatch> {
+    pub fn expect_tool_call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<&ToolCall, ToolCallMismatch> {
         check_tool_called(&self.tool_calls, name, Some(&arguments))
     }
 
@@ -406,7 +465,12 @@ mod tests {
     use serde_json::json;
 
     fn call(name: &str, arguments: Value) -> ToolCall {
-        ToolCall { id: "1".into(), name: name.into(), arguments, thought_signature: None }
+        ToolCall {
+            id: "1".into(),
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+        }
     }
 
     #[test]
@@ -424,41 +488,89 @@ mod tests {
             json_mismatch(&json!({"a": {"b": 1}}), &json!({"a": {"b": 2}})).as_deref(),
             Some("$.a.b is 2, expected 1")
         );
-        assert_eq!(json_mismatch(&json!({"x": 1}), &json!({})).as_deref(), Some("$.x is missing (expected 1)"));
+        assert_eq!(
+            json_mismatch(&json!({"x": 1}), &json!({})).as_deref(),
+            Some("$.x is missing (expected 1)")
+        );
     }
 
     #[test]
     fn tool_called_assertions() {
-        let calls = vec![call("search", json!({"q": "a"})), call("search", json!({"q": "b", "limit": 5}))];
-        assert_eq!(check_tool_called(&calls, "search", None).unwrap().arguments["q"], "a");
-        assert_eq!(check_tool_called(&calls, "search", Some(&json!({"q": "b"}))).unwrap().arguments["limit"], 5);
-        let err = check_tool_called(&calls, "search", Some(&json!({"q": "c"}))).unwrap_err().0;
-        assert!(err.contains("never with arguments containing {\"q\":\"c\"}"), "{err}");
+        let calls = vec![
+            call("search", json!({"q": "a"})),
+            call("search", json!({"q": "b", "limit": 5})),
+        ];
+        assert_eq!(
+            check_tool_called(&calls, "search", None).unwrap().arguments["q"],
+            "a"
+        );
+        assert_eq!(
+            check_tool_called(&calls, "search", Some(&json!({"q": "b"})))
+                .unwrap()
+                .arguments["limit"],
+            5
+        );
+        let err = check_tool_called(&calls, "search", Some(&json!({"q": "c"})))
+            .unwrap_err()
+            .0;
+        assert!(
+            err.contains("never with arguments containing {\"q\":\"c\"}"),
+            "{err}"
+        );
         assert!(err.contains("$.q is \"a\", expected \"c\""), "{err}");
         let err = check_tool_called(&calls, "delete", None).unwrap_err().0;
-        assert!(err.contains("did not call `delete`; it called: search({\"q\":\"a\"})"), "{err}");
-        assert!(check_tool_called(&[], "x", None).unwrap_err().0.contains("it called no tool"));
+        assert!(
+            err.contains("did not call `delete`; it called: search({\"q\":\"a\"})"),
+            "{err}"
+        );
+        assert!(
+            check_tool_called(&[], "x", None)
+                .unwrap_err()
+                .0
+                .contains("it called no tool")
+        );
         assert!(check_not_tool_called(&calls, "delete").is_ok());
         let err = check_not_tool_called(&calls, "search").unwrap_err().0;
-        assert!(err.starts_with("the model called `search` 2 time(s), expected never"), "{err}");
+        assert!(
+            err.starts_with("the model called `search` 2 time(s), expected never"),
+            "{err}"
+        );
     }
 
     #[tokio::test]
     async fn handlers_return_text_json_or_errors() {
-        let echo = Tool::new("echo", "d", json!({}), |args| async move { Ok::<_, String>(args) });
-        assert_eq!(echo.call(json!({"a": 1})).await, Ok(ToolOutput::Json(json!({"a": 1}))));
-        let failing = Tool::new("f", "d", json!({}), |_| async { Err::<String, _>("no such order") });
-        assert_eq!(failing.call(json!({})).await, Err(ToolError("no such order".into())));
+        let echo = Tool::new("echo", "d", json!({}), |args| async move {
+            Ok::<_, String>(args)
+        });
+        assert_eq!(
+            echo.call(json!({"a": 1})).await,
+            Ok(ToolOutput::Json(json!({"a": 1})))
+        );
+        let failing = Tool::new("f", "d", json!({}), |_| async {
+            Err::<String, _>("no such order")
+        });
+        assert_eq!(
+            failing.call(json!({})).await,
+            Err(ToolError("no such order".into()))
+        );
 
         #[derive(serde::Deserialize)]
         struct Add {
             a: i64,
             b: i64,
         }
-        let add = Tool::typed("add", "d", json!({}), |Add { a, b }| async move { Ok::<_, String>((a + b).to_string()) });
-        assert_eq!(add.call(json!({"a": 2, "b": 3})).await, Ok(ToolOutput::Text("5".into())));
+        let add = Tool::typed("add", "d", json!({}), |Add { a, b }| async move {
+            Ok::<_, String>((a + b).to_string())
+        });
+        assert_eq!(
+            add.call(json!({"a": 2, "b": 3})).await,
+            Ok(ToolOutput::Text("5".into()))
+        );
         let err = add.call(json!({"a": "x"})).await.unwrap_err().0;
         assert!(err.starts_with("invalid arguments: "), "{err}");
-        assert_eq!(ToolOutput::Json(json!({"ok": true})).into_text(), r#"{"ok":true}"#);
+        assert_eq!(
+            ToolOutput::Json(json!({"ok": true})).into_text(),
+            r#"{"ok":true}"#
+        );
     }
 }

@@ -67,7 +67,9 @@ pub(super) fn body(request: &CompletionRequest) -> Value {
 fn block(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::Text { text } => json!({"type": "text", "text": text}),
-        ContentBlock::ToolUse { id, name, input, .. } => {
+        ContentBlock::ToolUse {
+            id, name, input, ..
+        } => {
             json!({"type": "tool_use", "id": id, "name": name, "input": input})
         }
         ContentBlock::ToolResult {

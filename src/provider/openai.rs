@@ -68,7 +68,9 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        ContentBlock::ToolUse { id, name, input, .. } => Some(json!({
+                        ContentBlock::ToolUse {
+                            id, name, input, ..
+                        } => Some(json!({
                             "id": id,
                             "type": "function",
                             "function": {"name": name, "arguments": input.to_string()}
