@@ -3,7 +3,7 @@
 
 pub mod record;
 pub mod registry;
-mod rust_test;
+pub(crate) mod rust_test;
 mod summary;
 pub mod trial;
 
@@ -46,6 +46,8 @@ pub struct TrialDef {
     pub ignored: bool,
     /// The parent trial of a `::run_N` trial.
     pub parent: Option<String>,
+    /// The suite case it runs, for the reports of skipped and broken trials (plans carry their own).
+    pub case: Option<record::CaseInfo>,
     /// What running it does.
     pub kind: TrialKind,
 }
@@ -144,10 +146,17 @@ impl Harness {
                 // ignored only so that a plain run makes N calls, not 2N.
                 let named = def.parent.as_deref().is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
                 let ignored = def.ignored && !(named && !run_ignored);
+                let (name, case) = (def.name.clone(), def.case);
                 let trial = match def.kind {
                     TrialKind::Plan(build) => Trial::ignorable_test(def.name, move || trial::execute(build())),
-                    TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || Ok(Completion::ignored_with(reason))),
-                    TrialKind::Broken(message) => Trial::test(def.name, move || Err(Failed::from(message))),
+                    TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
+                        record::push(record::TrialRecord::unrun(name, record::Status::Ignored, &reason, case));
+                        Ok(Completion::ignored_with(reason))
+                    }),
+                    TrialKind::Broken(message) => Trial::test(def.name, move || {
+                        record::push(record::TrialRecord::unrun(name, record::Status::Failed, &message, case));
+                        Err(Failed::from(message))
+                    }),
                 };
                 trial.with_ignored_flag(ignored)
             })
@@ -257,7 +266,7 @@ impl HarnessFlags {
 
 /// Trials of the registered `#[prompt_test]` functions; with `--exact`, only the requested one is built.
 fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
-    let exact = args.filter.as_deref().filter(|_| args.exact);
+    let exact = exact_filter(args);
     let config = std::sync::Arc::new(config.clone());
     let mut defs = Vec::new();
     for test in inventory::iter::<RustTest> {
@@ -266,32 +275,43 @@ fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
             continue;
         }
         let runs = (test.spec)().runs;
-        let wanted = |n: &str| exact.is_none_or(|f| f == n);
-        if wanted(&name) {
+        defs.extend(trials_with_runs(&name, runs, exact, None, |trial_name, only_run| {
             let config = config.clone();
-            let trial_name = name.clone();
-            defs.push(TrialDef {
-                name: name.clone(),
-                ignored: false,
-                parent: None,
-                kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, None, &config))),
-            });
-        }
-        if runs > 1 {
-            for i in 1..=runs {
-                let run_name = format!("{name}::run_{i}");
-                if !wanted(&run_name) {
-                    continue;
-                }
-                let config = config.clone();
-                let trial_name = run_name.clone();
-                defs.push(TrialDef {
-                    name: run_name,
-                    ignored: true,
-                    parent: Some(name.clone()),
-                    kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, Some(i), &config))),
-                });
+            TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, only_run, &config)))
+        }));
+    }
+    defs
+}
+
+/// The name `--exact` asks for, if any.
+pub(crate) fn exact_filter(args: &Arguments) -> Option<&str> {
+    args.filter.as_deref().filter(|_| args.exact)
+}
+
+/// The trial `name` and, when it takes several runs, its `name::run_i` single-run trials (ignored unless
+/// named, with `name` as parent). With `--exact`, only the requested one. `build(trial name, only_run)`
+/// says what running each does.
+pub(crate) fn trials_with_runs(
+    name: &str,
+    runs: u32,
+    exact: Option<&str>,
+    case: Option<record::CaseInfo>,
+    mut build: impl FnMut(String, Option<u32>) -> TrialKind,
+) -> Vec<TrialDef> {
+    let wanted = |n: &str| exact.is_none_or(|f| f == n);
+    let mut defs = Vec::new();
+    if wanted(name) {
+        let kind = build(name.to_string(), None);
+        defs.push(TrialDef { name: name.to_string(), ignored: false, parent: None, case: case.clone(), kind });
+    }
+    if runs > 1 {
+        for i in 1..=runs {
+            let run_name = format!("{name}::run_{i}");
+            if !wanted(&run_name) {
+                continue;
             }
+            let kind = build(run_name.clone(), Some(i));
+            defs.push(TrialDef { name: run_name, ignored: true, parent: Some(name.to_string()), case: case.clone(), kind });
         }
     }
     defs
