@@ -69,12 +69,17 @@ fn custom(name: &str) -> Option<&'static CustomAssertion> {
     if BUILT_IN.contains(&name) || name == "weight" {
         return None;
     }
-    inventory::iter::<CustomAssertion>.into_iter().find(|c| c.name == name)
+    inventory::iter::<CustomAssertion>
+        .into_iter()
+        .find(|c| c.name == name)
 }
 
 /// Names of registered custom assertions, sorted.
 pub fn custom_names() -> Vec<&'static str> {
-    let mut names: Vec<&str> = inventory::iter::<CustomAssertion>.into_iter().map(|c| c.name).collect();
+    let mut names: Vec<&str> = inventory::iter::<CustomAssertion>
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
     names.sort_unstable();
     names.dedup();
     names
@@ -177,9 +182,11 @@ pub struct Assertion {
 /// Parses an `assert = [ ... ]` array.
 pub(crate) fn parse_list(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Vec<Assertion> {
     match node.get_ref() {
-        DeValue::Array(items) => {
-            items.iter().enumerate().filter_map(|(i, item)| parse_one(r, item, &format!("{path}[{i}]"))).collect()
-        }
+        DeValue::Array(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| parse_one(r, item, &format!("{path}[{i}]")))
+            .collect(),
         DeValue::Table(_) => parse_one(r, node, path).into_iter().collect(),
         other => {
             let found = a_type(other);
@@ -219,23 +226,45 @@ fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertio
     for (key, value) in table.iter() {
         let k = key.get_ref().as_ref();
         if k == "weight" {
-            weight = real(r, value, &format!("{path}.weight"), |w| w >= 0.0, "a weight of 0 or more (1 by default)")?;
+            weight = real(
+                r,
+                value,
+                &format!("{path}.weight"),
+                |w| w >= 0.0,
+                "a weight of 0 or more (1 by default)",
+            )?;
         } else if BUILT_IN.contains(&k) || custom(k).is_some() {
             kinds.push((key, value));
         } else {
             let all: Vec<&str> = BUILT_IN.iter().copied().chain(custom_names()).collect();
             let fix = match did_you_mean(k, all.iter().copied()) {
-                Some(close) => format!("did you mean `{close}`? Valid assertions: {}", valid_kinds()),
-                None => format!("use one of: {} (custom ones are registered with register_assertion!)", valid_kinds()),
+                Some(close) => format!(
+                    "did you mean `{close}`? Valid assertions: {}",
+                    valid_kinds()
+                ),
+                None => format!(
+                    "use one of: {} (custom ones are registered with register_assertion!)",
+                    valid_kinds()
+                ),
             };
-            r.problem(key.span(), &format!("{path}.{k}"), format!("unknown assertion `{k}`"), fix);
+            r.problem(
+                key.span(),
+                &format!("{path}.{k}"),
+                format!("unknown assertion `{k}`"),
+                fix,
+            );
             return None;
         }
     }
     let (key, value) = match kinds.as_slice() {
         [one] => *one,
         [] => {
-            r.problem(node.span(), path, "the table names no assertion", format!("add one of: {}", valid_kinds()));
+            r.problem(
+                node.span(),
+                path,
+                "the table names no assertion",
+                format!("add one of: {}", valid_kinds()),
+            );
             return None;
         }
         [_, second, ..] => {
@@ -252,12 +281,19 @@ fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertio
     let kind = key.get_ref().as_ref();
     let key_path = format!("{path}.{kind}");
     let check = check(r, kind, value, &key_path)?;
-    Some(Assertion { check, weight, at: r.at(&node.span()) })
+    Some(Assertion {
+        check,
+        weight,
+        at: r.at(&node.span()),
+    })
 }
 
 /// A string, or a non-empty array of strings.
 fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>> {
-    let example = format!("write `{key} = \"text\"` or `{key} = [\"one\", \"two\"]`", key = key.rsplit('.').next().unwrap_or(key));
+    let example = format!(
+        "write `{key} = \"text\"` or `{key} = [\"one\", \"two\"]`",
+        key = key.rsplit('.').next().unwrap_or(key)
+    );
     match node.get_ref() {
         DeValue::String(s) => Some(vec![s.to_string()]),
         DeValue::Array(items) if !items.is_empty() => {
@@ -267,7 +303,12 @@ fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>
                     DeValue::String(s) => out.push(s.to_string()),
                     other => {
                         let found = a_type(other);
-                        r.problem(item.span(), &format!("{key}[{i}]"), format!("expected a string, found {found}"), example.clone());
+                        r.problem(
+                            item.span(),
+                            &format!("{key}[{i}]"),
+                            format!("expected a string, found {found}"),
+                            example.clone(),
+                        );
                         return None;
                     }
                 }
@@ -280,7 +321,12 @@ fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>
         }
         other => {
             let found = a_type(other);
-            r.problem(node.span(), key, format!("expected a string or a list of strings, found {found}"), example);
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a string or a list of strings, found {found}"),
+                example,
+            );
             None
         }
     }
@@ -298,7 +344,9 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
                 match regex::RegexBuilder::new(&p).multi_line(true).build() {
                     Ok(re) => regexes.push(re),
                     Err(e) => {
-                        let why = e.to_string().lines().last().unwrap_or_default().trim().to_string();
+                        let text = e.to_string();
+                        let last = text.lines().last().unwrap_or_default().trim();
+                        let why = last.strip_prefix("error: ").unwrap_or(last).to_string();
                         r.problem(
                             node.span(),
                             key,
@@ -319,29 +367,67 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
             DeValue::Boolean(b) => Check::IsJson(*b),
             other => {
                 let found = a_type(other);
-                r.problem(node.span(), key, format!("expected true or false, found {found}"), "write `is_json = true` (or false: the output must not be JSON)");
+                r.problem(
+                    node.span(),
+                    key,
+                    format!("expected true or false, found {found}"),
+                    "write `is_json = true` (or false: the output must not be JSON)",
+                );
                 return None;
             }
         },
         "json_schema" => Check::JsonSchema(Arc::new(schema(r, node, key)?)),
-        "max_latency" => Check::MaxLatency(real(r, node, key, |x| x > 0.0, "a number of seconds above 0, e.g. `max_latency = 5`")?),
-        "max_cost" => Check::MaxCost(real(r, node, key, |x| x >= 0.0, "a cost in USD of 0 or more, e.g. `max_cost = 0.01`")?),
-        "max_tokens" => Check::MaxTokens(whole(r, node, key, 0, u64::MAX >> 1, "completion tokens")?),
-        "max_words" => Check::MaxWords(whole(r, node, key, 0, u64::MAX >> 1, "words in the output")?),
+        "max_latency" => Check::MaxLatency(real(
+            r,
+            node,
+            key,
+            |x| x > 0.0,
+            "a number of seconds above 0, e.g. `max_latency = 5`",
+        )?),
+        "max_cost" => Check::MaxCost(real(
+            r,
+            node,
+            key,
+            |x| x >= 0.0,
+            "a cost in USD of 0 or more, e.g. `max_cost = 0.01`",
+        )?),
+        "max_tokens" => {
+            Check::MaxTokens(whole(r, node, key, 0, u64::MAX >> 1, "completion tokens")?)
+        }
+        "max_words" => Check::MaxWords(whole(
+            r,
+            node,
+            key,
+            0,
+            u64::MAX >> 1,
+            "words in the output",
+        )?),
         "judge" => {
             let requirement = string(r, node, key, "\"The reply is polite.\"")?;
             if requirement.trim().is_empty() {
-                r.problem(node.span(), key, "the requirement is empty", "write what the judge must confirm: `judge = \"The reply is polite.\"`");
+                r.problem(
+                    node.span(),
+                    key,
+                    "the requirement is empty",
+                    "write what the judge must confirm: `judge = \"The reply is polite.\"`",
+                );
                 return None;
             }
             Check::Judge(requirement)
         }
         name => {
             let custom = custom(name)?;
-            let value = match <toml::Value as serde::Deserialize>::deserialize(toml::de::ValueDeserializer::from(node.clone())) {
+            let value = match <toml::Value as serde::Deserialize>::deserialize(
+                toml::de::ValueDeserializer::from(node.clone()),
+            ) {
                 Ok(v) => v,
                 Err(e) => {
-                    r.problem(node.span(), key, format!("cannot read the value: {}", e.message()), "write a plain TOML value");
+                    r.problem(
+                        node.span(),
+                        key,
+                        format!("cannot read the value: {}", e.message()),
+                        "write a plain TOML value",
+                    );
                     return None;
                 }
             };
@@ -354,10 +440,17 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
 fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::Validator> {
     let json = match node.get_ref() {
         DeValue::Table(_) => {
-            match <serde_json::Value as serde::Deserialize>::deserialize(toml::de::ValueDeserializer::from(node.clone())) {
+            match <serde_json::Value as serde::Deserialize>::deserialize(
+                toml::de::ValueDeserializer::from(node.clone()),
+            ) {
                 Ok(v) => v,
                 Err(e) => {
-                    r.problem(node.span(), key, format!("cannot read the schema: {}", e.message()), "write the schema as a TOML table of JSON values");
+                    r.problem(
+                        node.span(),
+                        key,
+                        format!("cannot read the schema: {}", e.message()),
+                        "write the schema as a TOML table of JSON values",
+                    );
                     return None;
                 }
             }
@@ -367,7 +460,11 @@ fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,
                 Err(e) => {
-                    let why = if e.kind() == std::io::ErrorKind::NotFound { "not found".to_string() } else { e.to_string() };
+                    let why = if e.kind() == std::io::ErrorKind::NotFound {
+                        "not found".to_string()
+                    } else {
+                        e.to_string()
+                    };
                     r.problem(
                         node.span(),
                         key,
@@ -383,7 +480,13 @@ fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::
                     r.problem(
                         node.span(),
                         key,
-                        format!("schema file `{file}` is not JSON: {} at {}:{}:{}", e, path.display(), e.line(), e.column()),
+                        format!(
+                            "schema file `{file}` is not JSON: {} at {}:{}:{}",
+                            e,
+                            path.display(),
+                            e.line(),
+                            e.column()
+                        ),
                         "correct the JSON in the schema file",
                     );
                     return None;
@@ -404,12 +507,10 @@ fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::
     match jsonschema::validator_for(&json) {
         Ok(v) => Some(v),
         Err(e) => {
-            let at = e.schema_path.as_str();
-            let at = if at.is_empty() { String::new() } else { format!(" (at {at})") };
             r.problem(
                 node.span(),
                 key,
-                format!("invalid JSON schema: {e}{at}"),
+                format!("invalid JSON schema: {e}"),
                 "correct the schema (JSON Schema draft 2020-12 unless `$schema` says otherwise)",
             );
             None
@@ -428,11 +529,17 @@ pub struct Verdict {
 
 impl Verdict {
     fn pass() -> Self {
-        Self { passed: true, detail: None }
+        Self {
+            passed: true,
+            detail: None,
+        }
     }
 
     fn fail(kind: &str, expected: impl std::fmt::Display, seen: impl std::fmt::Display) -> Self {
-        Self { passed: false, detail: Some(format!("{kind}: expected {expected}; saw {seen}")) }
+        Self {
+            passed: false,
+            detail: Some(format!("{kind}: expected {expected}; saw {seen}")),
+        }
     }
 }
 
@@ -456,15 +563,33 @@ fn seen_tail(output: &str) -> String {
 
 /// Around the first occurrence of `needle` (a byte range of `output`).
 fn seen_around(output: &str, start: usize, end: usize) -> String {
-    let before: String = output[..start].chars().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+    let before: String = output[..start]
+        .chars()
+        .rev()
+        .take(40)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     let after: String = output[end..].chars().take(40).collect();
     let lead = if before.len() < start { "…" } else { "" };
-    let trail = if after.len() < output.len() - end { "…" } else { "" };
-    format!("{:?}", format!("{lead}{before}{}{after}{trail}", &output[start..end]))
+    let trail = if after.len() < output.len() - end {
+        "…"
+    } else {
+        ""
+    };
+    format!(
+        "{:?}",
+        format!("{lead}{before}{}{after}{trail}", &output[start..end])
+    )
 }
 
 fn quoted_list(items: &[String]) -> String {
-    items.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn words(n: u64) -> &'static str {
@@ -477,35 +602,58 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
     let stripped = out.trim();
     match check {
         Check::Contains(needles) => {
-            let missing: Vec<String> = needles.iter().filter(|n| !out.contains(n.as_str())).cloned().collect();
+            let missing: Vec<String> = needles
+                .iter()
+                .filter(|n| !out.contains(n.as_str()))
+                .cloned()
+                .collect();
             if missing.is_empty() {
                 return Verdict::pass();
             }
             let expected = if needles.len() == 1 {
                 format!("the output to contain {}", quoted_list(needles))
             } else {
-                format!("the output to contain all of {} (missing {})", quoted_list(needles), quoted_list(&missing))
+                format!(
+                    "the output to contain all of {} (missing {})",
+                    quoted_list(needles),
+                    quoted_list(&missing)
+                )
             };
             Verdict::fail("contains", expected, seen(out))
         }
         Check::IContains(needles) => {
             let lower = out.to_lowercase();
-            let missing: Vec<String> = needles.iter().filter(|n| !lower.contains(&n.to_lowercase())).cloned().collect();
+            let missing: Vec<String> = needles
+                .iter()
+                .filter(|n| !lower.contains(&n.to_lowercase()))
+                .cloned()
+                .collect();
             if missing.is_empty() {
                 return Verdict::pass();
             }
             Verdict::fail(
                 "icontains",
-                format!("the output to contain {} ignoring case (missing {})", quoted_list(needles), quoted_list(&missing)),
+                format!(
+                    "the output to contain {} ignoring case (missing {})",
+                    quoted_list(needles),
+                    quoted_list(&missing)
+                ),
                 seen(out),
             )
         }
-        Check::NotContains(needles) => match needles.iter().find_map(|n| out.find(n.as_str()).map(|i| (n, i))) {
+        Check::NotContains(needles) => match needles
+            .iter()
+            .find_map(|n| out.find(n.as_str()).map(|i| (n, i)))
+        {
             None => Verdict::pass(),
             Some((needle, i)) => Verdict::fail(
                 "not_contains",
                 format!("the output not to contain {}", quoted_list(needles)),
-                format!("{needle:?} at character {}: {}", out[..i].chars().count() + 1, seen_around(out, i, i + needle.len())),
+                format!(
+                    "{needle:?} at character {}: {}",
+                    out[..i].chars().count() + 1,
+                    seen_around(out, i, i + needle.len())
+                ),
             ),
         },
         Check::Regex(regexes) => match regexes.iter().find(|re| !re.is_match(out)) {
@@ -516,46 +664,85 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
             if stripped == expected.trim() {
                 Verdict::pass()
             } else {
-                Verdict::fail("equals", format!("exactly {:?} (output stripped of surrounding whitespace)", expected.trim()), seen(out))
+                Verdict::fail(
+                    "equals",
+                    format!(
+                        "exactly {:?} (output stripped of surrounding whitespace)",
+                        expected.trim()
+                    ),
+                    seen(out),
+                )
             }
         }
         Check::StartsWith(prefix) => {
             if stripped.starts_with(prefix.as_str()) {
                 Verdict::pass()
             } else {
-                Verdict::fail("starts_with", format!("the output to start with {prefix:?}"), seen(out))
+                Verdict::fail(
+                    "starts_with",
+                    format!("the output to start with {prefix:?}"),
+                    seen(out),
+                )
             }
         }
         Check::EndsWith(suffix) => {
             if stripped.ends_with(suffix.as_str()) {
                 Verdict::pass()
             } else {
-                Verdict::fail("ends_with", format!("the output to end with {suffix:?}"), seen_tail(out))
+                Verdict::fail(
+                    "ends_with",
+                    format!("the output to end with {suffix:?}"),
+                    seen_tail(out),
+                )
             }
         }
         Check::IsJson(want) => match (serde_json::from_str::<serde_json::Value>(stripped), want) {
             (Ok(_), true) | (Err(_), false) => Verdict::pass(),
-            (Ok(_), false) => Verdict::fail("is_json", "output that is not JSON", format!("valid JSON: {}", seen(out))),
+            (Ok(_), false) => Verdict::fail(
+                "is_json",
+                "output that is not JSON",
+                format!("valid JSON: {}", seen(out)),
+            ),
             (Err(e), true) => {
-                let fence = if stripped.starts_with("```") { " (the JSON is wrapped in a ``` code fence)" } else { "" };
-                Verdict::fail("is_json", "the output to be JSON", format!("{e}{fence}: {}", seen(out)))
+                let fence = if stripped.starts_with("```") {
+                    " (the JSON is wrapped in a ``` code fence)"
+                } else {
+                    ""
+                };
+                Verdict::fail(
+                    "is_json",
+                    "the output to be JSON",
+                    format!("{e}{fence}: {}", seen(out)),
+                )
             }
         },
         Check::JsonSchema(validator) => match serde_json::from_str::<serde_json::Value>(stripped) {
-            Err(e) => Verdict::fail("json_schema", "JSON that follows the schema", format!("output that is not JSON ({e}): {}", seen(out))),
+            Err(e) => Verdict::fail(
+                "json_schema",
+                "JSON that follows the schema",
+                format!("output that is not JSON ({e}): {}", seen(out)),
+            ),
             Ok(value) => {
                 let errors: Vec<String> = validator
                     .iter_errors(&value)
                     .take(3)
                     .map(|e| {
                         let at = e.instance_path.as_str();
-                        if at.is_empty() { e.to_string() } else { format!("{at}: {e}") }
+                        if at.is_empty() {
+                            e.to_string()
+                        } else {
+                            format!("{at}: {e}")
+                        }
                     })
                     .collect();
                 if errors.is_empty() {
                     Verdict::pass()
                 } else {
-                    Verdict::fail("json_schema", "JSON that follows the schema", format!("{} in {}", errors.join("; "), seen(out)))
+                    Verdict::fail(
+                        "json_schema",
+                        "JSON that follows the schema",
+                        format!("{} in {}", errors.join("; "), seen(out)),
+                    )
                 }
             }
         },
@@ -564,13 +751,23 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
             if secs <= *max {
                 Verdict::pass()
             } else {
-                let recorded = if run.replayed { " (recorded latency)" } else { "" };
-                Verdict::fail("max_latency", format!("at most {max}s"), format!("{secs:.3}s{recorded}"))
+                let recorded = if run.replayed {
+                    " (recorded latency)"
+                } else {
+                    ""
+                };
+                Verdict::fail(
+                    "max_latency",
+                    format!("at most {max}s"),
+                    format!("{secs:.3}s{recorded}"),
+                )
             }
         }
         Check::MaxCost(max) => match run.cost_usd {
             Some(cost) if cost <= *max => Verdict::pass(),
-            Some(cost) => Verdict::fail("max_cost", format!("at most ${max}"), format!("${cost:.6}")),
+            Some(cost) => {
+                Verdict::fail("max_cost", format!("at most ${max}"), format!("${cost:.6}"))
+            }
             None => Verdict {
                 passed: true,
                 detail: Some(format!(
@@ -584,7 +781,11 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
             if run.output_tokens <= *max {
                 Verdict::pass()
             } else {
-                Verdict::fail("max_tokens", format!("at most {max} completion token{}", words(*max)), format!("{}", run.output_tokens))
+                Verdict::fail(
+                    "max_tokens",
+                    format!("at most {max} completion token{}", words(*max)),
+                    format!("{}", run.output_tokens),
+                )
             }
         }
         Check::MaxWords(max) => {
@@ -592,16 +793,38 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
             if n <= *max {
                 Verdict::pass()
             } else {
-                Verdict::fail("max_words", format!("at most {max} word{}", words(*max)), format!("{n} words: {}", seen(out)))
+                Verdict::fail(
+                    "max_words",
+                    format!("at most {max} word{}", words(*max)),
+                    format!("{n} words: {}", seen(out)),
+                )
             }
         }
-        Check::Judge(_) => Verdict { passed: false, detail: Some("judge: not asked".to_string()) },
+        Check::Judge(_) => Verdict {
+            passed: false,
+            detail: Some("judge: not asked".to_string()),
+        },
         Check::Custom(custom, value) => {
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (custom.check)(run, value)));
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                (custom.check)(run, value)
+            }));
             match outcome {
                 Ok(Ok(())) => Verdict::pass(),
-                Ok(Err(why)) => Verdict { passed: false, detail: Some(format!("{}: {why} (value {value}); saw {}", custom.name, seen(out))) },
-                Err(_) => Verdict { passed: false, detail: Some(format!("{}: the custom assertion panicked (value {value})", custom.name)) },
+                Ok(Err(why)) => Verdict {
+                    passed: false,
+                    detail: Some(format!(
+                        "{}: {why} (value {value}); saw {}",
+                        custom.name,
+                        seen(out)
+                    )),
+                },
+                Err(_) => Verdict {
+                    passed: false,
+                    detail: Some(format!(
+                        "{}: the custom assertion panicked (value {value})",
+                        custom.name
+                    )),
+                },
             }
         }
     }
@@ -610,9 +833,15 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
 /// Checks every assertion of a case on one run and scores it: `Ok` when every assertion passes, or,
 /// with a `threshold`, when the weight of the passing ones over all weights reaches it. The judge is
 /// asked once for all `judge` assertions (one call), and not at all when the case has already failed.
-pub async fn evaluate(asserts: &[Assertion], threshold: Option<f64>, run: &PromptRun) -> Result<(), String> {
-    let mut verdicts: Vec<Option<Verdict>> =
-        asserts.iter().map(|a| (!matches!(a.check, Check::Judge(_))).then(|| check_sync(&a.check, run))).collect();
+pub async fn evaluate(
+    asserts: &[Assertion],
+    threshold: Option<f64>,
+    run: &PromptRun,
+) -> Result<(), String> {
+    let mut verdicts: Vec<Option<Verdict>> = asserts
+        .iter()
+        .map(|a| (!matches!(a.check, Check::Judge(_))).then(|| check_sync(&a.check, run)))
+        .collect();
     let total: f64 = asserts.iter().map(|a| a.weight).sum();
     let sync_failed = verdicts.iter().flatten().any(|v| !v.passed);
     let best: f64 = asserts
@@ -637,7 +866,10 @@ pub async fn evaluate(asserts: &[Assertion], threshold: Option<f64>, run: &Promp
     if !questions.is_empty() {
         if decided {
             for (i, _) in &questions {
-                verdicts[*i] = Some(Verdict { passed: false, detail: Some("judge: not asked, the case fails anyway".into()) });
+                verdicts[*i] = Some(Verdict {
+                    passed: false,
+                    detail: Some("judge: not asked, the case fails anyway".into()),
+                });
             }
         } else {
             let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
@@ -647,12 +879,21 @@ pub async fn evaluate(asserts: &[Assertion], threshold: Option<f64>, run: &Promp
                         verdicts[*i] = Some(if verdict.passed {
                             Verdict::pass()
                         } else {
-                            let reasoning = verdict.reasoning.unwrap_or_else(|| "no reasoning given".into());
-                            let snippet = verdict.snippet.map(|s| format!(" (snippet {:?})", shorten(&s, 120))).unwrap_or_default();
+                            let reasoning = verdict
+                                .reasoning
+                                .unwrap_or_else(|| "no reasoning given".into());
+                            let snippet = verdict
+                                .snippet
+                                .map(|s| format!(" (snippet {:?})", shorten(&s, 120)))
+                                .unwrap_or_default();
                             Verdict::fail(
                                 "judge",
                                 format!("the judge to confirm {q:?}"),
-                                format!("{:?}: {}{snippet}", verdict.answer, shorten(&reasoning, 400)),
+                                format!(
+                                    "{:?}: {}{snippet}",
+                                    verdict.answer,
+                                    shorten(&reasoning, 400)
+                                ),
                             )
                         });
                     }
@@ -667,15 +908,27 @@ pub async fn evaluate(asserts: &[Assertion], threshold: Option<f64>, run: &Promp
         return Err(format!("judge: {e}"));
     }
 
-    let verdicts: Vec<Verdict> = verdicts.into_iter().map(|v| v.unwrap_or_else(Verdict::pass)).collect();
-    let passed_weight: f64 = asserts.iter().zip(&verdicts).filter(|(_, v)| v.passed).map(|(a, _)| a.weight).sum();
+    let verdicts: Vec<Verdict> = verdicts
+        .into_iter()
+        .map(|v| v.unwrap_or_else(Verdict::pass))
+        .collect();
+    let passed_weight: f64 = asserts
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v.passed)
+        .map(|(a, _)| a.weight)
+        .sum();
     let failed: Vec<String> = asserts
         .iter()
         .zip(&verdicts)
         .filter(|(_, v)| !v.passed)
         .map(|(a, v)| format!("{}: {}", a.at, v.detail.clone().unwrap_or_default()))
         .collect();
-    let score = if total > 0.0 { passed_weight / total } else { 1.0 };
+    let score = if total > 0.0 {
+        passed_weight / total
+    } else {
+        1.0
+    };
     let ok = match threshold {
         None => failed.is_empty(),
         Some(t) => score + 1e-9 >= t,
@@ -684,14 +937,23 @@ pub async fn evaluate(asserts: &[Assertion], threshold: Option<f64>, run: &Promp
         return Ok(());
     }
     let head = match threshold {
-        None => format!("{} of {} assertion{} failed:", failed.len(), asserts.len(), if asserts.len() == 1 { "" } else { "s" }),
+        None => format!(
+            "{} of {} assertion{} failed:",
+            failed.len(),
+            asserts.len(),
+            if asserts.len() == 1 { "" } else { "s" }
+        ),
         Some(t) => format!(
             "score {score:.2} is below the threshold {t} ({} of {} assertions failed; weight {passed_weight} of {total} passed):",
             failed.len(),
             asserts.len()
         ),
     };
-    let notes: Vec<String> = verdicts.iter().filter(|v| v.passed).filter_map(|v| v.detail.clone()).collect();
+    let notes: Vec<String> = verdicts
+        .iter()
+        .filter(|v| v.passed)
+        .filter_map(|v| v.detail.clone())
+        .collect();
     let mut lines = vec![head];
     lines.extend(failed.into_iter().map(|f| format!("- {f}")));
     lines.extend(notes.into_iter().map(|n| format!("note: {n}")));

@@ -55,7 +55,11 @@ pub fn trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
     let mut defs = Vec::new();
     let conflicts = assert::registry_conflicts();
     if !conflicts.is_empty() && wanted(REGISTRY_ERROR) {
-        defs.push(broken(REGISTRY_ERROR.to_string(), conflicts.join("\n"), None));
+        defs.push(broken(
+            REGISTRY_ERROR.to_string(),
+            conflicts.join("\n"),
+            None,
+        ));
     }
     let (files, problems) = discover(config);
     for (name, message) in problems {
@@ -95,12 +99,24 @@ pub fn load(file: &SuiteFile) -> Result<Suite, String> {
     let text = std::fs::read_to_string(&file.path)
         .map_err(|e| format!("{}: cannot read the suite file: {e}", file.display))?;
     let dir = file.path.parent().unwrap_or(Path::new("."));
-    parse::parse(&file.name, &file.display, dir, &text)
-        .map_err(|problems| problem::Report { file: &file.display, text: &text, problems: &problems }.to_string())
+    parse::parse(&file.name, &file.display, dir, &text).map_err(|problems| {
+        problem::Report {
+            file: &file.display,
+            text: &text,
+            problems: &problems,
+        }
+        .to_string()
+    })
 }
 
 fn broken(name: String, message: String, case: Option<CaseInfo>) -> TrialDef {
-    TrialDef { name, ignored: false, parent: None, case, kind: TrialKind::Broken(message) }
+    TrialDef {
+        name,
+        ignored: false,
+        parent: None,
+        case,
+        kind: TrialKind::Broken(message),
+    }
 }
 
 fn broken_case(file: &SuiteFile) -> CaseInfo {
@@ -139,9 +155,13 @@ pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
         let mut found = Vec::new();
         walk(root, &mut found);
         for path in found {
-            let Ok(relative) = path.strip_prefix(root) else { continue };
+            let Ok(relative) = path.strip_prefix(root) else {
+                continue;
+            };
             let relative = relative.to_string_lossy().replace('\\', "/");
-            let Some(stem) = relative.strip_suffix(SUFFIX) else { continue };
+            let Some(stem) = relative.strip_suffix(SUFFIX) else {
+                continue;
+            };
             files.push(SuiteFile {
                 name: stem.replace('/', "::"),
                 display: crate::engine::display_path(&path, &config.root),
@@ -155,7 +175,9 @@ pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
 }
 
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
@@ -204,15 +226,28 @@ pub fn suite_trials(config: &Config, suite: Suite, exact: Option<&str>) -> Vec<T
         };
         if let Some(reason) = &case.skip {
             if exact.is_none_or(|f| f == name) {
-                defs.push(TrialDef { name, ignored: true, parent: None, case: Some(info), kind: TrialKind::Skip(reason.clone()) });
+                // Not flagged ignored: the trial runs to report itself ignored with its reason (and a record).
+                defs.push(TrialDef {
+                    name,
+                    ignored: false,
+                    parent: None,
+                    case: Some(info),
+                    kind: TrialKind::Skip(reason.clone()),
+                });
             }
             continue;
         }
         let prepared = Arc::new(prepare(config, &suite, case, &name, info.clone()));
-        defs.extend(trials_with_runs(&name, prepared.runs, exact, Some(info), |trial_name, only_run| {
-            let prepared = prepared.clone();
-            TrialKind::Plan(Box::new(move || plan(prepared, trial_name, only_run)))
-        }));
+        defs.extend(trials_with_runs(
+            &name,
+            prepared.runs,
+            exact,
+            Some(info),
+            |trial_name, only_run| {
+                let prepared = prepared.clone();
+                TrialKind::Plan(Box::new(move || plan(prepared, trial_name, only_run)))
+            },
+        ));
     }
     defs
 }
@@ -221,10 +256,10 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
     let subject = subject_or_defaults(s.provider.clone(), s.model.clone(), config).map_err(|missing| {
-        let missing = missing.join(" and ");
+        let keys = missing.iter().map(|m| format!("`{m} = \"...\"`")).collect::<Vec<_>>().join(" and ");
         format!(
-            "case `{name}` names no {missing}: add `{missing} = \"...\"` to {} (at the top, or in the case) or set \
-             [defaults] in {}",
+            "case `{name}` names no {}: add {keys} to {} (at the top, or in the case) or set [defaults] in {}",
+            missing.join(" and "),
             suite.file,
             crate::config::CONFIG_FILE
         )
@@ -233,7 +268,11 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
     if !case.unused_inputs.is_empty() {
         warnings.push(format!(
             "case `{name}`: input(s) {} match no placeholder of the prompt and are not sent",
-            case.unused_inputs.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+            case.unused_inputs
+                .iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if case.asserts.is_empty() {
@@ -244,7 +283,12 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
     }
     if let Ok((_, model)) = &subject {
         let priced = crate::pricing::price_for(model, &config.prices).is_some();
-        if !priced && case.asserts.iter().any(|a| matches!(a.check, Check::MaxCost(_))) {
+        if !priced
+            && case
+                .asserts
+                .iter()
+                .any(|a| matches!(a.check, Check::MaxCost(_)))
+        {
             warnings.push(format!(
                 "case `{name}`: max_cost passes without a check: the price of {model} is unknown (add \
                  [prices.\"{model}\"] to {})",
@@ -258,7 +302,10 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
         vars: case.inputs.iter().cloned().collect(),
         subject,
         system: s.system.clone(),
-        max_tokens: s.max_tokens.or(config.defaults.max_tokens).unwrap_or(DEFAULT_MAX_TOKENS),
+        max_tokens: s
+            .max_tokens
+            .or(config.defaults.max_tokens)
+            .unwrap_or(DEFAULT_MAX_TOKENS),
         temperature: s.temperature.or(config.defaults.temperature),
         asserts: case.asserts.clone(),
         threshold: s.threshold,
@@ -289,13 +336,26 @@ fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
                 cache_system: false,
             };
             let messages = request.messages.clone();
-            let completed = engine().complete(&scope, CallRole::Subject, &provider, request).await;
-            let run = match prompt_run(completed, scope, p.prompt.clone(), p.vars.clone(), provider, model, messages) {
+            let completed = engine()
+                .complete(&scope, CallRole::Subject, &provider, request)
+                .await;
+            let run = match prompt_run(
+                completed,
+                scope,
+                p.prompt.clone(),
+                p.vars.clone(),
+                provider,
+                model,
+                messages,
+            ) {
                 Ok(run) => run,
                 Err(failed) => return failed,
             };
             let result = assert::evaluate(&p.asserts, p.threshold, &run).await;
-            Sample { result, output: Some(run.output) }
+            Sample {
+                result,
+                output: Some(run.output),
+            }
         })
     });
     Plan {
@@ -312,3 +372,5 @@ fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
         sample,
     }
 }
+#[cfg(test)]
+mod tests;

@@ -92,10 +92,33 @@ pub struct Suite {
     pub cases: Vec<Case>,
 }
 
-const SETTING_KEYS: [&str; 8] =
-    ["provider", "model", "max_tokens", "temperature", "system", "runs", "pass_threshold", "threshold"];
-const SUITE_KEYS: [&str; 7] = ["prompt", "prompt_id", "prompt_version", "dataset_version", "description", "assert", "cases"];
-const CASE_KEYS: [&str; 6] = ["name", "category", "description", "inputs", "assert", "skip"];
+const SETTING_KEYS: [&str; 8] = [
+    "provider",
+    "model",
+    "max_tokens",
+    "temperature",
+    "system",
+    "runs",
+    "pass_threshold",
+    "threshold",
+];
+const SUITE_KEYS: [&str; 7] = [
+    "prompt",
+    "prompt_id",
+    "prompt_version",
+    "dataset_version",
+    "description",
+    "assert",
+    "cases",
+];
+const CASE_KEYS: [&str; 6] = [
+    "name",
+    "category",
+    "description",
+    "inputs",
+    "assert",
+    "skip",
+];
 
 /// Reads the cursor of one file: its text, where relative paths start, and the problems found so far.
 pub(crate) struct Reader<'a> {
@@ -111,7 +134,13 @@ pub(crate) struct Reader<'a> {
 
 impl Reader<'_> {
     /// Notes a problem.
-    pub fn problem(&mut self, span: Range<usize>, key: &str, message: impl Into<String>, fix: impl Into<String>) {
+    pub fn problem(
+        &mut self,
+        span: Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) {
         self.problems.push(Problem::new(span, key, message, fix));
     }
 
@@ -140,11 +169,21 @@ pub(crate) fn a_type(value: &DeValue<'_>) -> &'static str {
 }
 
 /// Reads a string, or notes that `key` needs one (`example` shows a valid value).
-pub(crate) fn string(r: &mut Reader<'_>, node: &Node<'_>, key: &str, example: &str) -> Option<String> {
+pub(crate) fn string(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    example: &str,
+) -> Option<String> {
     match node.get_ref() {
         DeValue::String(s) => Some(s.to_string()),
         other => {
-            r.problem(node.span(), key, format!("expected a string, found {}", a_type(other)), format!("write `{key} = {example}`"));
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a string, found {}", a_type(other)),
+                format!("write `{key} = {example}`"),
+            );
             None
         }
     }
@@ -167,32 +206,65 @@ pub(crate) fn number(value: &DeValue<'_>) -> Option<f64> {
 }
 
 /// Reads a whole number in `min..=max`, or notes the problem.
-pub(crate) fn whole(r: &mut Reader<'_>, node: &Node<'_>, key: &str, min: u64, max: u64, meaning: &str) -> Option<u64> {
+pub(crate) fn whole(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    min: u64,
+    max: u64,
+    meaning: &str,
+) -> Option<u64> {
     match integer(node.get_ref()) {
         Some(n) if n >= i128::from(min) && n <= i128::from(max) => Some(n as u64),
         Some(n) => {
-            r.problem(node.span(), key, format!("{n} is out of range"), format!("use a whole number from {min} to {max} ({meaning})"));
+            r.problem(
+                node.span(),
+                key,
+                format!("{n} is out of range"),
+                format!("use a whole number from {min} to {max} ({meaning})"),
+            );
             None
         }
         None => {
             let found = a_type(node.get_ref());
-            r.problem(node.span(), key, format!("expected a whole number, found {found}"), format!("write `{key} = {min}` or more ({meaning})"));
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a whole number, found {found}"),
+                format!("write `{key} = {min}` or more ({meaning})"),
+            );
             None
         }
     }
 }
 
 /// Reads a number accepted by `ok`, or notes the problem (`allowed` describes the range).
-pub(crate) fn real(r: &mut Reader<'_>, node: &Node<'_>, key: &str, ok: impl Fn(f64) -> bool, allowed: &str) -> Option<f64> {
+pub(crate) fn real(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    ok: impl Fn(f64) -> bool,
+    allowed: &str,
+) -> Option<f64> {
     match number(node.get_ref()) {
         Some(x) if x.is_finite() && ok(x) => Some(x),
         Some(x) => {
-            r.problem(node.span(), key, format!("{x} is out of range"), format!("use {allowed}"));
+            r.problem(
+                node.span(),
+                key,
+                format!("{x} is out of range"),
+                format!("use {allowed}"),
+            );
             None
         }
         None => {
             let found = a_type(node.get_ref());
-            r.problem(node.span(), key, format!("expected a number, found {found}"), format!("use {allowed}"));
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a number, found {found}"),
+                format!("use {allowed}"),
+            );
             None
         }
     }
@@ -214,7 +286,10 @@ fn scalar_text(value: &DeValue<'_>) -> Option<String> {
 }
 
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub(crate) fn did_you_mean<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(crate) fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     candidates
         .into_iter()
         .map(|c| (edit_distance(word, c), c))
@@ -231,18 +306,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
             prev = cur;
         }
     }
     row[b.len()]
 }
 
-fn unknown_key(r: &mut Reader<'_>, key: &Spanned<std::borrow::Cow<'_, str>>, path: &str, valid: &[&str], place: &str) {
+fn unknown_key(
+    r: &mut Reader<'_>,
+    key: &Spanned<std::borrow::Cow<'_, str>>,
+    path: &str,
+    valid: &[&str],
+    place: &str,
+) {
     let name = key.get_ref().as_ref();
     let hint = match did_you_mean(name, valid.iter().copied()) {
-        Some(close) => format!("did you mean `{close}`? Valid keys {place}: {}", valid.join(", ")),
-        None => format!("remove it, or use one of the valid keys {place}: {}", valid.join(", ")),
+        Some(close) => format!(
+            "did you mean `{close}`? Valid keys {place}: {}",
+            valid.join(", ")
+        ),
+        None => format!(
+            "remove it, or use one of the valid keys {place}: {}",
+            valid.join(", ")
+        ),
     };
     r.problem(key.span(), path, format!("unknown key `{name}`"), hint);
 }
@@ -263,13 +354,22 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             )]);
         }
     };
-    let mut r = Reader { text, file, dir, problems: Vec::new() };
+    let mut r = Reader {
+        text,
+        file,
+        dir,
+        problems: Vec::new(),
+    };
     let table = root.get_ref();
 
     for (key, _) in table.iter() {
         let k = key.get_ref().as_ref();
         if !SUITE_KEYS.contains(&k) && !SETTING_KEYS.contains(&k) {
-            let valid: Vec<&str> = SUITE_KEYS.iter().chain(SETTING_KEYS.iter()).copied().collect();
+            let valid: Vec<&str> = SUITE_KEYS
+                .iter()
+                .chain(SETTING_KEYS.iter())
+                .copied()
+                .collect();
             unknown_key(&mut r, key, k, &valid, "at the top of a suite");
         }
     }
@@ -281,7 +381,12 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         let text = scalar_text(node.get_ref());
         if text.is_none() {
             let found = a_type(node.get_ref());
-            r.problem(node.span(), key, format!("expected a string, found {found}"), format!("write `{key} = \"...\"`"));
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a string, found {found}"),
+                format!("write `{key} = \"...\"`"),
+            );
         }
         text
     };
@@ -335,7 +440,12 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         return Err(problems);
     }
     let prompt_id = prompt_id
-        .or_else(|| prompt_file.as_ref().and_then(|f| Path::new(f).file_stem()).map(|s| s.to_string_lossy().into_owned()))
+        .or_else(|| {
+            prompt_file
+                .as_ref()
+                .and_then(|f| Path::new(f).file_stem())
+                .map(|s| s.to_string_lossy().into_owned())
+        })
         .unwrap_or_else(|| name.to_string());
     Ok(Suite {
         name: name.to_string(),
@@ -352,7 +462,9 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
 fn looks_like_path(value: &str) -> bool {
     !value.is_empty()
         && !value.contains(|c: char| c.is_whitespace() || c == '{' || c == '}')
-        && Path::new(value).extension().is_some_and(|e| !e.is_empty() && e.len() <= 8)
+        && Path::new(value)
+            .extension()
+            .is_some_and(|e| !e.is_empty() && e.len() <= 8)
 }
 
 /// The prompt template and, when it came from a file, the file as written.
@@ -367,10 +479,17 @@ fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<St
         );
         return (None, None);
     };
-    let Some(value) = string(r, node, "prompt", "\"support_reply.md\"") else { return (None, None) };
+    let Some(value) = string(r, node, "prompt", "\"support_reply.md\"") else {
+        return (None, None);
+    };
     if !looks_like_path(&value) {
         if value.trim().is_empty() {
-            r.problem(node.span(), "prompt", "the prompt is empty", "write the prompt text, or the name of a file beside the suite");
+            r.problem(
+                node.span(),
+                "prompt",
+                "the prompt is empty",
+                "write the prompt text, or the name of a file beside the suite",
+            );
         }
         return (Some(value), None);
     }
@@ -378,7 +497,11 @@ fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<St
     match std::fs::read_to_string(&path) {
         Ok(text) => (Some(text), Some(value)),
         Err(e) => {
-            let why = if e.kind() == std::io::ErrorKind::NotFound { "not found".to_string() } else { e.to_string() };
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "not found".to_string()
+            } else {
+                e.to_string()
+            };
             r.problem(
                 node.span(),
                 "prompt",
@@ -393,7 +516,13 @@ fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<St
 
 /// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
 fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
-    let path = |key: &str| if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
+    let path = |key: &str| {
+        if prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{prefix}.{key}")
+        }
+    };
     let mut s = Settings::default();
     if let Some(node) = table.get("provider") {
         s.provider = string(r, node, &path("provider"), "\"anthropic\"");
@@ -405,13 +534,28 @@ fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
         s.system = string(r, node, &path("system"), "\"You are a support agent.\"");
     }
     if let Some(node) = table.get("max_tokens") {
-        s.max_tokens = whole(r, node, &path("max_tokens"), 1, u64::from(u32::MAX), "the most tokens to generate").map(|n| n as u32);
+        s.max_tokens = whole(
+            r,
+            node,
+            &path("max_tokens"),
+            1,
+            u64::from(u32::MAX),
+            "the most tokens to generate",
+        )
+        .map(|n| n as u32);
     }
     if let Some(node) = table.get("runs") {
         s.runs = whole(r, node, &path("runs"), 1, 10_000, "samples per case").map(|n| n as u32);
     }
     if let Some(node) = table.get("temperature") {
-        s.temperature = real(r, node, &path("temperature"), |t| (0.0..=2.0).contains(&t), "a temperature from 0.0 to 2.0").map(|t| t as f32);
+        s.temperature = real(
+            r,
+            node,
+            &path("temperature"),
+            |t| (0.0..=2.0).contains(&t),
+            "a temperature from 0.0 to 2.0",
+        )
+        .map(|t| t as f32);
     }
     if let Some(node) = table.get("pass_threshold") {
         s.pass_threshold = real(
@@ -448,13 +592,22 @@ fn case(
     for (key, _) in table.iter() {
         let k = key.get_ref().as_ref();
         if !CASE_KEYS.contains(&k) && !SETTING_KEYS.contains(&k) {
-            let valid: Vec<&str> = CASE_KEYS.iter().chain(SETTING_KEYS.iter()).copied().collect();
+            let valid: Vec<&str> = CASE_KEYS
+                .iter()
+                .chain(SETTING_KEYS.iter())
+                .copied()
+                .collect();
             unknown_key(r, key, &format!("{path}.{k}"), &valid, "in a case");
         }
     }
     let name = match table.get("name") {
         None => {
-            r.problem(span.clone(), &format!("{path}.name"), "the case has no name", "add `name = \"...\"` (the trial is `<suite>::<name>`)");
+            r.problem(
+                span.clone(),
+                &format!("{path}.name"),
+                "the case has no name",
+                "add `name = \"...\"` (the trial is `<suite>::<name>`)",
+            );
             None
         }
         Some(node) => {
@@ -473,7 +626,9 @@ fn case(
             }
         }
     };
-    let category = table.get("category").and_then(|n| string(r, n, &format!("{path}.category"), "\"billing\""));
+    let category = table
+        .get("category")
+        .and_then(|n| string(r, n, &format!("{path}.category"), "\"billing\""));
     if let Some(node) = table.get("description") {
         string(r, node, &format!("{path}.description"), "\"...\"");
     }
@@ -484,8 +639,17 @@ fn case(
             DeValue::Boolean(true) => Some("skipped in the suite".to_string()),
             DeValue::Boolean(false) => None,
             other => {
-                let found = if matches!(other, DeValue::String(_)) { "an empty string" } else { a_type(other) };
-                r.problem(node.span(), &format!("{path}.skip"), format!("expected the reason as a string, found {found}"), "write `skip = \"why it is skipped\"`");
+                let found = if matches!(other, DeValue::String(_)) {
+                    "an empty string"
+                } else {
+                    a_type(other)
+                };
+                r.problem(
+                    node.span(),
+                    &format!("{path}.skip"),
+                    format!("expected the reason as a string, found {found}"),
+                    "write `skip = \"why it is skipped\"`",
+                );
                 None
             }
         },
@@ -493,11 +657,14 @@ fn case(
     let inputs_key = "inputs";
     let inputs_path = format!("{path}.{inputs_key}");
     let mut inputs = Vec::new();
+    // Every key written, well-typed or not: a mistyped input is one problem, not also a missing one.
+    let mut input_keys = Vec::new();
     if let Some(node) = table.get(inputs_key) {
         match node.get_ref() {
             DeValue::Table(values) => {
                 for (key, value) in values.iter() {
                     let k = key.get_ref().to_string();
+                    input_keys.push(k.clone());
                     match scalar_text(value.get_ref()) {
                         Some(v) => inputs.push((k, v)),
                         None => {
@@ -514,7 +681,12 @@ fn case(
             }
             other => {
                 let found = a_type(other);
-                r.problem(node.span(), &inputs_path, format!("expected a table, found {found}"), "write `inputs = { name = \"value\", ... }`");
+                r.problem(
+                    node.span(),
+                    &inputs_path,
+                    format!("expected a table, found {found}"),
+                    "write `inputs = { name = \"value\", ... }`",
+                );
             }
         }
     }
@@ -530,8 +702,11 @@ fn case(
         // A skipped case does not run: its inputs may be incomplete until it is ready.
         if skip.is_none() {
             for p in &placeholders {
-                if !inputs.iter().any(|(k, _)| k == p) {
-                    let span = table.get(inputs_key).map_or_else(|| table.get("name").map_or(span.clone(), |n| n.span()), |n| n.span());
+                if !input_keys.contains(p) {
+                    let span = table.get(inputs_key).map_or_else(
+                        || table.get("name").map_or(span.clone(), |n| n.span()),
+                        |n| n.span(),
+                    );
                     r.problem(
                         span,
                         &inputs_path,
@@ -541,12 +716,24 @@ fn case(
                 }
             }
         }
-        unused_inputs = inputs.iter().filter(|(k, _)| !placeholders.contains(k)).map(|(k, _)| k.clone()).collect();
+        unused_inputs = inputs
+            .iter()
+            .filter(|(k, _)| !placeholders.contains(k))
+            .map(|(k, _)| k.clone())
+            .collect();
     }
     if r.problems.len() > problems_before {
         return None;
     }
-    Some(Case { name: name?, category, inputs, asserts, skip, settings, unused_inputs })
+    Some(Case {
+        name: name?,
+        category,
+        inputs,
+        asserts,
+        skip,
+        settings,
+        unused_inputs,
+    })
 }
 
 #[cfg(test)]
@@ -555,8 +742,14 @@ mod tests {
 
     #[test]
     fn suggestions_catch_typos_only() {
-        assert_eq!(did_you_mean("contain", ["contains", "regex"]), Some("contains"));
-        assert_eq!(did_you_mean("promt", ["prompt", "provider"]), Some("prompt"));
+        assert_eq!(
+            did_you_mean("contain", ["contains", "regex"]),
+            Some("contains")
+        );
+        assert_eq!(
+            did_you_mean("promt", ["prompt", "provider"]),
+            Some("prompt")
+        );
         assert_eq!(did_you_mean("banana", ["contains", "regex"]), None);
         assert!(looks_like_path("support_reply.md"));
         assert!(looks_like_path("prompts/reply.txt"));

@@ -18,8 +18,18 @@ pub struct Problem {
 
 impl Problem {
     /// A problem at `span` for `key`.
-    pub fn new(span: Range<usize>, key: impl Into<String>, message: impl Into<String>, fix: impl Into<String>) -> Self {
-        Self { span, key: key.into(), message: message.into(), fix: fix.into() }
+    pub fn new(
+        span: Range<usize>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        Self {
+            span,
+            key: key.into(),
+            message: message.into(),
+            fix: fix.into(),
+        }
     }
 }
 
@@ -50,15 +60,28 @@ pub struct Report<'a> {
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.problems.len();
-        writeln!(f, "{} has {n} problem{}; no case of this suite ran:", self.file, if n == 1 { "" } else { "s" })?;
+        writeln!(
+            f,
+            "{} has {n} problem{}; no case of this suite ran:",
+            self.file,
+            if n == 1 { "" } else { "s" }
+        )?;
         for p in self.problems {
             let (line, column) = line_column(self.text, p.span.start);
-            let key = if p.key.is_empty() { String::new() } else { format!(" `{}`:", p.key) };
+            let key = if p.key.is_empty() {
+                String::new()
+            } else {
+                format!(" `{}`:", p.key)
+            };
             writeln!(f, "{}:{line}:{column}:{key} {}", self.file, p.message)?;
             if let Some(source) = self.text.lines().nth(line - 1) {
                 let gutter = line.to_string();
                 writeln!(f, "{gutter} | {source}")?;
-                let pad: String = source.chars().take(column - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                let pad: String = source
+                    .chars()
+                    .take(column - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
                 writeln!(f, "{} | {pad}^", " ".repeat(gutter.len()))?;
             }
             writeln!(f, "  fix: {}", p.fix)?;
