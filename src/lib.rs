@@ -45,12 +45,10 @@ mod run;
 mod suite;
 
 pub use cassette::CassetteMode;
-pub use completion::{
-    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
-};
+pub use completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
 pub use config::Config;
-pub use harness::{Harness, TrialDef, TrialKind, main};
 pub use judge::{JudgeError, JudgeVerdict};
+pub use harness::{Harness, TrialDef, TrialKind, main};
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
@@ -71,8 +69,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::harness::registry::{
-        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
-        provider_name,
+        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
     };
     pub use crate::suite::CustomAssertion;
     pub use inventory;

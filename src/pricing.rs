@@ -36,9 +36,6 @@ pub fn cost(result: &CompletionResult, price: &Price) -> f64 {
 }
 
 /// The list price of `model` (dated ids map to their family), overrides first.
-pub fn price_for(
-    model: &str,
-    overrides: &std::collections::BTreeMap<String, Price>,
-) -> Option<Price> {
+pub fn price_for(model: &str, overrides: &std::collections::BTreeMap<String, Price>) -> Option<Price> {
     overrides.get(model).cloned()
 }

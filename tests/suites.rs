@@ -1093,3 +1093,63 @@ fn custom_assertions_are_listed_in_unknown_assertion_messages() {
     assert!(error.contains("did you mean `min_sentences`?"), "{error}");
     assert!(error.contains("custom: min_sentences"), "{error}");
 }
+
+#[test]
+fn the_shipped_example_suites_are_valid() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_harness",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(
+            CHILD_ARGS,
+            serde_json::to_string(&["prompts", "--list"]).unwrap(),
+        )
+        .env("CARGO_MANIFEST_DIR", &root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("suite_file_error"), "{stdout}");
+    for trial in [
+        "assertions::france_sentence",
+        "assertions::france_json",
+        "assertions::italy_sentence::run_3",
+    ] {
+        assert!(
+            stdout.contains(&format!("{trial}: test")),
+            "{trial} not listed:\n{stdout}"
+        );
+    }
+    // The showcase uses every built-in assertion kind.
+    let text = std::fs::read_to_string(root.join("prompt-tests/assertions.evals.toml")).unwrap();
+    for kind in [
+        "contains",
+        "not_contains",
+        "icontains",
+        "regex",
+        "equals",
+        "starts_with",
+        "ends_with",
+        "is_json",
+        "json_schema",
+        "max_latency",
+        "max_cost",
+        "max_tokens",
+        "max_words",
+        "judge",
+    ] {
+        assert!(
+            text.contains(&format!("{{ {kind} = ")),
+            "the example does not use {kind}"
+        );
+    }
+}

@@ -144,32 +144,17 @@ impl Harness {
             .map(|def| {
                 // A filter that names a single run (and not its whole test) runs it: numbered runs are
                 // ignored only so that a plain run makes N calls, not 2N.
-                let named = def
-                    .parent
-                    .as_deref()
-                    .is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
+                let named = def.parent.as_deref().is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
                 let ignored = def.ignored && !(named && !run_ignored);
                 let (name, case) = (def.name.clone(), def.case);
                 let trial = match def.kind {
-                    TrialKind::Plan(build) => {
-                        Trial::ignorable_test(def.name, move || trial::execute(build()))
-                    }
+                    TrialKind::Plan(build) => Trial::ignorable_test(def.name, move || trial::execute(build())),
                     TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(
-                            name,
-                            record::Status::Ignored,
-                            &reason,
-                            case,
-                        ));
+                        record::push(record::TrialRecord::unrun(name, record::Status::Ignored, &reason, case));
                         Ok(Completion::ignored_with(reason))
                     }),
                     TrialKind::Broken(message) => Trial::test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(
-                            name,
-                            record::Status::Failed,
-                            &message,
-                            case,
-                        ));
+                        record::push(record::TrialRecord::unrun(name, record::Status::Failed, &message, case));
                         Err(Failed::from(message))
                     }),
                 };
@@ -183,21 +168,13 @@ impl Harness {
         if args.test_threads.is_none() {
             // Trials wait on the network, not the CPU: run as many as calls may be in flight.
             args.test_threads = Some(match crate::config::env_var("RUST_TEST_THREADS") {
-                Some(n) => n
-                    .parse()
-                    .map_err(|_| format!("RUST_TEST_THREADS={n:?} is not a whole number"))?,
+                Some(n) => n.parse().map_err(|_| format!("RUST_TEST_THREADS={n:?} is not a whole number"))?,
                 None => config.concurrency,
             });
         }
         let started = std::time::Instant::now();
-        let junit = ours
-            .junit
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
-        let report = ours
-            .report
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
+        let junit = ours.junit.clone().or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
+        let report = ours.report.clone().or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
         let engine = engine::install(config, mode);
         let conclusion = libtest_mimic::run(&args, trials);
         let records = record::all();
@@ -205,44 +182,30 @@ impl Harness {
         let mut failed = conclusion.has_failed();
         if let Some(path) = junit {
             if let Err(e) = crate::report::write_junit(&path, &records) {
-                eprintln!(
-                    "error: cannot write the JUnit report {}: {e}",
-                    path.display()
-                );
+                eprintln!("error: cannot write the JUnit report {}: {e}", path.display());
                 failed = true;
             }
         }
         if let Some(path) = report {
             if let Err(e) = crate::report::write_json(&path, &records) {
-                eprintln!(
-                    "error: cannot write the JSON report {}: {e}",
-                    path.display()
-                );
+                eprintln!("error: cannot write the JSON report {}: {e}", path.display());
                 failed = true;
             }
         }
         if ours.prune {
             if args.filter.is_some() || !args.skip.is_empty() {
-                eprintln!(
-                    "warning: --prune-cassettes ignored: it needs a run of every test (no filter, no --skip)"
-                );
+                eprintln!("warning: --prune-cassettes ignored: it needs a run of every test (no filter, no --skip)");
             } else {
                 for (path, result) in engine.cassettes.prune_all() {
                     match result {
                         Ok(0) => {}
-                        Ok(n) => {
-                            eprintln!("pruned {n} unused recording(s) from {}", path.display())
-                        }
+                        Ok(n) => eprintln!("pruned {n} unused recording(s) from {}", path.display()),
                         Err(e) => eprintln!("error: {e}"),
                     }
                 }
             }
         }
-        Ok(if failed {
-            ExitCode::from(101)
-        } else {
-            ExitCode::SUCCESS
-        })
+        Ok(if failed { ExitCode::from(101) } else { ExitCode::SUCCESS })
     }
 }
 
@@ -250,12 +213,7 @@ impl Harness {
 fn crate_root() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
-        .or_else(|| {
-            inventory::iter::<RustTest>
-                .into_iter()
-                .next()
-                .map(|t| PathBuf::from(t.manifest_dir))
-        })
+        .or_else(|| inventory::iter::<RustTest>.into_iter().next().map(|t| PathBuf::from(t.manifest_dir)))
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
 }
 
@@ -264,10 +222,9 @@ fn load_dotenv(root: &std::path::Path) -> Result<(), String> {
         Ok(()) => Ok(()),
         Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         // dotenvy's message quotes the line, which may hold a key: name only the position.
-        Err(dotenvy::Error::LineParse(_, index)) => Err(format!(
-            "{}: cannot parse the line at byte {index}",
-            root.join(".env").display()
-        )),
+        Err(dotenvy::Error::LineParse(_, index)) => {
+            Err(format!("{}: cannot parse the line at byte {index}", root.join(".env").display()))
+        }
         Err(e) => Err(format!("{}: {e}", root.join(".env").display())),
     }
 }
@@ -286,12 +243,9 @@ impl HarnessFlags {
         let mut flags = Self::default();
         let mut rest = Vec::with_capacity(argv.len());
         let mut iter = argv.into_iter();
-        let value_of =
-            |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
-                inline
-                    .or_else(|| iter.next())
-                    .ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
-            };
+        let value_of = |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
+            inline.or_else(|| iter.next()).ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
+        };
         while let Some(arg) = iter.next() {
             let (name, inline) = match arg.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
@@ -321,18 +275,10 @@ fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
             continue;
         }
         let runs = (test.spec)().runs;
-        defs.extend(trials_with_runs(
-            &name,
-            runs,
-            exact,
-            None,
-            |trial_name, only_run| {
-                let config = config.clone();
-                TrialKind::Plan(Box::new(move || {
-                    rust_test::plan(test, &trial_name, only_run, &config)
-                }))
-            },
-        ));
+        defs.extend(trials_with_runs(&name, runs, exact, None, |trial_name, only_run| {
+            let config = config.clone();
+            TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, only_run, &config)))
+        }));
     }
     defs
 }
@@ -356,13 +302,7 @@ pub(crate) fn trials_with_runs(
     let mut defs = Vec::new();
     if wanted(name) {
         let kind = build(name.to_string(), None);
-        defs.push(TrialDef {
-            name: name.to_string(),
-            ignored: false,
-            parent: None,
-            case: case.clone(),
-            kind,
-        });
+        defs.push(TrialDef { name: name.to_string(), ignored: false, parent: None, case: case.clone(), kind });
     }
     if runs > 1 {
         for i in 1..=runs {
@@ -371,13 +311,7 @@ pub(crate) fn trials_with_runs(
                 continue;
             }
             let kind = build(run_name.clone(), Some(i));
-            defs.push(TrialDef {
-                name: run_name,
-                ignored: true,
-                parent: Some(name.to_string()),
-                case: case.clone(),
-                kind,
-            });
+            defs.push(TrialDef { name: run_name, ignored: true, parent: Some(name.to_string()), case: case.clone(), kind });
         }
     }
     defs

@@ -45,10 +45,7 @@ pub struct ProviderClient {
 impl ProviderClient {
     /// A client for `endpoint`.
     pub fn new(endpoint: &EndpointConfig, retry: &RetryConfig, http: reqwest::Client) -> Self {
-        let api_key = endpoint
-            .api_key_env
-            .iter()
-            .find_map(|v| crate::config::env_var(v));
+        let api_key = endpoint.api_key_env.iter().find_map(|v| crate::config::env_var(v));
         Self {
             endpoint: endpoint.clone(),
             api_key,
@@ -72,10 +69,7 @@ impl ProviderClient {
     }
 
     /// Sends one request.
-    pub async fn complete(
-        &self,
-        _request: &CompletionRequest,
-    ) -> Result<CompletionResult, ProviderError> {
+    pub async fn complete(&self, _request: &CompletionRequest) -> Result<CompletionResult, ProviderError> {
         todo!("providers work")
     }
 }

@@ -898,13 +898,24 @@ pub async fn evaluate(
                         });
                     }
                 }
+                // The judge answered but not with a verdict: it did not confirm the requirements, so
+                // they fail as assertions (and weigh as such).
+                Err(e @ crate::judge::JudgeError::NoVerdict(_)) => {
+                    for (i, q) in &questions {
+                        verdicts[*i] = Some(Verdict::fail(
+                            "judge",
+                            format!("the judge to confirm {q:?}"),
+                            shorten(&e.to_string(), 400),
+                        ));
+                    }
+                }
                 Err(e) => judge_error = Some(e.to_string()),
             }
         }
     }
     if let Some(e) = judge_error {
-        // The judge could not answer (no judge configured, a failed call): that is not a verdict on
-        // the output, so it fails the run whatever the weights.
+        // The judge could not be asked (none configured, a failed call): that says nothing about the
+        // output, so it fails the run whatever the weights.
         return Err(format!("judge: {e}"));
     }
 
