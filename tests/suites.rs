@@ -8,6 +8,7 @@ use std::process::{Command, ExitCode};
 
 use prompt_tester::cassette::{Entry, entry_key};
 use prompt_tester::{CompletionRequest, CompletionResult, PromptRun, toml};
+use prompt_tester_testkit::{FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
 
 /// Set in the child process: the harness arguments, as JSON.
@@ -57,6 +58,8 @@ const SECRET: &str = "sk-test-0123456789abcdef";
 struct Fixture {
     root: PathBuf,
     cassettes: BTreeMap<String, Vec<Entry>>,
+    /// `PROMPT_TESTER_CASSETTE` for the child: `replay` unless a test calls a server.
+    mode: &'static str,
 }
 
 /// What a child run left.
@@ -76,18 +79,28 @@ impl Fixture {
         let fixture = Self {
             root,
             cassettes: BTreeMap::new(),
+            mode: "replay",
         };
-        fixture.file(
+        fixture.configure("http://127.0.0.1:9/v1");
+        fixture
+    }
+
+    /// Writes `prompt-tester.toml` with the `fake` provider at `base_url` (one attempt per call).
+    fn configure(&self, base_url: &str) {
+        self.file(
             "prompt-tester.toml",
             &format!(
                 r#"
+[retry]
+max_attempts = 1
+
 [defaults]
 provider = "{PROVIDER}"
 model = "{MODEL}"
 max_tokens = {MAX_TOKENS}
 
 [providers.{PROVIDER}]
-base_url = "http://127.0.0.1:9/v1"
+base_url = "{base_url}"
 
 [prices."{MODEL}"]
 input_mtok = 1.0
@@ -95,7 +108,6 @@ output_mtok = 2.0
 "#
             ),
         );
-        fixture
     }
 
     fn file(&self, relative: &str, text: &str) {
@@ -174,7 +186,7 @@ output_mtok = 2.0
         ])
         .env(CHILD_ARGS, serde_json::to_string(&argv).unwrap())
         .env("CARGO_MANIFEST_DIR", &self.root)
-        .env("PROMPT_TESTER_CASSETTE", "replay")
+        .env("PROMPT_TESTER_CASSETTE", self.mode)
         .env("PT_FAKE_API_KEY", SECRET)
         .env("NO_COLOR", "1");
         for var in [
@@ -1152,4 +1164,120 @@ fn the_shipped_example_suites_are_valid() {
             "the example does not use {kind}"
         );
     }
+}
+
+const GEO: &str = r#"prompt = "Capital of {country}?"
+
+[[cases]]
+name = "france"
+inputs = { country = "France" }
+assert = [{ contains = "Paris" }, { max_words = 10 }]
+
+[[cases]]
+name = "spain"
+inputs = { country = "Spain" }
+assert = [{ contains = "Madrid" }]
+
+[[cases]]
+name = "nowhere"
+inputs = { country = "Nowhere" }
+assert = [{ contains = "x" }]
+"#;
+
+/// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
+fn geo_server() -> FakeProvider {
+    FakeProvider::builder()
+        .respond_with(|request| match request.last_user_text().as_deref() {
+            Some("Capital of France?") => Reply::answer(request, "Paris is the capital."),
+            Some("Capital of Nowhere?") => Reply::error(
+                Wire::OpenAi,
+                400,
+                "invalid_request_error",
+                "no such country: Nowhere",
+            ),
+            _ => Reply::answer(request, "I do not know."),
+        })
+        .start()
+}
+
+#[test]
+fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
+    let fake = geo_server();
+    let mut f = Fixture::new("http");
+    f.configure(&fake.base_url(Wire::OpenAi));
+    f.mode = "off";
+    f.file("prompt-tests/geo.evals.toml", GEO);
+    let out = f.run(&[]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    assert_eq!(out.status_of("geo::france"), "ok", "{}", out.context());
+    assert_eq!(out.status_of("geo::spain"), "FAILED");
+    assert!(
+        out.failure("geo", "spain")
+            .contains(r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#)
+    );
+    let reason = out.failure("geo", "nowhere");
+    assert!(reason.starts_with("model call failed:"), "{reason}");
+    assert!(reason.contains("no such country: Nowhere"), "{reason}");
+
+    // What went over the wire: the rendered prompt, the model and the options of the suite.
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    let france = requests
+        .iter()
+        .find(|r| r.last_user_text().as_deref() == Some("Capital of France?"))
+        .unwrap();
+    let body = france.json.as_ref().unwrap();
+    assert_eq!(body["model"], MODEL);
+    assert_eq!(body["max_tokens"], MAX_TOKENS);
+    assert!(
+        f.root.join("prompt-tests/cassettes").read_dir().is_err(),
+        "cassettes are off: nothing recorded"
+    );
+    let suite = out.suite("geo");
+    assert_eq!(
+        (suite["passed"].as_u64(), suite["total"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(
+        suite["usage"]["subject"]["calls"], 2,
+        "the failed call is not counted as an answer"
+    );
+}
+
+#[test]
+fn a_suite_records_one_cassette_then_replays_it_offline() {
+    let fake = geo_server();
+    let mut f = Fixture::new("record");
+    f.configure(&fake.base_url(Wire::OpenAi));
+    f.mode = "auto";
+    f.file("prompt-tests/geo.evals.toml", GEO);
+    let first = f.run(&["--skip", "geo::nowhere"]);
+    assert_eq!(fake.request_count(), 2, "{}", first.context());
+    let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+    let entries = recorded["entries"].as_array().unwrap();
+    assert_eq!(
+        entries.len(),
+        2,
+        "one cassette per suite, one entry per call"
+    );
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["provider"] == PROVIDER && e["role"] == "subject")
+    );
+    drop(fake);
+
+    // The server is gone: replaying needs only the cassette.
+    f.mode = "replay";
+    let again = f.run(&["--skip", "geo::nowhere"]);
+    assert_eq!(again.status_of("geo::france"), "ok", "{}", again.context());
+    assert_eq!(again.status_of("geo::spain"), "FAILED");
+    assert!(
+        again.stderr.contains("(2 replayed from cassettes)"),
+        "{}",
+        again.context()
+    );
+    assert_eq!(again.suite("geo")["usage"]["subject"]["replayed"], 2);
 }
