@@ -26,8 +26,7 @@ fn parsed(text: &str, dir: &Path) -> Result<Suite, String> {
 
 fn problems(text: &str) -> String {
     parsed(text, Path::new("/nonexistent"))
-        .err()
-        .expect("the suite has problems")
+        .expect_err("the suite has problems")
 }
 
 fn run(output: &str) -> PromptRun {
