@@ -31,6 +31,8 @@ pub struct Tally {
     pub cache_creation_tokens: u64,
     /// Cost of the priced calls.
     pub cost_usd: f64,
+    /// Calls whose model has no known price (their cost is unknown, not zero).
+    pub unpriced_calls: u64,
 }
 
 impl Tally {
@@ -42,6 +44,7 @@ impl Tally {
         self.cached_input_tokens += result.cached_input_tokens;
         self.cache_creation_tokens += result.cache_creation_tokens;
         self.cost_usd += result.cost_usd.unwrap_or(0.0);
+        self.unpriced_calls += u64::from(result.cost_usd.is_none());
     }
 
     /// Adds another tally into this one.
@@ -53,6 +56,7 @@ impl Tally {
         self.cached_input_tokens += other.cached_input_tokens;
         self.cache_creation_tokens += other.cache_creation_tokens;
         self.cost_usd += other.cost_usd;
+        self.unpriced_calls += other.unpriced_calls;
     }
 }
 

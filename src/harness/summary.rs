@@ -7,8 +7,14 @@ use owo_colors::{OwoColorize, Stream};
 use super::record::{Status, TrialRecord};
 use crate::engine::Usage;
 
-fn usd(cost: f64, calls: u64) -> String {
-    if calls == 0 { "-".to_string() } else { format!("${cost:.5}") }
+/// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one.
+fn usd(tally: &crate::engine::Tally) -> String {
+    match (tally.calls, tally.unpriced_calls) {
+        (0, _) => "-".to_string(),
+        (calls, unpriced) if unpriced == calls => "unpriced".to_string(),
+        (_, 0) => format!("${:.5}", tally.cost_usd),
+        _ => format!("${:.5}+?", tally.cost_usd),
+    }
 }
 
 /// Prints the summary of `records` (nothing when no trial ran).
@@ -48,8 +54,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             rate,
             u.subject.calls + u.judge.calls,
             format!("{}/{}", u.subject.input_tokens + u.judge.input_tokens, u.subject.output_tokens + u.judge.output_tokens),
-            usd(u.subject.cost_usd, u.subject.calls),
-            usd(u.judge.cost_usd, u.judge.calls),
+            usd(&u.subject),
+            usd(&u.judge),
         );
         let line = match r.status {
             Status::Failed => line.if_supports_color(Stream::Stderr, |t| t.red()).to_string(),
@@ -71,13 +77,14 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             total.subject.input_tokens + total.judge.input_tokens,
             total.subject.output_tokens + total.judge.output_tokens
         ),
-        usd(total.subject.cost_usd, total.subject.calls),
-        usd(total.judge.cost_usd, total.judge.calls),
+        usd(&total.subject),
+        usd(&total.judge),
     ));
     out.push_str(&format!(
         "{passed} passed, {failed} failed, {ignored} ignored; {calls} model calls ({replayed} replayed from cassettes); \
-         total cost ${:.5}; wall time {:.2}s\n",
+         total cost ${:.5}{}; wall time {:.2}s\n",
         total.subject.cost_usd + total.judge.cost_usd,
+        if total.subject.unpriced_calls + total.judge.unpriced_calls > 0 { " + unpriced calls" } else { "" },
         wall.as_secs_f64()
     ));
     if !total.unpriced.is_empty() {
