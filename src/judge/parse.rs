@@ -223,7 +223,10 @@ pub fn describe(result: &CompletionResult) -> String {
             "max_tokens" | "length"
         )
     {
-        what.push_str(" (the reply was cut off at max_tokens: raise `max_tokens` under [judge])");
+        what.push_str(&format!(
+            " (the reply was cut off, stop reason `{reason}`: raise `max_tokens` under [judge], or the \
+             judge server's context size)"
+        ));
     }
     redact(&what).into_owned()
 }
@@ -436,7 +439,10 @@ mod tests {
         let err = single(&result).unwrap_err();
         assert!(err.contains('…'), "{err}");
         assert!(err.chars().count() < 400, "{err}");
-        assert!(err.contains("raise `max_tokens` under [judge]"), "{err}");
+        assert!(
+            err.contains("cut off, stop reason `max_tokens`: raise `max_tokens` under [judge]"),
+            "{err}"
+        );
         let mut blocked = text("");
         blocked.safety_filtered = true;
         assert!(single(&blocked).unwrap_err().contains("safety filter"));
