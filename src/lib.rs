@@ -69,5 +69,6 @@ pub mod __private {
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
     };
+    pub use crate::engine::{engine, install};
     pub use inventory;
 }
