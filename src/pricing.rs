@@ -1,4 +1,22 @@
 //! List prices (USD per million tokens) and the cost of a call.
+//!
+//! The built-in table carries the list prices of the public dataset pydantic/genai-prices (MIT),
+//! commit 47df840a, each with the date its authors last checked it (`checked`). Configuration
+//! (`[prices."model-id"]`) overrides or extends it.
+//!
+//! - A dated or suffixed id maps to its family by the longest known prefix that ends on a `-`, `@` or
+//!   `:` boundary, when what follows is a date or version (`claude-haiku-4-5-20251001`,
+//!   `gpt-4o-2024-08-06`, `gemini-2.5-pro-preview-03-25`, `claude-3-opus-latest`). A suffix naming
+//!   another product (`gpt-4o-audio-preview`, `o3-pro`, `gemini-2.5-flash-image`) does not match, so
+//!   such a model stays unpriced rather than priced wrongly.
+//! - Cache reads and writes have their own rates; Anthropic cache writes are priced at the 5-minute
+//!   rate (the usage does not say which lifetime was written). Thinking is already in output tokens.
+//! - Long-context tiers (e.g. past 200k prompt tokens for claude-sonnet-4-5 and gemini-2.5-pro,
+//!   272k for gpt-5.4): [`price_for`] gives the base tier, [`price_for_prompt`] applies the tier by
+//!   the prompt's size, and [`cost_of`] does both in one step.
+//! - Announced price changes are kept with their start date; the price in force today applies.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +53,574 @@ pub fn cost(result: &CompletionResult, price: &Price) -> f64 {
         / 1_000_000.0
 }
 
-/// The list price of `model` (dated ids map to their family), overrides first.
-pub fn price_for(model: &str, overrides: &std::collections::BTreeMap<String, Price>) -> Option<Price> {
-    overrides.get(model).cloned()
+/// The list price of `model` (dated ids map to their family), overrides first. Long-context tiers
+/// are not applied: see [`price_for_prompt`].
+pub fn price_for(model: &str, overrides: &BTreeMap<String, Price>) -> Option<Price> {
+    lookup(model, None, overrides, &today())
+}
+
+/// The price of `model` for a prompt of `prompt_tokens` (cached ones included), with the model's
+/// long-context tier when the prompt is past it. Overrides apply as they are (they have no tiers).
+pub fn price_for_prompt(
+    model: &str,
+    prompt_tokens: u64,
+    overrides: &BTreeMap<String, Price>,
+) -> Option<Price> {
+    lookup(model, Some(prompt_tokens), overrides, &today())
+}
+
+/// The cost of `result` from `model`, with the tier its prompt size falls in; `None` when the
+/// model's price is unknown.
+pub fn cost_of(
+    model: &str,
+    result: &CompletionResult,
+    overrides: &BTreeMap<String, Price>,
+) -> Option<f64> {
+    price_for_prompt(model, result.input_tokens, overrides).map(|price| cost(result, &price))
+}
+
+/// Today's date, `YYYY-MM-DD` (UTC), to pick the price period in force.
+fn today() -> String {
+    let date = time::OffsetDateTime::now_utc().date();
+    format!(
+        "{:04}-{:02}-{:02}",
+        date.year(),
+        u8::from(date.month()),
+        date.day()
+    )
+}
+
+/// Rates of one tier, USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rates {
+    input: f64,
+    output: f64,
+    cache_read: Option<f64>,
+    cache_write: Option<f64>,
+}
+
+/// One built-in price: a family id, the period it starts (`""` for always), the date it was
+/// checked, base rates and an optional long-context tier (`rates` past `threshold` prompt tokens).
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    family: &'static str,
+    from: &'static str,
+    checked: &'static str,
+    base: Rates,
+    long: Option<(u64, Rates)>,
+}
+
+const fn r(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Rates {
+    // A negative rate in the table means the dataset lists none (the input rate applies).
+    Rates {
+        input,
+        output,
+        cache_read: if cache_read < 0.0 {
+            None
+        } else {
+            Some(cache_read)
+        },
+        cache_write: if cache_write < 0.0 {
+            None
+        } else {
+            Some(cache_write)
+        },
+    }
+}
+
+const fn e(family: &'static str, checked: &'static str, base: Rates) -> Entry {
+    Entry {
+        family,
+        from: "",
+        checked,
+        base,
+        long: None,
+    }
+}
+
+const fn tiered(
+    family: &'static str,
+    checked: &'static str,
+    base: Rates,
+    threshold: u64,
+    long: Rates,
+) -> Entry {
+    Entry {
+        family,
+        from: "",
+        checked,
+        base,
+        long: Some((threshold, long)),
+    }
+}
+
+const fn from(mut entry: Entry, start: &'static str) -> Entry {
+    entry.from = start;
+    entry
+}
+
+/// No listed rate.
+const NONE: f64 = -1.0;
+
+/// From prices/{anthropic,google,openai}.yml of genai-prices @ 47df840a.
+static TABLE: &[Entry] = &[
+    // Anthropic (cache writes at the 5-minute rate).
+    e("claude-3-haiku", "2026-07-29", r(0.25, 1.25, 0.03, 0.3)),
+    e("claude-3-sonnet", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+    e("claude-3-opus", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
+    e("claude-3-5-haiku", "2026-07-29", r(0.8, 4.0, 0.08, 1.0)),
+    e("claude-3-5-sonnet", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+    e("claude-3-7-sonnet", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+    e("claude-haiku-4-5", "2026-07-29", r(1.0, 5.0, 0.1, 1.25)),
+    e("claude-sonnet-4", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+    e("claude-sonnet-4-0", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+    tiered(
+        "claude-sonnet-4-5",
+        "2026-07-29",
+        r(3.0, 15.0, 0.3, 3.75),
+        200_000,
+        r(6.0, 22.5, 0.6, 7.5),
+    ),
+    // The >200k surcharge of claude-sonnet-4-6 and claude-opus-4-6 ended on 2026-03-13.
+    tiered(
+        "claude-sonnet-4-6",
+        "2026-07-29",
+        r(3.0, 15.0, 0.3, 3.75),
+        200_000,
+        r(6.0, 22.5, 0.6, 7.5),
+    ),
+    from(
+        e("claude-sonnet-4-6", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+        "2026-03-13",
+    ),
+    e("claude-opus-4", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
+    e("claude-opus-4-0", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
+    e("claude-opus-4-1", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
+    e("claude-opus-4-5", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
+    tiered(
+        "claude-opus-4-6",
+        "2026-07-29",
+        r(5.0, 25.0, 0.5, 6.25),
+        200_000,
+        r(10.0, 37.5, 1.0, 12.5),
+    ),
+    from(
+        e("claude-opus-4-6", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
+        "2026-03-13",
+    ),
+    e("claude-opus-4-7", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
+    e("claude-opus-4-8", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
+    e("claude-opus-5", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
+    // Introductory price until 2026-08-31.
+    e("claude-sonnet-5", "2026-07-29", r(2.0, 10.0, 0.2, 2.5)),
+    from(
+        e("claude-sonnet-5", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
+        "2026-09-01",
+    ),
+    e("claude-fable-5", "2026-07-29", r(10.0, 50.0, 1.0, 12.5)),
+    // Google (Gemini bills cache storage per hour, not per written token: no write rate).
+    tiered(
+        "gemini-1.5-flash",
+        "2025-07-04",
+        r(0.075, 0.3, 0.01875, NONE),
+        128_000,
+        r(0.15, 0.6, 0.0375, NONE),
+    ),
+    tiered(
+        "gemini-1.5-pro",
+        "2025-06-22",
+        r(1.25, 5.0, NONE, NONE),
+        128_000,
+        r(2.5, 10.0, NONE, NONE),
+    ),
+    e("gemini-2.0-flash", "2025-07-04", r(0.1, 0.4, 0.025, NONE)),
+    e(
+        "gemini-2.0-flash-lite",
+        "2025-07-04",
+        r(0.075, 0.3, NONE, NONE),
+    ),
+    e("gemini-2.5-flash", "2025-10-31", r(0.3, 2.5, 0.03, NONE)),
+    e(
+        "gemini-2.5-flash-lite",
+        "2025-10-31",
+        r(0.1, 0.4, 0.01, NONE),
+    ),
+    tiered(
+        "gemini-2.5-pro",
+        "2025-10-31",
+        r(1.25, 10.0, 0.125, NONE),
+        200_000,
+        r(2.5, 15.0, 0.25, NONE),
+    ),
+    e(
+        "gemini-3-flash-preview",
+        "2025-12-19",
+        r(0.5, 3.0, 0.05, NONE),
+    ),
+    tiered(
+        "gemini-3-pro-preview",
+        "2025-11-18",
+        r(2.0, 12.0, 0.2, NONE),
+        200_000,
+        r(4.0, 18.0, 0.4, NONE),
+    ),
+    e(
+        "gemini-3.1-flash-lite",
+        "2026-05-12",
+        r(0.25, 1.5, 0.025, NONE),
+    ),
+    tiered(
+        "gemini-3.1-pro-preview",
+        "2026-02-23",
+        r(2.0, 12.0, 0.2, NONE),
+        200_000,
+        r(4.0, 18.0, 0.4, NONE),
+    ),
+    e("gemini-3.5-flash", "2026-05-19", r(1.5, 9.0, 0.15, NONE)),
+    e(
+        "gemini-3.5-flash-lite",
+        "2026-07-22",
+        r(0.3, 2.5, 0.03, NONE),
+    ),
+    // Introductory prices until 2026-12-31.
+    e("gemini-3.6-flash", "2026-08-13", r(0.75, 3.75, 0.075, NONE)),
+    from(
+        e("gemini-3.6-flash", "2026-08-13", r(1.5, 7.5, 0.15, NONE)),
+        "2027-01-01",
+    ),
+    e("gemini-3.7-flash", "2026-08-13", r(0.75, 3.75, 0.075, NONE)),
+    from(
+        e("gemini-3.7-flash", "2026-08-13", r(1.5, 7.5, 0.15, NONE)),
+        "2027-01-01",
+    ),
+    // OpenAI.
+    e("gpt-3.5-turbo", "2025-07-04", r(0.5, 1.5, NONE, NONE)),
+    e("gpt-4", "2025-07-04", r(30.0, 60.0, NONE, NONE)),
+    e("gpt-4-turbo", "2025-07-04", r(10.0, 30.0, NONE, NONE)),
+    e("gpt-4.1", "2025-07-04", r(2.0, 8.0, 0.5, NONE)),
+    e("gpt-4.1-mini", "2025-07-04", r(0.4, 1.6, 0.1, NONE)),
+    e("gpt-4.1-nano", "2025-07-04", r(0.1, 0.4, 0.025, NONE)),
+    e("gpt-4o", "2025-07-04", r(2.5, 10.0, 1.25, NONE)),
+    e("gpt-4o-mini", "2025-07-04", r(0.15, 0.6, 0.075, NONE)),
+    e("o1", "2025-07-04", r(15.0, 60.0, 7.5, NONE)),
+    e("o1-mini", "2025-07-04", r(1.1, 4.4, 0.55, NONE)),
+    // o3 dropped by 80% on 2025-06-10.
+    e("o3", "2025-07-12", r(10.0, 40.0, 0.5, NONE)),
+    from(e("o3", "2025-07-12", r(2.0, 8.0, 0.5, NONE)), "2025-06-10"),
+    e("o3-mini", "2025-07-04", r(1.1, 4.4, 0.55, NONE)),
+    e("o4-mini", "2025-07-04", r(1.1, 4.4, 0.275, NONE)),
+    e("gpt-5", "2025-11-13", r(1.25, 10.0, 0.125, NONE)),
+    e("gpt-5-mini", "2025-11-13", r(0.25, 2.0, 0.025, NONE)),
+    e("gpt-5-nano", "2025-11-13", r(0.05, 0.4, 0.005, NONE)),
+    e("gpt-5-pro", "2025-11-13", r(15.0, 120.0, NONE, NONE)),
+    e("gpt-5.1", "2025-11-13", r(1.25, 10.0, 0.125, NONE)),
+    e("gpt-5.2", "2025-12-11", r(1.75, 14.0, 0.175, NONE)),
+    e("gpt-5.2-pro", "2025-12-11", r(21.0, 168.0, NONE, NONE)),
+    e("gpt-5.3", "2026-05-07", r(1.75, 14.0, 0.175, NONE)),
+    tiered(
+        "gpt-5.4",
+        "2026-03-06",
+        r(2.5, 15.0, 0.25, NONE),
+        272_000,
+        r(5.0, 22.5, 0.5, NONE),
+    ),
+    e("gpt-5.4-mini", "2026-03-18", r(0.75, 4.5, 0.075, NONE)),
+    e("gpt-5.4-nano", "2026-03-18", r(0.2, 1.25, 0.02, NONE)),
+    tiered(
+        "gpt-5.4-pro",
+        "2026-03-06",
+        r(30.0, 180.0, NONE, NONE),
+        272_000,
+        r(60.0, 270.0, NONE, NONE),
+    ),
+    e("gpt-5.5", "2026-04-24", r(5.0, 30.0, 0.5, NONE)),
+    e("gpt-5.5-pro", "2026-04-24", r(30.0, 180.0, NONE, NONE)),
+    tiered(
+        "gpt-5.6",
+        "2026-08-02",
+        r(5.0, 30.0, 0.5, 6.25),
+        272_000,
+        r(10.0, 45.0, 1.0, 12.5),
+    ),
+    tiered(
+        "gpt-5.6-sol",
+        "2026-08-02",
+        r(5.0, 30.0, 0.5, 6.25),
+        272_000,
+        r(10.0, 45.0, 1.0, 12.5),
+    ),
+    // Luna and Terra prices dropped on 2026-07-30.
+    tiered(
+        "gpt-5.6-luna",
+        "2026-08-02",
+        r(1.0, 6.0, 0.1, 1.25),
+        272_000,
+        r(2.0, 9.0, 0.2, 2.5),
+    ),
+    from(
+        tiered(
+            "gpt-5.6-luna",
+            "2026-08-02",
+            r(0.2, 1.2, 0.02, 0.25),
+            272_000,
+            r(0.4, 1.8, 0.04, 0.5),
+        ),
+        "2026-07-30",
+    ),
+    tiered(
+        "gpt-5.6-terra",
+        "2026-08-02",
+        r(2.5, 15.0, 0.25, 3.125),
+        272_000,
+        r(5.0, 22.5, 0.5, 6.25),
+    ),
+    from(
+        tiered(
+            "gpt-5.6-terra",
+            "2026-08-02",
+            r(2.0, 12.0, 0.2, 2.5),
+            272_000,
+            r(4.0, 18.0, 0.4, 5.0),
+        ),
+        "2026-07-30",
+    ),
+];
+
+/// Words allowed right after a family id: versions and channels of the same model, not other
+/// products (`audio`, `realtime`, `pro`, `mini`, `image`, ... are not here on purpose).
+const SAME_MODEL_WORDS: &[&str] = &[
+    "latest",
+    "preview",
+    "exp",
+    "experimental",
+    "chat",
+    "codex",
+    "thinking",
+];
+
+/// Whether `rest`, what follows a family id in a model id, names a version of that same model.
+fn is_version_suffix(rest: &str) -> bool {
+    if rest.is_empty() {
+        return true;
+    }
+    let Some(body) = rest.strip_prefix(['-', '@', ':']) else {
+        return false;
+    };
+    let mut tokens = body.split(['-', '@', ':', '.']).filter(|t| !t.is_empty());
+    let Some(first) = tokens.next() else {
+        return false;
+    };
+    let is_digits = |t: &str| t.chars().all(|c| c.is_ascii_digit());
+    let is_version = |t: &str| t.len() >= 2 && t.starts_with('v') && is_digits(&t[1..]);
+    // A lone short number right after the family is a different model (claude-opus-4 vs
+    // claude-opus-4-1); dates and build numbers are at least three digits (20250514, 2024, 001).
+    let first_ok = (is_digits(first) && first.len() >= 3)
+        || SAME_MODEL_WORDS.contains(&first)
+        || is_version(first);
+    first_ok && tokens.all(|t| is_digits(t) || SAME_MODEL_WORDS.contains(&t) || is_version(t))
+}
+
+/// How well `family` fits `model`: its length when `model` is `family` plus a version suffix.
+fn fit(model: &str, family: &str) -> Option<usize> {
+    let rest = model.strip_prefix(family)?;
+    is_version_suffix(rest).then_some(family.len())
+}
+
+fn lookup(
+    model: &str,
+    prompt_tokens: Option<u64>,
+    overrides: &BTreeMap<String, Price>,
+    today: &str,
+) -> Option<Price> {
+    let model = model.trim();
+    if let Some(price) = overrides.get(model) {
+        return Some(price.clone());
+    }
+    let normalized = model.trim_start_matches("models/").to_ascii_lowercase();
+    let best_override = overrides
+        .iter()
+        .filter_map(|(family, price)| {
+            fit(&normalized, &family.to_ascii_lowercase()).map(|len| (len, price))
+        })
+        .max_by_key(|(len, _)| *len);
+    let best_builtin = TABLE
+        .iter()
+        .filter(|entry| entry.from.is_empty() || entry.from <= today)
+        .filter_map(|entry| fit(&normalized, entry.family).map(|len| (len, entry)))
+        // Longest family first; among periods of one family, the latest start in force.
+        .max_by(|(la, a), (lb, b)| la.cmp(lb).then_with(|| a.from.cmp(b.from)));
+    match (best_override, best_builtin) {
+        (Some((lo, price)), Some((lb, _))) if lo >= lb => Some(price.clone()),
+        (Some((_, price)), None) => Some(price.clone()),
+        (_, Some((_, entry))) => {
+            let rates = match (entry.long, prompt_tokens) {
+                (Some((threshold, long)), Some(tokens)) if tokens > threshold => long,
+                _ => entry.base,
+            };
+            Some(Price {
+                input_mtok: rates.input,
+                output_mtok: rates.output,
+                cache_read_mtok: rates.cache_read,
+                cache_write_mtok: rates.cache_write,
+                checked: Some(entry.checked.to_string()),
+            })
+        }
+        (None, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builtin(model: &str) -> Option<Price> {
+        lookup(model, None, &BTreeMap::new(), "2026-11-29")
+    }
+
+    fn rates(model: &str) -> Option<(f64, f64)> {
+        builtin(model).map(|p| (p.input_mtok, p.output_mtok))
+    }
+
+    #[test]
+    fn families_and_dated_ids() {
+        assert_eq!(rates("claude-haiku-4-5"), Some((1.0, 5.0)));
+        assert_eq!(rates("claude-haiku-4-5-20251001"), Some((1.0, 5.0)));
+        assert_eq!(rates("claude-sonnet-4-6"), Some((3.0, 15.0)));
+        assert_eq!(rates("claude-opus-4-7"), Some((5.0, 25.0)));
+        assert_eq!(rates("claude-opus-4-20250514"), Some((15.0, 75.0)));
+        assert_eq!(rates("claude-opus-4@20250514"), Some((15.0, 75.0)));
+        assert_eq!(rates("claude-3-opus-latest"), Some((15.0, 75.0)));
+        assert_eq!(rates("claude-3-5-sonnet-v2@20241022"), Some((3.0, 15.0)));
+        assert_eq!(rates("gpt-4o-2024-08-06"), Some((2.5, 10.0)));
+        assert_eq!(rates("gpt-4o-mini-2024-07-18"), Some((0.15, 0.6)));
+        assert_eq!(rates("o3-mini-2025-01-31"), Some((1.1, 4.4)));
+        assert_eq!(rates("gpt-5-chat-latest"), Some((1.25, 10.0)));
+        assert_eq!(rates("gemini-2.5-flash"), Some((0.3, 2.5)));
+        assert_eq!(rates("models/gemini-2.5-pro"), Some((1.25, 10.0)));
+        assert_eq!(rates("gemini-2.5-pro-preview-03-25"), Some((1.25, 10.0)));
+        assert_eq!(rates("gemini-2.0-flash-001"), Some((0.1, 0.4)));
+        assert_eq!(rates("gemini-2.0-flash-lite"), Some((0.075, 0.3)));
+        assert_eq!(rates("gemini-3.1-flash-lite-preview"), Some((0.25, 1.5)));
+        assert_eq!(
+            builtin("claude-haiku-4-5").unwrap().checked.as_deref(),
+            Some("2026-07-29")
+        );
+        assert_eq!(
+            builtin("claude-haiku-4-5").unwrap().cache_read_mtok,
+            Some(0.1)
+        );
+        assert_eq!(
+            builtin("claude-haiku-4-5").unwrap().cache_write_mtok,
+            Some(1.25)
+        );
+    }
+
+    #[test]
+    fn other_products_and_unknown_models_are_unpriced() {
+        for model in [
+            "gpt-4o-audio-preview",
+            "gpt-4o-realtime-preview",
+            "o3-pro",
+            "gemini-2.5-flash-image",
+            "claude-opus-4-9",
+            "gpt-5.7",
+            "gpt-4-32k",
+            "qwen3:0.6b",
+            "SmolLM2-135M-Instruct.Q4_1.gguf",
+            "",
+        ] {
+            assert_eq!(builtin(model), None, "{model}");
+        }
+    }
+
+    #[test]
+    fn periods_follow_the_date() {
+        let at = |model: &str, day: &str| {
+            lookup(model, None, &BTreeMap::new(), day).map(|p| p.input_mtok)
+        };
+        assert_eq!(at("claude-sonnet-5", "2026-08-31"), Some(2.0));
+        assert_eq!(at("claude-sonnet-5", "2026-09-01"), Some(3.0));
+        assert_eq!(at("gemini-3.6-flash", "2026-12-31"), Some(0.75));
+        assert_eq!(at("gemini-3.6-flash", "2027-01-01"), Some(1.5));
+        assert_eq!(at("o3", "2026-01-01"), Some(2.0));
+    }
+
+    #[test]
+    fn long_context_tiers() {
+        let none = BTreeMap::new();
+        let small = lookup(
+            "claude-sonnet-4-5-20250929",
+            Some(200_000),
+            &none,
+            "2026-11-29",
+        )
+        .unwrap();
+        assert_eq!((small.input_mtok, small.output_mtok), (3.0, 15.0));
+        let big = lookup(
+            "claude-sonnet-4-5-20250929",
+            Some(200_001),
+            &none,
+            "2026-11-29",
+        )
+        .unwrap();
+        assert_eq!(
+            (big.input_mtok, big.output_mtok, big.cache_read_mtok),
+            (6.0, 22.5, Some(0.6))
+        );
+        // The 4-6 surcharge is gone after 2026-03-13.
+        let flat = lookup("claude-sonnet-4-6", Some(500_000), &none, "2026-11-29").unwrap();
+        assert_eq!(flat.input_mtok, 3.0);
+        let before = lookup("claude-sonnet-4-6", Some(500_000), &none, "2026-03-12").unwrap();
+        assert_eq!(before.input_mtok, 6.0);
+        let gemini = lookup("gemini-2.5-pro", Some(250_000), &none, "2026-11-29").unwrap();
+        assert_eq!((gemini.input_mtok, gemini.output_mtok), (2.5, 15.0));
+    }
+
+    #[test]
+    fn overrides_win_and_map_dated_ids() {
+        let mut overrides = BTreeMap::new();
+        let mine = Price {
+            input_mtok: 9.0,
+            output_mtok: 9.0,
+            cache_read_mtok: None,
+            cache_write_mtok: None,
+            checked: None,
+        };
+        overrides.insert("claude-haiku-4-5".to_string(), mine.clone());
+        overrides.insert("gpt-4o".to_string(), mine.clone());
+        overrides.insert("my-local-model".to_string(), mine.clone());
+        assert_eq!(
+            price_for("claude-haiku-4-5", &overrides),
+            Some(mine.clone())
+        );
+        assert_eq!(
+            price_for("claude-haiku-4-5-20251001", &overrides),
+            Some(mine.clone())
+        );
+        assert_eq!(price_for("my-local-model", &overrides), Some(mine.clone()));
+        // An override of gpt-4o does not capture gpt-4o-mini, which the table knows better.
+        assert_eq!(
+            price_for("gpt-4o-mini", &overrides).unwrap().input_mtok,
+            0.15
+        );
+        assert_eq!(
+            price_for_prompt("claude-haiku-4-5", 1_000_000, &overrides),
+            Some(mine)
+        );
+    }
+
+    #[test]
+    fn cost_counts_cache_reads_writes_and_output() {
+        let price = builtin("claude-haiku-4-5").unwrap();
+        let result = CompletionResult {
+            input_tokens: 1_000_000 + 2_000_000 + 4_000_000,
+            cached_input_tokens: 2_000_000,
+            cache_creation_tokens: 4_000_000,
+            output_tokens: 1_000_000,
+            ..CompletionResult::default()
+        };
+        // 1M uncached at $1 + 2M read at $0.10 + 4M written at $1.25 + 1M out at $5.
+        assert!((cost(&result, &price) - (1.0 + 0.2 + 5.0 + 5.0)).abs() < 1e-9);
+        assert_eq!(cost_of("nope", &result, &BTreeMap::new()), None);
+    }
 }

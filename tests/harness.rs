@@ -1,1 +1,183 @@
+//! End-to-end tests of the harness: run the `harness_fixture` example binary with arguments and check
+//! libtest's output, exit codes, listing, filters, thresholds, per-run failure lines and single runs.
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixture binary, built by `cargo test` with the other examples.
+fn fixture_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let target = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let path = target.join("examples").join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
+        path.display()
+    );
+    path
+}
+
+/// A scratch crate root for one fixture run, so cassettes and configuration stay out of the repo.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("pt-harness-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(fixture_binary());
+        cmd.args(args)
+            .current_dir(&self.0)
+            .env("CARGO_MANIFEST_DIR", &self.0)
+            .env("NO_COLOR", "1")
+            .env_remove("PROMPT_TESTER_CASSETTE")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("PROMPT_TESTER_JUDGE_MODEL")
+            .env_remove("PROMPT_TESTER_JUDGE_PROVIDER")
+            .env_remove("RUST_TEST_THREADS");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Run(cmd.output().expect("the fixture runs"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Run(Output);
+
+impl Run {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    fn code(&self) -> Option<i32> {
+        self.0.status.code()
+    }
+    fn line_for(&self, trial: &str) -> String {
+        let needle = format!("test {trial} ... ");
+        self.stdout().lines().find(|l| l.starts_with(&needle)).unwrap_or_else(|| {
+            panic!("no result line for {trial} in:\n{}", self.stdout())
+        }).to_string()
+    }
+}
+
+#[test]
+fn list_prints_only_name_test_lines_including_numbered_runs() {
+    let scratch = Scratch::new("list");
+    let run = scratch.run(&["--list"], &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    let stdout = run.stdout();
+    for line in stdout.lines() {
+        assert!(line.ends_with(": test"), "unexpected --list line {line:?}");
+    }
+    let names: Vec<&str> = stdout.lines().map(|l| l.trim_end_matches(": test")).collect();
+    for expected in ["summary_passes", "flaky", "flaky::run_1", "flaky::run_5", "tolerant::run_3", "nested::fake_colour"] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+    assert!(!names.contains(&"summary_passes::run_1"), "single-run tests list no numbered runs");
+
+    // nextest asks for the ignored ones separately: exactly the numbered runs.
+    let ignored = scratch.run(&["--list", "--format", "terse", "--ignored"], &[]);
+    let ignored: Vec<String> = ignored.stdout().lines().map(|l| l.trim_end_matches(": test").to_string()).collect();
+    assert_eq!(ignored.len(), 8, "{ignored:?}");
+    assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
+}
+
+#[test]
+fn threshold_failure_lists_each_failed_run_and_the_count() {
+    let scratch = Scratch::new("flaky");
+    let run = scratch.run(&["flaky", "--exact"], &[]);
+    assert_eq!(run.code(), Some(101), "{}\n{}", run.stdout(), run.stderr());
+    assert_eq!(run.line_for("flaky"), "test flaky ... FAILED");
+    let stdout = run.stdout();
+    assert!(stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""), "{stdout}");
+    assert!(stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""), "{stdout}");
+    assert!(!stdout.contains("[run 1/5]"), "{stdout}");
+    assert!(stdout.contains("3/5 runs passed (need 4, threshold 80%)"), "{stdout}");
+    assert!(stdout.contains("test result: FAILED. 0 passed; 1 failed; 0 ignored"), "{stdout}");
+    // The summary on stderr counts the five calls.
+    assert!(run.stderr().contains("prompt-tester summary"), "{}", run.stderr());
+}
+
+#[test]
+fn a_met_threshold_passes_despite_a_panicking_run() {
+    let scratch = Scratch::new("tolerant");
+    let run = scratch.run(&["tolerant", "--exact"], &[]);
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    assert_eq!(run.line_for("tolerant"), "test tolerant ... ok");
+}
+
+#[test]
+fn a_filter_naming_one_run_runs_it_strictly() {
+    let scratch = Scratch::new("single");
+    let bad = scratch.run(&["flaky::run_3"], &[]);
+    assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
+    assert_eq!(bad.line_for("flaky::run_3"), "test flaky::run_3 ... FAILED");
+    assert!(bad.stdout().contains("1 failed; 0 ignored"), "{}", bad.stdout());
+    assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
+
+    let good = scratch.run(&["--exact", "flaky::run_2"], &[]);
+    assert_eq!(good.code(), Some(0), "{}", good.stdout());
+    assert_eq!(good.line_for("flaky::run_2"), "test flaky::run_2 ... ok");
+
+    // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
+    let whole = scratch.run(&["tolerant"], &[]);
+    assert!(whole.stdout().contains("1 passed; 0 failed; 3 ignored"), "{}", whole.stdout());
+}
+
+#[test]
+fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
+    let scratch = Scratch::new("panic");
+    let run = scratch.run(&["--skip", "fake_", "--skip", "needs_judge"], &[]);
+    assert_eq!(run.code(), Some(101));
+    assert_eq!(run.line_for("panics"), "test panics ... FAILED");
+    assert_eq!(run.line_for("summary_passes"), "test summary_passes ... ok");
+    assert_eq!(run.line_for("placeholder_warning"), "test placeholder_warning ... ok");
+    let stdout = run.stdout();
+    assert!(stdout.contains("boom from the body"), "{stdout}");
+    assert!(stdout.contains("harness_fixture.rs:"), "panic location shown: {stdout}");
+    assert!(
+        run.stderr().contains("test `placeholder_warning`: placeholder {missing} has no value"),
+        "{}",
+        run.stderr()
+    );
+}
+
+#[test]
+fn the_judge_without_configuration_says_how_to_configure_it() {
+    let scratch = Scratch::new("judge");
+    let run = scratch.run(&["needs_judge"], &[]);
+    assert_eq!(run.code(), Some(101));
+    let stdout = run.stdout();
+    assert!(stdout.contains("no judge model is configured"), "{stdout}");
+    assert!(stdout.contains("[judge]"), "{stdout}");
+}
+
+#[test]
+fn terse_and_json_formats() {
+    let scratch = Scratch::new("formats");
+    let terse = scratch.run(&["--format", "terse", "summary_passes"], &[]);
+    assert!(terse.stdout().contains("running 1 test\n."), "{}", terse.stdout());
+    let json = scratch.run(&["--format", "json", "--exact", "flaky::run_3"], &[]);
+    assert!(json.stdout().contains(r#""name": "flaky::run_3", "event": "failed""#), "{}", json.stdout());
+}
+
+#[test]
+fn bad_environment_values_are_errors_that_list_the_valid_ones() {
+    let scratch = Scratch::new("badenv");
+    let run = scratch.run(&["summary_passes"], &[("PROMPT_TESTER_CASSETTE", "sometimes")]);
+    assert_eq!(run.code(), Some(2));
+    assert!(run.stderr().contains("use one of auto, replay, record, off"), "{}", run.stderr());
+}

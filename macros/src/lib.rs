@@ -1,1 +1,76 @@
-use proc_macro::TokenStream; #[proc_macro_attribute] pub fn prompt_test(_a: TokenStream, i: TokenStream) -> TokenStream { i }
+//! The `#[prompt_test]` attribute of [prompt-tester](https://docs.rs/prompt-tester). Use it through
+//! `prompt_tester::prelude::*`; this crate is an implementation detail and its version is pinned.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod args;
+mod expand;
+mod suggest;
+
+use proc_macro::TokenStream;
+
+/// Registers an async (or plain) function as a prompt test, run by the prompt-tester harness.
+///
+/// ```ignore
+/// use prompt_tester::prelude::*;
+///
+/// #[prompt_test(
+///     target_prompt = "Summarise in one sentence: {text}",
+///     subject_model = "gemini-3.1-flash-lite",      // or Model::Gemini31FlashLite
+///     subject_provider = "google",                 // or Provider::Google
+///     target_prompt_vars(text = "Alice leads Project Phoenix."),
+///     runs = 5,
+///     pass_threshold = 0.8,
+/// )]
+/// async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
+///     anyhow::ensure!(run.output.contains("Alice"));
+///     Ok(())
+/// }
+/// ```
+///
+/// The function keeps its signature (it can still be called directly). It takes one argument, the
+/// [`PromptRun`] of a sample, and returns `()`, `anyhow::Result<()>` or `Result<(), E>` with
+/// `E: Into<anyhow::Error>`. It cannot be generic or take `self`.
+///
+/// Keys (values may be any expression of the right type unless a literal is required):
+///
+/// | key | value |
+/// |---|---|
+/// | `target_prompt` | the template, a `&'static str` with `{name}` placeholders |
+/// | `target_prompt_file` | a string literal: a file relative to the crate root, read at compile time |
+/// | `subject_model` | a model id string or a `Model` (default: `[defaults] model`) |
+/// | `subject_provider` | a provider name or a `Provider` (default: `[defaults] provider`) |
+/// | `target_prompt_vars(name = value, ...)` | values for the placeholders, anything `Display` |
+/// | `max_tokens` | `u32`, at least 1 (default: `[defaults] max_tokens`, else 2048) |
+/// | `runs` | `u32`, how many samples, at least 1 (default 1) |
+/// | `pass_threshold` | the share of samples that must pass, in (0, 1] (default 1.0) |
+/// | `enable_cache` | `bool`; a bare `enable_cache` means `true` |
+/// | `temperature` | `f32` |
+/// | `system` | the system prompt, `&str` or `String` |
+/// | `run_fn` | an `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>` used instead of the provider |
+/// | `tools` | the tools the model may call: a `Vec<ToolSpec>` (or an array or iterator of them) |
+///
+/// Exactly one of `target_prompt` and `target_prompt_file` is required. Literal values are checked at
+/// compile time (`runs = 0`, `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key); every mistake is
+/// reported at once, at the offending key or value.
+///
+/// [`PromptRun`]: https://docs.rs/prompt-tester/latest/prompt_tester/struct.PromptRun.html
+#[proc_macro_attribute]
+pub fn prompt_test(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let line = fn_name_line(&item);
+    expand::expand(attr.into(), item.into(), line).into()
+}
+
+/// The line of the function's name, where a reader looks for the test (`line!()` in the expansion would
+/// give the attribute's first line instead). Attributes are groups, so the first top-level `fn` is the
+/// keyword of this function.
+fn fn_name_line(item: &TokenStream) -> Option<u32> {
+    let mut tokens = item.clone().into_iter();
+    tokens
+        .by_ref()
+        .find(|t| matches!(t, proc_macro::TokenTree::Ident(i) if i.to_string() == "fn"))?;
+    match tokens.next()? {
+        proc_macro::TokenTree::Ident(name) => u32::try_from(name.span().line()).ok(),
+        _ => None,
+    }
+}

@@ -114,6 +114,11 @@ impl RustTest {
 }
 
 /// What a test body may return: `()` or a `Result<(), E>`.
+#[diagnostic::on_unimplemented(
+    message = "a #[prompt_test] function cannot return `{Self}`",
+    label = "this return type",
+    note = "return `()`, `anyhow::Result<()>`, or `Result<(), E>` where `E: Into<anyhow::Error>` (any `std::error::Error + Send + Sync + 'static`)"
+)]
 pub trait IntoTestResult {
     /// Converts into the harness's result.
     fn into_test_result(self) -> anyhow::Result<()>;

@@ -1,0 +1,85 @@
+//! A prompt-test binary whose tests pass and fail on purpose, in known ways. The harness's own tests
+//! (`tests/harness.rs`) run it with arguments and check libtest's output, exit codes and messages.
+//!
+//! Try it: `cargo run --example harness_fixture -- --list`.
+//! Tests named `fake_*` call an OpenAI-compatible server at `OPENAI_BASE_URL` (the tests start one).
+
+use std::process::ExitCode;
+
+use prompt_tester::prelude::*;
+
+/// A deterministic executor: the "model" answers with the prompt, upper-cased.
+async fn shout(prompt: &str, _model: &str, _max_tokens: u32) -> anyhow::Result<CompletionResult> {
+    Ok(CompletionResult::new(prompt.to_uppercase(), prompt.len() as u64, 7))
+}
+
+#[prompt_test(
+    target_prompt = "Summarise: {text}",
+    subject_model = "echo-model",
+    subject_provider = "openai",
+    target_prompt_vars(text = "alice leads project phoenix"),
+    run_fn = shout,
+)]
+async fn summary_passes(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(run.output.contains("ALICE"), "no ALICE in {:?}", run.output);
+    Ok(())
+}
+
+// Runs 3 and 5 fail: 3/5 pass, 4 are needed.
+#[prompt_test(
+    target_prompt = "Say hi",
+    subject_model = "echo-model",
+    subject_provider = "openai",
+    runs = 5,
+    pass_threshold = 0.8,
+    run_fn = shout,
+)]
+async fn flaky(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(run.run_index != 3 && run.run_index != 5, "run {} said {:?}", run.run_index, run.output);
+    Ok(())
+}
+
+// Run 2 fails, but 2/3 is enough at 0.6.
+#[prompt_test(
+    target_prompt = "Say hi",
+    subject_model = "echo-model",
+    subject_provider = "openai",
+    runs = 3,
+    pass_threshold = 0.6,
+    run_fn = shout,
+)]
+fn tolerant(run: PromptRun) {
+    assert_ne!(run.run_index, 2, "run 2 is the bad one");
+}
+
+#[prompt_test(target_prompt = "x", subject_model = "echo-model", subject_provider = "openai", run_fn = shout)]
+fn panics(_run: PromptRun) {
+    panic!("boom from the body");
+}
+
+#[prompt_test(target_prompt = "Hello {name} and {missing}", subject_model = "echo-model",
+    subject_provider = "openai", target_prompt_vars(name = "Bob"), run_fn = shout)]
+fn placeholder_warning(run: PromptRun) {
+    assert_eq!(run.output, "HELLO BOB AND {MISSING}");
+}
+
+#[prompt_test(target_prompt = "x", subject_model = "echo-model", subject_provider = "openai", run_fn = shout)]
+async fn needs_judge(run: PromptRun) -> anyhow::Result<()> {
+    run.ask("Is it good?").await?;
+    Ok(())
+}
+
+mod nested {
+    use prompt_tester::prelude::*;
+
+    #[prompt_test(target_prompt = "Name a colour.", subject_model = "fake-model", subject_provider = "openai")]
+    async fn fake_colour(run: PromptRun) -> anyhow::Result<()> {
+        anyhow::ensure!(!run.output.is_empty(), "empty output");
+        anyhow::ensure!(run.input_tokens > 0 && run.output_tokens > 0, "no usage: {run:?}");
+        Ok(())
+    }
+}
+
+fn main() -> ExitCode {
+    prompt_tester::main()
+}

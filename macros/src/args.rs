@@ -1,0 +1,610 @@
+//! Parsing and checking the arguments of `#[prompt_test(...)]`.
+//!
+//! Every mistake found is kept (combined into one `syn::Error`) so the user sees them all in one build.
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, ExprUnary, Ident, Lit, LitStr, Token, UnOp};
+
+use crate::suggest::closest;
+
+/// Every key, in the order the documentation lists them.
+pub const KEYS: &[&str] = &[
+    "target_prompt",
+    "target_prompt_file",
+    "subject_model",
+    "subject_provider",
+    "target_prompt_vars",
+    "max_tokens",
+    "runs",
+    "pass_threshold",
+    "enable_cache",
+    "temperature",
+    "system",
+    "run_fn",
+    "tools",
+];
+
+/// Collects errors so that all of them are reported together.
+#[derive(Default)]
+pub struct Errors(Option<syn::Error>);
+
+impl Errors {
+    /// Adds an error.
+    pub fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    /// Adds an error at `tokens`.
+    pub fn at(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    /// The combined error, if any.
+    pub fn into_error(self) -> Option<syn::Error> {
+        self.0
+    }
+}
+
+/// One `key = value`, `key(...)` or bare `key` as written.
+struct RawArg {
+    key: Ident,
+    value: RawValue,
+}
+
+enum RawValue {
+    /// `key = expr`
+    Assign(Token![=], Expr),
+    /// `key(...)`
+    List(syn::token::Paren, TokenStream),
+    /// `key`
+    Flag,
+}
+
+impl Parse for RawArg {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        // `parse_any` so that a keyword used as a key (`type = ...`) gets the "unknown key" message.
+        let key = Ident::parse_any(input)?;
+        let value = if input.peek(Token![=]) {
+            let eq = input.parse()?;
+            RawValue::Assign(eq, input.parse()?)
+        } else if input.peek(syn::token::Paren) {
+            let content;
+            let paren = syn::parenthesized!(content in input);
+            RawValue::List(paren, content.parse()?)
+        } else if input.is_empty() || input.peek(Token![,]) {
+            RawValue::Flag
+        } else {
+            // syn's own "expected `,`" would point past the key without saying what is missing.
+            return Err(input.error(format!("expected `=` after `{key}`: `{key} = ...`")));
+        };
+        Ok(RawArg { key, value })
+    }
+}
+
+/// One `name = value` inside `target_prompt_vars(...)`.
+struct RawVar {
+    name: Ident,
+    value: Expr,
+}
+
+impl Parse for RawVar {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let name = Ident::parse_any(input)?;
+        if !input.peek(Token![=]) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("`{name}` needs a value: `target_prompt_vars({name} = value, ...)`"),
+            ));
+        }
+        input.parse::<Token![=]>()?;
+        Ok(RawVar {
+            name,
+            value: input.parse()?,
+        })
+    }
+}
+
+/// Where the prompt template comes from.
+pub enum Prompt {
+    /// `target_prompt = expr`.
+    Inline(Expr),
+    /// `target_prompt_file = "path"`.
+    File(LitStr),
+}
+
+/// A value after checking: a literal normalised to its field's type, or the user's expression as written.
+pub enum Value {
+    /// A checked literal, re-emitted with the literal's span.
+    Lit(TokenStream),
+    /// Any other expression, typed by the field it fills.
+    Expr(Expr),
+}
+
+/// The checked arguments.
+#[derive(Default)]
+pub struct Args {
+    /// `target_prompt` or `target_prompt_file` (exactly one, when no error was reported).
+    pub prompt: Option<(Ident, Prompt)>,
+    /// `subject_model`.
+    pub subject_model: Option<Expr>,
+    /// `subject_provider`.
+    pub subject_provider: Option<Expr>,
+    /// `target_prompt_vars(...)`: names (raw identifiers unwrapped) and value expressions.
+    pub vars: Vec<(Ident, Expr)>,
+    /// `max_tokens`.
+    pub max_tokens: Option<Value>,
+    /// `runs`.
+    pub runs: Option<Value>,
+    /// `pass_threshold`.
+    pub pass_threshold: Option<Value>,
+    /// `enable_cache`.
+    pub enable_cache: Option<Value>,
+    /// `temperature`.
+    pub temperature: Option<Value>,
+    /// `system`.
+    pub system: Option<Expr>,
+    /// `run_fn`.
+    pub run_fn: Option<Expr>,
+    /// `tools`.
+    pub tools: Option<Expr>,
+}
+
+/// Parses and checks the attribute's arguments. On a syntax error nothing else can be checked.
+pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
+    let raw = match Punctuated::<RawArg, Token![,]>::parse_terminated.parse2(attr) {
+        Ok(raw) => raw,
+        Err(e) => {
+            errors.push(e);
+            return Args::default();
+        }
+    };
+    let mut args = Args::default();
+    let mut seen: Vec<String> = Vec::new();
+    for arg in raw {
+        let key = arg.key.unraw().to_string();
+        if !KEYS.contains(&key.as_str()) {
+            errors.at(&arg.key, unknown_key_message(&key));
+            continue;
+        }
+        if seen.contains(&key) {
+            errors.at(&arg.key, format!("`{key}` is given twice; keep one"));
+            continue;
+        }
+        seen.push(key.clone());
+        args.take(&key, arg, errors);
+    }
+    // A prompt key that was given but rejected has its own error already.
+    if !seen
+        .iter()
+        .any(|k| k == "target_prompt" || k == "target_prompt_file")
+    {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "#[prompt_test] needs a prompt: add `target_prompt = \"...\"` or \
+             `target_prompt_file = \"prompts/NAME.md\"` (relative to the crate root)",
+        ));
+    }
+    args
+}
+
+fn unknown_key_message(key: &str) -> String {
+    let hint = match closest(key, KEYS) {
+        Some(best) => format!("; did you mean `{best}`?"),
+        None => String::new(),
+    };
+    format!(
+        "unknown key `{key}` in #[prompt_test]{hint}\nvalid keys: {}",
+        KEYS.join(", ")
+    )
+}
+
+impl Args {
+    /// Fills the field of `key` from `arg`, or reports why it cannot.
+    fn take(&mut self, key: &str, arg: RawArg, errors: &mut Errors) {
+        let RawArg {
+            key: key_ident,
+            value,
+        } = arg;
+        if key == "target_prompt_vars" {
+            match value {
+                RawValue::List(_, tokens) => self.vars = parse_vars(tokens, errors),
+                RawValue::Assign(eq, expr) => errors.at(
+                    quote::quote!(#eq #expr),
+                    "`target_prompt_vars` takes a list: `target_prompt_vars(name = value, ...)`",
+                ),
+                RawValue::Flag => errors.at(
+                    &key_ident,
+                    "`target_prompt_vars` takes a list: `target_prompt_vars(name = value, ...)`",
+                ),
+            }
+            return;
+        }
+        let expr = match value {
+            RawValue::Assign(_, expr) => expr,
+            // A bare `enable_cache` reads naturally as "enable the cache".
+            RawValue::Flag if key == "enable_cache" => {
+                self.enable_cache =
+                    Some(Value::Lit(quote::quote_spanned!(key_ident.span()=> true)));
+                return;
+            }
+            RawValue::Flag => {
+                errors.at(&key_ident, format!("`{key}` needs a value: `{key} = ...`"));
+                return;
+            }
+            RawValue::List(paren, _) => {
+                errors.push(syn::Error::new(
+                    paren.span.join(),
+                    format!("`{key}` takes a value, not a list: `{key} = ...`"),
+                ));
+                return;
+            }
+        };
+        match key {
+            "target_prompt" | "target_prompt_file" => self.take_prompt(key_ident, expr, errors),
+            "subject_model" => self.subject_model = string_or_expr(key, expr, errors),
+            "subject_provider" => self.subject_provider = string_or_expr(key, expr, errors),
+            "system" => self.system = string_or_expr(key, expr, errors),
+            "max_tokens" => self.max_tokens = positive_u32(key, expr, errors),
+            "runs" => self.runs = positive_u32(key, expr, errors),
+            "pass_threshold" => self.pass_threshold = pass_threshold(expr, errors),
+            "temperature" => self.temperature = temperature(expr, errors),
+            "enable_cache" => self.enable_cache = boolean(expr, errors),
+            "run_fn" => match &expr {
+                Expr::Lit(_) => errors.at(
+                    &expr,
+                    "`run_fn` expects the path of an async fn, e.g. `run_fn = my_executor`",
+                ),
+                _ => self.run_fn = Some(expr),
+            },
+            "tools" => match &expr {
+                Expr::Lit(_) => errors.at(
+                    &expr,
+                    "`tools` expects a `Vec<ToolSpec>` (or an array or iterator of them)",
+                ),
+                _ => self.tools = Some(expr),
+            },
+            _ => unreachable!("every key in KEYS is handled"),
+        }
+    }
+
+    fn take_prompt(&mut self, key: Ident, expr: Expr, errors: &mut Errors) {
+        if let Some((first, _)) = &self.prompt {
+            errors.at(
+                &key,
+                format!("give either `target_prompt` or `target_prompt_file`, not both (`{first}` is already set)"),
+            );
+            return;
+        }
+        let prompt = if key == "target_prompt" {
+            match &expr {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(_), ..
+                }) => Prompt::Inline(expr),
+                Expr::Lit(_) => {
+                    errors.at(
+                        &expr,
+                        "`target_prompt` expects a string: the prompt template",
+                    );
+                    return;
+                }
+                _ => Prompt::Inline(expr),
+            }
+        } else {
+            match &expr {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(path),
+                    ..
+                }) => {
+                    let value = path.value();
+                    if value.trim().is_empty() {
+                        errors.at(
+                            path,
+                            "`target_prompt_file` is empty; give a path relative to the crate root",
+                        );
+                        return;
+                    }
+                    if value.starts_with('/') || value.starts_with('\\') {
+                        errors.at(
+                            path,
+                            "`target_prompt_file` is relative to the crate root (the directory of Cargo.toml); \
+                             remove the leading `/`",
+                        );
+                        return;
+                    }
+                    if let Some(problem) = prompt_file_problem(&value) {
+                        errors.at(path, problem);
+                        return;
+                    }
+                    Prompt::File(path.clone())
+                }
+                // `include_str!` needs a literal, so a constant or an expression cannot be read.
+                _ => {
+                    errors.at(
+                        &expr,
+                        "`target_prompt_file` expects a string literal: a path relative to the crate root, \
+                         e.g. \"prompts/summary.md\"",
+                    );
+                    return;
+                }
+            }
+        };
+        self.prompt = Some((key, prompt));
+    }
+}
+
+/// Why the prompt file cannot be included, said without the absolute path (the message is the same on
+/// every machine). `include_str!` in the expansion would report it too, but only as "couldn't read".
+/// Outside cargo (no `CARGO_MANIFEST_DIR`) the check is left to `include_str!`.
+fn prompt_file_problem(path: &str) -> Option<String> {
+    let root = std::env::var_os("CARGO_MANIFEST_DIR")?;
+    let full = std::path::Path::new(&root).join(path);
+    if full.is_file() {
+        None
+    } else if full.exists() {
+        Some(format!("`{path}` is not a file"))
+    } else {
+        Some(format!(
+            "prompt file `{path}` not found: `target_prompt_file` is relative to the crate root (the directory \
+             of Cargo.toml)"
+        ))
+    }
+}
+
+fn parse_vars(tokens: TokenStream, errors: &mut Errors) -> Vec<(Ident, Expr)> {
+    let raw = match Punctuated::<RawVar, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(raw) => raw,
+        Err(e) => {
+            errors.push(e);
+            return Vec::new();
+        }
+    };
+    let mut vars: Vec<(Ident, Expr)> = Vec::new();
+    for RawVar { name, value } in raw {
+        let name = name.unraw();
+        if vars.iter().any(|(n, _)| *n == name) {
+            errors.at(
+                &name,
+                format!("`{name}` is given twice in `target_prompt_vars`; keep one"),
+            );
+            continue;
+        }
+        vars.push((name, value));
+    }
+    vars
+}
+
+fn string_or_expr(key: &str, expr: Expr, errors: &mut Errors) -> Option<Expr> {
+    match &expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) if s.value().trim().is_empty() => {
+            errors.at(&expr, format!("`{key}` is empty"));
+            None
+        }
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(_), ..
+        }) => Some(expr),
+        Expr::Lit(_) => {
+            errors.at(
+                &expr,
+                format!("`{key}` expects a string (or an expression)"),
+            );
+            None
+        }
+        _ => Some(expr),
+    }
+}
+
+/// The value of a numeric literal, possibly negated.
+enum Number {
+    Int(i128),
+    Float(f64),
+    Other,
+}
+
+fn number(expr: &Expr) -> Option<syn::Result<Number>> {
+    match expr {
+        Expr::Lit(ExprLit { lit, .. }) => Some(match lit {
+            Lit::Int(i) => i.base10_parse::<i128>().map(Number::Int),
+            Lit::Float(f) => f.base10_parse::<f64>().map(Number::Float),
+            _ => Ok(Number::Other),
+        }),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => number(expr).map(|n| {
+            n.map(|n| match n {
+                Number::Int(i) => Number::Int(-i),
+                Number::Float(f) => Number::Float(-f),
+                Number::Other => Number::Other,
+            })
+        }),
+        Expr::Group(g) => number(&g.expr),
+        Expr::Paren(p) => number(&p.expr),
+        _ => None,
+    }
+}
+
+fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let value = match number(&expr) {
+        None => return Some(Value::Expr(expr)),
+        Some(Err(e)) => {
+            errors.push(e);
+            return None;
+        }
+        Some(Ok(Number::Int(value))) => value,
+        Some(Ok(_)) => {
+            errors.at(&expr, format!("`{key}` expects a whole number (u32)"));
+            return None;
+        }
+    };
+    if value < 1 {
+        errors.at(&expr, format!("`{key}` must be at least 1"));
+        return None;
+    }
+    match u32::try_from(value) {
+        Ok(value) => {
+            let mut lit = proc_macro2::Literal::u32_suffixed(value);
+            lit.set_span(expr.span());
+            Some(Value::Lit(quote::ToTokens::into_token_stream(lit)))
+        }
+        Err(_) => {
+            errors.at(
+                &expr,
+                format!("`{key}` is too large (at most {})", u32::MAX),
+            );
+            None
+        }
+    }
+}
+
+fn pass_threshold(expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let value = match number(&expr) {
+        None => return Some(Value::Expr(expr)),
+        Some(Err(e)) => {
+            errors.push(e);
+            return None;
+        }
+        Some(Ok(Number::Int(i))) => i as f64,
+        Some(Ok(Number::Float(f))) => f,
+        Some(Ok(Number::Other)) => {
+            errors.at(
+                &expr,
+                "`pass_threshold` expects a number in (0, 1], e.g. 0.8",
+            );
+            return None;
+        }
+    };
+    if !(value > 0.0 && value <= 1.0) {
+        errors.at(
+            &expr,
+            "`pass_threshold` must be in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5",
+        );
+        return None;
+    }
+    Some(Value::Lit(float_literal(value, expr.span(), false)))
+}
+
+fn temperature(expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let value = match number(&expr) {
+        None => return Some(Value::Expr(expr)),
+        Some(Err(e)) => {
+            errors.push(e);
+            return None;
+        }
+        Some(Ok(Number::Int(i))) => i as f64,
+        Some(Ok(Number::Float(f))) => f,
+        Some(Ok(Number::Other)) => {
+            errors.at(&expr, "`temperature` expects a number, e.g. 0.0");
+            return None;
+        }
+    };
+    if value < 0.0 {
+        errors.at(&expr, "`temperature` cannot be negative");
+        return None;
+    }
+    Some(Value::Lit(float_literal(value, expr.span(), true)))
+}
+
+/// A float literal of `value` (typed f32 or f64) at `span`, so that `pass_threshold = 1` works too.
+fn float_literal(value: f64, span: Span, f32: bool) -> TokenStream {
+    let mut lit = if f32 {
+        proc_macro2::Literal::f32_suffixed(value as f32)
+    } else {
+        proc_macro2::Literal::f64_suffixed(value)
+    };
+    lit.set_span(span);
+    quote::ToTokens::into_token_stream(lit)
+}
+
+fn boolean(expr: Expr, errors: &mut Errors) -> Option<Value> {
+    match &expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(_), ..
+        }) => Some(Value::Expr(expr)),
+        Expr::Lit(_) => {
+            errors.at(&expr, "`enable_cache` expects `true` or `false`");
+            None
+        }
+        _ => Some(Value::Expr(expr)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors_of(attr: TokenStream) -> Vec<String> {
+        let mut errors = Errors::default();
+        parse(attr, &mut errors);
+        errors
+            .into_error()
+            .map(|e| e.into_iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn accepts_a_full_attribute() {
+        let errors = errors_of(quote::quote! {
+            target_prompt = "Summarise {text} in {n} words",
+            subject_model = Model::Gemini31FlashLite,
+            subject_provider = "google",
+            target_prompt_vars(text = "Alice", n = 3),
+            runs = 5,
+            pass_threshold = 0.8,
+            max_tokens = 100,
+            enable_cache,
+            temperature = 0,
+            system = "Be brief.",
+            run_fn = my_executor,
+            tools = my_tools(),
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn reports_every_mistake_at_once() {
+        let errors = errors_of(quote::quote! {
+            runs = 0, runs = 2, pass_threshold = 1.5, max_tokens = 0, model = "x", temperature = -1,
+        });
+        assert_eq!(errors.len(), 7, "{errors:?}");
+        assert!(errors[0].contains("at least 1"));
+        assert!(errors[1].contains("given twice"));
+        assert!(errors[2].contains("(0, 1]"));
+        assert!(errors[3].contains("`max_tokens` must be at least 1"));
+        assert!(errors[4].contains("did you mean `subject_model`?"));
+        assert!(errors[5].contains("cannot be negative"));
+        assert!(errors[6].contains("needs a prompt"));
+    }
+
+    #[test]
+    fn prompt_files_are_checked_under_the_crate_root() {
+        // `cargo test` runs with `CARGO_MANIFEST_DIR` set to this crate, as the compiler does for the macro.
+        assert_eq!(prompt_file_problem("src/lib.rs"), None);
+        assert_eq!(
+            prompt_file_problem("src").as_deref(),
+            Some("`src` is not a file")
+        );
+        let missing = prompt_file_problem("prompts/nope.md").expect("a missing file is reported");
+        assert!(
+            missing.starts_with("prompt file `prompts/nope.md` not found"),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn non_literal_values_pass_through() {
+        let errors = errors_of(quote::quote! {
+            target_prompt = PROMPT, runs = RUNS, pass_threshold = THRESHOLD, max_tokens = tokens(),
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+}

@@ -1,0 +1,100 @@
+//! "Did you mean ...?" for misspelt keys.
+
+/// The candidate closest to `word`, if one is close enough to be a likely typo or a familiar short name
+/// (`model` for `subject_model`, `vars` for `target_prompt_vars`).
+pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let by_distance = candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), *c))
+        .min_by_key(|(d, _)| *d)
+        .filter(|(d, _)| *d <= (word.chars().count() / 3).max(2))
+        .map(|(_, c)| c);
+    if by_distance.is_some() {
+        return by_distance;
+    }
+    // Not a typo but a part or an extension of a key: `prompt`, `threshold`, `system_prompt`. Of several
+    // keys containing the word, the shortest is the plainest choice (`target_prompt` for `prompt`).
+    candidates
+        .iter()
+        .filter(|c| {
+            let segments_match = contains_segments(c, word) || contains_segments(word, c);
+            segments_match || (word.len() >= 3 && c.starts_with(word))
+        })
+        .min_by_key(|c| c.len())
+        .copied()
+}
+
+/// Whether `word`'s `_`-separated parts appear, consecutively and whole, among `key`'s parts.
+fn contains_segments(key: &str, word: &str) -> bool {
+    let key: Vec<&str> = key.split('_').collect();
+    let word: Vec<&str> = word.split('_').filter(|s| !s.is_empty()).collect();
+    !word.is_empty() && key.windows(word.len()).any(|w| w == word.as_slice())
+}
+
+/// Levenshtein distance, counted in chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: &[&str] = &[
+        "target_prompt",
+        "target_prompt_file",
+        "subject_model",
+        "subject_provider",
+        "target_prompt_vars",
+        "max_tokens",
+        "runs",
+        "pass_threshold",
+        "enable_cache",
+        "run_fn",
+        "temperature",
+        "system",
+        "tools",
+    ];
+
+    #[test]
+    fn distance_counts_edits() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("runs", "runs"), 0);
+        assert_eq!(edit_distance("run", "runs"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("tokens", "max_tokens"), 4);
+    }
+
+    #[test]
+    fn suggests_typos_and_familiar_short_names() {
+        assert_eq!(closest("run", KEYS), Some("runs"));
+        assert_eq!(closest("pass_treshold", KEYS), Some("pass_threshold"));
+        assert_eq!(closest("max_token", KEYS), Some("max_tokens"));
+        assert_eq!(closest("model", KEYS), Some("subject_model"));
+        assert_eq!(closest("provider", KEYS), Some("subject_provider"));
+        assert_eq!(closest("prompt", KEYS), Some("target_prompt"));
+        assert_eq!(closest("vars", KEYS), Some("target_prompt_vars"));
+        assert_eq!(closest("threshold", KEYS), Some("pass_threshold"));
+        assert_eq!(closest("system_prompt", KEYS), Some("system"));
+        assert_eq!(closest("temp", KEYS), Some("temperature"));
+        assert_eq!(closest("cache", KEYS), Some("enable_cache"));
+    }
+
+    #[test]
+    fn suggests_nothing_for_unrelated_words() {
+        assert_eq!(closest("banana", KEYS), None);
+        assert_eq!(closest("x", KEYS), None);
+        assert_eq!(closest("timeout", KEYS), None);
+    }
+}

@@ -1,0 +1,204 @@
+//! `#[prompt_test]` registers what the attribute says: checked through the same inventory the harness reads.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use prompt_tester::__private::{PromptSource, RustTest, TestSpec, inventory};
+use prompt_tester::ToolSpec;
+use prompt_tester::prelude::*;
+
+const PROMPT: &str = "Reply with {word}.";
+const RUNS: u32 = 4;
+
+fn weather_tool() -> Vec<ToolSpec> {
+    vec![ToolSpec {
+        name: "get_weather".to_string(),
+        description: "Weather of a city".to_string(),
+        input_schema: Default::default(),
+    }]
+}
+
+/// A custom executor that answers with what it was given, so the test can see the strings arrive.
+async fn echo(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult> {
+    Ok(CompletionResult::new(
+        format!("{model}|{max_tokens}|{prompt}"),
+        1,
+        2,
+    ))
+}
+
+const SUMMARY_LINE: u32 = line!() + 9;
+#[prompt_test(
+    target_prompt = "Summarise in one sentence: {text}",
+    subject_model = "gemini-3.1-flash-lite",
+    subject_provider = "google",
+    target_prompt_vars(text = "Alice leads Project Phoenix.", n = 3),
+    runs = 5,
+    pass_threshold = 0.8
+)]
+async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(run.output.contains("Alice"), "no Alice in {:?}", run.output);
+    Ok(())
+}
+
+#[prompt_test(
+    target_prompt_file = "tests/fixtures/translate.md",
+    subject_model = Model::ClaudeHaiku45,
+    subject_provider = Provider::Anthropic,
+    target_prompt_vars(language = "French", r#text = 1.5),
+    max_tokens = 64,
+    enable_cache,
+    temperature = 0,
+    system = String::from("You translate."),
+    tools = weather_tool(),
+)]
+fn sync_translation(_: PromptRun) {}
+
+#[prompt_test(target_prompt = PROMPT, target_prompt_vars(word = "yes"), runs = RUNS, run_fn = echo, pass_threshold = 1)]
+async fn custom_executor(run: PromptRun) -> Result<(), std::io::Error> {
+    if run.output.is_empty() {
+        Err(std::io::Error::other("empty"))
+    } else {
+        Ok(())
+    }
+}
+
+mod nested {
+    use prompt_tester::prelude::*;
+
+    #[prompt_test(target_prompt = "Hi", enable_cache = false)]
+    pub fn r#type(_run: PromptRun) -> Result<(), std::fmt::Error> {
+        Ok(())
+    }
+}
+
+fn registered(name: &str) -> &'static RustTest {
+    let found: Vec<&RustTest> = inventory::iter::<RustTest>
+        .into_iter()
+        .filter(|t| t.name == name)
+        .collect();
+    assert_eq!(found.len(), 1, "`{name}` should be registered once");
+    found[0]
+}
+
+fn vars(spec: &TestSpec) -> Vec<(&str, &str)> {
+    spec.target_prompt_vars
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect()
+}
+
+#[test]
+fn registers_each_function_once() {
+    let mut names: Vec<&str> = inventory::iter::<RustTest>
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "custom_executor",
+            "summary_mentions_alice",
+            "sync_translation",
+            "type"
+        ]
+    );
+}
+
+#[test]
+fn records_where_the_function_is() {
+    let test = registered("summary_mentions_alice");
+    assert_eq!(test.module_path, "registry");
+    assert_eq!(test.trial_name(), "summary_mentions_alice");
+    assert_eq!(test.manifest_dir, env!("CARGO_MANIFEST_DIR"));
+    assert_eq!(test.file, file!());
+    assert_eq!(test.line, SUMMARY_LINE);
+    let nested = registered("type");
+    assert_eq!(nested.module_path, "registry::nested");
+    assert_eq!(nested.trial_name(), "nested::type");
+}
+
+#[test]
+fn literal_keys_fill_the_spec() {
+    let spec = (registered("summary_mentions_alice").spec)();
+    assert!(matches!(
+        spec.target_prompt,
+        PromptSource::Inline("Summarise in one sentence: {text}")
+    ));
+    assert_eq!(spec.subject_model.as_deref(), Some("gemini-3.1-flash-lite"));
+    assert_eq!(spec.subject_provider.as_deref(), Some("google"));
+    assert_eq!(
+        vars(&spec),
+        [("text", "Alice leads Project Phoenix."), ("n", "3")]
+    );
+    assert_eq!(spec.runs, 5);
+    assert_eq!(spec.pass_threshold, 0.8);
+    assert_eq!(spec.max_tokens, None);
+    assert!(!spec.enable_cache);
+    assert!(spec.run_fn.is_none());
+    assert!(spec.tools.is_empty());
+    assert_eq!(spec.system, None);
+    assert_eq!(spec.temperature, None);
+}
+
+#[test]
+fn expressions_enums_and_prompt_files_fill_the_spec() {
+    let spec = (registered("sync_translation").spec)();
+    match spec.target_prompt {
+        PromptSource::File { path, text } => {
+            assert_eq!(path, "tests/fixtures/translate.md");
+            assert_eq!(text, include_str!("fixtures/translate.md"));
+        }
+        PromptSource::Inline(text) => panic!("expected the prompt file, got inline {text:?}"),
+    }
+    assert_eq!(spec.subject_model.as_deref(), Some("claude-haiku-4-5"));
+    assert_eq!(spec.subject_provider.as_deref(), Some("anthropic"));
+    assert_eq!(vars(&spec), [("language", "French"), ("text", "1.5")]);
+    assert_eq!(spec.max_tokens, Some(64));
+    assert!(spec.enable_cache);
+    assert_eq!(spec.temperature, Some(0.0));
+    assert_eq!(spec.system.as_deref(), Some("You translate."));
+    assert_eq!(spec.tools.len(), 1);
+    assert_eq!(spec.tools[0].name, "get_weather");
+    assert_eq!((spec.runs, spec.pass_threshold), (1, 1.0), "defaults");
+
+    let spec = (registered("type").spec)();
+    assert!(matches!(spec.target_prompt, PromptSource::Inline("Hi")));
+    assert!(!spec.enable_cache);
+    assert_eq!(spec.subject_model, None);
+}
+
+#[test]
+fn run_fn_receives_the_prompt_model_and_max_tokens() {
+    let spec = (registered("custom_executor").spec)();
+    assert!(matches!(
+        spec.target_prompt,
+        PromptSource::Inline("Reply with {word}.")
+    ));
+    assert_eq!(spec.runs, RUNS);
+    assert_eq!(spec.pass_threshold, 1.0);
+    let run_fn = spec.run_fn.expect("run_fn is registered");
+    // `echo` never waits, so one poll finishes it; no runtime needed.
+    let mut future = pin!(run_fn("Reply with yes.".to_string(), "m-1".to_string(), 7));
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(result) => {
+            let result = result.expect("echo succeeds");
+            assert_eq!(result.text, "m-1|7|Reply with yes.");
+            assert_eq!((result.input_tokens, result.output_tokens), (1, 2));
+        }
+        Poll::Pending => panic!("echo should finish on the first poll"),
+    }
+}
+
+#[test]
+fn functions_stay_callable_as_written() {
+    let _: fn(PromptRun) = sync_translation;
+    let _: fn(PromptRun) -> Result<(), std::fmt::Error> = nested::r#type;
+    let _ = summary_mentions_alice;
+    let _ = custom_executor;
+}

@@ -1,0 +1,9 @@
+//! Compile-time behaviour of `#[prompt_test]`: what compiles (and runs), and the message and span of each
+//! mistake. Regenerate the expected output with `TRYBUILD=overwrite` and read the diff.
+
+#[test]
+fn ui() {
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/ui/pass.rs");
+    cases.compile_fail("tests/ui/fail_*.rs");
+}

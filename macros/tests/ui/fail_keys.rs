@@ -1,0 +1,24 @@
+// Key mistakes: all reported at once, each at its key.
+use prompt_tester::prelude::*;
+
+#[prompt_test(
+    target_prompt = "Hi",
+    run = 5,
+    model = "gemini-2.5-flash",
+    timeout = 30,
+    runs = 1,
+    runs = 2,
+    target_prompt_file = "prompts/hi.md",
+)]
+async fn typos_repeats_and_two_prompts(_run: PromptRun) {}
+
+#[prompt_test(runs = 2)]
+async fn no_prompt(_run: PromptRun) {}
+
+#[prompt_test]
+fn no_arguments_at_all(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "Hi", runs 3)]
+fn syntax_error(_run: PromptRun) {}
+
+fn main() {}

@@ -1,0 +1,58 @@
+// The documented forms compile without warnings in a crate that forbids unsafe code, and register.
+#![forbid(unsafe_code)]
+#![deny(warnings)]
+
+use prompt_tester::prelude::*;
+use prompt_tester::ToolSpec;
+
+#[prompt_test(
+    target_prompt = "Summarise in one sentence: {text}",
+    subject_model = "gemini-3.1-flash-lite",
+    subject_provider = "google",
+    target_prompt_vars(text = "Alice leads Project Phoenix.", n = 3),
+    runs = 5,
+    pass_threshold = 0.8,
+)]
+async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(run.output.contains("Alice"));
+    Ok(())
+}
+
+#[prompt_test(
+    target_prompt = "Say {word}",
+    subject_model = Model::Gemini31FlashLite,
+    subject_provider = Provider::Google,
+    target_prompt_vars(word = String::from("hi")),
+    max_tokens = 16,
+    temperature = 0.2,
+    system = "Be brief.",
+    enable_cache = true,
+)]
+fn sync_unit_body(_run: PromptRun) {}
+
+async fn executor(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult> {
+    Ok(CompletionResult::new(format!("{model} {max_tokens} {prompt}"), 0, 0))
+}
+
+fn no_tools() -> Vec<ToolSpec> {
+    Vec::new()
+}
+
+#[prompt_test(target_prompt = "x", run_fn = executor, tools = no_tools(), runs = 2 + 1)]
+async fn with_run_fn(PromptRun { output, .. }: PromptRun) -> Result<(), std::io::Error> {
+    if output.is_empty() { Err(std::io::Error::other("empty")) } else { Ok(()) }
+}
+
+fn main() {
+    let tests: Vec<_> = prompt_tester::__private::inventory::iter::<prompt_tester::__private::RustTest>
+        .into_iter()
+        .collect();
+    assert_eq!(tests.len(), 3);
+    let with_run_fn = tests.iter().find(|t| t.name == "with_run_fn").unwrap();
+    let spec = (with_run_fn.spec)();
+    assert_eq!(spec.runs, 3);
+    assert!(spec.run_fn.is_some());
+    // Still ordinary functions.
+    let _: fn(PromptRun) = sync_unit_body;
+    let _ = summary_mentions_alice;
+}
