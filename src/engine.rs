@@ -222,10 +222,6 @@ impl Engine {
         self.runtime.block_on(future)
     }
 
-    /// A handle to the shared runtime.
-    pub fn handle(&self) -> &tokio::runtime::Handle {
-        self.runtime.handle()
-    }
 
     /// The client for the provider called `name`.
     pub fn client(&self, name: &str) -> Result<Arc<ProviderClient>, CallError> {

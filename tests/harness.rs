@@ -65,11 +65,15 @@ impl Run {
     fn code(&self) -> Option<i32> {
         self.0.status.code()
     }
-    fn line_for(&self, trial: &str) -> String {
-        let needle = format!("test {trial} ... ");
-        self.stdout().lines().find(|l| l.starts_with(&needle)).unwrap_or_else(|| {
-            panic!("no result line for {trial} in:\n{}", self.stdout())
-        }).to_string()
+    /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...).
+    fn outcome(&self, trial: &str) -> String {
+        self.stdout()
+            .lines()
+            .filter_map(|l| l.strip_prefix("test "))
+            .filter_map(|l| l.split_once(" ... "))
+            .find(|(name, _)| name.trim_end() == trial)
+            .map(|(_, outcome)| outcome.to_string())
+            .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
     }
 }
 
@@ -100,7 +104,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     let scratch = Scratch::new("flaky");
     let run = scratch.run(&["flaky", "--exact"], &[]);
     assert_eq!(run.code(), Some(101), "{}\n{}", run.stdout(), run.stderr());
-    assert_eq!(run.line_for("flaky"), "test flaky ... FAILED");
+    assert_eq!(run.outcome("flaky"), "FAILED");
     let stdout = run.stdout();
     assert!(stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""), "{stdout}");
     assert!(stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""), "{stdout}");
@@ -116,7 +120,7 @@ fn a_met_threshold_passes_despite_a_panicking_run() {
     let scratch = Scratch::new("tolerant");
     let run = scratch.run(&["tolerant", "--exact"], &[]);
     assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
-    assert_eq!(run.line_for("tolerant"), "test tolerant ... ok");
+    assert_eq!(run.outcome("tolerant"), "ok");
 }
 
 #[test]
@@ -124,13 +128,13 @@ fn a_filter_naming_one_run_runs_it_strictly() {
     let scratch = Scratch::new("single");
     let bad = scratch.run(&["flaky::run_3"], &[]);
     assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
-    assert_eq!(bad.line_for("flaky::run_3"), "test flaky::run_3 ... FAILED");
+    assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
     assert!(bad.stdout().contains("1 failed; 0 ignored"), "{}", bad.stdout());
     assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
 
     let good = scratch.run(&["--exact", "flaky::run_2"], &[]);
     assert_eq!(good.code(), Some(0), "{}", good.stdout());
-    assert_eq!(good.line_for("flaky::run_2"), "test flaky::run_2 ... ok");
+    assert_eq!(good.outcome("flaky::run_2"), "ok");
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
     let whole = scratch.run(&["tolerant"], &[]);
@@ -142,9 +146,9 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     let scratch = Scratch::new("panic");
     let run = scratch.run(&["--skip", "fake_", "--skip", "needs_judge"], &[]);
     assert_eq!(run.code(), Some(101));
-    assert_eq!(run.line_for("panics"), "test panics ... FAILED");
-    assert_eq!(run.line_for("summary_passes"), "test summary_passes ... ok");
-    assert_eq!(run.line_for("placeholder_warning"), "test placeholder_warning ... ok");
+    assert_eq!(run.outcome("panics"), "FAILED");
+    assert_eq!(run.outcome("summary_passes"), "ok");
+    assert_eq!(run.outcome("placeholder_warning"), "ok");
     let stdout = run.stdout();
     assert!(stdout.contains("boom from the body"), "{stdout}");
     assert!(stdout.contains("harness_fixture.rs:"), "panic location shown: {stdout}");
