@@ -68,6 +68,7 @@ pub mod prelude {
 /// Internals for the code `#[prompt_test]` generates. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::engine::{engine, install};
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
     };

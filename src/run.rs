@@ -104,6 +104,31 @@ impl PromptRun {
         }
     }
 
+    /// A run of `test` whose prompt was `prompt` and whose answer was `output`, in a fresh scope (run 1
+    /// of 1, no cassette of its own beyond the test's name). Not a stable API: it lets tests of code
+    /// that takes a `PromptRun` (the judge) build one without a subject call.
+    #[doc(hidden)]
+    pub fn __for_tests(test: &str, prompt: &str, output: &str, cache_judge: bool) -> Self {
+        let scope = Arc::new(RunScope::new(test, test, test, 1, 1, cache_judge));
+        Self::from_result(
+            scope,
+            prompt.to_string(),
+            BTreeMap::new(),
+            "test".to_string(),
+            "test".to_string(),
+            CompletionResult::new(output, 0, 0),
+            Duration::ZERO,
+            false,
+            vec![Message::user(prompt), Message::assistant(output)],
+        )
+    }
+
+    /// The calls this run made so far, subject and judge apart. Not a stable API (for tests).
+    #[doc(hidden)]
+    pub fn __usage(&self) -> crate::engine::Usage {
+        self.scope.usage()
+    }
+
     /// The trial this run belongs to.
     pub fn test_name(&self) -> &str {
         &self.scope.test
