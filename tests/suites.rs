@@ -52,6 +52,7 @@ prompt_tester::register_assertion!("min_sentences", min_sentences);
 const PROVIDER: &str = "fake";
 const MODEL: &str = "fake-model";
 const MAX_TOKENS: u32 = 64;
+const JUDGE_MODEL: &str = "judge-model";
 const SECRET: &str = "sk-test-0123456789abcdef";
 
 /// A throwaway crate root with `prompt-tester.toml`, suites and cassettes.
@@ -85,7 +86,8 @@ impl Fixture {
         fixture
     }
 
-    /// Writes `prompt-tester.toml` with the `fake` provider at `base_url` (one attempt per call).
+    /// Writes `prompt-tester.toml` with the `fake` provider at `base_url` (one attempt per call), which
+    /// also judges with `judge-model`.
     fn configure(&self, base_url: &str) {
         self.file(
             "prompt-tester.toml",
@@ -98,6 +100,10 @@ max_attempts = 1
 provider = "{PROVIDER}"
 model = "{MODEL}"
 max_tokens = {MAX_TOKENS}
+
+[judge]
+provider = "{PROVIDER}"
+model = "{JUDGE_MODEL}"
 
 [providers.{PROVIDER}]
 base_url = "{base_url}"
@@ -1280,4 +1286,129 @@ fn a_suite_records_one_cassette_then_replays_it_offline() {
         again.context()
     );
     assert_eq!(again.suite("geo")["usage"]["subject"]["replayed"], 2);
+}
+
+const JUDGED: &str = r#"prompt = "Serve {thing}"
+
+[[cases]]
+name = "tea"
+inputs = { thing = "tea" }
+assert = [{ contains = "tea" }, { judge = "Is it polite?" }, { judge = "Does it mention milk?" }]
+
+[[cases]]
+name = "coffee"
+inputs = { thing = "coffee" }
+assert = [{ judge = "Is it polite?" }]
+
+[[cases]]
+name = "juice"
+inputs = { thing = "juice" }
+threshold = 0.5
+assert = [{ contains = "juice", weight = 1 }, { judge = "Is it polite?", weight = 1 }]
+"#;
+
+/// One verdict of the judge's structured answer.
+fn verdict(index: u32, answer: &str, reasoning: &str) -> Value {
+    json!({"index": index, "question_type": "factual_presence", "reasoning": reasoning, "snippet": null, "answer": answer})
+}
+
+#[test]
+fn judge_assertions_share_one_judge_call_per_run() {
+    let fake = FakeProvider::builder()
+        .respond_with(|request| {
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            if request.model().as_deref() == Some(JUDGE_MODEL) {
+                let polite = !body.contains("coffee") && !body.contains("juice");
+                let mut verdicts = vec![if polite {
+                    verdict(1, "yes", "It says please.")
+                } else {
+                    verdict(1, "no", "It barks an order.")
+                }];
+                if body.contains("Does it mention milk?") {
+                    verdicts.push(verdict(2, "yes", "Milk is offered."));
+                }
+                return Reply::text(
+                    Wire::OpenAi,
+                    JUDGE_MODEL,
+                    &json!({ "verdicts": verdicts }).to_string(),
+                    prompt_tester_testkit::Usage::new(100, 10),
+                );
+            }
+            let answer = match request.last_user_text().as_deref() {
+                Some("Serve tea") => "Here is your tea with milk, please enjoy.",
+                Some("Serve coffee") => "Coffee. Now.",
+                _ => "Fresh juice. Take it.",
+            };
+            Reply::answer(request, answer)
+        })
+        .start();
+    let mut f = Fixture::new("judge");
+    f.configure(&fake.base_url(Wire::OpenAi));
+    f.mode = "off";
+    f.file("prompt-tests/judged.evals.toml", JUDGED);
+    let out = f.run(&[]);
+    assert_eq!(out.status_of("judged::tea"), "ok", "{}", out.context());
+    assert_eq!(out.status_of("judged::coffee"), "FAILED");
+    assert_eq!(
+        out.status_of("judged::juice"),
+        "ok",
+        "the judge's no weighs 1 of 2, the threshold is 0.5"
+    );
+    let reason = out.failure("judged", "coffee");
+    assert!(
+        reason.contains(
+            r#"judge: expected the judge to confirm "Is it polite?"; saw "no": It barks an order."#
+        ),
+        "{reason}"
+    );
+    // Both questions of `tea` went in one judge call; three judge calls in all.
+    let judge_calls: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.model().as_deref() == Some(JUDGE_MODEL))
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .collect();
+    assert_eq!(judge_calls.len(), 3);
+    assert_eq!(
+        judge_calls
+            .iter()
+            .filter(|b| b.contains("Does it mention milk?") && b.contains("Is it polite?"))
+            .count(),
+        1
+    );
+    let suite = out.suite("judged");
+    assert_eq!(suite["usage"]["judge"]["calls"], 3);
+    assert_eq!(suite["usage"]["subject"]["calls"], 3);
+    let junit = quick_junit::Report::deserialize_from_str(out.junit.as_deref().unwrap()).unwrap();
+    let tea = junit.test_suites[0]
+        .test_cases
+        .iter()
+        .find(|c| c.name.as_str() == "judged::tea")
+        .unwrap();
+    let judge_calls = tea
+        .properties
+        .iter()
+        .find(|p| p.name.as_str() == "judge_calls")
+        .unwrap();
+    assert_eq!(judge_calls.value.as_str(), "1");
+}
+
+#[test]
+fn a_judge_assertion_without_a_configured_judge_fails_with_how_to_configure_one() {
+    let fake = FakeProvider::builder().echo_text("Tea. Please.").start();
+    let mut f = Fixture::new("nojudge");
+    f.mode = "off";
+    f.file(
+        "prompt-tester.toml",
+        &format!("[defaults]\nprovider = \"{PROVIDER}\"\nmodel = \"{MODEL}\"\n[providers.{PROVIDER}]\nbase_url = \"{}\"\n", fake.base_url(Wire::OpenAi)),
+    );
+    f.file("prompt-tests/j.evals.toml", "prompt = \"Serve tea\"\n[[cases]]\nname = \"a\"\nassert = [{ judge = \"Is it polite?\", weight = 0 }]\nthreshold = 0\n");
+    let out = f.run(&[]);
+    assert_eq!(out.status_of("j::a"), "FAILED", "{}", out.context());
+    let reason = out.failure("j", "a");
+    assert!(reason.starts_with("judge: "), "{reason}");
+    assert!(
+        reason.contains("[judge]"),
+        "the message says how to configure the judge: {reason}"
+    );
 }

@@ -25,8 +25,7 @@ fn parsed(text: &str, dir: &Path) -> Result<Suite, String> {
 }
 
 fn problems(text: &str) -> String {
-    parsed(text, Path::new("/nonexistent"))
-        .expect_err("the suite has problems")
+    parsed(text, Path::new("/nonexistent")).expect_err("the suite has problems")
 }
 
 fn run(output: &str) -> PromptRun {
