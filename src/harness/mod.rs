@@ -128,7 +128,7 @@ impl Harness {
             edit(&mut config);
         }
 
-        let mut defs = rust_trials(&config, &args);
+        let mut defs = rust_trials(&config, &args, mode);
         defs.extend(crate::suite::trials(&config, &args));
         defs.extend(self.extra);
         let filter_matches = |name: &str| match &args.filter {
@@ -255,8 +255,22 @@ impl HarnessFlags {
     }
 }
 
+/// Whether a trial is known, before it runs, to have neither a recording nor a key (in `auto` mode).
+///
+/// Such trials are ignored at run time with a reason (libtest shows it); under nextest, which reads an
+/// ignored trial's exit status as a pass, they are marked ignored up front so nextest shows them skipped.
+pub(crate) fn statically_unavailable(config: &Config, mode: CassetteMode, provider: Option<&str>, cassette: &str) -> bool {
+    let under_nextest = std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some();
+    if !under_nextest || mode != CassetteMode::Auto {
+        return false;
+    }
+    let Some(endpoint) = provider.and_then(|p| config.endpoint(p).ok()) else { return false };
+    crate::provider::missing_key_for(endpoint).is_some()
+        && !crate::cassette::CassetteStore::new(&config.cassette_dir).path_for(cassette).exists()
+}
+
 /// Trials of the registered `#[prompt_test]` functions; with `--exact`, only the requested one is built.
-fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
+fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
     let exact = args.filter.as_deref().filter(|_| args.exact);
     let config = std::sync::Arc::new(config.clone());
     let mut defs = Vec::new();
@@ -265,14 +279,17 @@ fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
         if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
             continue;
         }
-        let runs = (test.spec)().runs;
+        let spec = (test.spec)();
+        let runs = spec.runs;
+        let provider = spec.subject_provider.or_else(|| config.defaults.provider.clone());
+        let unrecordable = statically_unavailable(&config, mode, provider.as_deref(), &test.trial_name());
         let wanted = |n: &str| exact.is_none_or(|f| f == n);
         if wanted(&name) {
             let config = config.clone();
             let trial_name = name.clone();
             defs.push(TrialDef {
                 name: name.clone(),
-                ignored: false,
+                ignored: unrecordable,
                 parent: None,
                 kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, None, &config))),
             });
