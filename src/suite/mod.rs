@@ -15,13 +15,16 @@ use std::sync::Arc;
 
 use libtest_mimic::Arguments;
 
+use crate::cassette::CassetteMode;
 use crate::completion::{CompletionRequest, Message};
 use crate::config::Config;
 use crate::engine::{CallRole, RunScope, engine};
 use crate::harness::record::CaseInfo;
 use crate::harness::rust_test::{DEFAULT_MAX_TOKENS, prompt_run, subject_or_defaults};
 use crate::harness::trial::{Plan, Sample, SampleFn};
-use crate::harness::{TrialDef, TrialKind, exact_filter, trials_with_runs};
+use crate::harness::{
+    TrialDef, TrialKind, exact_filter, statically_unavailable, trials_with_runs, under_nextest,
+};
 use assert::{Assertion, Check};
 use parse::{Case, Suite};
 
@@ -49,7 +52,7 @@ pub struct SuiteFile {
 
 /// Trials of every suite under the configured roots. With `--exact`, only the suite the requested
 /// trial belongs to is read, and only that trial is built.
-pub fn trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
+pub fn trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
     let exact = exact_filter(args);
     let wanted = |name: &str| exact.is_none_or(|f| f == name);
     let mut defs = Vec::new();
@@ -87,7 +90,7 @@ pub fn trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
         }
         let file = same[0];
         match load(file) {
-            Ok(suite) => defs.extend(suite_trials(config, suite, exact)),
+            Ok(suite) => defs.extend(suite_trials(config, suite, exact, mode)),
             Err(message) => defs.push(broken(error_trial, message, Some(broken_case(file)))),
         }
     }
@@ -211,7 +214,12 @@ struct Prepared {
 }
 
 /// The trials of a parsed suite (with `--exact`, only the requested one).
-pub fn suite_trials(config: &Config, suite: Suite, exact: Option<&str>) -> Vec<TrialDef> {
+pub fn suite_trials(
+    config: &Config,
+    suite: Suite,
+    exact: Option<&str>,
+    mode: CassetteMode,
+) -> Vec<TrialDef> {
     let mut defs = Vec::new();
     for case in &suite.cases {
         let name = format!("{}::{}", suite.name, case.name);
@@ -226,10 +234,11 @@ pub fn suite_trials(config: &Config, suite: Suite, exact: Option<&str>) -> Vec<T
         };
         if let Some(reason) = &case.skip {
             if exact.is_none_or(|f| f == name) {
-                // Not flagged ignored: the trial runs to report itself ignored with its reason (and a record).
+                // Not flagged ignored: the trial runs to report itself ignored with its reason (and a
+                // record). Under nextest an ignored outcome reads as a pass, so there it is flagged.
                 defs.push(TrialDef {
                     name,
-                    ignored: false,
+                    ignored: under_nextest(),
                     parent: None,
                     case: Some(info),
                     kind: TrialKind::Skip(reason.clone()),
@@ -238,10 +247,17 @@ pub fn suite_trials(config: &Config, suite: Suite, exact: Option<&str>) -> Vec<T
             continue;
         }
         let prepared = Arc::new(prepare(config, &suite, case, &name, info.clone()));
+        let provider = case
+            .settings
+            .provider
+            .clone()
+            .or_else(|| config.defaults.provider.clone());
+        let unrecordable = statically_unavailable(config, mode, provider.as_deref(), &suite.name);
         defs.extend(trials_with_runs(
             &name,
             prepared.runs,
             exact,
+            unrecordable,
             Some(info),
             |trial_name, only_run| {
                 let prepared = prepared.clone();
