@@ -7,8 +7,13 @@ use std::process::{Command, Output};
 /// The fixture binary, built by `cargo test` with the other examples.
 pub fn fixture_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
-    let target = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let path = target.join("examples").join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let path = target
+        .join("examples")
+        .join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
         "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
@@ -88,4 +93,3 @@ impl Run {
             .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
     }
 }
-
