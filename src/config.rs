@@ -214,6 +214,11 @@ fn default_kind() -> WireFormat {
     WireFormat::OpenAi
 }
 
+/// Whether this runs under CI (`CI` set to anything but `false` or `0`, as most CI services do).
+pub fn is_ci() -> bool {
+    env_var("CI").is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0"))
+}
+
 /// Reads an environment variable, treating an empty value as unset.
 pub(crate) fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())

@@ -350,7 +350,9 @@ impl Engine {
             latency,
             replayed: false,
         };
-        if let Some(cassette) = &cassette {
+        // Like insta, `auto` never writes files under CI: a recording is made on purpose, then committed.
+        let record = self.mode == CassetteMode::Record || !crate::config::is_ci();
+        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
             let entry = Entry {
                 key,
                 test: scope.test.clone(),

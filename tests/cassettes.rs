@@ -169,3 +169,23 @@ fn prune_removes_recordings_no_test_uses() {
     );
     assert_eq!(count(), 2);
 }
+
+#[test]
+fn auto_mode_records_when_a_key_is_set_but_never_writes_under_ci() {
+    let server = FakeProvider::start();
+    let scratch = scratch_with_fake("auto", &server);
+    let file = scratch.cassettes().join("fake_recorded.cassette.json");
+    let ci = scratch.run(
+        &["fake_recorded", "--exact"],
+        &[("FAKE_API_KEY", SECRET), ("CI", "true")],
+    );
+    assert_eq!(ci.code(), Some(0), "{}", ci.stdout());
+    assert_eq!(server.request_count(), 2);
+    assert!(!file.exists(), "auto mode wrote a cassette under CI");
+    let local = scratch.run(
+        &["fake_recorded", "--exact"],
+        &[("FAKE_API_KEY", SECRET), ("CI", "false")],
+    );
+    assert_eq!(local.code(), Some(0), "{}", local.stdout());
+    assert!(file.exists(), "auto mode records when a key is set");
+}

@@ -108,6 +108,21 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         if total.subject.unpriced_calls + total.judge.unpriced_calls > 0 { " + unpriced calls" } else { "" },
         wall.as_secs_f64()
     ));
+    let failed_names: Vec<&str> = records
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .map(|r| r.name.as_str())
+        .collect();
+    if let [first, ..] = failed_names.as_slice() {
+        out.push_str(&format!(
+            "rerun a failed test: cargo test --test prompts -- --exact {first}{}\n",
+            if failed_names.len() > 1 {
+                format!("   ({} failed in all)", failed_names.len())
+            } else {
+                String::new()
+            }
+        ));
+    }
     if !total.unpriced.is_empty() {
         let models: Vec<&str> = total.unpriced.iter().map(String::as_str).collect();
         out.push_str(&format!(

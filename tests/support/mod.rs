@@ -56,7 +56,8 @@ impl Scratch {
             .env_remove("PROMPT_TESTER_JUDGE_PROVIDER")
             .env_remove("RUST_TEST_THREADS")
             .env_remove("FAKE_API_KEY")
-            .env_remove("FIXTURE_THING");
+            .env_remove("FIXTURE_THING")
+            .env_remove("CI");
         for (k, v) in env {
             cmd.env(k, v);
         }
