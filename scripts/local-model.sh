@@ -94,7 +94,7 @@ start() {
     return
   fi
   local port="${1:-$(free_port)}"
-  "$SERVER_BIN" -m "$MODEL" --host 127.0.0.1 --port "$port" -t 2 -c 4096 --parallel 4 \
+  "$SERVER_BIN" -m "$MODEL" --alias SmolLM2-135M-Instruct --host 127.0.0.1 --port "$port" -t 2 -c 8192 --parallel 4 \
     >"$LOG_FILE" 2>&1 &
   local pid=$!
   echo "$pid" >"$PID_FILE"

@@ -317,6 +317,18 @@ async fn run_calls(
     futures::future::join_all(runs).await
 }
 
+impl AgentOutcome {
+    /// The outcome as one call's answer, and the transcript.
+    pub(crate) fn into_completed(self) -> (Completed, Vec<Message>) {
+        let completed = Completed {
+            result: self.result,
+            latency: self.latency,
+            replayed: self.replayed,
+        };
+        (completed, self.transcript)
+    }
+}
+
 /// Runs the loop for one sample of the harness: every turn goes through the engine (cassettes and
 /// the run's accounting). The error is the sample's failure message.
 pub(crate) async fn run_in_scope(

@@ -47,37 +47,44 @@ mod run;
 mod suite;
 pub mod tools;
 
+pub use agent::{AgentError, AgentOutcome};
 pub use cassette::CassetteMode;
-pub use completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
+pub use completion::{
+    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
+};
 pub use config::Config;
-pub use judge::{JudgeError, JudgeVerdict};
 pub use harness::{Harness, TrialDef, TrialKind, main};
+pub use judge::{JudgeError, JudgeVerdict};
+pub use mcp::McpServer;
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
 pub use run::PromptRun;
-pub use agent::{AgentError, AgentOutcome};
-pub use mcp::McpServer;
+/// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
+pub use toml;
 pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
     pub use crate::completion::{CompletionResult, ToolCall, ToolSpec};
-    pub use crate::mcp::McpServer;
-    pub use crate::tools::{Tool, Toolbox, json_subset};
-    pub use serde_json::json;
     pub use crate::judge::JudgeVerdict;
+    pub use crate::mcp::McpServer;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
     pub use crate::run::PromptRun;
+    pub use crate::tools::{Tool, Toolbox, json_subset};
+    pub use serde_json::json;
 }
 
 /// Internals for the code `#[prompt_test]` generates. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::engine::{engine, install};
     pub use crate::harness::registry::{
-        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
+        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
+        provider_name,
     };
+    pub use crate::suite::CustomAssertion;
     pub use crate::tools::IntoToolbox;
     pub use inventory;
 }

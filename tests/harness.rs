@@ -1,81 +1,9 @@
 //! End-to-end tests of the harness: run the `harness_fixture` example binary with arguments and check
 //! libtest's output, exit codes, listing, filters, thresholds, per-run failure lines and single runs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-/// The fixture binary, built by `cargo test` with the other examples.
-fn fixture_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let target = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let path = target.join("examples").join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
-        path.display()
-    );
-    path
-}
-
-/// A scratch crate root for one fixture run, so cassettes and configuration stay out of the repo.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("pt-harness-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(fixture_binary());
-        cmd.args(args)
-            .current_dir(&self.0)
-            .env("CARGO_MANIFEST_DIR", &self.0)
-            .env("NO_COLOR", "1")
-            .env_remove("PROMPT_TESTER_CASSETTE")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("PROMPT_TESTER_JUDGE_MODEL")
-            .env_remove("PROMPT_TESTER_JUDGE_PROVIDER")
-            .env_remove("RUST_TEST_THREADS");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        Run(cmd.output().expect("the fixture runs"))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Run(Output);
-
-impl Run {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.0.stdout).into_owned()
-    }
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.0.stderr).into_owned()
-    }
-    fn code(&self) -> Option<i32> {
-        self.0.status.code()
-    }
-    /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...).
-    fn outcome(&self, trial: &str) -> String {
-        self.stdout()
-            .lines()
-            .filter_map(|l| l.strip_prefix("test "))
-            .filter_map(|l| l.split_once(" ... "))
-            .find(|(name, _)| name.trim_end() == trial)
-            .map(|(_, outcome)| outcome.to_string())
-            .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
-    }
-}
+use support::Scratch;
 
 #[test]
 fn list_prints_only_name_test_lines_including_numbered_runs() {
@@ -86,16 +14,36 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
     for line in stdout.lines() {
         assert!(line.ends_with(": test"), "unexpected --list line {line:?}");
     }
-    let names: Vec<&str> = stdout.lines().map(|l| l.trim_end_matches(": test")).collect();
-    for expected in ["summary_passes", "flaky", "flaky::run_1", "flaky::run_5", "tolerant::run_3", "nested::fake_colour"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    let names: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.trim_end_matches(": test"))
+        .collect();
+    for expected in [
+        "summary_passes",
+        "flaky",
+        "flaky::run_1",
+        "flaky::run_5",
+        "tolerant::run_3",
+        "nested::fake_colour",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
-    assert!(!names.contains(&"summary_passes::run_1"), "single-run tests list no numbered runs");
+    assert!(
+        !names.contains(&"summary_passes::run_1"),
+        "single-run tests list no numbered runs"
+    );
 
     // nextest asks for the ignored ones separately: exactly the numbered runs.
     let ignored = scratch.run(&["--list", "--format", "terse", "--ignored"], &[]);
-    let ignored: Vec<String> = ignored.stdout().lines().map(|l| l.trim_end_matches(": test").to_string()).collect();
-    assert_eq!(ignored.len(), 8, "{ignored:?}");
+    let ignored: Vec<String> = ignored
+        .stdout()
+        .lines()
+        .map(|l| l.trim_end_matches(": test").to_string())
+        .collect();
+    assert_eq!(ignored.len(), 10, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 
@@ -106,13 +54,29 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     assert_eq!(run.code(), Some(101), "{}\n{}", run.stdout(), run.stderr());
     assert_eq!(run.outcome("flaky"), "FAILED");
     let stdout = run.stdout();
-    assert!(stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""), "{stdout}");
-    assert!(stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""), "{stdout}");
+    assert!(
+        stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""),
+        "{stdout}"
+    );
     assert!(!stdout.contains("[run 1/5]"), "{stdout}");
-    assert!(stdout.contains("3/5 runs passed (need 4, threshold 80%)"), "{stdout}");
-    assert!(stdout.contains("test result: FAILED. 0 passed; 1 failed; 0 ignored"), "{stdout}");
+    assert!(
+        stdout.contains("3/5 runs passed (need 4, threshold 80%)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("test result: FAILED. 0 passed; 1 failed; 0 ignored"),
+        "{stdout}"
+    );
     // The summary on stderr counts the five calls.
-    assert!(run.stderr().contains("prompt-tester summary"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("prompt-tester summary"),
+        "{}",
+        run.stderr()
+    );
 }
 
 #[test]
@@ -129,7 +93,11 @@ fn a_filter_naming_one_run_runs_it_strictly() {
     let bad = scratch.run(&["flaky::run_3"], &[]);
     assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
     assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
-    assert!(bad.stdout().contains("1 failed; 0 ignored"), "{}", bad.stdout());
+    assert!(
+        bad.stdout().contains("1 failed; 0 ignored"),
+        "{}",
+        bad.stdout()
+    );
     assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
 
     let good = scratch.run(&["--exact", "flaky::run_2"], &[]);
@@ -138,7 +106,11 @@ fn a_filter_naming_one_run_runs_it_strictly() {
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
     let whole = scratch.run(&["tolerant"], &[]);
-    assert!(whole.stdout().contains("1 passed; 0 failed; 3 ignored"), "{}", whole.stdout());
+    assert!(
+        whole.stdout().contains("1 passed; 0 failed; 3 ignored"),
+        "{}",
+        whole.stdout()
+    );
 }
 
 #[test]
@@ -151,9 +123,13 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     assert_eq!(run.outcome("placeholder_warning"), "ok");
     let stdout = run.stdout();
     assert!(stdout.contains("boom from the body"), "{stdout}");
-    assert!(stdout.contains("harness_fixture.rs:"), "panic location shown: {stdout}");
     assert!(
-        run.stderr().contains("test `placeholder_warning`: placeholder {missing} has no value"),
+        stdout.contains("harness_fixture.rs:"),
+        "panic location shown: {stdout}"
+    );
+    assert!(
+        run.stderr()
+            .contains("test `placeholder_warning`: placeholder {missing} has no value"),
         "{}",
         run.stderr()
     );
@@ -173,15 +149,32 @@ fn the_judge_without_configuration_says_how_to_configure_it() {
 fn terse_and_json_formats() {
     let scratch = Scratch::new("formats");
     let terse = scratch.run(&["--format", "terse", "summary_passes"], &[]);
-    assert!(terse.stdout().contains("running 1 test\n."), "{}", terse.stdout());
+    assert!(
+        terse.stdout().contains("running 1 test\n."),
+        "{}",
+        terse.stdout()
+    );
     let json = scratch.run(&["--format", "json", "--exact", "flaky::run_3"], &[]);
-    assert!(json.stdout().contains(r#""name": "flaky::run_3", "event": "failed""#), "{}", json.stdout());
+    assert!(
+        json.stdout()
+            .contains(r#""name": "flaky::run_3", "event": "failed""#),
+        "{}",
+        json.stdout()
+    );
 }
 
 #[test]
 fn bad_environment_values_are_errors_that_list_the_valid_ones() {
     let scratch = Scratch::new("badenv");
-    let run = scratch.run(&["summary_passes"], &[("PROMPT_TESTER_CASSETTE", "sometimes")]);
+    let run = scratch.run(
+        &["summary_passes"],
+        &[("PROMPT_TESTER_CASSETTE", "sometimes")],
+    );
     assert_eq!(run.code(), Some(2));
-    assert!(run.stderr().contains("use one of auto, replay, record, off"), "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .contains("use one of auto, replay, record, off"),
+        "{}",
+        run.stderr()
+    );
 }

@@ -580,8 +580,10 @@ async fn gemini_thought_signatures_go_back_with_their_calls() {
     );
 }
 
-/// The `mcp_demo_server` example binary: built by `cargo test` with the other examples, or here.
+/// An example binary of this crate, built once per test process so that it is never stale:
+/// `cargo test --test tools` alone does not build the examples, and an old build would test old code.
 fn example_binary(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe
         .parent()
@@ -590,8 +592,8 @@ fn example_binary(name: &str) -> PathBuf {
     let path = profile_dir
         .join("examples")
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        // `cargo test --test tools` alone does not build the examples.
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|b| b == name) {
         let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
             Some("debug") | None => "dev".to_string(),
             Some(other) => other.to_string(),
@@ -610,6 +612,7 @@ fn example_binary(name: &str) -> PathBuf {
             .status()
             .expect("cargo runs");
         assert!(status.success(), "cargo build --example {name} failed");
+        built.push(name.to_string());
     }
     assert!(
         path.exists(),
@@ -1048,5 +1051,56 @@ async fn the_local_model_runs_a_tool_loop_when_its_server_handles_tools() {
         // The tiny model may keep calling the tool; the loop must then stop at the limit.
         Err(AgentError::MaxTurns { max_turns, .. }) => assert_eq!(max_turns, 4),
         Err(other) => panic!("the local model's tool loop failed: {other}"),
+    }
+}
+
+#[test]
+fn suite_cases_declare_tools_and_assert_the_calls() {
+    let fake = FakeProvider::builder().respond_with(fixture_reply).start();
+    let scratch = Scratch::new("suite", &fake);
+    let suites = scratch.0.join("prompt-tests");
+    std::fs::create_dir_all(&suites).unwrap();
+    std::fs::write(
+        suites.join("weather.evals.toml"),
+        r#"
+prompt = "What is the weather in {city}?"
+provider = "fake_openai"
+model = "gpt-4o-mini"
+tools = [{ name = "get_weather", description = "The current weather in a city", input_schema = { type = "object", properties = { city = { type = "string" } }, required = ["city"] } }]
+assert = [{ not_tool_called = "delete_account" }]
+
+[[cases]]
+name = "paris"
+inputs = { city = "Paris" }
+assert = [{ tool_called = { name = "get_weather", arguments = { city = "Paris" } } }]
+
+[[cases]]
+name = "london"
+inputs = { city = "London" }
+assert = [{ tool_called = { name = "get_weather", arguments = { city = "London" } } }]
+"#,
+    )
+    .unwrap();
+    let output = scratch.run(&["weather::"], &[("PROMPT_TESTER_CASSETTE", "off")]);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(outcome(&output, "weather::paris"), "ok", "{stdout}");
+    // The fake always asks for Paris.
+    assert_eq!(outcome(&output, "weather::london"), "FAILED");
+    assert!(
+        stdout.contains(
+            r#"tool_called: expected a call of `get_weather` with arguments containing {"city":"London"}; saw get_weather({"city":"Paris"}) ($.city is "Paris", expected "London")"#
+        ),
+        "{stdout}"
+    );
+    let requests = fake.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "one call per case: declared tools have no handlers"
+    );
+    for request in &requests {
+        let declared = declared_tools(request);
+        assert_eq!(declared.len(), 1);
+        assert_eq!(declared[0].1["required"], json!(["city"]));
     }
 }

@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use super::registry::{RustTest, TestSpec};
 use super::trial::{Plan, Sample, SampleFn};
-use crate::completion::{CompletionRequest, Message};
 use crate::agent;
+use crate::completion::{CompletionRequest, Message};
 use crate::config::Config;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::render::render;
-use crate::run::PromptRun;
+use crate::run::{PromptRun, RunRequest};
 
 /// Default `max_tokens` when neither the test nor `[defaults]` says.
 pub const DEFAULT_MAX_TOKENS: u32 = 2048;
@@ -31,7 +31,10 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         })
         .collect();
     let subject = resolve_subject(&spec, name, config);
-    let max_tokens = spec.max_tokens.or(config.defaults.max_tokens).unwrap_or(DEFAULT_MAX_TOKENS);
+    let max_tokens = spec
+        .max_tokens
+        .or(config.defaults.max_tokens)
+        .unwrap_or(DEFAULT_MAX_TOKENS);
     let temperature = spec.temperature.or(config.defaults.temperature);
     let prompt = rendered.text;
     let body = test.body;
@@ -56,43 +59,66 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 response_schema: None,
                 cache_system: false,
             };
+            // An agent test: the loop makes every model call; the run sees the sums and the whole transcript.
             if let Some(toolbox) = &spec.toolbox {
-                let outcome = match agent::run_in_scope(&scope, &provider, toolbox, request).await {
-                    Ok(outcome) => outcome,
-                    Err(message) => return Sample::failed(message),
+                let (completed, transcript) =
+                    match agent::run_in_scope(&scope, &provider, toolbox, request).await {
+                        Ok(outcome) => outcome.into_completed(),
+                        Err(message) => return Sample::failed(message),
+                    };
+                let request = RunRequest {
+                    prompt,
+                    vars,
+                    provider,
+                    model,
                 };
-                let output = outcome.result.text.clone();
-                let run = PromptRun::from_result(
-                    scope, prompt, vars, provider, model, outcome.result, outcome.latency, outcome.replayed,
-                    outcome.transcript,
-                );
-                let result = (body)(run).await;
-                return Sample { result: result.map_err(|e| format!("{e:#}")), output: Some(output) };
+                let run = PromptRun::from_result(scope, request, completed, transcript);
+                let output = run.output.clone();
+                let outcome = (body)(run).await;
+                return Sample {
+                    result: outcome.map_err(|e| format!("{e:#}")),
+                    output: Some(output),
+                };
             }
             let transcript_start = request.messages.clone();
             let completed = match spec.run_fn {
                 Some(run_fn) => {
                     let started = Instant::now();
                     match run_fn(prompt.clone(), model.clone(), max_tokens).await {
-                        Ok(result) => Ok(engine().account_external(&scope, &provider, &model, result, started.elapsed())),
+                        Ok(result) => Ok(engine().account_external(
+                            &scope,
+                            &provider,
+                            &model,
+                            result,
+                            started.elapsed(),
+                        )),
                         Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
                     }
                 }
-                None => engine().complete(&scope, CallRole::Subject, &provider, request).await,
+                None => {
+                    engine()
+                        .complete(&scope, CallRole::Subject, &provider, request)
+                        .await
+                }
             };
-            let Completed { result, latency, replayed } = match completed {
-                Ok(c) => c,
-                Err(CallError::Unavailable(reason)) => return Sample::failed(reason),
-                Err(CallError::Failed(message)) => return Sample::failed(format!("model call failed: {message}")),
+            let run = match prompt_run(
+                completed,
+                scope,
+                prompt,
+                vars,
+                provider,
+                model,
+                transcript_start,
+            ) {
+                Ok(run) => run,
+                Err(failed) => return failed,
             };
-            let output = result.text.clone();
-            let mut transcript = transcript_start;
-            transcript.push(agent::assistant_message(&result));
-            let run = PromptRun::from_result(
-                scope, prompt, vars, provider, model, result, latency, replayed, transcript,
-            );
+            let output = run.output.clone();
             let outcome = (body)(run).await;
-            Sample { result: outcome.map_err(|e| format!("{e:#}")), output: Some(output) }
+            Sample {
+                result: outcome.map_err(|e| format!("{e:#}")),
+                output: Some(output),
+            }
         })
     });
     Plan {
@@ -110,21 +136,70 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
     }
 }
 
-fn resolve_subject(spec: &TestSpec, name: &str, config: &Config) -> Result<(String, String), String> {
-    let provider = spec.subject_provider.clone().or_else(|| config.defaults.provider.clone());
-    let model = spec.subject_model.clone().or_else(|| config.defaults.model.clone());
+fn resolve_subject(
+    spec: &TestSpec,
+    name: &str,
+    config: &Config,
+) -> Result<(String, String), String> {
+    subject_or_defaults(spec.subject_provider.clone(), spec.subject_model.clone(), config).map_err(|missing| {
+        let missing = missing.iter().map(|m| format!("subject_{m}")).collect::<Vec<_>>().join(" and ");
+        format!(
+            "test `{name}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
+             prompt-tester.toml"
+        )
+    })
+}
+
+/// The subject's provider and model, each falling back to `[defaults]`; `Err` names the missing ones
+/// (`"provider"`, `"model"`). Shared by `#[prompt_test]` functions and suite cases.
+pub(crate) fn subject_or_defaults(
+    provider: Option<String>,
+    model: Option<String>,
+    config: &Config,
+) -> Result<(String, String), Vec<&'static str>> {
+    let provider = provider.or_else(|| config.defaults.provider.clone());
+    let model = model.or_else(|| config.defaults.model.clone());
     match (provider, model) {
         (Some(p), Some(m)) => Ok((p, m)),
-        (p, m) => {
-            let missing = match (p, m) {
-                (None, None) => "subject_provider and subject_model",
-                (None, _) => "subject_provider",
-                _ => "subject_model",
-            };
-            Err(format!(
-                "test `{name}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
-                 prompt-tester.toml"
-            ))
-        }
+        (p, m) => Err([
+            p.is_none().then_some("provider"),
+            m.is_none().then_some("model"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()),
     }
+}
+
+/// Turns the subject call of one sample into the [`PromptRun`] the assertions see, or into the failed
+/// sample (an unavailable call also marks the scope, which ignores the trial). `messages` is the
+/// request's conversation; the answer is appended to make the transcript. Shared with suite cases.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prompt_run(
+    completed: Result<Completed, CallError>,
+    scope: Arc<RunScope>,
+    prompt: String,
+    vars: BTreeMap<String, String>,
+    provider: String,
+    model: String,
+    messages: Vec<Message>,
+) -> Result<PromptRun, Sample> {
+    let completed = match completed {
+        Ok(c) => c,
+        Err(CallError::Unavailable(reason)) => return Err(Sample::failed(reason)),
+        Err(CallError::Failed(message)) => {
+            return Err(Sample::failed(format!("model call failed: {message}")));
+        }
+    };
+    let mut transcript = messages;
+    transcript.push(agent::assistant_message(&completed.result));
+    let request = RunRequest {
+        prompt,
+        vars,
+        provider,
+        model,
+    };
+    Ok(PromptRun::from_result(
+        scope, request, completed, transcript,
+    ))
 }

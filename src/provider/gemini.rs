@@ -227,6 +227,14 @@ fn convert(node: &Value, root: &Value, depth: usize) -> Value {
             _ => {}
         }
     }
+    // Gemini writes properties in alphabetical order unless told otherwise; keep the declared order
+    // (a judge's `reasoning` must come before its `answer`).
+    if let (Some(Value::Object(props)), false) =
+        (out.get("properties"), out.contains_key("propertyOrdering"))
+    {
+        let order: Vec<Value> = props.keys().map(|k| json!(k)).collect();
+        out.insert("propertyOrdering".into(), Value::Array(order));
+    }
     // Gemini's enum is for strings only.
     if let Some(Value::Array(values)) = out.get("enum") {
         if values.iter().all(Value::is_string) {
@@ -380,6 +388,7 @@ mod tests {
                     "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
                     "numbers": {}
                 },
+                "propertyOrdering": ["passed", "reasoning", "kind", "score", "tags", "either", "numbers"],
                 "required": ["passed"]
             })
         );
@@ -446,7 +455,7 @@ mod tests {
         assert!(decls[0].get("parameters").is_none());
         assert_eq!(
             decls[1]["parameters"],
-            json!({"type": "object", "properties": {"c": {"type": "string"}}})
+            json!({"type": "object", "properties": {"c": {"type": "string"}}, "propertyOrdering": ["c"]})
         );
         assert_eq!(b["contents"][1]["role"], "model");
         assert_eq!(

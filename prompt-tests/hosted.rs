@@ -1,0 +1,41 @@
+//! Examples for hosted models. Without a key and without a cassette they are ignored, with a reason
+//! that says how to record them, e.g.:
+//!
+//! ```sh
+//! ANTHROPIC_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- hosted::haiku_summary
+//! ```
+
+use prompt_tester::prelude::*;
+
+#[prompt_test(
+    target_prompt = "Summarise in one sentence: {text}",
+    subject_model = Model::ClaudeHaiku45,
+    subject_provider = Provider::Anthropic,
+    target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
+    max_tokens = 200,
+    runs = 3,
+    pass_threshold = 0.66,
+)]
+async fn haiku_summary(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(run.output.contains("Alice"), "no Alice in {:?}", run.output);
+    anyhow::ensure!(run.cost_usd.is_some(), "claude-haiku-4-5 has a list price");
+    Ok(())
+}
+
+#[prompt_test(
+    target_prompt = "Reply with a JSON object {\"city\": ...} naming the capital of {country}.",
+    subject_model = "gemini-2.5-flash",
+    subject_provider = "google",
+    target_prompt_vars(country = "Japan"),
+    max_tokens = 400
+)]
+async fn gemini_json_capital(run: PromptRun) -> anyhow::Result<()> {
+    let text = run
+        .output
+        .trim()
+        .trim_start_matches("```json")
+        .trim_end_matches("```");
+    let value: serde_json::Value = serde_json::from_str(text.trim())?;
+    anyhow::ensure!(value["city"] == "Tokyo", "got {value}");
+    Ok(())
+}

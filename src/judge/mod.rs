@@ -1,0 +1,494 @@
+//! The LLM judge: yes/no verdicts about a run's output, with reasoning and a verbatim snippet.
+//!
+//! How a question is judged:
+//! - The judge model and provider come from the configuration (`[judge]`); every call goes through
+//!   the engine as a judge call, so it is recorded in and replayed from the test's cassette like the
+//!   subject's calls, and its tokens and cost are accounted apart from the subject's.
+//! - The judge's instructions ([`JUDGE_INSTRUCTIONS`]) are the system prompt, the same for every
+//!   call, so that with `enable_cache` a provider can cache them. The user message carries the
+//!   rendered prompt (as context only: content found only there does not count), the response, and the
+//!   questions. Prompt and response are fenced between marker lines whose tag is derived from their
+//!   hash, so text inside them cannot close the fence, and the instructions treat them as data.
+//! - The reply is structured output the provider enforces (a forced tool call for Anthropic, a
+//!   response schema for Gemini and OpenAI-compatible servers). A server that ignores the schema is read
+//!   tolerantly (see `parse`); a reply with no verdict is retried once with a reminder, and then is a
+//!   [`JudgeError::NoVerdict`], never a silent "no".
+//! - `passed` is `answer == "yes"`: the judge answers "yes" when the requirement holds, which for
+//!   avoidance questions means the forbidden content is absent.
+//! - The snippet is kept only when it occurs in the output (whitespace, letter case and typographic
+//!   quotes may differ; the excerpt returned is the output's own text). A quote the output does not
+//!   contain is dropped and the reasoning says so, so a report never shows invented evidence.
+//! - Tokens and cost: a verdict carries the judge calls that produced it (the retry included). The
+//!   verdicts of one `ask_all` call each carry that call's full tokens and cost (not a share: one call
+//!   cannot be split honestly), so sum them per call, not per verdict; the per-test judge cost in the
+//!   summary counts each call once.
+
+mod parse;
+mod prompt;
+
+pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
+
+use serde::{Deserialize, Serialize};
+
+use crate::completion::{CompletionRequest, CompletionResult};
+use crate::config::JudgeConfig;
+use crate::engine::{CallError, CallRole, engine};
+use crate::run::PromptRun;
+use parse::Parsed;
+
+/// The judge's answer to one question about a run's output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeVerdict {
+    /// The question asked.
+    pub question: String,
+    /// `"yes"` or `"no"`.
+    pub answer: String,
+    /// Whether the requirement holds (for avoidance questions, "yes" means the forbidden content is absent).
+    pub passed: bool,
+    /// A verbatim excerpt of the output that supports the verdict, if any.
+    pub snippet: Option<String>,
+    /// The judge's reasoning.
+    pub reasoning: Option<String>,
+    /// The judge model.
+    pub judge_model: String,
+    /// The judge provider.
+    pub judge_provider: String,
+    /// Input tokens of the judge call (shared by every verdict of an `ask_all`).
+    pub judge_input_tokens: u64,
+    /// Output tokens of the judge call.
+    pub judge_output_tokens: u64,
+    /// Cost of the judge call in USD; `None` when the judge model's price is unknown.
+    pub judge_cost_usd: Option<f64>,
+}
+
+/// Why the judge gave no verdict.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum JudgeError {
+    /// No judge is configured.
+    #[error("{0}")]
+    NotConfigured(String),
+    /// The judge call could not be made nor replayed (no recording and no key): the harness ignores
+    /// the trial, with this reason.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The judge call failed.
+    #[error("judge call failed: {0}")]
+    Call(String),
+    /// The judge answered, but not with a verdict.
+    #[error("judge returned no verdict: {0}")]
+    NoVerdict(String),
+    /// Several parallel questions failed.
+    #[error("{} judge question(s) failed:\n{}", .0.len(), .0.iter().map(|(q, e)| format!("- {q:?}: {e}")).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<(String, JudgeError)>),
+}
+
+impl PromptRun {
+    /// Asks the judge one yes/no question about this run's output.
+    ///
+    /// ```no_run
+    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
+    /// let verdict = run.ask("Does the response avoid mentioning prices?").await?;
+    /// anyhow::ensure!(verdict.passed, "{}", verdict.reasoning.unwrap_or_default());
+    /// # Ok(()) }
+    /// ```
+    pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
+        self.configured_judge()?.ask(question).await
+    }
+
+    /// Asks every question in one judge call; verdicts come back in question order. A question the
+    /// reply has no verdict for gets a failed verdict whose reasoning says so. Each verdict carries the
+    /// one call's tokens and cost. An empty list makes no call.
+    pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+        if questions.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.configured_judge()?.ask_all(questions).await
+    }
+
+    /// Asks each question in its own judge call, concurrently; verdicts come back in question order.
+    /// When any call fails, the others still complete, then one [`JudgeError::Several`] lists every
+    /// failure. An empty list makes no call.
+    pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+        if questions.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.configured_judge()?.ask_parallel(questions).await
+    }
+
+    /// The judge `config` (rather than the configured one) for this run. Not a stable API: tests use
+    /// it to judge with several providers in one process.
+    #[doc(hidden)]
+    pub fn __judge_with<'a>(&'a self, config: &'a JudgeConfig) -> Judge<'a> {
+        Judge { run: self, config }
+    }
+
+    fn configured_judge(&self) -> Result<Judge<'_>, JudgeError> {
+        let config = engine()
+            .config
+            .judge
+            .as_ref()
+            .ok_or_else(|| JudgeError::NotConfigured(crate::config::judge_not_configured()))?;
+        Ok(Judge { run: self, config })
+    }
+}
+
+/// A judge model bound to one run. Not a stable API (see [`PromptRun::__judge_with`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Judge<'a> {
+    run: &'a PromptRun,
+    config: &'a JudgeConfig,
+}
+
+/// Tokens and cost of the judge calls behind a verdict.
+#[derive(Debug, Clone, Copy)]
+struct Spent {
+    input_tokens: u64,
+    output_tokens: u64,
+    /// `None` as soon as one call is unpriced: a partial sum would understate the cost.
+    cost_usd: Option<f64>,
+}
+
+impl Spent {
+    fn new() -> Self {
+        Self {
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: Some(0.0),
+        }
+    }
+
+    fn add(&mut self, result: &CompletionResult) {
+        self.input_tokens += result.input_tokens;
+        self.output_tokens += result.output_tokens;
+        self.cost_usd = match (self.cost_usd, result.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+    }
+}
+
+impl Judge<'_> {
+    /// Asks one question (see [`PromptRun::ask`]).
+    pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
+        let request = self.request(&[question], false);
+        let (parsed, spent) = self.call_parsed(request, parse::single).await?;
+        Ok(self.verdict(question, parsed, &spent))
+    }
+
+    /// Asks every question in one call (see [`PromptRun::ask_all`]).
+    pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+        if questions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let request = self.request(questions, true);
+        let n = questions.len();
+        let (slots, spent) = self
+            .call_parsed(request, |result| parse::several(result, n))
+            .await?;
+        let answered: Vec<String> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        Ok(questions
+            .iter()
+            .zip(slots)
+            .enumerate()
+            .map(|(i, (question, slot))| match slot {
+                Some(parsed) => self.verdict(question, parsed, &spent),
+                None => self.missing(question, i + 1, &answered, n, &spent),
+            })
+            .collect())
+    }
+
+    /// Asks each question in its own call, concurrently (see [`PromptRun::ask_parallel`]).
+    pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+        // join_all polls every call to completion even when one fails early.
+        let outcomes = futures::future::join_all(questions.iter().map(|q| self.ask(q))).await;
+        let mut verdicts = Vec::with_capacity(questions.len());
+        let mut failures = Vec::new();
+        for (question, outcome) in questions.iter().zip(outcomes) {
+            match outcome {
+                Ok(verdict) => verdicts.push(verdict),
+                Err(e) => failures.push((question.to_string(), e)),
+            }
+        }
+        if failures.is_empty() {
+            Ok(verdicts)
+        } else {
+            Err(JudgeError::Several(failures))
+        }
+    }
+
+    fn request(&self, questions: &[&str], several: bool) -> CompletionRequest {
+        prompt::request(
+            self.config,
+            &self.run.prompt,
+            &self.run.output,
+            questions,
+            several,
+            self.run.scope.cache_judge,
+        )
+    }
+
+    /// Makes the call and parses the reply; when the reply holds no verdict, retries once with a
+    /// reminder, then gives up with [`JudgeError::NoVerdict`] quoting the last reply.
+    async fn call_parsed<T>(
+        &self,
+        request: CompletionRequest,
+        parse: impl Fn(&CompletionResult) -> Result<T, String>,
+    ) -> Result<(T, Spent), JudgeError> {
+        let mut spent = Spent::new();
+        let first = self.call(request.clone()).await?;
+        spent.add(&first);
+        if let Ok(parsed) = parse(&first) {
+            return Ok((parsed, spent));
+        }
+        let second = self.call(prompt::retry_request(&request)).await?;
+        spent.add(&second);
+        match parse(&second) {
+            Ok(parsed) => Ok((parsed, spent)),
+            Err(why) => Err(JudgeError::NoVerdict(format!("{why} (after one retry)"))),
+        }
+    }
+
+    async fn call(&self, request: CompletionRequest) -> Result<CompletionResult, JudgeError> {
+        match engine()
+            .complete(
+                &self.run.scope,
+                CallRole::Judge,
+                &self.config.provider,
+                request,
+            )
+            .await
+        {
+            Ok(completed) => Ok(completed.result),
+            Err(CallError::Unavailable(reason)) => Err(JudgeError::Unavailable(reason)),
+            Err(CallError::Failed(message)) => Err(JudgeError::Call(message)),
+        }
+    }
+
+    fn verdict(&self, question: &str, parsed: Parsed, spent: &Spent) -> JudgeVerdict {
+        let Parsed {
+            reasoning,
+            snippet,
+            yes,
+            ..
+        } = parsed;
+        let (snippet, reasoning) = match snippet {
+            None => (None, reasoning),
+            Some(quoted) => match parse::verify_snippet(&self.run.output, &quoted) {
+                Some(verbatim) => (Some(verbatim), reasoning),
+                None => {
+                    let note = format!(
+                        "[the judge's snippet {:?} does not occur in the response and was dropped]",
+                        parse::shorten(&quoted)
+                    );
+                    (
+                        None,
+                        Some(reasoning.map_or(note.clone(), |r| format!("{r} {note}"))),
+                    )
+                }
+            },
+        };
+        self.make(question, yes, snippet, reasoning, spent)
+    }
+
+    /// The failed verdict of a question an `ask_all` reply has no verdict for.
+    fn missing(
+        &self,
+        question: &str,
+        number: usize,
+        answered: &[String],
+        n: usize,
+        spent: &Spent,
+    ) -> JudgeVerdict {
+        let reasoning = JudgeError::NoVerdict(format!(
+            "the reply has verdicts for question(s) {} of {n}, none for question {number}",
+            answered.join(", ")
+        ))
+        .to_string();
+        self.make(question, false, None, Some(reasoning), spent)
+    }
+
+    fn make(
+        &self,
+        question: &str,
+        yes: bool,
+        snippet: Option<String>,
+        reasoning: Option<String>,
+        spent: &Spent,
+    ) -> JudgeVerdict {
+        JudgeVerdict {
+            question: question.to_string(),
+            answer: if yes { "yes" } else { "no" }.to_string(),
+            passed: yes,
+            snippet,
+            reasoning,
+            judge_model: self.config.model.clone(),
+            judge_provider: self.config.provider.clone(),
+            judge_input_tokens: spent.input_tokens,
+            judge_output_tokens: spent.output_tokens,
+            judge_cost_usd: spent.cost_usd,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> JudgeConfig {
+        JudgeConfig {
+            provider: "openai".into(),
+            model: "gpt-judge".into(),
+            max_tokens: 512,
+            temperature: Some(0.0),
+        }
+    }
+
+    fn run(output: &str) -> PromptRun {
+        PromptRun::__for_tests("judge_unit", "Summarise the memo.", output, false)
+    }
+
+    fn spent(input: u64, output: u64, cost: Option<f64>) -> Spent {
+        let mut spent = Spent::new();
+        let mut result = CompletionResult::new("", input, output);
+        result.cost_usd = cost;
+        spent.add(&result);
+        spent
+    }
+
+    #[test]
+    fn empty_lists_make_no_call() {
+        let run = run("anything");
+        let all = futures::executor::block_on(run.ask_all(&[])).unwrap();
+        let parallel = futures::executor::block_on(run.ask_parallel(&[])).unwrap();
+        assert!(all.is_empty() && parallel.is_empty());
+        let usage = run.__usage();
+        assert_eq!(usage.judge.calls + usage.subject.calls, 0);
+        let config = config();
+        let judge = run.__judge_with(&config);
+        assert!(
+            futures::executor::block_on(judge.ask_all(&[]))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            futures::executor::block_on(judge.ask_parallel(&[]))
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(run.__usage().judge.calls, 0);
+    }
+
+    #[test]
+    fn verdict_keeps_a_verbatim_snippet_and_fills_judge_fields() {
+        let run = run("Alice leads Project\nPhoenix.");
+        let config = config();
+        let judge = run.__judge_with(&config);
+        let parsed = Parsed {
+            index: None,
+            question_type: Some("factual_presence".into()),
+            reasoning: Some("Alice is named.".into()),
+            snippet: Some("Alice leads Project Phoenix".into()),
+            yes: true,
+        };
+        let v = judge.verdict("Is Alice named?", parsed, &spent(120, 30, Some(0.002)));
+        assert_eq!(
+            v,
+            JudgeVerdict {
+                question: "Is Alice named?".into(),
+                answer: "yes".into(),
+                passed: true,
+                snippet: Some("Alice leads Project\nPhoenix".into()),
+                reasoning: Some("Alice is named.".into()),
+                judge_model: "gpt-judge".into(),
+                judge_provider: "openai".into(),
+                judge_input_tokens: 120,
+                judge_output_tokens: 30,
+                judge_cost_usd: Some(0.002),
+            }
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["answer"], "yes");
+        assert_eq!(serde_json::from_value::<JudgeVerdict>(json).unwrap(), v);
+    }
+
+    #[test]
+    fn an_invented_snippet_is_dropped_and_the_reasoning_says_so() {
+        let run = run("Alice leads the project.");
+        let config = config();
+        let judge = run.__judge_with(&config);
+        let parsed = Parsed {
+            index: None,
+            question_type: None,
+            reasoning: Some("Bob is named.".into()),
+            snippet: Some("Bob leads".into()),
+            yes: false,
+        };
+        let v = judge.verdict("Is Bob named?", parsed, &spent(1, 1, None));
+        assert_eq!(v.snippet, None);
+        assert_eq!(v.answer, "no");
+        assert!(!v.passed);
+        let reasoning = v.reasoning.unwrap();
+        assert!(
+            reasoning
+                .starts_with("Bob is named. [the judge's snippet \"Bob leads\" does not occur"),
+            "{reasoning}"
+        );
+        assert_eq!(v.judge_cost_usd, None);
+    }
+
+    #[test]
+    fn spent_sums_attempts_and_an_unpriced_call_makes_the_cost_unknown() {
+        let mut s = spent(100, 10, Some(0.5));
+        let mut second = CompletionResult::new("", 50, 5);
+        second.cost_usd = Some(0.25);
+        s.add(&second);
+        assert_eq!(
+            (s.input_tokens, s.output_tokens, s.cost_usd),
+            (150, 15, Some(0.75))
+        );
+        s.add(&CompletionResult::new("", 1, 1));
+        assert_eq!(s.cost_usd, None);
+    }
+
+    #[test]
+    fn a_missing_answer_is_a_failed_verdict_that_says_why() {
+        let run = run("out");
+        let config = config();
+        let judge = run.__judge_with(&config);
+        let v = judge.missing(
+            "Third?",
+            3,
+            &["1".into(), "2".into()],
+            3,
+            &spent(7, 3, Some(0.1)),
+        );
+        assert!(!v.passed);
+        assert_eq!(v.answer, "no");
+        assert_eq!(v.snippet, None);
+        assert_eq!(
+            v.reasoning.as_deref(),
+            Some(
+                "judge returned no verdict: the reply has verdicts for question(s) 1, 2 of 3, none for question 3"
+            )
+        );
+        assert_eq!((v.judge_input_tokens, v.judge_output_tokens), (7, 3));
+    }
+
+    #[test]
+    fn several_errors_list_every_failure() {
+        let err = JudgeError::Several(vec![
+            ("A?".into(), JudgeError::Call("openai: HTTP 500".into())),
+            ("B?".into(), JudgeError::NoVerdict("an empty reply".into())),
+        ]);
+        assert_eq!(
+            err.to_string(),
+            "2 judge question(s) failed:\n- \"A?\": judge call failed: openai: HTTP 500\n- \"B?\": judge returned no verdict: an empty reply"
+        );
+    }
+}
