@@ -209,6 +209,11 @@ impl ToolSpec {
 /// (or any expression of type `Toolbox`). The model is then called with every tool; its tool calls are
 /// run (concurrently when it makes several at once) and their results sent back until it answers
 /// without calling a tool, or [`max_turns`](Toolbox::max_turns) model calls were made, which fails the run.
+///
+/// Every turn is recorded in the test's cassette under its own request. On replay the tools still run:
+/// their results are part of the next turn's request, which is how that turn is found, so a tool whose
+/// result changes from run to run (a clock, live data) makes the replay miss, and MCP servers must be
+/// reachable on replay too.
 #[derive(Debug, Clone)]
 pub struct Toolbox {
     pub(crate) tools: Vec<Tool>,
