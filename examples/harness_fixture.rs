@@ -80,6 +80,21 @@ mod nested {
     }
 }
 
+/// Calls the `fake` endpoint of the scratch configuration (a key is required: `FAKE_API_KEY`); the
+/// prompt's input comes from `FIXTURE_THING` so a test can change it between runs.
+#[prompt_test(
+    target_prompt = "Name a {thing}.",
+    target_prompt_vars(thing = std::env::var("FIXTURE_THING").unwrap_or_else(|_| "colour".into())),
+    subject_model = "fake-model",
+    subject_provider = "fake",
+    runs = 2,
+)]
+async fn fake_recorded(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(!run.output.is_empty(), "empty output");
+    println!("replayed={} output={}", run.replayed, run.output);
+    Ok(())
+}
+
 fn main() -> ExitCode {
     prompt_tester::main()
 }

@@ -1,1 +1,43 @@
 //! The quick start: a one-sentence summary that must mention Alice, five samples, 80% must pass.
+//!
+//! The subject and the judge are both SmolLM2-135M here (see prompt-tester.toml). The mention itself is
+//! checked with a plain string test, which such a small model passes reliably; the judge's verdict is
+//! checked for form (an answer and its reasoning) because a 135M judge is often wrong on facts. With a
+//! capable judge, assert `verdict.passed` as in the README.
+
+use prompt_tester::prelude::*;
+
+#[prompt_test(
+    target_prompt = "Summarise in one sentence: {text}",
+    target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
+    temperature = 0.8,
+    max_tokens = 60,
+    runs = 5,
+    pass_threshold = 0.8,
+)]
+async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(!run.output.is_empty(), "empty summary");
+    anyhow::ensure!(run.output.contains("Alice"), "the summary does not mention Alice: {:?}", run.output);
+    let verdict = run.ask("Is Alice mentioned in the output?").await?;
+    anyhow::ensure!(matches!(verdict.answer.as_str(), "yes" | "no"), "malformed verdict {verdict:?}");
+    anyhow::ensure!(verdict.reasoning.as_deref().is_some_and(|r| !r.is_empty()), "no reasoning: {verdict:?}");
+    Ok(())
+}
+
+/// `ask_all` puts several questions to the judge in one call and returns one verdict per question.
+#[prompt_test(
+    target_prompt = "Summarise in one sentence: {text}",
+    target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
+    max_tokens = 60,
+)]
+async fn judge_answers_every_question(run: PromptRun) -> anyhow::Result<()> {
+    let questions = ["Is Alice mentioned?", "Is the response a single sentence?", "Does it avoid mentioning Bob?"];
+    let verdicts = run.ask_all(&questions).await?;
+    anyhow::ensure!(verdicts.len() == questions.len(), "{} verdicts for 3 questions", verdicts.len());
+    for (verdict, question) in verdicts.iter().zip(questions) {
+        anyhow::ensure!(verdict.question == question, "verdicts out of order: {verdict:?}");
+        anyhow::ensure!(matches!(verdict.answer.as_str(), "yes" | "no"), "malformed verdict {verdict:?}");
+        anyhow::ensure!(verdict.judge_model == "SmolLM2-135M-Instruct");
+    }
+    Ok(())
+}

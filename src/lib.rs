@@ -53,6 +53,8 @@ pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
 pub use run::PromptRun;
+/// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
+pub use toml;
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
@@ -70,5 +72,6 @@ pub mod __private {
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
     };
+    pub use crate::suite::CustomAssertion;
     pub use inventory;
 }

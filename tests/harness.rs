@@ -1,81 +1,9 @@
 //! End-to-end tests of the harness: run the `harness_fixture` example binary with arguments and check
 //! libtest's output, exit codes, listing, filters, thresholds, per-run failure lines and single runs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-/// The fixture binary, built by `cargo test` with the other examples.
-fn fixture_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let target = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let path = target.join("examples").join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
-        path.display()
-    );
-    path
-}
-
-/// A scratch crate root for one fixture run, so cassettes and configuration stay out of the repo.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("pt-harness-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(fixture_binary());
-        cmd.args(args)
-            .current_dir(&self.0)
-            .env("CARGO_MANIFEST_DIR", &self.0)
-            .env("NO_COLOR", "1")
-            .env_remove("PROMPT_TESTER_CASSETTE")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("OPENAI_BASE_URL")
-            .env_remove("PROMPT_TESTER_JUDGE_MODEL")
-            .env_remove("PROMPT_TESTER_JUDGE_PROVIDER")
-            .env_remove("RUST_TEST_THREADS");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        Run(cmd.output().expect("the fixture runs"))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Run(Output);
-
-impl Run {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.0.stdout).into_owned()
-    }
-    fn stderr(&self) -> String {
-        String::from_utf8_lossy(&self.0.stderr).into_owned()
-    }
-    fn code(&self) -> Option<i32> {
-        self.0.status.code()
-    }
-    /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...).
-    fn outcome(&self, trial: &str) -> String {
-        self.stdout()
-            .lines()
-            .filter_map(|l| l.strip_prefix("test "))
-            .filter_map(|l| l.split_once(" ... "))
-            .find(|(name, _)| name.trim_end() == trial)
-            .map(|(_, outcome)| outcome.to_string())
-            .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
-    }
-}
+use support::Scratch;
 
 #[test]
 fn list_prints_only_name_test_lines_including_numbered_runs() {
@@ -95,7 +23,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
     // nextest asks for the ignored ones separately: exactly the numbered runs.
     let ignored = scratch.run(&["--list", "--format", "terse", "--ignored"], &[]);
     let ignored: Vec<String> = ignored.stdout().lines().map(|l| l.trim_end_matches(": test").to_string()).collect();
-    assert_eq!(ignored.len(), 8, "{ignored:?}");
+    assert_eq!(ignored.len(), 10, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 

@@ -3,7 +3,7 @@
 
 pub mod record;
 pub mod registry;
-mod rust_test;
+pub(crate) mod rust_test;
 mod summary;
 pub mod trial;
 
@@ -46,6 +46,8 @@ pub struct TrialDef {
     pub ignored: bool,
     /// The parent trial of a `::run_N` trial.
     pub parent: Option<String>,
+    /// The suite case it runs, for the reports of skipped and broken trials (plans carry their own).
+    pub case: Option<record::CaseInfo>,
     /// What running it does.
     pub kind: TrialKind,
 }
@@ -128,8 +130,8 @@ impl Harness {
             edit(&mut config);
         }
 
-        let mut defs = rust_trials(&config, &args);
-        defs.extend(crate::suite::trials(&config, &args));
+        let mut defs = rust_trials(&config, &args, mode);
+        defs.extend(crate::suite::trials(&config, &args, mode));
         defs.extend(self.extra);
         let filter_matches = |name: &str| match &args.filter {
             Some(f) if args.exact => name == f,
@@ -144,10 +146,17 @@ impl Harness {
                 // ignored only so that a plain run makes N calls, not 2N.
                 let named = def.parent.as_deref().is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
                 let ignored = def.ignored && !(named && !run_ignored);
+                let (name, case) = (def.name.clone(), def.case);
                 let trial = match def.kind {
                     TrialKind::Plan(build) => Trial::ignorable_test(def.name, move || trial::execute(build())),
-                    TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || Ok(Completion::ignored_with(reason))),
-                    TrialKind::Broken(message) => Trial::test(def.name, move || Err(Failed::from(message))),
+                    TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
+                        record::push(record::TrialRecord::unrun(name, record::Status::Ignored, &reason, case));
+                        Ok(Completion::ignored_with(reason))
+                    }),
+                    TrialKind::Broken(message) => Trial::test(def.name, move || {
+                        record::push(record::TrialRecord::unrun(name, record::Status::Failed, &message, case));
+                        Err(Failed::from(message))
+                    }),
                 };
                 trial.with_ignored_flag(ignored)
             })
@@ -255,9 +264,27 @@ impl HarnessFlags {
     }
 }
 
+/// Whether a trial is known, before it runs, to have neither a recording nor a key (in `auto` mode).
+///
+/// Such trials are ignored at run time with a reason (libtest shows it); under nextest, which reads an
+/// ignored trial's exit status as a pass, they are marked ignored up front so nextest shows them skipped.
+pub(crate) fn statically_unavailable(config: &Config, mode: CassetteMode, provider: Option<&str>, cassette: &str) -> bool {
+    if !under_nextest() || mode != CassetteMode::Auto {
+        return false;
+    }
+    let Some(endpoint) = provider.and_then(|p| config.endpoint(p).ok()) else { return false };
+    crate::provider::missing_key_for(endpoint).is_some()
+        && !crate::cassette::CassetteStore::new(&config.cassette_dir).path_for(cassette).exists()
+}
+
+/// Whether nextest runs this process (one process per trial; an ignored outcome reads as a pass).
+pub(crate) fn under_nextest() -> bool {
+    std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some()
+}
+
 /// Trials of the registered `#[prompt_test]` functions; with `--exact`, only the requested one is built.
-fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
-    let exact = args.filter.as_deref().filter(|_| args.exact);
+fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
+    let exact = exact_filter(args);
     let config = std::sync::Arc::new(config.clone());
     let mut defs = Vec::new();
     for test in inventory::iter::<RustTest> {
@@ -265,33 +292,48 @@ fn rust_trials(config: &Config, args: &Arguments) -> Vec<TrialDef> {
         if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
             continue;
         }
-        let runs = (test.spec)().runs;
-        let wanted = |n: &str| exact.is_none_or(|f| f == n);
-        if wanted(&name) {
+        let spec = (test.spec)();
+        let provider = spec.subject_provider.or_else(|| config.defaults.provider.clone());
+        let unrecordable = statically_unavailable(&config, mode, provider.as_deref(), &test.trial_name());
+        defs.extend(trials_with_runs(&name, spec.runs, exact, unrecordable, None, |trial_name, only_run| {
             let config = config.clone();
-            let trial_name = name.clone();
-            defs.push(TrialDef {
-                name: name.clone(),
-                ignored: false,
-                parent: None,
-                kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, None, &config))),
-            });
-        }
-        if runs > 1 {
-            for i in 1..=runs {
-                let run_name = format!("{name}::run_{i}");
-                if !wanted(&run_name) {
-                    continue;
-                }
-                let config = config.clone();
-                let trial_name = run_name.clone();
-                defs.push(TrialDef {
-                    name: run_name,
-                    ignored: true,
-                    parent: Some(name.clone()),
-                    kind: TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, Some(i), &config))),
-                });
+            TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, only_run, &config)))
+        }));
+    }
+    defs
+}
+
+/// The name `--exact` asks for, if any.
+pub(crate) fn exact_filter(args: &Arguments) -> Option<&str> {
+    args.filter.as_deref().filter(|_| args.exact)
+}
+
+/// The trial `name` (flagged `ignored` when asked) and, when it takes several runs, its `name::run_i`
+/// single-run trials (ignored unless named, with `name` as parent). With `--exact`, only the requested
+/// one. `build(trial name, only_run)` says what running each does. Shared by `#[prompt_test]` functions
+/// and suite cases.
+pub(crate) fn trials_with_runs(
+    name: &str,
+    runs: u32,
+    exact: Option<&str>,
+    ignored: bool,
+    case: Option<record::CaseInfo>,
+    mut build: impl FnMut(String, Option<u32>) -> TrialKind,
+) -> Vec<TrialDef> {
+    let wanted = |n: &str| exact.is_none_or(|f| f == n);
+    let mut defs = Vec::new();
+    if wanted(name) {
+        let kind = build(name.to_string(), None);
+        defs.push(TrialDef { name: name.to_string(), ignored, parent: None, case: case.clone(), kind });
+    }
+    if runs > 1 {
+        for i in 1..=runs {
+            let run_name = format!("{name}::run_{i}");
+            if !wanted(&run_name) {
+                continue;
             }
+            let kind = build(run_name.clone(), Some(i));
+            defs.push(TrialDef { name: run_name, ignored: true, parent: Some(name.to_string()), case: case.clone(), kind });
         }
     }
     defs

@@ -66,6 +66,25 @@ pub struct TrialRecord {
     pub case: Option<CaseInfo>,
 }
 
+impl TrialRecord {
+    /// The record of a trial that made no call: a skipped case or a broken suite file.
+    pub fn unrun(name: String, status: Status, message: &str, case: Option<CaseInfo>) -> Self {
+        Self {
+            name,
+            status,
+            message: Some(crate::redact::redact(message).into_owned()),
+            runs_passed: 0,
+            runs_total: 0,
+            runs_required: 0,
+            pass_threshold: 1.0,
+            usage: Usage::default(),
+            duration: Duration::ZERO,
+            output_preview: None,
+            case,
+        }
+    }
+}
+
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }

@@ -66,17 +66,11 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 }
                 None => engine().complete(&scope, CallRole::Subject, &provider, request).await,
             };
-            let Completed { result, latency, replayed } = match completed {
-                Ok(c) => c,
-                Err(CallError::Unavailable(reason)) => return Sample::failed(reason),
-                Err(CallError::Failed(message)) => return Sample::failed(format!("model call failed: {message}")),
+            let run = match prompt_run(completed, scope, prompt, vars, provider, model, transcript_start) {
+                Ok(run) => run,
+                Err(failed) => return failed,
             };
-            let output = result.text.clone();
-            let mut transcript = transcript_start;
-            transcript.push(Message::assistant(output.clone()));
-            let run = PromptRun::from_result(
-                scope, prompt, vars, provider, model, result, latency, replayed, transcript,
-            );
+            let output = run.output.clone();
             let outcome = (body)(run).await;
             Sample { result: outcome.map_err(|e| format!("{e:#}")), output: Some(output) }
         })
@@ -97,20 +91,49 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
 }
 
 fn resolve_subject(spec: &TestSpec, name: &str, config: &Config) -> Result<(String, String), String> {
-    let provider = spec.subject_provider.clone().or_else(|| config.defaults.provider.clone());
-    let model = spec.subject_model.clone().or_else(|| config.defaults.model.clone());
+    subject_or_defaults(spec.subject_provider.clone(), spec.subject_model.clone(), config).map_err(|missing| {
+        let missing = missing.iter().map(|m| format!("subject_{m}")).collect::<Vec<_>>().join(" and ");
+        format!(
+            "test `{name}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
+             prompt-tester.toml"
+        )
+    })
+}
+
+/// The subject's provider and model, each falling back to `[defaults]`; `Err` names the missing ones
+/// (`"provider"`, `"model"`). Shared by `#[prompt_test]` functions and suite cases.
+pub(crate) fn subject_or_defaults(
+    provider: Option<String>,
+    model: Option<String>,
+    config: &Config,
+) -> Result<(String, String), Vec<&'static str>> {
+    let provider = provider.or_else(|| config.defaults.provider.clone());
+    let model = model.or_else(|| config.defaults.model.clone());
     match (provider, model) {
         (Some(p), Some(m)) => Ok((p, m)),
-        (p, m) => {
-            let missing = match (p, m) {
-                (None, None) => "subject_provider and subject_model",
-                (None, _) => "subject_provider",
-                _ => "subject_model",
-            };
-            Err(format!(
-                "test `{name}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
-                 prompt-tester.toml"
-            ))
-        }
+        (p, m) => Err([p.is_none().then_some("provider"), m.is_none().then_some("model")].into_iter().flatten().collect()),
     }
+}
+
+/// Turns the subject call of one sample into the [`PromptRun`] the assertions see, or into the failed
+/// sample (an unavailable call also marks the scope, which ignores the trial). `messages` is the
+/// request's conversation; the answer is appended to make the transcript. Shared with suite cases.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prompt_run(
+    completed: Result<Completed, CallError>,
+    scope: Arc<RunScope>,
+    prompt: String,
+    vars: BTreeMap<String, String>,
+    provider: String,
+    model: String,
+    messages: Vec<Message>,
+) -> Result<PromptRun, Sample> {
+    let Completed { result, latency, replayed } = match completed {
+        Ok(c) => c,
+        Err(CallError::Unavailable(reason)) => return Err(Sample::failed(reason)),
+        Err(CallError::Failed(message)) => return Err(Sample::failed(format!("model call failed: {message}"))),
+    };
+    let mut transcript = messages;
+    transcript.push(Message::assistant(result.text.clone()));
+    Ok(PromptRun::from_result(scope, prompt, vars, provider, model, result, latency, replayed, transcript))
 }

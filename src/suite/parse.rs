@@ -1,0 +1,759 @@
+//! Reading a `*.evals.toml` file into a [`Suite`], with every problem located by `line:column`.
+//!
+//! The file is parsed with toml's spanned document tree (not serde) so that each problem can point at
+//! the exact key or value, name the key path, and say how to fix it; every problem of a file is
+//! collected, not only the first.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::assert::{self, Assertion};
+use super::problem::{Problem, line_column};
+
+/// A spanned value of the document tree.
+pub(crate) type Node<'i> = Spanned<DeValue<'i>>;
+
+/// Sampling and scoring settings, at suite level or overridden by a case.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// The subject provider.
+    pub provider: Option<String>,
+    /// The subject model.
+    pub model: Option<String>,
+    /// The most tokens to generate.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// Samples per case.
+    pub runs: Option<u32>,
+    /// Share of samples that must pass.
+    pub pass_threshold: Option<f64>,
+    /// The score a sample needs (weights of passing assertions over all weights).
+    pub threshold: Option<f64>,
+}
+
+impl Settings {
+    /// These settings, each unset one taken from `base`.
+    pub fn over(&self, base: &Settings) -> Settings {
+        Settings {
+            provider: self.provider.clone().or_else(|| base.provider.clone()),
+            model: self.model.clone().or_else(|| base.model.clone()),
+            max_tokens: self.max_tokens.or(base.max_tokens),
+            temperature: self.temperature.or(base.temperature),
+            system: self.system.clone().or_else(|| base.system.clone()),
+            runs: self.runs.or(base.runs),
+            pass_threshold: self.pass_threshold.or(base.pass_threshold),
+            threshold: self.threshold.or(base.threshold),
+        }
+    }
+}
+
+/// One case of a suite.
+#[derive(Debug)]
+pub struct Case {
+    /// Its name (the trial is `<suite>::<name>`).
+    pub name: String,
+    /// Its category, for the report's `by_category`.
+    pub category: Option<String>,
+    /// Values for the prompt's placeholders, in file order.
+    pub inputs: Vec<(String, String)>,
+    /// Its assertions, the suite-wide ones first.
+    pub asserts: Vec<Assertion>,
+    /// Why it is skipped, if it is.
+    pub skip: Option<String>,
+    /// Its settings, the suite's filled in.
+    pub settings: Settings,
+    /// Inputs no placeholder uses (a warning, not an error: they may be kept for the record).
+    pub unused_inputs: Vec<String>,
+}
+
+/// A parsed suite file.
+#[derive(Debug)]
+pub struct Suite {
+    /// The suite's name.
+    pub name: String,
+    /// The file as shown (relative to the crate root).
+    pub file: String,
+    /// The prompt template.
+    pub prompt: String,
+    /// `prompt_id`, else the prompt file's stem, else the suite name.
+    pub prompt_id: String,
+    /// `prompt_version`, if given.
+    pub prompt_version: Option<String>,
+    /// `dataset_version`, if given.
+    pub dataset_version: Option<String>,
+    /// The cases, in file order.
+    pub cases: Vec<Case>,
+}
+
+const SETTING_KEYS: [&str; 8] = [
+    "provider",
+    "model",
+    "max_tokens",
+    "temperature",
+    "system",
+    "runs",
+    "pass_threshold",
+    "threshold",
+];
+const SUITE_KEYS: [&str; 7] = [
+    "prompt",
+    "prompt_id",
+    "prompt_version",
+    "dataset_version",
+    "description",
+    "assert",
+    "cases",
+];
+const CASE_KEYS: [&str; 6] = [
+    "name",
+    "category",
+    "description",
+    "inputs",
+    "assert",
+    "skip",
+];
+
+/// Reads the cursor of one file: its text, where relative paths start, and the problems found so far.
+pub(crate) struct Reader<'a> {
+    /// The file's text.
+    pub text: &'a str,
+    /// The file as shown.
+    pub file: &'a str,
+    /// The suite's directory: prompt and schema files are relative to it.
+    pub dir: &'a Path,
+    /// Problems found.
+    pub problems: Vec<Problem>,
+}
+
+impl Reader<'_> {
+    /// Notes a problem.
+    pub fn problem(
+        &mut self,
+        span: Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) {
+        self.problems.push(Problem::new(span, key, message, fix));
+    }
+
+    /// `file:line` of a span, for assertion failure messages.
+    pub fn at(&self, span: &Range<usize>) -> String {
+        format!("{}:{}", self.file, line_column(self.text, span.start).0)
+    }
+
+    /// A file path relative to the suite's directory.
+    pub fn resolve(&self, relative: &str) -> PathBuf {
+        self.dir.join(relative)
+    }
+}
+
+/// "a string", "an integer", ... for messages.
+pub(crate) fn a_type(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date-time",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+/// Reads a string, or notes that `key` needs one (`example` shows a valid value).
+pub(crate) fn string(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    example: &str,
+) -> Option<String> {
+    match node.get_ref() {
+        DeValue::String(s) => Some(s.to_string()),
+        other => {
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a string, found {}", a_type(other)),
+                format!("write `{key} = {example}`"),
+            );
+            None
+        }
+    }
+}
+
+/// Reads an integer as i128 (so that any TOML integer fits), or `None` when it is not one.
+pub(crate) fn integer(value: &DeValue<'_>) -> Option<i128> {
+    match value {
+        DeValue::Integer(i) => i128::from_str_radix(i.as_str(), i.radix()).ok(),
+        _ => None,
+    }
+}
+
+/// Reads a number (integer or float).
+pub(crate) fn number(value: &DeValue<'_>) -> Option<f64> {
+    match value {
+        DeValue::Float(f) => f.as_str().parse().ok(),
+        other => integer(other).map(|i| i as f64),
+    }
+}
+
+/// Reads a whole number in `min..=max`, or notes the problem.
+pub(crate) fn whole(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    min: u64,
+    max: u64,
+    meaning: &str,
+) -> Option<u64> {
+    match integer(node.get_ref()) {
+        Some(n) if n >= i128::from(min) && n <= i128::from(max) => Some(n as u64),
+        Some(n) => {
+            r.problem(
+                node.span(),
+                key,
+                format!("{n} is out of range"),
+                format!("use a whole number from {min} to {max} ({meaning})"),
+            );
+            None
+        }
+        None => {
+            let found = a_type(node.get_ref());
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a whole number, found {found}"),
+                format!("write `{key} = {min}` or more ({meaning})"),
+            );
+            None
+        }
+    }
+}
+
+/// Reads a number accepted by `ok`, or notes the problem (`allowed` describes the range).
+pub(crate) fn real(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    ok: impl Fn(f64) -> bool,
+    allowed: &str,
+) -> Option<f64> {
+    match number(node.get_ref()) {
+        Some(x) if x.is_finite() && ok(x) => Some(x),
+        Some(x) => {
+            r.problem(
+                node.span(),
+                key,
+                format!("{x} is out of range"),
+                format!("use {allowed}"),
+            );
+            None
+        }
+        None => {
+            let found = a_type(node.get_ref());
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a number, found {found}"),
+                format!("use {allowed}"),
+            );
+            None
+        }
+    }
+}
+
+/// A string, or a number or boolean written as one (versions, input values).
+fn scalar_text(value: &DeValue<'_>) -> Option<String> {
+    match value {
+        DeValue::String(s) => Some(s.to_string()),
+        DeValue::Integer(_) | DeValue::Float(_) => Some(match value {
+            DeValue::Integer(i) => integer(value).map_or_else(|| i.to_string(), |n| n.to_string()),
+            DeValue::Float(f) => f.as_str().to_string(),
+            _ => unreachable!(),
+        }),
+        DeValue::Boolean(b) => Some(b.to_string()),
+        DeValue::Datetime(d) => Some(d.to_string()),
+        _ => None,
+    }
+}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+pub(crate) fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, c)| *d <= (c.len() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn unknown_key(
+    r: &mut Reader<'_>,
+    key: &Spanned<std::borrow::Cow<'_, str>>,
+    path: &str,
+    valid: &[&str],
+    place: &str,
+) {
+    let name = key.get_ref().as_ref();
+    let hint = match did_you_mean(name, valid.iter().copied()) {
+        Some(close) => format!(
+            "did you mean `{close}`? Valid keys {place}: {}",
+            valid.join(", ")
+        ),
+        None => format!(
+            "remove it, or use one of the valid keys {place}: {}",
+            valid.join(", ")
+        ),
+    };
+    r.problem(key.span(), path, format!("unknown key `{name}`"), hint);
+}
+
+/// Parses the text of a suite file. `file` is how it is shown, `dir` where relative paths start.
+pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Vec<Problem>> {
+    let root = match DeTable::parse(text) {
+        Ok(root) => root,
+        Err(e) => {
+            let span = e.span().unwrap_or(0..0);
+            let message = e.message().trim().replace('\n', "; ");
+            return Err(vec![Problem::new(
+                span,
+                "",
+                format!("TOML syntax error: {message}"),
+                "correct the TOML at this position (strings need quotes, inline tables stay on one line, \
+                 `[[cases]]` starts a case)",
+            )]);
+        }
+    };
+    let mut r = Reader {
+        text,
+        file,
+        dir,
+        problems: Vec::new(),
+    };
+    let table = root.get_ref();
+
+    for (key, _) in table.iter() {
+        let k = key.get_ref().as_ref();
+        if !SUITE_KEYS.contains(&k) && !SETTING_KEYS.contains(&k) {
+            let valid: Vec<&str> = SUITE_KEYS
+                .iter()
+                .chain(SETTING_KEYS.iter())
+                .copied()
+                .collect();
+            unknown_key(&mut r, key, k, &valid, "at the top of a suite");
+        }
+    }
+
+    let suite_settings = settings(&mut r, table, "");
+    let (prompt, prompt_file) = prompt(&mut r, table);
+    let mut text_of = |key: &str| {
+        let node = table.get(key)?;
+        let text = scalar_text(node.get_ref());
+        if text.is_none() {
+            let found = a_type(node.get_ref());
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a string, found {found}"),
+                format!("write `{key} = \"...\"`"),
+            );
+        }
+        text
+    };
+    let prompt_id = text_of("prompt_id");
+    let prompt_version = text_of("prompt_version");
+    let dataset_version = text_of("dataset_version");
+    // A description is for readers of the file; it only has to be text.
+    let _ = text_of("description");
+    let suite_asserts = match table.get("assert") {
+        Some(node) => assert::parse_list(&mut r, node, "assert"),
+        None => Vec::new(),
+    };
+
+    let mut cases = Vec::new();
+    match table.get("cases") {
+        None => r.problem(
+            0..0,
+            "cases",
+            "the suite has no cases",
+            "add at least one case: `[[cases]]` then `name = \"...\"`, `inputs = { ... }` and `assert = [ ... ]`",
+        ),
+        Some(node) => match node.get_ref() {
+            DeValue::Array(items) => {
+                let mut names = BTreeSet::new();
+                for (i, item) in items.iter().enumerate() {
+                    let path = format!("cases[{i}]");
+                    let DeValue::Table(case_table) = item.get_ref() else {
+                        let found = a_type(item.get_ref());
+                        r.problem(item.span(), &path, format!("expected a table, found {found}"), "write each case as a `[[cases]]` table");
+                        continue;
+                    };
+                    if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, prompt.as_deref()) {
+                        if !names.insert(case.name.clone()) {
+                            let span = case_table.get("name").map_or(item.span(), |n| n.span());
+                            r.problem(span, &format!("{path}.name"), format!("a case named `{}` already exists in this suite", case.name), "give every case a distinct name");
+                        }
+                        cases.push(case);
+                    }
+                }
+            }
+            other => {
+                let found = a_type(other);
+                r.problem(node.span(), "cases", format!("expected an array of tables, found {found}"), "write each case as a `[[cases]]` table");
+            }
+        },
+    }
+
+    if !r.problems.is_empty() {
+        let mut problems = r.problems;
+        problems.sort_by_key(|p| p.span.start);
+        return Err(problems);
+    }
+    let prompt_id = prompt_id
+        .or_else(|| {
+            prompt_file
+                .as_ref()
+                .and_then(|f| Path::new(f).file_stem())
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| name.to_string());
+    Ok(Suite {
+        name: name.to_string(),
+        file: file.to_string(),
+        prompt: prompt.unwrap_or_default(),
+        prompt_id,
+        prompt_version,
+        dataset_version,
+        cases,
+    })
+}
+
+/// A prompt value names a file when it is one line without spaces or braces and has an extension.
+fn looks_like_path(value: &str) -> bool {
+    !value.is_empty()
+        && !value.contains(|c: char| c.is_whitespace() || c == '{' || c == '}')
+        && Path::new(value)
+            .extension()
+            .is_some_and(|e| !e.is_empty() && e.len() <= 8)
+}
+
+/// The prompt template and, when it came from a file, the file as written.
+fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<String>) {
+    let Some(node) = table.get("prompt") else {
+        r.problem(
+            0..0,
+            "prompt",
+            "the suite has no `prompt`",
+            "add `prompt = \"support_reply.md\"` (a file beside the suite) or the prompt text inline, with \
+             {placeholders} for the case inputs",
+        );
+        return (None, None);
+    };
+    let Some(value) = string(r, node, "prompt", "\"support_reply.md\"") else {
+        return (None, None);
+    };
+    if !looks_like_path(&value) {
+        if value.trim().is_empty() {
+            r.problem(
+                node.span(),
+                "prompt",
+                "the prompt is empty",
+                "write the prompt text, or the name of a file beside the suite",
+            );
+        }
+        return (Some(value), None);
+    }
+    let path = r.resolve(&value);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => (Some(text), Some(value)),
+        Err(e) => {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "not found".to_string()
+            } else {
+                e.to_string()
+            };
+            r.problem(
+                node.span(),
+                "prompt",
+                format!("prompt file `{value}` {why} (looked for {})", path.display()),
+                "create the file beside the suite, correct the name, or write the prompt text inline (text with \
+                 spaces or {placeholders} is taken as the prompt itself)",
+            );
+            (None, None)
+        }
+    }
+}
+
+/// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
+fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
+    let path = |key: &str| {
+        if prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{prefix}.{key}")
+        }
+    };
+    let mut s = Settings::default();
+    if let Some(node) = table.get("provider") {
+        s.provider = string(r, node, &path("provider"), "\"anthropic\"");
+    }
+    if let Some(node) = table.get("model") {
+        s.model = string(r, node, &path("model"), "\"claude-haiku-4-5\"");
+    }
+    if let Some(node) = table.get("system") {
+        s.system = string(r, node, &path("system"), "\"You are a support agent.\"");
+    }
+    if let Some(node) = table.get("max_tokens") {
+        s.max_tokens = whole(
+            r,
+            node,
+            &path("max_tokens"),
+            1,
+            u64::from(u32::MAX),
+            "the most tokens to generate",
+        )
+        .map(|n| n as u32);
+    }
+    if let Some(node) = table.get("runs") {
+        s.runs = whole(r, node, &path("runs"), 1, 10_000, "samples per case").map(|n| n as u32);
+    }
+    if let Some(node) = table.get("temperature") {
+        s.temperature = real(
+            r,
+            node,
+            &path("temperature"),
+            |t| (0.0..=2.0).contains(&t),
+            "a temperature from 0.0 to 2.0",
+        )
+        .map(|t| t as f32);
+    }
+    if let Some(node) = table.get("pass_threshold") {
+        s.pass_threshold = real(
+            r,
+            node,
+            &path("pass_threshold"),
+            |t| t > 0.0 && t <= 1.0,
+            "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)",
+        );
+    }
+    if let Some(node) = table.get("threshold") {
+        s.threshold = real(
+            r,
+            node,
+            &path("threshold"),
+            |t| (0.0..=1.0).contains(&t),
+            "a score from 0 to 1 (the weight of passing assertions over all weights)",
+        );
+    }
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+fn case(
+    r: &mut Reader<'_>,
+    table: &DeTable<'_>,
+    span: Range<usize>,
+    path: &str,
+    suite: &Settings,
+    suite_asserts: &[Assertion],
+    prompt: Option<&str>,
+) -> Option<Case> {
+    let problems_before = r.problems.len();
+    for (key, _) in table.iter() {
+        let k = key.get_ref().as_ref();
+        if !CASE_KEYS.contains(&k) && !SETTING_KEYS.contains(&k) {
+            let valid: Vec<&str> = CASE_KEYS
+                .iter()
+                .chain(SETTING_KEYS.iter())
+                .copied()
+                .collect();
+            unknown_key(r, key, &format!("{path}.{k}"), &valid, "in a case");
+        }
+    }
+    let name = match table.get("name") {
+        None => {
+            r.problem(
+                span.clone(),
+                &format!("{path}.name"),
+                "the case has no name",
+                "add `name = \"...\"` (the trial is `<suite>::<name>`)",
+            );
+            None
+        }
+        Some(node) => {
+            let name = string(r, node, &format!("{path}.name"), "\"mentions_the_product\"");
+            match name {
+                Some(n) if n.trim().is_empty() || n.contains("::") || n.trim() != n => {
+                    r.problem(
+                        node.span(),
+                        &format!("{path}.name"),
+                        format!("{n:?} is not a usable case name"),
+                        "use a non-empty name without `::` and without leading or trailing spaces",
+                    );
+                    None
+                }
+                n => n,
+            }
+        }
+    };
+    let category = table
+        .get("category")
+        .and_then(|n| string(r, n, &format!("{path}.category"), "\"billing\""));
+    if let Some(node) = table.get("description") {
+        string(r, node, &format!("{path}.description"), "\"...\"");
+    }
+    let skip = match table.get("skip") {
+        None => None,
+        Some(node) => match node.get_ref() {
+            DeValue::String(s) if !s.trim().is_empty() => Some(s.to_string()),
+            DeValue::Boolean(true) => Some("skipped in the suite".to_string()),
+            DeValue::Boolean(false) => None,
+            other => {
+                let found = if matches!(other, DeValue::String(_)) {
+                    "an empty string"
+                } else {
+                    a_type(other)
+                };
+                r.problem(
+                    node.span(),
+                    &format!("{path}.skip"),
+                    format!("expected the reason as a string, found {found}"),
+                    "write `skip = \"why it is skipped\"`",
+                );
+                None
+            }
+        },
+    };
+    let inputs_key = "inputs";
+    let inputs_path = format!("{path}.{inputs_key}");
+    let mut inputs = Vec::new();
+    // Every key written, well-typed or not: a mistyped input is one problem, not also a missing one.
+    let mut input_keys = Vec::new();
+    if let Some(node) = table.get(inputs_key) {
+        match node.get_ref() {
+            DeValue::Table(values) => {
+                for (key, value) in values.iter() {
+                    let k = key.get_ref().to_string();
+                    input_keys.push(k.clone());
+                    match scalar_text(value.get_ref()) {
+                        Some(v) => inputs.push((k, v)),
+                        None => {
+                            let found = a_type(value.get_ref());
+                            r.problem(
+                                value.span(),
+                                &format!("{inputs_path}.{k}"),
+                                format!("expected a string, found {found}"),
+                                format!("write the value as text: `{k} = \"...\"` (it is pasted into the prompt)"),
+                            );
+                        }
+                    }
+                }
+            }
+            other => {
+                let found = a_type(other);
+                r.problem(
+                    node.span(),
+                    &inputs_path,
+                    format!("expected a table, found {found}"),
+                    "write `inputs = { name = \"value\", ... }`",
+                );
+            }
+        }
+    }
+    let mut asserts: Vec<Assertion> = suite_asserts.to_vec();
+    if let Some(node) = table.get("assert") {
+        asserts.extend(assert::parse_list(r, node, &format!("{path}.assert")));
+    }
+    let settings = settings(r, table, path).over(suite);
+
+    let mut unused_inputs = Vec::new();
+    if let Some(prompt) = prompt {
+        let placeholders = crate::render::placeholders(prompt);
+        // A skipped case does not run: its inputs may be incomplete until it is ready.
+        if skip.is_none() {
+            for p in &placeholders {
+                if !input_keys.contains(p) {
+                    let span = table.get(inputs_key).map_or_else(
+                        || table.get("name").map_or(span.clone(), |n| n.span()),
+                        |n| n.span(),
+                    );
+                    r.problem(
+                        span,
+                        &inputs_path,
+                        format!("no input `{p}` for the placeholder {{{p}}} of the prompt"),
+                        format!("add `{p} = \"...\"` to this case's inputs"),
+                    );
+                }
+            }
+        }
+        unused_inputs = inputs
+            .iter()
+            .filter(|(k, _)| !placeholders.contains(k))
+            .map(|(k, _)| k.clone())
+            .collect();
+    }
+    if r.problems.len() > problems_before {
+        return None;
+    }
+    Some(Case {
+        name: name?,
+        category,
+        inputs,
+        asserts,
+        skip,
+        settings,
+        unused_inputs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        assert_eq!(
+            did_you_mean("contain", ["contains", "regex"]),
+            Some("contains")
+        );
+        assert_eq!(
+            did_you_mean("promt", ["prompt", "provider"]),
+            Some("prompt")
+        );
+        assert_eq!(did_you_mean("banana", ["contains", "regex"]), None);
+        assert!(looks_like_path("support_reply.md"));
+        assert!(looks_like_path("prompts/reply.txt"));
+        assert!(!looks_like_path("Reply to {message}."));
+        assert!(!looks_like_path("Say hi."));
+    }
+}

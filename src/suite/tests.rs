@@ -1,0 +1,238 @@
+//! Unit tests of suite parsing and scoring (the harness-level ones are in tests/suites.rs).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::assert::{Check, check_sync, evaluate};
+use super::parse::{Suite, parse};
+use super::problem::Report;
+use crate::completion::CompletionResult;
+use crate::engine::RunScope;
+use crate::run::PromptRun;
+
+const FILE: &str = "prompt-tests/s.evals.toml";
+
+fn parsed(text: &str, dir: &Path) -> Result<Suite, String> {
+    parse("s", FILE, dir, text).map_err(|p| {
+        Report {
+            file: FILE,
+            text,
+            problems: &p,
+        }
+        .to_string()
+    })
+}
+
+fn problems(text: &str) -> String {
+    parsed(text, Path::new("/nonexistent")).expect_err("the suite has problems")
+}
+
+fn run(output: &str) -> PromptRun {
+    let scope = Arc::new(RunScope::new("s::a", "s", "s", 1, 1, false));
+    let result = CompletionResult::new(output, 5, 7);
+    PromptRun::from_result(
+        scope,
+        "p".into(),
+        Default::default(),
+        "fake".into(),
+        "m".into(),
+        result,
+        Duration::from_millis(10),
+        true,
+        Vec::new(),
+    )
+}
+
+#[test]
+fn settings_cascade_and_suite_assertions_come_first() {
+    let dir = std::env::temp_dir().join(format!("pt-suite-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("reply.md"), "Reply to {message}").unwrap();
+    let suite = parsed(
+        r#"
+prompt = "reply.md"
+provider = "anthropic"
+model = "claude-haiku-4-5"
+max_tokens = 100
+runs = 3
+pass_threshold = 0.6
+assert = [{ max_words = 50 }]
+
+[[cases]]
+name = "a"
+category = "billing"
+inputs = { message = "hi", extra = 2 }
+model = "other"
+runs = 1
+threshold = 0.5
+assert = [{ contains = "x", weight = 2.5 }]
+
+[[cases]]
+name = "later"
+skip = "not yet"
+"#,
+        &dir,
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(suite.prompt, "Reply to {message}");
+    assert_eq!(suite.prompt_id, "reply", "the prompt file's stem");
+    let a = &suite.cases[0];
+    assert_eq!(a.settings.provider.as_deref(), Some("anthropic"));
+    assert_eq!(a.settings.model.as_deref(), Some("other"));
+    assert_eq!(
+        (
+            a.settings.max_tokens,
+            a.settings.runs,
+            a.settings.pass_threshold
+        ),
+        (Some(100), Some(1), Some(0.6))
+    );
+    assert_eq!(a.settings.threshold, Some(0.5));
+    let kinds: Vec<&str> = a.asserts.iter().map(|x| x.check.kind()).collect();
+    assert_eq!(kinds, ["max_words", "contains"]);
+    assert_eq!(a.asserts[1].weight, 2.5);
+    assert_eq!(a.asserts[1].at, format!("{FILE}:17"));
+    assert_eq!(
+        a.inputs,
+        [
+            ("extra".to_string(), "2".to_string()),
+            ("message".to_string(), "hi".to_string())
+        ]
+    );
+    assert_eq!(a.unused_inputs, ["extra"]);
+    // A skipped case may lack inputs for its placeholders.
+    assert_eq!(suite.cases[1].skip.as_deref(), Some("not yet"));
+}
+
+#[test]
+fn every_problem_is_located_with_its_key_and_fix() {
+    let text = "prompt = \"Say {x}\"\nthreshold = 1.5\n\n[[cases]]\nname = \"a\"\ninputs = { x = [1] }\n\
+                assert = [{ contains = \"a\", equals = \"b\" }, { contains = \"c\", weight = -1 }, \"oops\"]\n\
+                skip = 3\n\n[[cases]]\nname = \"a\"\ninputs = { x = \"1\" }\n";
+    let report = problems(text);
+    for expected in [
+        "prompt-tests/s.evals.toml has 6 problems; no case of this suite ran:",
+        "prompt-tests/s.evals.toml:2:13: `threshold`: 1.5 is out of range",
+        "fix: use a score from 0 to 1",
+        "prompt-tests/s.evals.toml:6:16: `cases[0].inputs.x`: expected a string, found an array",
+        "prompt-tests/s.evals.toml:7:29: `cases[0].assert[0]`: one table holds several assertions (contains, equals)",
+        "prompt-tests/s.evals.toml:7:72: `cases[0].assert[1].weight`: -1 is out of range",
+        "prompt-tests/s.evals.toml:7:78: `cases[0].assert[2]`: expected an assertion table, found a string",
+        "prompt-tests/s.evals.toml:8:8: `cases[0].skip`: expected the reason as a string, found an integer",
+    ] {
+        assert!(report.contains(expected), "{expected:?} not in\n{report}");
+    }
+    // The first case has problems, so the duplicate name is not reported against it.
+    let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\n[[cases]]\nname = \"a\"\n");
+    assert!(
+        report.contains(":5:8: `cases[1].name`: a case named `a` already exists in this suite"),
+        "{report}"
+    );
+    let report = problems("prompt = \"Hi\"\n");
+    assert!(
+        report.contains(":1:1: `cases`: the suite has no cases"),
+        "{report}"
+    );
+    let report = problems("[[cases]]\nname = \"a\"\n");
+    assert!(
+        report.contains(":1:1: `prompt`: the suite has no `prompt`"),
+        "{report}"
+    );
+    let report = problems("prompt = \"Hi\"\n[[cases]]\ncategory = \"x\"\n");
+    assert!(
+        report.contains(":2:1: `cases[0].name`: the case has no name"),
+        "{report}"
+    );
+    let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a::b\"\n");
+    assert!(
+        report.contains("\"a::b\" is not a usable case name"),
+        "{report}"
+    );
+    let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nasert = []\n");
+    assert!(
+        report.contains(":4:1: `cases[0].asert`: unknown key `asert`\n"),
+        "{report}"
+    );
+    assert!(report.contains("fix: did you mean `assert`?"), "{report}");
+    let report = problems(
+        "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ json_schema = \"none.json\" }]\n",
+    );
+    assert!(
+        report
+            .contains(":4:27: `cases[0].assert[0].json_schema`: schema file `none.json` not found"),
+        "{report}"
+    );
+    // The source line is quoted with a caret under the column.
+    let report = problems("prompt = \"Hi\"\nruns = 0\n[[cases]]\nname = \"a\"\n");
+    assert!(
+        report.contains("2 | runs = 0\n  |        ^\n  fix: use a whole number from 1 to 10000"),
+        "{report}"
+    );
+}
+
+#[test]
+fn not_contains_shows_where_the_text_was_found() {
+    let output = format!("{} forbidden {}", "a".repeat(60), "b".repeat(60));
+    let verdict = check_sync(&Check::NotContains(vec!["forbidden".into()]), &run(&output));
+    let detail = verdict.detail.unwrap();
+    assert!(!verdict.passed);
+    assert!(
+        detail.contains("\"forbidden\" at character 62: \"…aaaa"),
+        "{detail}"
+    );
+    assert!(detail.contains("forbidden bbbb"), "{detail}");
+    assert!(detail.ends_with("b…\""), "{detail}");
+}
+
+#[test]
+fn max_cost_passes_and_says_so_when_the_price_is_unknown() {
+    let verdict = check_sync(&Check::MaxCost(0.0), &run("x"));
+    assert!(verdict.passed);
+    assert!(
+        verdict
+            .detail
+            .unwrap()
+            .contains("the price of m is unknown")
+    );
+}
+
+fn assertion(check: Check, weight: f64) -> super::assert::Assertion {
+    super::assert::Assertion {
+        check,
+        weight,
+        at: format!("{FILE}:1"),
+    }
+}
+
+#[test]
+fn the_score_weighs_passing_assertions() {
+    let asserts = [
+        assertion(Check::Contains(vec!["yes".into()]), 1.0),
+        assertion(Check::MaxWords(1), 3.0),
+        assertion(Check::StartsWith("no".into()), 1.0),
+    ];
+    let engine = crate::engine::engine();
+    // "yes" passes contains and max_words (4 of 5), fails starts_with.
+    assert_eq!(
+        engine.block_on(evaluate(&asserts, Some(0.8), &run("yes"))),
+        Ok(())
+    );
+    let err = engine
+        .block_on(evaluate(&asserts, Some(0.9), &run("yes")))
+        .unwrap_err();
+    assert!(
+        err.starts_with("score 0.80 is below the threshold 0.9"),
+        "{err}"
+    );
+    let err = engine
+        .block_on(evaluate(&asserts, None, &run("yes")))
+        .unwrap_err();
+    assert!(
+        err.starts_with("1 of 3 assertions failed:\n- prompt-tests/s.evals.toml:1: starts_with"),
+        "{err}"
+    );
+    // No assertions: the score is 1.
+    assert_eq!(engine.block_on(evaluate(&[], Some(1.0), &run("x"))), Ok(()));
+}

@@ -1,0 +1,91 @@
+//! Shared by the harness's end-to-end tests: run the `harness_fixture` example in a scratch crate root.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixture binary, built by `cargo test` with the other examples.
+pub fn fixture_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let target = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let path = target.join("examples").join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
+        path.display()
+    );
+    path
+}
+
+/// A scratch crate root for one fixture run, so cassettes and configuration stay out of the repo.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("pt-harness-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// Writes `prompt-tester.toml` in the scratch root.
+    pub fn config(&self, text: &str) {
+        std::fs::write(self.0.join("prompt-tester.toml"), text).unwrap();
+    }
+
+    /// The scratch root's cassette directory.
+    pub fn cassettes(&self) -> PathBuf {
+        self.0.join("prompt-tests").join("cassettes")
+    }
+
+    pub fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(fixture_binary());
+        cmd.args(args)
+            .current_dir(&self.0)
+            .env("CARGO_MANIFEST_DIR", &self.0)
+            .env("NO_COLOR", "1")
+            .env_remove("PROMPT_TESTER_CASSETTE")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("PROMPT_TESTER_JUDGE_MODEL")
+            .env_remove("PROMPT_TESTER_JUDGE_PROVIDER")
+            .env_remove("RUST_TEST_THREADS")
+            .env_remove("FAKE_API_KEY")
+            .env_remove("FIXTURE_THING");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Run(cmd.output().expect("the fixture runs"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct Run(pub Output);
+
+impl Run {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    pub fn code(&self) -> Option<i32> {
+        self.0.status.code()
+    }
+    /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...).
+    pub fn outcome(&self, trial: &str) -> String {
+        self.stdout()
+            .lines()
+            .filter_map(|l| l.strip_prefix("test "))
+            .filter_map(|l| l.split_once(" ... "))
+            .find(|(name, _)| name.trim_end() == trial)
+            .map(|(_, outcome)| outcome.to_string())
+            .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
+    }
+}
+
