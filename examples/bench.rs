@@ -131,8 +131,12 @@ impl Options {
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let mut number = |flag: &str| -> Result<u64, String> {
-                let value = iter.next().ok_or_else(|| format!("{flag} needs a number"))?;
-                value.parse().map_err(|_| format!("{flag} {value:?} is not a whole number"))
+                let value = iter
+                    .next()
+                    .ok_or_else(|| format!("{flag} needs a number"))?;
+                value
+                    .parse()
+                    .map_err(|_| format!("{flag} {value:?} is not a whole number"))
             };
             match arg.as_str() {
                 "--quick" => {}
@@ -155,7 +159,8 @@ impl Options {
 
     /// The calls in flight the harness allows: the override, else its default.
     fn concurrency(&self) -> usize {
-        self.concurrency.unwrap_or_else(|| Config::defaults(".").concurrency)
+        self.concurrency
+            .unwrap_or_else(|| Config::defaults(".").concurrency)
     }
 }
 
@@ -168,8 +173,12 @@ static JUDGE_TIMES: Mutex<Option<Value>> = Mutex::new(None);
 
 /// `--scenario NAME --out FILE -- HARNESS ARGS...`: runs the harness, then writes what it measured.
 fn child(args: Vec<String>) -> ExitCode {
-    let (Some(name), Some(out)) = (args.get(1), args.iter().position(|a| a == "--out").and_then(|i| args.get(i + 1)))
-    else {
+    let (Some(name), Some(out)) = (
+        args.get(1),
+        args.iter()
+            .position(|a| a == "--out")
+            .and_then(|i| args.get(i + 1)),
+    ) else {
         eprintln!("error: --scenario NAME --out FILE -- ARGS...");
         return ExitCode::from(2);
     };
@@ -179,7 +188,8 @@ fn child(args: Vec<String>) -> ExitCode {
     };
     let cpu_before = cpu_ms();
     let started = Instant::now();
-    let code = Harness::new().run_with_args(std::iter::once(format!("bench-{name}")).chain(harness_args));
+    let code =
+        Harness::new().run_with_args(std::iter::once(format!("bench-{name}")).chain(harness_args));
     let wall = started.elapsed();
     let measured = json!({
         "scenario": name,
@@ -206,7 +216,10 @@ fn vm_hwm_kb() -> Option<u64> {
 fn cpu_ms() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // The command name may hold spaces; the fields after it are space-separated.
-    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .get(stat.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
     let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
     // /proc reports clock ticks of USER_HZ, which Linux fixes at 100 for user space.
     Some(ticks * 10.0)
@@ -214,19 +227,27 @@ fn cpu_ms() -> Option<f64> {
 
 /// The judge scenario's test: 5 questions three ways, each timed. Every verdict must come back "yes"
 /// (the fake judge says so), which checks that the calls really were judged.
-#[prompt_test(target_prompt = "Repeat the customer's message: the parcel for case 17 has not arrived.")]
+#[prompt_test(
+    target_prompt = "Repeat the customer's message: the parcel for case 17 has not arrived."
+)]
 async fn judge_timing(run: PromptRun) -> anyhow::Result<()> {
     let started = Instant::now();
     for question in QUESTIONS {
         let verdict = run.ask(question).await?;
-        anyhow::ensure!(verdict.passed, "ask({question:?}) did not pass: {verdict:?}");
+        anyhow::ensure!(
+            verdict.passed,
+            "ask({question:?}) did not pass: {verdict:?}"
+        );
     }
     let sequential = started.elapsed();
 
     let started = Instant::now();
     let verdicts = run.ask_all(&QUESTIONS).await?;
     let all = started.elapsed();
-    anyhow::ensure!(verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed), "ask_all: {verdicts:?}");
+    anyhow::ensure!(
+        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
+        "ask_all: {verdicts:?}"
+    );
 
     let started = Instant::now();
     let verdicts = run.ask_parallel(&QUESTIONS).await?;
@@ -248,7 +269,10 @@ async fn judge_timing(run: PromptRun) -> anyhow::Result<()> {
 
 fn parent(options: Options) -> ExitCode {
     let base = std::env::temp_dir().join(format!("prompt-tester-bench-{}", std::process::id()));
-    let bench = Bench { options: options.clone(), base: base.clone() };
+    let bench = Bench {
+        options: options.clone(),
+        base: base.clone(),
+    };
     let started = Instant::now();
     let mode = if options.quick { "quick" } else { "full" };
     println!(
@@ -265,7 +289,10 @@ fn parent(options: Options) -> ExitCode {
     match outcome {
         Ok(results) => {
             print!("{}", results.table(&options));
-            println!("(all scenarios in {:.1} s)", started.elapsed().as_secs_f64());
+            println!(
+                "(all scenarios in {:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
             println!("{}", results.json(mode));
             ExitCode::SUCCESS
         }
@@ -297,7 +324,13 @@ struct Results {
     inflight: Inflight,
     overhead: Overhead,
     replay: Replay,
+    record: Record,
     judge: Judge,
+}
+
+struct Record {
+    entries: usize,
+    wall: Duration,
 }
 
 struct Inflight {
@@ -310,7 +343,8 @@ struct Inflight {
 
 impl Inflight {
     fn ideal(&self) -> Duration {
-        self.latency.mul_f64(self.calls as f64 / self.concurrency as f64)
+        self.latency
+            .mul_f64(self.calls as f64 / self.concurrency as f64)
     }
 
     fn efficiency(&self) -> f64 {
@@ -358,18 +392,41 @@ impl Bench {
         let inflight = self.inflight()?;
         let overhead = self.overhead()?;
         let replay = self.replay()?;
+        let record = self.record()?;
         let judge = self.judge()?;
-        Ok(Results { inflight, overhead, replay, judge })
+        Ok(Results {
+            inflight,
+            overhead,
+            replay,
+            record,
+            judge,
+        })
     }
 
     /// Many calls at a fixed latency: does the harness keep C calls in flight all the time?
     fn inflight(&self) -> Result<Inflight, String> {
         let o = &self.options;
         let calls = o.inflight_cases * o.inflight_runs as usize;
-        eprintln!("[inflight] {calls} calls ({} cases x {} runs) at {:?}", o.inflight_cases, o.inflight_runs, o.latency);
-        let server = FakeProvider::builder().latency(o.latency).capture(false).start();
-        let root = self.crate_root("inflight", &server.base_url(Wire::OpenAi), o.inflight_cases, o.inflight_runs)?;
-        let run = self.run_child("inflight", &root, &[], &["--no-cassette", "--skip", JUDGE_TRIAL])?;
+        eprintln!(
+            "[inflight] {calls} calls ({} cases x {} runs) at {:?}",
+            o.inflight_cases, o.inflight_runs, o.latency
+        );
+        let server = FakeProvider::builder()
+            .latency(o.latency)
+            .capture(false)
+            .start();
+        let root = self.crate_root(
+            "inflight",
+            &server.base_url(Wire::OpenAi),
+            o.inflight_cases,
+            o.inflight_runs,
+        )?;
+        let run = self.run_child(
+            "inflight",
+            &root,
+            &[],
+            &["--no-cassette", "--skip", JUDGE_TRIAL],
+        )?;
         expect_passed("inflight", &run, o.inflight_cases)?;
         expect_requests("inflight", &server, calls)?;
         Ok(Inflight {
@@ -385,9 +442,17 @@ impl Bench {
     fn overhead(&self) -> Result<Overhead, String> {
         let trials = self.options.overhead_trials;
         eprintln!("[overhead] {trials} trials of one call at zero latency, cassettes off");
-        let server = FakeProvider::builder().latency(Duration::ZERO).capture(false).start();
+        let server = FakeProvider::builder()
+            .latency(Duration::ZERO)
+            .capture(false)
+            .start();
         let root = self.crate_root("overhead", &server.base_url(Wire::OpenAi), trials, 1)?;
-        let run = self.run_child("overhead", &root, &[], &["--no-cassette", "--skip", JUDGE_TRIAL])?;
+        let run = self.run_child(
+            "overhead",
+            &root,
+            &[],
+            &["--no-cassette", "--skip", JUDGE_TRIAL],
+        )?;
         expect_passed("overhead", &run, trials)?;
         expect_requests("overhead", &server, trials)?;
         Ok(Overhead {
@@ -404,35 +469,107 @@ impl Bench {
     fn replay(&self) -> Result<Replay, String> {
         let (cases, runs) = (self.options.replay_cases, self.options.replay_runs);
         let entries = cases * runs as usize;
-        eprintln!("[replay] {entries} cassette entries ({cases} cases x {runs} runs), server stopped");
+        eprintln!(
+            "[replay] {entries} cassette entries ({cases} cases x {runs} runs), server stopped"
+        );
         let stopped = FakeProvider::builder().capture(false).start();
         let url = stopped.base_url(Wire::OpenAi);
         stopped.shutdown();
         let root = self.crate_root("replay", &url, cases, runs)?;
         let cassette_bytes = write_cassette(&root, cases, runs)?;
-        let run = self.run_child("replay", &root, &[("PROMPT_TESTER_CASSETTE", "replay")], &["--skip", JUDGE_TRIAL])?;
+        let run = self.run_child(
+            "replay",
+            &root,
+            &[("PROMPT_TESTER_CASSETTE", "replay")],
+            &["--skip", JUDGE_TRIAL],
+        )?;
         expect_passed("replay", &run, cases)?;
-        Ok(Replay { entries, cassette_bytes, wall: run.wall, rss_kb: run.measured["vm_hwm_kb"].as_u64() })
+        Ok(Replay {
+            entries,
+            cassette_bytes,
+            wall: run.wall,
+            rss_kb: run.measured["vm_hwm_kb"].as_u64(),
+        })
+    }
+
+    /// The in-flight scenario's calls recorded into a new cassette at zero latency (`--record`): what
+    /// writing recordings costs.
+    fn record(&self) -> Result<Record, String> {
+        let (cases, runs) = (self.options.inflight_cases, self.options.inflight_runs);
+        let entries = cases * runs as usize;
+        eprintln!(
+            "[record] {entries} calls ({cases} cases x {runs} runs) recorded at zero latency"
+        );
+        let server = FakeProvider::builder()
+            .latency(Duration::ZERO)
+            .capture(false)
+            .start();
+        let root = self.crate_root("record", &server.base_url(Wire::OpenAi), cases, runs)?;
+        let run = self.run_child("record", &root, &[], &["--record", "--skip", JUDGE_TRIAL])?;
+        expect_passed("record", &run, cases)?;
+        expect_requests("record", &server, entries)?;
+        let path = CassetteStore::new(root.join("prompt-tests").join("cassettes")).path_for(SUITE);
+        let recorded = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["entries"].as_array().map(Vec::len));
+        if recorded != Some(entries) {
+            return Err(format!(
+                "record: {} holds {recorded:?} entries; expected {entries}",
+                path.display()
+            ));
+        }
+        Ok(Record {
+            entries,
+            wall: run.wall,
+        })
     }
 
     /// Five judge questions three ways, against a judge with a fixed latency.
     fn judge(&self) -> Result<Judge, String> {
         let latency = self.options.judge_latency;
-        eprintln!("[judge] {} questions: ask x {}, ask_all, ask_parallel at {latency:?}", QUESTIONS.len(), QUESTIONS.len());
-        let server = FakeProvider::builder().respond_with(move |r| judge_reply(r).delayed(latency)).capture(false).start();
+        eprintln!(
+            "[judge] {} questions: ask x {}, ask_all, ask_parallel at {latency:?}",
+            QUESTIONS.len(),
+            QUESTIONS.len()
+        );
+        let server = FakeProvider::builder()
+            .respond_with(move |r| judge_reply(r).delayed(latency))
+            .capture(false)
+            .start();
         let root = self.crate_root("judge", &server.base_url(Wire::OpenAi), 1, 1)?;
-        let run = self.run_child("judge", &root, &[], &["--no-cassette", "--exact", JUDGE_TRIAL])?;
+        let run = self.run_child(
+            "judge",
+            &root,
+            &[],
+            &["--no-cassette", "--exact", JUDGE_TRIAL],
+        )?;
         expect_passed("judge", &run, 1)?;
         // One subject call, 5 asks, 1 ask_all, 5 parallel asks.
         expect_requests("judge", &server, 1 + 2 * QUESTIONS.len() + 1)?;
         let times = &run.measured["judge"];
-        let get = |key: &str| times[key].as_f64().ok_or_else(|| format!("judge: the child reported no {key} time"));
-        Ok(Judge { latency, ask: get("ask")?, ask_all: get("ask_all")?, ask_parallel: get("ask_parallel")? })
+        let get = |key: &str| {
+            times[key]
+                .as_f64()
+                .ok_or_else(|| format!("judge: the child reported no {key} time"))
+        };
+        Ok(Judge {
+            latency,
+            ask: get("ask")?,
+            ask_all: get("ask_all")?,
+            ask_parallel: get("ask_parallel")?,
+        })
     }
 
     /// A crate root for a scenario: `prompt-tester.toml` naming the provider at `url`, and a suite of
     /// `cases` cases of `runs` runs each.
-    fn crate_root(&self, name: &str, url: &str, cases: usize, runs: u32) -> Result<PathBuf, String> {
+    fn crate_root(
+        &self,
+        name: &str,
+        url: &str,
+        cases: usize,
+        runs: u32,
+    ) -> Result<PathBuf, String> {
         let root = self.base.join(name);
         let suites = root.join("prompt-tests");
         std::fs::create_dir_all(&suites).map_err(|e| format!("{}: {e}", suites.display()))?;
@@ -450,12 +587,21 @@ impl Bench {
         )
         .ok();
         write_file(&root.join("prompt-tester.toml"), &config)?;
-        write_file(&suites.join(format!("{SUITE}.evals.toml")), &suite_toml(cases, runs))?;
+        write_file(
+            &suites.join(format!("{SUITE}.evals.toml")),
+            &suite_toml(cases, runs),
+        )?;
         Ok(root)
     }
 
     /// Runs scenario `name` in a child process rooted at `root` with `env` and the harness `args`.
-    fn run_child(&self, name: &str, root: &Path, env: &[(&str, &str)], args: &[&str]) -> Result<ChildRun, String> {
+    fn run_child(
+        &self,
+        name: &str,
+        root: &Path,
+        env: &[(&str, &str)],
+        args: &[&str],
+    ) -> Result<ChildRun, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
         let out = root.join("measured.json");
         let stdout = root.join("stdout.txt");
@@ -475,13 +621,18 @@ impl Bench {
         // The user's own settings must not change what is measured.
         for (key, _) in std::env::vars_os() {
             let key = key.to_string_lossy();
-            if key.starts_with("PROMPT_TESTER_") || key == "RUST_TEST_THREADS" || key.ends_with("_BASE_URL") {
+            if key.starts_with("PROMPT_TESTER_")
+                || key == "RUST_TEST_THREADS"
+                || key.ends_with("_BASE_URL")
+            {
                 command.env_remove(key.as_ref());
             }
         }
         command.envs(env.iter().copied());
         let started = Instant::now();
-        let status = command.status().map_err(|e| format!("{name}: cannot start the child: {e}"))?;
+        let status = command
+            .status()
+            .map_err(|e| format!("{name}: cannot start the child: {e}"))?;
         let wall = started.elapsed();
         let output = std::fs::read_to_string(&stdout).unwrap_or_default();
         let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
@@ -496,8 +647,18 @@ impl Bench {
         let measured: Value = std::fs::read_to_string(&out)
             .ok()
             .and_then(|t| serde_json::from_str(&t).ok())
-            .ok_or_else(|| format!("{name}: the child wrote no measurements to {}", out.display()))?;
-        Ok(ChildRun { wall, measured, passed, failed })
+            .ok_or_else(|| {
+                format!(
+                    "{name}: the child wrote no measurements to {}",
+                    out.display()
+                )
+            })?;
+        Ok(ChildRun {
+            wall,
+            measured,
+            passed,
+            failed,
+        })
     }
 }
 
@@ -528,7 +689,12 @@ fn case_name(i: usize) -> String {
 }
 
 fn case_inputs(i: usize) -> (String, String) {
-    (i.to_string(), format!("Order A-{i:05} arrived damaged; the customer asks for a replacement before Friday."))
+    (
+        i.to_string(),
+        format!(
+            "Order A-{i:05} arrived damaged; the customer asks for a replacement before Friday."
+        ),
+    )
 }
 
 /// Writes the suite's cassette as the engine would have recorded it (same keys, same file format), and
@@ -575,7 +741,10 @@ fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
 /// subject's call gets a plain answer.
 fn judge_reply(request: &CapturedRequest) -> Reply {
     if !request.wants_structured() {
-        return Reply::answer(request, &format!("echo: {}", request.last_user_text().unwrap_or_default()));
+        return Reply::answer(
+            request,
+            &format!("echo: {}", request.last_user_text().unwrap_or_default()),
+        );
     }
     let verdict = |index: Option<usize>| {
         let mut v = json!({
@@ -589,9 +758,14 @@ fn judge_reply(request: &CapturedRequest) -> Reply {
         }
         v
     };
-    let schema = request.json.as_ref().and_then(|j| j["response_format"]["json_schema"]["name"].as_str());
+    let schema = request
+        .json
+        .as_ref()
+        .and_then(|j| j["response_format"]["json_schema"]["name"].as_str());
     let value = match schema {
-        Some("judge_verdicts") => json!({ "verdicts": (1..=QUESTIONS.len()).map(|i| verdict(Some(i))).collect::<Vec<_>>() }),
+        Some("judge_verdicts") => {
+            json!({ "verdicts": (1..=QUESTIONS.len()).map(|i| verdict(Some(i))).collect::<Vec<_>>() })
+        }
         _ => verdict(None),
     };
     Reply::structured(request, &value)
@@ -601,7 +775,16 @@ fn judge_reply(request: &CapturedRequest) -> Reply {
 fn test_result(line: &str) -> Option<(usize, usize)> {
     let rest = line.strip_prefix("test result: ")?;
     let count = |what: &str| -> Option<usize> {
-        rest.split(';').find_map(|part| part.trim().trim_start_matches("ok.").trim_start_matches("FAILED.").trim().strip_suffix(what)?.trim().parse().ok())
+        rest.split(';').find_map(|part| {
+            part.trim()
+                .trim_start_matches("ok.")
+                .trim_start_matches("FAILED.")
+                .trim()
+                .strip_suffix(what)?
+                .trim()
+                .parse()
+                .ok()
+        })
     };
     Some((count("passed")?, count("failed")?))
 }
@@ -610,14 +793,19 @@ fn expect_passed(name: &str, run: &ChildRun, want: usize) -> Result<(), String> 
     if run.passed == want && run.failed == 0 {
         Ok(())
     } else {
-        Err(format!("{name}: {} trials passed and {} failed; expected {want} passed", run.passed, run.failed))
+        Err(format!(
+            "{name}: {} trials passed and {} failed; expected {want} passed",
+            run.passed, run.failed
+        ))
     }
 }
 
 fn expect_requests(name: &str, server: &FakeProvider, want: usize) -> Result<(), String> {
     match server.request_count() {
         n if n == want => Ok(()),
-        n => Err(format!("{name}: the provider received {n} requests; expected {want}")),
+        n => Err(format!(
+            "{name}: the provider received {n} requests; expected {want}"
+        )),
     }
 }
 
@@ -632,7 +820,13 @@ fn mb(kb: Option<u64>) -> Option<f64> {
 
 impl Results {
     fn table(&self, o: &Options) -> String {
-        let (i, ov, r, j) = (&self.inflight, &self.overhead, &self.replay, &self.judge);
+        let (i, ov, r, rec, j) = (
+            &self.inflight,
+            &self.overhead,
+            &self.replay,
+            &self.record,
+            &self.judge,
+        );
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
         let rss = mb(ov.rss_kb);
         let rows: Vec<[String; 4]> = vec![
@@ -660,12 +854,38 @@ impl Results {
                 "< 200".into(),
                 rss.map_or("n/a", |m| yes(m < 200.0)).into(),
             ],
-            ["judge_ms.ask (5 sequential)".into(), format!("{:.0}", j.ask), "-".into(), "-".into()],
-            ["judge_ms.ask_all".into(), format!("{:.0}", j.ask_all), "-".into(), "-".into()],
-            ["judge_ms.ask_parallel".into(), format!("{:.0}", j.ask_parallel), "-".into(), "-".into()],
+            [
+                "record_entries_per_s (info)".into(),
+                format!("{:.0}", rec.entries as f64 / rec.wall.as_secs_f64()),
+                "-".into(),
+                "-".into(),
+            ],
+            [
+                "judge_ms.ask (5 sequential)".into(),
+                format!("{:.0}", j.ask),
+                "-".into(),
+                "-".into(),
+            ],
+            [
+                "judge_ms.ask_all".into(),
+                format!("{:.0}", j.ask_all),
+                "-".into(),
+                "-".into(),
+            ],
+            [
+                "judge_ms.ask_parallel".into(),
+                format!("{:.0}", j.ask_parallel),
+                "-".into(),
+                "-".into(),
+            ],
         ];
         let mut out = String::from("\n");
-        writeln!(out, "{:<30} {:>10}  {:>8}  {:>3}", "figure", "value", "target", "ok").ok();
+        writeln!(
+            out,
+            "{:<30} {:>10}  {:>8}  {:>3}",
+            "figure", "value", "target", "ok"
+        )
+        .ok();
         writeln!(out, "{}", "-".repeat(57)).ok();
         for [figure, value, target, ok] in rows {
             writeln!(out, "{figure:<30} {value:>10}  {target:>8}  {ok:>3}").ok();
@@ -703,7 +923,19 @@ impl Results {
             mb(r.rss_kb).map_or("n/a".into(), |m| format!("{m:.1} MB")),
         )
         .ok();
-        writeln!(out, "peak_rss_mb: the {}-trial run of the overhead scenario", ov.trials).ok();
+        writeln!(
+            out,
+            "record:   {} calls recorded into one new cassette at zero latency in {:.2} s",
+            rec.entries,
+            secs(rec.wall)
+        )
+        .ok();
+        writeln!(
+            out,
+            "peak_rss_mb: the {}-trial run of the overhead scenario",
+            ov.trials
+        )
+        .ok();
         writeln!(
             out,
             "judge:    {} questions at {:.0} ms: ask one by one {:.0} ms, ask_all {:.0} ms, ask_parallel {:.0} ms",
@@ -715,7 +947,11 @@ impl Results {
         )
         .ok();
         if o.quick {
-            writeln!(out, "(quick mode: smaller counts; the figures are indicative, see docs/benchmarks.md)").ok();
+            writeln!(
+                out,
+                "(quick mode: smaller counts; the figures are indicative, see docs/benchmarks.md)"
+            )
+            .ok();
         }
         out
     }
