@@ -347,6 +347,13 @@ impl Inflight {
             .mul_f64(self.calls as f64 / self.concurrency as f64)
     }
 
+    /// The least wall time possible when every call takes exactly `latency`: whole rounds of C calls
+    /// (the last round is not full).
+    fn whole_rounds(&self) -> Duration {
+        self.latency
+            .mul_f64(self.calls.div_ceil(self.concurrency) as f64)
+    }
+
     fn efficiency(&self) -> f64 {
         self.ideal().as_secs_f64() / self.wall.as_secs_f64()
     }
@@ -895,12 +902,13 @@ impl Results {
         writeln!(out).ok();
         writeln!(
             out,
-            "inflight: {} calls at {:.0} ms, C = {}: ideal {:.2} s, measured {:.2} s; most calls in flight at the \
-             server: {}",
+            "inflight: {} calls at {:.0} ms, C = {}: ideal {:.2} s ({:.2} s in whole rounds of C calls), \
+             measured {:.2} s; most calls in flight at the server: {}",
             i.calls,
             ms(i.latency),
             i.concurrency,
             secs(i.ideal()),
+            secs(i.whole_rounds()),
             secs(i.wall),
             i.max_in_flight
         )
