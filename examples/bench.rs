@@ -1,7 +1,7 @@
 //! What a prompt-test run costs beyond its model calls, measured end to end.
 //!
 //! ```console
-//! $ cargo run --release --example bench              # the figures of issue 9 (about a minute)
+//! $ cargo run --release --example bench              # the figures of issue 9 (about 20 s)
 //! $ cargo run --release --example bench -- --quick   # smaller counts, a few seconds (CI)
 //! ```
 //!
@@ -24,6 +24,10 @@
 //! - `peak_rss_mb`: the child's peak resident memory (`VmHWM`) in the 10,000-trial run [2,000].
 //! - `judge_ms`: one `#[prompt_test]` asks 5 questions with `ask` one after another, with one
 //!   `ask_all`, and with `ask_parallel`, against a judge at 200 ms [100 ms] latency.
+//! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
+//!   one new suite cassette at zero latency.
+//!
+//! Results and the machine they were taken on: `docs/benchmarks.md`.
 //!
 //! Targets are reported, not asserted: the program exits 0 when a figure misses its target, and
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
