@@ -10,7 +10,11 @@ use prompt_tester::prelude::*;
 
 /// A deterministic executor: the "model" answers with the prompt, upper-cased.
 async fn shout(prompt: &str, _model: &str, _max_tokens: u32) -> anyhow::Result<CompletionResult> {
-    Ok(CompletionResult::new(prompt.to_uppercase(), prompt.len() as u64, 7))
+    Ok(CompletionResult::new(
+        prompt.to_uppercase(),
+        prompt.len() as u64,
+        7,
+    ))
 }
 
 #[prompt_test(
@@ -35,7 +39,12 @@ async fn summary_passes(run: PromptRun) -> anyhow::Result<()> {
     run_fn = shout,
 )]
 async fn flaky(run: PromptRun) -> anyhow::Result<()> {
-    anyhow::ensure!(run.run_index != 3 && run.run_index != 5, "run {} said {:?}", run.run_index, run.output);
+    anyhow::ensure!(
+        run.run_index != 3 && run.run_index != 5,
+        "run {} said {:?}",
+        run.run_index,
+        run.output
+    );
     Ok(())
 }
 
@@ -72,10 +81,17 @@ async fn needs_judge(run: PromptRun) -> anyhow::Result<()> {
 mod nested {
     use prompt_tester::prelude::*;
 
-    #[prompt_test(target_prompt = "Name a colour.", subject_model = "fake-model", subject_provider = "openai")]
+    #[prompt_test(
+        target_prompt = "Name a colour.",
+        subject_model = "fake-model",
+        subject_provider = "openai"
+    )]
     async fn fake_colour(run: PromptRun) -> anyhow::Result<()> {
         anyhow::ensure!(!run.output.is_empty(), "empty output");
-        anyhow::ensure!(run.input_tokens > 0 && run.output_tokens > 0, "no usage: {run:?}");
+        anyhow::ensure!(
+            run.input_tokens > 0 && run.output_tokens > 0,
+            "no usage: {run:?}"
+        );
         Ok(())
     }
 }

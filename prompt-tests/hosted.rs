@@ -27,10 +27,14 @@ async fn haiku_summary(run: PromptRun) -> anyhow::Result<()> {
     subject_model = "gemini-2.5-flash",
     subject_provider = "google",
     target_prompt_vars(country = "Japan"),
-    max_tokens = 400,
+    max_tokens = 400
 )]
 async fn gemini_json_capital(run: PromptRun) -> anyhow::Result<()> {
-    let text = run.output.trim().trim_start_matches("```json").trim_end_matches("```");
+    let text = run
+        .output
+        .trim()
+        .trim_start_matches("```json")
+        .trim_end_matches("```");
     let value: serde_json::Value = serde_json::from_str(text.trim())?;
     anyhow::ensure!(value["city"] == "Tokyo", "got {value}");
     Ok(())

@@ -6,10 +6,14 @@ use prompt_tester::prelude::*;
 #[prompt_test(
     target_prompt = "What is the capital of {country}? Answer in one word.",
     target_prompt_vars(country = "France"),
-    max_tokens = 30,
+    max_tokens = 30
 )]
 async fn capital_of_france(run: PromptRun) -> anyhow::Result<()> {
-    anyhow::ensure!(run.output.contains("Paris"), "expected Paris in {:?}", run.output);
+    anyhow::ensure!(
+        run.output.contains("Paris"),
+        "expected Paris in {:?}",
+        run.output
+    );
     Ok(())
 }
 
@@ -22,21 +26,38 @@ fn three_colours_as_a_list(run: PromptRun) {
 #[prompt_test(
     target_prompt = "Translate to French: {phrase}",
     target_prompt_vars(phrase = "Good morning"),
-    max_tokens = 60,
+    max_tokens = 60
 )]
 fn french_greeting(run: PromptRun) {
-    assert!(run.output.to_lowercase().contains("bonjour"), "no bonjour in {:?}", run.output);
+    assert!(
+        run.output.to_lowercase().contains("bonjour"),
+        "no bonjour in {:?}",
+        run.output
+    );
 }
 
 /// The accounting and metadata of a call come from the server: tokens, the model it reports, its
 /// request id, and no price for a local model (cost unknown is `None`, never $0).
 #[prompt_test(target_prompt = "Say hello.", max_tokens = 20)]
 async fn call_metadata(run: PromptRun) -> anyhow::Result<()> {
-    anyhow::ensure!(run.input_tokens > 0 && run.output_tokens > 0, "no token counts: {run:?}");
-    anyhow::ensure!(run.output_tokens <= 20, "max_tokens not applied: {}", run.output_tokens);
-    anyhow::ensure!(run.model_used.as_deref() == Some("SmolLM2-135M-Instruct"), "model_used {:?}", run.model_used);
     anyhow::ensure!(
-        run.request_id.as_deref().is_some_and(|id| id.starts_with("chatcmpl-")),
+        run.input_tokens > 0 && run.output_tokens > 0,
+        "no token counts: {run:?}"
+    );
+    anyhow::ensure!(
+        run.output_tokens <= 20,
+        "max_tokens not applied: {}",
+        run.output_tokens
+    );
+    anyhow::ensure!(
+        run.model_used.as_deref() == Some("SmolLM2-135M-Instruct"),
+        "model_used {:?}",
+        run.model_used
+    );
+    anyhow::ensure!(
+        run.request_id
+            .as_deref()
+            .is_some_and(|id| id.starts_with("chatcmpl-")),
         "request id {:?}",
         run.request_id
     );

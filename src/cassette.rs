@@ -165,7 +165,14 @@ impl Cassette {
     fn load(path: PathBuf) -> Result<Self, CassetteError> {
         let entries = read_entries(&path)?;
         let recorded = !entries.is_empty();
-        Ok(Self { path, state: Mutex::new(State { entries, recorded, used: BTreeSet::new() }) })
+        Ok(Self {
+            path,
+            state: Mutex::new(State {
+                entries,
+                recorded,
+                used: BTreeSet::new(),
+            }),
+        })
     }
 
     /// The file's path.
@@ -175,7 +182,10 @@ impl Cassette {
 
     /// The file name, for messages.
     pub fn file_name(&self) -> String {
-        self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     }
 
     /// The recorded entry for `key`, marking it used.
@@ -217,13 +227,25 @@ impl Cassette {
 
     /// Under the lock file: re-reads the file (another process may have recorded), merges `new`,
     /// keeps only `keep` if given, and writes atomically.
-    fn write_merged(&self, new: &[Entry], keep: Option<&BTreeSet<String>>) -> Result<(), CassetteError> {
-        let io = |source| CassetteError::Io { path: self.path.clone(), source };
+    fn write_merged(
+        &self,
+        new: &[Entry],
+        keep: Option<&BTreeSet<String>>,
+    ) -> Result<(), CassetteError> {
+        let io = |source| CassetteError::Io {
+            path: self.path.clone(),
+            source,
+        };
         if let Some(dir) = self.path.parent() {
             fs::create_dir_all(dir).map_err(io)?;
         }
         let lock_path = self.path.with_extension("json.lock");
-        let lock = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path).map_err(io)?;
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io)?;
         lock.lock().map_err(io)?;
         let mut merged = read_entries(&self.path)?;
         for entry in new {
@@ -233,11 +255,18 @@ impl Cassette {
             merged.retain(|key, _| keep.contains(key));
         }
         let mut entries: Vec<Entry> = merged.into_values().collect();
-        entries.sort_by(|a, b| (&a.test, a.run, &a.role, &a.key).cmp(&(&b.test, b.run, &b.role, &b.key)));
-        let body = FileBody { version: FORMAT_VERSION, entries };
+        entries.sort_by(|a, b| {
+            (&a.test, a.run, &a.role, &a.key).cmp(&(&b.test, b.run, &b.role, &b.key))
+        });
+        let body = FileBody {
+            version: FORMAT_VERSION,
+            entries,
+        };
         let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
         let json = redact(&json);
-        let tmp = self.path.with_extension(format!("json.tmp{}", std::process::id()));
+        let tmp = self
+            .path
+            .with_extension(format!("json.tmp{}", std::process::id()));
         let result = (|| {
             let mut file = fs::File::create(&tmp)?;
             file.write_all(json.as_bytes())?;
@@ -258,11 +287,22 @@ fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(source) => return Err(CassetteError::Io { path: path.to_path_buf(), source }),
+        Err(source) => {
+            return Err(CassetteError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
-    let body: FileBody = serde_json::from_str(&text)
-        .map_err(|e| CassetteError::Invalid { path: path.to_path_buf(), message: e.to_string() })?;
-    Ok(body.entries.into_iter().map(|e| (e.key.clone(), e)).collect())
+    let body: FileBody = serde_json::from_str(&text).map_err(|e| CassetteError::Invalid {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(body
+        .entries
+        .into_iter()
+        .map(|e| (e.key.clone(), e))
+        .collect())
 }
 
 /// Every cassette this process opened, loaded once each.
@@ -275,7 +315,10 @@ pub struct CassetteStore {
 impl CassetteStore {
     /// A store for the cassettes under `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into(), open: Mutex::new(BTreeMap::new()) }
+        Self {
+            dir: dir.into(),
+            open: Mutex::new(BTreeMap::new()),
+        }
     }
 
     /// The file for a test or suite name: `a::b` becomes `a.b.cassette.json`.
@@ -305,7 +348,13 @@ impl CassetteStore {
 fn file_stem(name: &str) -> String {
     name.replace("::", ".")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -314,7 +363,10 @@ pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .replace_nanosecond(0)
         .ok()
-        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
         .unwrap_or_default()
 }
 

@@ -64,12 +64,18 @@ pub struct Message {
 impl Message {
     /// A user message holding one text block.
     pub fn user(text: impl Into<String>) -> Self {
-        Self { role: Role::User, content: vec![ContentBlock::Text { text: text.into() }] }
+        Self {
+            role: Role::User,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
     }
 
     /// An assistant message holding one text block.
     pub fn assistant(text: impl Into<String>) -> Self {
-        Self { role: Role::Assistant, content: vec![ContentBlock::Text { text: text.into() }] }
+        Self {
+            role: Role::Assistant,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
     }
 }
 
@@ -188,6 +194,11 @@ pub struct CompletionResult {
 impl CompletionResult {
     /// A result with text and token counts only (for custom executors).
     pub fn new(text: impl Into<String>, input_tokens: u64, output_tokens: u64) -> Self {
-        Self { text: text.into(), input_tokens, output_tokens, ..Self::default() }
+        Self {
+            text: text.into(),
+            input_tokens,
+            output_tokens,
+            ..Self::default()
+        }
     }
 }

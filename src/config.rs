@@ -214,6 +214,11 @@ fn default_kind() -> WireFormat {
     WireFormat::OpenAi
 }
 
+/// Whether this runs under CI (`CI` set to anything but `false` or `0`, as most CI services do).
+pub fn is_ci() -> bool {
+    env_var("CI").is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0"))
+}
+
 /// Reads an environment variable, treating an empty value as unset.
 pub(crate) fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
@@ -225,14 +230,24 @@ impl Config {
         let root = root.into();
         let mut endpoints = BTreeMap::new();
         for (name, wire, url, keys) in [
-            ("anthropic", WireFormat::Anthropic, "https://api.anthropic.com", &["ANTHROPIC_API_KEY"][..]),
+            (
+                "anthropic",
+                WireFormat::Anthropic,
+                "https://api.anthropic.com",
+                &["ANTHROPIC_API_KEY"][..],
+            ),
             (
                 "google",
                 WireFormat::Google,
                 "https://generativelanguage.googleapis.com",
                 &["GOOGLE_API_KEY", "GEMINI_API_KEY"][..],
             ),
-            ("openai", WireFormat::OpenAi, "https://api.openai.com/v1", &["OPENAI_API_KEY"][..]),
+            (
+                "openai",
+                WireFormat::OpenAi,
+                "https://api.openai.com/v1",
+                &["OPENAI_API_KEY"][..],
+            ),
         ] {
             endpoints.insert(
                 name.to_string(),
@@ -267,8 +282,10 @@ impl Config {
             None => root.join(CONFIG_FILE),
         };
         if path.exists() {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|source| ConfigError::Read { path: path.clone(), source })?;
+            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+                path: path.clone(),
+                source,
+            })?;
             config.apply_file(&path, &text)?;
         }
         config.apply_env()?;
@@ -277,8 +294,10 @@ impl Config {
 
     /// Applies the text of a configuration file (`path` is for messages).
     pub fn apply_file(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
-        let file: File = toml::from_str(text)
-            .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
+        let file: File = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
         let invalid = |key: &str, problem: &str| ConfigError::Invalid {
             path: path.to_path_buf(),
             key: key.to_string(),
@@ -286,7 +305,10 @@ impl Config {
         };
         if let Some(c) = file.concurrency {
             if c == 0 {
-                return Err(invalid("concurrency", "must be at least 1 (model calls in flight)"));
+                return Err(invalid(
+                    "concurrency",
+                    "must be at least 1 (model calls in flight)",
+                ));
             }
             self.concurrency = c;
             for endpoint in self.endpoints.values_mut() {
@@ -316,7 +338,10 @@ impl Config {
         let r = &mut self.retry;
         if let Some(n) = file.retry.max_attempts {
             if n == 0 {
-                return Err(invalid("retry.max_attempts", "must be at least 1 (1 means no retry)"));
+                return Err(invalid(
+                    "retry.max_attempts",
+                    "must be at least 1 (1 means no retry)",
+                ));
             }
             r.max_attempts = n;
         }
@@ -328,7 +353,10 @@ impl Config {
         }
         if let Some(secs) = file.retry.timeout_secs {
             if !(secs > 0.0 && secs.is_finite()) {
-                return Err(invalid("retry.timeout_secs", "must be a positive number of seconds"));
+                return Err(invalid(
+                    "retry.timeout_secs",
+                    "must be a positive number of seconds",
+                ));
             }
             r.request_timeout = Duration::from_secs_f64(secs);
         }
@@ -344,16 +372,28 @@ impl Config {
                 .ok_or_else(|| invalid(&key, "needs `base_url = \"http://host:port/v1\"`"))?;
             let api_key_env = match p.api_key_env {
                 Some(var) => vec![var],
-                None => builtin.as_ref().map(|b| b.api_key_env.clone()).unwrap_or_default(),
+                None => builtin
+                    .as_ref()
+                    .map(|b| b.api_key_env.clone())
+                    .unwrap_or_default(),
             };
             let wire = builtin.as_ref().map(|b| b.wire).unwrap_or(p.kind);
             let max_in_flight = p.max_in_flight.unwrap_or(self.concurrency);
             if max_in_flight == 0 {
-                return Err(invalid(&format!("{key}.max_in_flight"), "must be at least 1"));
+                return Err(invalid(
+                    &format!("{key}.max_in_flight"),
+                    "must be at least 1",
+                ));
             }
             self.endpoints.insert(
                 name.clone(),
-                EndpointConfig { name, wire, base_url, api_key_env, max_in_flight },
+                EndpointConfig {
+                    name,
+                    wire,
+                    base_url,
+                    api_key_env,
+                    max_in_flight,
+                },
             );
         }
         self.prices.extend(file.prices);
@@ -372,18 +412,25 @@ impl Config {
             }
         }
         if let Some(value) = env_var("PROMPT_TESTER_CONCURRENCY") {
-            let n: usize = value.parse().ok().filter(|n| *n > 0).ok_or(ConfigError::Env {
-                name: "PROMPT_TESTER_CONCURRENCY",
-                value: value.clone(),
-                expected: "a whole number of model calls in flight, at least 1".into(),
-            })?;
+            let n: usize = value
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or(ConfigError::Env {
+                    name: "PROMPT_TESTER_CONCURRENCY",
+                    value: value.clone(),
+                    expected: "a whole number of model calls in flight, at least 1".into(),
+                })?;
             self.set_concurrency(n);
         }
         let provider = env_var("PROMPT_TESTER_JUDGE_PROVIDER");
         let model = env_var("PROMPT_TESTER_JUDGE_MODEL");
         if provider.is_some() || model.is_some() {
             let base = self.judge.clone();
-            match (provider.or(base.as_ref().map(|j| j.provider.clone())), model.or(base.as_ref().map(|j| j.model.clone()))) {
+            match (
+                provider.or(base.as_ref().map(|j| j.provider.clone())),
+                model.or(base.as_ref().map(|j| j.model.clone())),
+            ) {
                 (Some(provider), Some(model)) => {
                     self.judge = Some(JudgeConfig {
                         provider,
@@ -396,9 +443,10 @@ impl Config {
                     return Err(ConfigError::Env {
                         name: "PROMPT_TESTER_JUDGE_MODEL",
                         value: String::new(),
-                        expected: "set both PROMPT_TESTER_JUDGE_PROVIDER and PROMPT_TESTER_JUDGE_MODEL, \
+                        expected:
+                            "set both PROMPT_TESTER_JUDGE_PROVIDER and PROMPT_TESTER_JUDGE_MODEL, \
                                    or configure [judge] in prompt-tester.toml"
-                            .into(),
+                                .into(),
                     });
                 }
             }
@@ -468,14 +516,22 @@ output_mtok = 2.0
         assert!(ollama.api_key_env.is_empty());
         assert_eq!(ollama.max_in_flight, 4);
         assert!(config.prices.contains_key("my-model"));
-        assert!(config.endpoint("nope").unwrap_err().contains("[providers.nope]"));
+        assert!(
+            config
+                .endpoint("nope")
+                .unwrap_err()
+                .contains("[providers.nope]")
+        );
     }
 
     #[test]
     fn unknown_keys_name_the_file_line_and_key() {
         let mut config = Config::defaults("/crate");
         let err = config
-            .apply_file(Path::new("prompt-tester.toml"), "concurrency = 2\n[judge]\nmodle = \"x\"\n")
+            .apply_file(
+                Path::new("prompt-tester.toml"),
+                "concurrency = 2\n[judge]\nmodle = \"x\"\n",
+            )
             .unwrap_err()
             .to_string();
         assert!(err.contains("prompt-tester.toml"), "{err}");
@@ -486,7 +542,9 @@ output_mtok = 2.0
     #[test]
     fn zero_concurrency_is_rejected() {
         let mut config = Config::defaults("/crate");
-        let err = config.apply_file(Path::new("p.toml"), "concurrency = 0").unwrap_err();
+        let err = config
+            .apply_file(Path::new("p.toml"), "concurrency = 0")
+            .unwrap_err();
         assert!(err.to_string().contains("`concurrency`"));
     }
 }

@@ -121,7 +121,14 @@ pub struct RunScope {
 
 impl RunScope {
     /// A scope for run `run_index` of `runs` of `test`.
-    pub fn new(test: &str, cassette: &str, filter: &str, run_index: u32, runs: u32, cache_judge: bool) -> Self {
+    pub fn new(
+        test: &str,
+        cassette: &str,
+        filter: &str,
+        run_index: u32,
+        runs: u32,
+        cache_judge: bool,
+    ) -> Self {
         Self {
             test: test.to_string(),
             cassette: cassette.to_string(),
@@ -141,7 +148,10 @@ impl RunScope {
 
     /// The reason this run could not be made, if any.
     pub fn unavailable(&self) -> Option<String> {
-        self.unavailable.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.unavailable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -193,7 +203,10 @@ pub fn engine() -> &'static Engine {
         let root = std::env::var_os("CARGO_MANIFEST_DIR")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
-        Engine::new(Config::load(&root).unwrap_or_else(|_| Config::defaults(&root)), CassetteMode::Auto)
+        Engine::new(
+            Config::load(&root).unwrap_or_else(|_| Config::defaults(&root)),
+            CassetteMode::Auto,
+        )
     })
 }
 
@@ -226,7 +239,6 @@ impl Engine {
         self.runtime.block_on(future)
     }
 
-
     /// The client for the provider called `name`.
     pub fn client(&self, name: &str) -> Result<Arc<ProviderClient>, CallError> {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
@@ -234,7 +246,11 @@ impl Engine {
             return Ok(client.clone());
         }
         let endpoint = self.config.endpoint(name).map_err(CallError::Failed)?;
-        let client = Arc::new(ProviderClient::new(endpoint, &self.config.retry, self.http.clone()));
+        let client = Arc::new(ProviderClient::new(
+            endpoint,
+            &self.config.retry,
+            self.http.clone(),
+        ));
         clients.insert(name.to_string(), client.clone());
         Ok(client)
     }
@@ -265,46 +281,61 @@ impl Engine {
         let key = cassette::entry_key(provider, &request, scope.run_index);
         let cassette = match self.mode {
             CassetteMode::Off => None,
-            _ => Some(self.cassettes.open(&scope.cassette).map_err(|e| CallError::Failed(e.to_string()))?),
+            _ => Some(
+                self.cassettes
+                    .open(&scope.cassette)
+                    .map_err(|e| CallError::Failed(e.to_string()))?,
+            ),
         };
-        let record_cmd = format!("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- {}", scope.filter);
-        if let Some(cassette) = &cassette {
-            if matches!(self.mode, CassetteMode::Auto | CassetteMode::Replay) {
-                if let Some(entry) = cassette.lookup(&key) {
-                    let latency = cassette::latency_of(&entry);
-                    let mut result = entry.response;
-                    self.price(&mut result, &request.model);
-                    let completed = Completed { latency, result, replayed: true };
-                    self.account(scope, role, provider, &request.model, &completed);
-                    return Ok(completed);
-                }
-                let recorded = cassette.recorded_len();
-                if self.mode == CassetteMode::Replay || recorded.is_some() {
-                    let has = match recorded {
-                        Some(n) => format!("has {n} recording(s) but none for this call"),
-                        None => "has no recordings".to_string(),
-                    };
-                    return Err(CallError::Failed(format!(
-                        "{} {has} ({} call of run {}/{}). The prompt or the case inputs changed since it was \
+        let record_cmd = format!(
+            "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- {}",
+            scope.filter
+        );
+        if let Some(cassette) = &cassette
+            && matches!(self.mode, CassetteMode::Auto | CassetteMode::Replay)
+        {
+            if let Some(entry) = cassette.lookup(&key) {
+                let latency = cassette::latency_of(&entry);
+                let mut result = entry.response;
+                self.price(&mut result, &request.model);
+                let completed = Completed {
+                    latency,
+                    result,
+                    replayed: true,
+                };
+                self.account(scope, role, provider, &request.model, &completed);
+                return Ok(completed);
+            }
+            let recorded = cassette.recorded_len();
+            if self.mode == CassetteMode::Replay || recorded.is_some() {
+                let has = match recorded {
+                    Some(n) => format!("has {n} recording(s) but none for this call"),
+                    None => "has no recordings".to_string(),
+                };
+                return Err(CallError::Failed(format!(
+                    "{} {has} ({} call of run {}/{}). The prompt or the case inputs changed since it was \
                          recorded. Re-record with: {record_cmd}",
-                        cassette.file_name(),
-                        role.as_str(),
-                        scope.run_index,
-                        scope.runs,
-                    )));
-                }
-                if let Some(var) = client.missing_key() {
-                    return Err(CallError::Unavailable(format!(
-                        "no recording in {} and {var} is not set; record it with: {var}=... {record_cmd}",
-                        display_path(cassette.path(), &self.config.root),
-                    )));
-                }
+                    cassette.file_name(),
+                    role.as_str(),
+                    scope.run_index,
+                    scope.runs,
+                )));
+            }
+            if let Some(var) = client.missing_key() {
+                return Err(CallError::Unavailable(format!(
+                    "no recording in {} and {var} is not set; record it with: {var}=... {record_cmd}",
+                    display_path(cassette.path(), &self.config.root),
+                )));
             }
         }
         if let Some(var) = client.missing_key() {
             return Err(CallError::Failed(format!(
                 "{provider}: {var} is not set (cassettes are {}); set it in the environment or .env",
-                if self.mode == CassetteMode::Off { "off" } else { "being recorded" }
+                if self.mode == CassetteMode::Off {
+                    "off"
+                } else {
+                    "being recorded"
+                }
             )));
         }
         let started = Instant::now();
@@ -314,8 +345,14 @@ impl Engine {
             .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
         let latency = started.elapsed();
         self.price(&mut result, &request.model);
-        let completed = Completed { result, latency, replayed: false };
-        if let Some(cassette) = &cassette {
+        let completed = Completed {
+            result,
+            latency,
+            replayed: false,
+        };
+        // Like insta, `auto` never writes files under CI: a recording is made on purpose, then committed.
+        let record = self.mode == CassetteMode::Record || !crate::config::is_ci();
+        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
             let entry = Entry {
                 key,
                 test: scope.test.clone(),
@@ -328,7 +365,9 @@ impl Engine {
                 latency_ms: latency.as_millis() as u64,
                 recorded_at: cassette::now_rfc3339(),
             };
-            cassette.record(entry).map_err(|e| CallError::Failed(e.to_string()))?;
+            cassette
+                .record(entry)
+                .map_err(|e| CallError::Failed(e.to_string()))?;
         }
         self.account(scope, role, provider, &request.model, &completed);
         Ok(completed)
@@ -346,7 +385,11 @@ impl Engine {
         if result.cost_usd.is_none() {
             self.price(&mut result, model);
         }
-        let completed = Completed { result, latency, replayed: false };
+        let completed = Completed {
+            result,
+            latency,
+            replayed: false,
+        };
         self.account(scope, CallRole::Subject, provider, model, &completed);
         completed
     }
@@ -356,7 +399,14 @@ impl Engine {
         result.cost_usd = pricing::cost_of(model, result, &self.config.prices);
     }
 
-    fn account(&self, scope: &RunScope, role: CallRole, provider: &str, model: &str, completed: &Completed) {
+    fn account(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        model: &str,
+        completed: &Completed,
+    ) {
         let mut usage = scope.usage.lock().unwrap_or_else(|e| e.into_inner());
         if completed.result.cost_usd.is_none() {
             usage.unpriced.insert(format!("{provider}/{model}"));
@@ -370,5 +420,8 @@ impl Engine {
 
 /// `path` relative to `root` when it is below it.
 pub fn display_path(path: &std::path::Path, root: &std::path::Path) -> String {
-    path.strip_prefix(root).unwrap_or(path).display().to_string()
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }

@@ -45,10 +45,12 @@ mod run;
 mod suite;
 
 pub use cassette::CassetteMode;
-pub use completion::{CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec};
+pub use completion::{
+    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
+};
 pub use config::Config;
-pub use judge::{JudgeError, JudgeVerdict};
 pub use harness::{Harness, TrialDef, TrialKind, main};
+pub use judge::{JudgeError, JudgeVerdict};
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
@@ -70,7 +72,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::engine::{engine, install};
     pub use crate::harness::registry::{
-        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id, provider_name,
+        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
+        provider_name,
     };
     pub use crate::suite::CustomAssertion;
     pub use inventory;

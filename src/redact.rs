@@ -9,7 +9,9 @@ const MIN_SECRET_LEN: usize = 8;
 
 fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    ["KEY", "TOKEN", "SECRET"].iter().any(|suffix| upper.ends_with(suffix))
+    ["KEY", "TOKEN", "SECRET"]
+        .iter()
+        .any(|suffix| upper.ends_with(suffix))
 }
 
 /// The secrets of this process: `(variable name, value)`, longest value first so that a secret that
@@ -63,7 +65,8 @@ mod tests {
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string())),
         );
-        let text = "x-api-key: sk-ant-0123456789 token=ghp_abcdefghij s=hunter2hunter2 abc /usr/bin:/bin";
+        let text =
+            "x-api-key: sk-ant-0123456789 token=ghp_abcdefghij s=hunter2hunter2 abc /usr/bin:/bin";
         let out = redact_with(text, &secrets);
         assert_eq!(
             out,
@@ -79,6 +82,9 @@ mod tests {
                 .into_iter()
                 .map(|(a, b)| (a.to_string(), b.to_string())),
         );
-        assert_eq!(redact_with("abcdefgh-longer abcdefgh", &secrets), "[REDACTED:B_KEY] [REDACTED:A_KEY]");
+        assert_eq!(
+            redact_with("abcdefgh-longer abcdefgh", &secrets),
+            "[REDACTED:B_KEY] [REDACTED:A_KEY]"
+        );
     }
 }

@@ -71,7 +71,10 @@ mod tests {
             "Summarise {text} as JSON like {\"a\": 1} {}",
             &[("text", "{text} and {other}")],
         );
-        assert_eq!(out.text, "Summarise {text} and {other} as JSON like {\"a\": 1} {}");
+        assert_eq!(
+            out.text,
+            "Summarise {text} and {other} as JSON like {\"a\": 1} {}"
+        );
         assert!(out.missing.is_empty());
     }
 

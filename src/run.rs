@@ -65,18 +65,37 @@ fn serialize_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::
     s.serialize_f64(d.as_secs_f64())
 }
 
+/// What a run asked for: the rendered prompt, its inputs, and where it was sent.
+#[derive(Debug, Clone)]
+pub(crate) struct RunRequest {
+    /// The rendered prompt.
+    pub prompt: String,
+    /// The values it was rendered with.
+    pub vars: BTreeMap<String, String>,
+    /// The provider name.
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+}
+
 impl PromptRun {
     pub(crate) fn from_result(
         scope: Arc<RunScope>,
-        prompt: String,
-        vars: BTreeMap<String, String>,
-        provider: String,
-        model: String,
-        result: CompletionResult,
-        latency: Duration,
-        replayed: bool,
+        request: RunRequest,
+        completed: crate::engine::Completed,
         transcript: Vec<Message>,
     ) -> Self {
+        let RunRequest {
+            prompt,
+            vars,
+            provider,
+            model,
+        } = request;
+        let crate::engine::Completed {
+            result,
+            latency,
+            replayed,
+        } = completed;
         Self {
             prompt,
             target_prompt_vars: vars,
@@ -110,15 +129,21 @@ impl PromptRun {
     #[doc(hidden)]
     pub fn __for_tests(test: &str, prompt: &str, output: &str, cache_judge: bool) -> Self {
         let scope = Arc::new(RunScope::new(test, test, test, 1, 1, cache_judge));
+        let request = RunRequest {
+            prompt: prompt.to_string(),
+            vars: BTreeMap::new(),
+            provider: "test".to_string(),
+            model: "test".to_string(),
+        };
+        let completed = crate::engine::Completed {
+            result: CompletionResult::new(output, 0, 0),
+            latency: Duration::ZERO,
+            replayed: false,
+        };
         Self::from_result(
             scope,
-            prompt.to_string(),
-            BTreeMap::new(),
-            "test".to_string(),
-            "test".to_string(),
-            CompletionResult::new(output, 0, 0),
-            Duration::ZERO,
-            false,
+            request,
+            completed,
             vec![Message::user(prompt), Message::assistant(output)],
         )
     }

@@ -14,15 +14,35 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
     for line in stdout.lines() {
         assert!(line.ends_with(": test"), "unexpected --list line {line:?}");
     }
-    let names: Vec<&str> = stdout.lines().map(|l| l.trim_end_matches(": test")).collect();
-    for expected in ["summary_passes", "flaky", "flaky::run_1", "flaky::run_5", "tolerant::run_3", "nested::fake_colour"] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    let names: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.trim_end_matches(": test"))
+        .collect();
+    for expected in [
+        "summary_passes",
+        "flaky",
+        "flaky::run_1",
+        "flaky::run_5",
+        "tolerant::run_3",
+        "nested::fake_colour",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
-    assert!(!names.contains(&"summary_passes::run_1"), "single-run tests list no numbered runs");
+    assert!(
+        !names.contains(&"summary_passes::run_1"),
+        "single-run tests list no numbered runs"
+    );
 
     // nextest asks for the ignored ones separately: exactly the numbered runs.
     let ignored = scratch.run(&["--list", "--format", "terse", "--ignored"], &[]);
-    let ignored: Vec<String> = ignored.stdout().lines().map(|l| l.trim_end_matches(": test").to_string()).collect();
+    let ignored: Vec<String> = ignored
+        .stdout()
+        .lines()
+        .map(|l| l.trim_end_matches(": test").to_string())
+        .collect();
     assert_eq!(ignored.len(), 10, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
@@ -34,13 +54,29 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     assert_eq!(run.code(), Some(101), "{}\n{}", run.stdout(), run.stderr());
     assert_eq!(run.outcome("flaky"), "FAILED");
     let stdout = run.stdout();
-    assert!(stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""), "{stdout}");
-    assert!(stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""), "{stdout}");
+    assert!(
+        stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""),
+        "{stdout}"
+    );
     assert!(!stdout.contains("[run 1/5]"), "{stdout}");
-    assert!(stdout.contains("3/5 runs passed (need 4, threshold 80%)"), "{stdout}");
-    assert!(stdout.contains("test result: FAILED. 0 passed; 1 failed; 0 ignored"), "{stdout}");
+    assert!(
+        stdout.contains("3/5 runs passed (need 4, threshold 80%)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("test result: FAILED. 0 passed; 1 failed; 0 ignored"),
+        "{stdout}"
+    );
     // The summary on stderr counts the five calls.
-    assert!(run.stderr().contains("prompt-tester summary"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("prompt-tester summary"),
+        "{}",
+        run.stderr()
+    );
 }
 
 #[test]
@@ -57,7 +93,11 @@ fn a_filter_naming_one_run_runs_it_strictly() {
     let bad = scratch.run(&["flaky::run_3"], &[]);
     assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
     assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
-    assert!(bad.stdout().contains("1 failed; 0 ignored"), "{}", bad.stdout());
+    assert!(
+        bad.stdout().contains("1 failed; 0 ignored"),
+        "{}",
+        bad.stdout()
+    );
     assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
 
     let good = scratch.run(&["--exact", "flaky::run_2"], &[]);
@@ -66,7 +106,11 @@ fn a_filter_naming_one_run_runs_it_strictly() {
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
     let whole = scratch.run(&["tolerant"], &[]);
-    assert!(whole.stdout().contains("1 passed; 0 failed; 3 ignored"), "{}", whole.stdout());
+    assert!(
+        whole.stdout().contains("1 passed; 0 failed; 3 ignored"),
+        "{}",
+        whole.stdout()
+    );
 }
 
 #[test]
@@ -79,9 +123,13 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     assert_eq!(run.outcome("placeholder_warning"), "ok");
     let stdout = run.stdout();
     assert!(stdout.contains("boom from the body"), "{stdout}");
-    assert!(stdout.contains("harness_fixture.rs:"), "panic location shown: {stdout}");
     assert!(
-        run.stderr().contains("test `placeholder_warning`: placeholder {missing} has no value"),
+        stdout.contains("harness_fixture.rs:"),
+        "panic location shown: {stdout}"
+    );
+    assert!(
+        run.stderr()
+            .contains("test `placeholder_warning`: placeholder {missing} has no value"),
         "{}",
         run.stderr()
     );
@@ -101,15 +149,32 @@ fn the_judge_without_configuration_says_how_to_configure_it() {
 fn terse_and_json_formats() {
     let scratch = Scratch::new("formats");
     let terse = scratch.run(&["--format", "terse", "summary_passes"], &[]);
-    assert!(terse.stdout().contains("running 1 test\n."), "{}", terse.stdout());
+    assert!(
+        terse.stdout().contains("running 1 test\n."),
+        "{}",
+        terse.stdout()
+    );
     let json = scratch.run(&["--format", "json", "--exact", "flaky::run_3"], &[]);
-    assert!(json.stdout().contains(r#""name": "flaky::run_3", "event": "failed""#), "{}", json.stdout());
+    assert!(
+        json.stdout()
+            .contains(r#""name": "flaky::run_3", "event": "failed""#),
+        "{}",
+        json.stdout()
+    );
 }
 
 #[test]
 fn bad_environment_values_are_errors_that_list_the_valid_ones() {
     let scratch = Scratch::new("badenv");
-    let run = scratch.run(&["summary_passes"], &[("PROMPT_TESTER_CASSETTE", "sometimes")]);
+    let run = scratch.run(
+        &["summary_passes"],
+        &[("PROMPT_TESTER_CASSETTE", "sometimes")],
+    );
     assert_eq!(run.code(), Some(2));
-    assert!(run.stderr().contains("use one of auto, replay, record, off"), "{}", run.stderr());
+    assert!(
+        run.stderr()
+            .contains("use one of auto, replay, record, off"),
+        "{}",
+        run.stderr()
+    );
 }

@@ -144,17 +144,32 @@ impl Harness {
             .map(|def| {
                 // A filter that names a single run (and not its whole test) runs it: numbered runs are
                 // ignored only so that a plain run makes N calls, not 2N.
-                let named = def.parent.as_deref().is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
-                let ignored = def.ignored && !(named && !run_ignored);
+                let named = def
+                    .parent
+                    .as_deref()
+                    .is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
+                let ignored = def.ignored && (run_ignored || !named);
                 let (name, case) = (def.name.clone(), def.case);
                 let trial = match def.kind {
-                    TrialKind::Plan(build) => Trial::ignorable_test(def.name, move || trial::execute(build())),
+                    TrialKind::Plan(build) => {
+                        Trial::ignorable_test(def.name, move || trial::execute(build()))
+                    }
                     TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(name, record::Status::Ignored, &reason, case));
+                        record::push(record::TrialRecord::unrun(
+                            name,
+                            record::Status::Ignored,
+                            &reason,
+                            case,
+                        ));
                         Ok(Completion::ignored_with(reason))
                     }),
                     TrialKind::Broken(message) => Trial::test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(name, record::Status::Failed, &message, case));
+                        record::push(record::TrialRecord::unrun(
+                            name,
+                            record::Status::Failed,
+                            &message,
+                            case,
+                        ));
                         Err(Failed::from(message))
                     }),
                 };
@@ -168,44 +183,64 @@ impl Harness {
         if args.test_threads.is_none() {
             // Trials wait on the network, not the CPU: run as many as calls may be in flight.
             args.test_threads = Some(match crate::config::env_var("RUST_TEST_THREADS") {
-                Some(n) => n.parse().map_err(|_| format!("RUST_TEST_THREADS={n:?} is not a whole number"))?,
+                Some(n) => n
+                    .parse()
+                    .map_err(|_| format!("RUST_TEST_THREADS={n:?} is not a whole number"))?,
                 None => config.concurrency,
             });
         }
         let started = std::time::Instant::now();
-        let junit = ours.junit.clone().or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
-        let report = ours.report.clone().or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
+        let junit = ours
+            .junit
+            .clone()
+            .or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
+        let report = ours
+            .report
+            .clone()
+            .or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
         let engine = engine::install(config, mode);
         let conclusion = libtest_mimic::run(&args, trials);
         let records = record::all();
         summary::print(&records, started.elapsed());
         let mut failed = conclusion.has_failed();
-        if let Some(path) = junit {
-            if let Err(e) = crate::report::write_junit(&path, &records) {
-                eprintln!("error: cannot write the JUnit report {}: {e}", path.display());
-                failed = true;
-            }
-        }
-        if let Some(path) = report {
-            if let Err(e) = crate::report::write_json(&path, &records) {
-                eprintln!("error: cannot write the JSON report {}: {e}", path.display());
+        type Writer = fn(&std::path::Path, &[record::TrialRecord]) -> std::io::Result<()>;
+        let reports: [(Option<PathBuf>, &str, Writer); 2] = [
+            (junit, "JUnit", crate::report::write_junit),
+            (report, "JSON", crate::report::write_json),
+        ];
+        for (path, kind, write) in reports {
+            if let Some(path) = path
+                && let Err(e) = write(&path, &records)
+            {
+                eprintln!(
+                    "error: cannot write the {kind} report {}: {e}",
+                    path.display()
+                );
                 failed = true;
             }
         }
         if ours.prune {
             if args.filter.is_some() || !args.skip.is_empty() {
-                eprintln!("warning: --prune-cassettes ignored: it needs a run of every test (no filter, no --skip)");
+                eprintln!(
+                    "warning: --prune-cassettes ignored: it needs a run of every test (no filter, no --skip)"
+                );
             } else {
                 for (path, result) in engine.cassettes.prune_all() {
                     match result {
                         Ok(0) => {}
-                        Ok(n) => eprintln!("pruned {n} unused recording(s) from {}", path.display()),
+                        Ok(n) => {
+                            eprintln!("pruned {n} unused recording(s) from {}", path.display())
+                        }
                         Err(e) => eprintln!("error: {e}"),
                     }
                 }
             }
         }
-        Ok(if failed { ExitCode::from(101) } else { ExitCode::SUCCESS })
+        Ok(if failed {
+            ExitCode::from(101)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 }
 
@@ -213,7 +248,12 @@ impl Harness {
 fn crate_root() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
-        .or_else(|| inventory::iter::<RustTest>.into_iter().next().map(|t| PathBuf::from(t.manifest_dir)))
+        .or_else(|| {
+            inventory::iter::<RustTest>
+                .into_iter()
+                .next()
+                .map(|t| PathBuf::from(t.manifest_dir))
+        })
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
 }
 
@@ -222,9 +262,10 @@ fn load_dotenv(root: &std::path::Path) -> Result<(), String> {
         Ok(()) => Ok(()),
         Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         // dotenvy's message quotes the line, which may hold a key: name only the position.
-        Err(dotenvy::Error::LineParse(_, index)) => {
-            Err(format!("{}: cannot parse the line at byte {index}", root.join(".env").display()))
-        }
+        Err(dotenvy::Error::LineParse(_, index)) => Err(format!(
+            "{}: cannot parse the line at byte {index}",
+            root.join(".env").display()
+        )),
         Err(e) => Err(format!("{}: {e}", root.join(".env").display())),
     }
 }
@@ -243,9 +284,12 @@ impl HarnessFlags {
         let mut flags = Self::default();
         let mut rest = Vec::with_capacity(argv.len());
         let mut iter = argv.into_iter();
-        let value_of = |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
-            inline.or_else(|| iter.next()).ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
-        };
+        let value_of =
+            |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
+                inline
+                    .or_else(|| iter.next())
+                    .ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
+            };
         while let Some(arg) = iter.next() {
             let (name, inline) = match arg.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
@@ -268,13 +312,22 @@ impl HarnessFlags {
 ///
 /// Such trials are ignored at run time with a reason (libtest shows it); under nextest, which reads an
 /// ignored trial's exit status as a pass, they are marked ignored up front so nextest shows them skipped.
-pub(crate) fn statically_unavailable(config: &Config, mode: CassetteMode, provider: Option<&str>, cassette: &str) -> bool {
+pub(crate) fn statically_unavailable(
+    config: &Config,
+    mode: CassetteMode,
+    provider: Option<&str>,
+    cassette: &str,
+) -> bool {
     if !under_nextest() || mode != CassetteMode::Auto {
         return false;
     }
-    let Some(endpoint) = provider.and_then(|p| config.endpoint(p).ok()) else { return false };
+    let Some(endpoint) = provider.and_then(|p| config.endpoint(p).ok()) else {
+        return false;
+    };
     crate::provider::missing_key_for(endpoint).is_some()
-        && !crate::cassette::CassetteStore::new(&config.cassette_dir).path_for(cassette).exists()
+        && !crate::cassette::CassetteStore::new(&config.cassette_dir)
+            .path_for(cassette)
+            .exists()
 }
 
 /// Whether nextest runs this process (one process per trial; an ignored outcome reads as a pass).
@@ -293,12 +346,24 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             continue;
         }
         let spec = (test.spec)();
-        let provider = spec.subject_provider.or_else(|| config.defaults.provider.clone());
-        let unrecordable = statically_unavailable(&config, mode, provider.as_deref(), &test.trial_name());
-        defs.extend(trials_with_runs(&name, spec.runs, exact, unrecordable, None, |trial_name, only_run| {
-            let config = config.clone();
-            TrialKind::Plan(Box::new(move || rust_test::plan(test, &trial_name, only_run, &config)))
-        }));
+        let provider = spec
+            .subject_provider
+            .or_else(|| config.defaults.provider.clone());
+        let unrecordable =
+            statically_unavailable(&config, mode, provider.as_deref(), &test.trial_name());
+        defs.extend(trials_with_runs(
+            &name,
+            spec.runs,
+            exact,
+            unrecordable,
+            None,
+            |trial_name, only_run| {
+                let config = config.clone();
+                TrialKind::Plan(Box::new(move || {
+                    rust_test::plan(test, &trial_name, only_run, &config)
+                }))
+            },
+        ));
     }
     defs
 }
@@ -324,7 +389,13 @@ pub(crate) fn trials_with_runs(
     let mut defs = Vec::new();
     if wanted(name) {
         let kind = build(name.to_string(), None);
-        defs.push(TrialDef { name: name.to_string(), ignored, parent: None, case: case.clone(), kind });
+        defs.push(TrialDef {
+            name: name.to_string(),
+            ignored,
+            parent: None,
+            case: case.clone(),
+            kind,
+        });
     }
     if runs > 1 {
         for i in 1..=runs {
@@ -333,7 +404,13 @@ pub(crate) fn trials_with_runs(
                 continue;
             }
             let kind = build(run_name.clone(), Some(i));
-            defs.push(TrialDef { name: run_name, ignored: true, parent: Some(name.to_string()), case: case.clone(), kind });
+            defs.push(TrialDef {
+                name: run_name,
+                ignored: true,
+                parent: Some(name.to_string()),
+                case: case.clone(),
+                kind,
+            });
         }
     }
     defs

@@ -93,7 +93,10 @@ static RECORDS: Mutex<Vec<TrialRecord>> = Mutex::new(Vec::new());
 
 /// Keeps a trial's record.
 pub fn push(record: TrialRecord) {
-    RECORDS.lock().unwrap_or_else(|e| e.into_inner()).push(record);
+    RECORDS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(record);
 }
 
 /// Every record so far, sorted by name.

@@ -10,7 +10,7 @@ use crate::completion::{CompletionRequest, Message};
 use crate::config::Config;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::render::render;
-use crate::run::PromptRun;
+use crate::run::{PromptRun, RunRequest};
 
 /// Default `max_tokens` when neither the test nor `[defaults]` says.
 pub const DEFAULT_MAX_TOKENS: u32 = 2048;
@@ -30,7 +30,10 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         })
         .collect();
     let subject = resolve_subject(&spec, name, config);
-    let max_tokens = spec.max_tokens.or(config.defaults.max_tokens).unwrap_or(DEFAULT_MAX_TOKENS);
+    let max_tokens = spec
+        .max_tokens
+        .or(config.defaults.max_tokens)
+        .unwrap_or(DEFAULT_MAX_TOKENS);
     let temperature = spec.temperature.or(config.defaults.temperature);
     let prompt = rendered.text;
     let body = test.body;
@@ -60,19 +63,40 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 Some(run_fn) => {
                     let started = Instant::now();
                     match run_fn(prompt.clone(), model.clone(), max_tokens).await {
-                        Ok(result) => Ok(engine().account_external(&scope, &provider, &model, result, started.elapsed())),
+                        Ok(result) => Ok(engine().account_external(
+                            &scope,
+                            &provider,
+                            &model,
+                            result,
+                            started.elapsed(),
+                        )),
                         Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
                     }
                 }
-                None => engine().complete(&scope, CallRole::Subject, &provider, request).await,
+                None => {
+                    engine()
+                        .complete(&scope, CallRole::Subject, &provider, request)
+                        .await
+                }
             };
-            let run = match prompt_run(completed, scope, prompt, vars, provider, model, transcript_start) {
+            let run = match prompt_run(
+                completed,
+                scope,
+                prompt,
+                vars,
+                provider,
+                model,
+                transcript_start,
+            ) {
                 Ok(run) => run,
                 Err(failed) => return failed,
             };
             let output = run.output.clone();
             let outcome = (body)(run).await;
-            Sample { result: outcome.map_err(|e| format!("{e:#}")), output: Some(output) }
+            Sample {
+                result: outcome.map_err(|e| format!("{e:#}")),
+                output: Some(output),
+            }
         })
     });
     Plan {
@@ -90,7 +114,11 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
     }
 }
 
-fn resolve_subject(spec: &TestSpec, name: &str, config: &Config) -> Result<(String, String), String> {
+fn resolve_subject(
+    spec: &TestSpec,
+    name: &str,
+    config: &Config,
+) -> Result<(String, String), String> {
     subject_or_defaults(spec.subject_provider.clone(), spec.subject_model.clone(), config).map_err(|missing| {
         let missing = missing.iter().map(|m| format!("subject_{m}")).collect::<Vec<_>>().join(" and ");
         format!(
@@ -111,7 +139,13 @@ pub(crate) fn subject_or_defaults(
     let model = model.or_else(|| config.defaults.model.clone());
     match (provider, model) {
         (Some(p), Some(m)) => Ok((p, m)),
-        (p, m) => Err([p.is_none().then_some("provider"), m.is_none().then_some("model")].into_iter().flatten().collect()),
+        (p, m) => Err([
+            p.is_none().then_some("provider"),
+            m.is_none().then_some("model"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()),
     }
 }
 
@@ -128,12 +162,22 @@ pub(crate) fn prompt_run(
     model: String,
     messages: Vec<Message>,
 ) -> Result<PromptRun, Sample> {
-    let Completed { result, latency, replayed } = match completed {
+    let completed = match completed {
         Ok(c) => c,
         Err(CallError::Unavailable(reason)) => return Err(Sample::failed(reason)),
-        Err(CallError::Failed(message)) => return Err(Sample::failed(format!("model call failed: {message}"))),
+        Err(CallError::Failed(message)) => {
+            return Err(Sample::failed(format!("model call failed: {message}")));
+        }
     };
     let mut transcript = messages;
-    transcript.push(Message::assistant(result.text.clone()));
-    Ok(PromptRun::from_result(scope, prompt, vars, provider, model, result, latency, replayed, transcript))
+    transcript.push(Message::assistant(completed.result.text.clone()));
+    let request = RunRequest {
+        prompt,
+        vars,
+        provider,
+        model,
+    };
+    Ok(PromptRun::from_result(
+        scope, request, completed, transcript,
+    ))
 }

@@ -27,13 +27,21 @@ pub fn print(records: &[TrialRecord], wall: Duration) {
 
 /// The summary as text.
 pub fn render(records: &[TrialRecord], wall: Duration) -> String {
-    let width = records.iter().map(|r| r.name.chars().count()).max().unwrap_or(4).clamp(4, 60);
+    let width = records
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 60);
     let mut out = String::new();
     let header = format!(
         "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
         "test", "pass rate", "calls", "tokens in/out", "subject $", "judge $"
     );
-    out.push_str(&format!("\nprompt-tester summary\n{}\n", header.if_supports_color(Stream::Stderr, |t| t.bold())));
+    out.push_str(&format!(
+        "\nprompt-tester summary\n{}\n",
+        header.if_supports_color(Stream::Stderr, |t| t.bold())
+    ));
     let mut total = Usage::default();
     let (mut passed, mut failed, mut ignored) = (0, 0, 0);
     for r in records {
@@ -45,7 +53,12 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         }
         let rate = match r.status {
             Status::Ignored => "ignored".to_string(),
-            _ => format!("{}/{} {:>3.0}%", r.runs_passed, r.runs_total, 100.0 * r.runs_passed as f64 / r.runs_total.max(1) as f64),
+            _ => format!(
+                "{}/{} {:>3.0}%",
+                r.runs_passed,
+                r.runs_total,
+                100.0 * r.runs_passed as f64 / r.runs_total.max(1) as f64
+            ),
         };
         let u = &r.usage;
         let line = format!(
@@ -53,13 +66,21 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             super::record::shorten(&r.name, width),
             rate,
             u.subject.calls + u.judge.calls,
-            format!("{}/{}", u.subject.input_tokens + u.judge.input_tokens, u.subject.output_tokens + u.judge.output_tokens),
+            format!(
+                "{}/{}",
+                u.subject.input_tokens + u.judge.input_tokens,
+                u.subject.output_tokens + u.judge.output_tokens
+            ),
             usd(&u.subject),
             usd(&u.judge),
         );
         let line = match r.status {
-            Status::Failed => line.if_supports_color(Stream::Stderr, |t| t.red()).to_string(),
-            Status::Ignored => line.if_supports_color(Stream::Stderr, |t| t.yellow()).to_string(),
+            Status::Failed => line
+                .if_supports_color(Stream::Stderr, |t| t.red())
+                .to_string(),
+            Status::Ignored => line
+                .if_supports_color(Stream::Stderr, |t| t.yellow())
+                .to_string(),
             Status::Passed => line,
         };
         out.push_str(&line);
@@ -87,6 +108,21 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         if total.subject.unpriced_calls + total.judge.unpriced_calls > 0 { " + unpriced calls" } else { "" },
         wall.as_secs_f64()
     ));
+    let failed_names: Vec<&str> = records
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .map(|r| r.name.as_str())
+        .collect();
+    if let [first, ..] = failed_names.as_slice() {
+        out.push_str(&format!(
+            "rerun a failed test: cargo test --test prompts -- --exact {first}{}\n",
+            if failed_names.len() > 1 {
+                format!("   ({} failed in all)", failed_names.len())
+            } else {
+                String::new()
+            }
+        ));
+    }
     if !total.unpriced.is_empty() {
         let models: Vec<&str> = total.unpriced.iter().map(String::as_str).collect();
         out.push_str(&format!(

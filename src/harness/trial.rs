@@ -27,12 +27,16 @@ pub struct Sample {
 impl Sample {
     /// A failed sample.
     pub fn failed(message: impl Into<String>) -> Self {
-        Self { result: Err(message.into()), output: None }
+        Self {
+            result: Err(message.into()),
+            output: None,
+        }
     }
 }
 
 /// Produces one sample for a run scope.
-pub type SampleFn = Arc<dyn Fn(Arc<RunScope>) -> Pin<Box<dyn Future<Output = Sample>>> + Send + Sync>;
+pub type SampleFn =
+    Arc<dyn Fn(Arc<RunScope>) -> Pin<Box<dyn Future<Output = Sample>>> + Send + Sync>;
 
 /// Everything needed to execute a trial.
 pub struct Plan {
@@ -63,12 +67,18 @@ pub struct Plan {
 /// How many of `runs` must pass at `threshold`.
 pub fn required(runs: u32, threshold: f64) -> u32 {
     // The epsilon keeps 5 x 0.8 at 4 despite binary floating point.
-    ((runs as f64 * threshold) - 1e-9).ceil().clamp(1.0, runs as f64) as u32
+    ((runs as f64 * threshold) - 1e-9)
+        .ceil()
+        .clamp(1.0, runs as f64) as u32
 }
 
 fn percent(threshold: f64) -> String {
     let p = threshold * 100.0;
-    if (p - p.round()).abs() < 1e-9 { format!("{}%", p.round()) } else { format!("{p:.1}%") }
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p:.1}%")
+    }
 }
 
 /// Runs the plan and reports the outcome to libtest-mimic (and to the run's records).
@@ -83,7 +93,16 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     };
     let scopes: Vec<Arc<RunScope>> = indices
         .iter()
-        .map(|&i| Arc::new(RunScope::new(&plan.name, &plan.cassette, &plan.filter, i, plan.runs, plan.cache_judge)))
+        .map(|&i| {
+            Arc::new(RunScope::new(
+                &plan.name,
+                &plan.cassette,
+                &plan.filter,
+                i,
+                plan.runs,
+                plan.cache_judge,
+            ))
+        })
         .collect();
     let run_one = |scope: Arc<RunScope>| {
         let future = (plan.sample)(scope);
@@ -99,7 +118,8 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let samples: Vec<Sample> = engine().block_on(async {
         if plan.prime_first && scopes.len() > 1 {
             let first = run_one(scopes[0].clone()).await;
-            let mut rest = futures::future::join_all(scopes[1..].iter().cloned().map(run_one)).await;
+            let mut rest =
+                futures::future::join_all(scopes[1..].iter().cloned().map(run_one)).await;
             rest.insert(0, first);
             rest
         } else {
@@ -113,7 +133,11 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         usage.merge(&scope.usage());
     }
     let total = samples.len() as u32;
-    let need = if plan.only_run.is_some() { 1 } else { required(plan.runs, plan.threshold) };
+    let need = if plan.only_run.is_some() {
+        1
+    } else {
+        required(plan.runs, plan.threshold)
+    };
     let passed = samples.iter().filter(|s| s.result.is_ok()).count() as u32;
     let preview = samples
         .iter()
@@ -152,7 +176,13 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
             .iter()
             .zip(&samples)
             .filter_map(|(i, s)| s.result.as_ref().err().map(|m| (i, m)))
-            .map(|(i, m)| format!("[run {i}/{}] FAILED: {}", plan.runs, m.replace('\n', "\n    ")))
+            .map(|(i, m)| {
+                format!(
+                    "[run {i}/{}] FAILED: {}",
+                    plan.runs,
+                    m.replace('\n', "\n    ")
+                )
+            })
             .collect();
         lines.push(format!(
             "{passed}/{total} runs passed (need {need}, threshold {})",
@@ -178,7 +208,9 @@ pub fn install_panic_hook() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if IN_TRIAL.with(|flag| flag.get()) {
-            let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            let location = info
+                .location()
+                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
             PANIC_LOCATION.with(|cell| *cell.borrow_mut() = location);
         } else {
             default(info);

@@ -219,7 +219,9 @@ fn convert(node: &Value, root: &Value, depth: usize) -> Value {
     }
     // Gemini writes properties in alphabetical order unless told otherwise; keep the declared order
     // (a judge's `reasoning` must come before its `answer`).
-    if let (Some(Value::Object(props)), false) = (out.get("properties"), out.contains_key("propertyOrdering")) {
+    if let (Some(Value::Object(props)), false) =
+        (out.get("properties"), out.contains_key("propertyOrdering"))
+    {
         let order: Vec<Value> = props.keys().map(|k| json!(k)).collect();
         out.insert("propertyOrdering".into(), Value::Array(order));
     }

@@ -217,7 +217,10 @@ fn key_required(endpoint: &EndpointConfig) -> bool {
 
 /// The variable to set when `endpoint` needs a key and none is set in the environment.
 pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
-    let has_key = endpoint.api_key_env.iter().any(|v| crate::config::env_var(v).is_some());
+    let has_key = endpoint
+        .api_key_env
+        .iter()
+        .any(|v| crate::config::env_var(v).is_some());
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
 }
 

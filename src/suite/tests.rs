@@ -30,18 +30,18 @@ fn problems(text: &str) -> String {
 
 fn run(output: &str) -> PromptRun {
     let scope = Arc::new(RunScope::new("s::a", "s", "s", 1, 1, false));
-    let result = CompletionResult::new(output, 5, 7);
-    PromptRun::from_result(
-        scope,
-        "p".into(),
-        Default::default(),
-        "fake".into(),
-        "m".into(),
-        result,
-        Duration::from_millis(10),
-        true,
-        Vec::new(),
-    )
+    let request = crate::run::RunRequest {
+        prompt: "p".into(),
+        vars: Default::default(),
+        provider: "fake".into(),
+        model: "m".into(),
+    };
+    let completed = crate::engine::Completed {
+        result: CompletionResult::new(output, 5, 7),
+        latency: Duration::from_millis(10),
+        replayed: true,
+    };
+    PromptRun::from_result(scope, request, completed, Vec::new())
 }
 
 #[test]

@@ -7,8 +7,13 @@ use std::process::{Command, Output};
 /// The fixture binary, built by `cargo test` with the other examples.
 pub fn fixture_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
-    let target = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let path = target.join("examples").join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let path = target
+        .join("examples")
+        .join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
         "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
@@ -51,7 +56,8 @@ impl Scratch {
             .env_remove("PROMPT_TESTER_JUDGE_PROVIDER")
             .env_remove("RUST_TEST_THREADS")
             .env_remove("FAKE_API_KEY")
-            .env_remove("FIXTURE_THING");
+            .env_remove("FIXTURE_THING")
+            .env_remove("CI");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -88,4 +94,3 @@ impl Run {
             .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
     }
 }
-
