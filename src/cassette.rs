@@ -11,7 +11,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -159,7 +159,14 @@ struct State {
     /// Whether the file held entries when it was loaded (a missing entry then means the test changed).
     recorded: bool,
     used: BTreeSet<String>,
+    /// Recorded but not yet written.
+    pending: Vec<Entry>,
+    last_write: Option<Instant>,
 }
+
+/// Recordings are written at most this often (and at the end of the run): rewriting the whole file
+/// for every entry made recording quadratic in the entries of one cassette.
+const WRITE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Cassette {
     fn load(path: PathBuf) -> Result<Self, CassetteError> {
@@ -170,7 +177,7 @@ impl Cassette {
             state: Mutex::new(State {
                 entries,
                 recorded,
-                used: BTreeSet::new(),
+                ..State::default()
             }),
         })
     }
@@ -204,17 +211,41 @@ impl Cassette {
         state.recorded.then_some(state.entries.len())
     }
 
-    /// Adds (or replaces) an entry and writes the file.
+    /// Adds (or replaces) an entry; the file is written at most once a second and by [`Cassette::flush`].
     pub fn record(&self, entry: Entry) -> Result<(), CassetteError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.used.insert(entry.key.clone());
         state.entries.insert(entry.key.clone(), entry.clone());
-        self.write_merged(&[entry], None)
+        state.pending.push(entry);
+        if state
+            .last_write
+            .is_none_or(|t| t.elapsed() >= WRITE_INTERVAL)
+        {
+            self.flush_locked(&mut state)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the recordings not written yet.
+    pub fn flush(&self) -> Result<(), CassetteError> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.flush_locked(&mut state)
+    }
+
+    fn flush_locked(&self, state: &mut State) -> Result<(), CassetteError> {
+        if state.pending.is_empty() {
+            return Ok(());
+        }
+        self.write_merged(&state.pending, None)?;
+        state.pending.clear();
+        state.last_write = Some(Instant::now());
+        Ok(())
     }
 
     /// Rewrites the file keeping only the entries used in this run. Returns how many were removed.
     pub fn prune(&self) -> Result<usize, CassetteError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.flush_locked(&mut state)?;
         let used = state.used.clone();
         let before = state.entries.len();
         state.entries.retain(|key, _| used.contains(key));
@@ -338,6 +369,12 @@ impl CassetteStore {
         Ok(cassette)
     }
 
+    /// Writes every opened cassette's pending recordings; returns the failures.
+    pub fn flush_all(&self) -> Vec<CassetteError> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.values().filter_map(|c| c.flush().err()).collect()
+    }
+
     /// Prunes every opened cassette to the entries used in this run; returns (file, removed) pairs.
     pub fn prune_all(&self) -> Vec<(PathBuf, Result<usize, CassetteError>)> {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
@@ -414,13 +451,28 @@ mod tests {
         assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
         assert_eq!(a.recorded_len(), None);
         a.record(entry("k1", 1)).unwrap();
+        a.record(entry("k0", 1)).unwrap();
+        let on_disk = || {
+            CassetteStore::new(&dir)
+                .open("mod::greet")
+                .unwrap()
+                .recorded_len()
+        };
+        assert_eq!(
+            on_disk(),
+            Some(1),
+            "the second recording within a second is buffered"
+        );
+        a.flush().unwrap();
+        assert_eq!(on_disk(), Some(2));
         // A second process (a second store) records into the same file without losing k1.
         let other = CassetteStore::new(&dir).open("mod::greet").unwrap();
         other.record(entry("k2", 2)).unwrap();
+        other.flush().unwrap();
         let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
-        assert_eq!(reloaded.recorded_len(), Some(2));
+        assert_eq!(reloaded.recorded_len(), Some(3));
         assert!(reloaded.lookup("k2").is_some());
-        assert_eq!(reloaded.prune().unwrap(), 1);
+        assert_eq!(reloaded.prune().unwrap(), 2);
         let after = CassetteStore::new(&dir).open("mod::greet").unwrap();
         assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
         let _ = fs::remove_dir_all(&dir);

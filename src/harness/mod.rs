@@ -200,9 +200,15 @@ impl Harness {
             .or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
         let engine = engine::install(config, mode);
         let conclusion = libtest_mimic::run(&args, trials);
+        // Recordings are buffered (see `Cassette::record`): write what is left.
+        let unwritten = engine.cassettes.flush_all();
         let records = record::all();
         summary::print(&records, started.elapsed());
         let mut failed = conclusion.has_failed();
+        for error in unwritten {
+            eprintln!("error: recordings were not written: {error}");
+            failed = true;
+        }
         type Writer = fn(&std::path::Path, &[record::TrialRecord]) -> std::io::Result<()>;
         let reports: [(Option<PathBuf>, &str, Writer); 2] = [
             (junit, "JUnit", crate::report::write_junit),

@@ -12,7 +12,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::assert::{self, Assertion};
-use super::problem::{Problem, line_column};
+use super::problem::Problem;
 use crate::completion::ToolSpec;
 
 /// A spanned value of the document tree.
@@ -127,14 +127,15 @@ const CASE_KEYS: [&str; 6] = [
 
 /// Reads the cursor of one file: its text, where relative paths start, and the problems found so far.
 pub(crate) struct Reader<'a> {
-    /// The file's text.
-    pub text: &'a str,
     /// The file as shown.
     pub file: &'a str,
     /// The suite's directory: prompt and schema files are relative to it.
     pub dir: &'a Path,
     /// Problems found.
     pub problems: Vec<Problem>,
+    /// Byte offset where each line starts: `at` runs once per assertion, so it must not rescan the
+    /// file (that made large suites quadratic).
+    pub line_starts: Vec<usize>,
 }
 
 impl Reader<'_> {
@@ -151,7 +152,10 @@ impl Reader<'_> {
 
     /// `file:line` of a span, for assertion failure messages.
     pub fn at(&self, span: &Range<usize>) -> String {
-        format!("{}:{}", self.file, line_column(self.text, span.start).0)
+        let line = self
+            .line_starts
+            .partition_point(|&start| start <= span.start);
+        format!("{}:{}", self.file, line.max(1))
     }
 
     /// A file path relative to the suite's directory.
@@ -359,11 +363,14 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             )]);
         }
     };
+    let line_starts = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
     let mut r = Reader {
-        text,
         file,
         dir,
         problems: Vec::new(),
+        line_starts,
     };
     let table = root.get_ref();
 
