@@ -39,3 +39,48 @@ async fn gemini_json_capital(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(value["city"] == "Tokyo", "got {value}");
     Ok(())
 }
+
+fn weather_tools() -> Toolbox {
+    Toolbox::new()
+        .tool(Tool::new(
+            "get_weather",
+            "The current weather in a city",
+            json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+            |args| async move {
+                let city = args["city"].as_str().ok_or("`city` must be a string")?;
+                Ok::<_, String>(format!("Sunny, 21 °C in {city}"))
+            },
+        ))
+        .max_turns(4)
+}
+
+/// An agent loop: the model calls `get_weather`, gets the handler's answer, and answers with it.
+#[prompt_test(
+    target_prompt = "What is the weather in Paris right now?",
+    subject_model = Model::ClaudeHaiku45,
+    subject_provider = Provider::Anthropic,
+    max_tokens = 300,
+    agent = weather_tools,
+)]
+async fn haiku_uses_the_weather_tool(run: PromptRun) -> anyhow::Result<()> {
+    run.expect_tool_call("get_weather", json!({"city": "Paris"}))?;
+    anyhow::ensure!(run.output.contains("21"), "the answer ignores the tool result: {}", run.output);
+    Ok(())
+}
+
+/// Only the call is checked: declared tools without handlers make one model call.
+#[prompt_test(
+    target_prompt = "What is the weather in Paris?",
+    subject_model = "gemini-2.5-flash",
+    subject_provider = "google",
+    max_tokens = 300,
+    tools = vec![ToolSpec::new(
+        "get_weather",
+        "The current weather in a city",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )],
+)]
+fn gemini_calls_the_weather_tool(run: PromptRun) -> anyhow::Result<()> {
+    run.expect_tool_call("get_weather", json!({"city": "Paris"}))?;
+    Ok(())
+}
