@@ -64,7 +64,11 @@ fn weather_tools() -> Toolbox {
 )]
 async fn haiku_uses_the_weather_tool(run: PromptRun) -> anyhow::Result<()> {
     run.expect_tool_call("get_weather", json!({"city": "Paris"}))?;
-    anyhow::ensure!(run.output.contains("21"), "the answer ignores the tool result: {}", run.output);
+    anyhow::ensure!(
+        run.output.contains("21"),
+        "the answer ignores the tool result: {}",
+        run.output
+    );
     Ok(())
 }
 

@@ -89,6 +89,49 @@ fn cassette_entries(dir: &Path) -> Vec<Value> {
     entries
 }
 
+/// Runs the `prompts` binary with `args` and a JSON report; returns the report and the output.
+fn run_prompts(args: &[&str], url: Option<&str>, report: &Path) -> (Value, String, String) {
+    let mut cmd = Command::new(test_binary("prompts"));
+    // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
+    cmd.args(["--skip", "hosted::"])
+        .args(args)
+        .arg("--report")
+        .arg(report);
+    cmd.env("CARGO_MANIFEST_DIR", root())
+        .env_remove("PROMPT_TESTER_CASSETTE");
+    match url {
+        Some(url) => cmd.env("PROMPT_TESTER_LOCAL_BASE_URL", url),
+        None => cmd.env("PROMPT_TESTER_LOCAL_BASE_URL", "http://127.0.0.1:9/v1"),
+    };
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "run {args:?} failed:\n{stdout}\n{stderr}"
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    (report, stdout, stderr)
+}
+
+/// `name -> usage` for every trial of a report (Rust tests and suites alike).
+fn usages(report: &Value) -> std::collections::BTreeMap<String, Value> {
+    let mut out = std::collections::BTreeMap::new();
+    for test in report["tests"].as_array().unwrap() {
+        out.insert(
+            test["name"].as_str().unwrap().to_string(),
+            test["usage"].clone(),
+        );
+    }
+    for suite in report["suites"].as_array().unwrap() {
+        out.insert(
+            format!("suite {}", suite["suite"].as_str().unwrap()),
+            suite["usage"].clone(),
+        );
+    }
+    out
+}
+
 #[test]
 fn example_prompt_tests_pass_live_against_the_local_model() {
     let Some((_server, url)) = Server::start() else {
@@ -96,48 +139,54 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     };
     let scratch = std::env::temp_dir().join(format!("pt-e2e-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let report = scratch.join("report.json");
-    let junit = scratch.join("junit.xml");
-    let out = Command::new(test_binary("prompts"))
-        // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
-        .args(["--skip", "hosted::", "--no-cassette", "--report"])
-        .arg(&report)
-        .arg("--junit")
-        .arg(&junit)
-        .env("CARGO_MANIFEST_DIR", root())
-        .env("PROMPT_TESTER_LOCAL_BASE_URL", &url)
-        .env_remove("PROMPT_TESTER_CASSETTE")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "live run failed:\n{stdout}\n{stderr}");
+
+    // Offline from the committed cassettes (the server address given is closed: nothing is called).
+    let (replayed, _, replay_err) = run_prompts(&[], None, &scratch.join("replay.json"));
+    assert!(!replay_err.contains("(0 replayed"), "{replay_err}");
+    // Live, cassettes off: every call reaches the server.
+    let (live, stdout, stderr) =
+        run_prompts(&["--no-cassette"], Some(&url), &scratch.join("live.json"));
     assert!(stdout.contains("test result: ok."), "{stdout}");
-    // Nothing was replayed: every call reached the server.
     assert!(stderr.contains("(0 replayed from cassettes)"), "{stderr}");
 
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    let text = report.to_string();
-    assert!(
-        text.contains("\"replayed\":0"),
-        "report shows replayed calls: {text}"
+    let (replayed, live) = (usages(&replayed), usages(&live));
+    assert_eq!(
+        replayed.keys().collect::<Vec<_>>(),
+        live.keys().collect::<Vec<_>>()
     );
-
-    // Temperature-0 calls are deterministic: the live token counts equal the recorded ones, which shows
-    // the recordings came from this model and the live counts came from the server.
-    let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
-    assert!(!recorded.is_empty(), "no committed cassettes");
-    let deterministic: Vec<&Value> = recorded
-        .iter()
-        .filter(|e| e["provider"] == "local" && e["request"]["temperature"].as_f64() == Some(0.0))
-        .collect();
-    assert!(!deterministic.is_empty());
-    for entry in &deterministic {
+    let mut compared = 0;
+    for (name, live_usage) in &live {
+        let recorded = &replayed[name];
+        let subject = &live_usage["subject"];
+        if subject["calls"].as_u64() == Some(0) {
+            continue; // a skipped case
+        }
+        assert_eq!(subject["replayed"], 0, "{name}: a live call was replayed");
         assert_eq!(
-            entry["response"]["model_used"]
-                .as_str()
-                .map(|m| m.contains("SmolLM2")),
-            Some(true),
+            recorded["subject"]["replayed"], recorded["subject"]["calls"],
+            "{name}: not replayed offline"
+        );
+        // Temperature 0 is deterministic: the server's token counts equal the recorded ones, which
+        // shows both the recordings and the live counts came from this model on this server.
+        for field in ["calls", "input_tokens", "output_tokens"] {
+            assert_eq!(
+                subject[field], recorded["subject"][field],
+                "{name}: live vs recorded {field}"
+            );
+        }
+        assert!(
+            subject["input_tokens"].as_u64().unwrap() > 0,
+            "{name}: no tokens"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 6, "only {compared} trials compared");
+
+    // Request metadata in the recordings came from llama-server.
+    let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
+    for entry in recorded.iter().filter(|e| e["provider"] == "local") {
+        assert_eq!(
+            entry["response"]["model_used"], "SmolLM2-135M-Instruct",
             "{entry}"
         );
         let id = entry["response"]["request_id"].as_str().unwrap_or_default();
