@@ -207,6 +207,8 @@ output_mtok = 2.0
             "OPENAI_API_KEY",
             "GOOGLE_API_KEY",
             "GEMINI_API_KEY",
+            // `auto` never records under CI; these tests choose their mode themselves.
+            "CI",
         ] {
             cmd.env_remove(var);
         }
