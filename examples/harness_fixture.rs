@@ -94,6 +94,42 @@ mod nested {
         );
         Ok(())
     }
+
+    #[prompt_test(
+        target_prompt = "Name a colour.",
+        subject_model = "claude-haiku-4-5",
+        subject_provider = "anthropic"
+    )]
+    async fn fake_anthropic(run: PromptRun) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            run.output.contains("Name a colour."),
+            "not the echo: {:?}",
+            run.output
+        );
+        anyhow::ensure!(
+            run.cost_usd.is_some_and(|c| c > 0.0),
+            "claude-haiku-4-5 is priced: {run:?}"
+        );
+        Ok(())
+    }
+
+    #[prompt_test(
+        target_prompt = "Name a colour.",
+        subject_model = "gemini-2.5-flash",
+        subject_provider = "google"
+    )]
+    async fn fake_google(run: PromptRun) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            run.output.contains("Name a colour."),
+            "not the echo: {:?}",
+            run.output
+        );
+        anyhow::ensure!(
+            run.cost_usd.is_some_and(|c| c > 0.0),
+            "gemini-2.5-flash is priced: {run:?}"
+        );
+        Ok(())
+    }
 }
 
 /// Calls the `fake` endpoint of the scratch configuration (a key is required: `FAKE_API_KEY`); the

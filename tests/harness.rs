@@ -178,3 +178,42 @@ fn bad_environment_values_are_errors_that_list_the_valid_ones() {
         run.stderr()
     );
 }
+
+#[test]
+fn base_url_variables_point_every_provider_at_any_compatible_server() {
+    use prompt_tester_testkit::{FakeProvider, Wire};
+    let server = FakeProvider::start();
+    let scratch = Scratch::new("baseurl");
+    let urls = [
+        ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
+        ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
+        ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
+    ];
+    let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = scratch.run(&["nested::fake_", "--no-cassette"], &env);
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    for trial in [
+        "nested::fake_colour",
+        "nested::fake_anthropic",
+        "nested::fake_google",
+    ] {
+        assert_eq!(run.outcome(trial), "ok");
+    }
+    let mut paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    paths.sort();
+    assert_eq!(
+        paths,
+        [
+            "/v1/chat/completions",
+            "/v1/messages",
+            "/v1beta/models/gemini-2.5-flash:generateContent"
+        ]
+    );
+    // The summary prices the two hosted models and names the unpriced one.
+    assert!(run.stderr().contains("unpriced models"), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("openai/fake-model"),
+        "{}",
+        run.stderr()
+    );
+}
