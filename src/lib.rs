@@ -53,7 +53,7 @@ pub use completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
 };
 pub use config::Config;
-pub use harness::{Harness, TrialDef, TrialKind, main};
+pub use harness::{Harness, main};
 pub use judge::{JudgeError, JudgeVerdict};
 pub use mcp::McpServer;
 pub use model::{Model, Provider};

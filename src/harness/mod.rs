@@ -35,7 +35,6 @@ type ConfigEdit = Box<dyn FnOnce(&mut Config)>;
 #[derive(Default)]
 pub struct Harness {
     edits: Vec<ConfigEdit>,
-    extra: Vec<TrialDef>,
 }
 
 /// A trial before it is handed to libtest-mimic. Plans are built only when the trial runs.
@@ -93,11 +92,6 @@ impl Harness {
         self.configure(move |c| c.set_concurrency(n))
     }
 
-    /// Adds trials built in code (used by benchmarks and tools built on the harness).
-    pub fn with_trials(mut self, trials: impl IntoIterator<Item = TrialDef>) -> Self {
-        self.extra.extend(trials);
-        self
-    }
 
     /// Parses the command line, runs the selected trials and returns the exit code.
     pub fn run(self) -> ExitCode {
@@ -132,7 +126,6 @@ impl Harness {
 
         let mut defs = rust_trials(&config, &args, mode);
         defs.extend(crate::suite::trials(&config, &args, mode));
-        defs.extend(self.extra);
         let filter_matches = |name: &str| match &args.filter {
             Some(f) if args.exact => name == f,
             Some(f) => name.contains(f.as_str()),
