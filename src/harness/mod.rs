@@ -92,7 +92,6 @@ impl Harness {
         self.configure(move |c| c.set_concurrency(n))
     }
 
-
     /// Parses the command line, runs the selected trials and returns the exit code.
     pub fn run(self) -> ExitCode {
         self.run_with_args(std::env::args())

@@ -432,20 +432,7 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
         }
         name => {
             let custom = custom(name)?;
-            let value = match <toml::Value as serde::Deserialize>::deserialize(
-                toml::de::ValueDeserializer::from(node.clone()),
-            ) {
-                Ok(v) => v,
-                Err(e) => {
-                    r.problem(
-                        node.span(),
-                        key,
-                        format!("cannot read the value: {}", e.message()),
-                        "write a plain TOML value",
-                    );
-                    return None;
-                }
-            };
+            let value = r.value(node, key, "value", "write a plain TOML value")?;
             Check::Custom(custom, value)
         }
     })
@@ -481,20 +468,10 @@ fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> 
             let name = string(r, name_node, &format!("{key}.name"), "\"get_weather\"")?;
             let arguments = match table.get("arguments") {
                 None => None,
-                Some(args) => match <serde_json::Value as serde::Deserialize>::deserialize(
-                    toml::de::ValueDeserializer::from(args.clone()),
-                ) {
-                    Ok(value) => Some(value),
-                    Err(e) => {
-                        r.problem(
-                            args.span(),
-                            &format!("{key}.arguments"),
-                            format!("cannot read the arguments: {}", e.message()),
-                            example,
-                        );
-                        return None;
-                    }
-                },
+                Some(args) => {
+                    let key = format!("{key}.arguments");
+                    Some(r.value::<serde_json::Value>(args, &key, "arguments", example)?)
+                }
             };
             Some(Check::ToolCalled { name, arguments })
         }
@@ -519,20 +496,8 @@ fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> 
 fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::Validator> {
     let json = match node.get_ref() {
         DeValue::Table(_) => {
-            match <serde_json::Value as serde::Deserialize>::deserialize(
-                toml::de::ValueDeserializer::from(node.clone()),
-            ) {
-                Ok(v) => v,
-                Err(e) => {
-                    r.problem(
-                        node.span(),
-                        key,
-                        format!("cannot read the schema: {}", e.message()),
-                        "write the schema as a TOML table of JSON values",
-                    );
-                    return None;
-                }
-            }
+            let fix = "write the schema as a TOML table of JSON values";
+            r.value::<serde_json::Value>(node, key, "schema", fix)?
         }
         DeValue::String(file) => {
             let path = r.resolve(file);

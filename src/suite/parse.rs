@@ -139,6 +139,29 @@ pub(crate) struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Reads `node` as a `T` (a JSON or TOML value); on failure notes a problem `cannot read the
+    /// {what}` with `fix` and returns `None`.
+    pub fn value<T: serde::de::DeserializeOwned>(
+        &mut self,
+        node: &Node<'_>,
+        key: &str,
+        what: &str,
+        fix: &str,
+    ) -> Option<T> {
+        match T::deserialize(toml::de::ValueDeserializer::from(node.clone())) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.problem(
+                    node.span(),
+                    key,
+                    format!("cannot read the {what}: {}", e.message()),
+                    fix,
+                );
+                None
+            }
+        }
+    }
+
     /// Notes a problem.
     pub fn problem(
         &mut self,
@@ -663,19 +686,10 @@ fn tool_specs(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Tool
         let input_schema = match table.get("input_schema") {
             None => serde_json::json!({"type": "object", "properties": {}}),
             Some(n) if matches!(n.get_ref(), DeValue::Table(_)) => {
-                match <serde_json::Value as serde::Deserialize>::deserialize(
-                    toml::de::ValueDeserializer::from(n.clone()),
-                ) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        r.problem(
-                            n.span(),
-                            &format!("{path}.input_schema"),
-                            format!("cannot read the schema: {}", e.message()),
-                            "write the JSON schema as a TOML table",
-                        );
-                        continue;
-                    }
+                let key = format!("{path}.input_schema");
+                match r.value(n, &key, "schema", "write the JSON schema as a TOML table") {
+                    Some(v) => v,
+                    None => continue,
                 }
             }
             Some(n) => {
