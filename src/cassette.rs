@@ -380,6 +380,33 @@ impl CassetteStore {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         open.values().map(|c| (c.path.clone(), c.prune())).collect()
     }
+
+    /// Deletes the cassette files in the directory that no trial of this run opened (their tests are
+    /// gone or renamed); returns the deleted files. Only meaningful after a run of every test.
+    pub fn remove_unopened(&self) -> Result<Vec<PathBuf>, CassetteError> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let opened: BTreeSet<PathBuf> = open.values().map(|c| c.path.clone()).collect();
+        let io = |source| CassetteError::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        let listing = match fs::read_dir(&self.dir) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(e)),
+        };
+        let mut removed = Vec::new();
+        for entry in listing {
+            let path = entry.map_err(io)?.path();
+            let is_cassette = path.to_string_lossy().ends_with(".cassette.json");
+            if is_cassette && !opened.contains(&path) {
+                fs::remove_file(&path).map_err(io)?;
+                removed.push(path);
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
 }
 
 fn file_stem(name: &str) -> String {

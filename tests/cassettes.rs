@@ -161,7 +161,18 @@ fn prune_removes_recordings_no_test_uses() {
         filtered.stderr()
     );
     assert_eq!(count(), 4);
+    // A cassette whose test is gone is removed by a full run's prune.
+    let stray = scratch.cassettes().join("renamed_away.cassette.json");
+    std::fs::write(&stray, "{\"version\": 1, \"entries\": []}").unwrap();
     let pruned = scratch.run(&["--prune-cassettes"], &[("FIXTURE_THING", "shape")]);
+    assert!(!stray.exists(), "{}", pruned.stderr());
+    assert!(
+        pruned
+            .stderr()
+            .contains("renamed_away.cassette.json (no test uses it)"),
+        "{}",
+        pruned.stderr()
+    );
     assert!(
         pruned.stderr().contains("pruned 2 unused recording(s)"),
         "{}",

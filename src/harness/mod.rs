@@ -232,6 +232,14 @@ impl Harness {
                         Err(e) => eprintln!("error: {e}"),
                     }
                 }
+                match engine.cassettes.remove_unopened() {
+                    Ok(removed) => {
+                        for path in removed {
+                            eprintln!("removed {} (no test uses it)", path.display());
+                        }
+                    }
+                    Err(e) => eprintln!("error: {e}"),
+                }
             }
         }
         Ok(if failed {
