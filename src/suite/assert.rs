@@ -6,7 +6,7 @@ use std::sync::Arc;
 use regex::Regex;
 use toml::de::DeValue;
 
-use super::parse::{Node, Reader, a_type, did_you_mean, real, string, whole};
+use super::parse::{Node, Reader, a_type, did_you_mean, found, real, string, whole};
 use crate::harness::record::shorten;
 use crate::run::PromptRun;
 
@@ -476,15 +476,10 @@ fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> 
             Some(Check::ToolCalled { name, arguments })
         }
         other => {
-            let found = if matches!(other, DeValue::String(_)) {
-                "an empty string"
-            } else {
-                a_type(other)
-            };
             r.problem(
                 node.span(),
                 key,
-                format!("expected a tool name or a table, found {found}"),
+                format!("expected a tool name or a table, found {}", found(other)),
                 example,
             );
             None

@@ -200,6 +200,14 @@ pub(crate) fn a_type(value: &DeValue<'_>) -> &'static str {
     }
 }
 
+/// Like [`a_type`], for a value rejected where a non-empty string was allowed: a string there is empty.
+pub(crate) fn found(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "an empty string",
+        other => a_type(other),
+    }
+}
+
 /// Reads a string, or notes that `key` needs one (`example` shows a valid value).
 pub(crate) fn string(
     r: &mut Reader<'_>,
@@ -349,6 +357,23 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// Notes every key of `table` that is neither in `keys` nor a setting (`prefix` leads the key's path).
+fn unknown_keys(
+    r: &mut Reader<'_>,
+    table: &toml::de::DeTable<'_>,
+    keys: &[&str],
+    prefix: &str,
+    place: &str,
+) {
+    let valid: Vec<&str> = keys.iter().chain(SETTING_KEYS.iter()).copied().collect();
+    for (key, _) in table.iter() {
+        let k = key.get_ref().as_ref();
+        if !valid.contains(&k) {
+            unknown_key(r, key, &format!("{prefix}{k}"), &valid, place);
+        }
+    }
+}
+
 fn unknown_key(
     r: &mut Reader<'_>,
     key: &Spanned<std::borrow::Cow<'_, str>>,
@@ -397,17 +422,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     };
     let table = root.get_ref();
 
-    for (key, _) in table.iter() {
-        let k = key.get_ref().as_ref();
-        if !SUITE_KEYS.contains(&k) && !SETTING_KEYS.contains(&k) {
-            let valid: Vec<&str> = SUITE_KEYS
-                .iter()
-                .chain(SETTING_KEYS.iter())
-                .copied()
-                .collect();
-            unknown_key(&mut r, key, k, &valid, "at the top of a suite");
-        }
-    }
+    unknown_keys(&mut r, table, &SUITE_KEYS, "", "at the top of a suite");
 
     let suite_settings = settings(&mut r, table, "");
     let (prompt, prompt_file) = prompt(&mut r, table);
@@ -719,17 +734,7 @@ fn case(
     prompt: Option<&str>,
 ) -> Option<Case> {
     let problems_before = r.problems.len();
-    for (key, _) in table.iter() {
-        let k = key.get_ref().as_ref();
-        if !CASE_KEYS.contains(&k) && !SETTING_KEYS.contains(&k) {
-            let valid: Vec<&str> = CASE_KEYS
-                .iter()
-                .chain(SETTING_KEYS.iter())
-                .copied()
-                .collect();
-            unknown_key(r, key, &format!("{path}.{k}"), &valid, "in a case");
-        }
-    }
+    unknown_keys(r, table, &CASE_KEYS, &format!("{path}."), "in a case");
     let name = match table.get("name") {
         None => {
             r.problem(
@@ -769,15 +774,10 @@ fn case(
             DeValue::Boolean(true) => Some("skipped in the suite".to_string()),
             DeValue::Boolean(false) => None,
             other => {
-                let found = if matches!(other, DeValue::String(_)) {
-                    "an empty string"
-                } else {
-                    a_type(other)
-                };
                 r.problem(
                     node.span(),
                     &format!("{path}.skip"),
-                    format!("expected the reason as a string, found {found}"),
+                    format!("expected the reason as a string, found {}", found(other)),
                     "write `skip = \"why it is skipped\"`",
                 );
                 None
