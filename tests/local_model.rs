@@ -3,6 +3,7 @@
 //! token counts and request metadata came from the server, not from the committed cassettes.
 //!
 //! Skipped (with a message) when the server is not installed; under CI (`CI=true`) that is a failure.
+//! `PROMPT_TESTER_LOCAL_BASE_URL`, when set, names the server to use (`.ci/run` starts one).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,40 +41,71 @@ fn test_binary(name: &str) -> PathBuf {
         })
 }
 
-struct Server;
+fn script() -> Command {
+    Command::new(root().join("scripts/local-model.sh"))
+}
+
+/// A missing prerequisite: a failure under CI (which installs everything), a visible skip elsewhere.
+fn missing(message: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{message} (CI must provide it)"
+    );
+    eprintln!("skipped: {message}");
+}
+
+/// The server this test talks to. One owner starts and stops it: a server named by
+/// `PROMPT_TESTER_LOCAL_BASE_URL` (`.ci/run` starts one) or already running is used and left alone;
+/// only a server this test started itself is stopped when it ends.
+struct Server {
+    started_here: bool,
+}
 
 impl Server {
     fn start() -> Option<(Server, String)> {
-        let script = root().join("scripts/local-model.sh");
-        let installed = Command::new(&script)
+        if let Ok(url) = std::env::var("PROMPT_TESTER_LOCAL_BASE_URL") {
+            return Some((
+                Server {
+                    started_here: false,
+                },
+                url,
+            ));
+        }
+        let installed = script()
             .arg("installed")
             .status()
             .is_ok_and(|s| s.success());
         if !installed {
-            let message = "the local model is not installed: run scripts/local-model.sh install";
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{message} (CI must run it)"
-            );
-            eprintln!("skipped: {message}");
+            missing("the local model is not installed: run scripts/local-model.sh install");
             return None;
         }
-        let out = Command::new(&script).arg("start").output().unwrap();
+        if let Ok(out) = script().arg("url").output()
+            && out.status.success()
+        {
+            let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            return Some((
+                Server {
+                    started_here: false,
+                },
+                url,
+            ));
+        }
+        let out = script().arg("start").output().unwrap();
         assert!(
             out.status.success(),
             "start failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        Some((Server, url))
+        Some((Server { started_here: true }, url))
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = Command::new(root().join("scripts/local-model.sh"))
-            .arg("stop")
-            .status();
+        if self.started_here {
+            let _ = script().arg("stop").status();
+        }
     }
 }
 
@@ -196,4 +228,123 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
         );
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The installed llama-server is the portable build: configured with `GGML_NATIVE=OFF` and no
+/// AVX-512/AMX options, and its machine code touches no AVX-512 (`zmm`) or AMX (`tmm`) register, so it
+/// runs on every x86-64 machine with AVX2 (AMD EPYC and Intel Xeon VMs alike).
+#[test]
+fn the_installed_server_is_the_portable_build() {
+    if !script()
+        .arg("installed")
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        missing("the local model is not installed: run scripts/local-model.sh install");
+        return;
+    }
+    let out = script().arg("server-dir").output().unwrap();
+    let dir = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    let cache = std::fs::read_to_string(dir.join("CMakeCache.txt")).unwrap();
+    let option = |name: &str| {
+        cache
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}:BOOL=")))
+            .unwrap_or_else(|| panic!("{name} is not in the CMake cache"))
+            .to_string()
+    };
+    assert_eq!(option("GGML_NATIVE"), "OFF");
+    for on in [
+        "GGML_AVX",
+        "GGML_AVX2",
+        "GGML_FMA",
+        "GGML_F16C",
+        "GGML_BMI2",
+    ] {
+        assert_eq!(option(on), "ON", "{on}");
+    }
+    for off in [
+        "GGML_AVX512",
+        "GGML_AVX512_VNNI",
+        "GGML_AMX_TILE",
+        "GGML_AMX_INT8",
+    ] {
+        assert_eq!(option(off), "OFF", "{off}");
+    }
+    let disassembly = Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(dir.join("bin/llama-server"))
+        .output()
+        .expect("objdump (binutils) runs");
+    assert!(disassembly.status.success());
+    let text = String::from_utf8_lossy(&disassembly.stdout);
+    let wide = text
+        .lines()
+        .filter(|l| l.contains("%zmm") || l.contains("%tmm"))
+        .take(3)
+        .collect::<Vec<_>>();
+    assert!(wide.is_empty(), "AVX-512/AMX instructions: {wide:?}");
+    assert!(
+        text.contains("%ymm"),
+        "no AVX2 instruction at all: not the build expected"
+    );
+}
+
+/// A CPU without AVX2 gets a plain message, not a crash.
+#[test]
+fn a_cpu_without_avx2_is_told_so() {
+    let dir = std::env::temp_dir().join(format!("pt-cpuinfo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cpuinfo = dir.join("cpuinfo");
+    std::fs::write(
+        &cpuinfo,
+        "processor\t: 0\nflags\t\t: fpu sse sse2 ssse3 sse4_1 sse4_2 avx\n",
+    )
+    .unwrap();
+    let out = script()
+        .arg("check-cpu")
+        .env("PROMPT_TESTER_CPUINFO", &cpuinfo)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("lacks avx2 fma f16c bmi2"), "{stderr}");
+    std::fs::write(&cpuinfo, "flags\t\t: fpu avx avx2 fma f16c bmi1 bmi2\n").unwrap();
+    let ok = script()
+        .arg("check-cpu")
+        .env("PROMPT_TESTER_CPUINFO", &cpuinfo)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The build flavour is part of the cache key: a cache holding an older native build (the layout
+/// before the portable build) does not count as installed, so `install` rebuilds.
+#[test]
+fn an_old_native_build_in_the_cache_is_not_used() {
+    let cache = std::env::temp_dir().join(format!("pt-cache-{}", std::process::id()));
+    let old = cache.join("llama-server-11434.0.0/bin");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("llama-server"), "#!/bin/sh\n").unwrap();
+    std::fs::write(cache.join("SmolLM2-135M-Instruct.Q4_1.gguf"), "weights").unwrap();
+    let status = |cmd: &str| {
+        script()
+            .arg(cmd)
+            .env("PROMPT_TESTER_CACHE", &cache)
+            .output()
+            .unwrap()
+    };
+    assert!(!status("installed").status.success());
+    let dir = String::from_utf8(status("server-dir").stdout).unwrap();
+    assert!(
+        dir.trim()
+            .ends_with("llama-server-11434.0.0-x86-64-avx2-portable"),
+        "{dir}"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
 }
