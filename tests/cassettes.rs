@@ -336,7 +336,8 @@ fn prune_refuses_a_run_that_did_not_replay_every_test_and_keeps_every_file() {
     let before = snapshot(&scratch);
     assert_eq!(before.len(), 2, "{before:?}");
     let key = ("FAKE_API_KEY", SECRET);
-    let refusals: [(&[&str], &[(&str, &str)], &str); 5] = [
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let refusals: [(&[&str], Env, &str); 5] = [
         // The reproduced scenarios: cassettes off (every case ran, live) and `--ignored`.
         (
             &["--prune-cassettes"],

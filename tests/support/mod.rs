@@ -1,4 +1,5 @@
-//! Shared by the harness's end-to-end tests: run the `harness_fixture` example in a scratch crate root.
+//! Shared by the harness's end-to-end tests: run an example fixture (`harness_fixture`,
+//! `cassette_fixture`) in a scratch crate root.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
