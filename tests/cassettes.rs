@@ -191,6 +191,14 @@ fn entries(file: &Path) -> Vec<serde_json::Value> {
     body["entries"].as_array().unwrap().clone()
 }
 
+/// The lines of `text` that contain `needle`.
+fn lines_with(text: &str, needle: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains(needle))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The `test` of every entry, sorted.
 fn tests_in(file: &Path) -> Vec<String> {
     let mut tests: Vec<String> = entries(file)
@@ -307,13 +315,7 @@ fn recorded_suites(name: &str, server: &FakeProvider) -> Scratch {
     suite(&scratch, "a", 2, &[("x", "colour"), ("y", "shape")]);
     suite(&scratch, "b", 1, &[("z", "fruit")]);
     let record = scratch.run_example(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)]);
-    assert_eq!(
-        record.code(),
-        Some(0),
-        "{}\n{}",
-        record.stdout(),
-        record.stderr()
-    );
+    record.assert_success();
     scratch
 }
 
@@ -359,11 +361,7 @@ fn prune_refuses_a_run_that_did_not_replay_every_test_and_keeps_every_file() {
     ];
     for (args, env, reason) in refusals {
         let run = scratch.run_example(SUITES_ONLY, args, env);
-        let stderr = run.stderr();
-        let refusal: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.contains("--prune-cassettes refused"))
-            .collect();
+        let refusal = lines_with(&run.stderr(), "--prune-cassettes refused");
         assert!(
             refusal.len() == 1 && refusal[0].contains(reason),
             "{args:?}: one line saying {reason:?}:\n{}",
@@ -404,7 +402,7 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     // Case `a::y` changes its input: the new one is recorded beside the old.
     suite(&scratch, "a", 2, &[("x", "colour"), ("y", "planet")]);
     let again = scratch.run_example(SUITES_ONLY, &["a::y", "--record"], &[key]);
-    assert_eq!(again.code(), Some(0), "{}", again.stdout());
+    again.assert_success();
     let a = scratch.cassettes().join("a.cassette.json");
     assert_eq!(entries(&a).len(), 6, "old and new recordings of a::y");
     // `b::z` is skipped for now, and a cassette's suite is gone.
@@ -419,21 +417,10 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     std::fs::write(&stray, "{\"version\": 1, \"entries\": []}").unwrap();
 
     let pruned = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
-    assert_eq!(
-        pruned.code(),
-        Some(0),
-        "{}\n{}",
-        pruned.stdout(),
-        pruned.stderr()
-    );
+    pruned.assert_success();
     assert!(!stray.exists(), "{}", pruned.stderr());
-    let stderr = pruned.stderr();
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("cassette.json"))
-        .collect();
     assert_eq!(
-        lines,
+        lines_with(&pruned.stderr(), "cassette.json"),
         [
             "pruned 2 unused recording(s) from prompt-tests/cassettes/a.cassette.json (4 kept)",
             "removed prompt-tests/cassettes/renamed_away.cassette.json (no test uses it)",
@@ -509,7 +496,7 @@ fn a_writer_killed_mid_write_leaves_parseable_cassettes_and_nothing_for_git() {
 
     // The next run is not blocked by the leftovers, records, and leaves nothing for git either.
     let next = scratch.run_example(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)]);
-    assert_eq!(next.code(), Some(0), "{}\n{}", next.stdout(), next.stderr());
+    next.assert_success();
     assert_eq!(entries(&file).len(), 2_001);
     assert_eq!(git_shows(&scratch.0, &expected), Vec::<String>::new());
 }

@@ -100,6 +100,11 @@ impl Run {
     pub fn code(&self) -> Option<i32> {
         self.0.status.code()
     }
+    /// Panics with the output unless the run exited with 0.
+    pub fn assert_success(&self) {
+        assert_eq!(self.code(), Some(0), "{}\n{}", self.stdout(), self.stderr());
+    }
+
     /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...).
     pub fn outcome(&self, trial: &str) -> String {
         self.stdout()
