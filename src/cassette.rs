@@ -431,8 +431,9 @@ impl CassetteStore {
     }
 
     /// Deletes the cassette files in the directory that no trial of this run opened (their tests are
-    /// gone or renamed); returns the deleted files. Only meaningful after a run of every test.
-    pub fn remove_unopened(&self) -> Result<Vec<PathBuf>, CassetteError> {
+    /// gone or renamed); returns each deleted file with how many entries it held (`None`: it did not
+    /// parse). Only meaningful after a run of every test.
+    pub fn remove_unopened(&self) -> Result<Vec<(PathBuf, Option<usize>)>, CassetteError> {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let opened: BTreeSet<PathBuf> = open.values().map(|c| c.path.clone()).collect();
         let io = |source| CassetteError::Io {
@@ -449,8 +450,9 @@ impl CassetteStore {
             let path = entry.map_err(io)?.path();
             let is_cassette = path.to_string_lossy().ends_with(".cassette.json");
             if is_cassette && !opened.contains(&path) {
+                let entries = read_entries(&path).ok().map(|e| e.len());
                 fs::remove_file(&path).map_err(io)?;
-                removed.push(path);
+                removed.push((path, entries));
             }
         }
         removed.sort();

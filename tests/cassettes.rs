@@ -414,7 +414,7 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     let b = scratch.cassettes().join("b.cassette.json");
     let b_before = std::fs::read(&b).unwrap();
     let stray = scratch.cassettes().join("renamed_away.cassette.json");
-    std::fs::write(&stray, "{\"version\": 1, \"entries\": []}").unwrap();
+    std::fs::copy(&a, &stray).unwrap();
 
     let pruned = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
     pruned.assert_success();
@@ -423,7 +423,7 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
         lines_with(&pruned.stderr(), "cassette.json"),
         [
             "pruned 2 unused recording(s) from prompt-tests/cassettes/a.cassette.json (4 kept)",
-            "removed prompt-tests/cassettes/renamed_away.cassette.json (no test uses it)",
+            "removed prompt-tests/cassettes/renamed_away.cassette.json (6 recording(s); no test uses it)",
         ],
         "{}",
         pruned.stderr()

@@ -99,8 +99,14 @@ pub(crate) fn prune(store: &CassetteStore, skipped: &[(String, String)], root: &
     }
     match store.remove_unopened() {
         Ok(removed) => {
-            for path in removed {
-                eprintln!("removed {} (no test uses it)", display_path(&path, root));
+            for (path, entries) in removed {
+                let held = entries.map_or("not a valid cassette".into(), |n| {
+                    format!("{n} recording(s)")
+                });
+                eprintln!(
+                    "removed {} ({held}; no test uses it)",
+                    display_path(&path, root)
+                );
             }
         }
         Err(e) => {
