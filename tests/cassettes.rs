@@ -442,63 +442,102 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
 
 #[test]
 fn a_writer_killed_mid_write_leaves_parseable_cassettes_and_nothing_for_git() {
-    // A big cassette makes each write take a while, so the kill lands while one is under way.
     let server = FakeProvider::builder()
         .latency(Duration::from_millis(50))
         .start();
-    let scratch = scratch_with_fake("kill", &server);
-    suite(&scratch, "k", 1, &[("x", "colour")]);
-    let file = scratch.cassettes().join("k.cassette.json");
-    std::fs::create_dir_all(scratch.cassettes()).unwrap();
-    std::fs::write(&file, big_cassette(2_000)).unwrap();
-    let expected = [
-        "prompt-tester.toml",
-        "prompt-tests/k.evals.toml",
-        "prompt-tests/cassettes/k.cassette.json",
-    ];
-    assert_eq!(git_shows(&scratch.0, &expected), Vec::<String>::new());
+    // Killed while it merges under the lock...
+    let scratch = killable("kill-lock", &server);
+    let left = kill_recorder_when(&scratch, named(".lock")).expect("the writer locked");
+    assert_recoverable(&scratch, &left);
+    // ... and between creating its temporary file and renaming it: a window of a few milliseconds
+    // (the fsync), so a few tries.
+    let (scratch, left) = (1..=5)
+        .find_map(|i| {
+            let scratch = killable(&format!("kill-tmp{i}"), &server);
+            let left = kill_recorder_when(&scratch, named(".tmp"))?;
+            Some((scratch, left))
+        })
+        .expect("no try killed the writer while its temporary file existed");
+    assert!(named(".tmp")(&left), "{left:?}");
+    assert_recoverable(&scratch, &left);
+}
 
+/// Whether a file whose name contains `part` is among `files`.
+fn named(part: &'static str) -> impl Fn(&[PathBuf]) -> bool {
+    move |files| files.iter().any(|f| f.to_string_lossy().contains(part))
+}
+
+/// The files git may show in a [`killable`] root.
+const KILLABLE_FILES: [&str; 3] = [
+    "prompt-tester.toml",
+    "prompt-tests/k.evals.toml",
+    "prompt-tests/cassettes/k.cassette.json",
+];
+
+/// A root with the suite `k` and a big cassette for it: each write takes a while (read, merge,
+/// pretty-print, fsync), so a kill can land in one.
+fn killable(name: &str, server: &FakeProvider) -> Scratch {
+    let scratch = scratch_with_fake(name, server);
+    suite(&scratch, "k", 1, &[("x", "colour")]);
+    std::fs::create_dir_all(scratch.cassettes()).unwrap();
+    let file = scratch.cassettes().join("k.cassette.json");
+    std::fs::write(file, big_cassette(2_000)).unwrap();
+    assert_eq!(git_shows(&scratch.0, &KILLABLE_FILES), Vec::<String>::new());
+    scratch
+}
+
+/// Records in `scratch` and SIGKILLs the writer as soon as the files of the cassette directory satisfy
+/// `when`; returns the files it left, or `None` when it ended first.
+fn kill_recorder_when(
+    scratch: &Scratch,
+    when: impl Fn(&[PathBuf]) -> bool,
+) -> Option<Vec<PathBuf>> {
     let mut child = scratch
         .command(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // A lock file appears when a write begins: kill the writer then.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let files = files_under(&scratch.cassettes());
-        if files.iter().any(|f| f.to_string_lossy().ends_with(".lock")) {
+        if when(&files) {
             break;
         }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("the writer ended ({status}) before a write was seen: {files:?}");
+        if child.try_wait().unwrap().is_some() {
+            return None;
         }
         assert!(
             Instant::now() < deadline,
-            "no write began in 60 s: {files:?}"
+            "nothing happened in 60 s: {files:?}"
         );
-        std::thread::sleep(Duration::from_millis(1));
+        std::thread::yield_now();
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let after_kill = files_under(&scratch.cassettes());
-    for path in &after_kill {
+    Some(files_under(&scratch.cassettes()))
+}
+
+/// After a killed writer: every cassette parses, git shows nothing new, and the next run is not
+/// blocked by the leftovers, records, and leaves nothing for git either.
+fn assert_recoverable(scratch: &Scratch, left: &[PathBuf]) {
+    for path in left {
         if path.to_string_lossy().ends_with(".cassette.json") {
             entries(&scratch.cassettes().join(path));
         }
     }
     assert_eq!(
-        git_shows(&scratch.0, &expected),
+        git_shows(&scratch.0, &KILLABLE_FILES),
         Vec::<String>::new(),
-        "git would show leftovers of the killed writer; the files: {after_kill:?}"
+        "git would show leftovers of the killed writer; the files: {left:?}"
     );
-
-    // The next run is not blocked by the leftovers, records, and leaves nothing for git either.
     let next = scratch.run_example(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)]);
     next.assert_success();
-    assert_eq!(entries(&file).len(), 2_001);
-    assert_eq!(git_shows(&scratch.0, &expected), Vec::<String>::new());
+    assert_eq!(
+        entries(&scratch.cassettes().join("k.cassette.json")).len(),
+        2_001
+    );
+    assert_eq!(git_shows(&scratch.0, &KILLABLE_FILES), Vec::<String>::new());
 }
 
 /// A cassette of `n` recordings of a test that no longer exists (it makes writes slow).
