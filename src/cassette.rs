@@ -316,9 +316,7 @@ impl Cassette {
             path: self.path.clone(),
             source,
         };
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(io)?;
-        let work = work_dir(dir).map_err(io)?;
+        let work = work_dir(self.path.parent().unwrap_or(Path::new("."))).map_err(io)?;
         let name = self.file_name();
         let lock_path = work.join(format!("{name}.lock"));
         let lock = fs::OpenOptions::new()
