@@ -4,7 +4,8 @@
 //! of what decides the answer (provider, model, the rendered request, the run index) and written in a
 //! stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file that is
 //! renamed over the old one while holding a lock file, so concurrent trials (threads or processes)
-//! never lose each other's entries and a killed run never leaves a truncated cassette.
+//! never lose each other's entries and a killed run never leaves a truncated cassette. Lock and
+//! temporary files live in [`WORK_DIR`], which ignores itself for git.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -146,6 +147,34 @@ pub enum CassetteError {
     },
 }
 
+/// The directory, inside the cassette directory, of the lock and temporary files of writes. It holds a
+/// `.gitignore` of `*` (as cargo's `target/` does), so git never shows them, even after a `kill -9`.
+pub const WORK_DIR: &str = ".prompt-tester";
+
+const WORK_DIR_GITIGNORE: &str =
+    "# Written by prompt-tester: lock and temporary files of cassette writes.\n*\n";
+
+/// Creates `<dir>/.prompt-tester` with its `.gitignore` and returns its path. The `.gitignore` is
+/// rewritten when it is not ours, so one left empty by a process killed while writing it is mended.
+fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    let work = dir.join(WORK_DIR);
+    fs::create_dir_all(&work)?;
+    let ignore = work.join(".gitignore");
+    if fs::read_to_string(&ignore).ok().as_deref() != Some(WORK_DIR_GITIGNORE) {
+        fs::write(&ignore, WORK_DIR_GITIGNORE)?;
+    }
+    Ok(work)
+}
+
+/// What [`Cassette::prune`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pruned {
+    /// Entries removed.
+    pub removed: usize,
+    /// Entries kept.
+    pub kept: usize,
+}
+
 /// One cassette file, loaded once and shared by every trial that uses it.
 #[derive(Debug)]
 pub struct Cassette {
@@ -242,22 +271,42 @@ impl Cassette {
         Ok(())
     }
 
-    /// Rewrites the file keeping only the entries used in this run. Returns how many were removed.
-    pub fn prune(&self) -> Result<usize, CassetteError> {
+    /// Marks the entries recorded by trial `test` (or by its `::run_N` trials) as used, though it did
+    /// not run: a case skipped on purpose keeps its recordings through a prune.
+    pub fn keep_recordings_of(&self, test: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let runs = format!("{test}::");
+        let keys: Vec<String> = state
+            .entries
+            .values()
+            .filter(|e| e.test == test || e.test.starts_with(&runs))
+            .map(|e| e.key.clone())
+            .collect();
+        state.used.extend(keys);
+    }
+
+    /// Rewrites the file keeping only the entries used in this run.
+    pub fn prune(&self) -> Result<Pruned, CassetteError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         self.flush_locked(&mut state)?;
         let used = state.used.clone();
         let before = state.entries.len();
         state.entries.retain(|key, _| used.contains(key));
-        let removed = before - state.entries.len();
-        if removed > 0 {
+        let kept = state.entries.len();
+        if kept < before {
             self.write_merged(&[], Some(&used))?;
         }
-        Ok(removed)
+        Ok(Pruned {
+            removed: before - kept,
+            kept,
+        })
     }
 
-    /// Under the lock file: re-reads the file (another process may have recorded), merges `new`,
-    /// keeps only `keep` if given, and writes atomically.
+    /// Under the lock: re-reads the file (another process may have recorded), merges `new`, keeps
+    /// only `keep` if given, and writes atomically (a temporary file renamed over the cassette).
+    ///
+    /// The lock file is never deleted: deleting it while a process waits on it would let that process
+    /// and a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
     fn write_merged(
         &self,
         new: &[Entry],
@@ -267,10 +316,9 @@ impl Cassette {
             path: self.path.clone(),
             source,
         };
-        if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir).map_err(io)?;
-        }
-        let lock_path = self.path.with_extension("json.lock");
+        let work = work_dir(self.path.parent().unwrap_or(Path::new("."))).map_err(io)?;
+        let name = self.file_name();
+        let lock_path = work.join(format!("{name}.lock"));
         let lock = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -295,9 +343,9 @@ impl Cassette {
         };
         let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
         let json = redact(&json);
-        let tmp = self
-            .path
-            .with_extension(format!("json.tmp{}", std::process::id()));
+        // Only the lock holder writes it: one name per cassette, overwritten after a killed writer.
+        // Inside the cassette's directory (same file system), so the rename is atomic.
+        let tmp = work.join(format!("{name}.tmp"));
         let result = (|| {
             let mut file = fs::File::create(&tmp)?;
             file.write_all(json.as_bytes())?;
@@ -305,11 +353,10 @@ impl Cassette {
             file.sync_all()?;
             fs::rename(&tmp, &self.path)
         })();
-        let _ = fs::remove_file(&lock_path);
-        drop(lock);
         if result.is_err() {
             let _ = fs::remove_file(&tmp);
         }
+        drop(lock);
         result.map_err(io)
     }
 }
@@ -375,15 +422,16 @@ impl CassetteStore {
         open.values().filter_map(|c| c.flush().err()).collect()
     }
 
-    /// Prunes every opened cassette to the entries used in this run; returns (file, removed) pairs.
-    pub fn prune_all(&self) -> Vec<(PathBuf, Result<usize, CassetteError>)> {
+    /// Prunes every opened cassette to the entries used in this run; returns what each prune did.
+    pub fn prune_all(&self) -> Vec<(PathBuf, Result<Pruned, CassetteError>)> {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         open.values().map(|c| (c.path.clone(), c.prune())).collect()
     }
 
     /// Deletes the cassette files in the directory that no trial of this run opened (their tests are
-    /// gone or renamed); returns the deleted files. Only meaningful after a run of every test.
-    pub fn remove_unopened(&self) -> Result<Vec<PathBuf>, CassetteError> {
+    /// gone or renamed); returns each deleted file with how many entries it held (`None`: it did not
+    /// parse). Only meaningful after a run of every test.
+    pub fn remove_unopened(&self) -> Result<Vec<(PathBuf, Option<usize>)>, CassetteError> {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let opened: BTreeSet<PathBuf> = open.values().map(|c| c.path.clone()).collect();
         let io = |source| CassetteError::Io {
@@ -400,8 +448,9 @@ impl CassetteStore {
             let path = entry.map_err(io)?.path();
             let is_cassette = path.to_string_lossy().ends_with(".cassette.json");
             if is_cassette && !opened.contains(&path) {
+                let entries = read_entries(&path).ok().map(|e| e.len());
                 fs::remove_file(&path).map_err(io)?;
-                removed.push(path);
+                removed.push((path, entries));
             }
         }
         removed.sort();
@@ -499,9 +548,89 @@ mod tests {
         let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
         assert_eq!(reloaded.recorded_len(), Some(3));
         assert!(reloaded.lookup("k2").is_some());
-        assert_eq!(reloaded.prune().unwrap(), 2);
+        assert_eq!(
+            reloaded.prune().unwrap(),
+            Pruned {
+                removed: 2,
+                kept: 1
+            }
+        );
         let after = CassetteStore::new(&dir).open("mod::greet").unwrap();
         assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
+        let dir = std::env::temp_dir().join(format!("pt-cassette-work-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let store = CassetteStore::new(&dir);
+        let cassette = store.open("greet").unwrap();
+        cassette.record(entry("k1", 1)).unwrap();
+        let work = dir.join(WORK_DIR);
+        let listing = |d: &Path| {
+            let mut names: Vec<String> = fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(listing(&dir), [WORK_DIR, "greet.cassette.json"]);
+        // The lock file outlives the write: removing it is what let two writers hold "the" lock.
+        assert_eq!(listing(&work), [".gitignore", "greet.cassette.json.lock"]);
+        assert!(
+            fs::read_to_string(work.join(".gitignore"))
+                .unwrap()
+                .ends_with("\n*\n")
+        );
+
+        // A writer killed mid-write left a partial temporary file and an empty `.gitignore`: the next
+        // write mends the one and consumes the other.
+        fs::write(work.join(".gitignore"), "").unwrap();
+        fs::write(
+            work.join("greet.cassette.json.tmp"),
+            "{\"version\": 1, \"entr",
+        )
+        .unwrap();
+        cassette.record(entry("k2", 2)).unwrap();
+        cassette.flush().unwrap();
+        assert_eq!(listing(&work), [".gitignore", "greet.cassette.json.lock"]);
+        assert_eq!(
+            fs::read_to_string(work.join(".gitignore")).unwrap(),
+            WORK_DIR_GITIGNORE
+        );
+        assert_eq!(read_entries(&cassette.path).unwrap().len(), 2);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_skipped_test_keeps_its_recordings_through_a_prune() {
+        let dir = std::env::temp_dir().join(format!("pt-cassette-keep-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let recorder = CassetteStore::new(&dir).open("suite").unwrap();
+        let recorded = |test: &str, key: &str| Entry {
+            test: test.into(),
+            ..entry(key, 1)
+        };
+        recorder.record(recorded("suite::a", "a")).unwrap();
+        recorder.record(recorded("suite::ab", "ab")).unwrap();
+        recorder.record(recorded("suite::a::run_2", "a2")).unwrap();
+        recorder.record(recorded("suite::gone", "gone")).unwrap();
+        recorder.flush().unwrap();
+        let cassette = CassetteStore::new(&dir).open("suite").unwrap();
+        assert!(cassette.lookup("ab").is_some());
+        cassette.keep_recordings_of("suite::a");
+        assert_eq!(
+            cassette.prune().unwrap(),
+            Pruned {
+                removed: 1,
+                kept: 3
+            }
+        );
+        let mut kept: Vec<String> = read_entries(&cassette.path).unwrap().into_keys().collect();
+        kept.sort();
+        assert_eq!(kept, ["a", "a2", "ab"]);
         let _ = fs::remove_dir_all(&dir);
     }
 

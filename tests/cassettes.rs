@@ -1,7 +1,13 @@
 //! Cassettes end to end: record against a loopback provider, replay with it stopped, detect a changed
-//! prompt, ignore a trial with neither recording nor key, redact secrets, prune unused entries.
+//! prompt, ignore a trial with neither recording nor key, redact secrets, prune unused entries (and
+//! refuse to prune after a partial run), many processes recording into one file, a writer killed with
+//! SIGKILL.
 
 mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use prompt_tester_testkit::FakeProvider;
 use support::Scratch;
@@ -132,56 +138,6 @@ fn without_recording_or_key_the_trial_is_ignored_with_the_command_to_record() {
 }
 
 #[test]
-fn prune_removes_recordings_no_test_uses() {
-    let server = FakeProvider::start();
-    let scratch = scratch_with_fake("prune", &server);
-    let key = [("FAKE_API_KEY", SECRET)];
-    let first = scratch.run(&["fake_recorded", "--exact", "--record"], &key);
-    assert_eq!(first.code(), Some(0), "{}", first.stdout());
-    let second = scratch.run(
-        &["fake_recorded", "--exact", "--record"],
-        &[("FAKE_API_KEY", SECRET), ("FIXTURE_THING", "shape")],
-    );
-    assert_eq!(second.code(), Some(0));
-    let file = scratch.cassettes().join("fake_recorded.cassette.json");
-    let count = || {
-        let body: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        body["entries"].as_array().unwrap().len()
-    };
-    assert_eq!(count(), 4, "old and new recordings");
-    // A filtered run refuses to prune (it cannot know what the other tests use).
-    let filtered = scratch.run(
-        &["fake_recorded", "--exact", "--prune-cassettes"],
-        &[("FIXTURE_THING", "shape")],
-    );
-    assert!(
-        filtered.stderr().contains("--prune-cassettes ignored"),
-        "{}",
-        filtered.stderr()
-    );
-    assert_eq!(count(), 4);
-    // A cassette whose test is gone is removed by a full run's prune.
-    let stray = scratch.cassettes().join("renamed_away.cassette.json");
-    std::fs::write(&stray, "{\"version\": 1, \"entries\": []}").unwrap();
-    let pruned = scratch.run(&["--prune-cassettes"], &[("FIXTURE_THING", "shape")]);
-    assert!(!stray.exists(), "{}", pruned.stderr());
-    assert!(
-        pruned
-            .stderr()
-            .contains("renamed_away.cassette.json (no test uses it)"),
-        "{}",
-        pruned.stderr()
-    );
-    assert!(
-        pruned.stderr().contains("pruned 2 unused recording(s)"),
-        "{}",
-        pruned.stderr()
-    );
-    assert_eq!(count(), 2);
-}
-
-#[test]
 fn auto_mode_records_when_a_key_is_set_but_never_writes_under_ci() {
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("auto", &server);
@@ -199,4 +155,408 @@ fn auto_mode_records_when_a_key_is_set_but_never_writes_under_ci() {
     );
     assert_eq!(local.code(), Some(0), "{}", local.stdout());
     assert!(file.exists(), "auto mode records when a key is set");
+}
+
+/// Runs only TOML suites (its crate root's): a full run of it can pass, and so prune.
+const SUITES_ONLY: &str = "cassette_fixture";
+
+/// Writes the suite `prompt-tests/<name>.evals.toml`: one case per `(case, thing)` pair, each asking
+/// the fake provider to "Name a <thing>." `runs` times and checking the echo.
+fn suite(scratch: &Scratch, name: &str, runs: u32, cases: &[(&str, &str)]) {
+    let mut text = format!(
+        "prompt = \"Name a {{thing}}.\"\nprovider = \"fake\"\nmodel = \"fake-model\"\nruns = {runs}\n"
+    );
+    for (case, thing) in cases {
+        text.push_str(&format!(
+            "[[cases]]\nname = \"{case}\"\ninputs = {{ thing = \"{thing}\" }}\nassert = [{{ contains = \"echo: Name a\" }}]\n"
+        ));
+    }
+    write_suite(scratch, name, &text);
+}
+
+fn write_suite(scratch: &Scratch, name: &str, text: &str) {
+    let path = scratch
+        .0
+        .join("prompt-tests")
+        .join(format!("{name}.evals.toml"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The entries of a cassette file; panics (naming the file) when it does not parse.
+fn entries(file: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let body: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} does not parse: {e}", file.display()));
+    body["entries"].as_array().unwrap().clone()
+}
+
+/// The lines of `text` that contain `needle`.
+fn lines_with(text: &str, needle: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains(needle))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `test` of every entry, sorted.
+fn tests_in(file: &Path) -> Vec<String> {
+    let mut tests: Vec<String> = entries(file)
+        .iter()
+        .map(|e| format!("{}#{}", e["test"].as_str().unwrap(), e["run"]))
+        .collect();
+    tests.sort();
+    tests
+}
+
+/// Every file of a directory tree, as relative paths (for a failure message).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let Ok(listing) = std::fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// What `git status` would show in `root` besides the given files: `root` is made a git repository
+/// with no global ignore rules, so only the ignore files under `root` count.
+fn git_shows(root: &Path, expected: &[&str]) -> Vec<String> {
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "core.excludesFile=/dev/null"])
+            .args(args)
+            .current_dir(root)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .output()
+            .expect("git runs (it is needed by this test)");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    if !root.join(".git").exists() {
+        git(&["init", "--quiet"]);
+    }
+    git(&["status", "--porcelain", "--untracked-files=all"])
+        .lines()
+        .map(|l| l[3..].to_string())
+        .filter(|path| !expected.contains(&path.as_str()))
+        .collect()
+}
+
+#[test]
+fn many_processes_recording_into_one_cassette_keep_every_entry() {
+    // As nextest runs it: one process per case, all recording into the suite's one cassette. The
+    // latency lines their writes up.
+    const CASES: usize = 24;
+    let server = FakeProvider::builder()
+        .latency(Duration::from_millis(150))
+        .start();
+    let scratch = scratch_with_fake("stress", &server);
+    let names: Vec<(String, String)> = (1..=CASES)
+        .map(|i| (format!("c{i:02}"), format!("thing {i}")))
+        .collect();
+    let cases: Vec<(&str, &str)> = names
+        .iter()
+        .map(|(c, t)| (c.as_str(), t.as_str()))
+        .collect();
+    suite(&scratch, "stress", 2, &cases);
+    let started = Instant::now();
+    let children: Vec<_> = names
+        .iter()
+        .map(|(case, _)| {
+            let trial = format!("stress::{case}");
+            scratch
+                .command(
+                    SUITES_ONLY,
+                    &["--exact", &trial, "--record"],
+                    &[("FAKE_API_KEY", SECRET)],
+                )
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("the fixture starts")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    eprintln!("{CASES} concurrent recorders took {:?}", started.elapsed());
+    assert_eq!(server.request_count(), 2 * CASES);
+    let file = scratch.cassettes().join("stress.cassette.json");
+    let mut expected: Vec<String> = names
+        .iter()
+        .flat_map(|(case, _)| (1..=2).map(move |run| format!("stress::{case}#{run}")))
+        .collect();
+    expected.sort();
+    assert_eq!(tests_in(&file), expected, "every recording is kept");
+}
+
+/// A scratch root with two recorded suites: `a` (two cases, two runs each) and `b` (one case, one run).
+fn recorded_suites(name: &str, server: &FakeProvider) -> Scratch {
+    let scratch = scratch_with_fake(name, server);
+    suite(&scratch, "a", 2, &[("x", "colour"), ("y", "shape")]);
+    suite(&scratch, "b", 1, &[("z", "fruit")]);
+    let record = scratch.run_example(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)]);
+    record.assert_success();
+    scratch
+}
+
+/// The bytes of every cassette file, to check that nothing changed.
+fn snapshot(scratch: &Scratch) -> Vec<(PathBuf, Vec<u8>)> {
+    files_under(&scratch.cassettes())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".cassette.json"))
+        .map(|p| {
+            let bytes = std::fs::read(scratch.cassettes().join(&p)).unwrap();
+            (p, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn prune_refuses_a_run_that_did_not_replay_every_test_and_keeps_every_file() {
+    let server = FakeProvider::start();
+    let scratch = recorded_suites("prune-refused", &server);
+    let before = snapshot(&scratch);
+    assert_eq!(before.len(), 2, "{before:?}");
+    let key = ("FAKE_API_KEY", SECRET);
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let refusals: [(&[&str], Env, &str); 5] = [
+        // The reproduced scenarios: cassettes off (every case ran, live) and `--ignored`.
+        (
+            &["--prune-cassettes"],
+            &[key, ("PROMPT_TESTER_CASSETTE", "off")],
+            "cassettes are off",
+        ),
+        (
+            &["--prune-cassettes", "--no-cassette"],
+            &[key],
+            "cassettes are off",
+        ),
+        (&["--prune-cassettes", "--ignored"], &[key], "--ignored"),
+        (
+            &["--prune-cassettes", "--include-ignored"],
+            &[key],
+            "--include-ignored",
+        ),
+        (&["--prune-cassettes", "a::x", "--exact"], &[], "no filter"),
+    ];
+    for (args, env, reason) in refusals {
+        let run = scratch.run_example(SUITES_ONLY, args, env);
+        let refusal = lines_with(&run.stderr(), "--prune-cassettes refused");
+        assert!(
+            refusal.len() == 1 && refusal[0].contains(reason),
+            "{args:?}: one line saying {reason:?}:\n{}",
+            run.stderr()
+        );
+        assert_ne!(
+            run.code(),
+            Some(0),
+            "{args:?}: a refused prune fails the run"
+        );
+        assert_eq!(snapshot(&scratch), before, "{args:?} changed a cassette");
+    }
+
+    // A trial that fails (here: a suite file broken by a typo) makes the run partial too.
+    write_suite(
+        &scratch,
+        "b",
+        "prompt = \"Name a {thing}.\"\n[[cases]]\nname = \"z\"\nassert = [",
+    );
+    let broken = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
+    assert_eq!(broken.outcome("b::suite_file_error"), "FAILED");
+    assert!(
+        broken.stderr().contains(
+            "--prune-cassettes refused: 1 trial(s) did not pass (b::suite_file_error: failed)"
+        ),
+        "{}",
+        broken.stderr()
+    );
+    assert_eq!(broken.code(), Some(101));
+    assert_eq!(snapshot(&scratch), before, "a failed run pruned");
+}
+
+#[test]
+fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
+    let server = FakeProvider::start();
+    let scratch = recorded_suites("prune", &server);
+    let key = ("FAKE_API_KEY", SECRET);
+    // Case `a::y` changes its input: the new one is recorded beside the old.
+    suite(&scratch, "a", 2, &[("x", "colour"), ("y", "planet")]);
+    let again = scratch.run_example(SUITES_ONLY, &["a::y", "--record"], &[key]);
+    again.assert_success();
+    let a = scratch.cassettes().join("a.cassette.json");
+    assert_eq!(entries(&a).len(), 6, "old and new recordings of a::y");
+    // `b::z` is skipped for now, and a cassette's suite is gone.
+    write_suite(
+        &scratch,
+        "b",
+        "prompt = \"Name a {thing}.\"\nprovider = \"fake\"\nmodel = \"fake-model\"\n[[cases]]\nname = \"z\"\nskip = \"later\"\n",
+    );
+    let b = scratch.cassettes().join("b.cassette.json");
+    let b_before = std::fs::read(&b).unwrap();
+    let stray = scratch.cassettes().join("renamed_away.cassette.json");
+    std::fs::copy(&a, &stray).unwrap();
+
+    let pruned = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
+    pruned.assert_success();
+    assert!(!stray.exists(), "{}", pruned.stderr());
+    assert_eq!(
+        lines_with(&pruned.stderr(), "cassette.json"),
+        [
+            "pruned 2 unused recording(s) from prompt-tests/cassettes/a.cassette.json (4 kept)",
+            "removed prompt-tests/cassettes/renamed_away.cassette.json (6 recording(s); no test uses it)",
+        ],
+        "{}",
+        pruned.stderr()
+    );
+    assert_eq!(
+        tests_in(&a),
+        ["a::x#1", "a::x#2", "a::y#1", "a::y#2"],
+        "the current recordings stay"
+    );
+    assert_eq!(
+        std::fs::read(&b).unwrap(),
+        b_before,
+        "a skipped case keeps its recordings"
+    );
+}
+
+#[test]
+fn a_writer_killed_mid_write_leaves_parseable_cassettes_and_nothing_for_git() {
+    let server = FakeProvider::builder()
+        .latency(Duration::from_millis(50))
+        .start();
+    // Killed while it merges under the lock...
+    let scratch = killable("kill-lock", &server);
+    let left = kill_recorder_when(&scratch, named(".lock")).expect("the writer locked");
+    assert_recoverable(&scratch, &left);
+    // ... and between creating its temporary file and renaming it: a window of a few milliseconds
+    // (the fsync), so a few tries.
+    let (scratch, left) = (1..=5)
+        .find_map(|i| {
+            let scratch = killable(&format!("kill-tmp{i}"), &server);
+            let left = kill_recorder_when(&scratch, named(".tmp"))?;
+            Some((scratch, left))
+        })
+        .expect("no try killed the writer while its temporary file existed");
+    assert!(named(".tmp")(&left), "{left:?}");
+    assert_recoverable(&scratch, &left);
+}
+
+/// Whether a file whose name contains `part` is among `files`.
+fn named(part: &'static str) -> impl Fn(&[PathBuf]) -> bool {
+    move |files| files.iter().any(|f| f.to_string_lossy().contains(part))
+}
+
+/// The files git may show in a [`killable`] root.
+const KILLABLE_FILES: [&str; 3] = [
+    "prompt-tester.toml",
+    "prompt-tests/k.evals.toml",
+    "prompt-tests/cassettes/k.cassette.json",
+];
+
+/// A root with the suite `k` and a big cassette for it: each write takes a while (read, merge,
+/// pretty-print, fsync), so a kill can land in one.
+fn killable(name: &str, server: &FakeProvider) -> Scratch {
+    let scratch = scratch_with_fake(name, server);
+    suite(&scratch, "k", 1, &[("x", "colour")]);
+    std::fs::create_dir_all(scratch.cassettes()).unwrap();
+    let file = scratch.cassettes().join("k.cassette.json");
+    std::fs::write(file, big_cassette(2_000)).unwrap();
+    assert_eq!(git_shows(&scratch.0, &KILLABLE_FILES), Vec::<String>::new());
+    scratch
+}
+
+/// Records in `scratch` and SIGKILLs the writer as soon as the files of the cassette directory satisfy
+/// `when`; returns the files it left, or `None` when it ended first.
+fn kill_recorder_when(
+    scratch: &Scratch,
+    when: impl Fn(&[PathBuf]) -> bool,
+) -> Option<Vec<PathBuf>> {
+    let mut child = scratch
+        .command(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let files = files_under(&scratch.cassettes());
+        if when(&files) {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "nothing happened in 60 s: {files:?}"
+        );
+        std::thread::yield_now();
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    Some(files_under(&scratch.cassettes()))
+}
+
+/// After a killed writer: every cassette parses, git shows nothing new, and the next run is not
+/// blocked by the leftovers, records, and leaves nothing for git either.
+fn assert_recoverable(scratch: &Scratch, left: &[PathBuf]) {
+    for path in left {
+        if path.to_string_lossy().ends_with(".cassette.json") {
+            entries(&scratch.cassettes().join(path));
+        }
+    }
+    assert_eq!(
+        git_shows(&scratch.0, &KILLABLE_FILES),
+        Vec::<String>::new(),
+        "git would show leftovers of the killed writer; the files: {left:?}"
+    );
+    let next = scratch.run_example(SUITES_ONLY, &["--record"], &[("FAKE_API_KEY", SECRET)]);
+    next.assert_success();
+    assert_eq!(
+        entries(&scratch.cassettes().join("k.cassette.json")).len(),
+        2_001
+    );
+    assert_eq!(git_shows(&scratch.0, &KILLABLE_FILES), Vec::<String>::new());
+}
+
+/// A cassette of `n` recordings of a test that no longer exists (it makes writes slow).
+fn big_cassette(n: usize) -> String {
+    let entries: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "key": format!("{i:024x}"),
+                "test": "old::case",
+                "run": 1,
+                "role": "subject",
+                "provider": "fake",
+                "model": "fake-model",
+                "request": prompt_tester::CompletionRequest::new("fake-model", format!("Old prompt {i}"), 64),
+                "response": prompt_tester::CompletionResult::new(format!("Old answer {i}, a few words long."), 10, 8),
+                "latency_ms": 5,
+                "recorded_at": "2026-01-01T00:00:00Z",
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "version": 1, "entries": entries })).unwrap()
 }

@@ -865,6 +865,8 @@ impl Scratch {
         let mut files: Vec<(String, Vec<Value>)> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .map(|e| e.unwrap().path())
+            // Not `.prompt-tester/`, the writers' lock and temporary files.
+            .filter(|p| p.to_string_lossy().ends_with(".cassette.json"))
             .map(|p| {
                 let file: Value =
                     serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();

@@ -1,6 +1,7 @@
 //! The custom test harness: collects `#[prompt_test]` functions and TOML suites into libtest-mimic
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
+mod prune;
 pub mod record;
 pub mod registry;
 pub(crate) mod rust_test;
@@ -131,6 +132,19 @@ impl Harness {
             None => false,
         };
         let run_ignored = args.ignored || args.include_ignored;
+        // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
+        let skipped: Vec<(String, String)> = defs
+            .iter()
+            .filter(|def| matches!(def.kind, TrialKind::Skip(_)))
+            .map(|def| {
+                let cassette = def.case.as_ref().map(|c| c.suite.clone());
+                let cassette = cassette.or_else(|| def.parent.clone());
+                (
+                    cassette.unwrap_or_else(|| def.name.clone()),
+                    def.name.clone(),
+                )
+            })
+            .collect();
         let trials: Vec<Trial> = defs
             .into_iter()
             .map(|def| {
@@ -172,6 +186,13 @@ impl Harness {
         if args.list {
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
+        if ours.prune
+            && let Some(reason) = prune::refusal_before_run(mode, &args)
+        {
+            return Err(format!(
+                "--prune-cassettes refused: {reason}; nothing was run or pruned"
+            ));
+        }
         if args.test_threads.is_none() {
             // Trials wait on the network, not the CPU: run as many as calls may be in flight.
             args.test_threads = Some(match crate::config::env_var("RUST_TEST_THREADS") {
@@ -194,6 +215,13 @@ impl Harness {
         let conclusion = libtest_mimic::run(&args, trials);
         // Recordings are buffered (see `Cassette::record`): write what is left.
         let unwritten = engine.cassettes.flush_all();
+        let incomplete = if !unwritten.is_empty() {
+            Some("recordings were not written")
+        } else if conclusion.has_failed() {
+            Some("a trial failed")
+        } else {
+            None
+        };
         let records = record::all();
         summary::print(&records, started.elapsed());
         let mut failed = conclusion.has_failed();
@@ -218,28 +246,13 @@ impl Harness {
             }
         }
         if ours.prune {
-            if args.filter.is_some() || !args.skip.is_empty() {
-                eprintln!(
-                    "warning: --prune-cassettes ignored: it needs a run of every test (no filter, no --skip)"
-                );
-            } else {
-                for (path, result) in engine.cassettes.prune_all() {
-                    match result {
-                        Ok(0) => {}
-                        Ok(n) => {
-                            eprintln!("pruned {n} unused recording(s) from {}", path.display())
-                        }
-                        Err(e) => eprintln!("error: {e}"),
-                    }
+            let on_purpose = skipped.iter().map(|(_, trial)| trial.clone()).collect();
+            match prune::refusal_after_run(&records, &on_purpose, incomplete) {
+                Some(reason) => {
+                    eprintln!("error: --prune-cassettes refused: {reason}; nothing was pruned");
+                    failed = true;
                 }
-                match engine.cassettes.remove_unopened() {
-                    Ok(removed) => {
-                        for path in removed {
-                            eprintln!("removed {} (no test uses it)", path.display());
-                        }
-                    }
-                    Err(e) => eprintln!("error: {e}"),
-                }
+                None => failed |= !prune::prune(&engine.cassettes, &skipped, &root),
             }
         }
         Ok(if failed {

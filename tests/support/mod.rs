@@ -1,11 +1,12 @@
-//! Shared by the harness's end-to-end tests: run the `harness_fixture` example in a scratch crate root.
+//! Shared by the harness's end-to-end tests: run an example fixture (`harness_fixture`,
+//! `cassette_fixture`) in a scratch crate root.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The fixture binary, built by `cargo test` with the other examples.
-pub fn fixture_binary() -> PathBuf {
+/// The binary of the example `name`, built by `cargo test` with the other examples.
+pub fn example_binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let target = exe
         .parent()
@@ -13,10 +14,10 @@ pub fn fixture_binary() -> PathBuf {
         .expect("target/<profile>");
     let path = target
         .join("examples")
-        .join(format!("harness_fixture{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
-        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example harness_fixture`",
+        "{} is missing: run `cargo test` (it builds the examples) or `cargo build --example {name}`",
         path.display()
     );
     path
@@ -44,7 +45,18 @@ impl Scratch {
     }
 
     pub fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(fixture_binary());
+        self.run_example("harness_fixture", args, env)
+    }
+
+    /// Runs the example binary `example` to completion in this root.
+    pub fn run_example(&self, example: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let output = self.command(example, args, env).output();
+        Run(output.expect("the fixture runs"))
+    }
+
+    /// The command that runs the example binary `example` in this root, with a clean environment.
+    pub fn command(&self, example: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
+        let mut cmd = Command::new(example_binary(example));
         cmd.args(args)
             .current_dir(&self.0)
             .env("CARGO_MANIFEST_DIR", &self.0)
@@ -66,7 +78,7 @@ impl Scratch {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        Run(cmd.output().expect("the fixture runs"))
+        cmd
     }
 }
 
@@ -88,6 +100,11 @@ impl Run {
     pub fn code(&self) -> Option<i32> {
         self.0.status.code()
     }
+    /// Panics with the output unless the run exited with 0.
+    pub fn assert_success(&self) {
+        assert_eq!(self.code(), Some(0), "{}\n{}", self.stdout(), self.stderr());
+    }
+
     /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...).
     pub fn outcome(&self, trial: &str) -> String {
         self.stdout()
