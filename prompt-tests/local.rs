@@ -37,7 +37,8 @@ fn french_greeting(run: PromptRun) {
 }
 
 /// The accounting and metadata of a call come from the server: tokens, the model it reports, its
-/// request id, and no price for a local model (cost unknown is `None`, never $0).
+/// request id; the cost is $0 because the `local` endpoint is `free = true` (a model with no known price
+/// elsewhere has `cost_usd: None`, never a silent $0).
 #[prompt_test(target_prompt = "Say hello.", max_tokens = 20)]
 async fn call_metadata(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(
@@ -61,7 +62,11 @@ async fn call_metadata(run: PromptRun) -> anyhow::Result<()> {
         "request id {:?}",
         run.request_id
     );
-    anyhow::ensure!(run.cost_usd.is_none(), "a local model has no list price");
+    anyhow::ensure!(
+        run.cost_usd == Some(0.0),
+        "the free local endpoint costs $0, got {:?}",
+        run.cost_usd
+    );
     anyhow::ensure!(!run.latency.is_zero());
     Ok(())
 }

@@ -1,12 +1,13 @@
 //! Configuration in one place: `prompt-tester.toml` at the crate root, then environment variables,
 //! then the builder in `main` (each overrides the one before).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::completion::CompletionResult;
 use crate::pricing::Price;
 
 /// The configuration file's name, looked up at the crate root.
@@ -148,6 +149,8 @@ pub struct Config {
     pub endpoints: BTreeMap<String, EndpointConfig>,
     /// Extra or overriding prices, by model id.
     pub prices: BTreeMap<String, Price>,
+    /// Endpoints on which every model costs $0 (`free = true`: self-hosted servers).
+    pub free_endpoints: BTreeSet<String>,
     /// Where cassettes live.
     pub cassette_dir: PathBuf,
     /// Where `*.evals.toml` suites are looked for.
@@ -208,6 +211,9 @@ struct FileProvider {
     base_url_env: Option<String>,
     api_key_env: Option<String>,
     max_in_flight: Option<usize>,
+    /// Every model on this endpoint costs $0 (a self-hosted server).
+    #[serde(default)]
+    free: bool,
 }
 
 fn default_kind() -> WireFormat {
@@ -270,6 +276,7 @@ impl Config {
             retry: RetryConfig::default(),
             endpoints,
             prices: BTreeMap::new(),
+            free_endpoints: BTreeSet::new(),
         }
     }
 
@@ -385,6 +392,11 @@ impl Config {
                     "must be at least 1",
                 ));
             }
+            if p.free {
+                self.free_endpoints.insert(name.clone());
+            } else {
+                self.free_endpoints.remove(&name);
+            }
             self.endpoints.insert(
                 name.clone(),
                 EndpointConfig {
@@ -462,6 +474,25 @@ impl Config {
         }
     }
 
+    /// The price of `model` called through the endpoint `provider` for a prompt of `prompt_tokens`:
+    /// $0 on a free endpoint, else the list price or `[prices]` override; `None` when unknown.
+    pub fn price_of(&self, provider: &str, model: &str, prompt_tokens: u64) -> Option<Price> {
+        let free = self
+            .endpoint(provider)
+            .is_ok_and(|e| self.free_endpoints.contains(&e.name));
+        if free {
+            Some(Price::free())
+        } else {
+            crate::pricing::price_for_prompt(model, prompt_tokens, &self.prices)
+        }
+    }
+
+    /// The cost of `result` from `model` on the endpoint `provider`; `None` when its price is unknown.
+    pub fn cost_of(&self, provider: &str, model: &str, result: &CompletionResult) -> Option<f64> {
+        self.price_of(provider, model, result.input_tokens)
+            .map(|price| crate::pricing::cost(result, &price))
+    }
+
     /// The endpoint called `name`, or an error listing the known ones.
     pub fn endpoint(&self, name: &str) -> Result<&EndpointConfig, String> {
         let name = if name == "gemini" { "google" } else { name };
@@ -522,6 +553,52 @@ output_mtok = 2.0
                 .unwrap_err()
                 .contains("[providers.nope]")
         );
+    }
+
+    #[test]
+    fn a_free_endpoint_costs_nothing_and_an_unknown_hosted_model_stays_unpriced() {
+        let mut config = Config::defaults("/crate");
+        config
+            .apply_file(
+                Path::new("prompt-tester.toml"),
+                r#"
+[providers.local]
+base_url = "http://127.0.0.1:8080/v1"
+free = true
+[providers.vllm]
+base_url = "http://127.0.0.1:8000/v1"
+[prices."my-fine-tune"]
+input_mtok = 1.0
+output_mtok = 2.0
+"#,
+            )
+            .unwrap();
+        let result = CompletionResult {
+            input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+            ..CompletionResult::default()
+        };
+        // Any model on the free endpoint, even one the price table knows.
+        for model in ["SmolLM2-135M-Instruct", "claude-haiku-4-5", "my-fine-tune"] {
+            assert_eq!(config.cost_of("local", model, &result), Some(0.0), "{model}");
+        }
+        // Elsewhere: unknown models stay unpriced, known ones keep their price.
+        assert_eq!(config.cost_of("vllm", "SmolLM2-135M-Instruct", &result), None);
+        assert_eq!(config.cost_of("openai", "gpt-4o-audio-preview", &result), None);
+        assert_eq!(config.cost_of("unknown-endpoint", "qwen3", &result), None);
+        assert_eq!(config.cost_of("vllm", "my-fine-tune", &result), Some(3.0));
+        assert_eq!(config.cost_of("anthropic", "claude-haiku-4-5", &result), Some(6.0));
+        assert!(config.price_of("local", "anything", 0).is_some());
+        assert!(config.price_of("vllm", "anything", 0).is_none());
+        // `free` is a boolean; anything else names the key.
+        let err = Config::defaults("/crate")
+            .apply_file(
+                Path::new("prompt-tester.toml"),
+                "[providers.local]\nbase_url = \"http://x/v1\"\nfree = \"yes\"\n",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("free") && err.contains("line 3"), "{err}");
     }
 
     #[test]

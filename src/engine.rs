@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
-use crate::pricing;
 use crate::provider::ProviderClient;
 use crate::redact::redact;
 
@@ -297,7 +296,7 @@ impl Engine {
             if let Some(entry) = cassette.lookup(&key) {
                 let latency = cassette::latency_of(&entry);
                 let mut result = entry.response;
-                self.price(&mut result, &request.model);
+                self.price(&mut result, provider, &request.model);
                 let completed = Completed {
                     latency,
                     result,
@@ -344,7 +343,7 @@ impl Engine {
             .await
             .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
         let latency = started.elapsed();
-        self.price(&mut result, &request.model);
+        self.price(&mut result, provider, &request.model);
         let completed = Completed {
             result,
             latency,
@@ -383,7 +382,7 @@ impl Engine {
         latency: Duration,
     ) -> Completed {
         if result.cost_usd.is_none() {
-            self.price(&mut result, model);
+            self.price(&mut result, provider, model);
         }
         let completed = Completed {
             result,
@@ -395,8 +394,8 @@ impl Engine {
     }
 
     /// Prices a result from the current table (a replayed cost follows today's prices).
-    fn price(&self, result: &mut CompletionResult, model: &str) {
-        result.cost_usd = pricing::cost_of(model, result, &self.config.prices);
+    fn price(&self, result: &mut CompletionResult, provider: &str, model: &str) {
+        result.cost_usd = self.config.cost_of(provider, model, result);
     }
 
     fn account(

@@ -41,6 +41,19 @@ pub struct Price {
     pub checked: Option<String>,
 }
 
+impl Price {
+    /// $0 for every token: the price of any model on a self-hosted endpoint (`free = true`).
+    pub fn free() -> Self {
+        Self {
+            input_mtok: 0.0,
+            output_mtok: 0.0,
+            cache_read_mtok: None,
+            cache_write_mtok: None,
+            checked: None,
+        }
+    }
+}
+
 /// The cost of `result` at `price`.
 pub fn cost(result: &CompletionResult, price: &Price) -> f64 {
     let cached = result.cached_input_tokens as f64;

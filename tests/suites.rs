@@ -707,6 +707,41 @@ fn every_assertion_kind_passes_and_fails_with_its_message() {
     );
 }
 
+/// On a `free = true` endpoint every model costs $0, even one the price table does not know:
+/// `max_cost` is checked without a warning, and neither the summary nor the report says "unpriced".
+#[test]
+fn a_free_endpoint_prices_every_model_at_zero() {
+    let mut f = Fixture::new("free");
+    f.file(
+        "prompt-tester.toml",
+        &format!(
+            "[defaults]\nprovider = \"{PROVIDER}\"\nmodel = \"self-hosted-model\"\nmax_tokens = {MAX_TOKENS}\n\n\
+             [providers.{PROVIDER}]\nbase_url = \"http://127.0.0.1:9/v1\"\nfree = true\n"
+        ),
+    );
+    f.file(
+        "prompt-tests/free.evals.toml",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"hi\"\nassert = [{ max_cost = 0.0 }]\n",
+    );
+    let request = CompletionRequest::new("self-hosted-model", "Say hi", MAX_TOKENS);
+    f.answer_with("free", request, 1, CompletionResult::new("hi", 10, 20), 100);
+    let out = f.run(&[]);
+    assert_eq!(out.code, 0, "{}", out.context());
+    assert_eq!(out.status_of("free::hi"), "ok", "{}", out.context());
+    assert!(!out.stderr.contains("unpriced"), "{}", out.context());
+    assert!(!out.stderr.contains("warning"), "{}", out.context());
+    let row = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("free::hi "))
+        .unwrap_or_else(|| panic!("no summary row: {}", out.context()));
+    assert!(row.contains("$0.00000"), "{row}");
+    let report = out.report.as_ref().expect("a JSON report");
+    let usage = &report["suites"][0]["usage"];
+    assert_eq!(usage["subject"]["cost_usd"], json!(0.0), "{usage}");
+    assert_eq!(usage["unpriced"], json!([]), "{usage}");
+}
+
 #[test]
 fn reports_hold_suites_categories_failures_and_junit_properties() {
     let mut f = Fixture::new("reports");

@@ -832,8 +832,8 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
                 passed: true,
                 detail: Some(format!(
                     "max_cost: passed without a check: the price of {} is unknown (add [prices.\"{}\"] to \
-                     prompt-tester.toml)",
-                    run.model, run.model
+                     prompt-tester.toml, or `free = true` to [providers.{}] if it is self-hosted)",
+                    run.model, run.model, run.provider
                 )),
             },
         },

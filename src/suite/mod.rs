@@ -310,8 +310,8 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
             suite.file
         ));
     }
-    if let Ok((_, model)) = &subject {
-        let priced = crate::pricing::price_for(model, &config.prices).is_some();
+    if let Ok((provider, model)) = &subject {
+        let priced = config.price_of(provider, model, 0).is_some();
         if !priced
             && case
                 .asserts
@@ -320,7 +320,7 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
         {
             warnings.push(format!(
                 "case `{name}`: max_cost passes without a check: the price of {model} is unknown (add \
-                 [prices.\"{model}\"] to {})",
+                 [prices.\"{model}\"] to {}, or `free = true` to [providers.{provider}] if it is self-hosted)",
                 crate::config::CONFIG_FILE
             ));
         }
