@@ -601,6 +601,26 @@ output_mtok = 2.0
         assert!(err.contains("free") && err.contains("line 3"), "{err}");
     }
 
+    /// Every `prompt-tester.toml` example in the README is a valid configuration (the other TOML blocks
+    /// are a `Cargo.toml` and a suite, which start by saying so).
+    #[test]
+    fn the_readme_configuration_examples_are_valid() {
+        let readme = include_str!("../README.md");
+        let blocks: Vec<&str> = readme
+            .split("```toml\n")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("```").map(|(block, _)| block))
+            .filter(|b| !b.starts_with("[dev-dependencies]") && !b.starts_with("# prompt-tests/"))
+            .collect();
+        assert!(blocks.len() >= 3, "{blocks:?}");
+        for block in blocks {
+            let mut config = Config::defaults("/crate");
+            if let Err(e) = config.apply_file(Path::new("README.md"), block) {
+                panic!("{e}\nin the README's block:\n{block}");
+            }
+        }
+    }
+
     #[test]
     fn unknown_keys_name_the_file_line_and_key() {
         let mut config = Config::defaults("/crate");

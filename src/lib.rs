@@ -1,31 +1,6 @@
-//! # prompt-tester
-//!
-//! Integration tests for LLM prompts, run by `cargo test`. A prompt test renders a prompt, sends it to a
-//! real model (Anthropic, Google Gemini, or any OpenAI-compatible server), and asserts on the answer,
-//! with plain checks or an LLM judge. Tests may run N times and require a pass rate; every call reports
-//! tokens and cost; responses are recorded into committed cassettes and replayed offline.
-//!
-//! ```no_run
-//! use prompt_tester::prelude::*;
-//!
-//! #[prompt_test(
-//!     target_prompt = "Summarise in one sentence: {text}",
-//!     subject_model = "gemini-3.1-flash-lite",
-//!     subject_provider = "google",
-//!     target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
-//!     runs = 5,
-//!     pass_threshold = 0.8,
-//! )]
-//! async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
-//!     let verdict = run.ask("Is Alice mentioned in the output?").await?;
-//!     anyhow::ensure!(verdict.passed, "{}", verdict.reasoning.unwrap_or_default());
-//!     Ok(())
-//! }
-//!
-//! fn main() -> std::process::ExitCode {
-//!     prompt_tester::main()
-//! }
-//! ```
+// The README is the crate's documentation, so its Rust examples are compiled by `cargo test` (doctests)
+// and cannot drift from the API.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
