@@ -580,14 +580,27 @@ output_mtok = 2.0
         };
         // Any model on the free endpoint, even one the price table knows.
         for model in ["SmolLM2-135M-Instruct", "claude-haiku-4-5", "my-fine-tune"] {
-            assert_eq!(config.cost_of("local", model, &result), Some(0.0), "{model}");
+            assert_eq!(
+                config.cost_of("local", model, &result),
+                Some(0.0),
+                "{model}"
+            );
         }
         // Elsewhere: unknown models stay unpriced, known ones keep their price.
-        assert_eq!(config.cost_of("vllm", "SmolLM2-135M-Instruct", &result), None);
-        assert_eq!(config.cost_of("openai", "gpt-4o-audio-preview", &result), None);
+        assert_eq!(
+            config.cost_of("vllm", "SmolLM2-135M-Instruct", &result),
+            None
+        );
+        assert_eq!(
+            config.cost_of("openai", "gpt-4o-audio-preview", &result),
+            None
+        );
         assert_eq!(config.cost_of("unknown-endpoint", "qwen3", &result), None);
         assert_eq!(config.cost_of("vllm", "my-fine-tune", &result), Some(3.0));
-        assert_eq!(config.cost_of("anthropic", "claude-haiku-4-5", &result), Some(6.0));
+        assert_eq!(
+            config.cost_of("anthropic", "claude-haiku-4-5", &result),
+            Some(6.0)
+        );
         assert!(config.price_of("local", "anything", 0).is_some());
         assert!(config.price_of("vllm", "anything", 0).is_none());
         // `free` is a boolean; anything else names the key.
