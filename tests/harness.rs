@@ -217,3 +217,110 @@ fn base_url_variables_point_every_provider_at_any_compatible_server() {
         run.stderr()
     );
 }
+
+/// A suite case with three samples and an input no placeholder uses (a warning), answered by an echo
+/// server through the `openai` endpoint. Returns the server, to count its calls.
+fn three_run_suite(scratch: &Scratch) -> prompt_tester_testkit::FakeProvider {
+    let dir = scratch.0.join("prompt-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("warned.evals.toml"),
+        "prompt = \"Say {word}\"\nprovider = \"openai\"\nmodel = \"echo-model\"\nruns = 3\n\n\
+         [[cases]]\nname = \"case\"\ninputs = { word = \"hi\", unused = \"x\" }\nassert = [{ contains = \"hi\" }]\n",
+    )
+    .unwrap();
+    prompt_tester_testkit::FakeProvider::start()
+}
+
+/// Runs the fixture with stdout and stderr into one file, as a terminal shows them.
+fn run_interleaved(
+    scratch: &Scratch,
+    server: &prompt_tester_testkit::FakeProvider,
+    args: &[&str],
+) -> String {
+    use prompt_tester_testkit::Wire;
+    let base = server.base_url(Wire::OpenAi);
+    let env = [("OPENAI_BASE_URL", base.as_str()), ("OPENAI_API_KEY", "k")];
+    let path = scratch.0.join("console.txt");
+    let console = std::fs::File::create(&path).unwrap();
+    let status = scratch
+        .command("harness_fixture", args, &env)
+        .stdout(console.try_clone().unwrap())
+        .stderr(console)
+        .status()
+        .expect("the fixture runs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(status.code(), Some(0), "{text}");
+    text
+}
+
+#[test]
+fn warnings_are_printed_once_after_the_result_lines() {
+    let scratch = Scratch::new("warnings");
+    let server = three_run_suite(&scratch);
+    // `--ignored` runs the three numbered trials, one at a time: each has the case's warning.
+    let args = [
+        "warned",
+        "--ignored",
+        "--no-cassette",
+        "--test-threads",
+        "1",
+    ];
+    let console = run_interleaved(&scratch, &server, &args);
+    assert_eq!(server.request_count(), 3, "{console}");
+    let results = console.lines().filter(|l| l.starts_with("test warned::"));
+    assert_eq!(results.clone().count(), 3, "{console}");
+    for line in results {
+        assert!(
+            line.ends_with(" ... ok"),
+            "a result line was interrupted: {line:?}\n{console}"
+        );
+    }
+    let warning = "warning: case `warned::case`: input(s) `unused` match no placeholder";
+    assert_eq!(console.matches(warning).count(), 1, "{console}");
+    let printed_at = console.find(warning).unwrap();
+    let results_end = console.find("test result: ok.").expect("libtest's result");
+    assert!(printed_at > results_end, "{console}");
+}
+
+#[test]
+fn include_ignored_runs_the_aggregate_and_reports_its_numbered_runs_covered() {
+    let scratch = Scratch::new("include-ignored");
+    let server = three_run_suite(&scratch);
+    let console = run_interleaved(
+        &scratch,
+        &server,
+        &["warned", "--include-ignored", "--no-cassette"],
+    );
+    // N calls, not 2N.
+    assert_eq!(server.request_count(), 3, "{console}");
+    let outcome = |trial: &str| {
+        console
+            .lines()
+            .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
+            .find(|(name, _)| name.trim_end() == trial)
+            .map(|(_, outcome)| outcome.to_string())
+            .unwrap_or_else(|| panic!("no result for {trial}: {console}"))
+    };
+    assert_eq!(outcome("warned::case"), "ok");
+    for i in 1..=3 {
+        let run = outcome(&format!("warned::case::run_{i}"));
+        assert!(
+            run.starts_with("ignored") && run.contains("covered by the aggregate trial"),
+            "{run}"
+        );
+    }
+    // A numbered run selected without its aggregate still runs, with or without the flag.
+    let one = run_interleaved(
+        &scratch,
+        &server,
+        &[
+            "--exact",
+            "warned::case::run_2",
+            "--include-ignored",
+            "--no-cassette",
+        ],
+    );
+    assert_eq!(server.request_count(), 4, "{one}");
+    assert!(one.contains("1 passed; 0 failed; 0 ignored"), "{one}");
+}

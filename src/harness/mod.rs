@@ -145,8 +145,8 @@ impl Harness {
                 )
             })
             .collect();
-        let trials: Vec<Trial> = defs
-            .into_iter()
+        let flags: Vec<bool> = defs
+            .iter()
             .map(|def| {
                 // A filter that names a single run (and not its whole test) runs it: numbered runs are
                 // ignored only so that a plain run makes N calls, not 2N.
@@ -154,9 +154,41 @@ impl Harness {
                     .parent
                     .as_deref()
                     .is_some_and(|p| filter_matches(&def.name) && !filter_matches(p));
-                let ignored = def.ignored && (run_ignored || !named);
+                def.ignored && (run_ignored || !named)
+            })
+            .collect();
+        // Whether libtest-mimic runs a trial of this name and flag (its own filter, on a stand-in).
+        let runs_here = |name: &str, ignored: bool| {
+            let probe = Trial::test(name, || Ok(())).with_ignored_flag(ignored);
+            !args.is_filtered_out(&probe) && (!ignored || run_ignored)
+        };
+        // With `--include-ignored`, a test's aggregate trial and its numbered runs may both run: the
+        // aggregate takes the N samples, so the numbered runs would double the calls.
+        let aggregates_here: std::collections::HashSet<&str> = defs
+            .iter()
+            .zip(&flags)
+            .filter(|(def, ignored)| def.parent.is_none() && runs_here(&def.name, **ignored))
+            .map(|(def, _)| def.name.as_str())
+            .collect();
+        let covered: Vec<bool> = defs
+            .iter()
+            .zip(&flags)
+            .map(|(def, ignored)| {
+                def.parent
+                    .as_deref()
+                    .is_some_and(|p| aggregates_here.contains(p))
+                    && runs_here(&def.name, *ignored)
+            })
+            .collect();
+        let trials: Vec<Trial> = defs
+            .into_iter()
+            .zip(flags.into_iter().zip(covered))
+            .map(|(def, (ignored, covered))| {
                 let (name, case) = (def.name.clone(), def.case);
                 let trial = match def.kind {
+                    _ if covered => Trial::ignorable_test(def.name, || {
+                        Ok(Completion::ignored_with("covered by the aggregate trial"))
+                    }),
                     TrialKind::Plan(build) => {
                         Trial::ignorable_test(def.name, move || trial::execute(build()))
                     }
@@ -223,6 +255,9 @@ impl Harness {
             None
         };
         let records = record::all();
+        for warning in record::warnings() {
+            eprintln!("warning: {warning}");
+        }
         summary::print(&records, started.elapsed());
         let mut failed = conclusion.has_failed();
         for error in unwritten {

@@ -1,5 +1,6 @@
 //! What each executed trial leaves behind for the summary and the reports.
 
+use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -104,6 +105,23 @@ pub fn all() -> Vec<TrialRecord> {
     let mut records = RECORDS.lock().unwrap_or_else(|e| e.into_inner()).clone();
     records.sort_by(|a, b| a.name.cmp(&b.name));
     records
+}
+
+static WARNINGS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// Keeps a warning to print once after the trials: printed as a trial runs, it would land inside
+/// libtest's `test name ... ok` line, and every numbered run of a test would repeat it.
+pub fn warn(warning: String) {
+    WARNINGS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(warning);
+}
+
+/// Every distinct warning so far, sorted.
+pub fn warnings() -> Vec<String> {
+    let warnings = WARNINGS.lock().unwrap_or_else(|e| e.into_inner());
+    warnings.iter().cloned().collect()
 }
 
 /// Shortens `text` to at most `max` characters, marking the cut.

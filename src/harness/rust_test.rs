@@ -25,8 +25,10 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         .iter()
         .map(|p| {
             format!(
-                "test `{name}`: placeholder {{{p}}} has no value in target_prompt_vars; it is sent as written \
-                 (add `target_prompt_vars({p} = ...)`)"
+                "test `{}`: placeholder {{{p}}} has no value in target_prompt_vars; it is sent as written \
+                 (add `target_prompt_vars({p} = ...)`)",
+                // The test, not the trial: its numbered runs share the warning.
+                test.trial_name()
             )
         })
         .collect();

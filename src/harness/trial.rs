@@ -56,7 +56,7 @@ pub struct Plan {
     pub prime_first: bool,
     /// Mark judge calls for caching.
     pub cache_judge: bool,
-    /// Warnings to print once when the trial runs.
+    /// Warnings to print once, after the trials.
     pub warnings: Vec<String>,
     /// The suite case, if any.
     pub case: Option<CaseInfo>,
@@ -85,7 +85,7 @@ fn percent(threshold: f64) -> String {
 pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let started = Instant::now();
     for warning in &plan.warnings {
-        eprintln!("warning: {warning}");
+        record::warn(warning.clone());
     }
     let indices: Vec<u32> = match plan.only_run {
         Some(i) => vec![i],
