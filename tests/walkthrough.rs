@@ -291,3 +291,40 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
         text(&replayed)
     );
 }
+
+/// The published crates hold their sources, README and licences: no cassettes, tests, examples,
+/// benchmarks or scripts (`include` in each Cargo.toml).
+#[test]
+fn the_packages_hold_only_sources_readme_and_licences() {
+    for (package, sources) in [("prompt-tester", "src/"), ("prompt-tester-macros", "src/")] {
+        let args = ["package", "--list", "--allow-dirty", "-p", package].map(String::from);
+        let listed = cargo(Path::new(CHECKOUT), &[], &args);
+        assert!(listed.status.success(), "{}", text(&listed));
+        let files: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let meta = [
+            ".cargo_vcs_info.json",
+            "Cargo.lock",
+            "Cargo.toml",
+            "Cargo.toml.orig",
+            "LICENSE-APACHE",
+            "LICENSE-MIT",
+            "README.md",
+        ];
+        for file in &files {
+            assert!(
+                meta.contains(&file.as_str())
+                    || (file.starts_with(sources) && file.ends_with(".rs")),
+                "{package} would publish {file}: {files:?}"
+            );
+        }
+        for file in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "src/lib.rs"] {
+            assert!(
+                files.iter().any(|f| f == file),
+                "{package} lacks {file}: {files:?}"
+            );
+        }
+    }
+}

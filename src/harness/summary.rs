@@ -126,7 +126,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     if !total.unpriced.is_empty() {
         let models: Vec<&str> = total.unpriced.iter().map(String::as_str).collect();
         out.push_str(&format!(
-            "unpriced models (cost unknown, not counted; add [prices.\"MODEL\"] to prompt-tester.toml): {}\n",
+            "unpriced models (cost unknown, not counted; add [prices.\"MODEL\"] to prompt-tester.toml, or \
+             `free = true` to a self-hosted [providers.NAME]): {}\n",
             models.join(", ")
         ));
     }
