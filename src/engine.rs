@@ -430,7 +430,8 @@ impl Engine {
                 format!("no recording in {path} and {var} is not set; record it with: {record}")
             }
             Ignore::LiveOnly => format!(
-                "{LIVE_ONLY}: no recording in {path}; run it live with PROMPT_TESTER_CASSETTE=off, or record                  it with: {record}"
+                "{LIVE_ONLY}: no recording in {path}; run it live with PROMPT_TESTER_CASSETTE=off, or record \
+                 it with: {record}"
             ),
         };
         Unavailable { why, message }
@@ -456,14 +457,18 @@ impl Engine {
         );
         match refusal {
             Refusal::Stale { recorded } => format!(
-                "{} has {recorded} recording(s) but none for this call ({call}). The prompt or the case inputs                  changed since it was recorded. Re-record with: {record}",
+                "{} has {recorded} recording(s) but none for this call ({call}). The prompt or the case inputs \
+                 changed since it was recorded. Re-record with: {record}",
                 cassette.map(|c| c.file_name()).unwrap_or(path),
             ),
             Refusal::NotRecorded => format!(
-                "{path} has no recording for this call ({call}) and cassettes are replay-only                  (PROMPT_TESTER_CASSETTE=replay). Record it with: {record}"
+                "{path} has no recording for this call ({call}) and cassettes are replay-only \
+                 (PROMPT_TESTER_CASSETTE=replay). Record it with: {record}"
             ),
             Refusal::NotRecordedUnderCi => format!(
-                "no recording for this call in {path} ({call}). Under CI, auto mode never calls a provider for a                  missing recording: record it and commit the cassette: {record}. (A live CI job sets                  PROMPT_TESTER_CASSETTE=off or record; a test meant only for live runs says `live_only = true`.)"
+                "no recording for this call in {path} ({call}). Under CI, auto mode never calls a provider for a \
+                 missing recording: record it and commit the cassette: {record}. (A live CI job sets \
+                 PROMPT_TESTER_CASSETTE=off or record; a test meant only for live runs says `live_only = true`.)"
             ),
             Refusal::MissingKey { var } => format!(
                 "{provider}: {var} is not set (cassettes are {}); set it in the environment or .env",

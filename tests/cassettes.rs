@@ -117,8 +117,8 @@ fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
     assert_eq!(
         run.outcome("nested::fake_colour"),
         format!(
-            "ignored, no recording in prompt-tests/cassettes/nested.fake_colour.cassette.json and OPENAI_API_KEY \
-             is not set; record it with: {record}"
+            "ignored (no recording in prompt-tests/cassettes/nested.fake_colour.cassette.json and OPENAI_API_KEY \
+             is not set; record it with: {record})"
         )
     );
 
@@ -223,7 +223,7 @@ fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
         let outcome = run.outcome("fake_live_only");
         assert!(
             outcome.starts_with(
-                "ignored, live only, not run: no recording in prompt-tests/cassettes/fake_live_only.cassette.json; \
+                "ignored (live only, not run: no recording in prompt-tests/cassettes/fake_live_only.cassette.json; \
                  run it live with PROMPT_TESTER_CASSETTE=off"
             ),
             "CI={ci}: {outcome}"

@@ -43,7 +43,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
         .lines()
         .map(|l| l.trim_end_matches(": test").to_string())
         .collect();
-    assert_eq!(ignored.len(), 22, "{ignored:?}");
+    assert_eq!(ignored.len(), 24, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 

@@ -1116,7 +1116,7 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     let ignored = out.status_of("live::unrecorded");
     assert!(
         ignored.starts_with(
-            "ignored, live only, not run: no recording in prompt-tests/cassettes/live.cassette.json"
+            "ignored (live only, not run: no recording in prompt-tests/cassettes/live.cassette.json"
         ),
         "{ignored}"
     );
