@@ -132,7 +132,7 @@ mod nested {
     }
 }
 
-/// Calls the `fake` endpoint of the scratch configuration (a key is required: `FAKE_API_KEY`); the
+/// Calls the `fake` endpoint of the scratch configuration (its key, if set, is `FAKE_API_KEY`); the
 /// prompt's input comes from `FIXTURE_THING` so a test can change it between runs.
 #[prompt_test(
     target_prompt = "Name a {thing}.",
@@ -144,6 +144,43 @@ mod nested {
 async fn fake_recorded(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(!run.output.is_empty(), "empty output");
     println!("replayed={} output={}", run.replayed, run.output);
+    Ok(())
+}
+
+// Twelve samples: a filter naming `many::run_1` must not also select `run_10`..`run_12`.
+#[prompt_test(
+    target_prompt = "Say hi",
+    subject_model = "echo-model",
+    subject_provider = "openai",
+    runs = 12,
+    run_fn = shout,
+)]
+fn many(run: PromptRun) {
+    println!("many ran sample {}", run.run_index);
+}
+
+fn no_runs() -> u32 {
+    0
+}
+
+// `runs` and `pass_threshold` may be any expression; these evaluate out of range.
+#[prompt_test(target_prompt = "x", subject_model = "echo-model", subject_provider = "openai",
+    runs = no_runs(), run_fn = shout)]
+fn bad_runs(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "x", subject_model = "echo-model", subject_provider = "openai",
+    runs = 2, pass_threshold = f64::NAN, run_fn = shout)]
+fn bad_threshold(_run: PromptRun) {}
+
+/// Meant only for live runs, against the `fake` endpoint of the scratch configuration.
+#[prompt_test(
+    target_prompt = "Name a shape.",
+    subject_model = "fake-model",
+    subject_provider = "fake",
+    live_only
+)]
+async fn fake_live_only(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(!run.output.is_empty(), "empty output");
     Ok(())
 }
 

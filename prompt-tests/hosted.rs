@@ -1,7 +1,8 @@
-//! Examples for hosted models. Without a key and without a cassette they are ignored, with a reason
-//! that says how to record them, e.g.:
+//! Examples for hosted models, marked `live_only`: without a recording they are ignored and listed as
+//! "live only, not run" (in CI too). Run them live, or record them, with a key:
 //!
 //! ```sh
+//! ANTHROPIC_API_KEY=... PROMPT_TESTER_CASSETTE=off cargo test --test prompts -- hosted::haiku_summary
 //! ANTHROPIC_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- hosted::haiku_summary
 //! ```
 
@@ -15,6 +16,7 @@ use prompt_tester::prelude::*;
     max_tokens = 200,
     runs = 3,
     pass_threshold = 0.66,
+    live_only,
 )]
 async fn haiku_summary(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(run.output.contains("Alice"), "no Alice in {:?}", run.output);
@@ -27,7 +29,8 @@ async fn haiku_summary(run: PromptRun) -> anyhow::Result<()> {
     subject_model = "gemini-2.5-flash",
     subject_provider = "google",
     target_prompt_vars(country = "Japan"),
-    max_tokens = 400
+    max_tokens = 400,
+    live_only
 )]
 async fn gemini_json_capital(run: PromptRun) -> anyhow::Result<()> {
     let text = run
@@ -61,6 +64,7 @@ fn weather_tools() -> Toolbox {
     subject_provider = Provider::Anthropic,
     max_tokens = 300,
     agent = weather_tools,
+    live_only,
 )]
 async fn haiku_uses_the_weather_tool(run: PromptRun) -> anyhow::Result<()> {
     run.expect_tool_call("get_weather", json!({"city": "Paris"}))?;
@@ -83,6 +87,7 @@ async fn haiku_uses_the_weather_tool(run: PromptRun) -> anyhow::Result<()> {
         "The current weather in a city",
         json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
     )],
+    live_only,
 )]
 fn gemini_calls_the_weather_tool(run: PromptRun) -> anyhow::Result<()> {
     run.expect_tool_call("get_weather", json!({"city": "Paris"}))?;

@@ -2,8 +2,8 @@
 //!
 //! They run offline from the cassettes in `prompt-tests/cassettes/`, recorded from a real small model
 //! (SmolLM2-135M-Instruct served by llama.cpp's llama-server on 127.0.0.1; `scripts/local-model.sh`).
-//! The `hosted` examples target Anthropic and Gemini: without a key or a cassette they are ignored with a
-//! reason that says how to record them. TOML suites (`*.evals.toml`) in this folder run here too.
+//! The `hosted` examples target Anthropic and Gemini and are `live_only`: without a recording they are
+//! ignored, listed as "live only, not run", with the commands that run or record them. TOML suites (`*.evals.toml`) in this folder run here too.
 
 use std::process::ExitCode;
 

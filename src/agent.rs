@@ -354,7 +354,7 @@ pub(crate) async fn run_in_scope(
     .await;
     outcome.map_err(|e| match e {
         // The engine already marked the run unavailable; the reason says how to record.
-        LoopError::Call(_, CallError::Unavailable(reason)) => reason,
+        LoopError::Call(_, CallError::Unavailable(reason)) => reason.message,
         LoopError::Call(turn, CallError::Failed(message)) => {
             format!("model call failed (agent turn {turn}): {message}")
         }

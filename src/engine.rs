@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
+use crate::decision::{self, Decision, Ignore, Recording, Refusal, Situation};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
 
@@ -114,8 +115,10 @@ pub struct RunScope {
     pub cache_judge: bool,
     /// What the calls of this run cost.
     pub usage: Mutex<Usage>,
+    /// The test runs only live: without a recording it is ignored (`live_only = true`).
+    pub live_only: bool,
     /// Set when a call could not be made nor replayed for a reason that ignores the trial.
-    pub unavailable: Mutex<Option<String>>,
+    pub unavailable: Mutex<Option<Unavailable>>,
 }
 
 impl RunScope {
@@ -136,6 +139,7 @@ impl RunScope {
             runs,
             cache_judge,
             usage: Mutex::new(Usage::default()),
+            live_only: false,
             unavailable: Mutex::new(None),
         }
     }
@@ -146,7 +150,7 @@ impl RunScope {
     }
 
     /// The reason this run could not be made, if any.
-    pub fn unavailable(&self) -> Option<String> {
+    pub fn unavailable(&self) -> Option<Unavailable> {
         self.unavailable
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -165,12 +169,25 @@ pub struct Completed {
     pub replayed: bool,
 }
 
+/// How the summary and libtest say a `live_only` test without a recording was not run.
+pub const LIVE_ONLY: &str = "live only, not run";
+
+/// Why a trial is ignored: the kind, and the message that says what to do.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct Unavailable {
+    /// Why.
+    pub why: Ignore,
+    /// The reason shown, with the command that records the test.
+    pub message: String,
+}
+
 /// Why a call gave no answer.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CallError {
-    /// Neither a recording nor a key: the trial is ignored with this reason.
+    /// The call was neither made nor replayed, and the trial is ignored for this reason.
     #[error("{0}")]
-    Unavailable(String),
+    Unavailable(Unavailable),
     /// The call failed (provider error, missing recording, bad configuration).
     #[error("{0}")]
     Failed(String),
@@ -214,6 +231,13 @@ impl Engine {
         // reqwest is built without a bundled crypto provider; ring is ours. A provider installed
         // earlier by the application is kept.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
+        crate::redact::protect_vars(
+            config
+                .endpoints
+                .values()
+                .flat_map(|e| e.api_key_env.iter().map(String::as_str)),
+        );
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("prompt-tester")
@@ -286,14 +310,29 @@ impl Engine {
                     .map_err(|e| CallError::Failed(e.to_string()))?,
             ),
         };
-        let record_cmd = format!(
-            "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- {}",
-            scope.filter
-        );
-        if let Some(cassette) = &cassette
-            && matches!(self.mode, CassetteMode::Auto | CassetteMode::Replay)
-        {
-            if let Some(entry) = cassette.lookup(&key) {
+        let (recording, entry) = match &cassette {
+            // Record mode overwrites: a recorded entry is neither looked up nor marked used.
+            Some(c) if self.mode != CassetteMode::Record => match c.lookup(&key) {
+                Some(entry) => (Recording::Found, Some(entry)),
+                None => (
+                    c.recorded_len()
+                        .map_or(Recording::Absent, |recorded| Recording::Stale { recorded }),
+                    None,
+                ),
+            },
+            _ => (Recording::Absent, None),
+        };
+        let missing_key = client.missing_key();
+        let decision = decision::decide(&Situation {
+            mode: self.mode,
+            recording,
+            missing_key: missing_key.as_deref(),
+            ci: crate::config::is_ci(),
+            live_only: scope.live_only,
+        });
+        let record = match decision {
+            Decision::Replay => {
+                let entry = entry.expect("a found recording has its entry");
                 let latency = cassette::latency_of(&entry);
                 let mut result = entry.response;
                 self.price(&mut result, provider, &request.model);
@@ -305,38 +344,26 @@ impl Engine {
                 self.account(scope, role, provider, &request.model, &completed);
                 return Ok(completed);
             }
-            let recorded = cassette.recorded_len();
-            if self.mode == CassetteMode::Replay || recorded.is_some() {
-                let has = match recorded {
-                    Some(n) => format!("has {n} recording(s) but none for this call"),
-                    None => "has no recordings".to_string(),
-                };
-                return Err(CallError::Failed(format!(
-                    "{} {has} ({} call of run {}/{}). The prompt or the case inputs changed since it was \
-                         recorded. Re-record with: {record_cmd}",
-                    cassette.file_name(),
-                    role.as_str(),
-                    scope.run_index,
-                    scope.runs,
+            Decision::Call { record } => record,
+            Decision::Ignore(why) => {
+                return Err(CallError::Unavailable(self.unavailable(
+                    scope,
+                    why,
+                    cassette.as_deref(),
+                    missing_key.as_deref(),
                 )));
             }
-            if let Some(var) = client.missing_key() {
-                return Err(CallError::Unavailable(format!(
-                    "no recording in {} and {var} is not set; record it with: {var}=... {record_cmd}",
-                    display_path(cassette.path(), &self.config.root),
+            Decision::Fail(refusal) => {
+                return Err(CallError::Failed(self.refusal(
+                    scope,
+                    role,
+                    provider,
+                    refusal,
+                    cassette.as_deref(),
+                    missing_key.as_deref(),
                 )));
             }
-        }
-        if let Some(var) = client.missing_key() {
-            return Err(CallError::Failed(format!(
-                "{provider}: {var} is not set (cassettes are {}); set it in the environment or .env",
-                if self.mode == CassetteMode::Off {
-                    "off"
-                } else {
-                    "being recorded"
-                }
-            )));
-        }
+        };
         let started = Instant::now();
         let mut result = client
             .complete(&request)
@@ -349,8 +376,6 @@ impl Engine {
             latency,
             replayed: false,
         };
-        // Like insta, `auto` never writes files under CI: a recording is made on purpose, then committed.
-        let record = self.mode == CassetteMode::Record || !crate::config::is_ci();
         if let Some(cassette) = cassette.as_ref().filter(|_| record) {
             let entry = Entry {
                 key,
@@ -370,6 +395,89 @@ impl Engine {
         }
         self.account(scope, role, provider, &request.model, &completed);
         Ok(completed)
+    }
+
+    /// The command that records `scope`'s test, with the key to set when it is missing.
+    fn record_command(scope: &RunScope, missing_key: Option<&str>) -> String {
+        let key = missing_key.map_or_else(String::new, |var| format!("{var}=... "));
+        format!(
+            "{key}PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- {}",
+            scope.filter
+        )
+    }
+
+    /// The cassette as shown in messages (relative to the crate root).
+    fn shown(&self, scope: &RunScope, cassette: Option<&cassette::Cassette>) -> String {
+        match cassette {
+            Some(c) => display_path(c.path(), &self.config.root),
+            None => display_path(&self.cassettes.path_for(&scope.cassette), &self.config.root),
+        }
+    }
+
+    /// Why the trial is ignored, said with what to do about it.
+    fn unavailable(
+        &self,
+        scope: &RunScope,
+        why: Ignore,
+        cassette: Option<&cassette::Cassette>,
+        missing_key: Option<&str>,
+    ) -> Unavailable {
+        let path = self.shown(scope, cassette);
+        let record = Self::record_command(scope, missing_key);
+        let message = match &why {
+            Ignore::NoKey { var } => {
+                format!("no recording in {path} and {var} is not set; record it with: {record}")
+            }
+            Ignore::LiveOnly => format!(
+                "{LIVE_ONLY}: no recording in {path}; run it live with PROMPT_TESTER_CASSETTE=off, or record \
+                 it with: {record}"
+            ),
+        };
+        Unavailable { why, message }
+    }
+
+    /// Why a call fails without being made, said with how to fix it.
+    fn refusal(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        refusal: Refusal,
+        cassette: Option<&cassette::Cassette>,
+        missing_key: Option<&str>,
+    ) -> String {
+        let path = self.shown(scope, cassette);
+        let record = Self::record_command(scope, missing_key);
+        let call = format!(
+            "{} call of run {}/{}",
+            role.as_str(),
+            scope.run_index,
+            scope.runs
+        );
+        match refusal {
+            Refusal::Stale { recorded } => format!(
+                "{} has {recorded} recording(s) but none for this call ({call}). The prompt or the case inputs \
+                 changed since it was recorded. Re-record with: {record}",
+                cassette.map(|c| c.file_name()).unwrap_or(path),
+            ),
+            Refusal::NotRecorded => format!(
+                "{path} has no recording for this call ({call}) and cassettes are replay-only \
+                 (PROMPT_TESTER_CASSETTE=replay). Record it with: {record}"
+            ),
+            Refusal::NotRecordedUnderCi => format!(
+                "no recording for this call in {path} ({call}). Under CI, auto mode never calls a provider for a \
+                 missing recording: record it and commit the cassette: {record}. (A live CI job sets \
+                 PROMPT_TESTER_CASSETTE=off or record; a test meant only for live runs says `live_only = true`.)"
+            ),
+            Refusal::MissingKey { var } => format!(
+                "{provider}: {var} is not set (cassettes are {}); set it in the environment or .env",
+                if self.mode == CassetteMode::Off {
+                    "off"
+                } else {
+                    "being recorded"
+                }
+            ),
+        }
     }
 
     /// Accounts a result produced by a custom executor (`run_fn`) as a subject call.

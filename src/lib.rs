@@ -8,6 +8,7 @@ pub mod agent;
 pub mod cassette;
 pub mod completion;
 pub mod config;
+mod decision;
 mod engine;
 mod harness;
 pub mod judge;

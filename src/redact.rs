@@ -2,7 +2,7 @@
 //! failure messages) passes through [`redact`] first.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{OnceLock, RwLock};
 
 /// Values shorter than this are not treated as secrets: redacting `1` or `true` would mangle text.
 const MIN_SECRET_LEN: usize = 8;
@@ -14,16 +14,49 @@ fn is_secret_name(name: &str) -> bool {
         .any(|suffix| upper.ends_with(suffix))
 }
 
-/// The secrets of this process: `(variable name, value)`, longest value first so that a secret that
-/// contains another is replaced whole.
-fn secrets() -> &'static [(String, String)] {
-    static SECRETS: OnceLock<Vec<(String, String)>> = OnceLock::new();
-    SECRETS.get_or_init(|| collect(std::env::vars()))
+/// The secret variables of this process: the names declared with [`protect_vars`], and the
+/// `(variable name, value)` pairs found, longest value first so that a secret that contains another is
+/// replaced whole.
+#[derive(Default)]
+struct Secrets {
+    declared: Vec<String>,
+    found: Vec<(String, String)>,
 }
 
-fn collect(vars: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
+fn secrets() -> &'static RwLock<Secrets> {
+    static SECRETS: OnceLock<RwLock<Secrets>> = OnceLock::new();
+    SECRETS.get_or_init(|| {
+        RwLock::new(Secrets {
+            declared: Vec::new(),
+            found: collect(std::env::vars(), &[]),
+        })
+    })
+}
+
+/// Treats the values of the variables `names` as secrets too, whatever their names: the engine
+/// declares every endpoint's `api_key_env` (a key may live in `OLLAMA_PASS` or `MY_CREDENTIAL`).
+pub fn protect_vars<'a>(names: impl IntoIterator<Item = &'a str>) {
+    let mut secrets = secrets().write().unwrap_or_else(|e| e.into_inner());
+    let before = secrets.declared.len();
+    for name in names {
+        if !secrets.declared.iter().any(|d| d == name) {
+            secrets.declared.push(name.to_string());
+        }
+    }
+    if secrets.declared.len() > before {
+        secrets.found = collect(std::env::vars(), &secrets.declared);
+    }
+}
+
+fn collect(
+    vars: impl Iterator<Item = (String, String)>,
+    declared: &[String],
+) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = vars
-        .filter(|(name, value)| is_secret_name(name) && value.trim().len() >= MIN_SECRET_LEN)
+        .filter(|(name, value)| {
+            (is_secret_name(name) || declared.contains(name))
+                && value.trim().len() >= MIN_SECRET_LEN
+        })
         .map(|(name, value)| (name, value.trim().to_string()))
         .collect();
     found.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
@@ -40,12 +73,14 @@ fn redact_with<'a>(text: &'a str, secrets: &[(String, String)]) -> Cow<'a, str> 
     out
 }
 
-/// Replaces the value of every environment variable whose name ends in `KEY`, `TOKEN` or `SECRET`
-/// (values of 8 characters or more) with `[REDACTED:NAME]`.
+/// Replaces the value of every environment variable whose name ends in `KEY`, `TOKEN` or `SECRET`, or
+/// that [`protect_vars`] declared (values of 8 characters or more), with `[REDACTED:NAME]`.
 ///
-/// The list is read once per process, after `.env` is loaded by the harness.
+/// The list is read once per process, after `.env` is loaded by the harness, and again when variables
+/// are declared.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    redact_with(text, secrets())
+    let secrets = secrets().read().unwrap_or_else(|e| e.into_inner());
+    redact_with(text, &secrets.found)
 }
 
 #[cfg(test)]
@@ -64,6 +99,7 @@ mod tests {
             ]
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string())),
+            &[],
         );
         let text =
             "x-api-key: sk-ant-0123456789 token=ghp_abcdefghij s=hunter2hunter2 abc /usr/bin:/bin";
@@ -81,10 +117,29 @@ mod tests {
             [("A_KEY", "abcdefgh"), ("B_KEY", "abcdefgh-longer")]
                 .into_iter()
                 .map(|(a, b)| (a.to_string(), b.to_string())),
+            &[],
         );
         assert_eq!(
             redact_with("abcdefgh-longer abcdefgh", &secrets),
             "[REDACTED:B_KEY] [REDACTED:A_KEY]"
+        );
+    }
+
+    #[test]
+    fn declared_variables_are_secrets_whatever_their_names() {
+        let vars = || {
+            [
+                ("OLLAMA_PASS", "correct-horse-battery"),
+                ("PLAIN", "not a secret value"),
+            ]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        };
+        let text = "sent correct-horse-battery; not a secret value";
+        assert_eq!(redact_with(text, &collect(vars(), &[])), text);
+        assert_eq!(
+            redact_with(text, &collect(vars(), &["OLLAMA_PASS".to_string()])),
+            "sent [REDACTED:OLLAMA_PASS]; not a secret value"
         );
     }
 }

@@ -49,7 +49,7 @@ pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::Seriali
         let message = r.message.as_deref().map(|m| redact(m).into_owned());
         let status = match r.status {
             Status::Passed => TestCaseStatus::success(),
-            Status::Ignored => {
+            Status::Ignored | Status::LiveOnly => {
                 let mut s = TestCaseStatus::skipped();
                 if let Some(m) = &message {
                     s.set_message(m.as_str());
@@ -212,7 +212,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         match r.status {
             Status::Passed => totals.passed += 1,
             Status::Failed => totals.failed += 1,
-            Status::Ignored => totals.ignored += 1,
+            Status::Ignored | Status::LiveOnly => totals.ignored += 1,
         }
         let message = r.message.as_deref().map(|m| redact(m).into_owned());
         let preview = r.output_preview.as_deref().map(|p| redact(p).into_owned());
@@ -246,7 +246,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             .category
             .clone()
             .unwrap_or_else(|| UNCATEGORIZED.to_string());
-        if r.status == Status::Ignored {
+        if matches!(r.status, Status::Ignored | Status::LiveOnly) {
             suite.skipped += 1;
             continue;
         }

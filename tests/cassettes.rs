@@ -1,7 +1,7 @@
 //! Cassettes end to end: record against a loopback provider, replay with it stopped, detect a changed
-//! prompt, ignore a trial with neither recording nor key, redact secrets, prune unused entries (and
-//! refuse to prune after a partial run), many processes recording into one file, a writer killed with
-//! SIGKILL.
+//! prompt, ignore a trial with neither recording nor key (fail it under CI), `live_only`, redact secrets,
+//! prune unused entries (and refuse to prune after a partial run), many processes recording into one
+//! file, a writer killed with SIGKILL.
 
 mod support;
 
@@ -113,32 +113,186 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
 }
 
 #[test]
-fn without_recording_or_key_the_trial_is_ignored_with_the_command_to_record() {
-    let server = FakeProvider::start();
-    let scratch = scratch_with_fake("nokey", &server);
-    let run = scratch.run(&["fake_recorded", "--exact"], &[]);
+fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
+    // `nested::fake_colour` calls OpenAI at its public URL, which needs OPENAI_API_KEY.
+    let scratch = Scratch::new("nokey");
+    let run = scratch.run(&["nested::fake_colour", "--exact"], &[]);
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
-    let line = run
-        .stdout()
-        .lines()
-        .find(|l| l.starts_with("test fake_recorded"))
-        .unwrap()
-        .to_string();
-    assert!(line.contains("ignored (no recording in prompt-tests/cassettes/fake_recorded.cassette.json and FAKE_API_KEY is not set; record it with: FAKE_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded"), "{line}");
-    assert_eq!(server.request_count(), 0);
+    let record = "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- nested::fake_colour";
+    assert_eq!(
+        run.outcome("nested::fake_colour"),
+        format!(
+            "ignored (no recording in prompt-tests/cassettes/nested.fake_colour.cassette.json and OPENAI_API_KEY \
+             is not set; record it with: {record})"
+        )
+    );
+
+    // Under CI a test nobody recorded fails, with the command that records it.
+    let ci = scratch.run(&["nested::fake_colour", "--exact"], &[("CI", "true")]);
+    assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
+    assert_eq!(ci.outcome("nested::fake_colour"), "FAILED");
+    assert!(
+        ci.stdout().contains(
+            "no recording for this call in prompt-tests/cassettes/nested.fake_colour.cassette.json (subject call \
+             of run 1/1). Under CI, auto mode never calls a provider for a missing recording"
+        ) && ci.stdout().contains(record),
+        "{}",
+        ci.stdout()
+    );
 
     // With cassettes off the call is made, and the missing key is a failure, not a silent skip.
-    let off = scratch.run(&["fake_recorded", "--exact", "--no-cassette"], &[]);
+    let off = scratch.run(&["nested::fake_colour", "--exact", "--no-cassette"], &[]);
     assert_eq!(off.code(), Some(101));
     assert!(
-        off.stdout().contains("FAKE_API_KEY is not set"),
+        off.stdout().contains("OPENAI_API_KEY is not set"),
         "{}",
         off.stdout()
     );
 }
 
 #[test]
-fn auto_mode_records_when_a_key_is_set_but_never_writes_under_ci() {
+fn a_named_endpoint_without_its_key_is_called_without_one() {
+    let server = FakeProvider::start();
+    let scratch = scratch_with_fake("optionalkey", &server);
+    let run = scratch.run(&["fake_recorded", "--exact"], &[]);
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    assert_eq!(run.outcome("fake_recorded"), "ok");
+    assert_eq!(
+        server.request_count(),
+        2,
+        "auto mode records: one call per run"
+    );
+    for request in server.requests() {
+        assert_eq!(request.header("authorization"), None, "no key is sent");
+    }
+    assert!(
+        scratch
+            .cassettes()
+            .join("fake_recorded.cassette.json")
+            .exists()
+    );
+}
+
+#[test]
+fn the_value_of_a_key_variable_of_any_name_is_redacted() {
+    const PASSPHRASE: &str = "correct-horse-battery-staple";
+    let server = FakeProvider::builder()
+        .echo_text(format!("Blue, and your key is {PASSPHRASE}"))
+        .start();
+    let scratch = Scratch::new("anyname");
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_PASSPHRASE\"\n",
+        server.base_url(prompt_tester_testkit::Wire::OpenAi)
+    ));
+    let report = scratch.0.join("report.json");
+    let run = scratch.run(
+        &[
+            "fake_recorded",
+            "--exact",
+            "--record",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        &[("FAKE_PASSPHRASE", PASSPHRASE)],
+    );
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some(format!("Bearer {PASSPHRASE}").as_str())
+    );
+    let cassette =
+        std::fs::read_to_string(scratch.cassettes().join("fake_recorded.cassette.json")).unwrap();
+    let report = std::fs::read_to_string(&report).unwrap();
+    for (what, text) in [("cassette", &cassette), ("report", &report)] {
+        assert!(
+            !text.contains(PASSPHRASE),
+            "the key leaked into the {what}:\n{text}"
+        );
+        assert!(
+            text.contains("[REDACTED:FAKE_PASSPHRASE]"),
+            "{what}: {text}"
+        );
+    }
+}
+
+#[test]
+fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
+    let server = FakeProvider::start();
+    let scratch = scratch_with_fake("liveonly", &server);
+    for ci in ["true", "false"] {
+        let run = scratch.run(
+            &["fake_live_only", "--exact"],
+            &[("FAKE_API_KEY", SECRET), ("CI", ci)],
+        );
+        assert_eq!(run.code(), Some(0), "CI={ci}: {}", run.stdout());
+        let outcome = run.outcome("fake_live_only");
+        assert!(
+            outcome.starts_with(
+                "ignored (live only, not run: no recording in prompt-tests/cassettes/fake_live_only.cassette.json; \
+                 run it live with PROMPT_TESTER_CASSETTE=off"
+            ),
+            "CI={ci}: {outcome}"
+        );
+        // The summary lists it apart from the ignored trials.
+        let stderr = run.stderr();
+        assert!(
+            stderr.contains("0 passed, 0 failed, 0 ignored, 1 live only;")
+                && stderr.contains("live only, not run: fake_live_only"),
+            "CI={ci}: {stderr}"
+        );
+        assert_eq!(server.request_count(), 0, "CI={ci}: no provider call");
+    }
+
+    // A live run calls the provider, in CI too.
+    let live = scratch.run(
+        &["fake_live_only", "--exact", "--no-cassette"],
+        &[("CI", "true")],
+    );
+    assert_eq!(live.code(), Some(0), "{}", live.stdout());
+    assert_eq!(live.outcome("fake_live_only"), "ok");
+    assert_eq!(server.request_count(), 1);
+
+    // Once recorded, it replays like any other test.
+    let record = scratch.run(&["fake_live_only", "--exact", "--record"], &[]);
+    assert_eq!(record.code(), Some(0), "{}", record.stdout());
+    drop(server);
+    let replay = scratch.run(&["fake_live_only", "--exact"], &[("CI", "true")]);
+    assert_eq!(replay.outcome("fake_live_only"), "ok");
+    assert!(
+        replay.stderr().contains("(1 replayed from cassettes)"),
+        "{}",
+        replay.stderr()
+    );
+}
+
+#[test]
+fn under_nextest_only_trials_that_would_be_ignored_are_flagged_up_front() {
+    let server = FakeProvider::start();
+    let scratch = scratch_with_fake("nextest", &server);
+    let ignored = |ci: &str| {
+        let run = scratch.run(
+            &["--list", "--ignored"],
+            &[("NEXTEST_RUN_ID", "1"), ("CI", ci)],
+        );
+        run.stdout()
+            .lines()
+            .map(|l| l.trim_end_matches(": test").to_string())
+            .collect::<Vec<_>>()
+    };
+    let local = ignored("false");
+    assert!(local.contains(&"fake_live_only".to_string()), "{local:?}");
+    assert!(
+        local.contains(&"nested::fake_colour".to_string()),
+        "no key: {local:?}"
+    );
+    // Under CI an unrecorded test must run (and fail); a live-only one is still ignored.
+    let ci = ignored("true");
+    assert!(ci.contains(&"fake_live_only".to_string()), "{ci:?}");
+    assert!(!ci.contains(&"nested::fake_colour".to_string()), "{ci:?}");
+}
+
+#[test]
+fn under_ci_auto_mode_fails_a_missing_recording_without_calling_even_with_a_key() {
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("auto", &server);
     let file = scratch.cassettes().join("fake_recorded.cassette.json");
@@ -146,8 +300,17 @@ fn auto_mode_records_when_a_key_is_set_but_never_writes_under_ci() {
         &["fake_recorded", "--exact"],
         &[("FAKE_API_KEY", SECRET), ("CI", "true")],
     );
-    assert_eq!(ci.code(), Some(0), "{}", ci.stdout());
-    assert_eq!(server.request_count(), 2);
+    assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
+    assert_eq!(ci.outcome("fake_recorded"), "FAILED");
+    assert!(
+        ci.stdout().contains(
+            "record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- \
+             fake_recorded"
+        ),
+        "{}",
+        ci.stdout()
+    );
+    assert_eq!(server.request_count(), 0, "no provider call under CI");
     assert!(!file.exists(), "auto mode wrote a cassette under CI");
     let local = scratch.run(
         &["fake_recorded", "--exact"],
@@ -155,6 +318,10 @@ fn auto_mode_records_when_a_key_is_set_but_never_writes_under_ci() {
     );
     assert_eq!(local.code(), Some(0), "{}", local.stdout());
     assert!(file.exists(), "auto mode records when a key is set");
+    // Recorded, it replays under CI.
+    let replay = scratch.run(&["fake_recorded", "--exact"], &[("CI", "true")]);
+    assert_eq!(replay.code(), Some(0), "{}", replay.stdout());
+    assert_eq!(server.request_count(), 2);
 }
 
 /// Runs only TOML suites (its crate root's): a full run of it can pass, and so prune.

@@ -43,7 +43,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
         .lines()
         .map(|l| l.trim_end_matches(": test").to_string())
         .collect();
-    assert_eq!(ignored.len(), 10, "{ignored:?}");
+    assert_eq!(ignored.len(), 24, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 
@@ -323,4 +323,49 @@ fn include_ignored_runs_the_aggregate_and_reports_its_numbered_runs_covered() {
     );
     assert_eq!(server.request_count(), 4, "{one}");
     assert!(one.contains("1 passed; 0 failed; 0 ignored"), "{one}");
+}
+
+#[test]
+fn a_filter_naming_one_sample_selects_that_sample_only() {
+    let scratch = Scratch::new("sample");
+    let run = scratch.run(&["many::run_1", "--nocapture"], &[]);
+    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    let stdout = run.stdout();
+    assert_eq!(run.outcome("many::run_1"), "ok");
+    for other in ["many::run_10", "many::run_11", "many::run_12"] {
+        assert!(!stdout.contains(other), "{other} selected:\n{stdout}");
+    }
+    assert!(stdout.contains("1 passed; 0 failed; 0 ignored"), "{stdout}");
+    assert_eq!(stdout.matches("many ran sample").count(), 1, "{stdout}");
+    // `--list` agrees, and a two-digit sample is named as precisely.
+    let list = scratch.run(&["--list", "many::run_1"], &[]);
+    assert_eq!(list.stdout().trim(), "many::run_1: test");
+    let ten = scratch.run(&["many::run_10"], &[]);
+    assert_eq!(ten.outcome("many::run_10"), "ok");
+    assert!(
+        ten.stdout().contains("1 passed; 0 failed; 0 ignored"),
+        "{}",
+        ten.stdout()
+    );
+}
+
+#[test]
+fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
+    let scratch = Scratch::new("badvalues");
+    let run = scratch.run(&["bad_"], &[]);
+    let stdout = run.stdout();
+    assert_eq!(run.code(), Some(101), "{stdout}\n{}", run.stderr());
+    assert_eq!(run.outcome("bad_runs"), "FAILED");
+    assert_eq!(run.outcome("bad_threshold"), "FAILED");
+    assert!(
+        stdout.contains("test `bad_runs` (examples/harness_fixture.rs:")
+            && stdout.contains("`runs` is 0; it must be at least 1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("test `bad_threshold` (examples/harness_fixture.rs:")
+            && stdout.contains("`pass_threshold` is NaN; it must be in (0, 1]"),
+        "{stdout}"
+    );
+    assert!(!run.stderr().contains("panicked"), "{}", run.stderr());
 }

@@ -1,6 +1,8 @@
 //! The judge over real HTTP: fake providers on 127.0.0.1 (one per test, each a named endpoint of one
-//! engine, so tests run in parallel without sharing scripted replies) for the three wire formats, and,
-//! when `PROMPT_TESTER_LOCAL_URL` is set, the real local model behind llama-server.
+//! engine, so tests run in parallel without sharing scripted replies) for the three wire formats, and
+//! the real local model behind llama-server at `PROMPT_TESTER_LOCAL_BASE_URL` (see `tests/prereq`).
+
+mod prereq;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -65,7 +67,7 @@ fn fixture() -> &'static Fixture {
             );
             fakes.insert(name, fake);
         }
-        if let Some(url) = local_url() {
+        if let Some(url) = prereq::local_base_url_var() {
             config.endpoints.insert(
                 "local".to_string(),
                 EndpointConfig {
@@ -94,12 +96,6 @@ fn judge(provider: &str) -> JudgeConfig {
         max_tokens: 300,
         temperature: Some(0.0),
     }
-}
-
-fn local_url() -> Option<String> {
-    std::env::var("PROMPT_TESTER_LOCAL_URL")
-        .ok()
-        .filter(|u| !u.trim().is_empty())
 }
 
 /// Runs a future on the engine's runtime, where its HTTP client lives.
@@ -642,11 +638,8 @@ fn the_configured_judge_answers_ask_ask_all_and_ask_parallel() {
 /// are well formed, not that a 135M model judges correctly.
 #[test]
 fn the_real_local_model_returns_well_formed_verdicts() {
-    let Some(url) = local_url() else {
-        eprintln!(
-            "skipped: PROMPT_TESTER_LOCAL_URL is not set; start the local model with `scripts/local-model.sh start` \
-             and set PROMPT_TESTER_LOCAL_URL to the URL it prints (http://127.0.0.1:PORT/v1)"
-        );
+    let Some(url) = prereq::local_base_url("the_real_local_model_returns_well_formed_verdicts")
+    else {
         return;
     };
     let run = run("local_model", false);

@@ -15,6 +15,8 @@ use prompt_tester::provider::{self, ProviderClient, ProviderError};
 use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
 
+mod prereq;
+
 const KEY: &str = "sk-test-SECRET-0123456789abcdef";
 
 fn http() -> reqwest::Client {
@@ -901,17 +903,8 @@ async fn public_openai_gets_max_completion_tokens() {
 // ---------------------------------------------------------------------------------------------
 // Conformance with real recordings.
 
-fn recordings_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/provider-recordings");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (the shared fixtures are not part of the repository)",
-            dir.display()
-        );
-        None
-    }
+fn recordings_dir(test: &str) -> Option<PathBuf> {
+    prereq::shared_fixtures(test, "provider-recordings")
 }
 
 /// `case -> (HTTP status, URL)` from a folder's README.txt.
@@ -1365,7 +1358,9 @@ fn check_success(case: &str, result: &CompletionResult, expect: &Expect) {
 
 #[test]
 fn every_recording_parses_to_the_expected_fields() {
-    let Some(root) = recordings_dir() else { return };
+    let Some(root) = recordings_dir("every_recording_parses_to_the_expected_fields") else {
+        return;
+    };
     let successes = expected_successes();
     let errors = expected_errors();
     let mut seen = Vec::new();
@@ -1461,7 +1456,9 @@ fn endpoint(name: &str, wire: WireFormat, base_url: &str) -> EndpointConfig {
 
 #[test]
 fn request_builders_match_recorded_requests() {
-    let Some(root) = recordings_dir() else { return };
+    let Some(root) = recordings_dir("request_builders_match_recorded_requests") else {
+        return;
+    };
     let anthropic = endpoint(
         "anthropic",
         WireFormat::Anthropic,
@@ -1654,17 +1651,11 @@ fn request_builders_match_recorded_requests() {
     );
 }
 
-/// Opt-in: a real OpenAI-compatible server (e.g. `scripts/local-model.sh start`) at
-/// `PROMPT_TESTER_LOCAL_BASE_URL`. Skipped with a message when the variable is unset.
+/// A real OpenAI-compatible server (e.g. `scripts/local-model.sh start`) at
+/// `PROMPT_TESTER_LOCAL_BASE_URL`: required under CI, skipped visibly otherwise (see `tests/prereq`).
 #[tokio::test]
 async fn live_openai_compatible_server() {
-    let Some(base_url) = std::env::var("PROMPT_TESTER_LOCAL_BASE_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-    else {
-        println!(
-            "SKIPPED: set PROMPT_TESTER_LOCAL_BASE_URL to an OpenAI-compatible server to run this test"
-        );
+    let Some(base_url) = prereq::local_base_url("live_openai_compatible_server") else {
         return;
     };
     let endpoint = EndpointConfig {
@@ -1719,5 +1710,38 @@ async fn live_openai_compatible_server() {
     assert!(
         verdict["answer"] == "yes" || verdict["answer"] == "no",
         "{verdict}"
+    );
+}
+
+/// Runs `test` of this binary alone in a child process, with the local server unset and `CI` as given.
+fn run_without_local_server(test: &str, ci: &str) -> std::process::Output {
+    std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", test, "--test-threads", "1"])
+        .env_remove(prereq::LOCAL_BASE_URL)
+        .env("CI", ci)
+        .output()
+        .expect("the test binary runs")
+}
+
+/// The live test cannot pass by skipping: under CI its missing server fails it, with what to set; outside
+/// CI the skip is said on stderr, which libtest does not capture.
+#[test]
+fn a_missing_local_server_fails_under_ci_and_shows_otherwise() {
+    let ci = run_without_local_server("live_openai_compatible_server", "true");
+    let stdout = String::from_utf8_lossy(&ci.stdout);
+    assert!(!ci.status.success(), "passed under CI:\n{stdout}");
+    assert!(
+        stdout.contains("PROMPT_TESTER_LOCAL_BASE_URL is not set")
+            && stdout.contains("Under CI a missing prerequisite fails the test"),
+        "{stdout}"
+    );
+    let local = run_without_local_server("live_openai_compatible_server", "false");
+    let stderr = String::from_utf8_lossy(&local.stderr);
+    assert!(local.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "SKIPPED live_openai_compatible_server: prerequisite missing: PROMPT_TESTER_LOCAL_BASE_URL is not set"
+        ),
+        "the skip is not visible:\n{stderr}"
     );
 }

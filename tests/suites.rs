@@ -61,6 +61,8 @@ struct Fixture {
     cassettes: BTreeMap<String, Vec<Entry>>,
     /// `PROMPT_TESTER_CASSETTE` for the child: `replay` unless a test calls a server.
     mode: &'static str,
+    /// More variables for the child (set after the inherited ones are removed).
+    env: Vec<(&'static str, &'static str)>,
 }
 
 /// What a child run left.
@@ -81,6 +83,7 @@ impl Fixture {
             root,
             cassettes: BTreeMap::new(),
             mode: "replay",
+            env: Vec::new(),
         };
         fixture.configure("http://127.0.0.1:9/v1");
         fixture
@@ -212,6 +215,7 @@ output_mtok = 2.0
         ] {
             cmd.env_remove(var);
         }
+        cmd.envs(self.env.iter().copied());
         let out = cmd.output().expect("the test binary runs itself");
         Outcome {
             code: out.status.code().unwrap_or(-1),
@@ -968,6 +972,13 @@ const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
         "write `runs = 1` or more (samples per case)",
     ),
     (
+        "bad_live_only",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nlive_only = \"yes\"\n",
+        "prompt-tests/bad_live_only.evals.toml:4:13: `cases[0].live_only`: expected `true` or `false`, found a string",
+        "cases[0].live_only",
+        "write `live_only = true`",
+    ),
+    (
         "bad_regex",
         "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nassert = [{ regex = \"(unclosed\" }]\n",
         "prompt-tests/bad_regex.evals.toml:4:21: `cases[0].assert[0].regex`: invalid regex \"(unclosed\": unclosed group",
@@ -1113,6 +1124,56 @@ fn a_missing_recording_fails_its_case_and_the_others_still_run() {
     assert!(
         reason.contains("-- partial"),
         "the re-record command filters on the suite: {reason}"
+    );
+}
+
+#[test]
+fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_fail() {
+    let mut f = Fixture::new("liveonly");
+    f.mode = "auto";
+    f.env.push(("CI", "true"));
+    f.file(
+        "prompt-tests/live.evals.toml",
+        "prompt = \"Q {q}\"\nlive_only = true\n\
+         [[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
+         [[cases]]\nname = \"unrecorded\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n\
+         [[cases]]\nname = \"not_live\"\nlive_only = false\ninputs = { q = \"3\" }\nassert = [{ contains = \"a\" }]\n",
+    );
+    f.file(
+        "prompt-tests/fresh.evals.toml",
+        "prompt = \"New {q}\"\n[[cases]]\nname = \"nobody_recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n",
+    );
+    f.answer("live", "Q 1", 1, "a");
+    let out = f.run(&[]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    // A recorded live-only case replays.
+    assert_eq!(out.status_of("live::recorded"), "ok", "{}", out.context());
+    let ignored = out.status_of("live::unrecorded");
+    assert!(
+        ignored.starts_with(
+            "ignored (live only, not run: no recording in prompt-tests/cassettes/live.cassette.json"
+        ),
+        "{ignored}"
+    );
+    // A case may opt out of its suite's `live_only`: then, like any case nobody recorded, it fails
+    // under CI (the suite's cassette has other recordings: it says the prompt changed).
+    assert_eq!(out.status_of("live::not_live"), "FAILED");
+    assert_eq!(out.status_of("fresh::nobody_recorded"), "FAILED");
+    let reason = out.failure("fresh", "nobody_recorded");
+    assert!(
+        reason.contains("Under CI, auto mode never calls a provider for a missing recording")
+            && reason.contains("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh"),
+        "{reason}"
+    );
+    assert!(
+        out.stderr.contains("live only, not run: live::unrecorded"),
+        "{}",
+        out.context()
+    );
+    let live = out.suite("live");
+    assert_eq!(
+        (live["skipped"].as_u64(), live["total"].as_u64()),
+        (Some(1), Some(2))
     );
 }
 

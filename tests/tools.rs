@@ -6,6 +6,7 @@
 #[allow(dead_code)]
 #[path = "../examples/mcp_demo_server.rs"]
 mod mcp_demo_server;
+mod prereq;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -1010,13 +1011,9 @@ static LOCAL_TOOL_CALLS: AtomicU32 = AtomicU32::new(0);
 /// accepted, a final answer arrives within the turn limit, every call it made was run).
 #[tokio::test]
 async fn the_local_model_runs_a_tool_loop_when_its_server_handles_tools() {
-    let Some(base_url) = std::env::var("PROMPT_TESTER_LOCAL_BASE_URL")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
+    let Some(base_url) =
+        prereq::local_base_url("the_local_model_runs_a_tool_loop_when_its_server_handles_tools")
     else {
-        eprintln!(
-            "skipped: PROMPT_TESTER_LOCAL_BASE_URL is not set (see /work/shared/LOCAL_MODEL.md)"
-        );
         return;
     };
     let _ = rustls::crypto::ring::default_provider().install_default();

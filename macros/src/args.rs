@@ -27,6 +27,7 @@ pub const KEYS: &[&str] = &[
     "run_fn",
     "tools",
     "agent",
+    "live_only",
 ];
 
 /// Collects errors so that all of them are reported together.
@@ -157,6 +158,8 @@ pub struct Args {
     pub tools: Option<Expr>,
     /// `agent`.
     pub agent: Option<Expr>,
+    /// `live_only`.
+    pub live_only: Option<Value>,
 }
 
 /// Parses and checks the attribute's arguments. On a syntax error nothing else can be checked.
@@ -244,10 +247,14 @@ impl Args {
         }
         let expr = match value {
             RawValue::Assign(_, expr) => expr,
-            // A bare `enable_cache` reads naturally as "enable the cache".
-            RawValue::Flag if key == "enable_cache" => {
-                self.enable_cache =
-                    Some(Value::Lit(quote::quote_spanned!(key_ident.span()=> true)));
+            // A bare `enable_cache` or `live_only` reads naturally as "set".
+            RawValue::Flag if key == "enable_cache" || key == "live_only" => {
+                let set = Some(Value::Lit(quote::quote_spanned!(key_ident.span()=> true)));
+                if key == "enable_cache" {
+                    self.enable_cache = set;
+                } else {
+                    self.live_only = set;
+                }
                 return;
             }
             RawValue::Flag => {
@@ -271,7 +278,8 @@ impl Args {
             "runs" => self.runs = positive_u32(key, expr, errors),
             "pass_threshold" => self.pass_threshold = pass_threshold(expr, errors),
             "temperature" => self.temperature = temperature(expr, errors),
-            "enable_cache" => self.enable_cache = boolean(expr, errors),
+            "enable_cache" => self.enable_cache = boolean(key, expr, errors),
+            "live_only" => self.live_only = boolean(key, expr, errors),
             "run_fn" => match &expr {
                 Expr::Lit(_) => errors.at(
                     &expr,
@@ -548,13 +556,13 @@ fn float_literal(value: f64, span: Span, f32: bool) -> TokenStream {
     quote::ToTokens::into_token_stream(lit)
 }
 
-fn boolean(expr: Expr, errors: &mut Errors) -> Option<Value> {
+fn boolean(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
     match &expr {
         Expr::Lit(ExprLit {
             lit: Lit::Bool(_), ..
         }) => Some(Value::Expr(expr)),
         Expr::Lit(_) => {
-            errors.at(&expr, "`enable_cache` expects `true` or `false`");
+            errors.at(&expr, format!("`{key}` expects `true` or `false`"));
             None
         }
         _ => Some(Value::Expr(expr)),
@@ -589,6 +597,7 @@ mod tests {
             system = "Be brief.",
             run_fn = my_executor,
             tools = my_tools(),
+            live_only,
         });
         assert!(errors.is_empty(), "{errors:?}");
     }

@@ -239,6 +239,10 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = quote_spanned!(tools.span()=> ::std::iter::FromIterator::from_iter(#tools));
         fields.push(quote!(tools: #value));
     }
+    if let Some(live_only) = &args.live_only {
+        let value = value_tokens(live_only);
+        fields.push(quote!(live_only: #value));
+    }
     if let Some(agent) = &args.agent {
         let value = quote_spanned!(agent.span()=> #private::IntoToolbox::into_toolbox(#agent));
         fields.push(quote!(toolbox: ::core::option::Option::Some(#value)));

@@ -126,6 +126,11 @@ impl Harness {
 
         let mut defs = rust_trials(&config, &args, mode);
         defs.extend(crate::suite::trials(&config, &args, mode));
+        // libtest matches substrings, so `name::run_1` would also select `run_10`..`run_19`: a numbered
+        // run the filter matches only up to the middle of its number is dropped.
+        if let Some(filter) = args.filter.as_deref().filter(|_| !args.exact) {
+            defs.retain(|def| def.parent.is_none() || selects_whole_number(&def.name, filter));
+        }
         let filter_matches = |name: &str| match &args.filter {
             Some(f) if args.exact => name == f,
             Some(f) => name.contains(f.as_str()),
@@ -362,7 +367,8 @@ impl HarnessFlags {
     }
 }
 
-/// Whether a trial is known, before it runs, to have neither a recording nor a key (in `auto` mode).
+/// Whether a trial is known, before it runs, to be ignored: it has no cassette file, and the decision
+/// for an unrecorded call is to ignore it (no key outside CI, or `live_only`).
 ///
 /// Such trials are ignored at run time with a reason (libtest shows it); under nextest, which reads an
 /// ignored trial's exit status as a pass, they are marked ignored up front so nextest shows them skipped.
@@ -371,17 +377,28 @@ pub(crate) fn statically_unavailable(
     mode: CassetteMode,
     provider: Option<&str>,
     cassette: &str,
+    live_only: bool,
 ) -> bool {
-    if !under_nextest() || mode != CassetteMode::Auto {
-        return false;
-    }
-    let Some(endpoint) = provider.and_then(|p| config.endpoint(p).ok()) else {
-        return false;
-    };
-    crate::provider::missing_key_for(endpoint).is_some()
-        && !crate::cassette::CassetteStore::new(&config.cassette_dir)
+    if !under_nextest()
+        || crate::cassette::CassetteStore::new(&config.cassette_dir)
             .path_for(cassette)
             .exists()
+    {
+        return false;
+    }
+    let missing_key = provider
+        .and_then(|p| config.endpoint(p).ok())
+        .and_then(crate::provider::missing_key_for);
+    matches!(
+        crate::decision::decide(&crate::decision::Situation {
+            mode,
+            recording: crate::decision::Recording::Absent,
+            missing_key: missing_key.as_deref(),
+            ci: crate::config::is_ci(),
+            live_only,
+        }),
+        crate::decision::Decision::Ignore(_)
+    )
 }
 
 /// Whether nextest runs this process (one process per trial; an ignored outcome reads as a pass).
@@ -400,11 +417,32 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             continue;
         }
         let spec = (test.spec)();
+        // `runs` and `pass_threshold` may be any expression: their values are checked here.
+        if let Some(problem) = sampling_problem(spec.runs, spec.pass_threshold) {
+            let message = format!(
+                "test `{name}` ({}:{}): {problem}; fix the value in its #[prompt_test]",
+                test.file, test.line
+            );
+            defs.extend(trials_with_runs(
+                &name,
+                spec.runs,
+                exact,
+                false,
+                None,
+                |_, _| TrialKind::Broken(message.clone()),
+            ));
+            continue;
+        }
         let provider = spec
             .subject_provider
             .or_else(|| config.defaults.provider.clone());
-        let unrecordable =
-            statically_unavailable(&config, mode, provider.as_deref(), &test.trial_name());
+        let unrecordable = statically_unavailable(
+            &config,
+            mode,
+            provider.as_deref(),
+            &test.trial_name(),
+            spec.live_only,
+        );
         defs.extend(trials_with_runs(
             &name,
             spec.runs,
@@ -420,6 +458,30 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
         ));
     }
     defs
+}
+
+/// What is wrong with a test's `runs` and `pass_threshold` values, if anything.
+fn sampling_problem(runs: u32, pass_threshold: f64) -> Option<String> {
+    if runs == 0 {
+        return Some("`runs` is 0; it must be at least 1 (the number of samples)".to_string());
+    }
+    // Written so that NaN is out of range too.
+    if !(pass_threshold > 0.0 && pass_threshold <= 1.0) {
+        return Some(format!(
+            "`pass_threshold` is {pass_threshold}; it must be in (0, 1]: the share of runs that must pass, e.g. 0.8 \
+             for 4 of 5"
+        ));
+    }
+    None
+}
+
+/// Whether `filter` occurs in `name` somewhere other than cut inside a number: `x::run_1` selects
+/// `x::run_1` but not `x::run_10`, while `x::run_` and `run_1` select as libtest would.
+fn selects_whole_number(name: &str, filter: &str) -> bool {
+    let ends_in_digit = filter.ends_with(|c: char| c.is_ascii_digit());
+    name.match_indices(filter).any(|(at, _)| {
+        !(ends_in_digit && name[at + filter.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    })
 }
 
 /// The name `--exact` asks for, if any.
@@ -468,4 +530,32 @@ pub(crate) fn trials_with_runs(
         }
     }
     defs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_filter_naming_a_run_does_not_select_longer_numbers() {
+        assert!(selects_whole_number("t::run_1", "t::run_1"));
+        assert!(!selects_whole_number("t::run_10", "t::run_1"));
+        assert!(!selects_whole_number("t::run_12", "run_1"));
+        assert!(selects_whole_number("t::run_12", "t::run_"));
+        assert!(selects_whole_number("t::run_12", "run_12"));
+        assert!(selects_whole_number("t1::run_12", "t1"));
+        // A later occurrence may be whole.
+        assert!(selects_whole_number("a12::a1", "a1"));
+    }
+
+    #[test]
+    fn runs_and_thresholds_out_of_range_are_named() {
+        assert_eq!(sampling_problem(1, 1.0), None);
+        assert_eq!(sampling_problem(5, 0.8), None);
+        assert!(sampling_problem(0, 1.0).unwrap().starts_with("`runs` is 0"));
+        for bad in [f64::NAN, 0.0, -0.5, 1.5, f64::INFINITY] {
+            let problem = sampling_problem(3, bad).expect("rejected");
+            assert!(problem.starts_with("`pass_threshold` is"), "{problem}");
+        }
+    }
 }

@@ -37,8 +37,8 @@ pub(crate) fn refusal_before_run(mode: CassetteMode, args: &Arguments) -> Option
 }
 
 /// Why this run, now finished, cannot prune: a trial that did not pass (failed, or ignored for want of
-/// a recording) may not have used its recordings. Trials skipped on purpose (`on_purpose`) do not
-/// count; `incomplete` names any other reason the run is not trustworthy (unwritten recordings).
+/// a recording) may not have used its recordings. Trials skipped on purpose (`on_purpose`) and live-only
+/// trials do not count; `incomplete` names any other reason the run is not trustworthy (unwritten recordings).
 pub(crate) fn refusal_after_run(
     records: &[TrialRecord],
     on_purpose: &BTreeSet<String>,
@@ -48,7 +48,8 @@ pub(crate) fn refusal_after_run(
     let blocking: Vec<String> = records
         .iter()
         .filter(|r| match r.status {
-            Status::Passed => false,
+            // A live-only test without a recording has none to keep or lose.
+            Status::Passed | Status::LiveOnly => false,
             Status::Ignored => !on_purpose.contains(&r.name),
             _ => true,
         })

@@ -18,6 +18,9 @@ pub enum Status {
     Failed,
     /// Ignored at run time (no key and no recording, or a skipped case).
     Ignored,
+    /// A `live_only` test without a recording: ignored, and listed apart ("live only, not run").
+    #[serde(rename = "live_only")]
+    LiveOnly,
 }
 
 /// Where a suite case came from, for the JSON report.

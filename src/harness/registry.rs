@@ -64,6 +64,8 @@ pub struct TestSpec {
     pub tools: Vec<ToolSpec>,
     /// Tools with handlers (and MCP servers): the subject call becomes an agent loop.
     pub toolbox: Option<crate::tools::Toolbox>,
+    /// Meant only for live runs: without a recording it is ignored ("live only, not run"), in CI too.
+    pub live_only: bool,
 }
 
 impl Default for TestSpec {
@@ -82,6 +84,7 @@ impl Default for TestSpec {
             run_fn: None,
             tools: Vec::new(),
             toolbox: None,
+            live_only: false,
         }
     }
 }

@@ -132,6 +132,7 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         only_run,
         prime_first: spec.enable_cache,
         cache_judge: spec.enable_cache,
+        live_only: spec.live_only,
         warnings,
         case: None,
         sample,
@@ -188,7 +189,7 @@ pub(crate) fn prompt_run(
 ) -> Result<PromptRun, Sample> {
     let completed = match completed {
         Ok(c) => c,
-        Err(CallError::Unavailable(reason)) => return Err(Sample::failed(reason)),
+        Err(CallError::Unavailable(reason)) => return Err(Sample::failed(reason.message)),
         Err(CallError::Failed(message)) => {
             return Err(Sample::failed(format!("model call failed: {message}")));
         }

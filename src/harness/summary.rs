@@ -44,15 +44,18 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     ));
     let mut total = Usage::default();
     let (mut passed, mut failed, mut ignored) = (0, 0, 0);
+    let mut live_only = Vec::new();
     for r in records {
         total.merge(&r.usage);
         match r.status {
             Status::Passed => passed += 1,
             Status::Failed => failed += 1,
             Status::Ignored => ignored += 1,
+            Status::LiveOnly => live_only.push(r.name.as_str()),
         }
         let rate = match r.status {
             Status::Ignored => "ignored".to_string(),
+            Status::LiveOnly => "live only".to_string(),
             _ => format!(
                 "{}/{} {:>3.0}%",
                 r.runs_passed,
@@ -78,7 +81,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             Status::Failed => line
                 .if_supports_color(Stream::Stderr, |t| t.red())
                 .to_string(),
-            Status::Ignored => line
+            Status::Ignored | Status::LiveOnly => line
                 .if_supports_color(Stream::Stderr, |t| t.yellow())
                 .to_string(),
             Status::Passed => line,
@@ -102,12 +105,24 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         usd(&total.judge),
     ));
     out.push_str(&format!(
-        "{passed} passed, {failed} failed, {ignored} ignored; {calls} model calls ({replayed} replayed from cassettes); \
+        "{passed} passed, {failed} failed, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
          total cost ${:.5}{}; wall time {:.2}s\n",
+        match live_only.len() {
+            0 => String::new(),
+            n => format!(", {n} live only"),
+        },
         total.subject.cost_usd + total.judge.cost_usd,
         if total.subject.unpriced_calls + total.judge.unpriced_calls > 0 { " + unpriced calls" } else { "" },
         wall.as_secs_f64()
     ));
+    if !live_only.is_empty() {
+        // Apart from the ignored ones: these never run from cassettes, not for want of a key.
+        out.push_str(&format!(
+            "{}: {} (run them with PROMPT_TESTER_CASSETTE=off or record)\n",
+            crate::engine::LIVE_ONLY,
+            live_only.join(", ")
+        ));
+    }
     let failed_names: Vec<&str> = records
         .iter()
         .filter(|r| r.status == Status::Failed)

@@ -12,6 +12,7 @@ use futures::FutureExt;
 use libtest_mimic::{Completion, Failed};
 
 use super::record::{self, CaseInfo, Status, TrialRecord};
+use crate::decision::Ignore;
 use crate::engine::{RunScope, Usage, engine};
 use crate::redact::redact;
 
@@ -56,6 +57,8 @@ pub struct Plan {
     pub prime_first: bool,
     /// Mark judge calls for caching.
     pub cache_judge: bool,
+    /// Without a recording, ignore the trial rather than call (`live_only = true`).
+    pub live_only: bool,
     /// Warnings to print once, after the trials.
     pub warnings: Vec<String>,
     /// The suite case, if any.
@@ -94,14 +97,17 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let scopes: Vec<Arc<RunScope>> = indices
         .iter()
         .map(|&i| {
-            Arc::new(RunScope::new(
-                &plan.name,
-                &plan.cassette,
-                &plan.filter,
-                i,
-                plan.runs,
-                plan.cache_judge,
-            ))
+            Arc::new(RunScope {
+                live_only: plan.live_only,
+                ..RunScope::new(
+                    &plan.name,
+                    &plan.cassette,
+                    &plan.filter,
+                    i,
+                    plan.runs,
+                    plan.cache_judge,
+                )
+            })
         })
         .collect();
     let run_one = |scope: Arc<RunScope>| {
@@ -160,10 +166,13 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     };
 
     if let Some(reason) = scopes.iter().find_map(|s| s.unavailable()) {
-        record.status = Status::Ignored;
-        record.message = Some(reason.clone());
+        record.status = match reason.why {
+            Ignore::LiveOnly => Status::LiveOnly,
+            Ignore::NoKey { .. } => Status::Ignored,
+        };
+        record.message = Some(reason.message.clone());
         record::push(record);
-        return Ok(Completion::ignored_with(reason));
+        return Ok(Completion::ignored_with(reason.message));
     }
     if passed >= need {
         record::push(record);

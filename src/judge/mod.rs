@@ -265,7 +265,7 @@ impl Judge<'_> {
             .await
         {
             Ok(completed) => Ok(completed.result),
-            Err(CallError::Unavailable(reason)) => Err(JudgeError::Unavailable(reason)),
+            Err(CallError::Unavailable(reason)) => Err(JudgeError::Unavailable(reason.message)),
             Err(CallError::Failed(message)) => Err(JudgeError::Call(message)),
         }
     }

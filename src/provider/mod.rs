@@ -202,17 +202,16 @@ fn builtin_base_url(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Whether `endpoint` needs a key: a named endpoint without key variables does not, and neither does
-/// a built-in one pointed away from its public URL (a local llama-server or Ollama behind
-/// `OPENAI_BASE_URL`), which then gets no auth header unless a key happens to be set.
+/// Whether `endpoint` needs a key: only a built-in one at its public URL does. A named endpoint's
+/// `api_key_env` is optional (no key is sent while the variable is unset), and a built-in one pointed
+/// away from its public URL (a local llama-server or Ollama behind `OPENAI_BASE_URL`) gets no auth
+/// header unless a key happens to be set.
 fn key_required(endpoint: &EndpointConfig) -> bool {
     if endpoint.api_key_env.is_empty() {
         return false;
     }
-    match builtin_base_url(&endpoint.name) {
-        Some(public) => endpoint.base_url.trim().trim_end_matches('/') == public,
-        None => true,
-    }
+    builtin_base_url(&endpoint.name)
+        .is_some_and(|public| endpoint.base_url.trim().trim_end_matches('/') == public)
 }
 
 /// The variable to set when `endpoint` needs a key and none is set in the environment.
@@ -572,15 +571,20 @@ mod tests {
             &[],
         );
         assert_eq!(client(&named_keyless, None).missing_key(), None);
+        // A named endpoint's `api_key_env` is optional: unset, no key is sent and none is missing.
         let named_keyed = endpoint(
             "together",
             WireFormat::OpenAi,
             "http://127.0.0.1:1/v1",
             &["TOGETHER_KEY", "B"],
         );
-        assert_eq!(
-            client(&named_keyed, None).missing_key().as_deref(),
-            Some("TOGETHER_KEY")
+        assert_eq!(client(&named_keyed, None).missing_key(), None);
+        assert_eq!(missing_key_for(&named_keyed), None);
+        assert!(
+            client(&named_keyed, None)
+                .auth_headers()
+                .unwrap()
+                .is_empty()
         );
         let gemini = endpoint(
             "google",

@@ -210,6 +210,7 @@ struct Prepared {
     threshold: Option<f64>,
     runs: u32,
     pass_threshold: f64,
+    live_only: bool,
     warnings: Vec<String>,
     case: CaseInfo,
 }
@@ -253,7 +254,13 @@ pub fn suite_trials(
             .provider
             .clone()
             .or_else(|| config.defaults.provider.clone());
-        let unrecordable = statically_unavailable(config, mode, provider.as_deref(), &suite.name);
+        let unrecordable = statically_unavailable(
+            config,
+            mode,
+            provider.as_deref(),
+            &suite.name,
+            prepared.live_only,
+        );
         defs.extend(trials_with_runs(
             &name,
             prepared.runs,
@@ -341,6 +348,7 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
         threshold: s.threshold,
         runs: s.runs.unwrap_or(1),
         pass_threshold: s.pass_threshold.unwrap_or(1.0),
+        live_only: s.live_only.unwrap_or(false),
         warnings,
         case: info,
     }
@@ -397,6 +405,7 @@ fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
         only_run,
         prime_first: false,
         cache_judge: false,
+        live_only: p.live_only,
         warnings: p.warnings.clone(),
         case: Some(p.case.clone()),
         sample,

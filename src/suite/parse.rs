@@ -39,6 +39,8 @@ pub struct Settings {
     pub threshold: Option<f64>,
     /// Tools declared to the model (no handlers: its calls are there for `tool_called` assertions).
     pub tools: Option<Vec<ToolSpec>>,
+    /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
+    pub live_only: Option<bool>,
 }
 
 impl Settings {
@@ -54,6 +56,7 @@ impl Settings {
             pass_threshold: self.pass_threshold.or(base.pass_threshold),
             threshold: self.threshold.or(base.threshold),
             tools: self.tools.clone().or_else(|| base.tools.clone()),
+            live_only: self.live_only.or(base.live_only),
         }
     }
 }
@@ -96,7 +99,7 @@ pub struct Suite {
     pub cases: Vec<Case>,
 }
 
-const SETTING_KEYS: [&str; 9] = [
+const SETTING_KEYS: [&str; 10] = [
     "provider",
     "model",
     "max_tokens",
@@ -106,6 +109,7 @@ const SETTING_KEYS: [&str; 9] = [
     "pass_threshold",
     "threshold",
     "tools",
+    "live_only",
 ];
 const SUITE_KEYS: [&str; 7] = [
     "prompt",
@@ -627,6 +631,20 @@ fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
     }
     if let Some(node) = table.get("tools") {
         s.tools = tool_specs(r, node, &path("tools"));
+    }
+    if let Some(node) = table.get("live_only") {
+        s.live_only = match node.get_ref() {
+            DeValue::Boolean(b) => Some(*b),
+            other => {
+                r.problem(
+                    node.span(),
+                    &path("live_only"),
+                    format!("expected `true` or `false`, found {}", a_type(other)),
+                    "write `live_only = true` (without a recording the case is ignored, not run)",
+                );
+                None
+            }
+        };
     }
     s
 }

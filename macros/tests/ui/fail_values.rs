@@ -40,4 +40,10 @@ async fn var_without_value(_run: PromptRun) {}
 #[prompt_test(target_prompt_file = "prompts/does-not-exist.md")]
 fn missing_file(_run: PromptRun) {}
 
+#[prompt_test(target_prompt = "x", live_only = "no")]
+fn live_only_not_a_boolean(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "x", live_only(true))]
+fn live_only_as_a_list(_run: PromptRun) {}
+
 fn main() {}

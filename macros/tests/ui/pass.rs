@@ -27,6 +27,7 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
     temperature = 0.2,
     system = "Be brief.",
     enable_cache = true,
+    live_only,
 )]
 fn sync_unit_body(_run: PromptRun) {}
 
@@ -38,7 +39,7 @@ fn no_tools() -> Vec<ToolSpec> {
     Vec::new()
 }
 
-#[prompt_test(target_prompt = "x", run_fn = executor, tools = no_tools(), runs = 2 + 1)]
+#[prompt_test(target_prompt = "x", run_fn = executor, tools = no_tools(), runs = 2 + 1, live_only = false)]
 async fn with_run_fn(PromptRun { output, .. }: PromptRun) -> Result<(), std::io::Error> {
     if output.is_empty() { Err(std::io::Error::other("empty")) } else { Ok(()) }
 }
@@ -68,6 +69,9 @@ fn main() {
     let spec = (with_run_fn.spec)();
     assert_eq!(spec.runs, 3);
     assert!(spec.run_fn.is_some());
+    assert!(!spec.live_only);
+    let sync_unit_body_spec = (tests.iter().find(|t| t.name == "sync_unit_body").unwrap().spec)();
+    assert!(sync_unit_body_spec.live_only, "a bare `live_only` sets it");
     for (name, turns) in [("with_agent_fn", 3), ("with_agent_value", 2)] {
         let spec = (tests.iter().find(|t| t.name == name).unwrap().spec)();
         let toolbox = spec.toolbox.expect("agent sets the toolbox");
