@@ -362,10 +362,11 @@ fn failures_and_errors_are_told_apart() {
     // The judge answers only the first of two questions, also when asked again for the second.
     use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
     let judge = FakeProvider::builder()
-        .respond_with(|_| {
-            let verdicts = serde_json::json!({"verdicts": [
-                {"index": 1, "question_type": "tone_style", "reasoning": "It shouts.", "snippet": null, "answer": "yes"}
-            ]});
+        .respond_with(|request| {
+            let asked_loud = request.last_user_text().unwrap_or_default().contains("Is it loud?");
+            let verdicts = serde_json::json!({"verdicts": if asked_loud { vec![
+                serde_json::json!({"index": 1, "question_type": "tone_style", "reasoning": "It shouts.", "snippet": null, "answer": "yes"})
+            ] } else { vec![] }});
             Reply::text(Wire::OpenAi, "judge-model", &verdicts.to_string(), Usage::new(50, 9))
         })
         .start();
