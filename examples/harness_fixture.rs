@@ -79,7 +79,11 @@ async fn needs_judge(run: PromptRun) -> anyhow::Result<()> {
 }
 
 /// A custom executor that panics: a panic outside the body.
-async fn broken_executor(_prompt: &str, _model: &str, _max_tokens: u32) -> anyhow::Result<CompletionResult> {
+async fn broken_executor(
+    _prompt: &str,
+    _model: &str,
+    _max_tokens: u32,
+) -> anyhow::Result<CompletionResult> {
     panic!("the executor broke")
 }
 
@@ -95,7 +99,7 @@ fn executor_panics(_run: PromptRun) {}
     subject_provider = "openai",
     runs = 5,
     pass_threshold = 0.8,
-    enable_cache = true,
+    enable_cache = true
 )]
 async fn fake_outage(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(!run.output.is_empty(), "empty output");

@@ -293,13 +293,17 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
         "{context}"
     );
     assert!(stdout.contains("503"), "{context}");
-    assert!(!stdout.contains("FAILED: "), "no run failed an assertion: {context}");
+    assert!(
+        !stdout.contains("FAILED: "),
+        "no run failed an assertion: {context}"
+    );
     assert!(
         stdout.contains("4/5 runs passed, 1 errored (need 4, threshold 80%)"),
         "{context}"
     );
     assert!(
-        run.stderr().contains("0 passed, 0 failed, 1 errored, 0 ignored"),
+        run.stderr()
+            .contains("0 passed, 0 failed, 1 errored, 0 ignored"),
         "{context}"
     );
     let (report, junit) = reports(&scratch);
@@ -337,12 +341,32 @@ fn failures_and_errors_are_told_apart() {
     let (report, junit) = reports(&scratch);
     for (name, status, kind) in [
         ("summary_passes", "passed", None),
-        ("flaky", "failed", Some(quick_junit::NonSuccessKind::Failure)),
-        ("panics", "failed", Some(quick_junit::NonSuccessKind::Failure)),
-        ("needs_judge", "errored", Some(quick_junit::NonSuccessKind::Error)),
-        ("executor_panics", "errored", Some(quick_junit::NonSuccessKind::Error)),
+        (
+            "flaky",
+            "failed",
+            Some(quick_junit::NonSuccessKind::Failure),
+        ),
+        (
+            "panics",
+            "failed",
+            Some(quick_junit::NonSuccessKind::Failure),
+        ),
+        (
+            "needs_judge",
+            "errored",
+            Some(quick_junit::NonSuccessKind::Error),
+        ),
+        (
+            "executor_panics",
+            "errored",
+            Some(quick_junit::NonSuccessKind::Error),
+        ),
     ] {
-        assert_eq!(test_entry(&report, name)["status"], status, "{name}: {context}");
+        assert_eq!(
+            test_entry(&report, name)["status"],
+            status,
+            "{name}: {context}"
+        );
         assert_eq!(junit_kind(&junit, name), kind, "{name}");
     }
     assert!(
@@ -390,7 +414,11 @@ fn failures_and_errors_are_told_apart() {
         "{context}"
     );
     let requests = judge.requests();
-    assert_eq!(requests.len(), 2, "the first call, then one for the missing question");
+    assert_eq!(
+        requests.len(),
+        2,
+        "the first call, then one for the missing question"
+    );
     let again = requests[1].last_user_text().unwrap();
     assert!(again.contains("1. Does it whisper?"), "{again}");
     assert!(!again.contains("Is it loud?"), "{again}");

@@ -426,7 +426,11 @@ fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
     });
     let run = run("all_missing", false);
     let config = judge("all_missing");
-    let questions = ["Is Alice mentioned?", "Is Bob mentioned?", "Is Q3 the deadline?"];
+    let questions = [
+        "Is Alice mentioned?",
+        "Is Bob mentioned?",
+        "Is Q3 the deadline?",
+    ];
     let err = block_on(run.__judge_with(&config).ask_all(&questions)).unwrap_err();
     let message = err.to_string();
     assert_eq!(

@@ -1433,7 +1433,12 @@ fn tea_server() -> FakeProvider {
             let body = String::from_utf8_lossy(&request.body).into_owned();
             if request.model().as_deref() == Some(JUDGE_MODEL) {
                 if body.contains("III") {
-                    return Reply::text(Wire::OpenAi, JUDGE_MODEL, "Hard to say.", prompt_tester_testkit::Usage::new(50, 4));
+                    return Reply::text(
+                        Wire::OpenAi,
+                        JUDGE_MODEL,
+                        "Hard to say.",
+                        prompt_tester_testkit::Usage::new(50, 4),
+                    );
                 }
                 return Reply::text(
                     Wire::OpenAi,
@@ -1502,7 +1507,8 @@ assert = [{ contains = "Water" }]
         "{reason}"
     );
     assert!(
-        out.stderr.contains("1 passed, 1 failed, 1 errored, 0 ignored"),
+        out.stderr
+            .contains("1 passed, 1 failed, 1 errored, 0 ignored"),
         "{}",
         out.context()
     );
@@ -1542,8 +1548,14 @@ assert = [{ contains = "Water" }]
             _ => None,
         }
     };
-    assert_eq!(kind_of("drinks::tea"), Some(quick_junit::NonSuccessKind::Error));
-    assert_eq!(kind_of("drinks::coffee"), Some(quick_junit::NonSuccessKind::Failure));
+    assert_eq!(
+        kind_of("drinks::tea"),
+        Some(quick_junit::NonSuccessKind::Error)
+    );
+    assert_eq!(
+        kind_of("drinks::coffee"),
+        Some(quick_junit::NonSuccessKind::Failure)
+    );
     assert_eq!(kind_of("drinks::water"), None);
 }
 
@@ -1587,8 +1599,16 @@ fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
         .map(|r| r.last_user_text().unwrap_or_default())
         .collect();
     assert_eq!(judge_calls.len(), 2, "{judge_calls:#?}");
-    assert!(judge_calls[1].contains("1. Does it mention milk?"), "{}", judge_calls[1]);
-    assert!(!judge_calls[1].contains("Is it polite?"), "{}", judge_calls[1]);
+    assert!(
+        judge_calls[1].contains("1. Does it mention milk?"),
+        "{}",
+        judge_calls[1]
+    );
+    assert!(
+        !judge_calls[1].contains("Is it polite?"),
+        "{}",
+        judge_calls[1]
+    );
     let cassette = f.root.join("prompt-tests/cassettes/tea.cassette.json");
     let recorded: Value =
         serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();

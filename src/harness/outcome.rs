@@ -72,12 +72,7 @@ pub struct Decision {
 /// Decides a trial from its samples, `(run index, outcome)` in run order, of `runs` at `threshold`,
 /// when `need` must pass. An errored sample fails the trial whatever the threshold: it hides what the
 /// output would have been.
-pub fn decide(
-    samples: &[(u32, &SampleOutcome)],
-    runs: u32,
-    need: u32,
-    threshold: f64,
-) -> Decision {
+pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold: f64) -> Decision {
     let passed = samples
         .iter()
         .filter(|(_, o)| **o == SampleOutcome::Passed)
@@ -164,9 +159,7 @@ mod tests {
         let errors: Vec<anyhow::Error> = vec![
             judge().into(),
             anyhow::Error::from(judge()).context("asking about tone"),
-            Err::<(), _>(judge())
-                .context("while judging")
-                .unwrap_err(),
+            Err::<(), _>(judge()).context("while judging").unwrap_err(),
             JudgeError::MissingVerdicts(vec![(2, "B?".into())]).into(),
             CallError::Failed("HTTP 503".into()).into(),
             CassetteError::Invalid {
@@ -201,7 +194,10 @@ mod tests {
             max_turns: 2,
             last_calls: Vec::new(),
         };
-        assert!(matches!(classify(Err(turns.into())), SampleOutcome::Failed(_)));
+        assert!(matches!(
+            classify(Err(turns.into())),
+            SampleOutcome::Failed(_)
+        ));
         // A judge error formatted into a new error is the body's own message: a failure.
         assert!(matches!(
             classify(Err(anyhow::anyhow!("{}", judge()))),
@@ -271,7 +267,10 @@ mod tests {
         assert_eq!(d.message.as_deref(), Some("model call failed: HTTP 503"));
         let bad = failed("no Alice");
         let d = decide(&[(1, &bad)], 1, 1, 1.0);
-        assert_eq!((d.status, d.message.as_deref()), (Status::Failed, Some("no Alice")));
+        assert_eq!(
+            (d.status, d.message.as_deref()),
+            (Status::Failed, Some("no Alice"))
+        );
     }
 
     #[test]

@@ -927,7 +927,11 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
 /// asked once for all `judge` assertions (one call), and not at all when the case has already failed.
 /// A judge that gives no verdict (or cannot be asked) errors the sample whatever the weights: that
 /// says nothing about the output.
-pub async fn evaluate(asserts: &[Assertion], threshold: Option<f64>, run: &PromptRun) -> SampleOutcome {
+pub async fn evaluate(
+    asserts: &[Assertion],
+    threshold: Option<f64>,
+    run: &PromptRun,
+) -> SampleOutcome {
     let mut verdicts: Vec<Option<Verdict>> = asserts
         .iter()
         .map(|a| (!matches!(a.check, Check::Judge(_))).then(|| check_sync(&a.check, run)))
