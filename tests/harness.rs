@@ -228,6 +228,30 @@ fn reports(scratch: &Scratch) -> (serde_json::Value, quick_junit::Report) {
     )
 }
 
+/// Runs the fixture's trial `name` alone against `server` (OpenAI wire), cassettes off, writing both
+/// reports; returns the run and its output for messages.
+fn run_fake(
+    scratch: &Scratch,
+    name: &str,
+    server: &prompt_tester_testkit::FakeProvider,
+) -> (support::Run, String) {
+    let url = server.base_url(prompt_tester_testkit::Wire::OpenAi);
+    let run = scratch.run(
+        &[
+            "--exact",
+            name,
+            "--no-cassette",
+            "--report",
+            "report.json",
+            "--junit",
+            "junit.xml",
+        ],
+        &[("OPENAI_BASE_URL", &url)],
+    );
+    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    (run, context)
+}
+
 /// The `tests` entry of `name` in a JSON report.
 fn test_entry<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     report["tests"]
@@ -270,20 +294,7 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
         .start();
     let scratch = Scratch::new("outage");
     scratch.config("[retry]\nmax_attempts = 2\ninitial_backoff_ms = 1\nmax_backoff_ms = 5\n");
-    let url = server.base_url(Wire::OpenAi);
-    let run = scratch.run(
-        &[
-            "--exact",
-            "fake_outage",
-            "--no-cassette",
-            "--report",
-            "report.json",
-            "--junit",
-            "junit.xml",
-        ],
-        &[("OPENAI_BASE_URL", &url)],
-    );
-    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    let (run, context) = run_fake(&scratch, "fake_outage", &server);
     assert_eq!(run.code(), Some(101), "{context}");
     assert_eq!(run.outcome("fake_outage"), "FAILED");
     assert_eq!(server.request_count(), 6, "2 attempts, then 4 answers");
@@ -395,18 +406,7 @@ fn failures_and_errors_are_told_apart() {
         })
         .start();
     scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"judge-model\"\n");
-    let url = judge.base_url(Wire::OpenAi);
-    let run = scratch.run(
-        &[
-            "--exact",
-            "fake_judge_skips_a_question",
-            "--no-cassette",
-            "--report",
-            "report.json",
-        ],
-        &[("OPENAI_BASE_URL", &url)],
-    );
-    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    let (run, context) = run_fake(&scratch, "fake_judge_skips_a_question", &judge);
     assert_eq!(run.code(), Some(101), "{context}");
     assert!(
         run.stdout()
