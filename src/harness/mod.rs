@@ -1,12 +1,13 @@
 //! The custom test harness: collects `#[prompt_test]` functions and TOML suites into libtest-mimic
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
-pub mod outcome;
 pub mod record;
 pub mod registry;
 pub(crate) mod rust_test;
 mod summary;
 pub mod trial;
+
+pub mod outcome;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
