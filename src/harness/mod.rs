@@ -8,6 +8,8 @@ pub(crate) mod rust_test;
 mod summary;
 pub mod trial;
 
+pub mod outcome;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -43,13 +43,14 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         header.if_supports_color(Stream::Stderr, |t| t.bold())
     ));
     let mut total = Usage::default();
-    let (mut passed, mut failed, mut ignored) = (0, 0, 0);
+    let (mut passed, mut failed, mut errored, mut ignored) = (0, 0, 0, 0);
     let mut live_only = Vec::new();
     for r in records {
         total.merge(&r.usage);
         match r.status {
             Status::Passed => passed += 1,
             Status::Failed => failed += 1,
+            Status::Errored => errored += 1,
             Status::Ignored => ignored += 1,
             Status::LiveOnly => live_only.push(r.name.as_str()),
         }
@@ -78,7 +79,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             usd(&u.judge),
         );
         let line = match r.status {
-            Status::Failed => line
+            Status::Failed | Status::Errored => line
                 .if_supports_color(Stream::Stderr, |t| t.red())
                 .to_string(),
             Status::Ignored | Status::LiveOnly => line
@@ -94,7 +95,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     out.push_str(&format!(
         "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}\n",
         "total",
-        format!("{passed}/{}", passed + failed),
+        format!("{passed}/{}", passed + failed + errored),
         calls,
         format!(
             "{}/{}",
@@ -105,7 +106,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         usd(&total.judge),
     ));
     out.push_str(&format!(
-        "{passed} passed, {failed} failed, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
+        "{passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
          total cost ${:.5}{}; wall time {:.2}s\n",
         match live_only.len() {
             0 => String::new(),
@@ -125,7 +126,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     }
     let failed_names: Vec<&str> = records
         .iter()
-        .filter(|r| r.status == Status::Failed)
+        .filter(|r| matches!(r.status, Status::Failed | Status::Errored))
         .map(|r| r.name.as_str())
         .collect();
     if let [first, ..] = failed_names.as_slice() {
