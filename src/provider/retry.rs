@@ -37,11 +37,11 @@ pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(saturating_secs(ms / 1000.0));
     }
     let value = header("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)));
+        return (secs.is_finite() && secs >= 0.0).then(|| saturating_secs(secs));
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
@@ -50,7 +50,13 @@ pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
 /// A protobuf JSON duration such as Gemini's `retryDelay`: `"1.5s"`, `"30s"`.
 pub(super) fn parse_proto_duration(text: &str) -> Option<Duration> {
     let secs: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)))
+    (secs.is_finite() && secs >= 0.0).then(|| saturating_secs(secs))
+}
+
+/// `secs` (finite, not negative) as a duration; a value beyond what a `Duration` holds is the longest
+/// one (the caller caps it at `max_backoff`), never a panic.
+fn saturating_secs(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 #[cfg(test)]
@@ -83,6 +89,7 @@ mod tests {
             initial_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_millis(350),
             request_timeout: Duration::from_secs(1),
+            ..RetryConfig::default()
         };
         for _ in 0..50 {
             let first = backoff(&retry, 1);
@@ -136,6 +143,15 @@ mod tests {
             ),
             Some(Duration::ZERO)
         );
+        // Absurd values do not panic; the retry loop caps them at max_backoff.
+        assert_eq!(
+            retry_after(&headers(&[("retry-after-ms", "1e30")]), now),
+            Some(Duration::MAX)
+        );
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "1e300")]), now),
+            Some(Duration::MAX)
+        );
         assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
         assert_eq!(retry_after(&headers(&[("retry-after", "-1")]), now), None);
         assert_eq!(retry_after(&HeaderMap::new(), now), None);
@@ -150,5 +166,6 @@ mod tests {
         assert_eq!(parse_proto_duration("30s"), Some(Duration::from_secs(30)));
         assert_eq!(parse_proto_duration("30"), None);
         assert_eq!(parse_proto_duration("-1s"), None);
+        assert_eq!(parse_proto_duration("1e300s"), Some(Duration::MAX));
     }
 }
