@@ -255,6 +255,15 @@ impl Engine {
         Ok(client)
     }
 
+    /// The rate-limit answers and in-flight limit of every endpoint called so far, by name.
+    pub fn rate_limits(&self) -> Vec<(String, crate::provider::RateLimitStats)> {
+        let clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients
+            .iter()
+            .map(|(name, client)| (name.clone(), client.rate_limits()))
+            .collect()
+    }
+
     /// Makes (or replays) one model call for `scope`.
     pub async fn complete(
         &self,
