@@ -3,8 +3,9 @@
 //! A provider that limits concurrency answers 429 (Anthropic also 529) beyond its limit. Retrying at
 //! the configured concurrency would keep hitting it, so the limit adapts (AIMD, as TCP does): a
 //! rate-limit answer halves it (floor 1), once per window of calls (the calls already in flight when it
-//! shrank were sent under the old limit and say nothing new); every `limit` successes grow it by one,
-//! never above the configured limit. Rate-limit headers (`anthropic-ratelimit-requests-*`,
+//! shrank were sent under the old limit and say nothing new); every `limit` successes of calls that
+//! filled the limit grow it by one, never above the configured limit (calls that left slots free say
+//! nothing of whether the endpoint takes more). Rate-limit headers (`anthropic-ratelimit-requests-*`,
 //! `x-ratelimit-*-requests`) pace new calls before a 429 happens: when the window has no request left,
 //! new calls wait for its reset.
 //!
@@ -30,10 +31,11 @@ pub(crate) enum Outcome {
     Neutral,
 }
 
-/// A slot taken in the gate: the window (`epoch`) it was taken in.
+/// A slot taken in the gate: the window (`epoch`) it was taken in, and whether it filled the limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Ticket {
     epoch: u64,
+    full: bool,
 }
 
 /// Why a call cannot start now.
@@ -104,7 +106,10 @@ impl Gate {
         if let Some((left, _)) = &mut self.pace {
             *left -= 1;
         }
-        Ok(Ticket { epoch: self.epoch })
+        Ok(Ticket {
+            epoch: self.epoch,
+            full: self.in_flight >= self.limit,
+        })
     }
 
     /// Gives back the slot of `ticket`, adapting the limit to `outcome`. Returns how many more calls
@@ -113,7 +118,7 @@ impl Gate {
         let free_before = self.limit.saturating_sub(self.in_flight);
         self.in_flight = self.in_flight.saturating_sub(1);
         match outcome {
-            Outcome::Success => {
+            Outcome::Success if ticket.full => {
                 self.successes += 1;
                 if self.successes >= self.limit && self.limit < self.configured {
                     self.limit += 1;
@@ -128,7 +133,7 @@ impl Gate {
                     self.successes = 0;
                 }
             }
-            Outcome::Neutral => {}
+            Outcome::Success | Outcome::Neutral => {}
         }
         self.limit
             .saturating_sub(self.in_flight)
@@ -369,13 +374,25 @@ mod tests {
         let t = take(&mut g, 1)[0];
         g.release(t, Outcome::RateLimited);
         assert_eq!(g.stats().limit, 3);
+        // Calls that leave slots free say nothing of what the endpoint takes: no growth.
+        for _ in 0..10 {
+            let t = take(&mut g, 1)[0];
+            g.release(t, Outcome::Success);
+        }
+        assert_eq!(g.stats().limit, 3);
+        // Calls that fill the limit: 3 successes to reach 4, 4 more to reach 5, 5 more to reach 6,
+        // then never above 6.
         let mut seen = vec![];
         for _ in 0..40 {
+            let others = g.stats().limit - 1;
+            let mut out = take(&mut g, others);
             let t = take(&mut g, 1)[0];
             g.release(t, Outcome::Success);
             seen.push(g.stats().limit);
+            for t in out.drain(..) {
+                g.release(t, Outcome::Neutral);
+            }
         }
-        // 3 successes to reach 4, 4 more to reach 5, 5 more to reach 6, then never above 6.
         assert_eq!(seen[1], 3);
         assert_eq!(seen[2], 4);
         assert_eq!(seen[5], 4);
@@ -399,8 +416,8 @@ mod tests {
         assert_eq!(g.release(out[2], Outcome::Neutral), 1); // 1 in flight
         assert!(g.try_acquire(Instant::now()).is_ok());
         // A success that grows the limit frees one more slot than it releases.
-        assert_eq!(g.release(out[3], Outcome::Success), 1); // 1 in flight, limit 2
-        let t = take(&mut g, 1)[0];
+        assert_eq!(g.release(out[3], Outcome::Success), 1); // 1 in flight, limit 2 (1 success)
+        let t = take(&mut g, 1)[0]; // fills the limit
         assert_eq!(g.release(t, Outcome::Success), 2); // 1 in flight, limit 3
     }
 
