@@ -448,3 +448,61 @@ fn an_endpoints_own_max_in_flight_wins_over_the_environment_and_the_builder() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(fake.max_concurrent(), 3);
 }
+
+#[test]
+fn the_shipped_nextest_group_caps_prompt_test_processes() {
+    // nextest runs one process per trial, so the in-process limit cannot hold across them: the
+    // `prompt-tests` group in .config/nextest.toml caps how many run at once. Asked of nextest itself.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(&cargo);
+    command
+        .args(["nextest", "show-config", "test-groups", "--test", "prompts"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    // What cargo sets for a test process: build scripts (ring's) depend on some of these, so leaving
+    // them in would make this cargo rebuild them, and the next `cargo test` rebuild them back.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if key == "OUT_DIR"
+            || key.starts_with("CARGO_PKG_")
+            || key.starts_with("CARGO_BIN_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_MANIFEST_LINKS",
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+            ]
+            .contains(&key.as_ref())
+        {
+            command.env_remove(key.as_ref());
+        }
+    }
+    let out = command.output().expect("cargo runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("no such command") {
+        let message = "cargo-nextest is not installed: `cargo install --locked cargo-nextest`";
+        assert!(
+            !prompt_tester::config::is_ci(),
+            "{message} (required under CI)"
+        );
+        eprintln!("SKIPPED the_shipped_nextest_group_caps_prompt_test_processes: {message}");
+        return;
+    }
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("group: prompt-tests (max threads = 4)"),
+        "{stdout}"
+    );
+    // The prompts binary's trials are in it.
+    let group: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| l.trim() != "prompt-tester::prompts:")
+        .skip(1)
+        .take_while(|l| l.starts_with("          "))
+        .collect();
+    assert!(!group.is_empty(), "{stdout}");
+}
