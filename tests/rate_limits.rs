@@ -3,7 +3,9 @@
 //! time budget for 429 retries, and which in-flight limit wins. The provider client is driven directly,
 //! and the harness end to end in a child process (the engine is one per process).
 
-use std::process::{Command, ExitCode};
+mod support;
+
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -287,20 +289,15 @@ const CHILD_ARGS: &str = "PT_RATE_LIMITS_CHILD_ARGS";
 /// Set in the child process: a `Harness::concurrency` to apply.
 const CHILD_CONCURRENCY: &str = "PT_RATE_LIMITS_CHILD_CONCURRENCY";
 
-/// In the child process this test is the whole program: it runs the harness and exits with its code.
+/// In the child process this test is the whole program (see `support::run_as_child`).
 #[test]
 #[ignore = "helper: the other tests run it in a child process"]
 fn child_harness() {
-    let Ok(args) = std::env::var(CHILD_ARGS) else {
-        return;
-    };
-    let args: Vec<String> = serde_json::from_str(&args).expect("child arguments are JSON");
     let mut harness = prompt_tester::Harness::new();
     if let Ok(n) = std::env::var(CHILD_CONCURRENCY) {
         harness = harness.concurrency(n.parse().expect("a number"));
     }
-    let code = harness.run_with_args(args);
-    std::process::exit(if code == ExitCode::SUCCESS { 0 } else { 101 });
+    support::run_as_child(CHILD_ARGS, harness);
 }
 
 /// A throwaway crate root: `prompt-tester.toml` naming the provider `fake` at `base_url`, and a suite

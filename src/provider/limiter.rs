@@ -324,7 +324,7 @@ pub(crate) fn parse_go_duration(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
+    use crate::provider::retry::tests::headers;
 
     fn gate(configured: usize) -> Gate {
         Gate::new(configured, Duration::from_secs(30))
@@ -450,14 +450,6 @@ mod tests {
             g.try_acquire(now),
             Err(Wait::Until(now + Duration::from_secs(2)))
         );
-    }
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (k, v) in pairs {
-            map.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        map
     }
 
     #[test]

@@ -60,11 +60,12 @@ fn saturating_secs(secs: f64) -> Duration {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    /// A header map of `pairs` (shared with the limiter's tests).
+    pub(crate) fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (k, v) in pairs {
             map.insert(*k, HeaderValue::from_str(v).unwrap());

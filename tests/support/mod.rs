@@ -99,3 +99,19 @@ impl Run {
             .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
     }
 }
+
+/// The body of a test that, in a child process the test binary started on itself, is the whole
+/// program: it runs `harness` with the arguments (JSON) in `args_var` and exits with its code. In a
+/// normal run, where `args_var` is unset, it does nothing.
+pub fn run_as_child(args_var: &str, harness: prompt_tester::Harness) {
+    let Ok(args) = std::env::var(args_var) else {
+        return;
+    };
+    let args: Vec<String> = serde_json::from_str(&args).expect("child arguments are JSON");
+    let code = harness.run_with_args(args);
+    std::process::exit(if code == std::process::ExitCode::SUCCESS {
+        0
+    } else {
+        101
+    });
+}
