@@ -330,18 +330,8 @@ impl Root {
 
     /// Runs the harness (cassettes off) with `env`: exit code, stdout, stderr.
     fn run(&self, env: &[(&str, &str)]) -> (i32, String, String) {
-        let argv = ["prompts", "--no-cassette"];
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args([
-            "--exact",
-            "child_harness",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ARGS, serde_json::to_string(&argv).unwrap())
-        .env("CARGO_MANIFEST_DIR", &self.0)
-        .env("NO_COLOR", "1");
+        let mut cmd = support::child_command(CHILD_ARGS, &["prompts", "--no-cassette"]);
+        cmd.env("CARGO_MANIFEST_DIR", &self.0).env("NO_COLOR", "1");
         for (key, _) in std::env::vars_os() {
             let key = key.to_string_lossy();
             if key.starts_with("PROMPT_TESTER_")

@@ -259,12 +259,7 @@ impl Drop for Permit<'_> {
 /// `-reset` (an RFC 3339 time), or OpenAI's `x-ratelimit-remaining-requests` with
 /// `x-ratelimit-reset-requests` (a duration such as `1s`, `6m0s`, `20ms`).
 pub(crate) fn window(headers: &HeaderMap, now: SystemTime) -> Option<Window> {
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
+    let header = |name| super::retry::header(headers, name);
     let anthropic = || {
         let remaining = header("anthropic-ratelimit-requests-remaining")?
             .parse()

@@ -24,15 +24,18 @@ pub(super) fn backoff(retry: &RetryConfig, attempt: u32) -> Duration {
     full.mul_f64(rand::random_range(0.5..=1.0))
 }
 
+/// A header's value as text, trimmed (`None` when absent or not text).
+pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
 /// The wait a response asks for: `retry-after-ms` (Anthropic, OpenAI), else `retry-after` in seconds
 /// or as an HTTP date (a date in the past means now).
 pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
+    let header = |name| header(headers, name);
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0

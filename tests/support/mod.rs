@@ -115,3 +115,21 @@ pub fn run_as_child(args_var: &str, harness: prompt_tester::Harness) {
         101
     });
 }
+
+/// This test binary, started to run only its `child_harness` test with the harness arguments `argv`
+/// (see [`run_as_child`]).
+pub fn child_command(args_var: &str, argv: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("test binary path"));
+    cmd.args([
+        "--exact",
+        "child_harness",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(
+        args_var,
+        serde_json::to_string(argv).expect("arguments as JSON"),
+    );
+    cmd
+}
