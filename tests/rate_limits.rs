@@ -301,7 +301,7 @@ fn child_harness() {
 }
 
 /// A throwaway crate root: `prompt-tester.toml` naming the provider `fake` at `base_url`, and a suite
-/// of `cases` cases of `runs` runs.
+/// `limits` of `cases` cases of `runs` runs (none for 0 cases).
 struct Root(std::path::PathBuf);
 
 impl Root {
@@ -318,14 +318,27 @@ impl Root {
             ),
         )
         .unwrap();
-        let mut suite = format!("prompt = \"Case {{n}}: say hi\"\nruns = {runs}\n");
+        let root = Self(root);
+        if cases > 0 {
+            root.suite("limits", "fake", cases, runs);
+        }
+        root
+    }
+
+    /// Writes the suite `name` of `cases` cases of `runs` runs calling `provider`.
+    fn suite(&self, name: &str, provider: &str, cases: usize, runs: u32) {
+        let mut suite =
+            format!("prompt = \"Case {{n}}: say hi\"\nprovider = \"{provider}\"\nruns = {runs}\n");
         for i in 1..=cases {
             suite.push_str(&format!(
                 "\n[[cases]]\nname = \"case_{i:02}\"\ninputs = {{ n = \"{i}\" }}\nassert = [{{ contains = \"Case {i}:\" }}]\n"
             ));
         }
-        std::fs::write(root.join("prompt-tests/limits.evals.toml"), suite).unwrap();
-        Self(root)
+        std::fs::write(
+            self.0.join(format!("prompt-tests/{name}.evals.toml")),
+            suite,
+        )
+        .unwrap();
     }
 
     /// Runs the harness (cassettes off) with `env`: exit code, stdout, stderr.
@@ -492,4 +505,24 @@ fn the_shipped_nextest_group_caps_prompt_test_processes() {
         .take_while(|l| l.starts_with("          "))
         .collect();
     assert!(!group.is_empty(), "{stdout}");
+}
+
+#[test]
+fn one_endpoint_called_by_two_names_has_one_in_flight_limit() {
+    // `gemini` names the `google` endpoint: calls under both names share its max_in_flight.
+    let fake = FakeProvider::builder()
+        .latency(Duration::from_millis(80))
+        .capture(false)
+        .start();
+    let google = format!(
+        "\n[providers.google]\nbase_url = \"{}\"\nmax_in_flight = 2",
+        fake.base_url(Wire::Gemini)
+    );
+    let root = Root::new("alias", &fake.base_url(Wire::OpenAi), &google, 0, 1);
+    root.suite("by_google", "google", 3, 2);
+    root.suite("by_gemini", "gemini", 3, 2);
+    let (code, stdout, stderr) = root.run(&[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(fake.request_count(), 12);
+    assert_eq!(fake.max_concurrent(), 2, "two limits of 2 for one endpoint");
 }
