@@ -5,7 +5,9 @@
 //! rate-limit answer halves it (floor 1), once per window of calls (the calls already in flight when it
 //! shrank were sent under the old limit and say nothing new); every `limit` successes of calls that
 //! filled the limit grow it by one, never above the configured limit (calls that left slots free say
-//! nothing of whether the endpoint takes more). Rate-limit headers (`anthropic-ratelimit-requests-*`,
+//! nothing of whether the endpoint takes more). Growing back to the limit that last met a rate limit
+//! takes [`PROBE_PATIENCE`] times as many successes: that level is known to be too much, so it is
+//! probed rarely, not every few round trips. Rate-limit headers (`anthropic-ratelimit-requests-*`,
 //! `x-ratelimit-*-requests`) pace new calls before a 429 happens: when the window has no request left,
 //! new calls wait for its reset.
 //!
@@ -19,6 +21,9 @@ use reqwest::header::HeaderMap;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use tokio::sync::Notify;
+
+/// How many times more successes it takes to grow to the limit that last met a rate limit, or past it.
+pub(crate) const PROBE_PATIENCE: usize = 4;
 
 /// How a call through the gate ended, for the limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +71,8 @@ pub(crate) struct Gate {
     epoch: u64,
     /// Successes since the limit last changed.
     successes: usize,
+    /// The limit the last rate-limit answer came at, until the limit grows past it.
+    ceiling: Option<usize>,
     rate_limited: u64,
     /// Starts left before `until`, from the provider's headers.
     pace: Option<(u64, Instant)>,
@@ -84,6 +91,7 @@ impl Gate {
             in_flight: 0,
             epoch: 0,
             successes: 0,
+            ceiling: None,
             rate_limited: 0,
             pace: None,
             max_pace,
@@ -120,14 +128,20 @@ impl Gate {
         match outcome {
             Outcome::Success if ticket.full => {
                 self.successes += 1;
-                if self.successes >= self.limit && self.limit < self.configured {
+                let probing = self.ceiling.is_some_and(|c| self.limit + 1 >= c);
+                let needed = self.limit * if probing { PROBE_PATIENCE } else { 1 };
+                if self.successes >= needed && self.limit < self.configured {
                     self.limit += 1;
                     self.successes = 0;
+                    if self.ceiling.is_some_and(|c| self.limit > c) {
+                        self.ceiling = None;
+                    }
                 }
             }
             Outcome::RateLimited => {
                 self.rate_limited += 1;
                 if ticket.epoch == self.epoch {
+                    self.ceiling = Some(self.limit);
                     self.limit = (self.limit / 2).max(1);
                     self.epoch += 1;
                     self.successes = 0;
@@ -363,6 +377,42 @@ mod tests {
         assert_eq!(g.stats().configured, 16);
     }
 
+    /// One success of a call that filled the limit (the others in flight end neutral).
+    fn succeed_full(g: &mut Gate) {
+        let others = g.stats().limit - 1;
+        let out = take(g, others);
+        let t = take(g, 1)[0];
+        g.release(t, Outcome::Success);
+        for t in out {
+            g.release(t, Outcome::Neutral);
+        }
+    }
+
+    /// How many such successes it takes for the limit to grow by one.
+    fn full_successes_to_grow(g: &mut Gate) -> usize {
+        let limit = g.stats().limit;
+        (1..1000)
+            .find(|_| {
+                succeed_full(g);
+                g.stats().limit > limit
+            })
+            .expect("the limit grows")
+    }
+
+    #[test]
+    fn the_level_that_met_a_rate_limit_is_probed_patiently_then_passed() {
+        let mut g = gate(16);
+        // Say the limit came down to 4 (configured 16): a 429 there halves it to 2.
+        g.limit = 4;
+        let t = take(&mut g, 1)[0];
+        g.release(t, Outcome::RateLimited);
+        assert_eq!(g.stats().limit, 2);
+        assert_eq!(full_successes_to_grow(&mut g), 2);
+        assert_eq!(full_successes_to_grow(&mut g), 3 * PROBE_PATIENCE); // back to 4
+        assert_eq!(full_successes_to_grow(&mut g), 4 * PROBE_PATIENCE); // past it
+        assert_eq!(full_successes_to_grow(&mut g), 5); // beyond: the usual pace
+    }
+
     #[test]
     fn successes_grow_the_limit_by_one_per_limit_up_to_the_configured() {
         let mut g = gate(6);
@@ -375,25 +425,16 @@ mod tests {
             g.release(t, Outcome::Success);
         }
         assert_eq!(g.stats().limit, 3);
-        // Calls that fill the limit: 3 successes to reach 4, 4 more to reach 5, 5 more to reach 6,
-        // then never above 6.
-        let mut seen = vec![];
-        for _ in 0..40 {
-            let others = g.stats().limit - 1;
-            let mut out = take(&mut g, others);
-            let t = take(&mut g, 1)[0];
-            g.release(t, Outcome::Success);
-            seen.push(g.stats().limit);
-            for t in out.drain(..) {
-                g.release(t, Outcome::Neutral);
-            }
+        // Calls that fill the limit: 3 successes to reach 4, 4 more to reach 5, 5 x PROBE_PATIENCE
+        // more to reach 6 (where the 429 came), then never above 6.
+        assert_eq!(full_successes_to_grow(&mut g), 3);
+        assert_eq!(full_successes_to_grow(&mut g), 4);
+        assert_eq!(full_successes_to_grow(&mut g), 5 * PROBE_PATIENCE);
+        assert_eq!(g.stats().limit, 6);
+        for _ in 0..50 {
+            succeed_full(&mut g);
         }
-        assert_eq!(seen[1], 3);
-        assert_eq!(seen[2], 4);
-        assert_eq!(seen[5], 4);
-        assert_eq!(seen[6], 5);
-        assert_eq!(seen[11], 6);
-        assert_eq!(*seen.iter().max().unwrap(), 6);
+        assert_eq!(g.stats().limit, 6, "never above the configured limit");
         // Neutral outcomes (500s, resets) change nothing.
         let t = take(&mut g, 1)[0];
         g.release(t, Outcome::Neutral);
