@@ -278,6 +278,18 @@ async fn a_huge_retry_after_is_capped_at_max_backoff_not_a_panic() {
             started.elapsed()
         );
     }
+    // With no cap at all, a wait beyond the budget ends the call at once, without overflowing.
+    let mut uncapped = retry.clone();
+    uncapped.max_backoff = Duration::MAX;
+    fake.push(
+        Reply::error(Wire::OpenAi, 429, "requests", "slow down")
+            .with_header("retry-after-ms", "1e30"),
+    );
+    let error = client(&fake, Wire::OpenAi, 4, uncapped)
+        .complete(&CompletionRequest::new("m", "hi", 8))
+        .await
+        .unwrap_err();
+    assert_eq!((error.status, error.attempts), (Some(429), 1), "{error}");
 }
 
 // ---------------------------------------------------------------------------------------------------

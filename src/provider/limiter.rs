@@ -156,7 +156,10 @@ impl Gate {
 
     /// Paces new calls by the provider's request window, as seen at `now`.
     pub(crate) fn pace(&mut self, window: Window, now: Instant) {
-        let until = now + window.resets_in.min(self.max_pace);
+        // `max_backoff_ms` may be anything: a reset beyond what the clock holds is a day away.
+        let until = now
+            .checked_add(window.resets_in.min(self.max_pace))
+            .unwrap_or_else(|| now + Duration::from_secs(86_400));
         self.pace = Some((window.remaining, until));
     }
 
@@ -486,6 +489,16 @@ mod tests {
             g.try_acquire(now),
             Err(Wait::Until(now + Duration::from_secs(2)))
         );
+        // Nor does a reset beyond the clock's range panic.
+        let mut g = Gate::new(8, Duration::MAX);
+        g.pace(
+            Window {
+                remaining: 0,
+                resets_in: Duration::MAX,
+            },
+            now,
+        );
+        assert!(matches!(g.try_acquire(now), Err(Wait::Until(at)) if at > now));
     }
 
     #[test]

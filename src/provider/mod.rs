@@ -341,7 +341,7 @@ impl ProviderClient {
             };
             if failure.status == Some(429) {
                 let since = *rate_limited_since.get_or_insert_with(Instant::now);
-                if since.elapsed() + wait > self.retry.rate_limit_budget {
+                if since.elapsed().saturating_add(wait) > self.retry.rate_limit_budget {
                     failure.message = format!(
                         "{} (still rate limited after {:.1} s of retries; \
                          [retry] rate_limit_budget_secs = {} allows longer)",
