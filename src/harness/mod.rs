@@ -231,6 +231,7 @@ impl Harness {
         };
         let records = record::all();
         summary::print(&records, started.elapsed());
+        eprint!("{}", summary::rate_limits(&engine.rate_limits()));
         let mut failed = conclusion.has_failed();
         for error in unwritten {
             eprintln!("error: recordings were not written: {error}");

@@ -148,3 +148,40 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     }
     out
 }
+
+/// One line per endpoint that answered 429/529 during the run: how often, and the in-flight limit
+/// the run settled at (nothing when no endpoint did).
+pub fn rate_limits(endpoints: &[(String, crate::provider::RateLimitStats)]) -> String {
+    endpoints
+        .iter()
+        .filter(|(_, s)| s.rate_limited > 0)
+        .map(|(name, s)| {
+            format!(
+                "rate limits: {} answers 429/529 from {name}; in-flight limit settled at {} (configured {})\n",
+                s.rate_limited, s.limit, s.configured
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::provider::RateLimitStats;
+
+    #[test]
+    fn rate_limit_lines_only_for_endpoints_that_met_limits() {
+        let stats = |rate_limited, limit| RateLimitStats {
+            rate_limited,
+            limit,
+            configured: 16,
+        };
+        assert_eq!(
+            super::rate_limits(&[
+                ("anthropic".into(), stats(0, 16)),
+                ("local".into(), stats(37, 4)),
+            ]),
+            "rate limits: 37 answers 429/529 from local; in-flight limit settled at 4 (configured 16)\n"
+        );
+        assert_eq!(super::rate_limits(&[("a".into(), stats(0, 16))]), "");
+    }
+}
