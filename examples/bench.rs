@@ -24,6 +24,9 @@
 //! - `peak_rss_mb`: the child's peak resident memory (`VmHWM`) in the 10,000-trial run [2,000].
 //! - `judge_ms`: one `#[prompt_test]` asks 5 questions with `ask` one after another, with one
 //!   `ask_all`, and with `ask_parallel`, against a judge at 200 ms [100 ms] latency.
+//! - `ratelimit_slowdown`: a provider that answers 429 with `retry-after: 0.5` to any request arriving
+//!   while 4 are in flight; 100 calls (20 cases x 5 runs) at 100 ms with the default concurrency: the
+//!   measured wall time over the ideal one (calls x latency / 4). Every call must succeed.
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -326,6 +329,7 @@ struct ChildRun {
 /// Every scenario's figures.
 struct Results {
     inflight: Inflight,
+    ratelimit: RateLimit,
     overhead: Overhead,
     replay: Replay,
     record: Record,
@@ -335,6 +339,31 @@ struct Results {
 struct Record {
     entries: usize,
     wall: Duration,
+}
+
+/// The provider's concurrency limit in the rate-limit scenario, its latency and its `retry-after`.
+const RATELIMIT_ALLOWED: usize = 4;
+const RATELIMIT_LATENCY: Duration = Duration::from_millis(100);
+const RATELIMIT_RETRY_AFTER: Duration = Duration::from_millis(500);
+const RATELIMIT_CASES: usize = 20;
+const RATELIMIT_RUNS: u32 = 5;
+
+struct RateLimit {
+    calls: usize,
+    wall: Duration,
+    rejected: usize,
+    /// The summary's `rate limits: ...` line.
+    summary: String,
+}
+
+impl RateLimit {
+    fn ideal(&self) -> Duration {
+        RATELIMIT_LATENCY.mul_f64(self.calls as f64 / RATELIMIT_ALLOWED as f64)
+    }
+
+    fn slowdown(&self) -> f64 {
+        self.wall.as_secs_f64() / self.ideal().as_secs_f64()
+    }
 }
 
 struct Inflight {
@@ -401,12 +430,14 @@ impl Bench {
     fn run_all(&self) -> Result<Results, String> {
         std::fs::create_dir_all(&self.base).map_err(|e| format!("{}: {e}", self.base.display()))?;
         let inflight = self.inflight()?;
+        let ratelimit = self.ratelimit()?;
         let overhead = self.overhead()?;
         let replay = self.replay()?;
         let record = self.record()?;
         let judge = self.judge()?;
         Ok(Results {
             inflight,
+            ratelimit,
             overhead,
             replay,
             record,
@@ -446,6 +477,46 @@ impl Bench {
             concurrency: o.concurrency(),
             wall: run.wall,
             max_in_flight: server.max_concurrent(),
+        })
+    }
+
+    /// A provider that limits concurrency: the run must slow down to what it allows, not fail.
+    fn ratelimit(&self) -> Result<RateLimit, String> {
+        let calls = RATELIMIT_CASES * RATELIMIT_RUNS as usize;
+        eprintln!(
+            "[ratelimit] {calls} calls ({RATELIMIT_CASES} cases x {RATELIMIT_RUNS} runs) at {RATELIMIT_LATENCY:?}; \
+             429 (retry-after {RATELIMIT_RETRY_AFTER:?}) beyond {RATELIMIT_ALLOWED} in flight"
+        );
+        let server = FakeProvider::builder()
+            .latency(RATELIMIT_LATENCY)
+            .reject_beyond(RATELIMIT_ALLOWED, RATELIMIT_RETRY_AFTER)
+            .capture(false)
+            .start();
+        let root = self.crate_root(
+            "ratelimit",
+            &server.base_url(Wire::OpenAi),
+            RATELIMIT_CASES,
+            RATELIMIT_RUNS,
+        )?;
+        let run = self.run_child(
+            "ratelimit",
+            &root,
+            &[],
+            &["--no-cassette", "--skip", JUDGE_TRIAL],
+        )?;
+        expect_passed("ratelimit", &run, RATELIMIT_CASES)?;
+        expect_requests("ratelimit", &server, calls + server.rejected())?;
+        let stderr = std::fs::read_to_string(root.join("stderr.txt")).unwrap_or_default();
+        let summary = stderr
+            .lines()
+            .find(|l| l.starts_with("rate limits: "))
+            .unwrap_or("(no rate-limit line in the summary)")
+            .to_string();
+        Ok(RateLimit {
+            calls,
+            wall: run.wall,
+            rejected: server.rejected(),
+            summary,
         })
     }
 
@@ -831,6 +902,7 @@ fn mb(kb: Option<u64>) -> Option<f64> {
 
 impl Results {
     fn table(&self, o: &Options) -> String {
+        let rl = &self.ratelimit;
         let (i, ov, r, rec, j) = (
             &self.inflight,
             &self.overhead,
@@ -846,6 +918,12 @@ impl Results {
                 format!("{:.3}", i.efficiency()),
                 ">= 0.9".into(),
                 yes(i.efficiency() >= 0.9).into(),
+            ],
+            [
+                "ratelimit_slowdown".into(),
+                format!("{:.2}", rl.slowdown()),
+                "<= 1.5".into(),
+                yes(rl.slowdown() <= 1.5).into(),
             ],
             [
                 "overhead_us_per_trial".into(),
@@ -919,6 +997,20 @@ impl Results {
         .ok();
         writeln!(
             out,
+            "ratelimit: {} calls at {:.0} ms, {} allowed in flight: ideal {:.2} s, measured {:.2} s \
+             ({:.2}x), 0 failed; the provider answered {} requests 429; {}",
+            rl.calls,
+            ms(RATELIMIT_LATENCY),
+            RATELIMIT_ALLOWED,
+            secs(rl.ideal()),
+            secs(rl.wall),
+            rl.slowdown(),
+            rl.rejected,
+            rl.summary
+        )
+        .ok();
+        writeln!(
+            out,
             "overhead: {} trials at zero latency in {:.2} s ({:.2} s inside the harness); CPU {} per trial",
             ov.trials,
             secs(ov.wall),
@@ -979,6 +1071,7 @@ impl Results {
         judge.insert("ask_parallel", self.judge.ask_parallel);
         json!({
             "inflight_efficiency": round(self.inflight.efficiency(), 3),
+            "ratelimit_slowdown": round(self.ratelimit.slowdown(), 3),
             "overhead_us_per_trial": round(self.overhead.us_per_trial(), 1),
             "replay_entries_per_s": round(self.replay.per_s(), 0),
             "peak_rss_mb": mb(self.overhead.rss_kb),

@@ -78,6 +78,43 @@ async fn needs_judge(run: PromptRun) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A custom executor that panics: a panic outside the body.
+async fn broken_executor(
+    _prompt: &str,
+    _model: &str,
+    _max_tokens: u32,
+) -> anyhow::Result<CompletionResult> {
+    panic!("the executor broke")
+}
+
+#[prompt_test(target_prompt = "x", subject_model = "echo-model", subject_provider = "openai",
+    run_fn = broken_executor)]
+fn executor_panics(_run: PromptRun) {}
+
+// Five calls to OPENAI_BASE_URL; a test makes the server fail one of them through every retry.
+// `enable_cache` runs the first sample alone, so the failing attempts are all that sample's.
+#[prompt_test(
+    target_prompt = "Name a colour.",
+    subject_model = "fake-model",
+    subject_provider = "openai",
+    runs = 5,
+    pass_threshold = 0.8,
+    enable_cache = true
+)]
+async fn fake_outage(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(!run.output.is_empty(), "empty output");
+    Ok(())
+}
+
+// The judge at OPENAI_BASE_URL: a test makes it leave the second question unanswered. A missing
+// verdict must never read as "no".
+#[prompt_test(target_prompt = "x", subject_model = "echo-model", subject_provider = "openai", run_fn = shout)]
+async fn fake_judge_skips_a_question(run: PromptRun) -> anyhow::Result<()> {
+    let verdicts = run.ask_all(&["Is it loud?", "Does it whisper?"]).await?;
+    anyhow::ensure!(verdicts[0].passed && !verdicts[1].passed, "{verdicts:?}");
+    Ok(())
+}
+
 mod nested {
     use prompt_tester::prelude::*;
 

@@ -13,6 +13,7 @@ use crate::completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
 };
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
+use crate::harness::outcome::SampleOutcome;
 use crate::mcp::{self, McpError, McpSession};
 use crate::provider::{ProviderClient, ProviderError};
 use crate::tools::{Tool, Toolbox};
@@ -330,13 +331,14 @@ impl AgentOutcome {
 }
 
 /// Runs the loop for one sample of the harness: every turn goes through the engine (cassettes and
-/// the run's accounting). The error is the sample's failure message.
+/// the run's accounting). The error is how the sample ends: running out of turns is the model's
+/// failure; a failed call or MCP server is an error.
 pub(crate) async fn run_in_scope(
     scope: &RunScope,
     provider: &str,
     toolbox: &Toolbox,
     request: CompletionRequest,
-) -> Result<AgentOutcome, String> {
+) -> Result<AgentOutcome, SampleOutcome> {
     let outcome = run_loop(toolbox, request, |request| async move {
         let Completed {
             result,
@@ -354,10 +356,13 @@ pub(crate) async fn run_in_scope(
     .await;
     outcome.map_err(|e| match e {
         // The engine already marked the run unavailable; the reason says how to record.
-        LoopError::Call(_, CallError::Unavailable(reason)) => reason.message,
-        LoopError::Call(turn, CallError::Failed(message)) => {
-            format!("model call failed (agent turn {turn}): {message}")
+        LoopError::Call(_, CallError::Unavailable(reason)) => {
+            SampleOutcome::Errored(reason.message)
         }
-        LoopError::Agent(e) => e.to_string(),
+        LoopError::Call(turn, CallError::Failed(message)) => {
+            SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {message}"))
+        }
+        LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::Failed(e.to_string()),
+        LoopError::Agent(e) => SampleOutcome::Errored(e.to_string()),
     })
 }

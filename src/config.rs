@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::completion::CompletionResult;
 use crate::pricing::Price;
@@ -43,15 +44,25 @@ pub enum ConfigError {
         expected: String,
     },
     /// A value is out of range.
-    #[error("{path}: `{key}` {problem}")]
+    #[error("{}: `{key}` {problem}", located(path, *line))]
     Invalid {
         /// The file.
         path: PathBuf,
+        /// The value's line in the file, when known.
+        line: Option<usize>,
         /// The key.
         key: String,
         /// What is wrong and how to fix it.
         problem: String,
     },
+}
+
+/// `path` or `path:line`.
+fn located(path: &Path, line: Option<usize>) -> String {
+    match line {
+        Some(line) => format!("{}:{line}", path.display()),
+        None => path.display().to_string(),
+    }
 }
 
 /// The three wire formats a provider can speak.
@@ -106,7 +117,17 @@ pub struct RetryConfig {
     pub max_backoff: Duration,
     /// Timeout of one HTTP request.
     pub request_timeout: Duration,
+    /// How long a call keeps retrying rate-limit answers (429), counted from the first one; they do
+    /// not count against `max_attempts`.
+    pub rate_limit_budget: Duration,
 }
+
+/// The default of `[retry] rate_limit_budget_secs`.
+pub const DEFAULT_RATE_LIMIT_BUDGET_SECS: u64 = 180;
+
+/// The longest duration a `[retry]` key accepts, in seconds (a day): longer waits are mistakes, and
+/// far larger values would overflow the clock.
+const MAX_RETRY_SECS: f64 = 86_400.0;
 
 impl Default for RetryConfig {
     fn default() -> Self {
@@ -115,6 +136,7 @@ impl Default for RetryConfig {
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
             request_timeout: Duration::from_secs(120),
+            rate_limit_budget: Duration::from_secs(DEFAULT_RATE_LIMIT_BUDGET_SECS),
         }
     }
 }
@@ -155,6 +177,8 @@ pub struct Config {
     pub cassette_dir: PathBuf,
     /// Where `*.evals.toml` suites are looked for.
     pub suite_roots: Vec<PathBuf>,
+    /// Endpoints whose `max_in_flight` their own table sets: `concurrency` does not override it.
+    own_in_flight: BTreeSet<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -198,7 +222,8 @@ struct FileRetry {
     max_attempts: Option<u32>,
     initial_backoff_ms: Option<u64>,
     max_backoff_ms: Option<u64>,
-    timeout_secs: Option<f64>,
+    timeout_secs: Option<Spanned<f64>>,
+    rate_limit_budget_secs: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -277,6 +302,7 @@ impl Config {
             endpoints,
             prices: BTreeMap::new(),
             free_endpoints: BTreeSet::new(),
+            own_in_flight: BTreeSet::new(),
         }
     }
 
@@ -307,8 +333,34 @@ impl Config {
         })?;
         let invalid = |key: &str, problem: &str| ConfigError::Invalid {
             path: path.to_path_buf(),
+            line: None,
             key: key.to_string(),
             problem: problem.to_string(),
+        };
+        // A number of seconds in [min, a day], or an error at its line.
+        let seconds = |key: &str, value: &Spanned<f64>, min: f64| {
+            let secs = *value.get_ref();
+            if secs >= min && secs <= MAX_RETRY_SECS {
+                return Ok(Duration::from_secs_f64(secs));
+            }
+            let bound = if min > 0.0 {
+                "more than 0"
+            } else {
+                "0 or more"
+            };
+            Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line: Some(
+                    text[..value.span().start.min(text.len())]
+                        .matches('\n')
+                        .count()
+                        + 1,
+                ),
+                key: key.to_string(),
+                problem: format!(
+                    "is {secs}: use a number of seconds, {bound} and at most {MAX_RETRY_SECS} (a day)"
+                ),
+            })
         };
         if let Some(c) = file.concurrency {
             if c == 0 {
@@ -317,10 +369,7 @@ impl Config {
                     "must be at least 1 (model calls in flight)",
                 ));
             }
-            self.concurrency = c;
-            for endpoint in self.endpoints.values_mut() {
-                endpoint.max_in_flight = c;
-            }
+            self.set_concurrency(c);
         }
         if let Some(dir) = file.cassette_dir {
             self.cassette_dir = self.root.join(dir);
@@ -358,14 +407,11 @@ impl Config {
         if let Some(ms) = file.retry.max_backoff_ms {
             r.max_backoff = Duration::from_millis(ms);
         }
-        if let Some(secs) = file.retry.timeout_secs {
-            if !(secs > 0.0 && secs.is_finite()) {
-                return Err(invalid(
-                    "retry.timeout_secs",
-                    "must be a positive number of seconds",
-                ));
-            }
-            r.request_timeout = Duration::from_secs_f64(secs);
+        if let Some(secs) = &file.retry.timeout_secs {
+            r.request_timeout = seconds("retry.timeout_secs", secs, f64::MIN_POSITIVE)?;
+        }
+        if let Some(secs) = &file.retry.rate_limit_budget_secs {
+            r.rate_limit_budget = seconds("retry.rate_limit_budget_secs", secs, 0.0)?;
         }
         for (name, p) in file.providers {
             let key = format!("providers.{name}");
@@ -396,6 +442,9 @@ impl Config {
                 self.free_endpoints.insert(name.clone());
             } else {
                 self.free_endpoints.remove(&name);
+            }
+            if p.max_in_flight.is_some() {
+                self.own_in_flight.insert(name.clone());
             }
             self.endpoints.insert(
                 name.clone(),
@@ -466,11 +515,13 @@ impl Config {
         Ok(())
     }
 
-    /// Sets the calls in flight for every endpoint.
+    /// Sets the calls in flight for every endpoint that does not set its own `max_in_flight`.
     pub fn set_concurrency(&mut self, n: usize) {
         self.concurrency = n.max(1);
         for endpoint in self.endpoints.values_mut() {
-            endpoint.max_in_flight = self.concurrency;
+            if !self.own_in_flight.contains(&endpoint.name) {
+                endpoint.max_in_flight = self.concurrency;
+            }
         }
     }
 
@@ -656,5 +707,73 @@ output_mtok = 2.0
             .apply_file(Path::new("p.toml"), "concurrency = 0")
             .unwrap_err();
         assert!(err.to_string().contains("`concurrency`"));
+    }
+
+    #[test]
+    fn an_endpoints_own_max_in_flight_wins_over_every_concurrency() {
+        let mut config = Config::defaults("/crate");
+        config
+            .apply_file(
+                Path::new("p.toml"),
+                "concurrency = 4\n[providers.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmax_in_flight = 2\n\
+                 [providers.other]\nbase_url = \"http://127.0.0.1:2/v1\"\n",
+            )
+            .unwrap();
+        let limit = |c: &Config, name: &str| c.endpoint(name).unwrap().max_in_flight;
+        assert_eq!(limit(&config, "local"), 2);
+        assert_eq!(limit(&config, "other"), 4);
+        assert_eq!(limit(&config, "anthropic"), 4);
+        // What PROMPT_TESTER_CONCURRENCY and Harness::concurrency do: the default for the others.
+        config.set_concurrency(16);
+        assert_eq!(config.concurrency, 16);
+        assert_eq!(limit(&config, "local"), 2);
+        assert_eq!(limit(&config, "other"), 16);
+        assert_eq!(limit(&config, "anthropic"), 16);
+    }
+
+    #[test]
+    fn retry_durations_out_of_range_name_the_line_and_key() {
+        for (text, key) in [
+            ("[retry]\ntimeout_secs = 1e30\n", "retry.timeout_secs"),
+            ("[retry]\ntimeout_secs = 0\n", "retry.timeout_secs"),
+            ("[retry]\ntimeout_secs = nan\n", "retry.timeout_secs"),
+            (
+                "concurrency = 2\n\n[retry]\nrate_limit_budget_secs = -1\n",
+                "retry.rate_limit_budget_secs",
+            ),
+            (
+                "[retry]\nrate_limit_budget_secs = inf\n",
+                "retry.rate_limit_budget_secs",
+            ),
+        ] {
+            let mut config = Config::defaults("/crate");
+            let err = config
+                .apply_file(Path::new("prompt-tester.toml"), text)
+                .unwrap_err()
+                .to_string();
+            let line = text
+                .lines()
+                .position(|l| l.contains(key.trim_start_matches("retry.")))
+                .unwrap()
+                + 1;
+            assert!(
+                err.starts_with(&format!("prompt-tester.toml:{line}: `{key}` is ")),
+                "{err}"
+            );
+            assert!(err.contains("at most 86400"), "{err}");
+        }
+        let mut config = Config::defaults("/crate");
+        config
+            .apply_file(
+                Path::new("p.toml"),
+                "[retry]\ntimeout_secs = 30\nrate_limit_budget_secs = 0.5\n",
+            )
+            .unwrap();
+        assert_eq!(config.retry.request_timeout, Duration::from_secs(30));
+        assert_eq!(config.retry.rate_limit_budget, Duration::from_millis(500));
+        assert_eq!(
+            Config::defaults("/").retry.rate_limit_budget,
+            Duration::from_secs(DEFAULT_RATE_LIMIT_BUDGET_SECS)
+        );
     }
 }

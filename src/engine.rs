@@ -264,18 +264,26 @@ impl Engine {
 
     /// The client for the provider called `name`.
     pub fn client(&self, name: &str) -> Result<Arc<ProviderClient>, CallError> {
-        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(client) = clients.get(name) {
-            return Ok(client.clone());
-        }
         let endpoint = self.config.endpoint(name).map_err(CallError::Failed)?;
-        let client = Arc::new(ProviderClient::new(
-            endpoint,
-            &self.config.retry,
-            self.http.clone(),
-        ));
-        clients.insert(name.to_string(), client.clone());
-        Ok(client)
+        // Keyed by the endpoint, not the name used (`gemini` is `google`): one in-flight limit each.
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let client = clients.entry(endpoint.name.clone()).or_insert_with(|| {
+            Arc::new(ProviderClient::new(
+                endpoint,
+                &self.config.retry,
+                self.http.clone(),
+            ))
+        });
+        Ok(client.clone())
+    }
+
+    /// The rate-limit answers and in-flight limit of every endpoint called so far, by name.
+    pub fn rate_limits(&self) -> Vec<(String, crate::provider::RateLimitStats)> {
+        let clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients
+            .iter()
+            .map(|(name, client)| (name.clone(), client.rate_limits()))
+            .collect()
     }
 
     /// Makes (or replays) one model call for `scope`.

@@ -56,8 +56,13 @@ pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::Seriali
                 }
                 s
             }
-            Status::Failed => {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            Status::Failed | Status::Errored => {
+                let kind = if r.status == Status::Errored {
+                    NonSuccessKind::Error
+                } else {
+                    NonSuccessKind::Failure
+                };
+                let mut s = TestCaseStatus::non_success(kind);
                 let text = message.clone().unwrap_or_else(|| "failed".to_string());
                 s.set_message(text.lines().next().unwrap_or_default());
                 s.set_type("prompt-tester");
@@ -84,6 +89,7 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
     let mut props = vec![
         Property::new("runs", r.runs_total.to_string()),
         Property::new("runs_passed", r.runs_passed.to_string()),
+        Property::new("runs_errored", r.runs_errored.to_string()),
         Property::new("runs_required", r.runs_required.to_string()),
         Property::new("pass_threshold", r.pass_threshold.to_string()),
     ];
@@ -95,12 +101,14 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         Property::new("subject_replayed", u.subject.replayed.to_string()),
         Property::new("subject_input_tokens", u.subject.input_tokens.to_string()),
         Property::new("subject_output_tokens", u.subject.output_tokens.to_string()),
-        Property::new("subject_cost_usd", format!("{:.6}", u.subject.cost_usd)),
+    ]);
+    props.extend(cost_property("subject_cost_usd", &u.subject));
+    props.extend([
         Property::new("judge_calls", u.judge.calls.to_string()),
         Property::new("judge_input_tokens", u.judge.input_tokens.to_string()),
         Property::new("judge_output_tokens", u.judge.output_tokens.to_string()),
-        Property::new("judge_cost_usd", format!("{:.6}", u.judge.cost_usd)),
     ]);
+    props.extend(cost_property("judge_cost_usd", &u.judge));
     if !u.unpriced.is_empty() {
         props.push(Property::new(
             "unpriced_models",
@@ -115,6 +123,12 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         ));
     }
     props
+}
+
+/// The cost property, absent when a call had no price: that cost is unknown (`unpriced_models` says
+/// which), and a sum of the priced calls alone would understate it.
+fn cost_property(name: &str, tally: &crate::engine::Tally) -> Option<Property> {
+    (tally.unpriced_calls == 0).then(|| Property::new(name, format!("{:.6}", tally.cost_usd)))
 }
 
 fn pass_rate(passed: usize, total: usize) -> Option<f64> {
@@ -153,13 +167,17 @@ pub struct SuiteReport {
     pub pass_rate: Option<f64>,
     /// Trials that passed.
     pub passed: usize,
-    /// Trials that ran (passed or failed; skipped and unavailable ones are not counted).
+    /// Trials that errored (counted in `total`, not in `passed`).
+    pub errors: usize,
+    /// Trials that ran (passed, failed or errored; skipped and unavailable ones are not counted).
     pub total: usize,
     /// Trials ignored (skipped cases, no recording and no key).
     pub skipped: usize,
     /// Pass rate and count per category.
     pub by_category: BTreeMap<String, CategoryReport>,
-    /// One entry per failed trial.
+    /// Every trial of the suite and how it ended.
+    pub cases: Vec<CaseStatus>,
+    /// One entry per failed or errored trial.
     pub failures: Vec<FailureReport>,
     /// Why the suite file could not be used, if it could not (it then counts as one failure).
     pub error: Option<String>,
@@ -176,13 +194,26 @@ pub struct CategoryReport {
     pub count: usize,
 }
 
-/// One failed trial of a suite.
+/// How one trial of a suite ended.
+#[derive(Debug, Serialize)]
+pub struct CaseStatus {
+    /// The case (`case` or `case::run_N`).
+    pub case_id: String,
+    /// Its category.
+    pub category: String,
+    /// `passed`, `failed`, `errored` or `ignored`.
+    pub status: Status,
+}
+
+/// One failed or errored trial of a suite.
 #[derive(Debug, Serialize)]
 pub struct FailureReport {
     /// The case (`case` or `case::run_N`).
     pub case_id: String,
     /// Its category.
     pub category: String,
+    /// `failed` or `errored`.
+    pub status: Status,
     /// The failure message.
     pub failure_reason: String,
     /// The output of the first failed run, shortened.
@@ -196,8 +227,12 @@ pub struct Totals {
     pub passed: usize,
     /// Trials that failed.
     pub failed: usize,
+    /// Trials that errored.
+    pub errors: usize,
     /// Trials ignored.
     pub ignored: usize,
+    /// Trials that ran: passed, failed and errored.
+    pub total: usize,
     /// Calls, tokens and cost.
     pub usage: Usage,
 }
@@ -212,8 +247,10 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         match r.status {
             Status::Passed => totals.passed += 1,
             Status::Failed => totals.failed += 1,
+            Status::Errored => totals.errors += 1,
             Status::Ignored | Status::LiveOnly => totals.ignored += 1,
         }
+        totals.total += usize::from(!matches!(r.status, Status::Ignored | Status::LiveOnly));
         let message = r.message.as_deref().map(|m| redact(m).into_owned());
         let preview = r.output_preview.as_deref().map(|p| redact(p).into_owned());
         let Some(case) = &r.case else {
@@ -234,9 +271,11 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 timestamp: timestamp.to_string(),
                 pass_rate: None,
                 passed: 0,
+                errors: 0,
                 total: 0,
                 skipped: 0,
                 by_category: BTreeMap::new(),
+                cases: Vec::new(),
                 failures: Vec::new(),
                 error: None,
                 usage: Usage::default(),
@@ -246,6 +285,17 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             .category
             .clone()
             .unwrap_or_else(|| UNCATEGORIZED.to_string());
+        // A run trial's case id keeps its `::run_N`, so that each failure names the trial to re-run.
+        let case_id = r
+            .name
+            .strip_prefix(&format!("{}::", case.suite))
+            .unwrap_or(&r.name)
+            .to_string();
+        suite.cases.push(CaseStatus {
+            case_id: case_id.clone(),
+            category: category.clone(),
+            status: r.status.clone(),
+        });
         if matches!(r.status, Status::Ignored | Status::LiveOnly) {
             suite.skipped += 1;
             continue;
@@ -253,6 +303,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         let passed = r.status == Status::Passed;
         suite.total += 1;
         suite.passed += usize::from(passed);
+        suite.errors += usize::from(r.status == Status::Errored);
         // Counted as passes until the rates are computed below.
         let entry = suite
             .by_category
@@ -264,12 +315,6 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         entry.count += 1;
         entry.pass_rate += f64::from(u8::from(passed));
         if !passed {
-            // A run trial's case id keeps its `::run_N`, so that each failure names the trial to re-run.
-            let case_id = r
-                .name
-                .strip_prefix(&format!("{}::", case.suite))
-                .unwrap_or(&r.name)
-                .to_string();
             let broken = r.runs_total == 0;
             if broken {
                 suite.error = message.clone();
@@ -277,6 +322,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             suite.failures.push(FailureReport {
                 case_id,
                 category,
+                status: r.status.clone(),
                 failure_reason: message.unwrap_or_default(),
                 output_preview: preview,
             });

@@ -236,7 +236,7 @@ fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
         // The summary lists it apart from the ignored trials.
         let stderr = run.stderr();
         assert!(
-            stderr.contains("0 passed, 0 failed, 0 ignored, 1 live only;")
+            stderr.contains("0 passed, 0 failed, 0 errored, 0 ignored, 1 live only;")
                 && stderr.contains("live only, not run: fake_live_only"),
             "CI={ci}: {stderr}"
         );

@@ -43,7 +43,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
         .lines()
         .map(|l| l.trim_end_matches(": test").to_string())
         .collect();
-    assert_eq!(ignored.len(), 24, "{ignored:?}");
+    assert_eq!(ignored.len(), 29, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 
@@ -368,4 +368,218 @@ fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
         "{stdout}"
     );
     assert!(!run.stderr().contains("panicked"), "{}", run.stderr());
+}
+
+/// Reads the JSON report and the JUnit XML a fixture run wrote in the scratch root.
+fn reports(scratch: &Scratch) -> (serde_json::Value, quick_junit::Report) {
+    let json = std::fs::read_to_string(scratch.0.join("report.json")).expect("a JSON report");
+    let xml = std::fs::read_to_string(scratch.0.join("junit.xml")).expect("a JUnit report");
+    (
+        serde_json::from_str(&json).expect("the report is JSON"),
+        quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML"),
+    )
+}
+
+/// Runs the fixture's trial `name` alone against `server` (OpenAI wire), cassettes off, writing both
+/// reports; returns the run and its output for messages.
+fn run_fake(
+    scratch: &Scratch,
+    name: &str,
+    server: &prompt_tester_testkit::FakeProvider,
+) -> (support::Run, String) {
+    let url = server.base_url(prompt_tester_testkit::Wire::OpenAi);
+    let run = scratch.run(
+        &[
+            "--exact",
+            name,
+            "--no-cassette",
+            "--report",
+            "report.json",
+            "--junit",
+            "junit.xml",
+        ],
+        &[("OPENAI_BASE_URL", &url)],
+    );
+    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    (run, context)
+}
+
+/// The `tests` entry of `name` in a JSON report.
+fn test_entry<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name} in {report:#}"))
+}
+
+fn junit_kind(junit: &quick_junit::Report, name: &str) -> Option<quick_junit::NonSuccessKind> {
+    let case = junit
+        .test_suites
+        .iter()
+        .flat_map(|s| &s.test_cases)
+        .find(|c| c.name.as_str() == name)
+        .unwrap_or_else(|| panic!("no testcase {name}"));
+    match &case.status {
+        quick_junit::TestCaseStatus::NonSuccess { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+/// The outage: 1 of 5 calls gets a 5xx through every retry. 4/5 meets `pass_threshold = 0.8`,
+/// but an errored run is not a failed assertion: the trial fails and says so.
+#[test]
+fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
+    use prompt_tester_testkit::{FakeProvider, Reply, Wire};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let seen = AtomicUsize::new(0);
+    // The first sample runs alone (enable_cache): both of its attempts get a 503.
+    let server = FakeProvider::builder()
+        .respond_with(move |request| {
+            if seen.fetch_add(1, Ordering::SeqCst) < 2 {
+                Reply::server_error(Wire::OpenAi, 503)
+            } else {
+                Reply::answer(request, "Blue.")
+            }
+        })
+        .start();
+    let scratch = Scratch::new("outage");
+    scratch.config("[retry]\nmax_attempts = 2\ninitial_backoff_ms = 1\nmax_backoff_ms = 5\n");
+    let (run, context) = run_fake(&scratch, "fake_outage", &server);
+    assert_eq!(run.code(), Some(101), "{context}");
+    assert_eq!(run.outcome("fake_outage"), "FAILED");
+    assert_eq!(server.request_count(), 6, "2 attempts, then 4 answers");
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains("[run 1/5] ERROR: model call failed: "),
+        "{context}"
+    );
+    assert!(stdout.contains("503"), "{context}");
+    assert!(
+        !stdout.contains("FAILED: "),
+        "no run failed an assertion: {context}"
+    );
+    assert!(
+        stdout.contains("4/5 runs passed, 1 errored (need 4, threshold 80%)"),
+        "{context}"
+    );
+    assert!(
+        run.stderr()
+            .contains("0 passed, 0 failed, 1 errored, 0 ignored"),
+        "{context}"
+    );
+    let (report, junit) = reports(&scratch);
+    let entry = test_entry(&report, "fake_outage");
+    assert_eq!(entry["status"], "errored", "{entry:#}");
+    assert_eq!(entry["runs_passed"], 4);
+    assert_eq!(entry["runs_errored"], 1);
+    assert_eq!(report["totals"]["errors"], 1, "{report:#}");
+    assert_eq!(report["totals"]["failed"], 0);
+    assert_eq!(report["totals"]["passed"], 0);
+    assert_eq!(
+        junit_kind(&junit, "fake_outage"),
+        Some(quick_junit::NonSuccessKind::Error)
+    );
+}
+
+/// `ensure!` and a panic in the body fail a test; a judge that cannot answer, a missing judge and a
+/// panic outside the body error it. A missing verdict is asked again, then is an error, never a "no".
+#[test]
+fn failures_and_errors_are_told_apart() {
+    let scratch = Scratch::new("kinds");
+    let run = scratch.run(
+        &[
+            "--skip",
+            "fake_",
+            // Out-of-range values fail their tests too; they are checked on their own.
+            "--skip",
+            "bad_",
+            "--report",
+            "report.json",
+            "--junit",
+            "junit.xml",
+        ],
+        &[],
+    );
+    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    assert_eq!(run.code(), Some(101), "{context}");
+    let (report, junit) = reports(&scratch);
+    for (name, status, kind) in [
+        ("summary_passes", "passed", None),
+        (
+            "flaky",
+            "failed",
+            Some(quick_junit::NonSuccessKind::Failure),
+        ),
+        (
+            "panics",
+            "failed",
+            Some(quick_junit::NonSuccessKind::Failure),
+        ),
+        (
+            "needs_judge",
+            "errored",
+            Some(quick_junit::NonSuccessKind::Error),
+        ),
+        (
+            "executor_panics",
+            "errored",
+            Some(quick_junit::NonSuccessKind::Error),
+        ),
+    ] {
+        assert_eq!(
+            test_entry(&report, name)["status"],
+            status,
+            "{name}: {context}"
+        );
+        assert_eq!(junit_kind(&junit, name), kind, "{name}");
+    }
+    assert!(
+        test_entry(&report, "executor_panics")["message"]
+            .as_str()
+            .unwrap()
+            .contains("the executor broke"),
+        "{context}"
+    );
+    assert_eq!(report["totals"]["errors"], 2, "{report:#}");
+    assert_eq!(report["totals"]["failed"], 2, "{report:#}");
+    assert!(
+        run.stderr().contains(", 2 failed, 2 errored, "),
+        "{context}"
+    );
+
+    // The judge answers only the first of two questions, also when asked again for the second.
+    use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
+    let judge = FakeProvider::builder()
+        .respond_with(|request| {
+            let asked_loud = request.last_user_text().unwrap_or_default().contains("Is it loud?");
+            let verdicts = serde_json::json!({"verdicts": if asked_loud { vec![
+                serde_json::json!({"index": 1, "question_type": "tone_style", "reasoning": "It shouts.", "snippet": null, "answer": "yes"})
+            ] } else { vec![] }});
+            Reply::text(Wire::OpenAi, "judge-model", &verdicts.to_string(), Usage::new(50, 9))
+        })
+        .start();
+    scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"judge-model\"\n");
+    let (run, context) = run_fake(&scratch, "fake_judge_skips_a_question", &judge);
+    assert_eq!(run.code(), Some(101), "{context}");
+    assert!(
+        run.stdout()
+            .contains("judge returned no verdict for question 2 \"Does it whisper?\""),
+        "{context}"
+    );
+    let requests = judge.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "the first call, then one for the missing question"
+    );
+    let again = requests[1].last_user_text().unwrap();
+    assert!(again.contains("1. Does it whisper?"), "{again}");
+    assert!(!again.contains("Is it loud?"), "{again}");
+    let (report, _) = reports(&scratch);
+    assert_eq!(
+        test_entry(&report, "fake_judge_skips_a_question")["status"],
+        "errored"
+    );
 }

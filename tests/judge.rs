@@ -28,6 +28,8 @@ const ENDPOINTS: &[(&str, Wire)] = &[
     ("prose_forever", Wire::OpenAi),
     ("parallel", Wire::OpenAi),
     ("configured", Wire::OpenAi),
+    ("all_missing", Wire::OpenAi),
+    ("all_duplicate", Wire::OpenAi),
 ];
 
 const PROMPT: &str =
@@ -308,17 +310,32 @@ fn openai_sends_a_json_schema_response_format() {
     assert_eq!(b["messages"][0]["role"], "system");
 }
 
-/// `ask_all` on every wire format: one call, verdicts matched by index whatever their order, the
-/// question without a verdict failed with the reason, the call's tokens on every verdict.
+/// The numbered questions of a judge request's user message, in order.
+fn asked(request: &CapturedRequest) -> Vec<String> {
+    let user = request.last_user_text().unwrap_or_default();
+    user.lines()
+        .filter_map(|l| l.split_once(". "))
+        .filter(|(n, _)| n.parse::<u32>().is_ok())
+        .map(|(_, q)| q.to_string())
+        .collect()
+}
+
+/// `ask_all` on every wire format: verdicts matched by index whatever their order; the question the
+/// reply has no verdict for is asked again, alone, and its verdict merged; every verdict carries the
+/// tokens of both calls.
 #[test]
-fn ask_all_matches_verdicts_by_index_and_fails_the_missing_ones() {
+fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
     for name in ["anthropic_all", "gemini_all", "openai_all"] {
         let fake = fake(name);
         fake.respond_with(|request| {
-            let verdicts = json!({"verdicts": [
-                indexed(3, "No price is given.", "no"),
-                indexed(1, "Alice is named.", "yes"),
-            ]});
+            let verdicts = if asked(request).len() == 3 {
+                json!({"verdicts": [
+                    indexed(3, "No price is given.", "no"),
+                    indexed(1, "Alice is named.", "yes"),
+                ]})
+            } else {
+                json!({"verdicts": [indexed(1, "Bob is not named.", "no")]})
+            };
             structured(request, &verdicts, Usage::new(1000, 90))
         });
         let run = run(name, false);
@@ -329,60 +346,130 @@ fn ask_all_matches_verdicts_by_index_and_fails_the_missing_ones() {
             "Is a price given?",
         ];
         let verdicts = block_on(run.__judge_with(&config).ask_all(&questions)).unwrap();
-        let request = only_request(fake);
-        let user = request.last_user_text().unwrap();
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 2, "{name}: one call, then one re-ask");
+        let user = requests[0].last_user_text().unwrap();
         assert!(
             user.contains("1. Is Alice mentioned?\n2. Is Bob mentioned?\n3. Is a price given?"),
             "{user}"
         );
-        let schema_name = match request.wire().unwrap() {
-            Wire::Anthropic => request.forced_tool().unwrap(),
-            Wire::Gemini => {
-                let schema = &body(&request)["generationConfig"]["responseSchema"];
-                assert_eq!(
-                    schema["properties"]["verdicts"]["type"], "array",
-                    "{schema}"
-                );
-                "judge_verdicts".to_string()
-            }
-            Wire::OpenAi => body(&request)["response_format"]["json_schema"]["name"]
-                .as_str()
-                .unwrap()
-                .to_string(),
-        };
-        assert_eq!(schema_name, "judge_verdicts", "{name}");
+        assert_eq!(asked(&requests[1]), ["Is Bob mentioned?"], "{name}");
+        for request in &requests {
+            let schema_name = match request.wire().unwrap() {
+                Wire::Anthropic => request.forced_tool().unwrap(),
+                Wire::Gemini => {
+                    let schema = &body(request)["generationConfig"]["responseSchema"];
+                    assert_eq!(
+                        schema["properties"]["verdicts"]["type"], "array",
+                        "{schema}"
+                    );
+                    "judge_verdicts".to_string()
+                }
+                Wire::OpenAi => body(request)["response_format"]["json_schema"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            };
+            assert_eq!(schema_name, "judge_verdicts", "{name}");
+        }
 
         assert_eq!(verdicts.len(), 3, "{name}");
-        let summary: Vec<(&str, &str, bool)> = verdicts
+        let summary: Vec<(&str, &str, bool, Option<&str>)> = verdicts
             .iter()
-            .map(|v| (v.question.as_str(), v.answer.as_str(), v.passed))
+            .map(|v| {
+                (
+                    v.question.as_str(),
+                    v.answer.as_str(),
+                    v.passed,
+                    v.reasoning.as_deref(),
+                )
+            })
             .collect();
         assert_eq!(
             summary,
             [
-                ("Is Alice mentioned?", "yes", true),
-                ("Is Bob mentioned?", "no", false),
-                ("Is a price given?", "no", false),
+                ("Is Alice mentioned?", "yes", true, Some("Alice is named.")),
+                ("Is Bob mentioned?", "no", false, Some("Bob is not named.")),
+                ("Is a price given?", "no", false, Some("No price is given.")),
             ],
             "{name}"
-        );
-        assert_eq!(verdicts[0].reasoning.as_deref(), Some("Alice is named."));
-        assert_eq!(
-            verdicts[1].reasoning.as_deref(),
-            Some(
-                "judge returned no verdict: the reply has verdicts for question(s) 1, 3 of 3, none for question 2"
-            )
         );
         for v in &verdicts {
             assert_eq!(
                 (v.judge_input_tokens, v.judge_output_tokens),
-                (1000, 90),
+                (2000, 180),
                 "{name}"
             );
             assert_eq!(v.judge_provider, name);
         }
-        assert_eq!(run.__usage().judge.calls, 1, "{name}");
+        assert_eq!(run.__usage().judge.calls, 2, "{name}");
     }
+}
+
+/// A question still without a verdict after the re-ask is an error that names it: no verdict is
+/// ever filled in.
+#[test]
+fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
+    let fake = fake("all_missing");
+    // The first reply answers question 1 only; asked again about 2 and 3, the judge answers 3 only.
+    fake.respond_with(|request| {
+        let verdicts = if asked(request).len() == 3 {
+            json!({"verdicts": [indexed(1, "Alice is named.", "yes")]})
+        } else {
+            json!({"verdicts": [indexed(2, "Q3 is named.", "yes")]})
+        };
+        structured(request, &verdicts, Usage::new(10, 1))
+    });
+    let run = run("all_missing", false);
+    let config = judge("all_missing");
+    let questions = [
+        "Is Alice mentioned?",
+        "Is Bob mentioned?",
+        "Is Q3 the deadline?",
+    ];
+    let err = block_on(run.__judge_with(&config).ask_all(&questions)).unwrap_err();
+    let message = err.to_string();
+    assert_eq!(
+        message,
+        "judge returned no verdict for question 2 \"Is Bob mentioned?\", even when asked again"
+    );
+    assert!(
+        matches!(&err, JudgeError::MissingVerdicts(q) if q == &[(2, "Is Bob mentioned?".to_string())]),
+        "{err:?}"
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "asked again once");
+    assert_eq!(
+        asked(&requests[1]),
+        ["Is Bob mentioned?", "Is Q3 the deadline?"]
+    );
+}
+
+/// Two verdicts numbered alike: neither can be trusted for that question, and one question lacks a
+/// verdict; both are asked again.
+#[test]
+fn ask_all_asks_again_when_two_verdicts_share_a_number() {
+    let fake = fake("all_duplicate");
+    fake.respond_with(|request| {
+        let verdicts = if asked(request).len() == 3 {
+            json!({"verdicts": [
+                indexed(1, "first", "yes"),
+                indexed(1, "second", "no"),
+                indexed(3, "third", "yes"),
+            ]})
+        } else {
+            json!({"verdicts": [indexed(1, "again 1", "yes"), indexed(2, "again 2", "no")]})
+        };
+        structured(request, &verdicts, Usage::new(10, 1))
+    });
+    let run = run("all_duplicate", false);
+    let config = judge("all_duplicate");
+    let verdicts = block_on(run.__judge_with(&config).ask_all(&["A?", "B?", "C?"])).unwrap();
+    let reasons: Vec<Option<&str>> = verdicts.iter().map(|v| v.reasoning.as_deref()).collect();
+    assert_eq!(reasons, [Some("again 1"), Some("again 2"), Some("third")]);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(asked(&requests[1]), ["A?", "B?"]);
 }
 
 #[test]
@@ -687,6 +774,6 @@ fn the_real_local_model_returns_well_formed_verdicts() {
         eprintln!("local ask_all: {}", serde_json::to_string(v).unwrap());
     }
     let usage = run.__usage();
-    // Two calls, plus a retry each at most.
-    assert!((2..=4).contains(&usage.judge.calls), "{usage:?}");
+    // Two calls, plus a retry each at most, and a re-ask of missing verdicts for `ask_all`.
+    assert!((2..=5).contains(&usage.judge.calls), "{usage:?}");
 }

@@ -31,6 +31,7 @@ fn fast_retry(max_attempts: u32) -> RetryConfig {
         initial_backoff: Duration::from_millis(5),
         max_backoff: Duration::from_secs(2),
         request_timeout: Duration::from_secs(5),
+        ..RetryConfig::default()
     }
 }
 

@@ -50,6 +50,7 @@ fn client(fake: &FakeProvider, wire: Wire) -> ProviderClient {
         initial_backoff: Duration::from_millis(5),
         max_backoff: Duration::from_millis(50),
         request_timeout: Duration::from_secs(10),
+        ..RetryConfig::default()
     };
     ProviderClient::with_api_key(
         &endpoint,

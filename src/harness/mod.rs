@@ -8,6 +8,8 @@ pub(crate) mod rust_test;
 mod summary;
 pub mod trial;
 
+pub mod outcome;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -264,6 +266,7 @@ impl Harness {
             eprintln!("warning: {warning}");
         }
         summary::print(&records, started.elapsed());
+        eprint!("{}", summary::rate_limits(&engine.rate_limits()));
         let mut failed = conclusion.has_failed();
         for error in unwritten {
             eprintln!("error: recordings were not written: {error}");

@@ -14,8 +14,10 @@ use crate::engine::Usage;
 pub enum Status {
     /// Passed.
     Passed,
-    /// Failed.
+    /// Failed: an assertion failed or the judge said no.
     Failed,
+    /// Errored: a sample ended without a verdict on its output (see [`super::outcome::SampleOutcome`]).
+    Errored,
     /// Ignored at run time (no key and no recording, or a skipped case).
     Ignored,
     /// A `live_only` test without a recording: ignored, and listed apart ("live only, not run").
@@ -53,6 +55,8 @@ pub struct TrialRecord {
     pub message: Option<String>,
     /// Samples that passed.
     pub runs_passed: u32,
+    /// Samples that errored.
+    pub runs_errored: u32,
     /// Samples taken.
     pub runs_total: u32,
     /// Samples that had to pass.
@@ -78,6 +82,7 @@ impl TrialRecord {
             status,
             message: Some(crate::redact::redact(message).into_owned()),
             runs_passed: 0,
+            runs_errored: 0,
             runs_total: 0,
             runs_required: 0,
             pass_threshold: 1.0,

@@ -5,7 +5,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::registry::{RustTest, TestSpec};
-use super::trial::{Plan, Sample, SampleFn};
+use futures::FutureExt;
+
+use super::outcome::classify;
+use super::registry::BodyFuture;
+use super::trial::{Plan, Sample, SampleFn, panic_message};
 use crate::agent;
 use crate::completion::{CompletionRequest, Message};
 use crate::config::Config;
@@ -48,7 +52,7 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         Box::pin(async move {
             let (provider, model) = match subject {
                 Ok(pm) => pm,
-                Err(message) => return Sample::failed(message),
+                Err(message) => return Sample::errored(message),
             };
             let vars: BTreeMap<String, String> = spec.target_prompt_vars.iter().cloned().collect();
             let request = CompletionRequest {
@@ -66,7 +70,12 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 let (completed, transcript) =
                     match agent::run_in_scope(&scope, &provider, toolbox, request).await {
                         Ok(outcome) => outcome.into_completed(),
-                        Err(message) => return Sample::failed(message),
+                        Err(outcome) => {
+                            return Sample {
+                                outcome,
+                                output: None,
+                            };
+                        }
                     };
                 let request = RunRequest {
                     prompt,
@@ -76,9 +85,8 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 };
                 let run = PromptRun::from_result(scope, request, completed, transcript);
                 let output = run.output.clone();
-                let outcome = (body)(run).await;
                 return Sample {
-                    result: outcome.map_err(|e| format!("{e:#}")),
+                    outcome: run_body(body(run)).await,
                     output: Some(output),
                 };
             }
@@ -116,9 +124,8 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
                 Err(failed) => return failed,
             };
             let output = run.output.clone();
-            let outcome = (body)(run).await;
             Sample {
-                result: outcome.map_err(|e| format!("{e:#}")),
+                outcome: run_body(body(run)).await,
                 output: Some(output),
             }
         })
@@ -136,6 +143,15 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
         warnings,
         case: None,
         sample,
+    }
+}
+
+/// Runs a test body: a panic in it fails the sample like a failed assertion (libtest's `assert!`);
+/// what it returns is classified by [`classify`].
+async fn run_body(body: BodyFuture) -> super::outcome::SampleOutcome {
+    match std::panic::AssertUnwindSafe(body).catch_unwind().await {
+        Ok(result) => classify(result),
+        Err(payload) => super::outcome::SampleOutcome::Failed(panic_message(payload)),
     }
 }
 
@@ -174,7 +190,7 @@ pub(crate) fn subject_or_defaults(
     }
 }
 
-/// Turns the subject call of one sample into the [`PromptRun`] the assertions see, or into the failed
+/// Turns the subject call of one sample into the [`PromptRun`] the assertions see, or into the errored
 /// sample (an unavailable call also marks the scope, which ignores the trial). `messages` is the
 /// request's conversation; the answer is appended to make the transcript. Shared with suite cases.
 #[allow(clippy::too_many_arguments)]
@@ -189,9 +205,9 @@ pub(crate) fn prompt_run(
 ) -> Result<PromptRun, Sample> {
     let completed = match completed {
         Ok(c) => c,
-        Err(CallError::Unavailable(reason)) => return Err(Sample::failed(reason.message)),
+        Err(CallError::Unavailable(reason)) => return Err(Sample::errored(reason.message)),
         Err(CallError::Failed(message)) => {
-            return Err(Sample::failed(format!("model call failed: {message}")));
+            return Err(Sample::errored(format!("model call failed: {message}")));
         }
     };
     let mut transcript = messages;

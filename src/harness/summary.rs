@@ -43,13 +43,14 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         header.if_supports_color(Stream::Stderr, |t| t.bold())
     ));
     let mut total = Usage::default();
-    let (mut passed, mut failed, mut ignored) = (0, 0, 0);
+    let (mut passed, mut failed, mut errored, mut ignored) = (0, 0, 0, 0);
     let mut live_only = Vec::new();
     for r in records {
         total.merge(&r.usage);
         match r.status {
             Status::Passed => passed += 1,
             Status::Failed => failed += 1,
+            Status::Errored => errored += 1,
             Status::Ignored => ignored += 1,
             Status::LiveOnly => live_only.push(r.name.as_str()),
         }
@@ -78,7 +79,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             usd(&u.judge),
         );
         let line = match r.status {
-            Status::Failed => line
+            Status::Failed | Status::Errored => line
                 .if_supports_color(Stream::Stderr, |t| t.red())
                 .to_string(),
             Status::Ignored | Status::LiveOnly => line
@@ -94,7 +95,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     out.push_str(&format!(
         "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}\n",
         "total",
-        format!("{passed}/{}", passed + failed),
+        format!("{passed}/{}", passed + failed + errored),
         calls,
         format!(
             "{}/{}",
@@ -105,7 +106,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         usd(&total.judge),
     ));
     out.push_str(&format!(
-        "{passed} passed, {failed} failed, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
+        "{passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
          total cost ${:.5}{}; wall time {:.2}s\n",
         match live_only.len() {
             0 => String::new(),
@@ -125,7 +126,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     }
     let failed_names: Vec<&str> = records
         .iter()
-        .filter(|r| r.status == Status::Failed)
+        .filter(|r| matches!(r.status, Status::Failed | Status::Errored))
         .map(|r| r.name.as_str())
         .collect();
     if let [first, ..] = failed_names.as_slice() {
@@ -147,4 +148,41 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         ));
     }
     out
+}
+
+/// One line per endpoint that answered 429/529 during the run: how often, and the in-flight limit
+/// the run settled at (nothing when no endpoint did).
+pub fn rate_limits(endpoints: &[(String, crate::provider::RateLimitStats)]) -> String {
+    endpoints
+        .iter()
+        .filter(|(_, s)| s.rate_limited > 0)
+        .map(|(name, s)| {
+            format!(
+                "rate limits: {} answers 429/529 from {name}; in-flight limit settled at {} (configured {})\n",
+                s.rate_limited, s.limit, s.configured
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::provider::RateLimitStats;
+
+    #[test]
+    fn rate_limit_lines_only_for_endpoints_that_met_limits() {
+        let stats = |rate_limited, limit| RateLimitStats {
+            rate_limited,
+            limit,
+            configured: 16,
+        };
+        assert_eq!(
+            super::rate_limits(&[
+                ("anthropic".into(), stats(0, 16)),
+                ("local".into(), stats(37, 4)),
+            ]),
+            "rate limits: 37 answers 429/529 from local; in-flight limit settled at 4 (configured 16)\n"
+        );
+        assert_eq!(super::rate_limits(&[("a".into(), stats(0, 16))]), "");
+    }
 }

@@ -11,6 +11,7 @@ use std::time::Instant;
 use futures::FutureExt;
 use libtest_mimic::{Completion, Failed};
 
+use super::outcome::{self, SampleOutcome};
 use super::record::{self, CaseInfo, Status, TrialRecord};
 use crate::decision::Ignore;
 use crate::engine::{RunScope, Usage, engine};
@@ -19,17 +20,17 @@ use crate::redact::redact;
 /// What one sample produced.
 #[derive(Debug)]
 pub struct Sample {
-    /// `Err(message)` when the sample failed.
-    pub result: Result<(), String>,
+    /// How it ended.
+    pub outcome: SampleOutcome,
     /// The model's output, for reports.
     pub output: Option<String>,
 }
 
 impl Sample {
-    /// A failed sample.
-    pub fn failed(message: impl Into<String>) -> Self {
+    /// A sample that ended without a verdict on its output (provider, judge, cassette, configuration).
+    pub fn errored(message: impl Into<String>) -> Self {
         Self {
-            result: Err(message.into()),
+            outcome: SampleOutcome::Errored(message.into()),
             output: None,
         }
     }
@@ -75,15 +76,6 @@ pub fn required(runs: u32, threshold: f64) -> u32 {
         .clamp(1.0, runs as f64) as u32
 }
 
-fn percent(threshold: f64) -> String {
-    let p = threshold * 100.0;
-    if (p - p.round()).abs() < 1e-9 {
-        format!("{}%", p.round())
-    } else {
-        format!("{p:.1}%")
-    }
-}
-
 /// Runs the plan and reports the outcome to libtest-mimic (and to the run's records).
 pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let started = Instant::now();
@@ -113,9 +105,10 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let run_one = |scope: Arc<RunScope>| {
         let future = (plan.sample)(scope);
         async move {
+            // A panic in the body is caught nearer (a failure); one that gets here is the harness's.
             match AssertUnwindSafe(future).catch_unwind().await {
                 Ok(sample) => sample,
-                Err(payload) => Sample::failed(panic_message(payload)),
+                Err(payload) => Sample::errored(panic_message(payload)),
             }
         }
     };
@@ -144,18 +137,24 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     } else {
         required(plan.runs, plan.threshold)
     };
-    let passed = samples.iter().filter(|s| s.result.is_ok()).count() as u32;
+    let outcomes: Vec<(u32, &SampleOutcome)> = indices
+        .iter()
+        .copied()
+        .zip(samples.iter().map(|s| &s.outcome))
+        .collect();
+    let decision = outcome::decide(&outcomes, plan.runs, need, plan.threshold);
     let preview = samples
         .iter()
-        .find(|s| s.result.is_err() && s.output.is_some())
+        .find(|s| s.outcome != SampleOutcome::Passed && s.output.is_some())
         .or_else(|| samples.iter().find(|s| s.output.is_some()))
         .and_then(|s| s.output.as_deref())
         .map(|o| record::shorten(o, 200));
     let mut record = TrialRecord {
         name: plan.name.clone(),
-        status: Status::Passed,
+        status: decision.status.clone(),
         message: None,
-        runs_passed: passed,
+        runs_passed: decision.passed,
+        runs_errored: decision.errored,
         runs_total: total,
         runs_required: need,
         pass_threshold: plan.threshold,
@@ -174,33 +173,11 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         record::push(record);
         return Ok(Completion::ignored_with(reason.message));
     }
-    if passed >= need {
+    let Some(message) = decision.message else {
         record::push(record);
         return Ok(Completion::Completed);
-    }
-    let message = if total == 1 {
-        samples[0].result.clone().err().unwrap_or_default()
-    } else {
-        let mut lines: Vec<String> = indices
-            .iter()
-            .zip(&samples)
-            .filter_map(|(i, s)| s.result.as_ref().err().map(|m| (i, m)))
-            .map(|(i, m)| {
-                format!(
-                    "[run {i}/{}] FAILED: {}",
-                    plan.runs,
-                    m.replace('\n', "\n    ")
-                )
-            })
-            .collect();
-        lines.push(format!(
-            "{passed}/{total} runs passed (need {need}, threshold {})",
-            percent(plan.threshold)
-        ));
-        lines.join("\n")
     };
     let message = redact(&message).into_owned();
-    record.status = Status::Failed;
     record.message = Some(message.clone());
     record::push(record);
     Err(Failed::from(message))
@@ -227,7 +204,8 @@ pub fn install_panic_hook() {
     }));
 }
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
+/// The text of a caught panic, with its location when the hook saw it.
+pub(crate) fn panic_message(payload: Box<dyn Any + Send>) -> String {
     let message = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -252,7 +230,5 @@ mod tests {
         assert_eq!(required(3, 0.5), 2);
         assert_eq!(required(10, 0.01), 1);
         assert_eq!(required(1, 0.3), 1);
-        assert_eq!(percent(0.8), "80%");
-        assert_eq!(percent(0.333), "33.3%");
     }
 }

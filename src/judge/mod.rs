@@ -18,10 +18,13 @@
 //! - The snippet is kept only when it occurs in the output (whitespace, letter case and typographic
 //!   quotes may differ; the excerpt returned is the output's own text). A quote the output does not
 //!   contain is dropped and the reasoning says so, so a report never shows invented evidence.
+//! - `ask_all` never fills in a verdict: questions the reply has no verdict for (or two verdicts
+//!   numbered alike) are asked again once, alone, and the answers merged; a question still without a
+//!   verdict is a [`JudgeError::MissingVerdicts`] naming it.
 //! - Tokens and cost: a verdict carries the judge calls that produced it (the retry included). The
-//!   verdicts of one `ask_all` call each carry that call's full tokens and cost (not a share: one call
-//!   cannot be split honestly), so sum them per call, not per verdict; the per-test judge cost in the
-//!   summary counts each call once.
+//!   verdicts of one `ask_all` each carry the full tokens and cost of its calls (not a share: one call
+//!   cannot be split honestly), so sum them per `ask_all`, not per verdict; the per-test judge cost in
+//!   the summary counts each call once.
 
 mod parse;
 mod prompt;
@@ -77,6 +80,10 @@ pub enum JudgeError {
     /// The judge answered, but not with a verdict.
     #[error("judge returned no verdict: {0}")]
     NoVerdict(String),
+    /// `ask_all`: the judge gave no verdict for these questions (number from 1, question), even when
+    /// asked again for them alone.
+    #[error("judge returned no verdict for {}, even when asked again", .0.iter().map(|(n, q)| format!("question {n} {q:?}")).collect::<Vec<_>>().join(", "))]
+    MissingVerdicts(Vec<(usize, String)>),
     /// Several parallel questions failed.
     #[error("{} judge question(s) failed:\n{}", .0.len(), .0.iter().map(|(q, e)| format!("- {q:?}: {e}")).collect::<Vec<_>>().join("\n"))]
     Several(Vec<(String, JudgeError)>),
@@ -95,9 +102,10 @@ impl PromptRun {
         self.configured_judge()?.ask(question).await
     }
 
-    /// Asks every question in one judge call; verdicts come back in question order. A question the
-    /// reply has no verdict for gets a failed verdict whose reasoning says so. Each verdict carries the
-    /// one call's tokens and cost. An empty list makes no call.
+    /// Asks every question in one judge call; verdicts come back in question order. Questions the
+    /// reply has no verdict for are asked again once, in one more call; a question still without one
+    /// is a [`JudgeError::MissingVerdicts`] (never a filled-in "no"). Each verdict carries the tokens
+    /// and cost of every call made. An empty list makes no call.
     pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
         if questions.is_empty() {
             return Ok(Vec::new());
@@ -181,25 +189,35 @@ impl Judge<'_> {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
-        let request = self.request(questions, true);
         let n = questions.len();
-        let (slots, spent) = self
-            .call_parsed(request, |result| parse::several(result, n))
+        let (mut slots, mut spent) = self
+            .call_parsed(self.request(questions, true), |result| {
+                parse::several(result, n)
+            })
             .await?;
-        let answered: Vec<String> = slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.is_some())
-            .map(|(i, _)| (i + 1).to_string())
+        let missing: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
+        if !missing.is_empty() {
+            // Once, with only the unanswered questions, numbered afresh.
+            let again: Vec<&str> = missing.iter().map(|&i| questions[i]).collect();
+            let result = self.call(self.request(&again, true)).await?;
+            spent.add(&result);
+            if let Ok(answers) = parse::several(&result, again.len()) {
+                for (&i, answer) in missing.iter().zip(answers) {
+                    slots[i] = answer;
+                }
+            }
+        }
+        let still: Vec<(usize, String)> = (0..n)
+            .filter(|&i| slots[i].is_none())
+            .map(|i| (i + 1, questions[i].to_string()))
             .collect();
+        if !still.is_empty() {
+            return Err(JudgeError::MissingVerdicts(still));
+        }
         Ok(questions
             .iter()
-            .zip(slots)
-            .enumerate()
-            .map(|(i, (question, slot))| match slot {
-                Some(parsed) => self.verdict(question, parsed, &spent),
-                None => self.missing(question, i + 1, &answered, n, &spent),
-            })
+            .zip(slots.into_iter().flatten())
+            .map(|(question, parsed)| self.verdict(question, parsed, &spent))
             .collect())
     }
 
@@ -294,23 +312,6 @@ impl Judge<'_> {
             },
         };
         self.make(question, yes, snippet, reasoning, spent)
-    }
-
-    /// The failed verdict of a question an `ask_all` reply has no verdict for.
-    fn missing(
-        &self,
-        question: &str,
-        number: usize,
-        answered: &[String],
-        n: usize,
-        spent: &Spent,
-    ) -> JudgeVerdict {
-        let reasoning = JudgeError::NoVerdict(format!(
-            "the reply has verdicts for question(s) {} of {n}, none for question {number}",
-            answered.join(", ")
-        ))
-        .to_string();
-        self.make(question, false, None, Some(reasoning), spent)
     }
 
     fn make(
@@ -457,27 +458,12 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_answer_is_a_failed_verdict_that_says_why() {
-        let run = run("out");
-        let config = config();
-        let judge = run.__judge_with(&config);
-        let v = judge.missing(
-            "Third?",
-            3,
-            &["1".into(), "2".into()],
-            3,
-            &spent(7, 3, Some(0.1)),
-        );
-        assert!(!v.passed);
-        assert_eq!(v.answer, "no");
-        assert_eq!(v.snippet, None);
+    fn missing_verdicts_name_the_questions() {
+        let err = JudgeError::MissingVerdicts(vec![(2, "Is Bob named?".into()), (4, "Q4?".into())]);
         assert_eq!(
-            v.reasoning.as_deref(),
-            Some(
-                "judge returned no verdict: the reply has verdicts for question(s) 1, 2 of 3, none for question 3"
-            )
+            err.to_string(),
+            "judge returned no verdict for question 2 \"Is Bob named?\", question 4 \"Q4?\", even when asked again"
         );
-        assert_eq!((v.judge_input_tokens, v.judge_output_tokens), (7, 3));
     }
 
     #[test]

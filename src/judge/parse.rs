@@ -64,10 +64,12 @@ pub fn several(result: &CompletionResult, n: usize) -> Result<Vec<Option<Parsed>
 
 /// Puts verdicts in question order by their `index`, tolerating any order. Indices are 1-based, as the
 /// questions are numbered; a reply numbered exactly 0..n-1 is read as 0-based. A verdict without a
-/// usable index takes the slot of its position if free, else the first free slot. Duplicates and
-/// out-of-range indices are dropped (the first verdict for a question wins).
+/// usable index takes the slot of its position if free, else the first free slot. Out-of-range indices
+/// are dropped. A question two verdicts are numbered for gets neither: which one is its own cannot be
+/// told (and another question then usually has none); the caller asks again.
 pub fn assign(verdicts: Vec<Parsed>, n: usize) -> Vec<Option<Parsed>> {
     let mut slots: Vec<Option<Parsed>> = (0..n).map(|_| None).collect();
+    let mut ambiguous = vec![false; n];
     let zero_based = verdicts.iter().any(|v| v.index == Some(0))
         && !verdicts.iter().any(|v| v.index == Some(n as i64));
     let offset = if zero_based { 0 } else { 1 };
@@ -76,18 +78,26 @@ pub fn assign(verdicts: Vec<Parsed>, n: usize) -> Vec<Option<Parsed>> {
         match verdict.index {
             Some(index) => {
                 let slot = index - offset;
-                if (0..n as i64).contains(&slot) && slots[slot as usize].is_none() {
-                    slots[slot as usize] = Some(verdict);
+                if !(0..n as i64).contains(&slot) {
+                    continue;
+                }
+                let slot = slot as usize;
+                if slots[slot].is_some() || ambiguous[slot] {
+                    ambiguous[slot] = true;
+                    slots[slot] = None;
+                } else {
+                    slots[slot] = Some(verdict);
                 }
             }
             None => unindexed.push((position, verdict)),
         }
     }
+    let free = |slots: &[Option<Parsed>], i: usize| slots[i].is_none() && !ambiguous[i];
     for (position, verdict) in unindexed {
-        let slot = if position < n && slots[position].is_none() {
+        let slot = if position < n && free(&slots, position) {
             Some(position)
         } else {
-            slots.iter().position(Option::is_none)
+            (0..n).find(|&i| free(&slots, i))
         };
         if let Some(slot) = slot {
             slots[slot] = Some(verdict);
@@ -493,11 +503,19 @@ mod tests {
     }
 
     #[test]
-    fn several_drop_duplicates_and_out_of_range_indices() {
+    fn several_drop_out_of_range_indices_and_questions_numbered_twice() {
         let reply = tool(
-            json!({"verdicts": [verdict(1, true, "a"), verdict(1, false, "dup"), verdict(7, true, "x"), verdict(-1, true, "y")]}),
+            json!({"verdicts": [verdict(1, true, "a"), verdict(7, true, "x"), verdict(-1, true, "y")]}),
         );
         assert_eq!(reasons(&several(&reply, 2).unwrap()), [Some("a"), None]);
+        // Two verdicts numbered 1: neither is trusted, and an unindexed one does not take the slot.
+        let twice = tool(
+            json!({"verdicts": [verdict(1, true, "a"), verdict(1, false, "dup"), verdict(1, true, "again"), verdict(3, true, "c"), verdict(None, true, "loose")]}),
+        );
+        assert_eq!(
+            reasons(&several(&twice, 3).unwrap()),
+            [None, Some("loose"), Some("c")]
+        );
     }
 
     #[test]

@@ -26,21 +26,26 @@
 //! with exponential backoff and jitter, honouring `retry-after-ms`, `retry-after` (seconds or an HTTP
 //! date) and Gemini's `RetryInfo.retryDelay`, each capped at `max_backoff`. Other 4xx are final. A 2xx
 //! body that is not the provider's answer is final too: it means a wrong base URL or a proxy page,
-//! which a retry does not fix.
+//! which a retry does not fix. A 429 is retried for as long as `rate_limit_budget` allows, not a number
+//! of attempts: a provider limiting concurrency answers it as a matter of course, and the endpoint's
+//! adaptive in-flight limit ([`limiter`]) is what stops the run from provoking more.
 
 mod anthropic;
 mod gemini;
+mod limiter;
 mod openai;
 mod retry;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
+pub use limiter::RateLimitStats;
+use limiter::{Limiter, Outcome};
 
 /// How many bytes of an unexpected body an error quotes.
 const EXCERPT_BYTES: usize = 200;
@@ -231,7 +236,8 @@ pub struct ProviderClient {
     key_required: bool,
     retry: RetryConfig,
     http: reqwest::Client,
-    in_flight: Arc<tokio::sync::Semaphore>,
+    /// The endpoint's adaptive in-flight limit, shared by the clones of this client.
+    limiter: Arc<Limiter>,
 }
 
 /// One failed attempt, before deciding whether to retry.
@@ -271,7 +277,7 @@ impl ProviderClient {
             key_required: key_required(endpoint),
             retry: retry.clone(),
             http,
-            in_flight: Arc::new(tokio::sync::Semaphore::new(endpoint.max_in_flight.max(1))),
+            limiter: Arc::new(Limiter::new(endpoint.max_in_flight, retry.max_backoff)),
         }
     }
 
@@ -285,6 +291,11 @@ impl ProviderClient {
         &self.endpoint
     }
 
+    /// The rate-limit answers this endpoint gave so far and where its in-flight limit stands.
+    pub fn rate_limits(&self) -> RateLimitStats {
+        self.limiter.stats()
+    }
+
     /// The variable to set when this endpoint needs a key and none is set.
     pub fn missing_key(&self) -> Option<String> {
         if self.api_key.is_some() || !self.key_required {
@@ -293,8 +304,9 @@ impl ProviderClient {
         self.endpoint.api_key_env.first().cloned()
     }
 
-    /// Sends one request, retrying transient faults; the endpoint's in-flight limit is held only
-    /// while an HTTP attempt is in flight, not while backing off.
+    /// Sends one request, retrying transient faults: a 429 within `rate_limit_budget` (counted from the
+    /// first), others up to `max_attempts`. The endpoint's in-flight limit is held only while an HTTP
+    /// attempt is in flight, not while backing off.
     pub async fn complete(
         &self,
         request: &CompletionRequest,
@@ -311,20 +323,39 @@ impl ProviderClient {
             }
         })?;
         let max_attempts = self.retry.max_attempts.max(1);
-        let mut attempt = 0;
+        let (mut attempt, mut faults) = (0, 0);
+        let mut rate_limited_since = None;
         loop {
             attempt += 1;
-            let failure = match self.attempt(&url, &body).await {
+            let mut failure = match self.attempt(&url, &body).await {
                 Ok(result) => return Ok(result),
                 Err(failure) => failure,
             };
-            if !failure.retryable || attempt >= max_attempts {
+            if !failure.retryable {
                 return Err(self.give_up(failure, attempt));
             }
             let wait = match failure.retry_after {
                 Some(asked) => asked.min(self.retry.max_backoff),
                 None => retry::backoff(&self.retry, attempt),
             };
+            if failure.status == Some(429) {
+                let since = *rate_limited_since.get_or_insert_with(Instant::now);
+                if since.elapsed().saturating_add(wait) > self.retry.rate_limit_budget {
+                    failure.message = format!(
+                        "{} (still rate limited after {:.1} s of retries; \
+                         [retry] rate_limit_budget_secs = {} allows longer)",
+                        failure.message,
+                        since.elapsed().as_secs_f64(),
+                        self.retry.rate_limit_budget.as_secs_f64()
+                    );
+                    return Err(self.give_up(failure, attempt));
+                }
+            } else {
+                faults += 1;
+                if faults >= max_attempts {
+                    return Err(self.give_up(failure, attempt));
+                }
+            }
             tokio::time::sleep(wait).await;
         }
     }
@@ -340,15 +371,9 @@ impl ProviderClient {
             builder = builder.header(name, value);
         }
         let (status, headers, bytes) = {
-            // The permit is the endpoint's in-flight limit: it covers the HTTP exchange only.
-            let _permit = self.in_flight.acquire().await.map_err(|_| Failure {
-                status: None,
-                error_type: Some("closed".into()),
-                message: "the client is shutting down".into(),
-                request_id: None,
-                retryable: false,
-                retry_after: None,
-            })?;
+            // The permit is the endpoint's in-flight limit: it covers the HTTP exchange only. Dropped
+            // on a transport error, it tells the limit nothing.
+            let permit = self.limiter.acquire().await;
             let response = builder
                 .send()
                 .await
@@ -359,6 +384,15 @@ impl ProviderClient {
                 .bytes()
                 .await
                 .map_err(|e| self.transport_failure(url, &e))?;
+            // Paced before the slot is released, so that the waiter it wakes sees the pace.
+            if let Some(window) = limiter::window(&headers, SystemTime::now()) {
+                self.limiter.pace(window);
+            }
+            permit.finish(match status {
+                200..=299 => Outcome::Success,
+                429 | 529 => Outcome::RateLimited,
+                _ => Outcome::Neutral,
+            });
             (status, headers, bytes)
         };
         let header_id = ["request-id", "x-request-id"].iter().find_map(|h| {
@@ -402,8 +436,7 @@ impl ProviderClient {
             message,
             request_id: parsed.request_id.or(header_id),
             retryable: retry::is_retryable_status(status),
-            retry_after: retry::retry_after(&headers, std::time::SystemTime::now())
-                .or(parsed.retry_delay),
+            retry_after: retry::retry_after(&headers, SystemTime::now()).or(parsed.retry_delay),
         })
     }
 

@@ -24,24 +24,27 @@ pub(super) fn backoff(retry: &RetryConfig, attempt: u32) -> Duration {
     full.mul_f64(rand::random_range(0.5..=1.0))
 }
 
+/// A header's value as text, trimmed (`None` when absent or not text).
+pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
 /// The wait a response asks for: `retry-after-ms` (Anthropic, OpenAI), else `retry-after` in seconds
 /// or as an HTTP date (a date in the past means now).
 pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
+    let header = |name| header(headers, name);
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(saturating_secs(ms / 1000.0));
     }
     let value = header("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)));
+        return (secs.is_finite() && secs >= 0.0).then(|| saturating_secs(secs));
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
@@ -50,15 +53,22 @@ pub(super) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
 /// A protobuf JSON duration such as Gemini's `retryDelay`: `"1.5s"`, `"30s"`.
 pub(super) fn parse_proto_duration(text: &str) -> Option<Duration> {
     let secs: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)))
+    (secs.is_finite() && secs >= 0.0).then(|| saturating_secs(secs))
+}
+
+/// `secs` (finite, not negative) as a duration; a value beyond what a `Duration` holds is the longest
+/// one (the caller caps it at `max_backoff`), never a panic.
+fn saturating_secs(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    /// A header map of `pairs` (shared with the limiter's tests).
+    pub(crate) fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (k, v) in pairs {
             map.insert(*k, HeaderValue::from_str(v).unwrap());
@@ -83,6 +93,7 @@ mod tests {
             initial_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_millis(350),
             request_timeout: Duration::from_secs(1),
+            ..RetryConfig::default()
         };
         for _ in 0..50 {
             let first = backoff(&retry, 1);
@@ -136,6 +147,15 @@ mod tests {
             ),
             Some(Duration::ZERO)
         );
+        // Absurd values do not panic; the retry loop caps them at max_backoff.
+        assert_eq!(
+            retry_after(&headers(&[("retry-after-ms", "1e30")]), now),
+            Some(Duration::MAX)
+        );
+        assert_eq!(
+            retry_after(&headers(&[("retry-after", "1e300")]), now),
+            Some(Duration::MAX)
+        );
         assert_eq!(retry_after(&headers(&[("retry-after", "soon")]), now), None);
         assert_eq!(retry_after(&headers(&[("retry-after", "-1")]), now), None);
         assert_eq!(retry_after(&HeaderMap::new(), now), None);
@@ -150,5 +170,6 @@ mod tests {
         assert_eq!(parse_proto_duration("30s"), Some(Duration::from_secs(30)));
         assert_eq!(parse_proto_duration("30"), None);
         assert_eq!(parse_proto_duration("-1s"), None);
+        assert_eq!(parse_proto_duration("1e300s"), Some(Duration::MAX));
     }
 }

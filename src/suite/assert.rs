@@ -7,6 +7,7 @@ use regex::Regex;
 use toml::de::DeValue;
 
 use super::parse::{Node, Reader, a_type, did_you_mean, found, real, string, whole};
+use crate::harness::outcome::SampleOutcome;
 use crate::harness::record::shorten;
 use crate::run::PromptRun;
 
@@ -921,14 +922,16 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
     }
 }
 
-/// Checks every assertion of a case on one run and scores it: `Ok` when every assertion passes, or,
+/// Checks every assertion of a case on one run and scores it: passed when every assertion passes, or,
 /// with a `threshold`, when the weight of the passing ones over all weights reaches it. The judge is
 /// asked once for all `judge` assertions (one call), and not at all when the case has already failed.
+/// A judge that gives no verdict (or cannot be asked) errors the sample whatever the weights: that
+/// says nothing about the output.
 pub async fn evaluate(
     asserts: &[Assertion],
     threshold: Option<f64>,
     run: &PromptRun,
-) -> Result<(), String> {
+) -> SampleOutcome {
     let mut verdicts: Vec<Option<Verdict>> = asserts
         .iter()
         .map(|a| (!matches!(a.check, Check::Judge(_))).then(|| check_sync(&a.check, run)))
@@ -953,7 +956,6 @@ pub async fn evaluate(
             _ => None,
         })
         .collect();
-    let mut judge_error = None;
     if !questions.is_empty() {
         if decided {
             for (i, _) in &questions {
@@ -964,50 +966,33 @@ pub async fn evaluate(
             }
         } else {
             let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
-            match run.ask_all(&asked).await {
-                Ok(answers) => {
-                    for ((i, q), verdict) in questions.iter().zip(answers) {
-                        verdicts[*i] = Some(if verdict.passed {
-                            Verdict::pass()
-                        } else {
-                            let reasoning = verdict
-                                .reasoning
-                                .unwrap_or_else(|| "no reasoning given".into());
-                            let snippet = verdict
-                                .snippet
-                                .map(|s| format!(" (snippet {:?})", shorten(&s, 120)))
-                                .unwrap_or_default();
-                            Verdict::fail(
-                                "judge",
-                                format!("the judge to confirm {q:?}"),
-                                format!(
-                                    "{:?}: {}{snippet}",
-                                    verdict.answer,
-                                    shorten(&reasoning, 400)
-                                ),
-                            )
-                        });
-                    }
-                }
-                // The judge answered but not with a verdict: it did not confirm the requirements, so
-                // they fail as assertions (and weigh as such).
-                Err(e @ crate::judge::JudgeError::NoVerdict(_)) => {
-                    for (i, q) in &questions {
-                        verdicts[*i] = Some(Verdict::fail(
-                            "judge",
-                            format!("the judge to confirm {q:?}"),
-                            shorten(&e.to_string(), 400),
-                        ));
-                    }
-                }
-                Err(e) => judge_error = Some(e.to_string()),
+            let answers = match run.ask_all(&asked).await {
+                Ok(answers) => answers,
+                Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
+            };
+            for ((i, q), verdict) in questions.iter().zip(answers) {
+                verdicts[*i] = Some(if verdict.passed {
+                    Verdict::pass()
+                } else {
+                    let reasoning = verdict
+                        .reasoning
+                        .unwrap_or_else(|| "no reasoning given".into());
+                    let snippet = verdict
+                        .snippet
+                        .map(|s| format!(" (snippet {:?})", shorten(&s, 120)))
+                        .unwrap_or_default();
+                    Verdict::fail(
+                        "judge",
+                        format!("the judge to confirm {q:?}"),
+                        format!(
+                            "{:?}: {}{snippet}",
+                            verdict.answer,
+                            shorten(&reasoning, 400)
+                        ),
+                    )
+                });
             }
         }
-    }
-    if let Some(e) = judge_error {
-        // The judge could not be asked (none configured, a failed call): that says nothing about the
-        // output, so it fails the run whatever the weights.
-        return Err(format!("judge: {e}"));
     }
 
     let verdicts: Vec<Verdict> = verdicts
@@ -1036,7 +1021,7 @@ pub async fn evaluate(
         Some(t) => score + 1e-9 >= t,
     };
     if ok {
-        return Ok(());
+        return SampleOutcome::Passed;
     }
     let head = match threshold {
         None => format!(
@@ -1059,5 +1044,5 @@ pub async fn evaluate(
     let mut lines = vec![head];
     lines.extend(failed.into_iter().map(|f| format!("- {f}")));
     lines.extend(notes.into_iter().map(|n| format!("note: {n}")));
-    Err(lines.join("\n"))
+    SampleOutcome::Failed(lines.join("\n"))
 }

@@ -361,7 +361,7 @@ fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
         Box::pin(async move {
             let (provider, model) = match &p.subject {
                 Ok(pm) => pm.clone(),
-                Err(message) => return Sample::failed(message.clone()),
+                Err(message) => return Sample::errored(message.clone()),
             };
             let request = CompletionRequest {
                 model: model.clone(),
@@ -389,9 +389,8 @@ fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
                 Ok(run) => run,
                 Err(failed) => return failed,
             };
-            let result = assert::evaluate(&p.asserts, p.threshold, &run).await;
             Sample {
-                result,
+                outcome: assert::evaluate(&p.asserts, p.threshold, &run).await,
                 output: Some(run.output),
             }
         })

@@ -9,6 +9,7 @@ use super::parse::{Suite, parse};
 use super::problem::Report;
 use crate::completion::CompletionResult;
 use crate::engine::RunScope;
+use crate::harness::outcome::SampleOutcome;
 use crate::run::PromptRun;
 
 const FILE: &str = "prompt-tests/s.evals.toml";
@@ -217,24 +218,27 @@ fn the_score_weighs_passing_assertions() {
     // "yes" passes contains and max_words (4 of 5), fails starts_with.
     assert_eq!(
         engine.block_on(evaluate(&asserts, Some(0.8), &run("yes"))),
-        Ok(())
+        SampleOutcome::Passed
     );
-    let err = engine
-        .block_on(evaluate(&asserts, Some(0.9), &run("yes")))
-        .unwrap_err();
+    let failed = |outcome: SampleOutcome| match outcome {
+        SampleOutcome::Failed(message) => message,
+        other => panic!("a failure expected, got {other:?}"),
+    };
+    let err = failed(engine.block_on(evaluate(&asserts, Some(0.9), &run("yes"))));
     assert!(
         err.starts_with("score 0.80 is below the threshold 0.9"),
         "{err}"
     );
-    let err = engine
-        .block_on(evaluate(&asserts, None, &run("yes")))
-        .unwrap_err();
+    let err = failed(engine.block_on(evaluate(&asserts, None, &run("yes"))));
     assert!(
         err.starts_with("1 of 3 assertions failed:\n- prompt-tests/s.evals.toml:1: starts_with"),
         "{err}"
     );
     // No assertions: the score is 1.
-    assert_eq!(engine.block_on(evaluate(&[], Some(1.0), &run("x"))), Ok(()));
+    assert_eq!(
+        engine.block_on(evaluate(&[], Some(1.0), &run("x"))),
+        SampleOutcome::Passed
+    );
 }
 
 fn run_with_calls(calls: &[(&str, serde_json::Value)]) -> PromptRun {

@@ -6,7 +6,8 @@
 //! body), answers from a queue of scripted [`Reply`]s first, then from a responder closure (by default an
 //! echo that answers well-formed responses with usage), and can inject every fault a real provider
 //! shows: 429 with `retry-after`, 500/503/529, slow answers, dropped connections, bodies cut mid-way,
-//! malformed and truncated JSON.
+//! malformed and truncated JSON. Like a real provider's concurrency limit, it can answer 429 to every
+//! request that arrives while N others are being answered ([`Builder::reject_beyond`]).
 //!
 //! It runs its own tokio runtime on a background thread, so synchronous callers (libtest trials,
 //! benchmarks) and async tests alike can use it; dropping the [`FakeProvider`] stops it and closes
@@ -497,6 +498,19 @@ impl Reply {
         }
     }
 
+    /// A 429 whose `retry-after` header gives `after` in seconds as a decimal (`0.5`), with no
+    /// `retry-after-ms`; Gemini carries it as `RetryInfo.retryDelay`.
+    pub fn rate_limited_secs(wire: Wire, after: Duration) -> Self {
+        let mut reply = Self::rate_limited(wire, after);
+        reply
+            .headers
+            .retain(|(name, _)| name != "retry-after" && name != "retry-after-ms");
+        match wire {
+            Wire::Gemini => reply,
+            _ => reply.with_header("retry-after", &after.as_secs_f64().to_string()),
+        }
+    }
+
     /// A server error (`500`, `502`, `503`, `504`, ...) in `wire`'s error shape.
     pub fn server_error(wire: Wire, status: u16) -> Self {
         let (kind, message) = match (wire, status) {
@@ -646,6 +660,12 @@ struct State {
     received: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
+    /// Requests beyond this many being answered get a 429 asking to retry after the duration.
+    reject_beyond: Option<(usize, Duration)>,
+    /// Requests being answered (not rejected) now.
+    admitted: AtomicUsize,
+    max_admitted: AtomicUsize,
+    rejected: AtomicUsize,
 }
 
 /// A poisoned lock only means a responder panicked in another connection; the data is still usable.
@@ -670,11 +690,35 @@ impl Drop for InFlight {
     }
 }
 
+/// A request admitted under [`Builder::reject_beyond`], until it is answered.
+struct Admitted(Arc<State>);
+
+impl Admitted {
+    /// Admits the request, or `None` when `limit` others are being answered.
+    fn enter(state: &Arc<State>, limit: usize) -> Option<Self> {
+        let now = state.admitted.fetch_add(1, Ordering::SeqCst) + 1;
+        if now > limit {
+            state.admitted.fetch_sub(1, Ordering::SeqCst);
+            state.rejected.fetch_add(1, Ordering::SeqCst);
+            return None;
+        }
+        state.max_admitted.fetch_max(now, Ordering::SeqCst);
+        Some(Self(state.clone()))
+    }
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.admitted.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Configures a [`FakeProvider`] before it starts.
 pub struct Builder {
     echo: Echo,
     responder: Option<Responder>,
     capture: bool,
+    reject_beyond: Option<(usize, Duration)>,
 }
 
 impl Builder {
@@ -712,6 +756,13 @@ impl Builder {
         self
     }
 
+    /// Answers 429 ([`Reply::rate_limited_secs`], asking to retry after `retry_after`) to every request
+    /// that arrives while `limit` others are being answered, as a provider limiting concurrency does.
+    pub fn reject_beyond(mut self, limit: usize, retry_after: Duration) -> Self {
+        self.reject_beyond = Some((limit, retry_after));
+        self
+    }
+
     /// Starts the server on an ephemeral port of 127.0.0.1.
     pub fn try_start(self) -> std::io::Result<FakeProvider> {
         let responder = self.responder.unwrap_or_else(|| self.echo.responder());
@@ -723,6 +774,10 @@ impl Builder {
             received: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
+            reject_beyond: self.reject_beyond,
+            admitted: AtomicUsize::new(0),
+            max_admitted: AtomicUsize::new(0),
+            rejected: AtomicUsize::new(0),
         });
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
@@ -839,6 +894,16 @@ async fn handle(
     if state.capture {
         lock(&state.requests).push(captured.clone());
     }
+    let admitted = match state.reject_beyond {
+        Some((limit, after)) => match Admitted::enter(&state, limit) {
+            Some(admitted) => Some(admitted),
+            None => {
+                let wire = captured.wire().unwrap_or(Wire::OpenAi);
+                return Ok(respond(Reply::rate_limited_secs(wire, after)));
+            }
+        },
+        None => None,
+    };
     let scripted = lock(&state.queue).pop_front();
     let reply = match scripted {
         Some(reply) => reply,
@@ -854,6 +919,12 @@ async fn handle(
         kill.notify_one();
         std::future::pending::<()>().await;
     }
+    drop(admitted);
+    Ok(respond(reply))
+}
+
+/// The HTTP response for `reply`.
+fn respond(reply: Reply) -> Response<ReplyBody> {
     let mut response = Response::builder().status(reply.status);
     for (name, value) in &reply.headers {
         response = response.header(name.as_str(), value.as_str());
@@ -873,7 +944,7 @@ async fn handle(
             pause: None,
         },
     };
-    let response = response.body(body).unwrap_or_else(|e| {
+    response.body(body).unwrap_or_else(|e| {
         Response::builder()
             .status(500)
             .body(ReplyBody {
@@ -883,8 +954,7 @@ async fn handle(
                 ..ReplyBody::default()
             })
             .unwrap_or_default()
-    });
-    Ok(response)
+    })
 }
 
 /// A response body: the bytes, then (for [`Fault::AbortBody`]) a short pause, so that hyper flushes
@@ -965,6 +1035,7 @@ impl FakeProvider {
             echo: Echo::default(),
             responder: None,
             capture: true,
+            reject_beyond: None,
         }
     }
 
@@ -1028,6 +1099,16 @@ impl FakeProvider {
     /// The most requests that were being answered at once.
     pub fn max_concurrent(&self) -> usize {
         self.state.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Requests answered 429 under [`Builder::reject_beyond`].
+    pub fn rejected(&self) -> usize {
+        self.state.rejected.load(Ordering::SeqCst)
+    }
+
+    /// The most requests admitted (answered, not rejected) at once under [`Builder::reject_beyond`].
+    pub fn max_admitted(&self) -> usize {
+        self.state.max_admitted.load(Ordering::SeqCst)
     }
 
     /// Requests being answered now.
@@ -1188,6 +1269,40 @@ mod tests {
         // The terminating zero-length chunk never comes.
         assert!(!body.ends_with("0\r\n\r\n"), "{body}");
         assert_eq!(fake.in_flight(), 0);
+    }
+
+    #[test]
+    fn requests_beyond_the_limit_in_flight_get_429() {
+        let fake = FakeProvider::builder()
+            .latency(Duration::from_millis(300))
+            .reject_beyond(2, Duration::from_millis(500))
+            .start();
+        let calls: Vec<_> = (0..5)
+            .map(|_| {
+                let addr = fake.addr();
+                std::thread::spawn(move || {
+                    let mut stream = TcpStream::connect(addr).unwrap();
+                    let body = "{}";
+                    write!(
+                        stream,
+                        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .unwrap();
+                    let mut out = String::new();
+                    let _ = stream.read_to_string(&mut out);
+                    out
+                })
+            })
+            .collect();
+        let answers: Vec<String> = calls.into_iter().map(|c| c.join().unwrap()).collect();
+        let rejected: Vec<&String> = answers.iter().filter(|a| a.contains(" 429 ")).collect();
+        assert_eq!(rejected.len(), 3, "{answers:#?}");
+        assert!(rejected.iter().all(|a| a.contains("retry-after: 0.5\r\n")));
+        assert_eq!(fake.rejected(), 3);
+        assert_eq!(fake.max_admitted(), 2);
+        // Once they are answered, the next request is admitted again.
+        assert_eq!(post(&fake, "/v1/messages", &json!({}), &[]).0, 200);
     }
 
     #[test]

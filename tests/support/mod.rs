@@ -116,3 +116,37 @@ impl Run {
             .unwrap_or_else(|| panic!("no result line for {trial} in:\n{}", self.stdout()))
     }
 }
+
+/// The body of a test that, in a child process the test binary started on itself, is the whole
+/// program: it runs `harness` with the arguments (JSON) in `args_var` and exits with its code. In a
+/// normal run, where `args_var` is unset, it does nothing.
+pub fn run_as_child(args_var: &str, harness: prompt_tester::Harness) {
+    let Ok(args) = std::env::var(args_var) else {
+        return;
+    };
+    let args: Vec<String> = serde_json::from_str(&args).expect("child arguments are JSON");
+    let code = harness.run_with_args(args);
+    std::process::exit(if code == std::process::ExitCode::SUCCESS {
+        0
+    } else {
+        101
+    });
+}
+
+/// This test binary, started to run only its `child_harness` test with the harness arguments `argv`
+/// (see [`run_as_child`]).
+pub fn child_command(args_var: &str, argv: &[&str]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("test binary path"));
+    cmd.args([
+        "--exact",
+        "child_harness",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(
+        args_var,
+        serde_json::to_string(argv).expect("arguments as JSON"),
+    );
+    cmd
+}

@@ -1,0 +1,281 @@
+//! How a sample ends (passed, failed, errored) and what the samples of a trial decide. Pure functions:
+//! `trial::execute` runs the samples and reports what these decide.
+
+use std::error::Error;
+
+use super::record::Status;
+use crate::agent::AgentError;
+use crate::cassette::CassetteError;
+use crate::engine::CallError;
+use crate::judge::JudgeError;
+use crate::mcp::McpError;
+use crate::provider::ProviderError;
+
+/// How one sample ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SampleOutcome {
+    /// Every check held.
+    Passed,
+    /// An assertion failed or the judge said no: the output is wrong.
+    Failed(String),
+    /// Nothing was learnt about the output: the provider failed after its retries, the judge gave no
+    /// verdict, a cassette problem, a configuration problem, a panic outside the test body.
+    Errored(String),
+}
+
+impl SampleOutcome {
+    /// The message of a sample that did not pass.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            SampleOutcome::Passed => None,
+            SampleOutcome::Failed(m) | SampleOutcome::Errored(m) => Some(m),
+        }
+    }
+}
+
+/// Whether `error` is one of the library's own errors that say nothing about the output (a provider,
+/// judge, cassette or MCP failure). An agent loop that ran out of turns is the model's doing: a failure.
+fn is_library_error(error: &(dyn Error + 'static)) -> bool {
+    error.is::<JudgeError>()
+        || error.is::<ProviderError>()
+        || error.is::<CallError>()
+        || error.is::<CassetteError>()
+        || error.is::<McpError>()
+        // `AgentError::Mcp` is transparent: its source is the MCP error's source, not the MCP error.
+        || matches!(error.downcast_ref::<AgentError>(), Some(AgentError::Mcp(_)))
+}
+
+/// The outcome of a `#[prompt_test]` body's result: an error whose chain holds one of the library's
+/// errors (`run.ask(..).await?`, with or without `.context(..)`) is an error; anything else the body
+/// returns (`ensure!`, `bail!`, its own errors) is a failure.
+pub fn classify(result: anyhow::Result<()>) -> SampleOutcome {
+    match result {
+        Ok(()) => SampleOutcome::Passed,
+        Err(e) if e.chain().any(is_library_error) => SampleOutcome::Errored(format!("{e:#}")),
+        Err(e) => SampleOutcome::Failed(format!("{e:#}")),
+    }
+}
+
+/// What the samples of a trial decide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// Passed, failed, or errored (when any sample errored).
+    pub status: Status,
+    /// Samples that passed.
+    pub passed: u32,
+    /// Samples that errored.
+    pub errored: u32,
+    /// The failure message, when the trial did not pass.
+    pub message: Option<String>,
+}
+
+/// Decides a trial from its samples, `(run index, outcome)` in run order, of `runs` at `threshold`,
+/// when `need` must pass. An errored sample fails the trial whatever the threshold: it hides what the
+/// output would have been.
+pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold: f64) -> Decision {
+    let passed = samples
+        .iter()
+        .filter(|(_, o)| **o == SampleOutcome::Passed)
+        .count() as u32;
+    let errored = samples
+        .iter()
+        .filter(|(_, o)| matches!(o, SampleOutcome::Errored(_)))
+        .count() as u32;
+    let status = if errored > 0 {
+        Status::Errored
+    } else if passed >= need {
+        Status::Passed
+    } else {
+        Status::Failed
+    };
+    let message = match (status.clone(), samples) {
+        (Status::Passed, _) => None,
+        (_, [(_, only)]) => only.message().map(str::to_string),
+        _ => {
+            let mut lines: Vec<String> = samples
+                .iter()
+                .filter_map(|(i, o)| {
+                    let label = match o {
+                        SampleOutcome::Passed => return None,
+                        SampleOutcome::Failed(_) => "FAILED",
+                        SampleOutcome::Errored(_) => "ERROR",
+                    };
+                    let text = o.message().unwrap_or_default().replace('\n', "\n    ");
+                    Some(format!("[run {i}/{runs}] {label}: {text}"))
+                })
+                .collect();
+            let total = samples.len();
+            let errors = if errored > 0 {
+                format!(", {errored} errored")
+            } else {
+                String::new()
+            };
+            let why = if passed >= need {
+                ": an errored run fails the trial"
+            } else {
+                ""
+            };
+            lines.push(format!(
+                "{passed}/{total} runs passed{errors} (need {need}, threshold {}){why}",
+                percent(threshold)
+            ));
+            Some(lines.join("\n"))
+        }
+    };
+    Decision {
+        status,
+        passed,
+        errored,
+        message,
+    }
+}
+
+/// `threshold` as a percentage: `80%`, `33.3%`.
+pub fn percent(threshold: f64) -> String {
+    let p = threshold * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anyhow::Context;
+
+    fn failed(m: &str) -> SampleOutcome {
+        SampleOutcome::Failed(m.into())
+    }
+
+    fn errored(m: &str) -> SampleOutcome {
+        SampleOutcome::Errored(m.into())
+    }
+
+    #[test]
+    fn library_errors_are_errors_and_everything_else_is_a_failure() {
+        let judge = || JudgeError::NoVerdict("prose".into());
+        let errors: Vec<anyhow::Error> = vec![
+            judge().into(),
+            anyhow::Error::from(judge()).context("asking about tone"),
+            Err::<(), _>(judge()).context("while judging").unwrap_err(),
+            JudgeError::MissingVerdicts(vec![(2, "B?".into())]).into(),
+            CallError::Failed("HTTP 503".into()).into(),
+            CassetteError::Invalid {
+                path: "x.json".into(),
+                message: "bad".into(),
+            }
+            .into(),
+            AgentError::Mcp(McpError::Spawn {
+                server: "s".into(),
+                message: "gone".into(),
+            })
+            .into(),
+        ];
+        for e in errors {
+            let shown = format!("{e:#}");
+            assert_eq!(classify(Err(e)), SampleOutcome::Errored(shown));
+        }
+        assert_eq!(
+            classify(Err(anyhow::anyhow!("no ALICE in the output"))),
+            failed("no ALICE in the output")
+        );
+        let ensured = (|| -> anyhow::Result<()> {
+            anyhow::ensure!(1 + 1 == 3, "arithmetic");
+            Ok(())
+        })();
+        assert_eq!(classify(ensured), failed("arithmetic"));
+        assert_eq!(
+            classify(Err(crate::tools::ToolCallMismatch("no call".into()).into())),
+            failed("no call")
+        );
+        let turns = AgentError::MaxTurns {
+            max_turns: 2,
+            last_calls: Vec::new(),
+        };
+        assert!(matches!(
+            classify(Err(turns.into())),
+            SampleOutcome::Failed(_)
+        ));
+        // A judge error formatted into a new error is the body's own message: a failure.
+        assert!(matches!(
+            classify(Err(anyhow::anyhow!("{}", judge()))),
+            SampleOutcome::Failed(_)
+        ));
+        assert_eq!(classify(Ok(())), SampleOutcome::Passed);
+    }
+
+    #[test]
+    fn a_met_threshold_passes_and_a_missed_one_lists_the_failed_runs() {
+        let (ok, bad) = (SampleOutcome::Passed, failed("no Alice"));
+        let tolerated = [(1, &ok), (2, &bad), (3, &ok), (4, &ok), (5, &ok)];
+        assert_eq!(
+            decide(&tolerated, 5, 4, 0.8),
+            Decision {
+                status: Status::Passed,
+                passed: 4,
+                errored: 0,
+                message: None
+            }
+        );
+        let missed = [(1, &ok), (2, &bad), (3, &ok), (4, &ok), (5, &bad)];
+        let d = decide(&missed, 5, 4, 0.8);
+        assert_eq!(d.status, Status::Failed);
+        assert_eq!(
+            d.message.as_deref(),
+            Some(
+                "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (need 4, threshold 80%)"
+            )
+        );
+    }
+
+    #[test]
+    fn an_errored_run_fails_the_trial_whatever_the_threshold() {
+        let ok = SampleOutcome::Passed;
+        let (bad, outage) = (failed("no\nAlice"), errored("model call failed: HTTP 503"));
+        let one_error = [(1, &ok), (2, &ok), (3, &outage), (4, &ok), (5, &ok)];
+        let d = decide(&one_error, 5, 4, 0.8);
+        assert_eq!((d.status, d.passed, d.errored), (Status::Errored, 4, 1));
+        assert_eq!(
+            d.message.as_deref(),
+            Some(
+                "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (need 4, threshold 80%): \
+                 an errored run fails the trial"
+            )
+        );
+        let mixed = [(1, &ok), (2, &bad), (3, &outage), (4, &ok), (5, &ok)];
+        let d = decide(&mixed, 5, 4, 0.8);
+        assert_eq!(d.status, Status::Errored);
+        assert_eq!(
+            d.message.as_deref(),
+            Some(
+                "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs passed, 1 \
+                 errored (need 4, threshold 80%)"
+            )
+        );
+        // Even a threshold any single run meets.
+        let d = decide(&one_error, 5, 1, 0.01);
+        assert_eq!(d.status, Status::Errored);
+    }
+
+    #[test]
+    fn a_single_sample_is_reported_as_its_own_message() {
+        let outage = errored("model call failed: HTTP 503");
+        let d = decide(&[(3, &outage)], 5, 1, 0.8);
+        assert_eq!(d.status, Status::Errored);
+        assert_eq!(d.message.as_deref(), Some("model call failed: HTTP 503"));
+        let bad = failed("no Alice");
+        let d = decide(&[(1, &bad)], 1, 1, 1.0);
+        assert_eq!(
+            (d.status, d.message.as_deref()),
+            (Status::Failed, Some("no Alice"))
+        );
+    }
+
+    #[test]
+    fn percentages() {
+        assert_eq!(percent(0.8), "80%");
+        assert_eq!(percent(0.333), "33.3%");
+    }
+}
