@@ -4,12 +4,14 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 use prompt_tester::cassette::{Entry, entry_key};
 use prompt_tester::{CompletionRequest, CompletionResult, PromptRun, toml};
 use prompt_tester_testkit::{FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
+
+mod support;
 
 /// Set in the child process: the harness arguments, as JSON.
 const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";
@@ -185,19 +187,12 @@ output_mtok = 2.0
             "--junit".into(),
             junit.display().to_string(),
         ]);
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args([
-            "--exact",
-            "child_harness",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ARGS, serde_json::to_string(&argv).unwrap())
-        .env("CARGO_MANIFEST_DIR", &self.root)
-        .env("PROMPT_TESTER_CASSETTE", self.mode)
-        .env("PT_FAKE_API_KEY", SECRET)
-        .env("NO_COLOR", "1");
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let mut cmd = support::child_command(CHILD_ARGS, &argv);
+        cmd.env("CARGO_MANIFEST_DIR", &self.root)
+            .env("PROMPT_TESTER_CASSETTE", self.mode)
+            .env("PT_FAKE_API_KEY", SECRET)
+            .env("NO_COLOR", "1");
         for var in [
             "PROMPT_TESTER_CONFIG",
             "PROMPT_TESTER_JUNIT",
@@ -1221,18 +1216,7 @@ fn custom_assertions_are_listed_in_unknown_assertion_messages() {
 #[test]
 fn the_shipped_example_suites_are_valid() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "child_harness",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(
-            CHILD_ARGS,
-            serde_json::to_string(&["prompts", "--list"]).unwrap(),
-        )
+    let out = support::child_command(CHILD_ARGS, &["prompts", "--list"])
         .env("CARGO_MANIFEST_DIR", &root)
         .output()
         .unwrap();
