@@ -199,7 +199,12 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
             "{name}: not replayed offline"
         );
         // Temperature 0 is deterministic: the server's token counts equal the recorded ones, which
-        // shows both the recordings and the live counts came from this model on this server.
+        // shows both the recordings and the live counts came from this model on this server. That
+        // holds across machines only because the portable build computes the same kernels everywhere
+        // and the server decodes one request at a time with no prompt cache (scripts/local-model.sh).
+        // With four slots, five identical judge requests sent at once gave 47/43/43/47/47 output
+        // tokens on one AMD machine, and the judge-heavy examples differed from an Intel run; the
+        // single-call examples (e.g. `local::french_greeting`, 37/38) matched the Intel figures.
         for field in ["calls", "input_tokens", "output_tokens"] {
             assert_eq!(
                 subject[field], recorded["subject"][field],
