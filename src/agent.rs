@@ -17,6 +17,7 @@ use crate::harness::outcome::SampleOutcome;
 use crate::mcp::{self, McpError, McpSession};
 use crate::provider::{ProviderClient, ProviderError};
 use crate::tools::{Tool, Toolbox};
+use crate::usage::{Cost, Tokens};
 
 /// The answer of an agent loop, over all its turns.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,8 +161,9 @@ where
     let offered = offered_names(&request.tools);
     let declared: BTreeSet<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
 
-    let mut total = CompletionResult::default();
-    let mut priced = true;
+    let mut tokens = Tokens::default();
+    let mut cost = Cost::default();
+    let mut tool_calls = Vec::new();
     let mut latency = Duration::ZERO;
     let mut replayed = true;
     let mut transcript = request.messages.clone();
@@ -175,18 +177,17 @@ where
             .map_err(|e| LoopError::Call(turn, e))?;
         latency += took;
         replayed &= from_cassette;
-        priced &= result.cost_usd.is_some();
-        add_usage(&mut total, &result);
-        total.tool_calls.extend(result.tool_calls.iter().cloned());
+        tokens += Tokens::of(&result);
+        cost += Cost::of_call(result.cost_usd);
+        tool_calls.extend(result.tool_calls.iter().cloned());
         if result.tool_calls.is_empty() {
             transcript.push(Message::assistant(result.text.clone()));
-            let final_calls = std::mem::take(&mut total.tool_calls);
             let mut answer = CompletionResult {
-                tool_calls: final_calls,
+                tool_calls,
                 ..result
             };
-            copy_usage(&mut answer, &total);
-            answer.cost_usd = priced.then_some(total.cost_usd.unwrap_or(0.0));
+            tokens.write_to(&mut answer);
+            answer.cost_usd = cost.known();
             return Ok(AgentOutcome {
                 result: answer,
                 transcript,
@@ -228,23 +229,6 @@ fn offered_names(tools: &[ToolSpec]) -> String {
         .map(|t| format!("`{}`", t.name))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn add_usage(total: &mut CompletionResult, turn: &CompletionResult) {
-    total.input_tokens += turn.input_tokens;
-    total.output_tokens += turn.output_tokens;
-    total.cached_input_tokens += turn.cached_input_tokens;
-    total.cache_creation_tokens += turn.cache_creation_tokens;
-    total.thoughts_tokens += turn.thoughts_tokens;
-    total.cost_usd = Some(total.cost_usd.unwrap_or(0.0) + turn.cost_usd.unwrap_or(0.0));
-}
-
-fn copy_usage(answer: &mut CompletionResult, total: &CompletionResult) {
-    answer.input_tokens = total.input_tokens;
-    answer.output_tokens = total.output_tokens;
-    answer.cached_input_tokens = total.cached_input_tokens;
-    answer.cache_creation_tokens = total.cache_creation_tokens;
-    answer.thoughts_tokens = total.thoughts_tokens;
 }
 
 /// The model's turn as it goes back into the conversation: its text (providers reject empty text

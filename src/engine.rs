@@ -2,7 +2,7 @@
 //! cassettes, and the accounting of each run. Model calls go through [`Engine::complete`], which decides
 //! between replaying a cassette and calling the provider.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -13,90 +13,7 @@ use crate::config::Config;
 use crate::decision::{self, Decision, Ignore, Recording, Refusal, Situation};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
-
-/// Tokens, calls and cost of one kind of call (subject or judge).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Tally {
-    /// Calls made or replayed.
-    pub calls: u64,
-    /// Of which replayed from a cassette.
-    pub replayed: u64,
-    /// Input tokens.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Cached input tokens.
-    pub cached_input_tokens: u64,
-    /// Cache-creation tokens.
-    pub cache_creation_tokens: u64,
-    /// Cost of the priced calls.
-    pub cost_usd: f64,
-    /// Calls whose model has no known price (their cost is unknown, not zero).
-    pub unpriced_calls: u64,
-}
-
-impl Tally {
-    fn add(&mut self, result: &CompletionResult, replayed: bool) {
-        self.calls += 1;
-        self.replayed += u64::from(replayed);
-        self.input_tokens += result.input_tokens;
-        self.output_tokens += result.output_tokens;
-        self.cached_input_tokens += result.cached_input_tokens;
-        self.cache_creation_tokens += result.cache_creation_tokens;
-        self.cost_usd += result.cost_usd.unwrap_or(0.0);
-        self.unpriced_calls += u64::from(result.cost_usd.is_none());
-    }
-
-    /// Adds another tally into this one.
-    pub fn merge(&mut self, other: &Tally) {
-        self.calls += other.calls;
-        self.replayed += other.replayed;
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cached_input_tokens += other.cached_input_tokens;
-        self.cache_creation_tokens += other.cache_creation_tokens;
-        self.cost_usd += other.cost_usd;
-        self.unpriced_calls += other.unpriced_calls;
-    }
-}
-
-/// The accounting of a run (or, merged, of a trial).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Usage {
-    /// Calls to the model under test.
-    pub subject: Tally,
-    /// Calls to the judge.
-    pub judge: Tally,
-    /// `provider/model` of calls whose price is unknown (their cost is not counted, not $0).
-    pub unpriced: BTreeSet<String>,
-}
-
-impl Usage {
-    /// Adds another usage into this one.
-    pub fn merge(&mut self, other: &Usage) {
-        self.subject.merge(&other.subject);
-        self.judge.merge(&other.judge);
-        self.unpriced.extend(other.unpriced.iter().cloned());
-    }
-}
-
-/// Who makes a call: the accounting keeps them apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallRole {
-    /// The model under test.
-    Subject,
-    /// The judge.
-    Judge,
-}
-
-impl CallRole {
-    fn as_str(self) -> &'static str {
-        match self {
-            CallRole::Subject => "subject",
-            CallRole::Judge => "judge",
-        }
-    }
-}
+pub use crate::usage::{CallRole, Usage};
 
 /// One sample of one trial: where its calls are recorded and what they cost.
 #[derive(Debug)]
@@ -522,14 +439,11 @@ impl Engine {
         model: &str,
         completed: &Completed,
     ) {
-        let mut usage = scope.usage.lock().unwrap_or_else(|e| e.into_inner());
-        if completed.result.cost_usd.is_none() {
-            usage.unpriced.insert(format!("{provider}/{model}"));
-        }
-        match role {
-            CallRole::Subject => usage.subject.add(&completed.result, completed.replayed),
-            CallRole::Judge => usage.judge.add(&completed.result, completed.replayed),
-        }
+        scope
+            .usage
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add_call(role, provider, model, &completed.result, completed.replayed);
     }
 }
 

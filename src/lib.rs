@@ -22,6 +22,7 @@ pub mod report;
 mod run;
 mod suite;
 pub mod tools;
+mod usage;
 
 pub use agent::{AgentError, AgentOutcome};
 pub use cassette::CassetteMode;

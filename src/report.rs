@@ -15,9 +15,9 @@ use std::path::Path;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
-use crate::engine::Usage;
 use crate::harness::record::{Status, TrialRecord};
 use crate::redact::redact;
+use crate::usage::Usage;
 
 /// The category of cases that name none.
 pub const UNCATEGORIZED: &str = "uncategorized";
@@ -99,14 +99,14 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
     props.extend([
         Property::new("subject_calls", u.subject.calls.to_string()),
         Property::new("subject_replayed", u.subject.replayed.to_string()),
-        Property::new("subject_input_tokens", u.subject.input_tokens.to_string()),
-        Property::new("subject_output_tokens", u.subject.output_tokens.to_string()),
+        Property::new("subject_input_tokens", u.subject.tokens.input.to_string()),
+        Property::new("subject_output_tokens", u.subject.tokens.output.to_string()),
     ]);
     props.extend(cost_property("subject_cost_usd", &u.subject));
     props.extend([
         Property::new("judge_calls", u.judge.calls.to_string()),
-        Property::new("judge_input_tokens", u.judge.input_tokens.to_string()),
-        Property::new("judge_output_tokens", u.judge.output_tokens.to_string()),
+        Property::new("judge_input_tokens", u.judge.tokens.input.to_string()),
+        Property::new("judge_output_tokens", u.judge.tokens.output.to_string()),
     ]);
     props.extend(cost_property("judge_cost_usd", &u.judge));
     if !u.unpriced.is_empty() {
@@ -127,8 +127,9 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
 
 /// The cost property, absent when a call had no price: that cost is unknown (`unpriced_models` says
 /// which), and a sum of the priced calls alone would understate it.
-fn cost_property(name: &str, tally: &crate::engine::Tally) -> Option<Property> {
-    (tally.unpriced_calls == 0).then(|| Property::new(name, format!("{:.6}", tally.cost_usd)))
+fn cost_property(name: &str, tally: &crate::usage::Tally) -> Option<Property> {
+    let usd = tally.cost.known()?;
+    Some(Property::new(name, format!("{usd:.6}")))
 }
 
 fn pass_rate(passed: usize, total: usize) -> Option<f64> {
@@ -243,7 +244,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
     let mut tests = Vec::new();
     let mut totals = Totals::default();
     for r in records {
-        totals.usage.merge(&r.usage);
+        totals.usage += &r.usage;
         match r.status {
             Status::Passed => totals.passed += 1,
             Status::Failed => totals.failed += 1,
@@ -280,7 +281,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 error: None,
                 usage: Usage::default(),
             });
-        suite.usage.merge(&r.usage);
+        suite.usage += &r.usage;
         let category = case
             .category
             .clone()

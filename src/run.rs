@@ -150,7 +150,7 @@ impl PromptRun {
 
     /// The calls this run made so far, subject and judge apart. Not a stable API (for tests).
     #[doc(hidden)]
-    pub fn __usage(&self) -> crate::engine::Usage {
+    pub fn __usage(&self) -> crate::usage::Usage {
         self.scope.usage()
     }
 

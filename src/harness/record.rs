@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::engine::Usage;
+use crate::usage::Usage;
 
 /// How a trial ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -5,16 +5,28 @@ use std::time::Duration;
 use owo_colors::{OwoColorize, Stream};
 
 use super::record::{Status, TrialRecord};
-use crate::engine::Usage;
+use crate::usage::{Tally, Usage};
 
 /// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one.
-fn usd(tally: &crate::engine::Tally) -> String {
-    match (tally.calls, tally.unpriced_calls) {
+fn usd(tally: &Tally) -> String {
+    match (tally.calls, tally.cost.unpriced_calls()) {
         (0, _) => "-".to_string(),
         (calls, unpriced) if unpriced == calls => "unpriced".to_string(),
-        (_, 0) => format!("${:.5}", tally.cost_usd),
-        _ => format!("${:.5}+?", tally.cost_usd),
+        (_, 0) => format!("${:.5}", tally.cost.priced_usd()),
+        _ => format!("${:.5}+?", tally.cost.priced_usd()),
     }
+}
+
+/// One row of the table: name, pass rate, calls, tokens in/out, subject and judge cost.
+fn row(name: &str, rate: &str, usage: &Usage, width: usize) -> String {
+    let all = usage.total();
+    format!(
+        "{name:<width$}  {rate:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
+        all.calls,
+        format!("{}/{}", all.tokens.input, all.tokens.output),
+        usd(&usage.subject),
+        usd(&usage.judge),
+    )
 }
 
 /// Prints the summary of `records` (nothing when no trial ran).
@@ -46,7 +58,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     let (mut passed, mut failed, mut errored, mut ignored) = (0, 0, 0, 0);
     let mut live_only = Vec::new();
     for r in records {
-        total.merge(&r.usage);
+        total += &r.usage;
         match r.status {
             Status::Passed => passed += 1,
             Status::Failed => failed += 1,
@@ -64,19 +76,11 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
                 100.0 * r.runs_passed as f64 / r.runs_total.max(1) as f64
             ),
         };
-        let u = &r.usage;
-        let line = format!(
-            "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
-            super::record::shorten(&r.name, width),
-            rate,
-            u.subject.calls + u.judge.calls,
-            format!(
-                "{}/{}",
-                u.subject.input_tokens + u.judge.input_tokens,
-                u.subject.output_tokens + u.judge.output_tokens
-            ),
-            usd(&u.subject),
-            usd(&u.judge),
+        let line = row(
+            &super::record::shorten(&r.name, width),
+            &rate,
+            &r.usage,
+            width,
         );
         let line = match r.status {
             Status::Failed | Status::Errored => line
@@ -90,21 +94,15 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    let calls = total.subject.calls + total.judge.calls;
-    let replayed = total.subject.replayed + total.judge.replayed;
-    out.push_str(&format!(
-        "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}\n",
+    out.push_str(&row(
         "total",
-        format!("{passed}/{}", passed + failed + errored),
-        calls,
-        format!(
-            "{}/{}",
-            total.subject.input_tokens + total.judge.input_tokens,
-            total.subject.output_tokens + total.judge.output_tokens
-        ),
-        usd(&total.subject),
-        usd(&total.judge),
+        &format!("{passed}/{}", passed + failed + errored),
+        &total,
+        width,
     ));
+    out.push('\n');
+    let all = total.total();
+    let (calls, replayed) = (all.calls, all.replayed);
     out.push_str(&format!(
         "{passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
          total cost ${:.5}{}; wall time {:.2}s\n",
@@ -112,8 +110,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             0 => String::new(),
             n => format!(", {n} live only"),
         },
-        total.subject.cost_usd + total.judge.cost_usd,
-        if total.subject.unpriced_calls + total.judge.unpriced_calls > 0 { " + unpriced calls" } else { "" },
+        all.cost.priced_usd(),
+        if all.cost.unpriced_calls() > 0 { " + unpriced calls" } else { "" },
         wall.as_secs_f64()
     ));
     if !live_only.is_empty() {

@@ -14,8 +14,9 @@ use libtest_mimic::{Completion, Failed};
 use super::outcome::{self, SampleOutcome};
 use super::record::{self, CaseInfo, Status, TrialRecord};
 use crate::decision::Ignore;
-use crate::engine::{RunScope, Usage, engine};
+use crate::engine::{RunScope, engine};
 use crate::redact::redact;
+use crate::usage::Usage;
 
 /// What one sample produced.
 #[derive(Debug)]
@@ -129,7 +130,7 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
 
     let mut usage = Usage::default();
     for scope in &scopes {
-        usage.merge(&scope.usage());
+        usage += &scope.usage();
     }
     let total = samples.len() as u32;
     let need = if plan.only_run.is_some() {

@@ -37,6 +37,7 @@ use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::JudgeConfig;
 use crate::engine::{CallError, CallRole, engine};
 use crate::run::PromptRun;
+use crate::usage::Tally;
 use parse::Parsed;
 
 /// The judge's answer to one question about a run's output.
@@ -148,33 +149,8 @@ pub struct Judge<'a> {
     config: &'a JudgeConfig,
 }
 
-/// Tokens and cost of the judge calls behind a verdict.
-#[derive(Debug, Clone, Copy)]
-struct Spent {
-    input_tokens: u64,
-    output_tokens: u64,
-    /// `None` as soon as one call is unpriced: a partial sum would understate the cost.
-    cost_usd: Option<f64>,
-}
-
-impl Spent {
-    fn new() -> Self {
-        Self {
-            input_tokens: 0,
-            output_tokens: 0,
-            cost_usd: Some(0.0),
-        }
-    }
-
-    fn add(&mut self, result: &CompletionResult) {
-        self.input_tokens += result.input_tokens;
-        self.output_tokens += result.output_tokens;
-        self.cost_usd = match (self.cost_usd, result.cost_usd) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
-    }
-}
+/// Tokens and cost of the judge calls behind a verdict (the retry included).
+type Spent = Tally;
 
 impl Judge<'_> {
     /// Asks one question (see [`PromptRun::ask`]).
@@ -200,7 +176,7 @@ impl Judge<'_> {
             // Once, with only the unanswered questions, numbered afresh.
             let again: Vec<&str> = missing.iter().map(|&i| questions[i]).collect();
             let result = self.call(self.request(&again, true)).await?;
-            spent.add(&result);
+            spent.add_call(&result, false);
             if let Ok(answers) = parse::several(&result, again.len()) {
                 for (&i, answer) in missing.iter().zip(answers) {
                     slots[i] = answer;
@@ -258,14 +234,14 @@ impl Judge<'_> {
         request: CompletionRequest,
         parse: impl Fn(&CompletionResult) -> Result<T, String>,
     ) -> Result<(T, Spent), JudgeError> {
-        let mut spent = Spent::new();
+        let mut spent = Spent::default();
         let first = self.call(request.clone()).await?;
-        spent.add(&first);
+        spent.add_call(&first, false);
         if let Ok(parsed) = parse(&first) {
             return Ok((parsed, spent));
         }
         let second = self.call(prompt::retry_request(&request)).await?;
-        spent.add(&second);
+        spent.add_call(&second, false);
         match parse(&second) {
             Ok(parsed) => Ok((parsed, spent)),
             Err(why) => Err(JudgeError::NoVerdict(format!("{why} (after one retry)"))),
@@ -330,9 +306,9 @@ impl Judge<'_> {
             reasoning,
             judge_model: self.config.model.clone(),
             judge_provider: self.config.provider.clone(),
-            judge_input_tokens: spent.input_tokens,
-            judge_output_tokens: spent.output_tokens,
-            judge_cost_usd: spent.cost_usd,
+            judge_input_tokens: spent.tokens.input,
+            judge_output_tokens: spent.tokens.output,
+            judge_cost_usd: spent.cost.known(),
         }
     }
 }
@@ -355,10 +331,10 @@ mod tests {
     }
 
     fn spent(input: u64, output: u64, cost: Option<f64>) -> Spent {
-        let mut spent = Spent::new();
+        let mut spent = Spent::default();
         let mut result = CompletionResult::new("", input, output);
         result.cost_usd = cost;
-        spent.add(&result);
+        spent.add_call(&result, false);
         spent
     }
 
@@ -448,13 +424,13 @@ mod tests {
         let mut s = spent(100, 10, Some(0.5));
         let mut second = CompletionResult::new("", 50, 5);
         second.cost_usd = Some(0.25);
-        s.add(&second);
+        s.add_call(&second, false);
         assert_eq!(
-            (s.input_tokens, s.output_tokens, s.cost_usd),
+            (s.tokens.input, s.tokens.output, s.cost.known()),
             (150, 15, Some(0.75))
         );
-        s.add(&CompletionResult::new("", 1, 1));
-        assert_eq!(s.cost_usd, None);
+        s.add_call(&CompletionResult::new("", 1, 1), false);
+        assert_eq!(s.cost.known(), None);
     }
 
     #[test]

@@ -1,0 +1,292 @@
+//! Accounting, one set of types: token counts that add, a cost that is known or unpriced, and a
+//! usage that keeps the subject's calls and the judge's apart and sums them.
+//!
+//! "Unpriced" has one meaning everywhere: a call whose model has no known price. Its cost is unknown,
+//! not zero, so a sum over calls is known only when every call in it was priced ([`Cost::known`]).
+
+use std::collections::BTreeSet;
+use std::ops::{Add, AddAssign};
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use crate::completion::CompletionResult;
+
+/// Token counts of one call or of a sum of calls (same convention as [`CompletionResult`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tokens {
+    /// Every prompt token processed (cache reads and writes included).
+    pub input: u64,
+    /// Every output token (thinking included).
+    pub output: u64,
+    /// Prompt tokens read from cache (a subset of `input`).
+    pub cached_input: u64,
+    /// Prompt tokens written to cache (a subset of `input`).
+    pub cache_creation: u64,
+    /// Thinking tokens (a subset of `output`).
+    pub thoughts: u64,
+}
+
+impl Tokens {
+    /// The counts of one call.
+    pub fn of(result: &CompletionResult) -> Self {
+        Self {
+            input: result.input_tokens,
+            output: result.output_tokens,
+            cached_input: result.cached_input_tokens,
+            cache_creation: result.cache_creation_tokens,
+            thoughts: result.thoughts_tokens,
+        }
+    }
+
+    /// Writes these counts into `result` (the answer of an agent loop carries its turns' sums).
+    pub(crate) fn write_to(self, result: &mut CompletionResult) {
+        result.input_tokens = self.input;
+        result.output_tokens = self.output;
+        result.cached_input_tokens = self.cached_input;
+        result.cache_creation_tokens = self.cache_creation;
+        result.thoughts_tokens = self.thoughts;
+    }
+}
+
+impl AddAssign for Tokens {
+    fn add_assign(&mut self, other: Self) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cached_input += other.cached_input;
+        self.cache_creation += other.cache_creation;
+        self.thoughts += other.thoughts;
+    }
+}
+
+impl Add for Tokens {
+    type Output = Self;
+    fn add(mut self, other: Self) -> Self {
+        self += other;
+        self
+    }
+}
+
+/// The cost of one call or of a sum of calls: the priced part in USD, and how many calls had no price.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    priced_usd: f64,
+    unpriced_calls: u64,
+}
+
+impl Cost {
+    /// The cost of one call: `None` is a call whose model has no known price.
+    pub fn of_call(usd: Option<f64>) -> Self {
+        match usd {
+            Some(usd) => Self {
+                priced_usd: usd,
+                unpriced_calls: 0,
+            },
+            None => Self {
+                priced_usd: 0.0,
+                unpriced_calls: 1,
+            },
+        }
+    }
+
+    /// The whole cost, when every call was priced; `None` when any was not (a partial sum would
+    /// understate it).
+    pub fn known(&self) -> Option<f64> {
+        (self.unpriced_calls == 0).then_some(self.priced_usd)
+    }
+
+    /// The cost of the priced calls alone.
+    pub fn priced_usd(&self) -> f64 {
+        self.priced_usd
+    }
+
+    /// How many calls had no price.
+    pub fn unpriced_calls(&self) -> u64 {
+        self.unpriced_calls
+    }
+}
+
+impl AddAssign for Cost {
+    fn add_assign(&mut self, other: Self) {
+        self.priced_usd += other.priced_usd;
+        self.unpriced_calls += other.unpriced_calls;
+    }
+}
+
+/// Calls, tokens and cost of one kind of call (subject or judge).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Calls made or replayed.
+    pub calls: u64,
+    /// Of which replayed from a cassette.
+    pub replayed: u64,
+    /// Their tokens.
+    pub tokens: Tokens,
+    /// Their cost.
+    pub cost: Cost,
+}
+
+impl Tally {
+    /// Counts one call.
+    pub fn add_call(&mut self, result: &CompletionResult, replayed: bool) {
+        *self += Tally {
+            calls: 1,
+            replayed: u64::from(replayed),
+            tokens: Tokens::of(result),
+            cost: Cost::of_call(result.cost_usd),
+        };
+    }
+}
+
+impl AddAssign for Tally {
+    fn add_assign(&mut self, other: Self) {
+        self.calls += other.calls;
+        self.replayed += other.replayed;
+        self.tokens += other.tokens;
+        self.cost += other.cost;
+    }
+}
+
+impl Add for Tally {
+    type Output = Self;
+    fn add(mut self, other: Self) -> Self {
+        self += other;
+        self
+    }
+}
+
+// The JSON report's shape (documented in docs/suites.md): flat token fields and the priced cost with
+// the count of unpriced calls beside it.
+impl Serialize for Tally {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Tally", 8)?;
+        s.serialize_field("calls", &self.calls)?;
+        s.serialize_field("replayed", &self.replayed)?;
+        s.serialize_field("input_tokens", &self.tokens.input)?;
+        s.serialize_field("output_tokens", &self.tokens.output)?;
+        s.serialize_field("cached_input_tokens", &self.tokens.cached_input)?;
+        s.serialize_field("cache_creation_tokens", &self.tokens.cache_creation)?;
+        s.serialize_field("cost_usd", &self.cost.priced_usd)?;
+        s.serialize_field("unpriced_calls", &self.cost.unpriced_calls)?;
+        s.end()
+    }
+}
+
+/// Who makes a call: the accounting keeps them apart, and a cassette entry records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallRole {
+    /// The model under test.
+    Subject,
+    /// The judge.
+    Judge,
+}
+
+impl CallRole {
+    /// The role as written in cassettes and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallRole::Subject => "subject",
+            CallRole::Judge => "judge",
+        }
+    }
+}
+
+/// The accounting of a run (or, summed, of a trial or a whole run).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Usage {
+    /// Calls to the model under test.
+    pub subject: Tally,
+    /// Calls to the judge.
+    pub judge: Tally,
+    /// `provider/model` of calls whose price is unknown (their cost is not counted, not $0).
+    pub unpriced: BTreeSet<String>,
+}
+
+impl Usage {
+    /// Counts one call of `role` to `provider/model`.
+    pub fn add_call(
+        &mut self,
+        role: CallRole,
+        provider: &str,
+        model: &str,
+        result: &CompletionResult,
+        replayed: bool,
+    ) {
+        if result.cost_usd.is_none() {
+            self.unpriced.insert(format!("{provider}/{model}"));
+        }
+        match role {
+            CallRole::Subject => self.subject.add_call(result, replayed),
+            CallRole::Judge => self.judge.add_call(result, replayed),
+        }
+    }
+
+    /// Subject and judge together.
+    pub fn total(&self) -> Tally {
+        self.subject + self.judge
+    }
+}
+
+impl AddAssign<&Usage> for Usage {
+    fn add_assign(&mut self, other: &Usage) {
+        self.subject += other.subject;
+        self.judge += other.judge;
+        self.unpriced.extend(other.unpriced.iter().cloned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(input: u64, output: u64, cost: Option<f64>) -> CompletionResult {
+        let mut result = CompletionResult::new("", input, output);
+        result.cost_usd = cost;
+        result
+    }
+
+    #[test]
+    fn a_cost_is_known_only_when_every_call_was_priced() {
+        let mut cost = Cost::of_call(Some(0.25));
+        assert_eq!(cost.known(), Some(0.25));
+        cost += Cost::of_call(None);
+        assert_eq!(cost.known(), None);
+        assert_eq!((cost.priced_usd(), cost.unpriced_calls()), (0.25, 1));
+    }
+
+    #[test]
+    fn usage_sums_subject_and_judge_and_names_unpriced_models() {
+        let mut usage = Usage::default();
+        usage.add_call(CallRole::Subject, "p", "m", &call(10, 2, Some(0.5)), true);
+        usage.add_call(CallRole::Judge, "p", "j", &call(7, 1, None), false);
+        let total = usage.total();
+        assert_eq!((total.calls, total.replayed), (2, 1));
+        assert_eq!((total.tokens.input, total.tokens.output), (17, 3));
+        assert_eq!(total.cost.known(), None);
+        assert_eq!(usage.unpriced.iter().collect::<Vec<_>>(), ["p/j"]);
+        let mut twice = usage.clone();
+        twice += &usage;
+        assert_eq!(twice.total().calls, 4);
+    }
+
+    #[test]
+    fn a_tally_serializes_in_the_report_shape() {
+        let mut tally = Tally::default();
+        tally.add_call(&call(3, 4, None), true);
+        assert_eq!(
+            serde_json::to_value(tally).unwrap(),
+            serde_json::json!({"calls": 1, "replayed": 1, "input_tokens": 3, "output_tokens": 4,
+                "cached_input_tokens": 0, "cache_creation_tokens": 0, "cost_usd": 0.0, "unpriced_calls": 1})
+        );
+    }
+
+    #[test]
+    fn call_roles_are_written_as_before() {
+        assert_eq!(
+            serde_json::to_value(CallRole::Judge).unwrap(),
+            serde_json::json!("judge")
+        );
+        let role: CallRole = serde_json::from_value(serde_json::json!("subject")).unwrap();
+        assert_eq!(role, CallRole::Subject);
+    }
+}
