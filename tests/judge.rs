@@ -225,8 +225,8 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
     assert_eq!(
         (
             usage.judge.calls,
-            usage.judge.input_tokens,
-            usage.judge.output_tokens
+            usage.judge.tokens.input,
+            usage.judge.tokens.output
         ),
         (1, 900, 40)
     );
@@ -548,8 +548,8 @@ fn a_server_that_ignores_the_schema_gets_one_retry() {
     let expected = (1250.0 * 1.0 + 35.0 * 5.0) / 1e6;
     let cost = verdict.judge_cost_usd.expect("claude-haiku-4-5 is priced");
     assert!((cost - expected).abs() < 1e-12, "{cost} != {expected}");
-    assert!((usage.judge.cost_usd - cost).abs() < 1e-12);
-    assert_eq!(usage.subject.cost_usd, 0.0);
+    assert!((usage.judge.cost.priced_usd() - cost).abs() < 1e-12);
+    assert_eq!(usage.subject.cost.priced_usd(), 0.0);
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     let (first, second) = (
