@@ -800,7 +800,7 @@ fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
                 key: entry_key(PROVIDER, &request, run),
                 test: format!("{SUITE}::{}", case_name(i)),
                 run,
-                role: "subject".into(),
+                role: prompt_tester::cassette::CallRole::Subject,
                 provider: PROVIDER.into(),
                 model: MODEL.into(),
                 request: request.clone(),

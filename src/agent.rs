@@ -339,10 +339,7 @@ pub(crate) async fn run_in_scope(
     })
     .await;
     outcome.map_err(|e| match e {
-        // The engine already marked the run unavailable; the reason says how to record.
-        LoopError::Call(_, CallError::Unavailable(reason)) => {
-            SampleOutcome::Errored(reason.message)
-        }
+        LoopError::Call(_, CallError::Unavailable(reason)) => SampleOutcome::Unavailable(reason),
         LoopError::Call(turn, CallError::Failed(message)) => {
             SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {message}"))
         }

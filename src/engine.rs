@@ -7,10 +7,10 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
-use crate::decision::{self, Decision, Ignore, Recording, Refusal, Situation};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
 pub use crate::usage::{CallRole, Usage};
@@ -34,8 +34,6 @@ pub struct RunScope {
     pub usage: Mutex<Usage>,
     /// The test runs only live: without a recording it is ignored (`live_only = true`).
     pub live_only: bool,
-    /// Set when a call could not be made nor replayed for a reason that ignores the trial.
-    pub unavailable: Mutex<Option<Unavailable>>,
 }
 
 impl RunScope {
@@ -57,21 +55,12 @@ impl RunScope {
             cache_judge,
             usage: Mutex::new(Usage::default()),
             live_only: false,
-            unavailable: Mutex::new(None),
         }
     }
 
     /// A copy of the usage so far.
     pub fn usage(&self) -> Usage {
         self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// The reason this run could not be made, if any.
-    pub fn unavailable(&self) -> Option<Unavailable> {
-        self.unavailable
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
     }
 }
 
@@ -84,19 +73,6 @@ pub struct Completed {
     pub latency: Duration,
     /// Whether it came from a cassette.
     pub replayed: bool,
-}
-
-/// How the summary and libtest say a `live_only` test without a recording was not run.
-pub const LIVE_ONLY: &str = "live only, not run";
-
-/// Why a trial is ignored: the kind, and the message that says what to do.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{message}")]
-pub struct Unavailable {
-    /// Why.
-    pub why: Ignore,
-    /// The reason shown, with the command that records the test.
-    pub message: String,
 }
 
 /// Why a call gave no answer.
@@ -211,20 +187,6 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
-        let outcome = self.complete_inner(scope, role, provider, request).await;
-        if let Err(CallError::Unavailable(reason)) = &outcome {
-            *scope.unavailable.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason.clone());
-        }
-        outcome
-    }
-
-    async fn complete_inner(
-        &self,
-        scope: &RunScope,
-        role: CallRole,
-        provider: &str,
-        request: CompletionRequest,
-    ) -> Result<Completed, CallError> {
         let client = self.client(provider)?;
         let key = cassette::entry_key(provider, &request, scope.run_index);
         let cassette = match self.mode {
@@ -255,6 +217,18 @@ impl Engine {
             ci: crate::config::is_ci(),
             live_only: scope.live_only,
         });
+        let site = CallSite {
+            filter: &scope.filter,
+            cassette: &self.shown(scope, cassette.as_deref()),
+            cassette_file: &cassette
+                .as_ref()
+                .map_or_else(String::new, |c| c.file_name()),
+            role,
+            run: (scope.run_index, scope.runs),
+            provider,
+            mode: self.mode,
+            missing_key: missing_key.as_deref(),
+        };
         let record = match decision {
             Decision::Replay => {
                 let entry = entry.expect("a found recording has its entry");
@@ -270,24 +244,8 @@ impl Engine {
                 return Ok(completed);
             }
             Decision::Call { record } => record,
-            Decision::Ignore(why) => {
-                return Err(CallError::Unavailable(self.unavailable(
-                    scope,
-                    why,
-                    cassette.as_deref(),
-                    missing_key.as_deref(),
-                )));
-            }
-            Decision::Fail(refusal) => {
-                return Err(CallError::Failed(self.refusal(
-                    scope,
-                    role,
-                    provider,
-                    refusal,
-                    cassette.as_deref(),
-                    missing_key.as_deref(),
-                )));
-            }
+            Decision::Ignore(why) => return Err(CallError::Unavailable(site.unavailable(why))),
+            Decision::Fail(refusal) => return Err(CallError::Failed(site.refusal(&refusal))),
         };
         let started = Instant::now();
         let mut result = client
@@ -306,7 +264,7 @@ impl Engine {
                 key,
                 test: scope.test.clone(),
                 run: scope.run_index,
-                role: role.as_str().to_string(),
+                role,
                 provider: provider.to_string(),
                 model: request.model.clone(),
                 request: request.clone(),
@@ -322,86 +280,11 @@ impl Engine {
         Ok(completed)
     }
 
-    /// The command that records `scope`'s test, with the key to set when it is missing.
-    fn record_command(scope: &RunScope, missing_key: Option<&str>) -> String {
-        let key = missing_key.map_or_else(String::new, |var| format!("{var}=... "));
-        format!(
-            "{key}PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- {}",
-            scope.filter
-        )
-    }
-
     /// The cassette as shown in messages (relative to the crate root).
     fn shown(&self, scope: &RunScope, cassette: Option<&cassette::Cassette>) -> String {
         match cassette {
             Some(c) => display_path(c.path(), &self.config.root),
             None => display_path(&self.cassettes.path_for(&scope.cassette), &self.config.root),
-        }
-    }
-
-    /// Why the trial is ignored, said with what to do about it.
-    fn unavailable(
-        &self,
-        scope: &RunScope,
-        why: Ignore,
-        cassette: Option<&cassette::Cassette>,
-        missing_key: Option<&str>,
-    ) -> Unavailable {
-        let path = self.shown(scope, cassette);
-        let record = Self::record_command(scope, missing_key);
-        let message = match &why {
-            Ignore::NoKey { var } => {
-                format!("no recording in {path} and {var} is not set; record it with: {record}")
-            }
-            Ignore::LiveOnly => format!(
-                "{LIVE_ONLY}: no recording in {path}; run it live with PROMPT_TESTER_CASSETTE=off, or record \
-                 it with: {record}"
-            ),
-        };
-        Unavailable { why, message }
-    }
-
-    /// Why a call fails without being made, said with how to fix it.
-    fn refusal(
-        &self,
-        scope: &RunScope,
-        role: CallRole,
-        provider: &str,
-        refusal: Refusal,
-        cassette: Option<&cassette::Cassette>,
-        missing_key: Option<&str>,
-    ) -> String {
-        let path = self.shown(scope, cassette);
-        let record = Self::record_command(scope, missing_key);
-        let call = format!(
-            "{} call of run {}/{}",
-            role.as_str(),
-            scope.run_index,
-            scope.runs
-        );
-        match refusal {
-            Refusal::Stale { recorded } => format!(
-                "{} has {recorded} recording(s) but none for this call ({call}). The prompt or the case inputs \
-                 changed since it was recorded. Re-record with: {record}",
-                cassette.map(|c| c.file_name()).unwrap_or(path),
-            ),
-            Refusal::NotRecorded => format!(
-                "{path} has no recording for this call ({call}) and cassettes are replay-only \
-                 (PROMPT_TESTER_CASSETTE=replay). Record it with: {record}"
-            ),
-            Refusal::NotRecordedUnderCi => format!(
-                "no recording for this call in {path} ({call}). Under CI, auto mode never calls a provider for a \
-                 missing recording: record it and commit the cassette: {record}. (A live CI job sets \
-                 PROMPT_TESTER_CASSETTE=off or record; a test meant only for live runs says `live_only = true`.)"
-            ),
-            Refusal::MissingKey { var } => format!(
-                "{provider}: {var} is not set (cassettes are {}); set it in the environment or .env",
-                if self.mode == CassetteMode::Off {
-                    "off"
-                } else {
-                    "being recorded"
-                }
-            ),
         }
     }
 

@@ -6,9 +6,9 @@
 
 pub mod agent;
 pub mod cassette;
+mod commands;
 pub mod completion;
 pub mod config;
-mod decision;
 mod engine;
 mod harness;
 pub mod judge;

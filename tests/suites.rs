@@ -140,7 +140,7 @@ output_mtok = 2.0
             key: entry_key(PROVIDER, &request, run),
             test: suite.to_string(),
             run,
-            role: "subject".into(),
+            role: prompt_tester::cassette::CallRole::Subject,
             provider: PROVIDER.into(),
             model: request.model.clone(),
             request,

@@ -392,15 +392,11 @@ pub(crate) fn statically_unavailable(
     let missing_key = provider
         .and_then(|p| config.endpoint(p).ok())
         .and_then(crate::provider::missing_key_for);
-    matches!(
-        crate::decision::decide(&crate::decision::Situation {
-            mode,
-            recording: crate::decision::Recording::Absent,
-            missing_key: missing_key.as_deref(),
-            ci: crate::config::is_ci(),
-            live_only,
-        }),
-        crate::decision::Decision::Ignore(_)
+    crate::cassette::decision::ignored_without_recording(
+        mode,
+        missing_key.as_deref(),
+        crate::config::is_ci(),
+        live_only,
     )
 }
 

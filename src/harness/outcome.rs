@@ -6,6 +6,7 @@ use std::error::Error;
 use super::record::Status;
 use crate::agent::AgentError;
 use crate::cassette::CassetteError;
+use crate::cassette::decision::{Ignore, Unavailable};
 use crate::engine::CallError;
 use crate::judge::JudgeError;
 use crate::mcp::McpError;
@@ -21,6 +22,9 @@ pub enum SampleOutcome {
     /// Nothing was learnt about the output: the provider failed after its retries, the judge gave no
     /// verdict, a cassette problem, a configuration problem, a panic outside the test body.
     Errored(String),
+    /// The call was neither made nor replayed (no recording, and no key or `live_only`): the trial is
+    /// ignored with this reason.
+    Unavailable(Unavailable),
 }
 
 impl SampleOutcome {
@@ -29,6 +33,7 @@ impl SampleOutcome {
         match self {
             SampleOutcome::Passed => None,
             SampleOutcome::Failed(m) | SampleOutcome::Errored(m) => Some(m),
+            SampleOutcome::Unavailable(u) => Some(&u.message),
         }
     }
 }
@@ -45,14 +50,28 @@ fn is_library_error(error: &(dyn Error + 'static)) -> bool {
         || matches!(error.downcast_ref::<AgentError>(), Some(AgentError::Mcp(_)))
 }
 
+/// The reason a call was not made, when `error` is one (directly, or as the judge's).
+fn unavailable<'e>(error: &'e (dyn Error + 'static)) -> Option<&'e Unavailable> {
+    match (error.downcast_ref(), error.downcast_ref()) {
+        (Some(CallError::Unavailable(u)), _) | (_, Some(JudgeError::Unavailable(u))) => Some(u),
+        _ => None,
+    }
+}
+
 /// The outcome of a `#[prompt_test]` body's result: an error whose chain holds one of the library's
 /// errors (`run.ask(..).await?`, with or without `.context(..)`) is an error; anything else the body
 /// returns (`ensure!`, `bail!`, its own errors) is a failure.
 pub fn classify(result: anyhow::Result<()>) -> SampleOutcome {
-    match result {
-        Ok(()) => SampleOutcome::Passed,
-        Err(e) if e.chain().any(is_library_error) => SampleOutcome::Errored(format!("{e:#}")),
-        Err(e) => SampleOutcome::Failed(format!("{e:#}")),
+    let Err(e) = result else {
+        return SampleOutcome::Passed;
+    };
+    if let Some(reason) = e.chain().find_map(unavailable) {
+        return SampleOutcome::Unavailable(reason.clone());
+    }
+    if e.chain().any(is_library_error) {
+        SampleOutcome::Errored(format!("{e:#}"))
+    } else {
+        SampleOutcome::Failed(format!("{e:#}"))
     }
 }
 
@@ -81,7 +100,16 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold
         .iter()
         .filter(|(_, o)| matches!(o, SampleOutcome::Errored(_)))
         .count() as u32;
-    let status = if errored > 0 {
+    let unavailable = samples.iter().find_map(|(_, o)| match o {
+        SampleOutcome::Unavailable(u) => Some(u),
+        _ => None,
+    });
+    let status = if let Some(u) = unavailable {
+        match u.why {
+            Ignore::LiveOnly => Status::LiveOnly,
+            Ignore::NoKey { .. } => Status::Ignored,
+        }
+    } else if errored > 0 {
         Status::Errored
     } else if passed >= need {
         Status::Passed
@@ -90,13 +118,14 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold
     };
     let message = match (status.clone(), samples) {
         (Status::Passed, _) => None,
+        _ if let Some(u) = unavailable => Some(u.message.clone()),
         (_, [(_, only)]) => only.message().map(str::to_string),
         _ => {
             let mut lines: Vec<String> = samples
                 .iter()
                 .filter_map(|(i, o)| {
                     let label = match o {
-                        SampleOutcome::Passed => return None,
+                        SampleOutcome::Passed | SampleOutcome::Unavailable(_) => return None,
                         SampleOutcome::Failed(_) => "FAILED",
                         SampleOutcome::Errored(_) => "ERROR",
                     };
@@ -277,5 +306,29 @@ mod tests {
     fn percentages() {
         assert_eq!(percent(0.8), "80%");
         assert_eq!(percent(0.333), "33.3%");
+    }
+
+    #[test]
+    fn an_unavailable_call_ignores_the_trial_with_its_reason() {
+        let reason = |why| Unavailable {
+            why,
+            message: "no recording; record it with: ...".into(),
+        };
+        let judge = JudgeError::Unavailable(reason(Ignore::LiveOnly));
+        let body: anyhow::Result<()> = Err(anyhow::Error::from(judge).context("asking the judge"));
+        let outcome = classify(body);
+        assert_eq!(
+            outcome,
+            SampleOutcome::Unavailable(reason(Ignore::LiveOnly))
+        );
+        let no_key = SampleOutcome::Unavailable(reason(Ignore::NoKey { var: "K".into() }));
+        let d = decide(&[(1, &SampleOutcome::Passed), (2, &no_key)], 2, 2, 1.0);
+        assert_eq!(d.status, Status::Ignored);
+        assert_eq!(
+            d.message.as_deref(),
+            Some("no recording; record it with: ...")
+        );
+        let d = decide(&[(1, &outcome)], 1, 1, 1.0);
+        assert_eq!(d.status, Status::LiveOnly);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::registry::{RustTest, TestSpec};
 use futures::FutureExt;
 
-use super::outcome::classify;
+use super::outcome::{SampleOutcome, classify};
 use super::registry::BodyFuture;
 use super::trial::{Plan, Sample, SampleFn, panic_message};
 use crate::agent;
@@ -191,7 +191,7 @@ pub(crate) fn subject_or_defaults(
 }
 
 /// Turns the subject call of one sample into the [`PromptRun`] the assertions see, or into the errored
-/// sample (an unavailable call also marks the scope, which ignores the trial). `messages` is the
+/// sample (an unavailable call ignores the trial). `messages` is the
 /// request's conversation; the answer is appended to make the transcript. Shared with suite cases.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prompt_run(
@@ -205,7 +205,12 @@ pub(crate) fn prompt_run(
 ) -> Result<PromptRun, Sample> {
     let completed = match completed {
         Ok(c) => c,
-        Err(CallError::Unavailable(reason)) => return Err(Sample::errored(reason.message)),
+        Err(CallError::Unavailable(reason)) => {
+            return Err(Sample {
+                outcome: SampleOutcome::Unavailable(reason),
+                output: None,
+            });
+        }
         Err(CallError::Failed(message)) => {
             return Err(Sample::errored(format!("model call failed: {message}")));
         }

@@ -118,7 +118,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         // Apart from the ignored ones: these never run from cassettes, not for want of a key.
         out.push_str(&format!(
             "{}: {} (run them with PROMPT_TESTER_CASSETTE=off or record)\n",
-            crate::engine::LIVE_ONLY,
+            crate::cassette::decision::LIVE_ONLY,
             live_only.join(", ")
         ));
     }
@@ -129,7 +129,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         .collect();
     if let [first, ..] = failed_names.as_slice() {
         out.push_str(&format!(
-            "rerun a failed test: cargo test --test prompts -- --exact {first}{}\n",
+            "rerun a failed test: {}{}\n",
+            crate::commands::rerun(first),
             if failed_names.len() > 1 {
                 format!("   ({} failed in all)", failed_names.len())
             } else {

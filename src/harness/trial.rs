@@ -13,7 +13,6 @@ use libtest_mimic::{Completion, Failed};
 
 use super::outcome::{self, SampleOutcome};
 use super::record::{self, CaseInfo, Status, TrialRecord};
-use crate::decision::Ignore;
 use crate::engine::{RunScope, engine};
 use crate::redact::redact;
 use crate::usage::Usage;
@@ -165,14 +164,11 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         case: plan.case.clone(),
     };
 
-    if let Some(reason) = scopes.iter().find_map(|s| s.unavailable()) {
-        record.status = match reason.why {
-            Ignore::LiveOnly => Status::LiveOnly,
-            Ignore::NoKey { .. } => Status::Ignored,
-        };
-        record.message = Some(reason.message.clone());
+    if matches!(record.status, Status::Ignored | Status::LiveOnly) {
+        let reason = decision.message.unwrap_or_default();
+        record.message = Some(reason.clone());
         record::push(record);
-        return Ok(Completion::ignored_with(reason.message));
+        return Ok(Completion::ignored_with(reason));
     }
     let Some(message) = decision.message else {
         record::push(record);

@@ -33,6 +33,7 @@ pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
 
 use serde::{Deserialize, Serialize};
 
+use crate::cassette::decision::Unavailable;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::JudgeConfig;
 use crate::engine::{CallError, CallRole, engine};
@@ -74,7 +75,7 @@ pub enum JudgeError {
     /// The judge call could not be made nor replayed (no recording and no key): the harness ignores
     /// the trial, with this reason.
     #[error("{0}")]
-    Unavailable(String),
+    Unavailable(Unavailable),
     /// The judge call failed.
     #[error("judge call failed: {0}")]
     Call(String),
@@ -259,7 +260,7 @@ impl Judge<'_> {
             .await
         {
             Ok(completed) => Ok(completed.result),
-            Err(CallError::Unavailable(reason)) => Err(JudgeError::Unavailable(reason.message)),
+            Err(CallError::Unavailable(reason)) => Err(JudgeError::Unavailable(reason)),
             Err(CallError::Failed(message)) => Err(JudgeError::Call(message)),
         }
     }

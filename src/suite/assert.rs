@@ -968,6 +968,9 @@ pub async fn evaluate(
             let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
             let answers = match run.ask_all(&asked).await {
                 Ok(answers) => answers,
+                Err(crate::judge::JudgeError::Unavailable(u)) => {
+                    return SampleOutcome::Unavailable(u);
+                }
                 Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
             };
             for ((i, q), verdict) in questions.iter().zip(answers) {

@@ -17,8 +17,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub mod decision;
+
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::redact::redact;
+pub use crate::usage::CallRole;
 
 /// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,7 +75,7 @@ pub struct Entry {
     /// The run index (1-based) it belongs to.
     pub run: u32,
     /// `subject` or `judge`.
-    pub role: String,
+    pub role: CallRole,
     /// The provider name.
     pub provider: String,
     /// The model id.
@@ -335,7 +338,12 @@ impl Cassette {
         }
         let mut entries: Vec<Entry> = merged.into_values().collect();
         entries.sort_by(|a, b| {
-            (&a.test, a.run, &a.role, &a.key).cmp(&(&b.test, b.run, &b.role, &b.key))
+            (&a.test, a.run, a.role.as_str(), &a.key).cmp(&(
+                &b.test,
+                b.run,
+                b.role.as_str(),
+                &b.key,
+            ))
         });
         let body = FileBody {
             version: FORMAT_VERSION,
@@ -497,7 +505,7 @@ mod tests {
             key: key.into(),
             test: "t".into(),
             run,
-            role: "subject".into(),
+            role: CallRole::Subject,
             provider: "openai".into(),
             model: "m".into(),
             request: CompletionRequest::new("m", "hi", 10),

@@ -2,9 +2,12 @@
 //!
 //! One pure function, [`decide`], takes everything that matters (cassette mode, whether the call is
 //! recorded, whether a needed key is missing, CI, `live_only`) so that the whole policy is one table;
-//! the engine only acts on the answer.
+//! the engine only acts on the answer. What the user reads about a call that is not made (why, and the
+//! command that fixes it) is written here too, by pure functions of the decision.
 
 use crate::cassette::CassetteMode;
+use crate::commands;
+use crate::usage::CallRole;
 
 /// What the cassette holds for this call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +117,118 @@ pub fn decide(s: &Situation<'_>) -> Decision {
                 None => Decision::Call { record: true },
             },
         },
+    }
+}
+
+/// Whether a test with no cassette file at all is ignored rather than run: the harness asks this
+/// before the run, so that nextest (which reads an ignored trial's exit status as a pass) can be told
+/// up front.
+pub fn ignored_without_recording(
+    mode: CassetteMode,
+    missing_key: Option<&str>,
+    ci: bool,
+    live_only: bool,
+) -> bool {
+    matches!(
+        decide(&Situation {
+            mode,
+            recording: Recording::Absent,
+            missing_key,
+            ci,
+            live_only,
+        }),
+        Decision::Ignore(_)
+    )
+}
+
+/// How the summary and libtest say a `live_only` test without a recording was not run.
+pub const LIVE_ONLY: &str = "live only, not run";
+
+/// Why a trial is ignored: the kind, and the message that says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Unavailable {
+    /// Why.
+    pub why: Ignore,
+    /// The reason shown, with the command that records the test.
+    pub message: String,
+}
+
+/// The call a message is about, and where its recording is or would be.
+#[derive(Debug, Clone)]
+pub struct CallSite<'a> {
+    /// The name filter that re-runs (and so records) the test.
+    pub filter: &'a str,
+    /// The cassette, as shown (relative to the crate root).
+    pub cassette: &'a str,
+    /// The cassette's file name.
+    pub cassette_file: &'a str,
+    /// Who makes the call.
+    pub role: CallRole,
+    /// The sample's index, 1-based, and how many the test takes.
+    pub run: (u32, u32),
+    /// The provider name.
+    pub provider: &'a str,
+    /// The cassette mode.
+    pub mode: CassetteMode,
+    /// The key variable to set, when it is missing.
+    pub missing_key: Option<&'a str>,
+}
+
+impl CallSite<'_> {
+    fn record(&self) -> String {
+        commands::record(self.filter, self.missing_key)
+    }
+
+    /// Why the trial is ignored, said with what to do about it.
+    pub fn unavailable(&self, why: Ignore) -> Unavailable {
+        let (path, record) = (self.cassette, self.record());
+        let message = match &why {
+            Ignore::NoKey { var } => {
+                format!("no recording in {path} and {var} is not set; record it with: {record}")
+            }
+            Ignore::LiveOnly => format!(
+                "{LIVE_ONLY}: no recording in {path}; run it live with PROMPT_TESTER_CASSETTE=off, or record \
+                 it with: {record}"
+            ),
+        };
+        Unavailable { why, message }
+    }
+
+    /// Why a call fails without being made, said with how to fix it.
+    pub fn refusal(&self, refusal: &Refusal) -> String {
+        let (path, record) = (self.cassette, self.record());
+        let call = format!(
+            "{} call of run {}/{}",
+            self.role.as_str(),
+            self.run.0,
+            self.run.1
+        );
+        match refusal {
+            Refusal::Stale { recorded } => format!(
+                "{} has {recorded} recording(s) but none for this call ({call}). The prompt or the case inputs \
+                 changed since it was recorded. Re-record with: {record}",
+                self.cassette_file,
+            ),
+            Refusal::NotRecorded => format!(
+                "{path} has no recording for this call ({call}) and cassettes are replay-only \
+                 (PROMPT_TESTER_CASSETTE=replay). Record it with: {record}"
+            ),
+            Refusal::NotRecordedUnderCi => format!(
+                "no recording for this call in {path} ({call}). Under CI, auto mode never calls a provider for a \
+                 missing recording: record it and commit the cassette: {record}. (A live CI job sets \
+                 PROMPT_TESTER_CASSETTE=off or record; a test meant only for live runs says `live_only = true`.)"
+            ),
+            Refusal::MissingKey { var } => format!(
+                "{}: {var} is not set (cassettes are {}); set it in the environment or .env",
+                self.provider,
+                if self.mode == CassetteMode::Off {
+                    "off"
+                } else {
+                    "being recorded"
+                }
+            ),
+        }
     }
 }
 

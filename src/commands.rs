@@ -1,0 +1,38 @@
+//! The commands that messages tell the user to run, from one place that knows the test target's name.
+
+/// The prompt tests' cargo test target, as the README sets it up (`cargo test --test prompts`).
+pub const TEST_TARGET: &str = "prompts";
+
+/// `cargo test --test prompts -- <args>`.
+fn cargo_test(args: &str) -> String {
+    format!("cargo test --test {TEST_TARGET} -- {args}")
+}
+
+/// Records the tests `filter` selects, with the key to set first when it is missing.
+pub fn record(filter: &str, missing_key: Option<&str>) -> String {
+    let key = missing_key.map_or_else(String::new, |var| format!("{var}=... "));
+    format!("{key}PROMPT_TESTER_CASSETTE=record {}", cargo_test(filter))
+}
+
+/// Re-runs exactly one trial.
+pub fn rerun(trial: &str) -> String {
+    cargo_test(&format!("--exact {trial}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_name_the_target_the_filter_and_the_missing_key() {
+        assert_eq!(
+            record("quick_start", Some("OPENAI_API_KEY")),
+            "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- quick_start"
+        );
+        assert_eq!(
+            record("a", None),
+            "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- a"
+        );
+        assert_eq!(rerun("a::b"), "cargo test --test prompts -- --exact a::b");
+    }
+}
