@@ -13,7 +13,6 @@ use crate::completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
 };
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
-use crate::harness::outcome::SampleOutcome;
 use crate::mcp::{self, McpError, McpSession};
 use crate::provider::{ProviderClient, ProviderError};
 use crate::tools::{Tool, Toolbox};
@@ -315,15 +314,14 @@ impl AgentOutcome {
 }
 
 /// Runs the loop for one sample of the harness: every turn goes through the engine (cassettes and
-/// the run's accounting). The error is how the sample ends: running out of turns is the model's
-/// failure; a failed call or MCP server is an error.
+/// the run's accounting).
 pub(crate) async fn run_in_scope(
     scope: &RunScope,
     provider: &str,
     toolbox: &Toolbox,
     request: CompletionRequest,
-) -> Result<AgentOutcome, SampleOutcome> {
-    let outcome = run_loop(toolbox, request, |request| async move {
+) -> Result<AgentOutcome, LoopError<CallError>> {
+    run_loop(toolbox, request, |request| async move {
         let Completed {
             result,
             latency,
@@ -337,13 +335,5 @@ pub(crate) async fn run_in_scope(
             replayed,
         })
     })
-    .await;
-    outcome.map_err(|e| match e {
-        LoopError::Call(_, CallError::Unavailable(reason)) => SampleOutcome::Unavailable(reason),
-        LoopError::Call(turn, CallError::Failed(message)) => {
-            SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {message}"))
-        }
-        LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::Failed(e.to_string()),
-        LoopError::Agent(e) => SampleOutcome::Errored(e.to_string()),
-    })
+    .await
 }

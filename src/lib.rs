@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+mod case;
 pub mod cassette;
 mod commands;
 pub mod completion;
@@ -14,11 +15,11 @@ mod harness;
 pub mod judge;
 pub mod mcp;
 pub mod model;
+mod outcome;
 pub mod pricing;
 pub mod provider;
 pub mod redact;
 pub mod render;
-pub mod report;
 mod run;
 mod suite;
 pub mod tools;

@@ -61,6 +61,16 @@ fn placeholder_name(s: &str) -> Option<&str> {
     ident.then_some(name)
 }
 
+/// Shortens `text` to at most `max` characters, marking the cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

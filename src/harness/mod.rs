@@ -4,22 +4,22 @@
 mod prune;
 pub mod record;
 pub mod registry;
+mod report;
 pub(crate) mod rust_test;
 mod summary;
 pub mod trial;
-
-pub mod outcome;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
+use crate::case::{self, Case, Plan};
 use crate::cassette::CassetteMode;
 use crate::config::{Config, JudgeConfig};
 use crate::engine;
+use crate::suite;
 use registry::RustTest;
-use trial::Plan;
 
 /// Runs every registered prompt test: `fn main() -> ExitCode { prompt_tester::main() }`.
 pub fn main() -> ExitCode {
@@ -49,7 +49,7 @@ pub struct TrialDef {
     /// The parent trial of a `::run_N` trial.
     pub parent: Option<String>,
     /// The suite case it runs, for the reports of skipped and broken trials (plans carry their own).
-    pub case: Option<record::CaseInfo>,
+    pub case: Option<case::CaseInfo>,
     /// What running it does.
     pub kind: TrialKind,
 }
@@ -127,7 +127,7 @@ impl Harness {
         }
 
         let mut defs = rust_trials(&config, &args, mode);
-        defs.extend(crate::suite::trials(&config, &args, mode));
+        defs.extend(suite_trials(&config, &args, mode));
         // libtest matches substrings, so `name::run_1` would also select `run_10`..`run_19`: a numbered
         // run the filter matches only up to the middle of its number is dropped.
         if let Some(filter) = args.filter.as_deref().filter(|_| !args.exact) {
@@ -274,8 +274,8 @@ impl Harness {
         }
         type Writer = fn(&std::path::Path, &[record::TrialRecord]) -> std::io::Result<()>;
         let reports: [(Option<PathBuf>, &str, Writer); 2] = [
-            (junit, "JUnit", crate::report::write_junit),
-            (report, "JSON", crate::report::write_json),
+            (junit, "JUnit", report::write_junit),
+            (report, "JSON", report::write_json),
         ];
         for (path, kind, write) in reports {
             if let Some(path) = path
@@ -435,13 +435,8 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
         let provider = spec
             .subject_provider
             .or_else(|| config.defaults.provider.clone());
-        let unrecordable = statically_unavailable(
-            &config,
-            mode,
-            provider.as_deref(),
-            &test.trial_name(),
-            spec.live_only,
-        );
+        let unrecordable =
+            statically_unavailable(&config, mode, provider.as_deref(), &name, spec.live_only);
         defs.extend(trials_with_runs(
             &name,
             spec.runs,
@@ -451,12 +446,76 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             |trial_name, only_run| {
                 let config = config.clone();
                 TrialKind::Plan(Box::new(move || {
-                    rust_test::plan(test, &trial_name, only_run, &config)
+                    let case = rust_test::case(test, &trial_name, &config);
+                    case::plan(std::sync::Arc::new(case), trial_name, only_run)
                 }))
             },
         ));
     }
     defs
+}
+
+/// Trials of the suites' items; with `--exact`, only the requested one is built.
+fn suite_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
+    let exact = exact_filter(args);
+    let mut defs = Vec::new();
+    for item in suite::items(config, exact) {
+        match item {
+            suite::Item::Case(case) => defs.extend(case_trials(config, mode, *case, exact)),
+            // Not flagged ignored: the trial runs to report itself ignored with its reason (and a
+            // record). Under nextest an ignored outcome reads as a pass, so there it is flagged.
+            suite::Item::Skipped { name, reason, info } if exact.is_none_or(|f| f == name) => {
+                defs.push(TrialDef {
+                    name,
+                    ignored: under_nextest(),
+                    parent: None,
+                    case: Some(info),
+                    kind: TrialKind::Skip(reason),
+                });
+            }
+            suite::Item::Skipped { .. } => {}
+            suite::Item::Broken {
+                name,
+                message,
+                info,
+            } => defs.push(TrialDef {
+                name,
+                ignored: false,
+                parent: None,
+                case: info,
+                kind: TrialKind::Broken(message),
+            }),
+        }
+    }
+    defs
+}
+
+/// The trial of a resolved case and its numbered runs.
+fn case_trials(
+    config: &Config,
+    mode: CassetteMode,
+    case: Case,
+    exact: Option<&str>,
+) -> Vec<TrialDef> {
+    let unrecordable = statically_unavailable(
+        config,
+        mode,
+        case.request.provider(),
+        &case.cassette,
+        case.sampling.live_only,
+    );
+    let case = std::sync::Arc::new(case);
+    trials_with_runs(
+        &case.name.clone(),
+        case.sampling.runs,
+        exact,
+        unrecordable,
+        case.info.clone(),
+        |trial_name, only_run| {
+            let case = case.clone();
+            TrialKind::Plan(Box::new(move || case::plan(case, trial_name, only_run)))
+        },
+    )
 }
 
 /// What is wrong with a test's `runs` and `pass_threshold` values, if anything.
@@ -497,7 +556,7 @@ pub(crate) fn trials_with_runs(
     runs: u32,
     exact: Option<&str>,
     ignored: bool,
-    case: Option<record::CaseInfo>,
+    case: Option<case::CaseInfo>,
     mut build: impl FnMut(String, Option<u32>) -> TrialKind,
 ) -> Vec<TrialDef> {
     let wanted = |n: &str| exact.is_none_or(|f| f == n);

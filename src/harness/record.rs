@@ -6,43 +6,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use crate::case::CaseInfo;
+pub use crate::outcome::Status;
 use crate::usage::Usage;
-
-/// How a trial ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Passed.
-    Passed,
-    /// Failed: an assertion failed or the judge said no.
-    Failed,
-    /// Errored: a sample ended without a verdict on its output (see [`super::outcome::SampleOutcome`]).
-    Errored,
-    /// Ignored at run time (no key and no recording, or a skipped case).
-    Ignored,
-    /// A `live_only` test without a recording: ignored, and listed apart ("live only, not run").
-    #[serde(rename = "live_only")]
-    LiveOnly,
-}
-
-/// Where a suite case came from, for the JSON report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CaseInfo {
-    /// The suite's name (file stem without `.evals`).
-    pub suite: String,
-    /// The suite file, relative to the crate root.
-    pub file: String,
-    /// The case's name.
-    pub case: String,
-    /// The case's category, if any.
-    pub category: Option<String>,
-    /// The prompt id (suite `prompt_id`, else the prompt file or the suite name).
-    pub prompt_id: String,
-    /// The prompt version (suite `prompt_version`), if given.
-    pub prompt_version: Option<String>,
-    /// The dataset version (suite `dataset_version`), if given.
-    pub dataset_version: Option<String>,
-}
 
 /// One executed trial.
 #[derive(Debug, Clone, Serialize)]
@@ -130,14 +96,4 @@ pub fn warn(warning: String) {
 pub fn warnings() -> Vec<String> {
     let warnings = WARNINGS.lock().unwrap_or_else(|e| e.into_inner());
     warnings.iter().cloned().collect()
-}
-
-/// Shortens `text` to at most `max` characters, marking the cut.
-pub fn shorten(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
 }

@@ -3,15 +3,14 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::completion::{CompletionResult, ToolSpec};
+use crate::completion::ToolSpec;
 use crate::model::{ModelId, Provider};
 use crate::run::PromptRun;
 
 /// The future a test body returns, boxed.
 pub type BodyFuture = Pin<Box<dyn Future<Output = anyhow::Result<()>>>>;
 
-/// The future a custom executor (`run_fn`) returns, boxed.
-pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
+pub use crate::case::RunFnFuture;
 
 /// Where the prompt template comes from.
 #[derive(Debug, Clone, Copy)]
@@ -59,7 +58,7 @@ pub struct TestSpec {
     /// The system prompt.
     pub system: Option<String>,
     /// A custom executor replacing the provider call.
-    pub run_fn: Option<fn(String, String, u32) -> RunFnFuture>,
+    pub run_fn: Option<crate::case::RunFn>,
     /// Tools the model may call.
     pub tools: Vec<ToolSpec>,
     /// Tools with handlers (and MCP servers): the subject call becomes an agent loop.

@@ -77,7 +77,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             ),
         };
         let line = row(
-            &super::record::shorten(&r.name, width),
+            &crate::render::shorten(&r.name, width),
             &rate,
             &r.usage,
             width,

@@ -2,71 +2,19 @@
 
 use std::any::Any;
 use std::cell::RefCell;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures::FutureExt;
 use libtest_mimic::{Completion, Failed};
 
-use super::outcome::{self, SampleOutcome};
-use super::record::{self, CaseInfo, Status, TrialRecord};
+use super::record::{self, Status, TrialRecord};
+use crate::case::{Plan, Sample};
 use crate::engine::{RunScope, engine};
+use crate::outcome::{self, SampleOutcome};
 use crate::redact::redact;
 use crate::usage::Usage;
-
-/// What one sample produced.
-#[derive(Debug)]
-pub struct Sample {
-    /// How it ended.
-    pub outcome: SampleOutcome,
-    /// The model's output, for reports.
-    pub output: Option<String>,
-}
-
-impl Sample {
-    /// A sample that ended without a verdict on its output (provider, judge, cassette, configuration).
-    pub fn errored(message: impl Into<String>) -> Self {
-        Self {
-            outcome: SampleOutcome::Errored(message.into()),
-            output: None,
-        }
-    }
-}
-
-/// Produces one sample for a run scope.
-pub type SampleFn =
-    Arc<dyn Fn(Arc<RunScope>) -> Pin<Box<dyn Future<Output = Sample>>> + Send + Sync>;
-
-/// Everything needed to execute a trial.
-pub struct Plan {
-    /// The trial name.
-    pub name: String,
-    /// The cassette name.
-    pub cassette: String,
-    /// The name filter that re-runs it.
-    pub filter: String,
-    /// Samples the test takes.
-    pub runs: u32,
-    /// Share that must pass.
-    pub threshold: f64,
-    /// Run only this sample, strictly (the `::run_N` trials).
-    pub only_run: Option<u32>,
-    /// Run the first sample alone (to prime a provider cache), then the others.
-    pub prime_first: bool,
-    /// Mark judge calls for caching.
-    pub cache_judge: bool,
-    /// Without a recording, ignore the trial rather than call (`live_only = true`).
-    pub live_only: bool,
-    /// Warnings to print once, after the trials.
-    pub warnings: Vec<String>,
-    /// The suite case, if any.
-    pub case: Option<CaseInfo>,
-    /// The sample producer.
-    pub sample: SampleFn,
-}
 
 /// How many of `runs` must pass at `threshold`.
 pub fn required(runs: u32, threshold: f64) -> u32 {
@@ -84,20 +32,20 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     }
     let indices: Vec<u32> = match plan.only_run {
         Some(i) => vec![i],
-        None => (1..=plan.runs).collect(),
+        None => (1..=plan.sampling.runs).collect(),
     };
     let scopes: Vec<Arc<RunScope>> = indices
         .iter()
         .map(|&i| {
             Arc::new(RunScope {
-                live_only: plan.live_only,
+                live_only: plan.sampling.live_only,
                 ..RunScope::new(
                     &plan.name,
                     &plan.cassette,
                     &plan.filter,
                     i,
-                    plan.runs,
-                    plan.cache_judge,
+                    plan.sampling.runs,
+                    plan.sampling.cache_judge,
                 )
             })
         })
@@ -115,7 +63,7 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
     IN_TRIAL.with(|flag| flag.set(true));
     let samples: Vec<Sample> = engine().block_on(async {
-        if plan.prime_first && scopes.len() > 1 {
+        if plan.sampling.prime_first && scopes.len() > 1 {
             let first = run_one(scopes[0].clone()).await;
             let mut rest =
                 futures::future::join_all(scopes[1..].iter().cloned().map(run_one)).await;
@@ -135,20 +83,25 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let need = if plan.only_run.is_some() {
         1
     } else {
-        required(plan.runs, plan.threshold)
+        required(plan.sampling.runs, plan.sampling.pass_threshold)
     };
     let outcomes: Vec<(u32, &SampleOutcome)> = indices
         .iter()
         .copied()
         .zip(samples.iter().map(|s| &s.outcome))
         .collect();
-    let decision = outcome::decide(&outcomes, plan.runs, need, plan.threshold);
+    let decision = outcome::decide(
+        &outcomes,
+        plan.sampling.runs,
+        need,
+        plan.sampling.pass_threshold,
+    );
     let preview = samples
         .iter()
         .find(|s| s.outcome != SampleOutcome::Passed && s.output.is_some())
         .or_else(|| samples.iter().find(|s| s.output.is_some()))
         .and_then(|s| s.output.as_deref())
-        .map(|o| record::shorten(o, 200));
+        .map(|o| crate::render::shorten(o, 200));
     let mut record = TrialRecord {
         name: plan.name.clone(),
         status: decision.status.clone(),
@@ -157,11 +110,11 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         runs_errored: decision.errored,
         runs_total: total,
         runs_required: need,
-        pass_threshold: plan.threshold,
+        pass_threshold: plan.sampling.pass_threshold,
         usage,
         duration: started.elapsed(),
         output_preview: preview,
-        case: plan.case.clone(),
+        case: plan.info.clone(),
     };
 
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {

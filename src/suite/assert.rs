@@ -7,8 +7,8 @@ use regex::Regex;
 use toml::de::DeValue;
 
 use super::parse::{Node, Reader, a_type, did_you_mean, found, real, string, whole};
-use crate::harness::outcome::SampleOutcome;
-use crate::harness::record::shorten;
+use crate::outcome::SampleOutcome;
+use crate::render::shorten;
 use crate::run::PromptRun;
 
 /// A custom assertion, registered from Rust with [`register_assertion!`](crate::register_assertion)

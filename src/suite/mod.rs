@@ -13,20 +13,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use libtest_mimic::Arguments;
-
-use crate::cassette::CassetteMode;
-use crate::completion::{CompletionRequest, Message};
+use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling, Written};
 use crate::config::Config;
-use crate::engine::{CallRole, RunScope, engine};
-use crate::harness::record::CaseInfo;
-use crate::harness::rust_test::{DEFAULT_MAX_TOKENS, prompt_run, subject_or_defaults};
-use crate::harness::trial::{Plan, Sample, SampleFn};
-use crate::harness::{
-    TrialDef, TrialKind, exact_filter, statically_unavailable, trials_with_runs, under_nextest,
-};
-use assert::{Assertion, Check};
-use parse::{Case, Suite};
+use assert::Check;
+use parse::Suite;
 
 pub use assert::CustomAssertion;
 
@@ -50,15 +40,39 @@ pub struct SuiteFile {
     pub display: String,
 }
 
-/// Trials of every suite under the configured roots. With `--exact`, only the suite the requested
-/// trial belongs to is read, and only that trial is built.
-pub fn trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
-    let exact = exact_filter(args);
+/// What the suites hold, trial by trial: cases to run, cases skipped on purpose, and the failing trials
+/// that stand for what cannot be used (a broken file, a missing root, conflicting custom assertions).
+pub enum Item {
+    /// A case to run.
+    Case(Box<Case>),
+    /// A case skipped on purpose (`skip = "reason"`).
+    Skipped {
+        /// The trial name.
+        name: String,
+        /// The reason given.
+        reason: String,
+        /// The case.
+        info: CaseInfo,
+    },
+    /// A failing trial with this message.
+    Broken {
+        /// The trial name.
+        name: String,
+        /// What is wrong, located, with the fix.
+        message: String,
+        /// The suite file it stands for, if any.
+        info: Option<CaseInfo>,
+    },
+}
+
+/// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
+/// the requested trial belongs to is read, and only that case is resolved.
+pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
     let wanted = |name: &str| exact.is_none_or(|f| f == name);
-    let mut defs = Vec::new();
+    let mut items = Vec::new();
     let conflicts = assert::registry_conflicts();
     if !conflicts.is_empty() && wanted(REGISTRY_ERROR) {
-        defs.push(broken(
+        items.push(broken(
             REGISTRY_ERROR.to_string(),
             conflicts.join("\n"),
             None,
@@ -67,7 +81,7 @@ pub fn trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tria
     let (files, problems) = discover(config);
     for (name, message) in problems {
         if wanted(&name) {
-            defs.push(broken(name, message, None));
+            items.push(broken(name, message, None));
         }
     }
     let mut by_name: BTreeMap<&str, Vec<&SuiteFile>> = BTreeMap::new();
@@ -85,16 +99,16 @@ pub fn trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tria
                  suite root)",
                 one.display, two.display
             );
-            defs.push(broken(error_trial, message, Some(broken_case(one))));
+            items.push(broken(error_trial, message, Some(broken_case(one))));
             continue;
         }
         let file = same[0];
         match load(file) {
-            Ok(suite) => defs.extend(suite_trials(config, suite, exact, mode)),
-            Err(message) => defs.push(broken(error_trial, message, Some(broken_case(file)))),
+            Ok(suite) => items.extend(suite_items(config, &suite, exact)),
+            Err(message) => items.push(broken(error_trial, message, Some(broken_case(file)))),
         }
     }
-    defs
+    items
 }
 
 /// Reads and parses one suite file; `Err` is the failing trial's message.
@@ -112,13 +126,11 @@ pub fn load(file: &SuiteFile) -> Result<Suite, String> {
     })
 }
 
-fn broken(name: String, message: String, case: Option<CaseInfo>) -> TrialDef {
-    TrialDef {
+fn broken(name: String, message: String, info: Option<CaseInfo>) -> Item {
+    Item::Broken {
         name,
-        ignored: false,
-        parent: None,
-        case,
-        kind: TrialKind::Broken(message),
+        message,
+        info,
     }
 }
 
@@ -196,35 +208,15 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// What every trial of one case shares.
-struct Prepared {
-    suite: String,
-    prompt: String,
-    vars: BTreeMap<String, String>,
-    subject: Result<(String, String), String>,
-    system: Option<String>,
-    max_tokens: u32,
-    temperature: Option<f32>,
-    asserts: Vec<Assertion>,
-    tools: Vec<crate::completion::ToolSpec>,
-    threshold: Option<f64>,
-    runs: u32,
-    pass_threshold: f64,
-    live_only: bool,
-    warnings: Vec<String>,
-    case: CaseInfo,
-}
-
-/// The trials of a parsed suite (with `--exact`, only the requested one).
-pub fn suite_trials(
-    config: &Config,
-    suite: Suite,
-    exact: Option<&str>,
-    mode: CassetteMode,
-) -> Vec<TrialDef> {
-    let mut defs = Vec::new();
+/// The items of a parsed suite (with `exact`, only the requested one, resolved for its trial).
+fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item> {
+    let mut items = Vec::new();
     for case in &suite.cases {
         let name = format!("{}::{}", suite.name, case.name);
+        // The case itself or one of its numbered runs.
+        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+            continue;
+        }
         let info = CaseInfo {
             suite: suite.name.clone(),
             file: suite.file.clone(),
@@ -234,53 +226,43 @@ pub fn suite_trials(
             prompt_version: suite.prompt_version.clone(),
             dataset_version: suite.dataset_version.clone(),
         };
-        if let Some(reason) = &case.skip {
-            if exact.is_none_or(|f| f == name) {
-                // Not flagged ignored: the trial runs to report itself ignored with its reason (and a
-                // record). Under nextest an ignored outcome reads as a pass, so there it is flagged.
-                defs.push(TrialDef {
-                    name,
-                    ignored: under_nextest(),
-                    parent: None,
-                    case: Some(info),
-                    kind: TrialKind::Skip(reason.clone()),
-                });
-            }
-            continue;
-        }
-        let prepared = Arc::new(prepare(config, &suite, case, &name, info.clone()));
-        let provider = case
-            .settings
-            .provider
-            .clone()
-            .or_else(|| config.defaults.provider.clone());
-        let unrecordable = statically_unavailable(
-            config,
-            mode,
-            provider.as_deref(),
-            &suite.name,
-            prepared.live_only,
-        );
-        defs.extend(trials_with_runs(
-            &name,
-            prepared.runs,
-            exact,
-            unrecordable,
-            Some(info),
-            |trial_name, only_run| {
-                let prepared = prepared.clone();
-                TrialKind::Plan(Box::new(move || plan(prepared, trial_name, only_run)))
+        items.push(match &case.skip {
+            Some(reason) => Item::Skipped {
+                name,
+                reason: reason.clone(),
+                info,
             },
-        ));
+            None => Item::Case(Box::new(resolve(config, suite, case, name, info))),
+        });
     }
-    defs
+    items
 }
 
-fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseInfo) -> Prepared {
+/// A suite case as a [`Case`]: the suite's settings under the case's, `[defaults]` under both.
+fn resolve(
+    config: &Config,
+    suite: &Suite,
+    case: &parse::Case,
+    name: String,
+    info: CaseInfo,
+) -> Case {
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
-    let subject = subject_or_defaults(s.provider.clone(), s.model.clone(), config).map_err(|missing| {
-        let keys = missing.iter().map(|m| format!("`{m} = \"...\"`")).collect::<Vec<_>>().join(" and ");
+    let written = Written {
+        provider: s.provider.clone(),
+        model: s.model.clone(),
+        system: s.system.clone(),
+        max_tokens: s.max_tokens,
+        temperature: s.temperature,
+        tools: s.tools.clone().unwrap_or_default(),
+    };
+    let vars = case.inputs.iter().cloned().collect();
+    let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
+        let keys = missing
+            .iter()
+            .map(|m| format!("`{m} = \"...\"`"))
+            .collect::<Vec<_>>()
+            .join(" and ");
         format!(
             "case `{name}` names no {}: add {keys} to {} (at the top, or in the case) or set [defaults] in {}",
             missing.join(" and "),
@@ -288,6 +270,42 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
             crate::config::CONFIG_FILE
         )
     });
+    let warnings = warnings(config, suite, case, &name, &request);
+    let asserts = Arc::new(case.asserts.clone());
+    let min_score = s.threshold;
+    let evaluator: Evaluator = Arc::new(move |run| {
+        let asserts = asserts.clone();
+        Box::pin(async move { assert::evaluate(&asserts, min_score, &run).await })
+    });
+    Case {
+        cassette: suite.name.clone(),
+        filter: suite.name.clone(),
+        name,
+        request,
+        sampling: Sampling {
+            runs: s.runs.unwrap_or(1),
+            pass_threshold: s.pass_threshold.unwrap_or(1.0),
+            prime_first: false,
+            cache_judge: false,
+            live_only: s.live_only.unwrap_or(false),
+        },
+        executor: Executor::Call,
+        evaluator,
+        warnings,
+        info: Some(info),
+    }
+}
+
+/// What is suspicious about a case that still runs: inputs no placeholder uses, no assertions, a
+/// `tool_called` check without tools, a `max_cost` check on an unpriced model.
+fn warnings(
+    config: &Config,
+    suite: &Suite,
+    case: &parse::Case,
+    name: &str,
+    request: &RequestTemplate,
+) -> Vec<String> {
+    let s = &case.settings;
     let mut warnings = Vec::new();
     if !case.unused_inputs.is_empty() {
         warnings.push(format!(
@@ -317,7 +335,7 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
             suite.file
         ));
     }
-    if let Ok((provider, model)) = &subject {
+    if let Ok((provider, model)) = &request.subject {
         let priced = config.price_of(provider, model, 0).is_some();
         if !priced
             && case
@@ -332,83 +350,8 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
             ));
         }
     }
-    Prepared {
-        suite: suite.name.clone(),
-        prompt: rendered.text,
-        vars: case.inputs.iter().cloned().collect(),
-        subject,
-        system: s.system.clone(),
-        max_tokens: s
-            .max_tokens
-            .or(config.defaults.max_tokens)
-            .unwrap_or(DEFAULT_MAX_TOKENS),
-        temperature: s.temperature.or(config.defaults.temperature),
-        asserts: case.asserts.clone(),
-        tools: s.tools.clone().unwrap_or_default(),
-        threshold: s.threshold,
-        runs: s.runs.unwrap_or(1),
-        pass_threshold: s.pass_threshold.unwrap_or(1.0),
-        live_only: s.live_only.unwrap_or(false),
-        warnings,
-        case: info,
-    }
+    warnings
 }
 
-fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
-    let shared = p.clone();
-    let sample: SampleFn = Arc::new(move |scope: Arc<RunScope>| {
-        let p = shared.clone();
-        Box::pin(async move {
-            let (provider, model) = match &p.subject {
-                Ok(pm) => pm.clone(),
-                Err(message) => return Sample::errored(message.clone()),
-            };
-            let request = CompletionRequest {
-                model: model.clone(),
-                system: p.system.clone(),
-                messages: vec![Message::user(p.prompt.clone())],
-                max_tokens: p.max_tokens,
-                temperature: p.temperature,
-                tools: p.tools.clone(),
-                response_schema: None,
-                cache_system: false,
-            };
-            let messages = request.messages.clone();
-            let completed = engine()
-                .complete(&scope, CallRole::Subject, &provider, request)
-                .await;
-            let run = match prompt_run(
-                completed,
-                scope,
-                p.prompt.clone(),
-                p.vars.clone(),
-                provider,
-                model,
-                messages,
-            ) {
-                Ok(run) => run,
-                Err(failed) => return failed,
-            };
-            Sample {
-                outcome: assert::evaluate(&p.asserts, p.threshold, &run).await,
-                output: Some(run.output),
-            }
-        })
-    });
-    Plan {
-        name,
-        cassette: p.suite.clone(),
-        filter: p.suite.clone(),
-        runs: p.runs,
-        threshold: p.pass_threshold,
-        only_run,
-        prime_first: false,
-        cache_judge: false,
-        live_only: p.live_only,
-        warnings: p.warnings.clone(),
-        case: Some(p.case.clone()),
-        sample,
-    }
-}
 #[cfg(test)]
 mod tests;

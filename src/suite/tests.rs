@@ -9,7 +9,7 @@ use super::parse::{Suite, parse};
 use super::problem::Report;
 use crate::completion::CompletionResult;
 use crate::engine::RunScope;
-use crate::harness::outcome::SampleOutcome;
+use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
 
 const FILE: &str = "prompt-tests/s.evals.toml";

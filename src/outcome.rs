@@ -1,9 +1,10 @@
-//! How a sample ends (passed, failed, errored) and what the samples of a trial decide. Pure functions:
-//! `trial::execute` runs the samples and reports what these decide.
+//! How a sample ends (passed, failed, errored, unavailable) and what the samples of a trial decide.
+//! Pure functions: `harness::trial::execute` runs the samples and reports what these decide.
 
 use std::error::Error;
 
-use super::record::Status;
+use serde::Serialize;
+
 use crate::agent::AgentError;
 use crate::cassette::CassetteError;
 use crate::cassette::decision::{Ignore, Unavailable};
@@ -36,6 +37,23 @@ impl SampleOutcome {
             SampleOutcome::Unavailable(u) => Some(&u.message),
         }
     }
+}
+
+/// How a trial ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Passed.
+    Passed,
+    /// Failed: an assertion failed or the judge said no.
+    Failed,
+    /// Errored: a sample ended without a verdict on its output (see [`SampleOutcome`]).
+    Errored,
+    /// Ignored at run time (no key and no recording, or a skipped case).
+    Ignored,
+    /// A `live_only` test without a recording: ignored, and listed apart ("live only, not run").
+    #[serde(rename = "live_only")]
+    LiveOnly,
 }
 
 /// Whether `error` is one of the library's own errors that say nothing about the output (a provider,

@@ -1,0 +1,391 @@
+//! One shape for a prompt test, whichever front end wrote it.
+//!
+//! A `#[prompt_test]` function (`harness::rust_test`) and a TOML suite case (`suite`) both resolve into
+//! a [`Case`]: the request to send (a template with the defaults applied), the sampling plan, how the
+//! subject is called and how a sample's run is judged. [`plan`] turns a case into the [`Plan`] of one
+//! trial, which `harness::trial::execute` runs.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::agent::{self, AgentError, LoopError};
+use crate::completion::{CompletionRequest, CompletionResult, Message, ToolSpec};
+use crate::config::Config;
+use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
+use crate::outcome::SampleOutcome;
+use crate::run::{PromptRun, RunRequest};
+use crate::tools::Toolbox;
+
+/// The subject's `max_tokens` when neither the test nor `[defaults]` says.
+pub const DEFAULT_MAX_TOKENS: u32 = 2048;
+
+/// The future a custom executor (`run_fn`) returns, boxed.
+pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
+
+/// A custom executor: `(rendered prompt, model, max_tokens)` to the model's answer.
+pub type RunFn = fn(String, String, u32) -> RunFnFuture;
+
+/// The future that judges one sample's run.
+pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
+
+/// Judges one sample's run: a test body, or a suite case's assertions.
+pub type Evaluator = Arc<dyn Fn(PromptRun) -> Verdict + Send + Sync>;
+
+/// Where a suite case came from, for the reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseInfo {
+    /// The suite's name (file stem without `.evals`).
+    pub suite: String,
+    /// The suite file, relative to the crate root.
+    pub file: String,
+    /// The case's name.
+    pub case: String,
+    /// The case's category, if any.
+    pub category: Option<String>,
+    /// The prompt id (suite `prompt_id`, else the prompt file or the suite name).
+    pub prompt_id: String,
+    /// The prompt version (suite `prompt_version`), if given.
+    pub prompt_version: Option<String>,
+    /// The dataset version (suite `dataset_version`), if given.
+    pub dataset_version: Option<String>,
+}
+
+/// What the front end wrote about the request, before `[defaults]` fill the gaps.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    /// The subject's provider.
+    pub provider: Option<String>,
+    /// The subject's model.
+    pub model: Option<String>,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// The most tokens to generate.
+    pub max_tokens: Option<u32>,
+    /// The sampling temperature.
+    pub temperature: Option<f32>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The request every sample of a case sends.
+#[derive(Debug, Clone)]
+pub struct RequestTemplate {
+    /// `(provider, model)`, or the message that says which is missing and where to set it.
+    pub subject: Result<(String, String), String>,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// The rendered prompt.
+    pub prompt: String,
+    /// The values it was rendered with.
+    pub vars: BTreeMap<String, String>,
+    /// The most tokens to generate.
+    pub max_tokens: u32,
+    /// The sampling temperature.
+    pub temperature: Option<f32>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolSpec>,
+}
+
+impl RequestTemplate {
+    /// The template for `written`, with `[defaults]` applied. `missing` words the error when the
+    /// provider or the model (the names it gets, `"provider"` / `"model"`) is set nowhere.
+    pub fn resolve(
+        config: &Config,
+        written: Written,
+        prompt: String,
+        vars: BTreeMap<String, String>,
+        missing: impl FnOnce(&[&str]) -> String,
+    ) -> Self {
+        let provider = written
+            .provider
+            .or_else(|| config.defaults.provider.clone());
+        let model = written.model.or_else(|| config.defaults.model.clone());
+        let subject = match (provider, model) {
+            (Some(p), Some(m)) => Ok((p, m)),
+            (p, m) => {
+                let names = [
+                    p.is_none().then_some("provider"),
+                    m.is_none().then_some("model"),
+                ];
+                Err(missing(&names.into_iter().flatten().collect::<Vec<_>>()))
+            }
+        };
+        Self {
+            subject,
+            system: written.system,
+            prompt,
+            vars,
+            max_tokens: written
+                .max_tokens
+                .or(config.defaults.max_tokens)
+                .unwrap_or(DEFAULT_MAX_TOKENS),
+            temperature: written.temperature.or(config.defaults.temperature),
+            tools: written.tools,
+        }
+    }
+
+    /// The provider the samples call, when it is known.
+    pub fn provider(&self) -> Option<&str> {
+        self.subject.as_ref().ok().map(|(p, _)| p.as_str())
+    }
+}
+
+/// How many samples a case takes and how they run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// Samples the test takes.
+    pub runs: u32,
+    /// The share of samples that must pass, in (0, 1].
+    pub pass_threshold: f64,
+    /// Run the first sample alone (to prime a provider cache), then the others.
+    pub prime_first: bool,
+    /// Mark judge calls for provider caching.
+    pub cache_judge: bool,
+    /// Without a recording, ignore the trial rather than call (`live_only = true`).
+    pub live_only: bool,
+}
+
+/// How a sample's subject answer is obtained.
+#[derive(Clone)]
+pub enum Executor {
+    /// One call through the engine (replayed, or made and recorded).
+    Call,
+    /// An agent loop: every turn through the engine, the tools run here.
+    Agent(Toolbox),
+    /// A custom executor (`run_fn`) instead of the provider call; its answer counts as the subject's.
+    Custom(RunFn),
+}
+
+/// A prompt test, resolved: what to send, how often, how to call and how to judge.
+#[derive(Clone)]
+pub struct Case {
+    /// The trial name (`module::test`, or `suite::case`).
+    pub name: String,
+    /// The cassette it records into (the test, or the suite).
+    pub cassette: String,
+    /// The name filter that re-runs (and so records) it.
+    pub filter: String,
+    /// The request.
+    pub request: RequestTemplate,
+    /// The sampling plan.
+    pub sampling: Sampling,
+    /// How the subject is called.
+    pub executor: Executor,
+    /// How a run is judged.
+    pub evaluator: Evaluator,
+    /// Warnings to print once, after the trials.
+    pub warnings: Vec<String>,
+    /// The suite case, if it is one.
+    pub info: Option<CaseInfo>,
+}
+
+/// What one sample produced.
+#[derive(Debug)]
+pub struct Sample {
+    /// How it ended.
+    pub outcome: SampleOutcome,
+    /// The model's output, for reports.
+    pub output: Option<String>,
+}
+
+impl Sample {
+    /// A sample that ended without a verdict on its output (provider, judge, cassette, configuration).
+    pub fn errored(message: impl Into<String>) -> Self {
+        Self::unanswered(SampleOutcome::Errored(message.into()))
+    }
+
+    /// A sample that ended before the model answered.
+    pub fn unanswered(outcome: SampleOutcome) -> Self {
+        Self {
+            outcome,
+            output: None,
+        }
+    }
+}
+
+/// Produces one sample for a run scope.
+pub type SampleFn =
+    Arc<dyn Fn(Arc<RunScope>) -> Pin<Box<dyn Future<Output = Sample>>> + Send + Sync>;
+
+/// Everything needed to execute one trial.
+pub struct Plan {
+    /// The trial name.
+    pub name: String,
+    /// The cassette name.
+    pub cassette: String,
+    /// The name filter that re-runs it.
+    pub filter: String,
+    /// How many samples, and how they run.
+    pub sampling: Sampling,
+    /// Run only this sample, strictly (the `::run_N` trials).
+    pub only_run: Option<u32>,
+    /// Warnings to print once, after the trials.
+    pub warnings: Vec<String>,
+    /// The suite case, if any.
+    pub info: Option<CaseInfo>,
+    /// The sample producer.
+    pub sample: SampleFn,
+}
+
+/// The plan of the trial `trial` of `case` (the case itself, or its single run `only_run`).
+pub fn plan(case: Arc<Case>, trial: String, only_run: Option<u32>) -> Plan {
+    let shared = case.clone();
+    let sample: SampleFn = Arc::new(move |scope| {
+        let case = shared.clone();
+        Box::pin(async move { case.sample(scope).await })
+    });
+    Plan {
+        name: trial,
+        cassette: case.cassette.clone(),
+        filter: case.filter.clone(),
+        sampling: case.sampling,
+        only_run,
+        warnings: case.warnings.clone(),
+        info: case.info.clone(),
+        sample,
+    }
+}
+
+impl Case {
+    /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run.
+    async fn sample(&self, scope: Arc<RunScope>) -> Sample {
+        let t = &self.request;
+        let (provider, model) = match &t.subject {
+            Ok(pm) => pm.clone(),
+            Err(message) => return Sample::errored(message.clone()),
+        };
+        let request = CompletionRequest {
+            model: model.clone(),
+            system: t.system.clone(),
+            messages: vec![Message::user(t.prompt.clone())],
+            max_tokens: t.max_tokens,
+            temperature: t.temperature,
+            tools: t.tools.clone(),
+            response_schema: None,
+            cache_system: false,
+        };
+        let answered = match &self.executor {
+            Executor::Agent(toolbox) => agent::run_in_scope(&scope, &provider, toolbox, request)
+                .await
+                .map(agent::AgentOutcome::into_completed)
+                .map_err(loop_failure),
+            Executor::Custom(run_fn) => {
+                let started = Instant::now();
+                let called = match run_fn(t.prompt.clone(), model.clone(), t.max_tokens).await {
+                    Ok(result) => Ok(engine().account_external(
+                        &scope,
+                        &provider,
+                        &model,
+                        result,
+                        started.elapsed(),
+                    )),
+                    Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
+                };
+                with_transcript(called, request.messages)
+            }
+            Executor::Call => {
+                let messages = request.messages.clone();
+                let called = engine()
+                    .complete(&scope, CallRole::Subject, &provider, request)
+                    .await;
+                with_transcript(called, messages)
+            }
+        };
+        let (completed, transcript) = match answered {
+            Ok(answer) => answer,
+            Err(outcome) => return Sample::unanswered(outcome),
+        };
+        let asked = RunRequest {
+            prompt: t.prompt.clone(),
+            vars: t.vars.clone(),
+            provider,
+            model,
+        };
+        let run = PromptRun::from_result(scope, asked, completed, transcript);
+        let output = run.output.clone();
+        Sample {
+            outcome: (self.evaluator)(run).await,
+            output: Some(output),
+        }
+    }
+}
+
+/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure;
+/// a failed call or MCP server is an error.
+fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
+    match e {
+        LoopError::Call(_, CallError::Unavailable(reason)) => SampleOutcome::Unavailable(reason),
+        LoopError::Call(turn, CallError::Failed(message)) => {
+            SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {message}"))
+        }
+        LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::Failed(e.to_string()),
+        LoopError::Agent(e) => SampleOutcome::Errored(e.to_string()),
+    }
+}
+
+/// A single call's answer with the conversation it ends (`messages` and the answer), or how the
+/// sample ends without one.
+fn with_transcript(
+    called: Result<Completed, CallError>,
+    messages: Vec<Message>,
+) -> Result<(Completed, Vec<Message>), SampleOutcome> {
+    match called {
+        Ok(completed) => {
+            let mut transcript = messages;
+            transcript.push(agent::assistant_message(&completed.result));
+            Ok((completed, transcript))
+        }
+        Err(CallError::Unavailable(reason)) => Err(SampleOutcome::Unavailable(reason)),
+        Err(CallError::Failed(message)) => Err(SampleOutcome::Errored(format!(
+            "model call failed: {message}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(provider: Option<&str>, model: Option<&str>) -> Written {
+        Written {
+            provider: provider.map(str::to_string),
+            model: model.map(str::to_string),
+            ..Written::default()
+        }
+    }
+
+    fn resolve(config: &Config, w: Written) -> RequestTemplate {
+        RequestTemplate::resolve(config, w, "p".into(), BTreeMap::new(), |m| m.join(" and "))
+    }
+
+    #[test]
+    fn defaults_fill_what_the_test_leaves_out() {
+        let mut config = Config::defaults(std::path::Path::new("."));
+        let t = resolve(&config, written(None, None));
+        assert_eq!(t.subject, Err("provider and model".to_string()));
+        assert_eq!((t.max_tokens, t.temperature), (DEFAULT_MAX_TOKENS, None));
+        assert_eq!(
+            resolve(&config, written(Some("p"), None)).subject,
+            Err("model".into())
+        );
+        config.defaults.model = Some("m".into());
+        config.defaults.max_tokens = Some(99);
+        config.defaults.temperature = Some(0.5);
+        let t = resolve(&config, written(Some("p"), None));
+        assert_eq!(t.subject, Ok(("p".to_string(), "m".to_string())));
+        assert_eq!((t.max_tokens, t.temperature), (99, Some(0.5)));
+        let mine = Written {
+            max_tokens: Some(7),
+            temperature: Some(0.0),
+            ..written(Some("q"), Some("n"))
+        };
+        let t = resolve(&config, mine);
+        assert_eq!(t.subject, Ok(("q".to_string(), "n".to_string())));
+        assert_eq!((t.max_tokens, t.temperature), (7, Some(0.0)));
+    }
+}
