@@ -2,8 +2,8 @@
 //!
 //! A `#[prompt_test]` function (`harness::rust_test`) and a TOML suite case (`suite`) both resolve into
 //! a [`Case`]: the request to send (a template with the defaults applied), the sampling plan, how the
-//! subject is called and how a sample's run is judged. [`plan`] turns a case into the [`Plan`] of one
-//! trial, which `harness::trial::execute` runs.
+//! subject is called and how a sample's run is judged. A [`Plan`] is one trial of a case (the case, or
+//! one numbered run), which `harness::trial::execute` runs.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -208,52 +208,19 @@ impl Sample {
     }
 }
 
-/// Produces one sample for a run scope.
-pub type SampleFn =
-    Arc<dyn Fn(Arc<RunScope>) -> Pin<Box<dyn Future<Output = Sample>>> + Send + Sync>;
-
-/// Everything needed to execute one trial.
+/// One trial of a case: the case itself, or one of its numbered runs.
 pub struct Plan {
     /// The trial name.
-    pub name: String,
-    /// The cassette name.
-    pub cassette: String,
-    /// The name filter that re-runs it.
-    pub filter: String,
-    /// How many samples, and how they run.
-    pub sampling: Sampling,
+    pub trial: String,
     /// Run only this sample, strictly (the `::run_N` trials).
     pub only_run: Option<u32>,
-    /// Warnings to print once, after the trials.
-    pub warnings: Vec<String>,
-    /// The suite case, if any.
-    pub info: Option<CaseInfo>,
-    /// The sample producer.
-    pub sample: SampleFn,
-}
-
-/// The plan of the trial `trial` of `case` (the case itself, or its single run `only_run`).
-pub fn plan(case: Arc<Case>, trial: String, only_run: Option<u32>) -> Plan {
-    let shared = case.clone();
-    let sample: SampleFn = Arc::new(move |scope| {
-        let case = shared.clone();
-        Box::pin(async move { case.sample(scope).await })
-    });
-    Plan {
-        name: trial,
-        cassette: case.cassette.clone(),
-        filter: case.filter.clone(),
-        sampling: case.sampling,
-        only_run,
-        warnings: case.warnings.clone(),
-        info: case.info.clone(),
-        sample,
-    }
+    /// The case.
+    pub case: Arc<Case>,
 }
 
 impl Case {
     /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run.
-    async fn sample(&self, scope: Arc<RunScope>) -> Sample {
+    pub async fn sample(&self, scope: Arc<RunScope>) -> Sample {
         let t = &self.request;
         let (provider, model) = match &t.subject {
             Ok(pm) => pm.clone(),

@@ -445,9 +445,10 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             None,
             |trial_name, only_run| {
                 let config = config.clone();
-                TrialKind::Plan(Box::new(move || {
-                    let case = rust_test::case(test, &trial_name, &config);
-                    case::plan(std::sync::Arc::new(case), trial_name, only_run)
+                TrialKind::Plan(Box::new(move || Plan {
+                    case: std::sync::Arc::new(rust_test::case(test, &trial_name, &config)),
+                    trial: trial_name,
+                    only_run,
                 }))
             },
         ));
@@ -513,7 +514,11 @@ fn case_trials(
         case.info.clone(),
         |trial_name, only_run| {
             let case = case.clone();
-            TrialKind::Plan(Box::new(move || case::plan(case, trial_name, only_run)))
+            TrialKind::Plan(Box::new(move || Plan {
+                trial: trial_name,
+                only_run,
+                case,
+            }))
         },
     )
 }

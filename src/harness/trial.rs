@@ -27,31 +27,38 @@ pub fn required(runs: u32, threshold: f64) -> u32 {
 /// Runs the plan and reports the outcome to libtest-mimic (and to the run's records).
 pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let started = Instant::now();
-    for warning in &plan.warnings {
+    let Plan {
+        trial,
+        only_run,
+        case,
+    } = plan;
+    let sampling = case.sampling;
+    for warning in &case.warnings {
         record::warn(warning.clone());
     }
-    let indices: Vec<u32> = match plan.only_run {
+    let indices: Vec<u32> = match only_run {
         Some(i) => vec![i],
-        None => (1..=plan.sampling.runs).collect(),
+        None => (1..=sampling.runs).collect(),
     };
     let scopes: Vec<Arc<RunScope>> = indices
         .iter()
         .map(|&i| {
             Arc::new(RunScope {
-                live_only: plan.sampling.live_only,
+                live_only: sampling.live_only,
                 ..RunScope::new(
-                    &plan.name,
-                    &plan.cassette,
-                    &plan.filter,
+                    &trial,
+                    &case.cassette,
+                    &case.filter,
                     i,
-                    plan.sampling.runs,
-                    plan.sampling.cache_judge,
+                    sampling.runs,
+                    sampling.cache_judge,
                 )
             })
         })
         .collect();
     let run_one = |scope: Arc<RunScope>| {
-        let future = (plan.sample)(scope);
+        let case = case.clone();
+        let future = async move { case.sample(scope).await };
         async move {
             // A panic in the body is caught nearer (a failure); one that gets here is the harness's.
             match AssertUnwindSafe(future).catch_unwind().await {
@@ -63,7 +70,7 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
     IN_TRIAL.with(|flag| flag.set(true));
     let samples: Vec<Sample> = engine().block_on(async {
-        if plan.sampling.prime_first && scopes.len() > 1 {
+        if sampling.prime_first && scopes.len() > 1 {
             let first = run_one(scopes[0].clone()).await;
             let mut rest =
                 futures::future::join_all(scopes[1..].iter().cloned().map(run_one)).await;
@@ -80,22 +87,17 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         usage += &scope.usage();
     }
     let total = samples.len() as u32;
-    let need = if plan.only_run.is_some() {
+    let need = if only_run.is_some() {
         1
     } else {
-        required(plan.sampling.runs, plan.sampling.pass_threshold)
+        required(sampling.runs, sampling.pass_threshold)
     };
     let outcomes: Vec<(u32, &SampleOutcome)> = indices
         .iter()
         .copied()
         .zip(samples.iter().map(|s| &s.outcome))
         .collect();
-    let decision = outcome::decide(
-        &outcomes,
-        plan.sampling.runs,
-        need,
-        plan.sampling.pass_threshold,
-    );
+    let decision = outcome::decide(&outcomes, sampling.runs, need, sampling.pass_threshold);
     let preview = samples
         .iter()
         .find(|s| s.outcome != SampleOutcome::Passed && s.output.is_some())
@@ -103,18 +105,18 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         .and_then(|s| s.output.as_deref())
         .map(|o| crate::render::shorten(o, 200));
     let mut record = TrialRecord {
-        name: plan.name.clone(),
+        name: trial.clone(),
         status: decision.status.clone(),
         message: None,
         runs_passed: decision.passed,
         runs_errored: decision.errored,
         runs_total: total,
         runs_required: need,
-        pass_threshold: plan.sampling.pass_threshold,
+        pass_threshold: sampling.pass_threshold,
         usage,
         duration: started.elapsed(),
         output_preview: preview,
-        case: plan.info.clone(),
+        case: case.info.clone(),
     };
 
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {
