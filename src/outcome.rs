@@ -106,10 +106,15 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
-/// Decides a trial from its samples, `(run index, outcome)` in run order, of `runs` at `threshold`,
-/// when `need` must pass. An errored sample fails the trial whatever the threshold: it hides what the
+/// Decides a trial from its samples, `(run index, outcome)` in run order, of `runs` at
+/// `pass_threshold`, when `need` must pass. An errored sample fails the trial whatever the threshold: it hides what the
 /// output would have been.
-pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold: f64) -> Decision {
+pub fn decide(
+    samples: &[(u32, &SampleOutcome)],
+    runs: u32,
+    need: u32,
+    pass_threshold: f64,
+) -> Decision {
     let passed = samples
         .iter()
         .filter(|(_, o)| **o == SampleOutcome::Passed)
@@ -164,7 +169,7 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold
             };
             lines.push(format!(
                 "{passed}/{total} runs passed{errors} (need {need}, threshold {}){why}",
-                percent(threshold)
+                percent(pass_threshold)
             ));
             Some(lines.join("\n"))
         }
@@ -177,9 +182,9 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], runs: u32, need: u32, threshold
     }
 }
 
-/// `threshold` as a percentage: `80%`, `33.3%`.
-pub fn percent(threshold: f64) -> String {
-    let p = threshold * 100.0;
+/// A share as a percentage: `80%`, `33.3%`.
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
     if (p - p.round()).abs() < 1e-9 {
         format!("{}%", p.round())
     } else {

@@ -16,10 +16,10 @@ use crate::outcome::{self, SampleOutcome};
 use crate::redact::redact;
 use crate::usage::Usage;
 
-/// How many of `runs` must pass at `threshold`.
-pub fn required(runs: u32, threshold: f64) -> u32 {
+/// How many of `runs` must pass at `pass_threshold`.
+pub fn required(runs: u32, pass_threshold: f64) -> u32 {
     // The epsilon keeps 5 x 0.8 at 4 despite binary floating point.
-    ((runs as f64 * threshold) - 1e-9)
+    ((runs as f64 * pass_threshold) - 1e-9)
         .ceil()
         .clamp(1.0, runs as f64) as u32
 }
