@@ -701,6 +701,37 @@ output_mtok = 2.0
     }
 
     #[test]
+    fn kind_takes_wire_names_and_aliases() {
+        let kind = |k: &str| {
+            let mut config = Config::defaults("/crate");
+            config
+                .apply_file(
+                    Path::new("p.toml"),
+                    &format!("[providers.x]\nbase_url = \"http://x/v1\"\nkind = \"{k}\"\n"),
+                )
+                .map(|()| config.endpoint("x").unwrap().wire)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(kind("anthropic"), Ok(WireFormat::Anthropic));
+        assert_eq!(kind("google"), Ok(WireFormat::Google));
+        assert_eq!(kind("gemini"), Ok(WireFormat::Google));
+        assert_eq!(kind("openai"), Ok(WireFormat::OpenAi));
+        let err = kind("claude").unwrap_err();
+        assert!(err.contains("line 3"), "{err}");
+        assert!(
+            err.contains("unknown variant `claude`, expected one of `anthropic`, `gemini`, `google`, `openai`"),
+            "{err}"
+        );
+        // The aliases resolve to the built-in endpoints too.
+        let config = Config::defaults("/crate");
+        assert_eq!(config.endpoint("gemini").unwrap().name, "google");
+        assert_eq!(
+            config.endpoint("google").unwrap().api_key_env,
+            ["GOOGLE_API_KEY", "GEMINI_API_KEY"]
+        );
+    }
+
+    #[test]
     fn zero_concurrency_is_rejected() {
         let mut config = Config::defaults("/crate");
         let err = config
