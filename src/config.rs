@@ -9,6 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::completion::CompletionResult;
+use crate::model::BUILT_IN;
 use crate::pricing::Price;
 
 /// The configuration file's name, looked up at the crate root.
@@ -65,17 +66,37 @@ fn located(path: &Path, line: Option<usize>) -> String {
     }
 }
 
-/// The three wire formats a provider can speak.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
+/// The three wire formats a provider can speak. In `kind = "..."` each is named by its built-in
+/// provider's name or alias (`gemini` is `google`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WireFormat {
     /// Anthropic Messages.
     Anthropic,
     /// Google Gemini `generateContent`.
-    #[serde(alias = "gemini")]
     Google,
     /// OpenAI Chat Completions.
     OpenAi,
+}
+
+impl<'de> Deserialize<'de> for WireFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if let Some(provider) = crate::model::built_in(&name) {
+            return Ok(provider.wire);
+        }
+        let mut known: Vec<&str> = BUILT_IN
+            .iter()
+            .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()))
+            .collect();
+        known.sort_unstable();
+        // serde's own wording for an unknown variant.
+        let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+        Err(serde::de::Error::custom(format!(
+            "unknown variant `{name}`, expected one of {}",
+            known.join(", ")
+        )))
+    }
 }
 
 /// Where and how to reach one provider.
@@ -260,33 +281,14 @@ impl Config {
     pub fn defaults(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
         let mut endpoints = BTreeMap::new();
-        for (name, wire, url, keys) in [
-            (
-                "anthropic",
-                WireFormat::Anthropic,
-                "https://api.anthropic.com",
-                &["ANTHROPIC_API_KEY"][..],
-            ),
-            (
-                "google",
-                WireFormat::Google,
-                "https://generativelanguage.googleapis.com",
-                &["GOOGLE_API_KEY", "GEMINI_API_KEY"][..],
-            ),
-            (
-                "openai",
-                WireFormat::OpenAi,
-                "https://api.openai.com/v1",
-                &["OPENAI_API_KEY"][..],
-            ),
-        ] {
+        for p in &BUILT_IN {
             endpoints.insert(
-                name.to_string(),
+                p.name.to_string(),
                 EndpointConfig {
-                    name: name.to_string(),
-                    wire,
-                    base_url: url.to_string(),
-                    api_key_env: keys.iter().map(|k| k.to_string()).collect(),
+                    name: p.name.to_string(),
+                    wire: p.wire,
+                    base_url: p.base_url.to_string(),
+                    api_key_env: p.key_env.iter().map(|k| k.to_string()).collect(),
                     max_in_flight: 16,
                 },
             );
@@ -463,12 +465,10 @@ impl Config {
 
     /// Applies the environment variables (base URLs, judge, concurrency).
     pub fn apply_env(&mut self) -> Result<(), ConfigError> {
-        for (name, var) in [
-            ("anthropic", "ANTHROPIC_BASE_URL"),
-            ("google", "GOOGLE_GEMINI_BASE_URL"),
-            ("openai", "OPENAI_BASE_URL"),
-        ] {
-            if let (Some(url), Some(endpoint)) = (env_var(var), self.endpoints.get_mut(name)) {
+        for p in &BUILT_IN {
+            if let (Some(url), Some(endpoint)) =
+                (env_var(p.base_url_env), self.endpoints.get_mut(p.name))
+            {
                 endpoint.base_url = url;
             }
         }
@@ -546,7 +546,7 @@ impl Config {
 
     /// The endpoint called `name`, or an error listing the known ones.
     pub fn endpoint(&self, name: &str) -> Result<&EndpointConfig, String> {
-        let name = if name == "gemini" { "google" } else { name };
+        let name = crate::model::built_in(name).map_or(name, |p| p.name);
         self.endpoints.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.endpoints.keys().map(String::as_str).collect();
             format!(

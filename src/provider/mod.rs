@@ -197,16 +197,6 @@ fn string(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
-/// The public URL of a built-in endpoint.
-fn builtin_base_url(name: &str) -> Option<&'static str> {
-    match name {
-        "anthropic" => Some("https://api.anthropic.com"),
-        "google" | "gemini" => Some("https://generativelanguage.googleapis.com"),
-        "openai" => Some("https://api.openai.com/v1"),
-        _ => None,
-    }
-}
-
 /// Whether `endpoint` needs a key: only a built-in one at its public URL does. A named endpoint's
 /// `api_key_env` is optional (no key is sent while the variable is unset), and a built-in one pointed
 /// away from its public URL (a local llama-server or Ollama behind `OPENAI_BASE_URL`) gets no auth
@@ -215,8 +205,8 @@ fn key_required(endpoint: &EndpointConfig) -> bool {
     if endpoint.api_key_env.is_empty() {
         return false;
     }
-    builtin_base_url(&endpoint.name)
-        .is_some_and(|public| endpoint.base_url.trim().trim_end_matches('/') == public)
+    crate::model::built_in(&endpoint.name)
+        .is_some_and(|p| endpoint.base_url.trim().trim_end_matches('/') == p.base_url)
 }
 
 /// The variable to set when `endpoint` needs a key and none is set in the environment.
