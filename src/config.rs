@@ -9,6 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::completion::CompletionResult;
+use crate::defaults;
 use crate::model::BUILT_IN;
 use crate::pricing::Price;
 
@@ -144,7 +145,7 @@ pub struct RetryConfig {
 }
 
 /// The default of `[retry] rate_limit_budget_secs`.
-pub const DEFAULT_RATE_LIMIT_BUDGET_SECS: u64 = 180;
+pub const DEFAULT_RATE_LIMIT_BUDGET_SECS: u64 = defaults::RATE_LIMIT_BUDGET_SECS;
 
 /// The longest duration a `[retry]` key accepts, in seconds (a day): longer waits are mistakes, and
 /// far larger values would overflow the clock.
@@ -153,11 +154,11 @@ const MAX_RETRY_SECS: f64 = 86_400.0;
 impl Default for RetryConfig {
     fn default() -> Self {
         Self {
-            max_attempts: 4,
-            initial_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
-            request_timeout: Duration::from_secs(120),
-            rate_limit_budget: Duration::from_secs(DEFAULT_RATE_LIMIT_BUDGET_SECS),
+            max_attempts: defaults::MAX_ATTEMPTS,
+            initial_backoff: defaults::INITIAL_BACKOFF,
+            max_backoff: defaults::MAX_BACKOFF,
+            request_timeout: defaults::REQUEST_TIMEOUT,
+            rate_limit_budget: Duration::from_secs(defaults::RATE_LIMIT_BUDGET_SECS),
         }
     }
 }
@@ -289,15 +290,15 @@ impl Config {
                     wire: p.wire,
                     base_url: p.base_url.to_string(),
                     api_key_env: p.key_env.iter().map(|k| k.to_string()).collect(),
-                    max_in_flight: 16,
+                    max_in_flight: defaults::CONCURRENCY,
                 },
             );
         }
         Self {
-            cassette_dir: root.join("prompt-tests").join("cassettes"),
-            suite_roots: vec![root.join("prompt-tests")],
+            cassette_dir: defaults::cassette_dir(&root),
+            suite_roots: vec![defaults::suite_root(&root)],
             root,
-            concurrency: 16,
+            concurrency: defaults::CONCURRENCY,
             judge: None,
             defaults: Defaults::default(),
             retry: RetryConfig::default(),
@@ -389,8 +390,8 @@ impl Config {
             self.judge = Some(JudgeConfig {
                 provider: judge.provider,
                 model: judge.model,
-                max_tokens: judge.max_tokens.unwrap_or(1024),
-                temperature: judge.temperature.or(Some(0.0)),
+                max_tokens: judge.max_tokens.unwrap_or(defaults::JUDGE_MAX_TOKENS),
+                temperature: judge.temperature.or(Some(defaults::JUDGE_TEMPERATURE)),
             });
         }
         let r = &mut self.retry;
@@ -487,19 +488,12 @@ impl Config {
         let provider = env_var("PROMPT_TESTER_JUDGE_PROVIDER");
         let model = env_var("PROMPT_TESTER_JUDGE_MODEL");
         if provider.is_some() || model.is_some() {
-            let base = self.judge.clone();
+            let base = self.judge.as_ref();
             match (
-                provider.or(base.as_ref().map(|j| j.provider.clone())),
-                model.or(base.as_ref().map(|j| j.model.clone())),
+                provider.or(base.map(|j| j.provider.clone())),
+                model.or(base.map(|j| j.model.clone())),
             ) {
-                (Some(provider), Some(model)) => {
-                    self.judge = Some(JudgeConfig {
-                        provider,
-                        model,
-                        max_tokens: base.as_ref().map_or(1024, |j| j.max_tokens),
-                        temperature: base.as_ref().map_or(Some(0.0), |j| j.temperature),
-                    })
-                }
+                (Some(provider), Some(model)) => self.set_judge(provider, model),
                 _ => {
                     return Err(ConfigError::Env {
                         name: "PROMPT_TESTER_JUDGE_MODEL",
@@ -513,6 +507,22 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// Sets the judge's provider and model, keeping its `max_tokens` and temperature when one was
+    /// configured, else the defaults.
+    pub fn set_judge(&mut self, provider: impl Into<String>, model: impl Into<String>) {
+        let base = self.judge.take();
+        self.judge = Some(JudgeConfig {
+            provider: provider.into(),
+            model: model.into(),
+            max_tokens: base
+                .as_ref()
+                .map_or(defaults::JUDGE_MAX_TOKENS, |j| j.max_tokens),
+            temperature: base
+                .as_ref()
+                .map_or(Some(defaults::JUDGE_TEMPERATURE), |j| j.temperature),
+        });
     }
 
     /// Sets the calls in flight for every endpoint that does not set its own `max_in_flight`.
@@ -728,6 +738,30 @@ output_mtok = 2.0
         assert_eq!(
             config.endpoint("google").unwrap().api_key_env,
             ["GOOGLE_API_KEY", "GEMINI_API_KEY"]
+        );
+    }
+
+    #[test]
+    fn set_judge_keeps_the_configured_judges_settings_else_the_defaults() {
+        let mut config = Config::defaults("/crate");
+        config.set_judge("anthropic", "claude-haiku-4-5");
+        let judge = config.judge.clone().unwrap();
+        assert_eq!((judge.max_tokens, judge.temperature), (1024, Some(0.0)));
+        config
+            .apply_file(
+                Path::new("p.toml"),
+                "[judge]\nprovider = \"a\"\nmodel = \"b\"\nmax_tokens = 10\ntemperature = 0.5\n",
+            )
+            .unwrap();
+        config.set_judge("openai", "gpt-4o");
+        assert_eq!(
+            config.judge,
+            Some(JudgeConfig {
+                provider: "openai".into(),
+                model: "gpt-4o".into(),
+                max_tokens: 10,
+                temperature: Some(0.5),
+            })
         );
     }
 

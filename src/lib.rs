@@ -9,6 +9,7 @@ pub mod cassette;
 pub mod completion;
 pub mod config;
 mod decision;
+mod defaults;
 mod engine;
 mod harness;
 pub mod judge;

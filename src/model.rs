@@ -210,7 +210,11 @@ mod tests {
         assert_eq!(Provider::from("gemini").to_string(), "google");
         assert_eq!(built_in("gemini").map(|p| p.name), Some("google"));
         assert_eq!(built_in("ollama"), None);
-        for wire in [WireFormat::Anthropic, WireFormat::Google, WireFormat::OpenAi] {
+        for wire in [
+            WireFormat::Anthropic,
+            WireFormat::Google,
+            WireFormat::OpenAi,
+        ] {
             assert_eq!(built_in_for(wire).wire, wire);
         }
     }

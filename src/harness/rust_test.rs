@@ -17,9 +17,6 @@ use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::render::render;
 use crate::run::{PromptRun, RunRequest};
 
-/// Default `max_tokens` when neither the test nor `[defaults]` says.
-pub const DEFAULT_MAX_TOKENS: u32 = 2048;
-
 /// The plan for `test`, or for its single run `only_run`.
 pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: &Config) -> Plan {
     let spec = Arc::new((test.spec)());
@@ -40,7 +37,7 @@ pub fn plan(test: &'static RustTest, name: &str, only_run: Option<u32>, config: 
     let max_tokens = spec
         .max_tokens
         .or(config.defaults.max_tokens)
-        .unwrap_or(DEFAULT_MAX_TOKENS);
+        .unwrap_or(crate::defaults::SUBJECT_MAX_TOKENS);
     let temperature = spec.temperature.or(config.defaults.temperature);
     let prompt = rendered.text;
     let body = test.body;

@@ -20,7 +20,7 @@ use crate::completion::{CompletionRequest, Message};
 use crate::config::Config;
 use crate::engine::{CallRole, RunScope, engine};
 use crate::harness::record::CaseInfo;
-use crate::harness::rust_test::{DEFAULT_MAX_TOKENS, prompt_run, subject_or_defaults};
+use crate::harness::rust_test::{prompt_run, subject_or_defaults};
 use crate::harness::trial::{Plan, Sample, SampleFn};
 use crate::harness::{
     TrialDef, TrialKind, exact_filter, statically_unavailable, trials_with_runs, under_nextest,
@@ -139,7 +139,7 @@ fn broken_case(file: &SuiteFile) -> CaseInfo {
 pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    let default_root = config.root.join("prompt-tests");
+    let default_root = crate::defaults::suite_root(&config.root);
     for root in &config.suite_roots {
         if !root.is_dir() {
             if *root != default_root {
@@ -341,7 +341,7 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
         max_tokens: s
             .max_tokens
             .or(config.defaults.max_tokens)
-            .unwrap_or(DEFAULT_MAX_TOKENS),
+            .unwrap_or(crate::defaults::SUBJECT_MAX_TOKENS),
         temperature: s.temperature.or(config.defaults.temperature),
         asserts: case.asserts.clone(),
         tools: s.tools.clone().unwrap_or_default(),
