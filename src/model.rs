@@ -197,15 +197,17 @@ mod tests {
 
     #[test]
     fn provider_names_and_aliases_come_from_the_table() {
-        for (name, provider) in [
-            ("anthropic", Provider::Anthropic),
-            ("google", Provider::Google),
-            ("gemini", Provider::Google),
-            ("openai", Provider::OpenAi),
-            ("ollama", Provider::Named("ollama".into())),
-        ] {
-            assert_eq!(Provider::from(name), provider, "{name}");
-        }
+        let names = ["anthropic", "google", "gemini", "openai", "ollama"];
+        assert_eq!(
+            names.map(Provider::from),
+            [
+                Provider::Anthropic,
+                Provider::Google,
+                Provider::Google,
+                Provider::OpenAi,
+                Provider::Named("ollama".into()),
+            ]
+        );
         assert_eq!(Provider::Google.name(), "google");
         assert_eq!(Provider::from("gemini").to_string(), "google");
         assert_eq!(built_in("gemini").map(|p| p.name), Some("google"));
