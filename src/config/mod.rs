@@ -2,7 +2,7 @@
 //! then the builder in `main` (each overrides the one before).
 //!
 //! The file format is in `file`, the environment in `env`, endpoints and their prices in `endpoints`;
-//! the defaults themselves are in [`crate::defaults`].
+//! the defaults themselves are in `src/defaults.rs`.
 
 mod endpoints;
 mod env;
