@@ -1,8 +1,8 @@
 //! List prices (USD per million tokens) and the cost of a call.
 //!
-//! The built-in table, `src/pricing/prices.toml` (data, one row a price), carries the list prices of
-//! the public dataset pydantic/genai-prices (MIT), commit 47df840a, each with the date its authors
-//! last checked it (`checked`). Configuration
+//! The built-in table, `src/pricing/table.rs` (TOML data, one row a price), carries the list prices
+//! of the public dataset pydantic/genai-prices (MIT), commit 47df840a, each with the date its
+//! authors last checked it (`checked`). Configuration
 //! (`[prices."model-id"]`) overrides or extends it.
 //!
 //! - A dated or suffixed id maps to its family by the longest known prefix that ends on a `-`, `@` or
@@ -16,6 +16,8 @@
 //!   272k for gpt-5.4): [`price_for`] gives the base tier, [`price_for_prompt`] applies the tier by
 //!   the prompt's size, and [`cost_of`] does both in one step.
 //! - Announced price changes are kept with their start date; the price in force today applies.
+
+mod table;
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -105,7 +107,7 @@ fn today() -> String {
     )
 }
 
-/// One built-in price (a row of `pricing/prices.toml`, which describes the fields).
+/// One built-in price (a row of [`table::PRICES`], whose module describes the fields).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Entry {
@@ -159,8 +161,8 @@ static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
         prices: Vec<Entry>,
     }
     // Compiled in and checked by the tests below: it cannot fail at a user's.
-    toml::from_str::<File>(include_str!("pricing/prices.toml"))
-        .expect("src/pricing/prices.toml is valid")
+    toml::from_str::<File>(table::PRICES)
+        .expect("the price table in src/pricing/table.rs is valid TOML")
         .prices
 });
 
@@ -247,7 +249,7 @@ mod tests {
         builtin(model).map(|p| (p.input_mtok, p.output_mtok))
     }
 
-    /// The table file parses, and every row is dated and priced sensibly.
+    /// The table parses, and every row is dated and priced sensibly.
     #[test]
     fn the_table_is_well_formed() {
         assert_eq!(TABLE.len(), 75);

@@ -1,13 +1,16 @@
-# The built-in list prices, USD per million tokens: prices/{anthropic,google,openai}.yml of the public
-# dataset pydantic/genai-prices (MIT) @ 47df840a. Read by src/pricing.rs.
-#
-# family      the model family id (dated and versioned ids map to it)
-# from        the day this price starts (absent: always); the latest start in force applies
-# checked     when the dataset's authors last checked the price
-# input, output, cache_read, cache_write
-#             the rates; a cache rate left out means the input rate applies
-# long        a long-context tier: its rates for prompts of more than `above` tokens
+//! The built-in list prices, USD per million tokens: prices/{anthropic,google,openai}.yml of the public
+//! dataset pydantic/genai-prices (MIT) @ 47df840a, as TOML (data, not code) that `pricing` reads once.
+//! The fields of a row:
+//!
+//! family      the model family id (dated and versioned ids map to it)
+//! from        the day this price starts (absent: always); the latest start in force applies
+//! checked     when the dataset's authors last checked the price
+//! input, output, cache_read, cache_write
+//!             the rates; a cache rate left out means the input rate applies
+//! long        a long-context tier: its rates for prompts of more than `above` tokens
 
+/// The table, TOML: `prices = [{ family = .., from = .., checked = .., input = .., .. }, ..]`.
+pub(super) const PRICES: &str = r#"
 prices = [
     # Anthropic (cache writes at the 5-minute rate).
     { family = "claude-3-haiku", checked = "2026-07-29", input = 0.25, output = 1.25, cache_read = 0.03, cache_write = 0.3 },
@@ -93,3 +96,4 @@ prices = [
     { family = "gpt-5.6-terra", checked = "2026-08-02", input = 2.5, output = 15.0, cache_read = 0.25, cache_write = 3.125, long = { above = 272_000, input = 5.0, output = 22.5, cache_read = 0.5, cache_write = 6.25 } },
     { family = "gpt-5.6-terra", from = "2026-07-30", checked = "2026-08-02", input = 2.0, output = 12.0, cache_read = 0.2, cache_write = 2.5, long = { above = 272_000, input = 4.0, output = 18.0, cache_read = 0.4, cache_write = 5.0 } },
 ]
+"#;
