@@ -30,7 +30,7 @@
 //! body that is not the provider's answer is final too: it means a wrong base URL or a proxy page,
 //! which a retry does not fix. A 429 is retried for as long as `rate_limit_budget` allows, not a number
 //! of attempts: a provider limiting concurrency answers it as a matter of course, and the endpoint's
-//! adaptive in-flight limit ([`limiter`]) is what stops the run from provoking more.
+//! adaptive in-flight limit (`limiter`) is what stops the run from provoking more.
 
 mod anthropic;
 mod client;
