@@ -16,13 +16,11 @@ use serde::Serialize;
 use crate::agent::{self, AgentError, LoopError};
 use crate::completion::{CompletionRequest, CompletionResult, Message, ToolSpec};
 use crate::config::Config;
+use crate::defaults;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::outcome::SampleOutcome;
 use crate::run::{PromptRun, RunRequest};
 use crate::tools::Toolbox;
-
-/// The subject's `max_tokens` when neither the test nor `[defaults]` says.
-pub const DEFAULT_MAX_TOKENS: u32 = 2048;
 
 /// The future a custom executor (`run_fn`) returns, boxed.
 pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
@@ -123,7 +121,7 @@ impl RequestTemplate {
             max_tokens: written
                 .max_tokens
                 .or(config.defaults.max_tokens)
-                .unwrap_or(DEFAULT_MAX_TOKENS),
+                .unwrap_or(defaults::SUBJECT_MAX_TOKENS),
             temperature: written.temperature.or(config.defaults.temperature),
             tools: written.tools,
         }
@@ -335,7 +333,10 @@ mod tests {
         let mut config = Config::defaults(std::path::Path::new("."));
         let t = resolve(&config, written(None, None));
         assert_eq!(t.subject, Err("provider and model".to_string()));
-        assert_eq!((t.max_tokens, t.temperature), (DEFAULT_MAX_TOKENS, None));
+        assert_eq!(
+            (t.max_tokens, t.temperature),
+            (defaults::SUBJECT_MAX_TOKENS, None)
+        );
         assert_eq!(
             resolve(&config, written(Some("p"), None)).subject,
             Err("model".into())

@@ -161,7 +161,7 @@ impl Engine {
         // Keyed by the endpoint, not the name used (`gemini` is `google`): one in-flight limit each.
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         let client = clients.entry(endpoint.name.clone()).or_insert_with(|| {
-            Arc::new(ProviderClient::new(
+            Arc::new(ProviderClient::shared(
                 endpoint,
                 &self.config.retry,
                 self.http.clone(),

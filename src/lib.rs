@@ -10,6 +10,7 @@ pub mod cassette;
 mod commands;
 pub mod completion;
 pub mod config;
+mod defaults;
 mod engine;
 mod harness;
 pub mod judge;

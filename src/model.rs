@@ -2,6 +2,70 @@
 
 use std::fmt;
 
+use crate::config::WireFormat;
+
+/// What the crate knows about one built-in provider. Every place that names a built-in provider
+/// (the [`Provider`] enum, `kind = "..."`, the built-in endpoints, their base-URL variables, the
+/// public URLs a key is required at) reads [`BUILT_IN`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ProviderInfo {
+    /// The canonical name (configuration, cassettes, reports): also the name of its wire format.
+    pub name: &'static str,
+    /// Other names that mean this provider.
+    pub aliases: &'static [&'static str],
+    /// The wire format it speaks.
+    pub wire: WireFormat,
+    /// Its public base URL (OpenAI's includes `/v1`).
+    pub base_url: &'static str,
+    /// The environment variable that overrides the base URL.
+    pub base_url_env: &'static str,
+    /// The environment variables that may hold the key, first set wins.
+    pub key_env: &'static [&'static str],
+}
+
+/// The built-in providers.
+pub(crate) const BUILT_IN: [ProviderInfo; 3] = [
+    ProviderInfo {
+        name: "anthropic",
+        aliases: &[],
+        wire: WireFormat::Anthropic,
+        base_url: "https://api.anthropic.com",
+        base_url_env: "ANTHROPIC_BASE_URL",
+        key_env: &["ANTHROPIC_API_KEY"],
+    },
+    ProviderInfo {
+        name: "google",
+        aliases: &["gemini"],
+        wire: WireFormat::Google,
+        base_url: "https://generativelanguage.googleapis.com",
+        base_url_env: "GOOGLE_GEMINI_BASE_URL",
+        key_env: &["GOOGLE_API_KEY", "GEMINI_API_KEY"],
+    },
+    ProviderInfo {
+        name: "openai",
+        aliases: &[],
+        wire: WireFormat::OpenAi,
+        base_url: "https://api.openai.com/v1",
+        base_url_env: "OPENAI_BASE_URL",
+        key_env: &["OPENAI_API_KEY"],
+    },
+];
+
+/// The built-in provider called `name` or one of its aliases.
+pub(crate) fn built_in(name: &str) -> Option<&'static ProviderInfo> {
+    BUILT_IN
+        .iter()
+        .find(|p| p.name == name || p.aliases.contains(&name))
+}
+
+/// The built-in provider that speaks `wire`.
+pub(crate) fn built_in_for(wire: WireFormat) -> &'static ProviderInfo {
+    BUILT_IN
+        .iter()
+        .find(|p| p.wire == wire)
+        .expect("every wire format has a built-in provider")
+}
+
 /// A model provider: one of the built-in three, or a named endpoint from `prompt-tester.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Provider {
@@ -19,9 +83,9 @@ impl Provider {
     /// The name used in configuration, cassettes and reports.
     pub fn name(&self) -> &str {
         match self {
-            Provider::Anthropic => "anthropic",
-            Provider::Google => "google",
-            Provider::OpenAi => "openai",
+            Provider::Anthropic => built_in_for(WireFormat::Anthropic).name,
+            Provider::Google => built_in_for(WireFormat::Google).name,
+            Provider::OpenAi => built_in_for(WireFormat::OpenAi).name,
             Provider::Named(name) => name,
         }
     }
@@ -29,11 +93,11 @@ impl Provider {
 
 impl From<&str> for Provider {
     fn from(name: &str) -> Self {
-        match name {
-            "anthropic" => Provider::Anthropic,
-            "google" | "gemini" => Provider::Google,
-            "openai" => Provider::OpenAi,
-            other => Provider::Named(other.to_string()),
+        match built_in(name).map(|p| p.wire) {
+            Some(WireFormat::Anthropic) => Provider::Anthropic,
+            Some(WireFormat::Google) => Provider::Google,
+            Some(WireFormat::OpenAi) => Provider::OpenAi,
+            None => Provider::Named(name.to_string()),
         }
     }
 }
@@ -124,5 +188,36 @@ impl From<&str> for ModelId {
 impl From<String> for ModelId {
     fn from(id: String) -> Self {
         ModelId(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_names_and_aliases_come_from_the_table() {
+        let names = ["anthropic", "google", "gemini", "openai", "ollama"];
+        assert_eq!(
+            names.map(Provider::from),
+            [
+                Provider::Anthropic,
+                Provider::Google,
+                Provider::Google,
+                Provider::OpenAi,
+                Provider::Named("ollama".into()),
+            ]
+        );
+        assert_eq!(Provider::Google.name(), "google");
+        assert_eq!(Provider::from("gemini").to_string(), "google");
+        assert_eq!(built_in("gemini").map(|p| p.name), Some("google"));
+        assert_eq!(built_in("ollama"), None);
+        for wire in [
+            WireFormat::Anthropic,
+            WireFormat::Google,
+            WireFormat::OpenAi,
+        ] {
+            assert_eq!(built_in_for(wire).wire, wire);
+        }
     }
 }

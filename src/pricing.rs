@@ -1,7 +1,8 @@
 //! List prices (USD per million tokens) and the cost of a call.
 //!
-//! The built-in table carries the list prices of the public dataset pydantic/genai-prices (MIT),
-//! commit 47df840a, each with the date its authors last checked it (`checked`). Configuration
+//! The built-in table, `src/pricing/table.rs` (TOML data, one row a price), carries the list prices
+//! of the public dataset pydantic/genai-prices (MIT), commit 47df840a, each with the date its
+//! authors last checked it (`checked`). Configuration
 //! (`[prices."model-id"]`) overrides or extends it.
 //!
 //! - A dated or suffixed id maps to its family by the longest known prefix that ends on a `-`, `@` or
@@ -16,7 +17,10 @@
 //!   the prompt's size, and [`cost_of`] does both in one step.
 //! - Announced price changes are kept with their start date; the price in force today applies.
 
+mod table;
+
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -103,301 +107,64 @@ fn today() -> String {
     )
 }
 
-/// Rates of one tier, USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Rates {
+/// One built-in price (a row of [`table::PRICES`], whose module describes the fields).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    family: String,
+    /// The day the price starts, `YYYY-MM-DD`; empty for always.
+    #[serde(default)]
+    from: String,
+    checked: String,
+    input: f64,
+    output: f64,
+    cache_read: Option<f64>,
+    cache_write: Option<f64>,
+    long: Option<LongTier>,
+}
+
+/// The rates for prompts of more than `above` tokens.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LongTier {
+    above: u64,
     input: f64,
     output: f64,
     cache_read: Option<f64>,
     cache_write: Option<f64>,
 }
 
-/// One built-in price: a family id, the period it starts (`""` for always), the date it was
-/// checked, base rates and an optional long-context tier (`rates` past `threshold` prompt tokens).
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    family: &'static str,
-    from: &'static str,
-    checked: &'static str,
-    base: Rates,
-    long: Option<(u64, Rates)>,
-}
-
-const fn r(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Rates {
-    // A negative rate in the table means the dataset lists none (the input rate applies).
-    Rates {
-        input,
-        output,
-        cache_read: if cache_read < 0.0 {
-            None
-        } else {
-            Some(cache_read)
-        },
-        cache_write: if cache_write < 0.0 {
-            None
-        } else {
-            Some(cache_write)
-        },
+impl Entry {
+    /// The price for a prompt of `prompt_tokens` (the base tier when unknown).
+    fn price(&self, prompt_tokens: Option<u64>) -> Price {
+        let (input_mtok, output_mtok, cache_read_mtok, cache_write_mtok) = match self.long {
+            Some(tier) if prompt_tokens.is_some_and(|n| n > tier.above) => {
+                (tier.input, tier.output, tier.cache_read, tier.cache_write)
+            }
+            _ => (self.input, self.output, self.cache_read, self.cache_write),
+        };
+        Price {
+            input_mtok,
+            output_mtok,
+            cache_read_mtok,
+            cache_write_mtok,
+            checked: Some(self.checked.clone()),
+        }
     }
 }
 
-const fn e(family: &'static str, checked: &'static str, base: Rates) -> Entry {
-    Entry {
-        family,
-        from: "",
-        checked,
-        base,
-        long: None,
+/// The built-in table: data, not code, read once.
+static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        prices: Vec<Entry>,
     }
-}
-
-const fn tiered(
-    family: &'static str,
-    checked: &'static str,
-    base: Rates,
-    threshold: u64,
-    long: Rates,
-) -> Entry {
-    Entry {
-        family,
-        from: "",
-        checked,
-        base,
-        long: Some((threshold, long)),
-    }
-}
-
-const fn from(mut entry: Entry, start: &'static str) -> Entry {
-    entry.from = start;
-    entry
-}
-
-/// No listed rate.
-const NONE: f64 = -1.0;
-
-/// From prices/{anthropic,google,openai}.yml of genai-prices @ 47df840a.
-static TABLE: &[Entry] = &[
-    // Anthropic (cache writes at the 5-minute rate).
-    e("claude-3-haiku", "2026-07-29", r(0.25, 1.25, 0.03, 0.3)),
-    e("claude-3-sonnet", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-    e("claude-3-opus", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
-    e("claude-3-5-haiku", "2026-07-29", r(0.8, 4.0, 0.08, 1.0)),
-    e("claude-3-5-sonnet", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-    e("claude-3-7-sonnet", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-    e("claude-haiku-4-5", "2026-07-29", r(1.0, 5.0, 0.1, 1.25)),
-    e("claude-sonnet-4", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-    e("claude-sonnet-4-0", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-    tiered(
-        "claude-sonnet-4-5",
-        "2026-07-29",
-        r(3.0, 15.0, 0.3, 3.75),
-        200_000,
-        r(6.0, 22.5, 0.6, 7.5),
-    ),
-    // The >200k surcharge of claude-sonnet-4-6 and claude-opus-4-6 ended on 2026-03-13.
-    tiered(
-        "claude-sonnet-4-6",
-        "2026-07-29",
-        r(3.0, 15.0, 0.3, 3.75),
-        200_000,
-        r(6.0, 22.5, 0.6, 7.5),
-    ),
-    from(
-        e("claude-sonnet-4-6", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-        "2026-03-13",
-    ),
-    e("claude-opus-4", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
-    e("claude-opus-4-0", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
-    e("claude-opus-4-1", "2026-07-29", r(15.0, 75.0, 1.5, 18.75)),
-    e("claude-opus-4-5", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
-    tiered(
-        "claude-opus-4-6",
-        "2026-07-29",
-        r(5.0, 25.0, 0.5, 6.25),
-        200_000,
-        r(10.0, 37.5, 1.0, 12.5),
-    ),
-    from(
-        e("claude-opus-4-6", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
-        "2026-03-13",
-    ),
-    e("claude-opus-4-7", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
-    e("claude-opus-4-8", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
-    e("claude-opus-5", "2026-07-29", r(5.0, 25.0, 0.5, 6.25)),
-    // Introductory price until 2026-08-31.
-    e("claude-sonnet-5", "2026-07-29", r(2.0, 10.0, 0.2, 2.5)),
-    from(
-        e("claude-sonnet-5", "2026-07-29", r(3.0, 15.0, 0.3, 3.75)),
-        "2026-09-01",
-    ),
-    e("claude-fable-5", "2026-07-29", r(10.0, 50.0, 1.0, 12.5)),
-    // Google (Gemini bills cache storage per hour, not per written token: no write rate).
-    tiered(
-        "gemini-1.5-flash",
-        "2025-07-04",
-        r(0.075, 0.3, 0.01875, NONE),
-        128_000,
-        r(0.15, 0.6, 0.0375, NONE),
-    ),
-    tiered(
-        "gemini-1.5-pro",
-        "2025-06-22",
-        r(1.25, 5.0, NONE, NONE),
-        128_000,
-        r(2.5, 10.0, NONE, NONE),
-    ),
-    e("gemini-2.0-flash", "2025-07-04", r(0.1, 0.4, 0.025, NONE)),
-    e(
-        "gemini-2.0-flash-lite",
-        "2025-07-04",
-        r(0.075, 0.3, NONE, NONE),
-    ),
-    e("gemini-2.5-flash", "2025-10-31", r(0.3, 2.5, 0.03, NONE)),
-    e(
-        "gemini-2.5-flash-lite",
-        "2025-10-31",
-        r(0.1, 0.4, 0.01, NONE),
-    ),
-    tiered(
-        "gemini-2.5-pro",
-        "2025-10-31",
-        r(1.25, 10.0, 0.125, NONE),
-        200_000,
-        r(2.5, 15.0, 0.25, NONE),
-    ),
-    e(
-        "gemini-3-flash-preview",
-        "2025-12-19",
-        r(0.5, 3.0, 0.05, NONE),
-    ),
-    tiered(
-        "gemini-3-pro-preview",
-        "2025-11-18",
-        r(2.0, 12.0, 0.2, NONE),
-        200_000,
-        r(4.0, 18.0, 0.4, NONE),
-    ),
-    e(
-        "gemini-3.1-flash-lite",
-        "2026-05-12",
-        r(0.25, 1.5, 0.025, NONE),
-    ),
-    tiered(
-        "gemini-3.1-pro-preview",
-        "2026-02-23",
-        r(2.0, 12.0, 0.2, NONE),
-        200_000,
-        r(4.0, 18.0, 0.4, NONE),
-    ),
-    e("gemini-3.5-flash", "2026-05-19", r(1.5, 9.0, 0.15, NONE)),
-    e(
-        "gemini-3.5-flash-lite",
-        "2026-07-22",
-        r(0.3, 2.5, 0.03, NONE),
-    ),
-    // Introductory prices until 2026-12-31.
-    e("gemini-3.6-flash", "2026-08-13", r(0.75, 3.75, 0.075, NONE)),
-    from(
-        e("gemini-3.6-flash", "2026-08-13", r(1.5, 7.5, 0.15, NONE)),
-        "2027-01-01",
-    ),
-    e("gemini-3.7-flash", "2026-08-13", r(0.75, 3.75, 0.075, NONE)),
-    from(
-        e("gemini-3.7-flash", "2026-08-13", r(1.5, 7.5, 0.15, NONE)),
-        "2027-01-01",
-    ),
-    // OpenAI.
-    e("gpt-3.5-turbo", "2025-07-04", r(0.5, 1.5, NONE, NONE)),
-    e("gpt-4", "2025-07-04", r(30.0, 60.0, NONE, NONE)),
-    e("gpt-4-turbo", "2025-07-04", r(10.0, 30.0, NONE, NONE)),
-    e("gpt-4.1", "2025-07-04", r(2.0, 8.0, 0.5, NONE)),
-    e("gpt-4.1-mini", "2025-07-04", r(0.4, 1.6, 0.1, NONE)),
-    e("gpt-4.1-nano", "2025-07-04", r(0.1, 0.4, 0.025, NONE)),
-    e("gpt-4o", "2025-07-04", r(2.5, 10.0, 1.25, NONE)),
-    e("gpt-4o-mini", "2025-07-04", r(0.15, 0.6, 0.075, NONE)),
-    e("o1", "2025-07-04", r(15.0, 60.0, 7.5, NONE)),
-    e("o1-mini", "2025-07-04", r(1.1, 4.4, 0.55, NONE)),
-    // o3 dropped by 80% on 2025-06-10.
-    e("o3", "2025-07-12", r(10.0, 40.0, 0.5, NONE)),
-    from(e("o3", "2025-07-12", r(2.0, 8.0, 0.5, NONE)), "2025-06-10"),
-    e("o3-mini", "2025-07-04", r(1.1, 4.4, 0.55, NONE)),
-    e("o4-mini", "2025-07-04", r(1.1, 4.4, 0.275, NONE)),
-    e("gpt-5", "2025-11-13", r(1.25, 10.0, 0.125, NONE)),
-    e("gpt-5-mini", "2025-11-13", r(0.25, 2.0, 0.025, NONE)),
-    e("gpt-5-nano", "2025-11-13", r(0.05, 0.4, 0.005, NONE)),
-    e("gpt-5-pro", "2025-11-13", r(15.0, 120.0, NONE, NONE)),
-    e("gpt-5.1", "2025-11-13", r(1.25, 10.0, 0.125, NONE)),
-    e("gpt-5.2", "2025-12-11", r(1.75, 14.0, 0.175, NONE)),
-    e("gpt-5.2-pro", "2025-12-11", r(21.0, 168.0, NONE, NONE)),
-    e("gpt-5.3", "2026-05-07", r(1.75, 14.0, 0.175, NONE)),
-    tiered(
-        "gpt-5.4",
-        "2026-03-06",
-        r(2.5, 15.0, 0.25, NONE),
-        272_000,
-        r(5.0, 22.5, 0.5, NONE),
-    ),
-    e("gpt-5.4-mini", "2026-03-18", r(0.75, 4.5, 0.075, NONE)),
-    e("gpt-5.4-nano", "2026-03-18", r(0.2, 1.25, 0.02, NONE)),
-    tiered(
-        "gpt-5.4-pro",
-        "2026-03-06",
-        r(30.0, 180.0, NONE, NONE),
-        272_000,
-        r(60.0, 270.0, NONE, NONE),
-    ),
-    e("gpt-5.5", "2026-04-24", r(5.0, 30.0, 0.5, NONE)),
-    e("gpt-5.5-pro", "2026-04-24", r(30.0, 180.0, NONE, NONE)),
-    tiered(
-        "gpt-5.6",
-        "2026-08-02",
-        r(5.0, 30.0, 0.5, 6.25),
-        272_000,
-        r(10.0, 45.0, 1.0, 12.5),
-    ),
-    tiered(
-        "gpt-5.6-sol",
-        "2026-08-02",
-        r(5.0, 30.0, 0.5, 6.25),
-        272_000,
-        r(10.0, 45.0, 1.0, 12.5),
-    ),
-    // Luna and Terra prices dropped on 2026-07-30.
-    tiered(
-        "gpt-5.6-luna",
-        "2026-08-02",
-        r(1.0, 6.0, 0.1, 1.25),
-        272_000,
-        r(2.0, 9.0, 0.2, 2.5),
-    ),
-    from(
-        tiered(
-            "gpt-5.6-luna",
-            "2026-08-02",
-            r(0.2, 1.2, 0.02, 0.25),
-            272_000,
-            r(0.4, 1.8, 0.04, 0.5),
-        ),
-        "2026-07-30",
-    ),
-    tiered(
-        "gpt-5.6-terra",
-        "2026-08-02",
-        r(2.5, 15.0, 0.25, 3.125),
-        272_000,
-        r(5.0, 22.5, 0.5, 6.25),
-    ),
-    from(
-        tiered(
-            "gpt-5.6-terra",
-            "2026-08-02",
-            r(2.0, 12.0, 0.2, 2.5),
-            272_000,
-            r(4.0, 18.0, 0.4, 5.0),
-        ),
-        "2026-07-30",
-    ),
-];
+    // Compiled in and checked by the tests below: it cannot fail at a user's.
+    toml::from_str::<File>(table::PRICES)
+        .expect("the price table in src/pricing/table.rs is valid TOML")
+        .prices
+});
 
 /// Words allowed right after a family id: versions and channels of the same model, not other
 /// products (`audio`, `realtime`, `pro`, `mini`, `image`, ... are not here on purpose).
@@ -458,26 +225,14 @@ fn lookup(
         .max_by_key(|(len, _)| *len);
     let best_builtin = TABLE
         .iter()
-        .filter(|entry| entry.from.is_empty() || entry.from <= today)
-        .filter_map(|entry| fit(&normalized, entry.family).map(|len| (len, entry)))
+        .filter(|entry| entry.from.is_empty() || entry.from.as_str() <= today)
+        .filter_map(|entry| fit(&normalized, &entry.family).map(|len| (len, entry)))
         // Longest family first; among periods of one family, the latest start in force.
-        .max_by(|(la, a), (lb, b)| la.cmp(lb).then_with(|| a.from.cmp(b.from)));
+        .max_by(|(la, a), (lb, b)| la.cmp(lb).then_with(|| a.from.cmp(&b.from)));
     match (best_override, best_builtin) {
         (Some((lo, price)), Some((lb, _))) if lo >= lb => Some(price.clone()),
         (Some((_, price)), None) => Some(price.clone()),
-        (_, Some((_, entry))) => {
-            let rates = match (entry.long, prompt_tokens) {
-                (Some((threshold, long)), Some(tokens)) if tokens > threshold => long,
-                _ => entry.base,
-            };
-            Some(Price {
-                input_mtok: rates.input,
-                output_mtok: rates.output,
-                cache_read_mtok: rates.cache_read,
-                cache_write_mtok: rates.cache_write,
-                checked: Some(entry.checked.to_string()),
-            })
-        }
+        (_, Some((_, entry))) => Some(entry.price(prompt_tokens)),
         (None, None) => None,
     }
 }
@@ -492,6 +247,28 @@ mod tests {
 
     fn rates(model: &str) -> Option<(f64, f64)> {
         builtin(model).map(|p| (p.input_mtok, p.output_mtok))
+    }
+
+    /// The table parses, and every row is dated and priced sensibly.
+    #[test]
+    fn the_table_is_well_formed() {
+        assert_eq!(TABLE.len(), 75);
+        let is_date = |d: &str| {
+            d.len() == 10
+                && d.chars().enumerate().all(|(i, c)| {
+                    if i == 4 || i == 7 {
+                        c == '-'
+                    } else {
+                        c.is_ascii_digit()
+                    }
+                })
+        };
+        for entry in TABLE.iter() {
+            assert!(!entry.family.is_empty());
+            assert!(is_date(&entry.checked), "{entry:?}");
+            assert!(entry.from.is_empty() || is_date(&entry.from), "{entry:?}");
+            assert!(entry.input >= 0.0 && entry.output >= 0.0, "{entry:?}");
+        }
     }
 
     #[test]

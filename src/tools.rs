@@ -36,10 +36,10 @@ use crate::mcp::McpServer;
 use crate::run::PromptRun;
 
 /// How many model calls an agent loop makes at most, unless [`Toolbox::max_turns`] says.
-pub const DEFAULT_MAX_TURNS: u32 = 8;
+pub const DEFAULT_MAX_TURNS: u32 = crate::defaults::MAX_TURNS;
 
 /// How long one tool call may take, unless [`Toolbox::tool_timeout`] says.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_TOOL_TIMEOUT: Duration = crate::defaults::TOOL_TIMEOUT;
 
 /// What a tool returns to the model.
 #[derive(Debug, Clone, PartialEq)]

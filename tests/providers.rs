@@ -19,12 +19,6 @@ mod prereq;
 
 const KEY: &str = "sk-test-SECRET-0123456789abcdef";
 
-fn http() -> reqwest::Client {
-    // reqwest is built without a bundled crypto provider; the engine installs ring the same way.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
-}
-
 fn fast_retry(max_attempts: u32) -> RetryConfig {
     RetryConfig {
         max_attempts,
@@ -54,12 +48,7 @@ fn endpoint_for(fake: &FakeProvider, wire: Wire, max_in_flight: usize) -> Endpoi
 }
 
 fn client(fake: &FakeProvider, wire: Wire, retry: RetryConfig) -> ProviderClient {
-    ProviderClient::with_api_key(
-        &endpoint_for(fake, wire, 8),
-        &retry,
-        http(),
-        Some(KEY.into()),
-    )
+    ProviderClient::with_api_key(&endpoint_for(fake, wire, 8), &retry, Some(KEY.into()))
 }
 
 const ALL: [Wire; 3] = [Wire::Anthropic, Wire::Gemini, Wire::OpenAi];
@@ -271,7 +260,7 @@ async fn keyless_endpoints_send_no_auth_header() {
     for wire in ALL {
         let mut endpoint = endpoint_for(&fake, wire, 4);
         endpoint.api_key_env.clear();
-        let client = ProviderClient::with_api_key(&endpoint, &fast_retry(1), http(), None);
+        let client = ProviderClient::with_api_key(&endpoint, &fast_retry(1), None);
         assert_eq!(client.missing_key(), None);
         client.complete(&simple(wire)).await.unwrap();
     }
@@ -662,7 +651,7 @@ async fn unreachable_servers_are_a_connection_error() {
         api_key_env: vec![],
         max_in_flight: 1,
     };
-    let client = ProviderClient::with_api_key(&endpoint, &fast_retry(2), http(), Some(KEY.into()));
+    let client = ProviderClient::with_api_key(&endpoint, &fast_retry(2), Some(KEY.into()));
     let error = client.complete(&simple(Wire::OpenAi)).await.unwrap_err();
     assert_eq!(
         (error.error_type.as_deref(), error.attempts),
@@ -776,7 +765,6 @@ async fn the_in_flight_limit_is_honoured() {
     let client = Arc::new(ProviderClient::with_api_key(
         &endpoint,
         &fast_retry(1),
-        http(),
         None,
     ));
     let calls: Vec<_> = (0..12)
@@ -813,7 +801,6 @@ async fn backoff_does_not_hold_an_in_flight_slot() {
     let client = Arc::new(ProviderClient::with_api_key(
         &endpoint,
         &fast_retry(2),
-        http(),
         None,
     ));
     let started = Instant::now();
@@ -856,7 +843,6 @@ async fn many_calls_through_the_fake_stay_within_the_limit() {
     let client = Arc::new(ProviderClient::with_api_key(
         &endpoint,
         &fast_retry(1),
-        http(),
         Some(KEY.into()),
     ));
     let calls: Vec<_> = (0..500)
@@ -1668,7 +1654,7 @@ async fn live_openai_compatible_server() {
     };
     let mut retry = fast_retry(2);
     retry.request_timeout = Duration::from_secs(60);
-    let client = ProviderClient::new(&endpoint, &retry, http());
+    let client = ProviderClient::new(&endpoint, &retry);
     assert_eq!(client.missing_key(), None);
     let mut request = CompletionRequest::new(
         "local",

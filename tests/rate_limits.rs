@@ -15,12 +15,6 @@ use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
 use prompt_tester::provider::ProviderClient;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 
-fn http() -> reqwest::Client {
-    // reqwest is built without a bundled crypto provider; the engine installs ring the same way.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
-}
-
 fn retry(max_attempts: u32, rate_limit_budget: Duration) -> RetryConfig {
     RetryConfig {
         max_attempts,
@@ -49,7 +43,7 @@ fn client(
         api_key_env: Vec::new(),
         max_in_flight,
     };
-    ProviderClient::with_api_key(&endpoint, &retry, http(), None)
+    ProviderClient::with_api_key(&endpoint, &retry, None)
 }
 
 /// `n` calls at once through `client`; each call's result and when it ended.

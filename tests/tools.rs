@@ -52,12 +52,7 @@ fn client(fake: &FakeProvider, wire: Wire) -> ProviderClient {
         request_timeout: Duration::from_secs(10),
         ..RetryConfig::default()
     };
-    ProviderClient::with_api_key(
-        &endpoint,
-        &retry,
-        reqwest::Client::new(),
-        Some("sk-test".into()),
-    )
+    ProviderClient::with_api_key(&endpoint, &retry, Some("sk-test".into()))
 }
 
 fn weather_schema() -> Value {
@@ -1025,12 +1020,7 @@ async fn the_local_model_runs_a_tool_loop_when_its_server_handles_tools() {
         api_key_env: Vec::new(),
         max_in_flight: 2,
     };
-    let client = ProviderClient::with_api_key(
-        &endpoint,
-        &RetryConfig::default(),
-        reqwest::Client::new(),
-        None,
-    );
+    let client = ProviderClient::with_api_key(&endpoint, &RetryConfig::default(), None);
     let tool = Tool::new(
         "get_weather",
         "Get the current weather in a city",

@@ -16,7 +16,7 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::case::{self, Case, Plan};
 use crate::cassette::CassetteMode;
-use crate::config::{Config, JudgeConfig};
+use crate::config::Config;
 use crate::engine;
 use crate::suite;
 use registry::RustTest;
@@ -79,15 +79,7 @@ impl Harness {
     /// Sets the judge.
     pub fn judge(self, provider: impl Into<String>, model: impl Into<String>) -> Self {
         let (provider, model) = (provider.into(), model.into());
-        self.configure(move |c| {
-            let base = c.judge.take();
-            c.judge = Some(JudgeConfig {
-                provider,
-                model,
-                max_tokens: base.as_ref().map_or(1024, |j| j.max_tokens),
-                temperature: base.as_ref().map_or(Some(0.0), |j| j.temperature),
-            });
-        })
+        self.configure(move |c| c.set_judge(provider, model))
     }
 
     /// Sets how many model calls may be in flight per provider.

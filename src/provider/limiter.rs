@@ -503,6 +503,12 @@ mod tests {
 
     #[test]
     fn windows_from_anthropic_and_openai_headers() {
+        let seen = |remaining, secs| {
+            Some(Window {
+                remaining,
+                resets_in: Duration::from_secs(secs),
+            })
+        };
         // 2025-01-15T10:30:00Z
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_736_937_000);
         let anthropic = headers(&[
@@ -511,13 +517,7 @@ mod tests {
             ("anthropic-ratelimit-requests-reset", "2025-01-15T10:30:12Z"),
             ("anthropic-ratelimit-tokens-remaining", "39000"),
         ]);
-        assert_eq!(
-            window(&anthropic, now),
-            Some(Window {
-                remaining: 0,
-                resets_in: Duration::from_secs(12)
-            })
-        );
+        assert_eq!(window(&anthropic, now), seen(0, 12));
         let offset = headers(&[
             ("anthropic-ratelimit-requests-remaining", "3"),
             (
@@ -540,13 +540,7 @@ mod tests {
             ("x-ratelimit-reset-requests", "1s"),
             ("x-ratelimit-reset-tokens", "6m0s"),
         ]);
-        assert_eq!(
-            window(&openai, now),
-            Some(Window {
-                remaining: 59,
-                resets_in: Duration::from_secs(1)
-            })
-        );
+        assert_eq!(window(&openai, now), seen(59, 1));
         assert_eq!(window(&HeaderMap::new(), now), None);
         let broken = headers(&[
             ("x-ratelimit-remaining-requests", "many"),

@@ -151,7 +151,7 @@ fn broken_case(file: &SuiteFile) -> CaseInfo {
 pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    let default_root = config.root.join("prompt-tests");
+    let default_root = crate::defaults::suite_root(&config.root);
     for root in &config.suite_roots {
         if !root.is_dir() {
             if *root != default_root {

@@ -1,0 +1,337 @@
+//! The file format of `prompt-tester.toml`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{
+    Config, ConfigError, Defaults, EndpointConfig, JudgeConfig, WireFormat, defaults, env_var,
+};
+use crate::pricing::Price;
+
+/// The longest duration a `[retry]` key accepts, in seconds (a day): longer waits are mistakes, and
+/// far larger values would overflow the clock.
+const MAX_RETRY_SECS: f64 = 86_400.0;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    concurrency: Option<usize>,
+    cassette_dir: Option<PathBuf>,
+    suite_roots: Option<Vec<PathBuf>>,
+    #[serde(default)]
+    defaults: FileDefaults,
+    judge: Option<FileJudge>,
+    #[serde(default)]
+    retry: FileRetry,
+    #[serde(default)]
+    providers: BTreeMap<String, FileProvider>,
+    #[serde(default)]
+    prices: BTreeMap<String, Price>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDefaults {
+    provider: Option<String>,
+    model: Option<String>,
+    max_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileJudge {
+    provider: String,
+    model: String,
+    max_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRetry {
+    max_attempts: Option<u32>,
+    initial_backoff_ms: Option<u64>,
+    max_backoff_ms: Option<u64>,
+    timeout_secs: Option<Spanned<f64>>,
+    rate_limit_budget_secs: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileProvider {
+    #[serde(default = "default_kind")]
+    kind: WireFormat,
+    base_url: Option<String>,
+    /// An environment variable that, when set, overrides `base_url`.
+    base_url_env: Option<String>,
+    api_key_env: Option<String>,
+    max_in_flight: Option<usize>,
+    /// Every model on this endpoint costs $0 (a self-hosted server).
+    #[serde(default)]
+    free: bool,
+}
+
+fn default_kind() -> WireFormat {
+    WireFormat::OpenAi
+}
+
+impl Config {
+    /// Applies the text of a configuration file (`path` is for messages).
+    pub fn apply_file(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
+        let file: File = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let invalid = |key: &str, problem: &str| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line: None,
+            key: key.to_string(),
+            problem: problem.to_string(),
+        };
+        // A number of seconds in [min, a day], or an error at its line.
+        let seconds = |key: &str, value: &Spanned<f64>, min: f64| {
+            let secs = *value.get_ref();
+            if secs >= min && secs <= MAX_RETRY_SECS {
+                return Ok(Duration::from_secs_f64(secs));
+            }
+            let bound = if min > 0.0 {
+                "more than 0"
+            } else {
+                "0 or more"
+            };
+            Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line: Some(
+                    text[..value.span().start.min(text.len())]
+                        .matches('\n')
+                        .count()
+                        + 1,
+                ),
+                key: key.to_string(),
+                problem: format!(
+                    "is {secs}: use a number of seconds, {bound} and at most {MAX_RETRY_SECS} (a day)"
+                ),
+            })
+        };
+        if let Some(c) = file.concurrency {
+            if c == 0 {
+                return Err(invalid(
+                    "concurrency",
+                    "must be at least 1 (model calls in flight)",
+                ));
+            }
+            self.set_concurrency(c);
+        }
+        if let Some(dir) = file.cassette_dir {
+            self.cassette_dir = self.root.join(dir);
+        }
+        if let Some(roots) = file.suite_roots {
+            self.suite_roots = roots.into_iter().map(|r| self.root.join(r)).collect();
+        }
+        self.defaults = Defaults {
+            provider: file.defaults.provider,
+            model: file.defaults.model,
+            max_tokens: file.defaults.max_tokens,
+            temperature: file.defaults.temperature,
+        };
+        if let Some(judge) = file.judge {
+            self.judge = Some(JudgeConfig {
+                provider: judge.provider,
+                model: judge.model,
+                max_tokens: judge.max_tokens.unwrap_or(defaults::JUDGE_MAX_TOKENS),
+                temperature: judge.temperature.or(Some(defaults::JUDGE_TEMPERATURE)),
+            });
+        }
+        let r = &mut self.retry;
+        if let Some(n) = file.retry.max_attempts {
+            if n == 0 {
+                return Err(invalid(
+                    "retry.max_attempts",
+                    "must be at least 1 (1 means no retry)",
+                ));
+            }
+            r.max_attempts = n;
+        }
+        if let Some(ms) = file.retry.initial_backoff_ms {
+            r.initial_backoff = Duration::from_millis(ms);
+        }
+        if let Some(ms) = file.retry.max_backoff_ms {
+            r.max_backoff = Duration::from_millis(ms);
+        }
+        if let Some(secs) = &file.retry.timeout_secs {
+            r.request_timeout = seconds("retry.timeout_secs", secs, f64::MIN_POSITIVE)?;
+        }
+        if let Some(secs) = &file.retry.rate_limit_budget_secs {
+            r.rate_limit_budget = seconds("retry.rate_limit_budget_secs", secs, 0.0)?;
+        }
+        for (name, p) in file.providers {
+            let key = format!("providers.{name}");
+            let builtin = self.endpoints.get(&name).cloned();
+            let base_url = p
+                .base_url_env
+                .as_deref()
+                .and_then(env_var)
+                .or(p.base_url)
+                .or_else(|| builtin.as_ref().map(|b| b.base_url.clone()))
+                .ok_or_else(|| invalid(&key, "needs `base_url = \"http://host:port/v1\"`"))?;
+            let api_key_env = match p.api_key_env {
+                Some(var) => vec![var],
+                None => builtin
+                    .as_ref()
+                    .map(|b| b.api_key_env.clone())
+                    .unwrap_or_default(),
+            };
+            let wire = builtin.as_ref().map(|b| b.wire).unwrap_or(p.kind);
+            let max_in_flight = p.max_in_flight.unwrap_or(self.concurrency);
+            if max_in_flight == 0 {
+                return Err(invalid(
+                    &format!("{key}.max_in_flight"),
+                    "must be at least 1",
+                ));
+            }
+            if p.free {
+                self.free_endpoints.insert(name.clone());
+            } else {
+                self.free_endpoints.remove(&name);
+            }
+            if p.max_in_flight.is_some() {
+                self.own_in_flight.insert(name.clone());
+            }
+            self.endpoints.insert(
+                name.clone(),
+                EndpointConfig {
+                    name,
+                    wire,
+                    base_url,
+                    api_key_env,
+                    max_in_flight,
+                },
+            );
+        }
+        self.prices.extend(file.prices);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::from_file;
+    use super::*;
+
+    #[test]
+    fn file_configures_judge_endpoints_and_prices() {
+        let config = from_file(
+            r#"
+concurrency = 4
+[judge]
+provider = "ollama"
+model = "qwen3"
+[providers.ollama]
+base_url = "http://127.0.0.1:11434/v1"
+[prices."my-model"]
+input_mtok = 1.0
+output_mtok = 2.0
+"#,
+        )
+        .unwrap();
+        assert_eq!(config.concurrency, 4);
+        assert_eq!(config.judge.as_ref().unwrap().provider, "ollama");
+        let ollama = config.endpoint("ollama").unwrap();
+        assert_eq!(ollama.wire, WireFormat::OpenAi);
+        assert!(ollama.api_key_env.is_empty());
+        assert_eq!(ollama.max_in_flight, 4);
+        assert!(config.prices.contains_key("my-model"));
+        assert!(
+            config
+                .endpoint("nope")
+                .unwrap_err()
+                .contains("[providers.nope]")
+        );
+    }
+
+    /// Every `prompt-tester.toml` example in the README is a valid configuration (the other TOML blocks
+    /// are a `Cargo.toml` and a suite, which start by saying so).
+    #[test]
+    fn the_readme_configuration_examples_are_valid() {
+        let readme = include_str!("../../README.md");
+        let blocks: Vec<&str> = readme
+            .split("```toml\n")
+            .skip(1)
+            .filter_map(|rest| rest.split_once("```").map(|(block, _)| block))
+            .filter(|b| !b.starts_with("[dev-dependencies]") && !b.starts_with("# prompt-tests/"))
+            .collect();
+        assert!(blocks.len() >= 3, "{blocks:?}");
+        for block in blocks {
+            let mut config = Config::defaults("/crate");
+            if let Err(e) = config.apply_file(Path::new("README.md"), block) {
+                panic!("{e}\nin the README's block:\n{block}");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_keys_name_the_file_line_and_key() {
+        let err = from_file("concurrency = 2\n[judge]\nmodle = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("prompt-tester.toml"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn zero_concurrency_is_rejected() {
+        let mut config = Config::defaults("/crate");
+        let err = config
+            .apply_file(Path::new("p.toml"), "concurrency = 0")
+            .unwrap_err();
+        assert!(err.to_string().contains("`concurrency`"));
+    }
+
+    #[test]
+    fn retry_durations_out_of_range_name_the_line_and_key() {
+        for (text, key) in [
+            ("[retry]\ntimeout_secs = 1e30\n", "retry.timeout_secs"),
+            ("[retry]\ntimeout_secs = 0\n", "retry.timeout_secs"),
+            ("[retry]\ntimeout_secs = nan\n", "retry.timeout_secs"),
+            (
+                "concurrency = 2\n\n[retry]\nrate_limit_budget_secs = -1\n",
+                "retry.rate_limit_budget_secs",
+            ),
+            (
+                "[retry]\nrate_limit_budget_secs = inf\n",
+                "retry.rate_limit_budget_secs",
+            ),
+        ] {
+            let err = from_file(text).unwrap_err().to_string();
+            let line = text
+                .lines()
+                .position(|l| l.contains(key.trim_start_matches("retry.")))
+                .unwrap()
+                + 1;
+            assert!(
+                err.starts_with(&format!("prompt-tester.toml:{line}: `{key}` is ")),
+                "{err}"
+            );
+            assert!(err.contains("at most 86400"), "{err}");
+        }
+        let mut config = Config::defaults("/crate");
+        config
+            .apply_file(
+                Path::new("p.toml"),
+                "[retry]\ntimeout_secs = 30\nrate_limit_budget_secs = 0.5\n",
+            )
+            .unwrap();
+        assert_eq!(config.retry.request_timeout, Duration::from_secs(30));
+        assert_eq!(config.retry.rate_limit_budget, Duration::from_millis(500));
+        assert_eq!(
+            Config::defaults("/").retry.rate_limit_budget,
+            Duration::from_secs(super::super::DEFAULT_RATE_LIMIT_BUDGET_SECS)
+        );
+    }
+}

@@ -1,0 +1,305 @@
+//! Configuration in one place: `prompt-tester.toml` at the crate root, then environment variables,
+//! then the builder in `main` (each overrides the one before).
+//!
+//! The file format is in `file`, the environment in `env`, endpoints and their prices in `endpoints`;
+//! the defaults themselves are in `src/defaults.rs`.
+
+mod endpoints;
+mod env;
+mod file;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::defaults;
+use crate::model::BUILT_IN;
+pub use endpoints::{EndpointConfig, WireFormat};
+pub(crate) use env::env_var;
+pub use env::is_ci;
+
+/// The configuration file's name, looked up at the crate root.
+pub const CONFIG_FILE: &str = "prompt-tester.toml";
+
+/// A configuration error: the file, where, and how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has an unknown or mistyped key.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message, with line, column and the offending line.
+        message: String,
+    },
+    /// An environment variable holds a value that is not allowed.
+    #[error("environment variable {name}={value:?} is not valid: {expected}")]
+    Env {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What is allowed.
+        expected: String,
+    },
+    /// A value is out of range.
+    #[error("{}: `{key}` {problem}", located(path, *line))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The value's line in the file, when known.
+        line: Option<usize>,
+        /// The key.
+        key: String,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
+}
+
+/// `path` or `path:line`.
+fn located(path: &Path, line: Option<usize>) -> String {
+    match line {
+        Some(line) => format!("{}:{line}", path.display()),
+        None => path.display().to_string(),
+    }
+}
+
+/// Which model judges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeConfig {
+    /// The judge's provider name.
+    pub provider: String,
+    /// The judge's model id.
+    pub model: String,
+    /// The most tokens a verdict may take.
+    pub max_tokens: u32,
+    /// The judge's temperature (0 by default, for repeatable verdicts).
+    pub temperature: Option<f32>,
+}
+
+/// Retry policy for transient provider faults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryConfig {
+    /// Attempts in all, the first one included.
+    pub max_attempts: u32,
+    /// The first backoff; it doubles on every retry, with jitter.
+    pub initial_backoff: Duration,
+    /// The longest backoff (and the longest `retry-after` honoured).
+    pub max_backoff: Duration,
+    /// Timeout of one HTTP request.
+    pub request_timeout: Duration,
+    /// How long a call keeps retrying rate-limit answers (429), counted from the first one; they do
+    /// not count against `max_attempts`.
+    pub rate_limit_budget: Duration,
+}
+
+/// The default of `[retry] rate_limit_budget_secs`.
+pub const DEFAULT_RATE_LIMIT_BUDGET_SECS: u64 = defaults::RATE_LIMIT_BUDGET_SECS;
+
+impl Default for RetryConfig {
+    fn default() -> Self {
+        Self {
+            max_attempts: defaults::MAX_ATTEMPTS,
+            initial_backoff: defaults::INITIAL_BACKOFF,
+            max_backoff: defaults::MAX_BACKOFF,
+            request_timeout: defaults::REQUEST_TIMEOUT,
+            rate_limit_budget: Duration::from_secs(defaults::RATE_LIMIT_BUDGET_SECS),
+        }
+    }
+}
+
+/// Defaults for tests that do not say.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Defaults {
+    /// Default subject provider.
+    pub provider: Option<String>,
+    /// Default subject model.
+    pub model: Option<String>,
+    /// Default `max_tokens` (2048 when unset).
+    pub max_tokens: Option<u32>,
+    /// Default temperature.
+    pub temperature: Option<f32>,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The crate root: relative paths are resolved against it.
+    pub root: PathBuf,
+    /// The most model calls in flight per provider, unless an endpoint says otherwise.
+    pub concurrency: usize,
+    /// The judge, if configured.
+    pub judge: Option<JudgeConfig>,
+    /// Defaults for tests.
+    pub defaults: Defaults,
+    /// Retry policy.
+    pub retry: RetryConfig,
+    /// Endpoints by name (the three built-ins plus configured ones).
+    pub endpoints: BTreeMap<String, EndpointConfig>,
+    /// Extra or overriding prices, by model id.
+    pub prices: BTreeMap<String, crate::pricing::Price>,
+    /// Endpoints on which every model costs $0 (`free = true`: self-hosted servers).
+    pub free_endpoints: BTreeSet<String>,
+    /// Where cassettes live.
+    pub cassette_dir: PathBuf,
+    /// Where `*.evals.toml` suites are looked for.
+    pub suite_roots: Vec<PathBuf>,
+    /// Endpoints whose `max_in_flight` their own table sets: `concurrency` does not override it.
+    own_in_flight: BTreeSet<String>,
+}
+
+impl Config {
+    /// Built-in defaults for a crate rooted at `root`, with no file and no environment.
+    pub fn defaults(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        let mut endpoints = BTreeMap::new();
+        for p in &BUILT_IN {
+            endpoints.insert(
+                p.name.to_string(),
+                EndpointConfig {
+                    name: p.name.to_string(),
+                    wire: p.wire,
+                    base_url: p.base_url.to_string(),
+                    api_key_env: p.key_env.iter().map(|k| k.to_string()).collect(),
+                    max_in_flight: defaults::CONCURRENCY,
+                },
+            );
+        }
+        Self {
+            cassette_dir: defaults::cassette_dir(&root),
+            suite_roots: vec![defaults::suite_root(&root)],
+            root,
+            concurrency: defaults::CONCURRENCY,
+            judge: None,
+            defaults: Defaults::default(),
+            retry: RetryConfig::default(),
+            endpoints,
+            prices: BTreeMap::new(),
+            free_endpoints: BTreeSet::new(),
+            own_in_flight: BTreeSet::new(),
+        }
+    }
+
+    /// Loads `prompt-tester.toml` (or `PROMPT_TESTER_CONFIG`) under `root`, then the environment.
+    pub fn load(root: impl Into<PathBuf>) -> Result<Self, ConfigError> {
+        let root = root.into();
+        let mut config = Self::defaults(&root);
+        let path = match env_var("PROMPT_TESTER_CONFIG") {
+            Some(p) => root.join(p),
+            None => root.join(CONFIG_FILE),
+        };
+        if path.exists() {
+            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            config.apply_file(&path, &text)?;
+        }
+        config.apply_env()?;
+        Ok(config)
+    }
+
+    /// Sets the judge's provider and model, keeping its `max_tokens` and temperature when one was
+    /// configured, else the defaults.
+    pub fn set_judge(&mut self, provider: impl Into<String>, model: impl Into<String>) {
+        let base = self.judge.take();
+        self.judge = Some(JudgeConfig {
+            provider: provider.into(),
+            model: model.into(),
+            max_tokens: base
+                .as_ref()
+                .map_or(defaults::JUDGE_MAX_TOKENS, |j| j.max_tokens),
+            temperature: base
+                .as_ref()
+                .map_or(Some(defaults::JUDGE_TEMPERATURE), |j| j.temperature),
+        });
+    }
+
+    /// Sets the calls in flight for every endpoint that does not set its own `max_in_flight`.
+    pub fn set_concurrency(&mut self, n: usize) {
+        self.concurrency = n.max(1);
+        for endpoint in self.endpoints.values_mut() {
+            if !self.own_in_flight.contains(&endpoint.name) {
+                endpoint.max_in_flight = self.concurrency;
+            }
+        }
+    }
+}
+
+/// The judge is not configured: how to configure it (the seed's `ConfigurationError`).
+pub fn judge_not_configured() -> String {
+    format!(
+        "this test asks the judge, but no judge model is configured. Add to {CONFIG_FILE} at the crate root:\n\
+         \n    [judge]\n    provider = \"anthropic\"   # or google, openai, or a [providers.NAME] endpoint\n    \
+         model = \"claude-haiku-4-5\"\n\n\
+         or set PROMPT_TESTER_JUDGE_PROVIDER and PROMPT_TESTER_JUDGE_MODEL, or call .judge(provider, model) \
+         on the Harness builder in main."
+    )
+}
+
+/// The configuration a file of `text` gives, on the defaults (for tests).
+#[cfg(test)]
+fn from_file(text: &str) -> Result<Config, ConfigError> {
+    let mut config = Config::defaults("/crate");
+    config.apply_file(Path::new("prompt-tester.toml"), text)?;
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_judge_keeps_the_configured_judges_settings_else_the_defaults() {
+        let mut config = Config::defaults("/crate");
+        config.set_judge("anthropic", "claude-haiku-4-5");
+        let judge = config.judge.clone().unwrap();
+        assert_eq!((judge.max_tokens, judge.temperature), (1024, Some(0.0)));
+        config
+            .apply_file(
+                Path::new("p.toml"),
+                "[judge]\nprovider = \"a\"\nmodel = \"b\"\nmax_tokens = 10\ntemperature = 0.5\n",
+            )
+            .unwrap();
+        config.set_judge("openai", "gpt-4o");
+        assert_eq!(
+            config.judge,
+            Some(JudgeConfig {
+                provider: "openai".into(),
+                model: "gpt-4o".into(),
+                max_tokens: 10,
+                temperature: Some(0.5),
+            })
+        );
+    }
+
+    #[test]
+    fn an_endpoints_own_max_in_flight_wins_over_every_concurrency() {
+        let mut config = Config::defaults("/crate");
+        config
+            .apply_file(
+                Path::new("p.toml"),
+                "concurrency = 4\n[providers.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmax_in_flight = 2\n\
+                 [providers.other]\nbase_url = \"http://127.0.0.1:2/v1\"\n",
+            )
+            .unwrap();
+        let limit = |c: &Config, name: &str| c.endpoint(name).unwrap().max_in_flight;
+        assert_eq!(limit(&config, "local"), 2);
+        assert_eq!(limit(&config, "other"), 4);
+        assert_eq!(limit(&config, "anthropic"), 4);
+        // What PROMPT_TESTER_CONCURRENCY and Harness::concurrency do: the default for the others.
+        config.set_concurrency(16);
+        assert_eq!(config.concurrency, 16);
+        assert_eq!(limit(&config, "local"), 2);
+        assert_eq!(limit(&config, "other"), 16);
+        assert_eq!(limit(&config, "anthropic"), 16);
+    }
+}

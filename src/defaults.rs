@@ -1,0 +1,134 @@
+//! The documented defaults, in one place. The README and `docs/` state the same values; a test below
+//! keeps them in step.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The subject's `max_tokens` when neither the test nor `[defaults]` says.
+pub const SUBJECT_MAX_TOKENS: u32 = 2048;
+
+/// The judge's `max_tokens` when `[judge]` does not say.
+pub const JUDGE_MAX_TOKENS: u32 = 1024;
+
+/// The judge's temperature when `[judge]` does not say: 0, for repeatable verdicts.
+pub const JUDGE_TEMPERATURE: f32 = 0.0;
+
+/// Model calls in flight per endpoint (`concurrency`), not tied to the CPU count.
+pub const CONCURRENCY: usize = 16;
+
+/// `[retry] max_attempts`: attempts in all, the first one included.
+pub const MAX_ATTEMPTS: u32 = 4;
+
+/// `[retry] initial_backoff_ms`.
+pub const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
+
+/// `[retry] max_backoff_ms`.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// `[retry] timeout_secs`: one HTTP request.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// `[retry] rate_limit_budget_secs`: how long a call retries 429s.
+pub const RATE_LIMIT_BUDGET_SECS: u64 = 180;
+
+/// How many model calls an agent loop makes at most.
+pub const MAX_TURNS: u32 = 8;
+
+/// How long one tool call may take.
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The suite root (`suite_roots`), relative to the crate root.
+pub const SUITE_ROOT: &str = "prompt-tests";
+
+/// The cassette directory's name inside [`SUITE_ROOT`] (`cassette_dir`).
+const CASSETTES: &str = "cassettes";
+
+/// The default suite root of the crate rooted at `root`.
+pub fn suite_root(root: &Path) -> PathBuf {
+    root.join(SUITE_ROOT)
+}
+
+/// The default cassette directory of the crate rooted at `root`.
+pub fn cassette_dir(root: &Path) -> PathBuf {
+    suite_root(root).join(CASSETTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every place in the README and the docs that states a default states these values.
+    #[test]
+    fn the_docs_state_these_defaults() {
+        let readme = include_str!("../README.md");
+        let suites = include_str!("../docs/suites.md");
+        let benchmarks = include_str!("../docs/benchmarks.md");
+        let secs = |d: Duration| d.as_secs();
+        let millis = |d: Duration| d.as_millis();
+        for (doc, text, stated) in [
+            (
+                "README.md",
+                readme,
+                format!("| `max_tokens` | default {SUBJECT_MAX_TOKENS} |"),
+            ),
+            (
+                "README.md",
+                readme,
+                format!(
+                    "[defaults]                             # for tests that do not say\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\nmax_tokens = {SUBJECT_MAX_TOKENS}\n"
+                ),
+            ),
+            (
+                "README.md",
+                readme,
+                format!(
+                    "[judge]\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\nmax_tokens = {JUDGE_MAX_TOKENS}\n"
+                ),
+            ),
+            (
+                "README.md",
+                readme,
+                format!("\nconcurrency = {CONCURRENCY} "),
+            ),
+            (
+                "README.md",
+                readme,
+                format!(
+                    "cassette_dir = \"{SUITE_ROOT}/{CASSETTES}\"\nsuite_roots = [\"{SUITE_ROOT}\"]\n"
+                ),
+            ),
+            (
+                "README.md",
+                readme,
+                format!(
+                    "[retry]\nmax_attempts = {MAX_ATTEMPTS}\ninitial_backoff_ms = {}\nmax_backoff_ms = {}\ntimeout_secs = {} ",
+                    millis(INITIAL_BACKOFF),
+                    millis(MAX_BACKOFF),
+                    secs(REQUEST_TIMEOUT)
+                ),
+            ),
+            (
+                "README.md",
+                readme,
+                format!("\nrate_limit_budget_secs = {RATE_LIMIT_BUDGET_SECS} "),
+            ),
+            (
+                "README.md",
+                readme,
+                format!("({RATE_LIMIT_BUDGET_SECS} s by default,"),
+            ),
+            (
+                "docs/suites.md",
+                suites,
+                format!("else {SUBJECT_MAX_TOKENS}). |"),
+            ),
+            (
+                "docs/benchmarks.md",
+                benchmarks,
+                format!("(default: the harness's default, {CONCURRENCY})"),
+            ),
+        ] {
+            assert!(text.contains(&stated), "{doc} no longer states {stated:?}");
+        }
+    }
+}

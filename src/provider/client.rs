@@ -1,0 +1,466 @@
+//! The client of one endpoint: the key, retries and the endpoint's in-flight limit around one HTTP
+//! exchange.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::limiter::{self, Limiter, Outcome};
+use super::{
+    ProviderError, RateLimitStats, excerpt, parse_error_body, parse_response, request_body,
+    request_url, retry, wire_name,
+};
+use crate::completion::{CompletionRequest, CompletionResult};
+use crate::config::{EndpointConfig, RetryConfig, WireFormat};
+
+/// Whether `endpoint` needs a key: only a built-in one at its public URL does. A named endpoint's
+/// `api_key_env` is optional (no key is sent while the variable is unset), and a built-in one pointed
+/// away from its public URL (a local llama-server or Ollama behind `OPENAI_BASE_URL`) gets no auth
+/// header unless a key happens to be set.
+fn key_required(endpoint: &EndpointConfig) -> bool {
+    if endpoint.api_key_env.is_empty() {
+        return false;
+    }
+    crate::model::built_in(&endpoint.name)
+        .is_some_and(|p| endpoint.base_url.trim().trim_end_matches('/') == p.base_url)
+}
+
+/// The variable to set when `endpoint` needs a key and none is set in the environment.
+pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
+    let has_key = endpoint
+        .api_key_env
+        .iter()
+        .any(|v| crate::config::env_var(v).is_some());
+    (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
+}
+
+/// A client for one endpoint.
+#[derive(Debug, Clone)]
+pub struct ProviderClient {
+    endpoint: EndpointConfig,
+    api_key: Option<String>,
+    key_required: bool,
+    retry: RetryConfig,
+    http: reqwest::Client,
+    /// The endpoint's adaptive in-flight limit, shared by the clones of this client.
+    limiter: Arc<Limiter>,
+}
+
+/// The key from the first of `endpoint`'s variables that is set.
+fn env_key(endpoint: &EndpointConfig) -> Option<String> {
+    endpoint
+        .api_key_env
+        .iter()
+        .find_map(|v| crate::config::env_var(v))
+}
+
+/// An HTTP client of its own, for a client built outside the engine.
+fn own_http() -> reqwest::Client {
+    // reqwest is built without a bundled crypto provider; ring is ours, as in the engine. A provider
+    // installed earlier by the application is kept.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+/// One failed attempt, before deciding whether to retry.
+#[derive(Debug)]
+struct Failure {
+    status: Option<u16>,
+    error_type: Option<String>,
+    message: String,
+    request_id: Option<String>,
+    retryable: bool,
+    retry_after: Option<Duration>,
+}
+
+impl ProviderClient {
+    /// A client for `endpoint`, with the key from the first of its variables that is set.
+    pub fn new(endpoint: &EndpointConfig, retry: &RetryConfig) -> Self {
+        Self::with_http(endpoint, retry, own_http(), env_key(endpoint))
+    }
+
+    /// A client for `endpoint` with an explicit key (`None` for keyless servers), ignoring the
+    /// environment: for programs that hold the key themselves, and for tests.
+    pub fn with_api_key(
+        endpoint: &EndpointConfig,
+        retry: &RetryConfig,
+        api_key: Option<String>,
+    ) -> Self {
+        Self::with_http(endpoint, retry, own_http(), api_key)
+    }
+
+    /// Like [`ProviderClient::new`], on the engine's shared HTTP client (one connection pool).
+    pub(crate) fn shared(
+        endpoint: &EndpointConfig,
+        retry: &RetryConfig,
+        http: reqwest::Client,
+    ) -> Self {
+        Self::with_http(endpoint, retry, http, env_key(endpoint))
+    }
+
+    fn with_http(
+        endpoint: &EndpointConfig,
+        retry: &RetryConfig,
+        http: reqwest::Client,
+        api_key: Option<String>,
+    ) -> Self {
+        Self {
+            endpoint: endpoint.clone(),
+            api_key: api_key
+                .filter(|k| !k.trim().is_empty())
+                .map(|k| k.trim().to_string()),
+            key_required: key_required(endpoint),
+            retry: retry.clone(),
+            http,
+            limiter: Arc::new(Limiter::new(endpoint.max_in_flight, retry.max_backoff)),
+        }
+    }
+
+    /// The endpoint's name.
+    pub fn name(&self) -> &str {
+        &self.endpoint.name
+    }
+
+    /// The endpoint this client calls.
+    pub fn endpoint(&self) -> &EndpointConfig {
+        &self.endpoint
+    }
+
+    /// The rate-limit answers this endpoint gave so far and where its in-flight limit stands.
+    pub fn rate_limits(&self) -> RateLimitStats {
+        self.limiter.stats()
+    }
+
+    /// The variable to set when this endpoint needs a key and none is set.
+    pub fn missing_key(&self) -> Option<String> {
+        if self.api_key.is_some() || !self.key_required {
+            return None;
+        }
+        self.endpoint.api_key_env.first().cloned()
+    }
+
+    /// Sends one request, retrying transient faults: a 429 within `rate_limit_budget` (counted from the
+    /// first), others up to `max_attempts`. The endpoint's in-flight limit is held only while an HTTP
+    /// attempt is in flight, not while backing off.
+    pub async fn complete(
+        &self,
+        request: &CompletionRequest,
+    ) -> Result<CompletionResult, ProviderError> {
+        let url = request_url(&self.endpoint, &request.model);
+        let body = serde_json::to_vec(&request_body(&self.endpoint, request)).map_err(|e| {
+            ProviderError {
+                provider: self.endpoint.name.clone(),
+                status: None,
+                error_type: Some("invalid_request".into()),
+                message: format!("the request cannot be encoded as JSON: {e}"),
+                request_id: None,
+                attempts: 0,
+            }
+        })?;
+        let max_attempts = self.retry.max_attempts.max(1);
+        let (mut attempt, mut faults) = (0, 0);
+        let mut rate_limited_since = None;
+        loop {
+            attempt += 1;
+            let mut failure = match self.attempt(&url, &body).await {
+                Ok(result) => return Ok(result),
+                Err(failure) => failure,
+            };
+            if !failure.retryable {
+                return Err(self.give_up(failure, attempt));
+            }
+            let wait = match failure.retry_after {
+                Some(asked) => asked.min(self.retry.max_backoff),
+                None => retry::backoff(&self.retry, attempt),
+            };
+            if failure.status == Some(429) {
+                let since = *rate_limited_since.get_or_insert_with(Instant::now);
+                if since.elapsed().saturating_add(wait) > self.retry.rate_limit_budget {
+                    failure.message = format!(
+                        "{} (still rate limited after {:.1} s of retries; \
+                         [retry] rate_limit_budget_secs = {} allows longer)",
+                        failure.message,
+                        since.elapsed().as_secs_f64(),
+                        self.retry.rate_limit_budget.as_secs_f64()
+                    );
+                    return Err(self.give_up(failure, attempt));
+                }
+            } else {
+                faults += 1;
+                if faults >= max_attempts {
+                    return Err(self.give_up(failure, attempt));
+                }
+            }
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    async fn attempt(&self, url: &str, body: &[u8]) -> Result<CompletionResult, Failure> {
+        let mut builder = self
+            .http
+            .post(url)
+            .timeout(self.retry.request_timeout)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        for (name, value) in self.auth_headers()? {
+            builder = builder.header(name, value);
+        }
+        let (status, headers, bytes) = {
+            // The permit is the endpoint's in-flight limit: it covers the HTTP exchange only. Dropped
+            // on a transport error, it tells the limit nothing.
+            let permit = self.limiter.acquire().await;
+            let response = builder
+                .send()
+                .await
+                .map_err(|e| self.transport_failure(url, &e))?;
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let bytes = response
+                .bytes()
+                .await
+                .map_err(|e| self.transport_failure(url, &e))?;
+            // Paced before the slot is released, so that the waiter it wakes sees the pace.
+            if let Some(window) = limiter::window(&headers, SystemTime::now()) {
+                self.limiter.pace(window);
+            }
+            permit.finish(match status {
+                200..=299 => Outcome::Success,
+                429 | 529 => Outcome::RateLimited,
+                _ => Outcome::Neutral,
+            });
+            (status, headers, bytes)
+        };
+        let header_id = ["request-id", "x-request-id"].iter().find_map(|h| {
+            headers
+                .get(*h)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        });
+        if (200..300).contains(&status) {
+            return match parse_response(self.endpoint.wire, &bytes) {
+                Ok(mut result) => {
+                    if result.request_id.is_none() {
+                        result.request_id = header_id;
+                    }
+                    Ok(result)
+                }
+                Err(e) => Err(Failure {
+                    status: Some(status),
+                    error_type: Some("invalid_response".into()),
+                    message: format!(
+                        "the answer is not a valid {} response: {e}",
+                        wire_name(self.endpoint.wire)
+                    ),
+                    request_id: header_id,
+                    retryable: false,
+                    retry_after: None,
+                }),
+            };
+        }
+        let parsed = parse_error_body(self.endpoint.wire, &bytes);
+        let message = parsed.message.unwrap_or_else(|| {
+            format!(
+                "the error body is not {} error JSON: {}",
+                wire_name(self.endpoint.wire),
+                excerpt(&bytes)
+            )
+        });
+        Err(Failure {
+            status: Some(status),
+            error_type: parsed.error_type,
+            message,
+            request_id: parsed.request_id.or(header_id),
+            retryable: retry::is_retryable_status(status),
+            retry_after: retry::retry_after(&headers, SystemTime::now()).or(parsed.retry_delay),
+        })
+    }
+
+    fn auth_headers(&self) -> Result<Vec<(&'static str, reqwest::header::HeaderValue)>, Failure> {
+        let mut headers = Vec::new();
+        if self.endpoint.wire == WireFormat::Anthropic {
+            headers.push((
+                "anthropic-version",
+                reqwest::header::HeaderValue::from_static("2023-06-01"),
+            ));
+        }
+        let Some(key) = &self.api_key else {
+            return Ok(headers);
+        };
+        let (name, value) = match self.endpoint.wire {
+            WireFormat::Anthropic => ("x-api-key", key.clone()),
+            WireFormat::Google => ("x-goog-api-key", key.clone()),
+            WireFormat::OpenAi => ("authorization", format!("Bearer {key}")),
+        };
+        let mut value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| Failure {
+            status: None,
+            error_type: Some("invalid_key".into()),
+            message: format!(
+                "the API key (from {}) holds characters an HTTP header cannot carry; check the variable",
+                self.endpoint.api_key_env.join(" or ")
+            ),
+            request_id: None,
+            retryable: false,
+            retry_after: None,
+        })?;
+        value.set_sensitive(true);
+        headers.push((name, value));
+        Ok(headers)
+    }
+
+    fn transport_failure(&self, url: &str, error: &reqwest::Error) -> Failure {
+        let (kind, what) = if error.is_timeout() {
+            (
+                "timeout",
+                format!(
+                    "no complete answer from {url} within {:?}",
+                    self.retry.request_timeout
+                ),
+            )
+        } else if error.is_builder() {
+            (
+                "invalid_request",
+                format!("cannot build a request for {url:?}"),
+            )
+        } else if error.is_connect() {
+            ("connection", format!("cannot connect to {url}"))
+        } else {
+            ("connection", format!("the connection to {url} failed"))
+        };
+        // reqwest's own text hides the cause ("connection refused", "connection closed before
+        // message completed") in its source chain.
+        let mut causes = Vec::new();
+        let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if !causes.contains(&text) {
+                causes.push(text);
+            }
+            source = cause.source();
+        }
+        let message = if causes.is_empty() {
+            what
+        } else {
+            format!("{what}: {}", causes.join(": "))
+        };
+        Failure {
+            status: None,
+            error_type: Some(kind.into()),
+            message,
+            request_id: None,
+            retryable: !error.is_builder(),
+            retry_after: None,
+        }
+    }
+
+    fn give_up(&self, failure: Failure, attempts: u32) -> ProviderError {
+        ProviderError {
+            provider: self.endpoint.name.clone(),
+            status: failure.status,
+            error_type: failure.error_type.map(|t| self.scrub(&t)),
+            message: self.scrub(&failure.message),
+            request_id: failure.request_id.map(|t| self.scrub(&t)),
+            attempts,
+        }
+    }
+
+    /// Removes the key from text that came from the network (a provider may echo what it was sent).
+    fn scrub(&self, text: &str) -> String {
+        let text = crate::redact::redact(text).into_owned();
+        match &self.api_key {
+            Some(key) if key.len() >= 4 && text.contains(key.as_str()) => {
+                text.replace(key.as_str(), "[REDACTED]")
+            }
+            _ => text,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::tests::endpoint;
+
+    fn client(endpoint: &EndpointConfig, key: Option<&str>) -> ProviderClient {
+        ProviderClient::with_api_key(endpoint, &RetryConfig::default(), key.map(String::from))
+    }
+
+    #[test]
+    fn keyless_rules() {
+        let public = endpoint(
+            "openai",
+            WireFormat::OpenAi,
+            "https://api.openai.com/v1/",
+            &["OPENAI_API_KEY"],
+        );
+        assert_eq!(
+            client(&public, None).missing_key().as_deref(),
+            Some("OPENAI_API_KEY")
+        );
+        assert_eq!(client(&public, Some("sk-x")).missing_key(), None);
+        let local = endpoint(
+            "openai",
+            WireFormat::OpenAi,
+            "http://127.0.0.1:8080/v1",
+            &["OPENAI_API_KEY"],
+        );
+        assert_eq!(client(&local, None).missing_key(), None);
+        let named_keyless = endpoint(
+            "ollama",
+            WireFormat::OpenAi,
+            "http://127.0.0.1:11434/v1",
+            &[],
+        );
+        assert_eq!(client(&named_keyless, None).missing_key(), None);
+        // A named endpoint's `api_key_env` is optional: unset, no key is sent and none is missing.
+        let named_keyed = endpoint(
+            "together",
+            WireFormat::OpenAi,
+            "http://127.0.0.1:1/v1",
+            &["TOGETHER_KEY", "B"],
+        );
+        assert_eq!(client(&named_keyed, None).missing_key(), None);
+        assert_eq!(missing_key_for(&named_keyed), None);
+        assert!(
+            client(&named_keyed, None)
+                .auth_headers()
+                .unwrap()
+                .is_empty()
+        );
+        let gemini = endpoint(
+            "google",
+            WireFormat::Google,
+            "https://generativelanguage.googleapis.com",
+            &["G"],
+        );
+        assert_eq!(
+            client(&gemini, Some("  ")).missing_key().as_deref(),
+            Some("G")
+        );
+    }
+
+    #[test]
+    fn new_takes_the_first_variable_that_is_set() {
+        // Reads real variables rather than setting any: setting variables races other tests.
+        let Some((name, value)) = std::env::vars().find(|(_, v)| !v.trim().is_empty()) else {
+            return;
+        };
+        let ep = endpoint(
+            "x",
+            WireFormat::OpenAi,
+            "http://127.0.0.1:1/v1",
+            &["PT_SURELY_UNSET_VARIABLE_1", &name],
+        );
+        let client = ProviderClient::new(&ep, &RetryConfig::default());
+        assert_eq!(client.api_key.as_deref(), Some(value.trim()));
+        assert_eq!(client.missing_key(), None);
+    }
+
+    #[test]
+    fn scrub_removes_the_key() {
+        let ep = endpoint("openai", WireFormat::OpenAi, "http://x/v1", &["K"]);
+        let c = client(&ep, Some("sk-secret-123"));
+        assert_eq!(
+            c.scrub("bad key sk-secret-123 given"),
+            "bad key [REDACTED] given"
+        );
+    }
+}
