@@ -44,14 +44,18 @@ use serde_json::Value;
 
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, WireFormat};
-pub use client::{ProviderClient, missing_key_for};
-pub use error::{ErrorBody, ParseError, ProviderError};
+pub use client::ProviderClient;
+pub(crate) use client::missing_key_for;
+pub use error::ProviderError;
+#[doc(hidden)]
+pub use error::{ErrorBody, ParseError};
 pub use limiter::RateLimitStats;
 
 /// How many bytes of an unexpected body an error quotes.
 const EXCERPT_BYTES: usize = 200;
 
 /// The JSON body `endpoint` is sent for `request`.
+#[doc(hidden)]
 pub fn request_body(endpoint: &EndpointConfig, request: &CompletionRequest) -> Value {
     match endpoint.wire {
         WireFormat::Anthropic => anthropic::body(request),
@@ -64,6 +68,7 @@ pub fn request_body(endpoint: &EndpointConfig, request: &CompletionRequest) -> V
 }
 
 /// The URL `endpoint` is called at for `model`. The key is never part of it.
+#[doc(hidden)]
 pub fn request_url(endpoint: &EndpointConfig, model: &str) -> String {
     let base = endpoint.base_url.trim().trim_end_matches('/');
     match endpoint.wire {
@@ -74,6 +79,7 @@ pub fn request_url(endpoint: &EndpointConfig, model: &str) -> String {
 }
 
 /// Parses a success body of `wire` into a result (`cost_usd` stays `None`).
+#[doc(hidden)]
 pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult, ParseError> {
     let json: Value = serde_json::from_slice(body).map_err(|e| {
         ParseError(format!(
@@ -90,6 +96,7 @@ pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult,
 }
 
 /// Reads an error body of `wire`; fields it does not carry stay `None`.
+#[doc(hidden)]
 pub fn parse_error_body(wire: WireFormat, body: &[u8]) -> ErrorBody {
     let Ok(json) = serde_json::from_slice::<Value>(body) else {
         return ErrorBody::default();
