@@ -336,29 +336,10 @@ pub(crate) fn did_you_mean<'c>(
 ) -> Option<&'c str> {
     candidates
         .into_iter()
-        .map(|c| (edit_distance(word, c), c))
+        .map(|c| (strsim::levenshtein(word, c), c))
         .filter(|(d, c)| *d <= (c.len() / 3).max(1))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// Notes every key of `table` that is neither in `keys` nor a setting (`prefix` leads the key's path).
