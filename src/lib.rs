@@ -20,6 +20,7 @@ pub mod redact;
 pub mod render;
 pub mod report;
 mod run;
+mod spanned;
 mod suite;
 pub mod tools;
 

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use regex::Regex;
 use toml::de::DeValue;
 
-use super::parse::{Node, Reader, a_type, did_you_mean, found, real, string, whole};
 use crate::harness::outcome::SampleOutcome;
 use crate::harness::record::shorten;
 use crate::run::PromptRun;
+use crate::spanned::{Node, Reader, did_you_mean, found, real, string, whole};
 
 /// A custom assertion, registered from Rust with [`register_assertion!`](crate::register_assertion)
 /// and used in a suite as `{ <name> = <value> }`.
@@ -202,12 +202,11 @@ pub(crate) fn parse_list(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Vec
             .filter_map(|(i, item)| parse_one(r, item, &format!("{path}[{i}]")))
             .collect(),
         DeValue::Table(_) => parse_one(r, node, path).into_iter().collect(),
-        other => {
-            let found = a_type(other);
-            r.problem(
-                node.span(),
+        _ => {
+            r.mismatch(
+                node,
                 path,
-                format!("expected an array of assertions, found {found}"),
+                "an array of assertions",
                 "write `assert = [{ contains = \"...\" }, { max_words = 50 }]`",
             );
             Vec::new()
@@ -226,11 +225,10 @@ fn valid_kinds() -> String {
 
 fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertion> {
     let DeValue::Table(table) = node.get_ref() else {
-        let found = a_type(node.get_ref());
-        r.problem(
-            node.span(),
+        r.mismatch(
+            node,
             path,
-            format!("expected an assertion table, found {found}"),
+            "an assertion table",
             "write each assertion as `{ kind = value }`, e.g. `{ contains = \"refund\" }`",
         );
         return None;
@@ -315,14 +313,8 @@ fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>
             for (i, item) in items.iter().enumerate() {
                 match item.get_ref() {
                     DeValue::String(s) => out.push(s.to_string()),
-                    other => {
-                        let found = a_type(other);
-                        r.problem(
-                            item.span(),
-                            &format!("{key}[{i}]"),
-                            format!("expected a string, found {found}"),
-                            example.clone(),
-                        );
+                    _ => {
+                        r.mismatch(item, &format!("{key}[{i}]"), "a string", example.clone());
                         return None;
                     }
                 }
@@ -333,14 +325,8 @@ fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>
             r.problem(node.span(), key, "the list is empty", example);
             None
         }
-        other => {
-            let found = a_type(other);
-            r.problem(
-                node.span(),
-                key,
-                format!("expected a string or a list of strings, found {found}"),
-                example,
-            );
+        _ => {
+            r.mismatch(node, key, "a string or a list of strings", example);
             None
         }
     }
@@ -379,12 +365,11 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
         "ends_with" => Check::EndsWith(string(r, node, key, "\"Regards.\"")?),
         "is_json" => match node.get_ref() {
             DeValue::Boolean(b) => Check::IsJson(*b),
-            other => {
-                let found = a_type(other);
-                r.problem(
-                    node.span(),
+            _ => {
+                r.mismatch(
+                    node,
                     key,
-                    format!("expected true or false, found {found}"),
+                    "true or false",
                     "write `is_json = true` (or false: the output must not be JSON)",
                 );
                 return None;
@@ -496,24 +481,9 @@ fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::
             r.value::<serde_json::Value>(node, key, "schema", fix)?
         }
         DeValue::String(file) => {
-            let path = r.resolve(file);
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    let why = if e.kind() == std::io::ErrorKind::NotFound {
-                        "not found".to_string()
-                    } else {
-                        e.to_string()
-                    };
-                    r.problem(
-                        node.span(),
-                        key,
-                        format!("schema file `{file}` {why} (looked for {})", path.display()),
-                        "create the JSON schema file beside the suite, correct the path, or write the schema inline as a table",
-                    );
-                    return None;
-                }
-            };
+            let fix = "create the JSON schema file beside the suite, correct the path, or write the schema \
+                       inline as a table";
+            let (text, path) = r.read_beside(node, key, file, "schema", fix)?;
             match serde_json::from_str(&text) {
                 Ok(v) => v,
                 Err(e) => {
@@ -533,14 +503,8 @@ fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::
                 }
             }
         }
-        other => {
-            let found = a_type(other);
-            r.problem(
-                node.span(),
-                key,
-                format!("expected a schema table or a file name, found {found}"),
-                "write `json_schema = { type = \"object\", required = [\"answer\"] }` or `json_schema = \"schema.json\"`",
-            );
+        _ => {
+            r.mismatch(node, key, "a schema table or a file name", "write `json_schema = { type = \"object\", required = [\"answer\"] }` or `json_schema = \"schema.json\"`");
             return None;
         }
     };

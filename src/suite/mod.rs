@@ -7,7 +7,6 @@
 
 pub mod assert;
 pub mod parse;
-pub mod problem;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -102,14 +101,8 @@ pub fn load(file: &SuiteFile) -> Result<Suite, String> {
     let text = std::fs::read_to_string(&file.path)
         .map_err(|e| format!("{}: cannot read the suite file: {e}", file.display))?;
     let dir = file.path.parent().unwrap_or(Path::new("."));
-    parse::parse(&file.name, &file.display, dir, &text).map_err(|problems| {
-        problem::Report {
-            file: &file.display,
-            text: &text,
-            problems: &problems,
-        }
-        .to_string()
-    })
+    parse::parse(&file.name, &file.display, dir, &text)
+        .map_err(|problems| parse::report(&file.display, &text, &problems))
 }
 
 fn broken(name: String, message: String, case: Option<CaseInfo>) -> TrialDef {

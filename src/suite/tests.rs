@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::assert::{Check, check_sync, evaluate};
-use super::parse::{Suite, parse};
-use super::problem::Report;
+use super::parse::{Suite, parse, report};
 use crate::completion::CompletionResult;
 use crate::engine::RunScope;
 use crate::harness::outcome::SampleOutcome;
@@ -15,14 +14,7 @@ use crate::run::PromptRun;
 const FILE: &str = "prompt-tests/s.evals.toml";
 
 fn parsed(text: &str, dir: &Path) -> Result<Suite, String> {
-    parse("s", FILE, dir, text).map_err(|p| {
-        Report {
-            file: FILE,
-            text,
-            problems: &p,
-        }
-        .to_string()
-    })
+    parse("s", FILE, dir, text).map_err(|p| report(FILE, text, &p))
 }
 
 fn problems(text: &str) -> String {
