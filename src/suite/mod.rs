@@ -200,7 +200,7 @@ struct Prepared {
     temperature: Option<f32>,
     asserts: Vec<Assertion>,
     tools: Vec<crate::completion::ToolSpec>,
-    threshold: Option<f64>,
+    min_score: Option<f64>,
     runs: u32,
     pass_threshold: f64,
     live_only: bool,
@@ -338,7 +338,7 @@ fn prepare(config: &Config, suite: &Suite, case: &Case, name: &str, info: CaseIn
         temperature: s.temperature.or(config.defaults.temperature),
         asserts: case.asserts.clone(),
         tools: s.tools.clone().unwrap_or_default(),
-        threshold: s.threshold,
+        min_score: s.min_score,
         runs: s.runs.unwrap_or(1),
         pass_threshold: s.pass_threshold.unwrap_or(1.0),
         live_only: s.live_only.unwrap_or(false),
@@ -383,7 +383,7 @@ fn plan(p: Arc<Prepared>, name: String, only_run: Option<u32>) -> Plan {
                 Err(failed) => return failed,
             };
             Sample {
-                outcome: assert::evaluate(&p.asserts, p.threshold, &run).await,
+                outcome: assert::evaluate(&p.asserts, p.min_score, &run).await,
                 output: Some(run.output),
             }
         })

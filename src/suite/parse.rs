@@ -32,8 +32,9 @@ pub struct Settings {
     pub runs: Option<u32>,
     /// Share of samples that must pass.
     pub pass_threshold: Option<f64>,
-    /// The score a sample needs (weights of passing assertions over all weights).
-    pub threshold: Option<f64>,
+    /// The score a sample needs (weights of passing assertions over all weights): the key `threshold`,
+    /// named apart from `pass_threshold`, a share of samples.
+    pub min_score: Option<f64>,
     /// Tools declared to the model (no handlers: its calls are there for `tool_called` assertions).
     pub tools: Option<Vec<ToolSpec>>,
     /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
@@ -51,7 +52,7 @@ impl Settings {
             system: self.system.clone().or_else(|| base.system.clone()),
             runs: self.runs.or(base.runs),
             pass_threshold: self.pass_threshold.or(base.pass_threshold),
-            threshold: self.threshold.or(base.threshold),
+            min_score: self.min_score.or(base.min_score),
             tools: self.tools.clone().or_else(|| base.tools.clone()),
             live_only: self.live_only.or(base.live_only),
         }
@@ -341,7 +342,7 @@ fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
         );
     }
     if let Some(node) = table.get("threshold") {
-        s.threshold = real(
+        s.min_score = real(
             r,
             node,
             &path("threshold"),

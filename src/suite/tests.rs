@@ -82,7 +82,7 @@ skip = "not yet"
         ),
         (Some(100), Some(1), Some(0.6))
     );
-    assert_eq!(a.settings.threshold, Some(0.5));
+    assert_eq!(a.settings.min_score, Some(0.5));
     let kinds: Vec<&str> = a.asserts.iter().map(|x| x.check.kind()).collect();
     assert_eq!(kinds, ["max_words", "contains"]);
     assert_eq!(a.asserts[1].weight, 2.5);

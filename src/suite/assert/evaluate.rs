@@ -4,16 +4,17 @@ use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
 use crate::harness::outcome::SampleOutcome;
 use crate::harness::record::shorten;
+use crate::judge::JudgeVerdict;
 use crate::run::PromptRun;
 
 /// Checks every assertion of a case on one run and scores it: passed when every assertion passes, or,
-/// with a `threshold`, when the weight of the passing ones over all weights reaches it. The judge is
-/// asked once for all `judge` assertions (one call), and not at all when the case has already failed.
-/// A judge that gives no verdict (or cannot be asked) errors the sample whatever the weights: that
-/// says nothing about the output.
+/// with a `min_score` (the suite key `threshold`), when the weight of the passing ones over all weights
+/// reaches it. The judge is asked once for all `judge` assertions (one call), and not at all when the
+/// case has already failed. A judge that gives no verdict (or cannot be asked) errors the sample
+/// whatever the weights: that says nothing about the output.
 pub async fn evaluate(
     asserts: &[Assertion],
-    threshold: Option<f64>,
+    min_score: Option<f64>,
     run: &PromptRun,
 ) -> SampleOutcome {
     let mut verdicts: Vec<Option<Verdict>> = asserts
@@ -22,13 +23,9 @@ pub async fn evaluate(
         .collect();
     let total: f64 = asserts.iter().map(|a| a.weight).sum();
     let sync_failed = verdicts.iter().flatten().any(|v| !v.passed);
-    let best: f64 = asserts
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| v.as_ref().is_none_or(|v| v.passed))
-        .map(|(a, _)| a.weight)
-        .sum();
-    let decided = match threshold {
+    // The judge's answers are not known yet: at best they all pass.
+    let best = weight_where(asserts, &verdicts, |v| v.as_ref().is_none_or(|v| v.passed));
+    let decided = match min_score {
         None => sync_failed,
         Some(t) => total > 0.0 && best / total + 1e-9 < t,
     };
@@ -54,44 +51,55 @@ pub async fn evaluate(
                 Ok(answers) => answers,
                 Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
             };
-            for ((i, q), verdict) in questions.iter().zip(answers) {
-                verdicts[*i] = Some(if verdict.passed {
-                    Verdict::pass()
-                } else {
-                    let reasoning = verdict
-                        .reasoning
-                        .unwrap_or_else(|| "no reasoning given".into());
-                    let snippet = verdict
-                        .snippet
-                        .map(|s| format!(" (snippet {:?})", shorten(&s, 120)))
-                        .unwrap_or_default();
-                    Verdict::fail(
-                        "judge",
-                        format!("the judge to confirm {q:?}"),
-                        format!(
-                            "{:?}: {}{snippet}",
-                            verdict.answer,
-                            shorten(&reasoning, 400)
-                        ),
-                    )
-                });
+            for ((i, q), answer) in questions.iter().zip(answers) {
+                verdicts[*i] = Some(judged(q, answer));
             }
         }
     }
-
     let verdicts: Vec<Verdict> = verdicts
         .into_iter()
         .map(|v| v.unwrap_or_else(Verdict::pass))
         .collect();
-    let passed_weight: f64 = asserts
+    score(asserts, &verdicts, min_score)
+}
+
+/// The sum of the weights of the assertions whose verdict satisfies `counts`.
+fn weight_where<V>(asserts: &[Assertion], verdicts: &[V], counts: impl Fn(&V) -> bool) -> f64 {
+    asserts
         .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| v.passed)
+        .zip(verdicts)
+        .filter(|(_, v)| counts(v))
         .map(|(a, _)| a.weight)
-        .sum();
+        .sum()
+}
+
+/// The verdict on the judge's answer to `question`.
+fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
+    if answer.passed {
+        return Verdict::pass();
+    }
+    let reasoning = answer
+        .reasoning
+        .unwrap_or_else(|| "no reasoning given".into());
+    let snippet = answer
+        .snippet
+        .map(|s| format!(" (snippet {:?})", shorten(&s, 120)))
+        .unwrap_or_default();
+    Verdict::fail(
+        "judge",
+        format!("the judge to confirm {question:?}"),
+        format!("{:?}: {}{snippet}", answer.answer, shorten(&reasoning, 400)),
+    )
+}
+
+/// The sample's outcome from every assertion's verdict; a failure lists the failed assertions, then
+/// the notes of the passing ones.
+fn score(asserts: &[Assertion], verdicts: &[Verdict], min_score: Option<f64>) -> SampleOutcome {
+    let total: f64 = asserts.iter().map(|a| a.weight).sum();
+    let passed_weight = weight_where(asserts, verdicts, |v| v.passed);
     let failed: Vec<String> = asserts
         .iter()
-        .zip(&verdicts)
+        .zip(verdicts)
         .filter(|(_, v)| !v.passed)
         .map(|(a, v)| format!("{}: {}", a.at, v.detail.clone().unwrap_or_default()))
         .collect();
@@ -100,14 +108,14 @@ pub async fn evaluate(
     } else {
         1.0
     };
-    let ok = match threshold {
+    let ok = match min_score {
         None => failed.is_empty(),
         Some(t) => score + 1e-9 >= t,
     };
     if ok {
         return SampleOutcome::Passed;
     }
-    let head = match threshold {
+    let head = match min_score {
         None => format!(
             "{} of {} assertion{} failed:",
             failed.len(),
@@ -120,13 +128,12 @@ pub async fn evaluate(
             asserts.len()
         ),
     };
-    let notes: Vec<String> = verdicts
+    let notes = verdicts
         .iter()
         .filter(|v| v.passed)
-        .filter_map(|v| v.detail.clone())
-        .collect();
+        .filter_map(|v| v.detail.clone());
     let mut lines = vec![head];
     lines.extend(failed.into_iter().map(|f| format!("- {f}")));
-    lines.extend(notes.into_iter().map(|n| format!("note: {n}")));
+    lines.extend(notes.map(|n| format!("note: {n}")));
     SampleOutcome::Failed(lines.join("\n"))
 }
