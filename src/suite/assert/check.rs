@@ -60,31 +60,7 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
             None => Verdict::pass(),
             Some(re) => Verdict::fail("regex", format!("a match for /{}/", re.as_str()), seen(out)),
         },
-        Check::Equals(text) => exact_form(
-            "equals",
-            out,
-            |o| o == text.trim(),
-            || {
-                let text = text.trim();
-                format!("exactly {text:?} (output stripped of surrounding whitespace)")
-            },
-            seen,
-        ),
-        Check::StartsWith(prefix) => exact_form(
-            "starts_with",
-            out,
-            |o| o.starts_with(prefix.as_str()),
-            || format!("the output to start with {prefix:?}"),
-            seen,
-        ),
-        // What a suffix misses is at the end.
-        Check::EndsWith(suffix) => exact_form(
-            "ends_with",
-            out,
-            |o| o.ends_with(suffix.as_str()),
-            || format!("the output to end with {suffix:?}"),
-            seen_tail,
-        ),
+        Check::Equals(_) | Check::StartsWith(_) | Check::EndsWith(_) => exact_form(check, out),
         Check::IsJson(want) => is_json(*want, out),
         Check::JsonSchema(validator) => json_schema(validator, out),
         Check::MaxLatency(max) => max_latency(*max, run),
@@ -98,46 +74,38 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
     }
 }
 
+/// The needles `found` does not find, in order.
+fn missing(needles: &[String], found: impl Fn(&str) -> bool) -> Vec<String> {
+    needles.iter().filter(|n| !found(n)).cloned().collect()
+}
+
 fn contains(needles: &[String], out: &str) -> Verdict {
-    let missing: Vec<String> = needles
-        .iter()
-        .filter(|n| !out.contains(n.as_str()))
-        .cloned()
-        .collect();
-    if missing.is_empty() {
-        return Verdict::pass();
-    }
-    let expected = if needles.len() == 1 {
-        format!("the output to contain {}", quoted_list(needles))
-    } else {
-        format!(
-            "the output to contain all of {} (missing {})",
-            quoted_list(needles),
-            quoted_list(&missing)
-        )
-    };
-    Verdict::fail("contains", expected, seen(out))
+    let missing = missing(needles, |n| out.contains(n));
+    Verdict::pass_or(missing.is_empty(), || {
+        let expected = if needles.len() == 1 {
+            format!("the output to contain {}", quoted_list(needles))
+        } else {
+            format!(
+                "the output to contain all of {} (missing {})",
+                quoted_list(needles),
+                quoted_list(&missing)
+            )
+        };
+        Verdict::fail("contains", expected, seen(out))
+    })
 }
 
 fn icontains(needles: &[String], out: &str) -> Verdict {
     let lower = out.to_lowercase();
-    let missing: Vec<String> = needles
-        .iter()
-        .filter(|n| !lower.contains(&n.to_lowercase()))
-        .cloned()
-        .collect();
-    if missing.is_empty() {
-        return Verdict::pass();
-    }
-    Verdict::fail(
-        "icontains",
-        format!(
+    let missing = missing(needles, |n| lower.contains(&n.to_lowercase()));
+    Verdict::pass_or(missing.is_empty(), || {
+        let expected = format!(
             "the output to contain {} ignoring case (missing {})",
             quoted_list(needles),
             quoted_list(&missing)
-        ),
-        seen(out),
-    )
+        );
+        Verdict::fail("icontains", expected, seen(out))
+    })
 }
 
 fn not_contains(needles: &[String], out: &str) -> Verdict {
@@ -158,18 +126,28 @@ fn not_contains(needles: &[String], out: &str) -> Verdict {
     }
 }
 
-/// `equals`, `starts_with` and `ends_with`: `ok` judges the output stripped of surrounding whitespace;
-/// a failure quotes the output with `seen`.
-fn exact_form(
-    kind: &str,
-    out: &str,
-    ok: impl FnOnce(&str) -> bool,
-    expected: impl FnOnce() -> String,
-    seen: fn(&str) -> String,
-) -> Verdict {
-    Verdict::pass_or(ok(out.trim()), || {
-        Verdict::fail(kind, expected(), seen(out))
-    })
+/// `equals`, `starts_with` and `ends_with`, on the output stripped of surrounding whitespace.
+fn exact_form(check: &Check, out: &str) -> Verdict {
+    let stripped = out.trim();
+    let (ok, expected, seen): (bool, String, fn(&str) -> String) = match check {
+        Check::Equals(text) => {
+            let text = text.trim();
+            let expected = format!("exactly {text:?} (output stripped of surrounding whitespace)");
+            (stripped == text, expected, seen)
+        }
+        Check::StartsWith(prefix) => {
+            let expected = format!("the output to start with {prefix:?}");
+            (stripped.starts_with(prefix.as_str()), expected, seen)
+        }
+        // What a suffix misses is at the end of the output.
+        Check::EndsWith(suffix) => {
+            let expected = format!("the output to end with {suffix:?}");
+            (stripped.ends_with(suffix.as_str()), expected, seen_tail)
+        }
+        // check_sync sends only these three kinds here.
+        other => unreachable!("`{}` is not an exact-form check", other.kind()),
+    };
+    Verdict::pass_or(ok, || Verdict::fail(check.kind(), expected, seen(out)))
 }
 
 fn is_json(want: bool, out: &str) -> Verdict {
