@@ -298,63 +298,54 @@ fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
             format!("{prefix}.{key}")
         }
     };
-    let mut s = Settings::default();
-    if let Some(node) = table.get("provider") {
-        s.provider = string(r, node, &path("provider"), "\"anthropic\"");
-    }
-    if let Some(node) = table.get("model") {
-        s.model = string(r, node, &path("model"), "\"claude-haiku-4-5\"");
-    }
-    if let Some(node) = table.get("system") {
-        s.system = string(r, node, &path("system"), "\"You are a support agent.\"");
-    }
-    if let Some(node) = table.get("max_tokens") {
-        s.max_tokens = whole(
-            r,
-            node,
-            &path("max_tokens"),
-            1,
-            u64::from(u32::MAX),
-            "the most tokens to generate",
-        )
-        .map(|n| n as u32);
-    }
-    if let Some(node) = table.get("runs") {
-        s.runs = whole(r, node, &path("runs"), 1, 10_000, "samples per case").map(|n| n as u32);
-    }
-    if let Some(node) = table.get("temperature") {
-        s.temperature = real(
-            r,
-            node,
-            &path("temperature"),
-            |t| (0.0..=2.0).contains(&t),
-            "a temperature from 0.0 to 2.0",
-        )
-        .map(|t| t as f32);
-    }
-    if let Some(node) = table.get("pass_threshold") {
-        s.pass_threshold = real(
-            r,
-            node,
-            &path("pass_threshold"),
-            |t| t > 0.0 && t <= 1.0,
-            "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)",
-        );
-    }
-    if let Some(node) = table.get("threshold") {
-        s.min_score = real(
-            r,
-            node,
-            &path("threshold"),
-            |t| (0.0..=1.0).contains(&t),
-            "a score from 0 to 1 (the weight of passing assertions over all weights)",
-        );
-    }
-    if let Some(node) = table.get("tools") {
-        s.tools = tool_specs(r, node, &path("tools"));
-    }
-    if let Some(node) = table.get("live_only") {
-        s.live_only = match node.get_ref() {
+    // Each setting is read where it is written, if it is.
+    let text = |r: &mut Reader<'_>, key: &str, example: &str| {
+        let node = table.get(key)?;
+        string(r, node, &path(key), example)
+    };
+    let count = |r: &mut Reader<'_>, key: &str, min: u64, max: u64, meaning: &str| {
+        let node = table.get(key)?;
+        whole(r, node, &path(key), min, max, meaning).map(|n| n as u32)
+    };
+    let fraction = |r: &mut Reader<'_>, key: &str, ok: fn(f64) -> bool, allowed: &str| {
+        let node = table.get(key)?;
+        real(r, node, &path(key), ok, allowed)
+    };
+    let provider = text(r, "provider", "\"anthropic\"");
+    let model = text(r, "model", "\"claude-haiku-4-5\"");
+    let system = text(r, "system", "\"You are a support agent.\"");
+    let max_tokens = count(
+        r,
+        "max_tokens",
+        1,
+        u64::from(u32::MAX),
+        "the most tokens to generate",
+    );
+    let runs = count(r, "runs", 1, 10_000, "samples per case");
+    let temperature = fraction(
+        r,
+        "temperature",
+        |t| (0.0..=2.0).contains(&t),
+        "a temperature from 0.0 to 2.0",
+    );
+    let pass_threshold = fraction(
+        r,
+        "pass_threshold",
+        |t| t > 0.0 && t <= 1.0,
+        "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)",
+    );
+    let min_score = fraction(
+        r,
+        "threshold",
+        |t| (0.0..=1.0).contains(&t),
+        "a score from 0 to 1 (the weight of passing assertions over all weights)",
+    );
+    let tools = table
+        .get("tools")
+        .and_then(|node| tool_specs(r, node, &path("tools")));
+    let live_only = table
+        .get("live_only")
+        .and_then(|node| match node.get_ref() {
             DeValue::Boolean(b) => Some(*b),
             other => {
                 r.problem(
@@ -365,9 +356,19 @@ fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
                 );
                 None
             }
-        };
+        });
+    Settings {
+        provider,
+        model,
+        max_tokens,
+        temperature: temperature.map(|t| t as f32),
+        system,
+        runs,
+        pass_threshold,
+        min_score,
+        tools,
+        live_only,
     }
-    s
 }
 
 const TOOL_KEYS: [&str; 3] = ["name", "description", "input_schema"];
