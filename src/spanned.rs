@@ -109,9 +109,9 @@ impl fmt::Display for Report<'_> {
 /// Reads one file: its name, where relative paths start, and the problems found so far.
 pub(crate) struct Reader<'a> {
     /// The file as shown.
-    pub file: &'a str,
+    file: &'a str,
     /// The file's directory: files it names are relative to it.
-    pub dir: &'a Path,
+    dir: &'a Path,
     /// Problems found.
     pub problems: Vec<Problem>,
     /// Byte offset where each line starts: `at` may run once per value, so it must not rescan the
@@ -188,7 +188,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A file path relative to the file's directory.
-    pub fn resolve(&self, relative: &str) -> PathBuf {
+    fn resolve(&self, relative: &str) -> PathBuf {
         self.dir.join(relative)
     }
 
