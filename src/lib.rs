@@ -22,6 +22,7 @@ pub mod provider;
 pub mod redact;
 pub mod render;
 mod run;
+mod spanned;
 mod suite;
 pub mod tools;
 mod usage;

@@ -1,8 +1,40 @@
 //! Names of providers and models, as enums for the common ones and plain strings for the rest.
 
+use serde::Deserialize;
 use std::fmt;
 
-use crate::config::WireFormat;
+/// The three wire formats a provider can speak. In `kind = "..."` each is named by its built-in
+/// provider's name or alias (`gemini` is `google`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WireFormat {
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini `generateContent`.
+    Google,
+    /// OpenAI Chat Completions.
+    OpenAi,
+}
+
+impl<'de> Deserialize<'de> for WireFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if let Some(provider) = built_in(&name) {
+            return Ok(provider.wire);
+        }
+        let mut known: Vec<&str> = BUILT_IN
+            .iter()
+            .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()))
+            .collect();
+        known.sort_unstable();
+        // serde's own wording for an unknown variant.
+        let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+        Err(serde::de::Error::custom(format!(
+            "unknown variant `{name}`, expected one of {}",
+            known.join(", ")
+        )))
+    }
+}
 
 /// What the crate knows about one built-in provider. Every place that names a built-in provider
 /// (the [`Provider`] enum, `kind = "..."`, the built-in endpoints, their base-URL variables, the

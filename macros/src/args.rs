@@ -498,33 +498,36 @@ fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
 }
 
 fn pass_threshold(expr: Expr, errors: &mut Errors) -> Option<Value> {
-    let value = match number(&expr) {
-        None => return Some(Value::Expr(expr)),
-        Some(Err(e)) => {
-            errors.push(e);
-            return None;
-        }
-        Some(Ok(Number::Int(i))) => i as f64,
-        Some(Ok(Number::Float(f))) => f,
-        Some(Ok(Number::Other)) => {
-            errors.at(
-                &expr,
-                "`pass_threshold` expects a number in (0, 1], e.g. 0.8",
-            );
-            return None;
-        }
-    };
-    if !(value > 0.0 && value <= 1.0) {
-        errors.at(
-            &expr,
-            "`pass_threshold` must be in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5",
-        );
-        return None;
-    }
-    Some(Value::Lit(float_literal(value, expr.span(), false)))
+    let out_of_range =
+        "`pass_threshold` must be in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5";
+    float_arg(
+        expr,
+        errors,
+        "`pass_threshold` expects a number in (0, 1], e.g. 0.8",
+        |value| (!(value > 0.0 && value <= 1.0)).then_some(out_of_range),
+        false,
+    )
 }
 
 fn temperature(expr: Expr, errors: &mut Errors) -> Option<Value> {
+    float_arg(
+        expr,
+        errors,
+        "`temperature` expects a number, e.g. 0.0",
+        |value| (value < 0.0).then_some("`temperature` cannot be negative"),
+        true,
+    )
+}
+
+/// A float argument: an expression other than a literal is kept as written; a numeric literal is
+/// checked (`invalid` gives the error, if any) and typed f32 or f64, any other literal is an error.
+fn float_arg(
+    expr: Expr,
+    errors: &mut Errors,
+    not_a_number: &str,
+    invalid: impl FnOnce(f64) -> Option<&'static str>,
+    f32: bool,
+) -> Option<Value> {
     let value = match number(&expr) {
         None => return Some(Value::Expr(expr)),
         Some(Err(e)) => {
@@ -534,15 +537,15 @@ fn temperature(expr: Expr, errors: &mut Errors) -> Option<Value> {
         Some(Ok(Number::Int(i))) => i as f64,
         Some(Ok(Number::Float(f))) => f,
         Some(Ok(Number::Other)) => {
-            errors.at(&expr, "`temperature` expects a number, e.g. 0.0");
+            errors.at(&expr, not_a_number);
             return None;
         }
     };
-    if value < 0.0 {
-        errors.at(&expr, "`temperature` cannot be negative");
+    if let Some(message) = invalid(value) {
+        errors.at(&expr, message);
         return None;
     }
-    Some(Value::Lit(float_literal(value, expr.span(), true)))
+    Some(Value::Lit(float_literal(value, expr.span(), f32)))
 }
 
 /// A float literal of `value` (typed f32 or f64) at `span`, so that `pass_threshold = 1` works too.

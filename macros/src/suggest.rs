@@ -5,7 +5,7 @@
 pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let by_distance = candidates
         .iter()
-        .map(|c| (edit_distance(word, c), *c))
+        .map(|c| (strsim::levenshtein(word, c), *c))
         .min_by_key(|(d, _)| *d)
         .filter(|(d, _)| *d <= (word.chars().count() / 3).max(2))
         .map(|(_, c)| c);
@@ -31,50 +31,22 @@ fn contains_segments(key: &str, word: &str) -> bool {
     !word.is_empty() && key.windows(word.len()).any(|w| w == word.as_slice())
 }
 
-/// Levenshtein distance, counted in chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const KEYS: &[&str] = &[
-        "target_prompt",
-        "target_prompt_file",
-        "subject_model",
-        "subject_provider",
-        "target_prompt_vars",
-        "max_tokens",
-        "runs",
-        "pass_threshold",
-        "enable_cache",
-        "run_fn",
-        "temperature",
-        "system",
-        "tools",
-        "agent",
-    ];
+    use crate::args::KEYS;
 
+    /// The distance the suggestions rank by: Levenshtein, counted in chars (strsim's).
     #[test]
     fn distance_counts_edits() {
+        let edit_distance = strsim::levenshtein;
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("runs", "runs"), 0);
         assert_eq!(edit_distance("run", "runs"), 1);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("tokens", "max_tokens"), 4);
+        assert_eq!(edit_distance("é", "e"), 1);
     }
 
     #[test]

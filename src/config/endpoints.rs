@@ -1,44 +1,9 @@
 //! Endpoints: the wire formats, where each endpoint is, and what its calls cost.
 
-use serde::Deserialize;
-
 use super::{CONFIG_FILE, Config};
 use crate::completion::CompletionResult;
-use crate::model::BUILT_IN;
+use crate::model::WireFormat;
 use crate::pricing::Price;
-
-/// The three wire formats a provider can speak. In `kind = "..."` each is named by its built-in
-/// provider's name or alias (`gemini` is `google`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum WireFormat {
-    /// Anthropic Messages.
-    Anthropic,
-    /// Google Gemini `generateContent`.
-    Google,
-    /// OpenAI Chat Completions.
-    OpenAi,
-}
-
-impl<'de> Deserialize<'de> for WireFormat {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        if let Some(provider) = crate::model::built_in(&name) {
-            return Ok(provider.wire);
-        }
-        let mut known: Vec<&str> = BUILT_IN
-            .iter()
-            .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()))
-            .collect();
-        known.sort_unstable();
-        // serde's own wording for an unknown variant.
-        let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-        Err(serde::de::Error::custom(format!(
-            "unknown variant `{name}`, expected one of {}",
-            known.join(", ")
-        )))
-    }
-}
 
 /// Where and how to reach one provider.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use crate::defaults;
 use crate::model::BUILT_IN;
-pub use endpoints::{EndpointConfig, WireFormat};
+pub use crate::model::WireFormat;
+pub use endpoints::EndpointConfig;
 pub(crate) use env::env_var;
 pub use env::is_ci;
 

@@ -7,7 +7,6 @@
 
 pub mod assert;
 pub mod parse;
-pub mod problem;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -116,14 +115,8 @@ pub fn load(file: &SuiteFile) -> Result<Suite, String> {
     let text = std::fs::read_to_string(&file.path)
         .map_err(|e| format!("{}: cannot read the suite file: {e}", file.display))?;
     let dir = file.path.parent().unwrap_or(Path::new("."));
-    parse::parse(&file.name, &file.display, dir, &text).map_err(|problems| {
-        problem::Report {
-            file: &file.display,
-            text: &text,
-            problems: &problems,
-        }
-        .to_string()
-    })
+    parse::parse(&file.name, &file.display, dir, &text)
+        .map_err(|problems| parse::report(&file.display, &text, &problems))
 }
 
 fn broken(name: String, message: String, info: Option<CaseInfo>) -> Item {
@@ -272,7 +265,7 @@ fn resolve(
     });
     let warnings = warnings(config, suite, case, &name, &request);
     let asserts = Arc::new(case.asserts.clone());
-    let min_score = s.threshold;
+    let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
         let asserts = asserts.clone();
         Box::pin(async move { assert::evaluate(&asserts, min_score, &run).await })

@@ -1,65 +1,21 @@
 //! Reading a `*.evals.toml` file into a [`Suite`], with every problem located by `line:column`.
 //!
-//! The file is parsed with toml's spanned document tree (not serde) so that each problem can point at
-//! the exact key or value, name the key path, and say how to fix it; every problem of a file is
-//! collected, not only the first.
+//! The suite format only: its keys, settings, cases and messages. Walking the spanned TOML and
+//! collecting problems is [`crate::spanned`]'s.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::assert::{self, Assertion};
-use super::problem::Problem;
-use crate::completion::ToolSpec;
+use crate::spanned::{Problem, Reader, Report, found, scalar_text, string, unknown_key};
 
-/// A spanned value of the document tree.
-pub(crate) type Node<'i> = Spanned<DeValue<'i>>;
+mod settings;
 
-/// Sampling and scoring settings, at suite level or overridden by a case.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Settings {
-    /// The subject provider.
-    pub provider: Option<String>,
-    /// The subject model.
-    pub model: Option<String>,
-    /// The most tokens to generate.
-    pub max_tokens: Option<u32>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// The system prompt.
-    pub system: Option<String>,
-    /// Samples per case.
-    pub runs: Option<u32>,
-    /// Share of samples that must pass.
-    pub pass_threshold: Option<f64>,
-    /// The score a sample needs (weights of passing assertions over all weights).
-    pub threshold: Option<f64>,
-    /// Tools declared to the model (no handlers: its calls are there for `tool_called` assertions).
-    pub tools: Option<Vec<ToolSpec>>,
-    /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
-    pub live_only: Option<bool>,
-}
-
-impl Settings {
-    /// These settings, each unset one taken from `base`.
-    pub fn over(&self, base: &Settings) -> Settings {
-        Settings {
-            provider: self.provider.clone().or_else(|| base.provider.clone()),
-            model: self.model.clone().or_else(|| base.model.clone()),
-            max_tokens: self.max_tokens.or(base.max_tokens),
-            temperature: self.temperature.or(base.temperature),
-            system: self.system.clone().or_else(|| base.system.clone()),
-            runs: self.runs.or(base.runs),
-            pass_threshold: self.pass_threshold.or(base.pass_threshold),
-            threshold: self.threshold.or(base.threshold),
-            tools: self.tools.clone().or_else(|| base.tools.clone()),
-            live_only: self.live_only.or(base.live_only),
-        }
-    }
-}
+pub use settings::Settings;
+use settings::{SETTING_KEYS, settings};
 
 /// One case of a suite.
 #[derive(Debug)]
@@ -99,18 +55,6 @@ pub struct Suite {
     pub cases: Vec<Case>,
 }
 
-const SETTING_KEYS: [&str; 10] = [
-    "provider",
-    "model",
-    "max_tokens",
-    "temperature",
-    "system",
-    "runs",
-    "pass_threshold",
-    "threshold",
-    "tools",
-    "live_only",
-];
 const SUITE_KEYS: [&str; 7] = [
     "prompt",
     "prompt_id",
@@ -129,246 +73,8 @@ const CASE_KEYS: [&str; 6] = [
     "skip",
 ];
 
-/// Reads the cursor of one file: its text, where relative paths start, and the problems found so far.
-pub(crate) struct Reader<'a> {
-    /// The file as shown.
-    pub file: &'a str,
-    /// The suite's directory: prompt and schema files are relative to it.
-    pub dir: &'a Path,
-    /// Problems found.
-    pub problems: Vec<Problem>,
-    /// Byte offset where each line starts: `at` runs once per assertion, so it must not rescan the
-    /// file (that made large suites quadratic).
-    pub line_starts: Vec<usize>,
-}
-
-impl Reader<'_> {
-    /// Reads `node` as a `T` (a JSON or TOML value); on failure notes a problem `cannot read the
-    /// {what}` with `fix` and returns `None`.
-    pub fn value<T: serde::de::DeserializeOwned>(
-        &mut self,
-        node: &Node<'_>,
-        key: &str,
-        what: &str,
-        fix: &str,
-    ) -> Option<T> {
-        match T::deserialize(toml::de::ValueDeserializer::from(node.clone())) {
-            Ok(value) => Some(value),
-            Err(e) => {
-                self.problem(
-                    node.span(),
-                    key,
-                    format!("cannot read the {what}: {}", e.message()),
-                    fix,
-                );
-                None
-            }
-        }
-    }
-
-    /// Notes a problem.
-    pub fn problem(
-        &mut self,
-        span: Range<usize>,
-        key: &str,
-        message: impl Into<String>,
-        fix: impl Into<String>,
-    ) {
-        self.problems.push(Problem::new(span, key, message, fix));
-    }
-
-    /// `file:line` of a span, for assertion failure messages.
-    pub fn at(&self, span: &Range<usize>) -> String {
-        let line = self
-            .line_starts
-            .partition_point(|&start| start <= span.start);
-        format!("{}:{}", self.file, line.max(1))
-    }
-
-    /// A file path relative to the suite's directory.
-    pub fn resolve(&self, relative: &str) -> PathBuf {
-        self.dir.join(relative)
-    }
-}
-
-/// "a string", "an integer", ... for messages.
-pub(crate) fn a_type(value: &DeValue<'_>) -> &'static str {
-    match value {
-        DeValue::String(_) => "a string",
-        DeValue::Integer(_) => "an integer",
-        DeValue::Float(_) => "a float",
-        DeValue::Boolean(_) => "a boolean",
-        DeValue::Datetime(_) => "a date-time",
-        DeValue::Array(_) => "an array",
-        DeValue::Table(_) => "a table",
-    }
-}
-
-/// Like [`a_type`], for a value rejected where a non-empty string was allowed: a string there is empty.
-pub(crate) fn found(value: &DeValue<'_>) -> &'static str {
-    match value {
-        DeValue::String(_) => "an empty string",
-        other => a_type(other),
-    }
-}
-
-/// Reads a string, or notes that `key` needs one (`example` shows a valid value).
-pub(crate) fn string(
-    r: &mut Reader<'_>,
-    node: &Node<'_>,
-    key: &str,
-    example: &str,
-) -> Option<String> {
-    match node.get_ref() {
-        DeValue::String(s) => Some(s.to_string()),
-        other => {
-            r.problem(
-                node.span(),
-                key,
-                format!("expected a string, found {}", a_type(other)),
-                format!("write `{key} = {example}`"),
-            );
-            None
-        }
-    }
-}
-
-/// Reads an integer as i128 (so that any TOML integer fits), or `None` when it is not one.
-pub(crate) fn integer(value: &DeValue<'_>) -> Option<i128> {
-    match value {
-        DeValue::Integer(i) => i128::from_str_radix(i.as_str(), i.radix()).ok(),
-        _ => None,
-    }
-}
-
-/// Reads a number (integer or float).
-pub(crate) fn number(value: &DeValue<'_>) -> Option<f64> {
-    match value {
-        DeValue::Float(f) => f.as_str().parse().ok(),
-        other => integer(other).map(|i| i as f64),
-    }
-}
-
-/// Reads a whole number in `min..=max`, or notes the problem.
-pub(crate) fn whole(
-    r: &mut Reader<'_>,
-    node: &Node<'_>,
-    key: &str,
-    min: u64,
-    max: u64,
-    meaning: &str,
-) -> Option<u64> {
-    match integer(node.get_ref()) {
-        Some(n) if n >= i128::from(min) && n <= i128::from(max) => Some(n as u64),
-        Some(n) => {
-            r.problem(
-                node.span(),
-                key,
-                format!("{n} is out of range"),
-                format!("use a whole number from {min} to {max} ({meaning})"),
-            );
-            None
-        }
-        None => {
-            let found = a_type(node.get_ref());
-            r.problem(
-                node.span(),
-                key,
-                format!("expected a whole number, found {found}"),
-                format!("write `{key} = {min}` or more ({meaning})"),
-            );
-            None
-        }
-    }
-}
-
-/// Reads a number accepted by `ok`, or notes the problem (`allowed` describes the range).
-pub(crate) fn real(
-    r: &mut Reader<'_>,
-    node: &Node<'_>,
-    key: &str,
-    ok: impl Fn(f64) -> bool,
-    allowed: &str,
-) -> Option<f64> {
-    match number(node.get_ref()) {
-        Some(x) if x.is_finite() && ok(x) => Some(x),
-        Some(x) => {
-            r.problem(
-                node.span(),
-                key,
-                format!("{x} is out of range"),
-                format!("use {allowed}"),
-            );
-            None
-        }
-        None => {
-            let found = a_type(node.get_ref());
-            r.problem(
-                node.span(),
-                key,
-                format!("expected a number, found {found}"),
-                format!("use {allowed}"),
-            );
-            None
-        }
-    }
-}
-
-/// A string, or a number or boolean written as one (versions, input values).
-fn scalar_text(value: &DeValue<'_>) -> Option<String> {
-    match value {
-        DeValue::String(s) => Some(s.to_string()),
-        DeValue::Integer(_) | DeValue::Float(_) => Some(match value {
-            DeValue::Integer(i) => integer(value).map_or_else(|| i.to_string(), |n| n.to_string()),
-            DeValue::Float(f) => f.as_str().to_string(),
-            _ => unreachable!(),
-        }),
-        DeValue::Boolean(b) => Some(b.to_string()),
-        DeValue::Datetime(d) => Some(d.to_string()),
-        _ => None,
-    }
-}
-
-/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub(crate) fn did_you_mean<'c>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
-) -> Option<&'c str> {
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(word, c), c))
-        .filter(|(d, c)| *d <= (c.len() / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 /// Notes every key of `table` that is neither in `keys` nor a setting (`prefix` leads the key's path).
-fn unknown_keys(
-    r: &mut Reader<'_>,
-    table: &toml::de::DeTable<'_>,
-    keys: &[&str],
-    prefix: &str,
-    place: &str,
-) {
+fn unknown_keys(r: &mut Reader<'_>, table: &DeTable<'_>, keys: &[&str], prefix: &str, place: &str) {
     let valid: Vec<&str> = keys.iter().chain(SETTING_KEYS.iter()).copied().collect();
     for (key, _) in table.iter() {
         let k = key.get_ref().as_ref();
@@ -378,25 +84,15 @@ fn unknown_keys(
     }
 }
 
-fn unknown_key(
-    r: &mut Reader<'_>,
-    key: &Spanned<std::borrow::Cow<'_, str>>,
-    path: &str,
-    valid: &[&str],
-    place: &str,
-) {
-    let name = key.get_ref().as_ref();
-    let hint = match did_you_mean(name, valid.iter().copied()) {
-        Some(close) => format!(
-            "did you mean `{close}`? Valid keys {place}: {}",
-            valid.join(", ")
-        ),
-        None => format!(
-            "remove it, or use one of the valid keys {place}: {}",
-            valid.join(", ")
-        ),
-    };
-    r.problem(key.span(), path, format!("unknown key `{name}`"), hint);
+/// The problems of a suite file as the failing trial's message.
+pub fn report(file: &str, text: &str, problems: &[Problem]) -> String {
+    Report {
+        file,
+        text,
+        problems,
+        consequence: "no case of this suite ran",
+    }
+    .to_string()
 }
 
 /// Parses the text of a suite file. `file` is how it is shown, `dir` where relative paths start.
@@ -415,15 +111,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             )]);
         }
     };
-    let line_starts = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let mut r = Reader {
-        file,
-        dir,
-        problems: Vec::new(),
-        line_starts,
-    };
+    let mut r = Reader::new(file, dir, text);
     let table = root.get_ref();
 
     unknown_keys(&mut r, table, &SUITE_KEYS, "", "at the top of a suite");
@@ -434,13 +122,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         let node = table.get(key)?;
         let text = scalar_text(node.get_ref());
         if text.is_none() {
-            let found = a_type(node.get_ref());
-            r.problem(
-                node.span(),
-                key,
-                format!("expected a string, found {found}"),
-                format!("write `{key} = \"...\"`"),
-            );
+            r.mismatch(node, key, "a string", format!("write `{key} = \"...\"`"));
         }
         text
     };
@@ -468,8 +150,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                 for (i, item) in items.iter().enumerate() {
                     let path = format!("cases[{i}]");
                     let DeValue::Table(case_table) = item.get_ref() else {
-                        let found = a_type(item.get_ref());
-                        r.problem(item.span(), &path, format!("expected a table, found {found}"), "write each case as a `[[cases]]` table");
+                        r.mismatch(item, &path, "a table", "write each case as a `[[cases]]` table");
                         continue;
                     };
                     if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, prompt.as_deref()) {
@@ -481,9 +162,8 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                     }
                 }
             }
-            other => {
-                let found = a_type(other);
-                r.problem(node.span(), "cases", format!("expected an array of tables, found {found}"), "write each case as a `[[cases]]` table");
+            _ => {
+                r.mismatch(node, "cases", "an array of tables", "write each case as a `[[cases]]` table");
             }
         },
     }
@@ -547,198 +227,12 @@ fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<St
         }
         return (Some(value), None);
     }
-    let path = r.resolve(&value);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => (Some(text), Some(value)),
-        Err(e) => {
-            let why = if e.kind() == std::io::ErrorKind::NotFound {
-                "not found".to_string()
-            } else {
-                e.to_string()
-            };
-            r.problem(
-                node.span(),
-                "prompt",
-                format!("prompt file `{value}` {why} (looked for {})", path.display()),
-                "create the file beside the suite, correct the name, or write the prompt text inline (text with \
-                 spaces or {placeholders} is taken as the prompt itself)",
-            );
-            (None, None)
-        }
+    let fix = "create the file beside the suite, correct the name, or write the prompt text inline (text \
+               with spaces or {placeholders} is taken as the prompt itself)";
+    match r.read_beside(node, "prompt", &value, "prompt", fix) {
+        Some((text, _)) => (Some(text), Some(value)),
+        None => (None, None),
     }
-}
-
-/// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
-fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
-    let path = |key: &str| {
-        if prefix.is_empty() {
-            key.to_string()
-        } else {
-            format!("{prefix}.{key}")
-        }
-    };
-    let mut s = Settings::default();
-    if let Some(node) = table.get("provider") {
-        s.provider = string(r, node, &path("provider"), "\"anthropic\"");
-    }
-    if let Some(node) = table.get("model") {
-        s.model = string(r, node, &path("model"), "\"claude-haiku-4-5\"");
-    }
-    if let Some(node) = table.get("system") {
-        s.system = string(r, node, &path("system"), "\"You are a support agent.\"");
-    }
-    if let Some(node) = table.get("max_tokens") {
-        s.max_tokens = whole(
-            r,
-            node,
-            &path("max_tokens"),
-            1,
-            u64::from(u32::MAX),
-            "the most tokens to generate",
-        )
-        .map(|n| n as u32);
-    }
-    if let Some(node) = table.get("runs") {
-        s.runs = whole(r, node, &path("runs"), 1, 10_000, "samples per case").map(|n| n as u32);
-    }
-    if let Some(node) = table.get("temperature") {
-        s.temperature = real(
-            r,
-            node,
-            &path("temperature"),
-            |t| (0.0..=2.0).contains(&t),
-            "a temperature from 0.0 to 2.0",
-        )
-        .map(|t| t as f32);
-    }
-    if let Some(node) = table.get("pass_threshold") {
-        s.pass_threshold = real(
-            r,
-            node,
-            &path("pass_threshold"),
-            |t| t > 0.0 && t <= 1.0,
-            "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)",
-        );
-    }
-    if let Some(node) = table.get("threshold") {
-        s.threshold = real(
-            r,
-            node,
-            &path("threshold"),
-            |t| (0.0..=1.0).contains(&t),
-            "a score from 0 to 1 (the weight of passing assertions over all weights)",
-        );
-    }
-    if let Some(node) = table.get("tools") {
-        s.tools = tool_specs(r, node, &path("tools"));
-    }
-    if let Some(node) = table.get("live_only") {
-        s.live_only = match node.get_ref() {
-            DeValue::Boolean(b) => Some(*b),
-            other => {
-                r.problem(
-                    node.span(),
-                    &path("live_only"),
-                    format!("expected `true` or `false`, found {}", a_type(other)),
-                    "write `live_only = true` (without a recording the case is ignored, not run)",
-                );
-                None
-            }
-        };
-    }
-    s
-}
-
-const TOOL_KEYS: [&str; 3] = ["name", "description", "input_schema"];
-
-/// Reads `tools = [{ name = "...", description = "...", input_schema = { ... } }, ...]`: tools declared
-/// to the model, which may call them; without an input schema a tool takes no arguments.
-fn tool_specs(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<ToolSpec>> {
-    let example = "write `tools = [{ name = \"get_weather\", description = \"...\", input_schema = { type = \"object\", \
-                   properties = { city = { type = \"string\" } } } }]`";
-    let DeValue::Array(items) = node.get_ref() else {
-        let found = a_type(node.get_ref());
-        r.problem(
-            node.span(),
-            key,
-            format!("expected an array of tool tables, found {found}"),
-            example,
-        );
-        return None;
-    };
-    let problems_before = r.problems.len();
-    let mut specs = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let path = format!("{key}[{i}]");
-        let DeValue::Table(table) = item.get_ref() else {
-            let found = a_type(item.get_ref());
-            r.problem(
-                item.span(),
-                &path,
-                format!("expected a tool table, found {found}"),
-                example,
-            );
-            continue;
-        };
-        for (k, _) in table.iter() {
-            if !TOOL_KEYS.contains(&k.get_ref().as_ref()) {
-                let name = k.get_ref().as_ref();
-                unknown_key(r, k, &format!("{path}.{name}"), &TOOL_KEYS, "in a tool");
-            }
-        }
-        let Some(name_node) = table.get("name") else {
-            r.problem(
-                item.span(),
-                &format!("{path}.name"),
-                "the tool has no name",
-                example,
-            );
-            continue;
-        };
-        let Some(name) = string(r, name_node, &format!("{path}.name"), "\"get_weather\"") else {
-            continue;
-        };
-        if specs.iter().any(|s: &ToolSpec| s.name == name) {
-            r.problem(
-                name_node.span(),
-                &format!("{path}.name"),
-                format!("a tool named `{name}` is already declared"),
-                "give every tool a distinct name",
-            );
-        }
-        let description = match table.get("description") {
-            Some(n) => string(
-                r,
-                n,
-                &format!("{path}.description"),
-                "\"The current weather in a city\"",
-            )
-            .unwrap_or_default(),
-            None => String::new(),
-        };
-        let input_schema = match table.get("input_schema") {
-            None => serde_json::json!({"type": "object", "properties": {}}),
-            Some(n) if matches!(n.get_ref(), DeValue::Table(_)) => {
-                let key = format!("{path}.input_schema");
-                match r.value(n, &key, "schema", "write the JSON schema as a TOML table") {
-                    Some(v) => v,
-                    None => continue,
-                }
-            }
-            Some(n) => {
-                let found = a_type(n.get_ref());
-                r.problem(
-                    n.span(),
-                    &format!("{path}.input_schema"),
-                    format!("expected a JSON schema table, found {found}"),
-                    "write `input_schema = { type = \"object\", properties = { ... } }`",
-                );
-                continue;
-            }
-        };
-        specs.push(ToolSpec::new(name, description, input_schema));
-    }
-    (r.problems.len() == problems_before).then_some(specs)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -816,23 +310,16 @@ fn case(
                     match scalar_text(value.get_ref()) {
                         Some(v) => inputs.push((k, v)),
                         None => {
-                            let found = a_type(value.get_ref());
-                            r.problem(
-                                value.span(),
-                                &format!("{inputs_path}.{k}"),
-                                format!("expected a string, found {found}"),
-                                format!("write the value as text: `{k} = \"...\"` (it is pasted into the prompt)"),
-                            );
+                            r.mismatch(value, &format!("{inputs_path}.{k}"), "a string", format!("write the value as text: `{k} = \"...\"` (it is pasted into the prompt)"));
                         }
                     }
                 }
             }
-            other => {
-                let found = a_type(other);
-                r.problem(
-                    node.span(),
+            _ => {
+                r.mismatch(
+                    node,
                     &inputs_path,
-                    format!("expected a table, found {found}"),
+                    "a table",
                     "write `inputs = { name = \"value\", ... }`",
                 );
             }
@@ -889,16 +376,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn suggestions_catch_typos_only() {
-        assert_eq!(
-            did_you_mean("contain", ["contains", "regex"]),
-            Some("contains")
-        );
-        assert_eq!(
-            did_you_mean("promt", ["prompt", "provider"]),
-            Some("prompt")
-        );
-        assert_eq!(did_you_mean("banana", ["contains", "regex"]), None);
+    fn prompt_paths_are_told_from_prompt_text() {
         assert!(looks_like_path("support_reply.md"));
         assert!(looks_like_path("prompts/reply.txt"));
         assert!(!looks_like_path("Reply to {message}."));

@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::assert::{Check, check_sync, evaluate};
-use super::parse::{Suite, parse};
-use super::problem::Report;
+use super::parse::{Suite, parse, report};
 use crate::completion::CompletionResult;
 use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
@@ -15,14 +14,7 @@ use crate::run::PromptRun;
 const FILE: &str = "prompt-tests/s.evals.toml";
 
 fn parsed(text: &str, dir: &Path) -> Result<Suite, String> {
-    parse("s", FILE, dir, text).map_err(|p| {
-        Report {
-            file: FILE,
-            text,
-            problems: &p,
-        }
-        .to_string()
-    })
+    parse("s", FILE, dir, text).map_err(|p| report(FILE, text, &p))
 }
 
 fn problems(text: &str) -> String {
@@ -90,7 +82,7 @@ skip = "not yet"
         ),
         (Some(100), Some(1), Some(0.6))
     );
-    assert_eq!(a.settings.threshold, Some(0.5));
+    assert_eq!(a.settings.min_score, Some(0.5));
     let kinds: Vec<&str> = a.asserts.iter().map(|x| x.check.kind()).collect();
     assert_eq!(kinds, ["max_words", "contains"]);
     assert_eq!(a.asserts[1].weight, 2.5);
@@ -125,52 +117,42 @@ fn every_problem_is_located_with_its_key_and_fix() {
     ] {
         assert!(report.contains(expected), "{expected:?} not in\n{report}");
     }
-    // The first case has problems, so the duplicate name is not reported against it.
-    let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\n[[cases]]\nname = \"a\"\n");
-    assert!(
-        report.contains(":5:8: `cases[1].name`: a case named `a` already exists in this suite"),
-        "{report}"
-    );
-    let report = problems("prompt = \"Hi\"\n");
-    assert!(
-        report.contains(":1:1: `cases`: the suite has no cases"),
-        "{report}"
-    );
-    let report = problems("[[cases]]\nname = \"a\"\n");
-    assert!(
-        report.contains(":1:1: `prompt`: the suite has no `prompt`"),
-        "{report}"
-    );
-    let report = problems("prompt = \"Hi\"\n[[cases]]\ncategory = \"x\"\n");
-    assert!(
-        report.contains(":2:1: `cases[0].name`: the case has no name"),
-        "{report}"
-    );
-    let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a::b\"\n");
-    assert!(
-        report.contains("\"a::b\" is not a usable case name"),
-        "{report}"
-    );
-    let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nasert = []\n");
-    assert!(
-        report.contains(":4:1: `cases[0].asert`: unknown key `asert`\n"),
-        "{report}"
-    );
-    assert!(report.contains("fix: did you mean `assert`?"), "{report}");
-    let report = problems(
-        "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ json_schema = \"none.json\" }]\n",
-    );
-    assert!(
-        report
-            .contains(":4:27: `cases[0].assert[0].json_schema`: schema file `none.json` not found"),
-        "{report}"
-    );
-    // The source line is quoted with a caret under the column.
-    let report = problems("prompt = \"Hi\"\nruns = 0\n[[cases]]\nname = \"a\"\n");
-    assert!(
-        report.contains("2 | runs = 0\n  |        ^\n  fix: use a whole number from 1 to 10000"),
-        "{report}"
-    );
+    let asert = "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nasert = []\n";
+    // One file each: its text, and what its report says.
+    for (text, expected) in [
+        // The first case has problems, so the duplicate name is not reported against it.
+        (
+            "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\n[[cases]]\nname = \"a\"\n",
+            ":5:8: `cases[1].name`: a case named `a` already exists in this suite",
+        ),
+        ("prompt = \"Hi\"\n", ":1:1: `cases`: the suite has no cases"),
+        (
+            "[[cases]]\nname = \"a\"\n",
+            ":1:1: `prompt`: the suite has no `prompt`",
+        ),
+        (
+            "prompt = \"Hi\"\n[[cases]]\ncategory = \"x\"\n",
+            ":2:1: `cases[0].name`: the case has no name",
+        ),
+        (
+            "prompt = \"Hi\"\n[[cases]]\nname = \"a::b\"\n",
+            "\"a::b\" is not a usable case name",
+        ),
+        (asert, ":4:1: `cases[0].asert`: unknown key `asert`\n"),
+        (asert, "fix: did you mean `assert`?"),
+        (
+            "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ json_schema = \"none.json\" }]\n",
+            ":4:27: `cases[0].assert[0].json_schema`: schema file `none.json` not found",
+        ),
+        // The source line is quoted with a caret under the column.
+        (
+            "prompt = \"Hi\"\nruns = 0\n[[cases]]\nname = \"a\"\n",
+            "2 | runs = 0\n  |        ^\n  fix: use a whole number from 1 to 10000",
+        ),
+    ] {
+        let report = problems(text);
+        assert!(report.contains(expected), "{expected:?} not in\n{report}");
+    }
 }
 
 #[test]

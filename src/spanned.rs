@@ -1,0 +1,400 @@
+//! Reading a TOML document with every problem located by `file:line:column`.
+//!
+//! A format built on TOML (the suites, today) walks toml's spanned document tree, not serde, so that a
+//! problem can point at the exact key or value, name the key path, and say how to fix it; every problem
+//! of a file is collected, not only the first. This module knows TOML values, spans, problems and
+//! "did you mean": the format's keys, defaults and wording stay with the format.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::DeValue;
+
+/// A spanned value of the document tree.
+pub(crate) type Node<'i> = Spanned<DeValue<'i>>;
+
+/// One problem in a file.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Problem {
+    /// Byte range in the file that the problem points at.
+    pub span: Range<usize>,
+    /// The key path (`cases[0].assert[1]`), or `""` for a syntax error.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+impl Problem {
+    /// A problem at `span` for `key`.
+    pub fn new(
+        span: Range<usize>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        Self {
+            span,
+            key: key.into(),
+            message: message.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// The problems of one file, rendered as a heading, then for each `file:line:column: key: message`,
+/// the source line with a caret under the column, and the fix.
+pub(crate) struct Report<'a> {
+    /// The file as shown (relative to the crate root).
+    pub file: &'a str,
+    /// The file's text.
+    pub text: &'a str,
+    /// The problems, in file order.
+    pub problems: &'a [Problem],
+    /// What the problems cost, ending the heading `<file> has N problems; <consequence>:`.
+    pub consequence: &'a str,
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.problems.len();
+        writeln!(
+            f,
+            "{} has {n} problem{}; {}:",
+            self.file,
+            if n == 1 { "" } else { "s" },
+            self.consequence
+        )?;
+        for p in self.problems {
+            let (line, column) = line_column(self.text, p.span.start);
+            let key = if p.key.is_empty() {
+                String::new()
+            } else {
+                format!(" `{}`:", p.key)
+            };
+            writeln!(f, "{}:{line}:{column}:{key} {}", self.file, p.message)?;
+            if let Some(source) = self.text.lines().nth(line - 1) {
+                let gutter = line.to_string();
+                writeln!(f, "{gutter} | {source}")?;
+                let pad: String = source
+                    .chars()
+                    .take(column - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                writeln!(f, "{} | {pad}^", " ".repeat(gutter.len()))?;
+            }
+            writeln!(f, "  fix: {}", p.fix)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads one file: its name, where relative paths start, and the problems found so far.
+pub(crate) struct Reader<'a> {
+    /// The file as shown.
+    file: &'a str,
+    /// The file's directory: files it names are relative to it.
+    dir: &'a Path,
+    /// Problems found.
+    pub problems: Vec<Problem>,
+    /// Byte offset where each line starts: `at` may run once per value, so it must not rescan the
+    /// file (that made large files quadratic).
+    line_starts: Vec<usize>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `text`, the content of `file` in `dir`.
+    pub fn new(file: &'a str, dir: &'a Path, text: &str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Self {
+            file,
+            dir,
+            problems: Vec::new(),
+            line_starts,
+        }
+    }
+
+    /// Reads `node` as a `T` (a JSON or TOML value); on failure notes a problem `cannot read the
+    /// {what}` with `fix` and returns `None`.
+    pub fn value<T: serde::de::DeserializeOwned>(
+        &mut self,
+        node: &Node<'_>,
+        key: &str,
+        what: &str,
+        fix: &str,
+    ) -> Option<T> {
+        match T::deserialize(toml::de::ValueDeserializer::from(node.clone())) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.problem(
+                    node.span(),
+                    key,
+                    format!("cannot read the {what}: {}", e.message()),
+                    fix,
+                );
+                None
+            }
+        }
+    }
+
+    /// Notes a problem.
+    pub fn problem(
+        &mut self,
+        span: Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) {
+        self.problems.push(Problem::new(span, key, message, fix));
+    }
+
+    /// Notes that `key` holds the wrong type: `expected {expected}, found a string` (or whatever
+    /// `node` is).
+    pub fn mismatch(&mut self, node: &Node<'_>, key: &str, expected: &str, fix: impl Into<String>) {
+        let found = a_type(node.get_ref());
+        self.problem(
+            node.span(),
+            key,
+            format!("expected {expected}, found {found}"),
+            fix,
+        );
+    }
+
+    /// `file:line` of a span, for messages about a value that was read well.
+    pub fn at(&self, span: &Range<usize>) -> String {
+        let line = self
+            .line_starts
+            .partition_point(|&start| start <= span.start);
+        format!("{}:{}", self.file, line.max(1))
+    }
+
+    /// A file path relative to the file's directory.
+    fn resolve(&self, relative: &str) -> PathBuf {
+        self.dir.join(relative)
+    }
+
+    /// The text of the file `relative` names (written at `node`) and where it was found; when it
+    /// cannot be read, notes `{what} file `{relative}` not found (looked for …)` with `fix`.
+    pub fn read_beside(
+        &mut self,
+        node: &Node<'_>,
+        key: &str,
+        relative: &str,
+        what: &str,
+        fix: &str,
+    ) -> Option<(String, PathBuf)> {
+        let path = self.resolve(relative);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Some((text, path)),
+            Err(e) => {
+                let why = if e.kind() == std::io::ErrorKind::NotFound {
+                    "not found".to_string()
+                } else {
+                    e.to_string()
+                };
+                let message = format!(
+                    "{what} file `{relative}` {why} (looked for {})",
+                    path.display()
+                );
+                self.problem(node.span(), key, message, fix);
+                None
+            }
+        }
+    }
+}
+
+/// "a string", "an integer", ... for messages.
+pub(crate) fn a_type(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a date-time",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+/// Like [`a_type`], for a value rejected where a non-empty string was allowed: a string there is empty.
+pub(crate) fn found(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "an empty string",
+        other => a_type(other),
+    }
+}
+
+/// Reads a string, or notes that `key` needs one (`example` shows a valid value).
+pub(crate) fn string(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    example: &str,
+) -> Option<String> {
+    match node.get_ref() {
+        DeValue::String(s) => Some(s.to_string()),
+        _ => {
+            r.mismatch(node, key, "a string", format!("write `{key} = {example}`"));
+            None
+        }
+    }
+}
+
+/// Reads an integer as i128 (so that any TOML integer fits), or `None` when it is not one.
+pub(crate) fn integer(value: &DeValue<'_>) -> Option<i128> {
+    match value {
+        DeValue::Integer(i) => i128::from_str_radix(i.as_str(), i.radix()).ok(),
+        _ => None,
+    }
+}
+
+/// Reads a number (integer or float).
+pub(crate) fn number(value: &DeValue<'_>) -> Option<f64> {
+    match value {
+        DeValue::Float(f) => f.as_str().parse().ok(),
+        other => integer(other).map(|i| i as f64),
+    }
+}
+
+/// Reads a whole number in `min..=max`, or notes the problem.
+pub(crate) fn whole(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    min: u64,
+    max: u64,
+    meaning: &str,
+) -> Option<u64> {
+    match integer(node.get_ref()) {
+        Some(n) if n >= i128::from(min) && n <= i128::from(max) => Some(n as u64),
+        Some(n) => {
+            let fix = format!("use a whole number from {min} to {max} ({meaning})");
+            r.problem(node.span(), key, format!("{n} is out of range"), fix);
+            None
+        }
+        None => {
+            let fix = format!("write `{key} = {min}` or more ({meaning})");
+            r.mismatch(node, key, "a whole number", fix);
+            None
+        }
+    }
+}
+
+/// Reads a number accepted by `ok`, or notes the problem (`allowed` describes the range).
+pub(crate) fn real(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    ok: impl Fn(f64) -> bool,
+    allowed: &str,
+) -> Option<f64> {
+    match number(node.get_ref()) {
+        Some(x) if x.is_finite() && ok(x) => Some(x),
+        Some(x) => {
+            let fix = format!("use {allowed}");
+            r.problem(node.span(), key, format!("{x} is out of range"), fix);
+            None
+        }
+        None => {
+            r.mismatch(node, key, "a number", format!("use {allowed}"));
+            None
+        }
+    }
+}
+
+/// A string, or a number, boolean or date-time written as one (versions, input values).
+pub(crate) fn scalar_text(value: &DeValue<'_>) -> Option<String> {
+    match value {
+        DeValue::String(s) => Some(s.to_string()),
+        DeValue::Integer(i) => {
+            Some(integer(value).map_or_else(|| i.to_string(), |n| n.to_string()))
+        }
+        DeValue::Float(f) => Some(f.as_str().to_string()),
+        DeValue::Boolean(b) => Some(b.to_string()),
+        DeValue::Datetime(d) => Some(d.to_string()),
+        DeValue::Array(_) | DeValue::Table(_) => None,
+    }
+}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+pub(crate) fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::levenshtein(word, c), c))
+        .filter(|(d, c)| *d <= (c.len() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Notes the key `key` (at `path`) as unknown, suggesting the closest of `valid` (the valid keys
+/// `place`, e.g. "in a case").
+pub(crate) fn unknown_key(
+    r: &mut Reader<'_>,
+    key: &Spanned<Cow<'_, str>>,
+    path: &str,
+    valid: &[&str],
+    place: &str,
+) {
+    let name = key.get_ref().as_ref();
+    let hint = match did_you_mean(name, valid.iter().copied()) {
+        Some(close) => format!(
+            "did you mean `{close}`? Valid keys {place}: {}",
+            valid.join(", ")
+        ),
+        None => format!(
+            "remove it, or use one of the valid keys {place}: {}",
+            valid.join(", ")
+        ),
+    };
+    r.problem(key.span(), path, format!("unknown key `{name}`"), hint);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_column_counts_characters() {
+        let text = "a = 1\nbé = 2\n";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 6), (2, 1));
+        // `=` after a two-byte character is the 4th character of line 2.
+        assert_eq!(line_column(text, 10), (2, 4));
+        assert_eq!(line_column(text, 999), (3, 1));
+    }
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        assert_eq!(
+            did_you_mean("contain", ["contains", "regex"]),
+            Some("contains")
+        );
+        assert_eq!(
+            did_you_mean("promt", ["prompt", "provider"]),
+            Some("prompt")
+        );
+        assert_eq!(did_you_mean("banana", ["contains", "regex"]), None);
+    }
+}

@@ -1,0 +1,93 @@
+//! What an assertion checks, and where it is written.
+
+use std::sync::Arc;
+
+use regex::Regex;
+
+use super::registry::CustomAssertion;
+
+/// What one assertion checks.
+#[derive(Clone)]
+pub enum Check {
+    /// Every string appears in the output.
+    Contains(Vec<String>),
+    /// No string appears in the output.
+    NotContains(Vec<String>),
+    /// Every string appears, ignoring case.
+    IContains(Vec<String>),
+    /// Every pattern matches (multi-line mode: `^` and `$` match at line ends).
+    Regex(Vec<Regex>),
+    /// The stripped output equals the text.
+    Equals(String),
+    /// The stripped output starts with the text.
+    StartsWith(String),
+    /// The stripped output ends with the text.
+    EndsWith(String),
+    /// The stripped output is (`true`) or is not (`false`) JSON.
+    IsJson(bool),
+    /// The stripped output is JSON valid under the schema.
+    JsonSchema(Arc<jsonschema::Validator>),
+    /// Latency in seconds at most.
+    MaxLatency(f64),
+    /// Cost in USD at most (passes when the price is unknown).
+    MaxCost(f64),
+    /// Completion tokens at most.
+    MaxTokens(u64),
+    /// Words (whitespace-separated) at most.
+    MaxWords(u64),
+    /// The model called the tool, with arguments containing these (any arguments when `None`).
+    ToolCalled {
+        /// The tool's name.
+        name: String,
+        /// A JSON subset the arguments of one call must contain.
+        arguments: Option<serde_json::Value>,
+    },
+    /// The model called none of these tools.
+    NotToolCalled(Vec<String>),
+    /// The judge answers yes to the requirement.
+    Judge(String),
+    /// A registered custom assertion with its value.
+    Custom(&'static CustomAssertion, toml::Value),
+}
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kind())
+    }
+}
+
+impl Check {
+    /// The key that names this kind in a suite.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Check::Contains(_) => "contains",
+            Check::NotContains(_) => "not_contains",
+            Check::IContains(_) => "icontains",
+            Check::Regex(_) => "regex",
+            Check::Equals(_) => "equals",
+            Check::StartsWith(_) => "starts_with",
+            Check::EndsWith(_) => "ends_with",
+            Check::IsJson(_) => "is_json",
+            Check::JsonSchema(_) => "json_schema",
+            Check::MaxLatency(_) => "max_latency",
+            Check::MaxCost(_) => "max_cost",
+            Check::MaxTokens(_) => "max_tokens",
+            Check::MaxWords(_) => "max_words",
+            Check::ToolCalled { .. } => "tool_called",
+            Check::NotToolCalled(_) => "not_tool_called",
+            Check::Judge(_) => "judge",
+            Check::Custom(c, _) => c.name,
+        }
+    }
+}
+
+/// One assertion of a case.
+#[derive(Debug, Clone)]
+pub struct Assertion {
+    /// What it checks.
+    pub check: Check,
+    /// Its weight in the score (1 by default).
+    pub weight: f64,
+    /// `file:line` where it is written.
+    pub at: String,
+}

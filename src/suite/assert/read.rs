@@ -1,0 +1,329 @@
+//! Reading `assert = [{ kind = value, weight = w }, ...]` from the spanned suite file.
+
+use std::sync::Arc;
+
+use toml::de::DeValue;
+
+use super::kinds::{Assertion, Check};
+use super::registry::{BUILT_IN, custom, custom_names, valid_kinds};
+use crate::spanned::{Node, Reader, did_you_mean, found, real, string, whole};
+
+/// Parses an `assert = [ ... ]` array.
+pub(crate) fn parse_list(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Vec<Assertion> {
+    match node.get_ref() {
+        DeValue::Array(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| parse_one(r, item, &format!("{path}[{i}]")))
+            .collect(),
+        DeValue::Table(_) => parse_one(r, node, path).into_iter().collect(),
+        _ => {
+            r.mismatch(
+                node,
+                path,
+                "an array of assertions",
+                "write `assert = [{ contains = \"...\" }, { max_words = 50 }]`",
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertion> {
+    let DeValue::Table(table) = node.get_ref() else {
+        r.mismatch(
+            node,
+            path,
+            "an assertion table",
+            "write each assertion as `{ kind = value }`, e.g. `{ contains = \"refund\" }`",
+        );
+        return None;
+    };
+    let mut weight = 1.0;
+    let mut kinds = Vec::new();
+    for (key, value) in table.iter() {
+        let k = key.get_ref().as_ref();
+        if k == "weight" {
+            weight = real(
+                r,
+                value,
+                &format!("{path}.weight"),
+                |w| w >= 0.0,
+                "a weight of 0 or more (1 by default)",
+            )?;
+        } else if BUILT_IN.contains(&k) || custom(k).is_some() {
+            kinds.push((key, value));
+        } else {
+            let all: Vec<&str> = BUILT_IN.iter().copied().chain(custom_names()).collect();
+            let fix = match did_you_mean(k, all.iter().copied()) {
+                Some(close) => format!(
+                    "did you mean `{close}`? Valid assertions: {}",
+                    valid_kinds()
+                ),
+                None => format!(
+                    "use one of: {} (custom ones are registered with register_assertion!)",
+                    valid_kinds()
+                ),
+            };
+            r.problem(
+                key.span(),
+                &format!("{path}.{k}"),
+                format!("unknown assertion `{k}`"),
+                fix,
+            );
+            return None;
+        }
+    }
+    let (key, value) = match kinds.as_slice() {
+        [one] => *one,
+        [] => {
+            r.problem(
+                node.span(),
+                path,
+                "the table names no assertion",
+                format!("add one of: {}", valid_kinds()),
+            );
+            return None;
+        }
+        [_, second, ..] => {
+            let names: Vec<&str> = kinds.iter().map(|(k, _)| k.get_ref().as_ref()).collect();
+            r.problem(
+                second.0.span(),
+                path,
+                format!("one table holds several assertions ({})", names.join(", ")),
+                "write one assertion per table: `[{ contains = \"a\" }, { max_words = 50 }]`",
+            );
+            return None;
+        }
+    };
+    let kind = key.get_ref().as_ref();
+    let key_path = format!("{path}.{kind}");
+    let check = check(r, kind, value, &key_path)?;
+    Some(Assertion {
+        check,
+        weight,
+        at: r.at(&node.span()),
+    })
+}
+
+/// A string, or a non-empty array of strings.
+fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>> {
+    let example = format!(
+        "write `{key} = \"text\"` or `{key} = [\"one\", \"two\"]`",
+        key = key.rsplit('.').next().unwrap_or(key)
+    );
+    match node.get_ref() {
+        DeValue::String(s) => Some(vec![s.to_string()]),
+        DeValue::Array(items) if !items.is_empty() => {
+            let mut out = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item.get_ref() {
+                    DeValue::String(s) => out.push(s.to_string()),
+                    _ => {
+                        r.mismatch(item, &format!("{key}[{i}]"), "a string", example.clone());
+                        return None;
+                    }
+                }
+            }
+            Some(out)
+        }
+        DeValue::Array(_) => {
+            r.problem(node.span(), key, "the list is empty", example);
+            None
+        }
+        _ => {
+            r.mismatch(node, key, "a string or a list of strings", example);
+            None
+        }
+    }
+}
+
+fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<Check> {
+    Some(match kind {
+        "contains" => Check::Contains(strings(r, node, key)?),
+        "not_contains" => Check::NotContains(strings(r, node, key)?),
+        "icontains" => Check::IContains(strings(r, node, key)?),
+        "regex" => {
+            let patterns = strings(r, node, key)?;
+            let mut regexes = Vec::new();
+            for p in patterns {
+                match regex::RegexBuilder::new(&p).multi_line(true).build() {
+                    Ok(re) => regexes.push(re),
+                    Err(e) => {
+                        let text = e.to_string();
+                        let last = text.lines().last().unwrap_or_default().trim();
+                        let why = last.strip_prefix("error: ").unwrap_or(last).to_string();
+                        r.problem(
+                            node.span(),
+                            key,
+                            format!("invalid regex {p:?}: {why}"),
+                            "correct the pattern (Rust regex syntax; in a TOML basic string a backslash is written \
+                             `\\\\`, or use a literal string: '\\d+')",
+                        );
+                        return None;
+                    }
+                }
+            }
+            Check::Regex(regexes)
+        }
+        "equals" => Check::Equals(string(r, node, key, "\"the exact answer\"")?),
+        "starts_with" => Check::StartsWith(string(r, node, key, "\"Dear\"")?),
+        "ends_with" => Check::EndsWith(string(r, node, key, "\"Regards.\"")?),
+        "is_json" => match node.get_ref() {
+            DeValue::Boolean(b) => Check::IsJson(*b),
+            _ => {
+                r.mismatch(
+                    node,
+                    key,
+                    "true or false",
+                    "write `is_json = true` (or false: the output must not be JSON)",
+                );
+                return None;
+            }
+        },
+        "json_schema" => Check::JsonSchema(Arc::new(schema(r, node, key)?)),
+        "max_latency" => Check::MaxLatency(real(
+            r,
+            node,
+            key,
+            |x| x > 0.0,
+            "a number of seconds above 0, e.g. `max_latency = 5`",
+        )?),
+        "max_cost" => Check::MaxCost(real(
+            r,
+            node,
+            key,
+            |x| x >= 0.0,
+            "a cost in USD of 0 or more, e.g. `max_cost = 0.01`",
+        )?),
+        "max_tokens" => {
+            Check::MaxTokens(whole(r, node, key, 0, u64::MAX >> 1, "completion tokens")?)
+        }
+        "max_words" => Check::MaxWords(whole(
+            r,
+            node,
+            key,
+            0,
+            u64::MAX >> 1,
+            "words in the output",
+        )?),
+        "tool_called" => tool_called(r, node, key)?,
+        "not_tool_called" => Check::NotToolCalled(strings(r, node, key)?),
+        "judge" => {
+            let requirement = string(r, node, key, "\"The reply is polite.\"")?;
+            if requirement.trim().is_empty() {
+                r.problem(
+                    node.span(),
+                    key,
+                    "the requirement is empty",
+                    "write what the judge must confirm: `judge = \"The reply is polite.\"`",
+                );
+                return None;
+            }
+            Check::Judge(requirement)
+        }
+        name => {
+            let custom = custom(name)?;
+            let value = r.value(node, key, "value", "write a plain TOML value")?;
+            Check::Custom(custom, value)
+        }
+    })
+}
+
+/// `tool_called = "name"`, or `tool_called = { name = "name", arguments = { ... } }` where the arguments
+/// are a subset one call's arguments must contain.
+fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> {
+    let example = "write `tool_called = \"get_weather\"` or `tool_called = { name = \"get_weather\", arguments = \
+                   { city = \"Paris\" } }`";
+    match node.get_ref() {
+        DeValue::String(name) if !name.trim().is_empty() => Some(Check::ToolCalled {
+            name: name.to_string(),
+            arguments: None,
+        }),
+        DeValue::Table(table) => {
+            for (k, _) in table.iter() {
+                let name = k.get_ref().as_ref();
+                if name != "name" && name != "arguments" {
+                    r.problem(
+                        k.span(),
+                        &format!("{key}.{name}"),
+                        format!("unknown key `{name}`"),
+                        format!("the keys are `name` and `arguments`: {example}"),
+                    );
+                    return None;
+                }
+            }
+            let Some(name_node) = table.get("name") else {
+                r.problem(node.span(), key, "the tool has no name", example);
+                return None;
+            };
+            let name = string(r, name_node, &format!("{key}.name"), "\"get_weather\"")?;
+            let arguments = match table.get("arguments") {
+                None => None,
+                Some(args) => {
+                    let key = format!("{key}.arguments");
+                    Some(r.value::<serde_json::Value>(args, &key, "arguments", example)?)
+                }
+            };
+            Some(Check::ToolCalled { name, arguments })
+        }
+        other => {
+            r.problem(
+                node.span(),
+                key,
+                format!("expected a tool name or a table, found {}", found(other)),
+                example,
+            );
+            None
+        }
+    }
+}
+
+/// A JSON schema written inline as a TOML table, or the path of a JSON file beside the suite.
+fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::Validator> {
+    let json = match node.get_ref() {
+        DeValue::Table(_) => {
+            let fix = "write the schema as a TOML table of JSON values";
+            r.value::<serde_json::Value>(node, key, "schema", fix)?
+        }
+        DeValue::String(file) => {
+            let fix = "create the JSON schema file beside the suite, correct the path, or write the schema \
+                       inline as a table";
+            let (text, path) = r.read_beside(node, key, file, "schema", fix)?;
+            match serde_json::from_str(&text) {
+                Ok(v) => v,
+                Err(e) => {
+                    r.problem(
+                        node.span(),
+                        key,
+                        format!(
+                            "schema file `{file}` is not JSON: {} at {}:{}:{}",
+                            e,
+                            path.display(),
+                            e.line(),
+                            e.column()
+                        ),
+                        "correct the JSON in the schema file",
+                    );
+                    return None;
+                }
+            }
+        }
+        _ => {
+            r.mismatch(node, key, "a schema table or a file name", "write `json_schema = { type = \"object\", required = [\"answer\"] }` or `json_schema = \"schema.json\"`");
+            return None;
+        }
+    };
+    match jsonschema::validator_for(&json) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            r.problem(
+                node.span(),
+                key,
+                format!("invalid JSON schema: {e}"),
+                "correct the schema (JSON Schema draft 2020-12 unless `$schema` says otherwise)",
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! The settings of a suite or a case (provider, model, sampling, thresholds, tools): their keys,
+//! how each is read, and how a case's settings fill in from the suite's.
+
+use toml::de::{DeTable, DeValue};
+
+use crate::completion::ToolSpec;
+use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
+
+/// Sampling and scoring settings, at suite level or overridden by a case.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// The subject provider.
+    pub provider: Option<String>,
+    /// The subject model.
+    pub model: Option<String>,
+    /// The most tokens to generate.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// The system prompt.
+    pub system: Option<String>,
+    /// Samples per case.
+    pub runs: Option<u32>,
+    /// Share of samples that must pass.
+    pub pass_threshold: Option<f64>,
+    /// The score a sample needs (weights of passing assertions over all weights): the key `threshold`,
+    /// named apart from `pass_threshold`, a share of samples.
+    pub min_score: Option<f64>,
+    /// Tools declared to the model (no handlers: its calls are there for `tool_called` assertions).
+    pub tools: Option<Vec<ToolSpec>>,
+    /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
+    pub live_only: Option<bool>,
+}
+
+impl Settings {
+    /// These settings, each unset one taken from `base`.
+    pub fn over(&self, base: &Settings) -> Settings {
+        Settings {
+            provider: self.provider.clone().or_else(|| base.provider.clone()),
+            model: self.model.clone().or_else(|| base.model.clone()),
+            max_tokens: self.max_tokens.or(base.max_tokens),
+            temperature: self.temperature.or(base.temperature),
+            system: self.system.clone().or_else(|| base.system.clone()),
+            runs: self.runs.or(base.runs),
+            pass_threshold: self.pass_threshold.or(base.pass_threshold),
+            min_score: self.min_score.or(base.min_score),
+            tools: self.tools.clone().or_else(|| base.tools.clone()),
+            live_only: self.live_only.or(base.live_only),
+        }
+    }
+}
+
+/// The keys of the settings, valid at the top of a suite and in a case.
+pub(super) const SETTING_KEYS: [&str; 10] = [
+    "provider",
+    "model",
+    "max_tokens",
+    "temperature",
+    "system",
+    "runs",
+    "pass_threshold",
+    "threshold",
+    "tools",
+    "live_only",
+];
+
+/// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
+pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
+    let path = |key: &str| {
+        if prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{prefix}.{key}")
+        }
+    };
+    // Each setting is read where it is written, if it is.
+    let text = |r: &mut Reader<'_>, key: &str, example: &str| {
+        let node = table.get(key)?;
+        string(r, node, &path(key), example)
+    };
+    let count = |r: &mut Reader<'_>, key: &str, min: u64, max: u64, meaning: &str| {
+        let node = table.get(key)?;
+        whole(r, node, &path(key), min, max, meaning).map(|n| n as u32)
+    };
+    let fraction = |r: &mut Reader<'_>, key: &str, ok: fn(f64) -> bool, allowed: &str| {
+        let node = table.get(key)?;
+        real(r, node, &path(key), ok, allowed)
+    };
+    let provider = text(r, "provider", "\"anthropic\"");
+    let model = text(r, "model", "\"claude-haiku-4-5\"");
+    let system = text(r, "system", "\"You are a support agent.\"");
+    let max_tokens = count(
+        r,
+        "max_tokens",
+        1,
+        u64::from(u32::MAX),
+        "the most tokens to generate",
+    );
+    let runs = count(r, "runs", 1, 10_000, "samples per case");
+    let temperature = fraction(
+        r,
+        "temperature",
+        |t| (0.0..=2.0).contains(&t),
+        "a temperature from 0.0 to 2.0",
+    );
+    let pass_threshold = fraction(
+        r,
+        "pass_threshold",
+        |t| t > 0.0 && t <= 1.0,
+        "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)",
+    );
+    let min_score = fraction(
+        r,
+        "threshold",
+        |t| (0.0..=1.0).contains(&t),
+        "a score from 0 to 1 (the weight of passing assertions over all weights)",
+    );
+    let tools = table
+        .get("tools")
+        .and_then(|node| tool_specs(r, node, &path("tools")));
+    let live_only = table
+        .get("live_only")
+        .and_then(|node| match node.get_ref() {
+            DeValue::Boolean(b) => Some(*b),
+            other => {
+                r.problem(
+                    node.span(),
+                    &path("live_only"),
+                    format!("expected `true` or `false`, found {}", a_type(other)),
+                    "write `live_only = true` (without a recording the case is ignored, not run)",
+                );
+                None
+            }
+        });
+    Settings {
+        provider,
+        model,
+        max_tokens,
+        temperature: temperature.map(|t| t as f32),
+        system,
+        runs,
+        pass_threshold,
+        min_score,
+        tools,
+        live_only,
+    }
+}
+
+const TOOL_KEYS: [&str; 3] = ["name", "description", "input_schema"];
+
+/// Reads `tools = [{ name = "...", description = "...", input_schema = { ... } }, ...]`: tools declared
+/// to the model, which may call them; without an input schema a tool takes no arguments.
+fn tool_specs(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<ToolSpec>> {
+    let example = "write `tools = [{ name = \"get_weather\", description = \"...\", input_schema = { type = \"object\", \
+                   properties = { city = { type = \"string\" } } } }]`";
+    let DeValue::Array(items) = node.get_ref() else {
+        r.mismatch(node, key, "an array of tool tables", example);
+        return None;
+    };
+    let problems_before = r.problems.len();
+    let mut specs = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("{key}[{i}]");
+        let DeValue::Table(table) = item.get_ref() else {
+            r.mismatch(item, &path, "a tool table", example);
+            continue;
+        };
+        for (k, _) in table.iter() {
+            if !TOOL_KEYS.contains(&k.get_ref().as_ref()) {
+                let name = k.get_ref().as_ref();
+                unknown_key(r, k, &format!("{path}.{name}"), &TOOL_KEYS, "in a tool");
+            }
+        }
+        let Some(name_node) = table.get("name") else {
+            r.problem(
+                item.span(),
+                &format!("{path}.name"),
+                "the tool has no name",
+                example,
+            );
+            continue;
+        };
+        let Some(name) = string(r, name_node, &format!("{path}.name"), "\"get_weather\"") else {
+            continue;
+        };
+        if specs.iter().any(|s: &ToolSpec| s.name == name) {
+            r.problem(
+                name_node.span(),
+                &format!("{path}.name"),
+                format!("a tool named `{name}` is already declared"),
+                "give every tool a distinct name",
+            );
+        }
+        let description = match table.get("description") {
+            Some(n) => string(
+                r,
+                n,
+                &format!("{path}.description"),
+                "\"The current weather in a city\"",
+            )
+            .unwrap_or_default(),
+            None => String::new(),
+        };
+        let input_schema = match table.get("input_schema") {
+            None => serde_json::json!({"type": "object", "properties": {}}),
+            Some(n) if matches!(n.get_ref(), DeValue::Table(_)) => {
+                let key = format!("{path}.input_schema");
+                match r.value(n, &key, "schema", "write the JSON schema as a TOML table") {
+                    Some(v) => v,
+                    None => continue,
+                }
+            }
+            Some(n) => {
+                r.mismatch(
+                    n,
+                    &format!("{path}.input_schema"),
+                    "a JSON schema table",
+                    "write `input_schema = { type = \"object\", properties = { ... } }`",
+                );
+                continue;
+            }
+        };
+        specs.push(ToolSpec::new(name, description, input_schema));
+    }
+    (r.problems.len() == problems_before).then_some(specs)
+}
