@@ -4,30 +4,36 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod agent;
-mod case;
-pub mod cassette;
-mod commands;
+// The documented surface: the prelude, the crate-root items below, and seven modules. What the
+// project's own tests and benchmark need beyond it is `#[doc(hidden)]`.
 pub mod completion;
 pub mod config;
+pub mod judge;
+pub mod model;
+pub mod provider;
+pub mod tools;
+
+#[doc(hidden)]
+pub mod cassette;
+#[doc(hidden)]
+pub mod pricing;
+#[doc(hidden)]
+pub mod render;
+
+mod agent;
+mod case;
+mod commands;
 mod defaults;
 mod engine;
 mod harness;
-pub mod judge;
-pub mod mcp;
-pub mod model;
+mod mcp;
 mod outcome;
-pub mod pricing;
-pub mod provider;
-pub mod redact;
-pub mod render;
+mod redact;
 mod run;
 mod spanned;
 mod suite;
-pub mod tools;
 mod usage;
 
-pub use agent::{AgentError, AgentOutcome};
 pub use cassette::CassetteMode;
 pub use completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
@@ -35,24 +41,22 @@ pub use completion::{
 pub use config::Config;
 pub use harness::{Harness, main};
 pub use judge::{JudgeError, JudgeVerdict};
-pub use mcp::McpServer;
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
 pub use run::PromptRun;
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
-pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
+pub use tools::{AgentError, AgentOutcome, McpServer, Tool, ToolOutput, Toolbox, json_subset};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
     pub use crate::completion::{CompletionResult, ToolCall, ToolSpec};
     pub use crate::judge::JudgeVerdict;
-    pub use crate::mcp::McpServer;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
     pub use crate::run::PromptRun;
-    pub use crate::tools::{Tool, Toolbox, json_subset};
+    pub use crate::tools::{McpServer, Tool, Toolbox, json_subset};
     pub use serde_json::json;
 }
 

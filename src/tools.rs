@@ -32,8 +32,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::completion::{ToolCall, ToolSpec};
-use crate::mcp::McpServer;
 use crate::run::PromptRun;
+
+pub use crate::agent::{AgentError, AgentOutcome};
+pub use crate::mcp::{McpError, McpServer};
 
 /// How many model calls an agent loop makes at most, unless [`Toolbox::max_turns`] says.
 pub const DEFAULT_MAX_TURNS: u32 = crate::defaults::MAX_TURNS;

@@ -23,7 +23,12 @@ pub struct EndpointConfig {
 impl Config {
     /// The price of `model` called through the endpoint `provider` for a prompt of `prompt_tokens`:
     /// $0 on a free endpoint, else the list price or `[prices]` override; `None` when unknown.
-    pub fn price_of(&self, provider: &str, model: &str, prompt_tokens: u64) -> Option<Price> {
+    pub(crate) fn price_of(
+        &self,
+        provider: &str,
+        model: &str,
+        prompt_tokens: u64,
+    ) -> Option<Price> {
         let free = self
             .endpoint(provider)
             .is_ok_and(|e| self.free_endpoints.contains(&e.name));
@@ -35,13 +40,18 @@ impl Config {
     }
 
     /// The cost of `result` from `model` on the endpoint `provider`; `None` when its price is unknown.
-    pub fn cost_of(&self, provider: &str, model: &str, result: &CompletionResult) -> Option<f64> {
+    pub(crate) fn cost_of(
+        &self,
+        provider: &str,
+        model: &str,
+        result: &CompletionResult,
+    ) -> Option<f64> {
         self.price_of(provider, model, result.input_tokens)
             .map(|price| crate::pricing::cost(result, &price))
     }
 
     /// The endpoint called `name`, or an error listing the known ones.
-    pub fn endpoint(&self, name: &str) -> Result<&EndpointConfig, String> {
+    pub(crate) fn endpoint(&self, name: &str) -> Result<&EndpointConfig, String> {
         let name = crate::model::built_in(name).map_or(name, |p| p.name);
         self.endpoints.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.endpoints.keys().map(String::as_str).collect();

@@ -14,7 +14,7 @@ pub(crate) fn env_var(name: &str) -> Option<String> {
 
 impl Config {
     /// Applies the environment variables (base URLs, judge, concurrency).
-    pub fn apply_env(&mut self) -> Result<(), ConfigError> {
+    pub(crate) fn apply_env(&mut self) -> Result<(), ConfigError> {
         for p in &BUILT_IN {
             if let (Some(url), Some(endpoint)) =
                 (env_var(p.base_url_env), self.endpoints.get_mut(p.name))

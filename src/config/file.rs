@@ -82,7 +82,7 @@ fn default_kind() -> WireFormat {
 
 impl Config {
     /// Applies the text of a configuration file (`path` is for messages).
-    pub fn apply_file(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
+    pub(crate) fn apply_file(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
         let file: File = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),

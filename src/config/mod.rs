@@ -15,6 +15,7 @@ use std::time::Duration;
 use crate::defaults;
 use crate::model::BUILT_IN;
 pub use crate::model::WireFormat;
+pub use crate::pricing::Price;
 pub use endpoints::EndpointConfig;
 pub(crate) use env::env_var;
 pub use env::is_ci;
@@ -146,7 +147,7 @@ pub struct Config {
     /// Endpoints by name (the three built-ins plus configured ones).
     pub endpoints: BTreeMap<String, EndpointConfig>,
     /// Extra or overriding prices, by model id.
-    pub prices: BTreeMap<String, crate::pricing::Price>,
+    pub prices: BTreeMap<String, Price>,
     /// Endpoints on which every model costs $0 (`free = true`: self-hosted servers).
     pub free_endpoints: BTreeSet<String>,
     /// Where cassettes live.
@@ -236,7 +237,7 @@ impl Config {
 }
 
 /// The judge is not configured: how to configure it (the seed's `ConfigurationError`).
-pub fn judge_not_configured() -> String {
+pub(crate) fn judge_not_configured() -> String {
     format!(
         "this test asks the judge, but no judge model is configured. Add to {CONFIG_FILE} at the crate root:\n\
          \n    [judge]\n    provider = \"anthropic\"   # or google, openai, or a [providers.NAME] endpoint\n    \
