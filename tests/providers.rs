@@ -12,6 +12,7 @@ use prompt_tester::completion::{
 use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
 use prompt_tester::pricing;
 use prompt_tester::provider::{self, ProviderClient, ProviderError};
+use prompt_tester_testkit::child::Child;
 use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
 
@@ -1714,14 +1715,10 @@ async fn live_openai_compatible_server() {
     );
 }
 
-/// Runs `test` of this binary alone in a child process, with the local server unset and `CI` as given.
+/// Runs `test` of this binary alone in a child process, with the local server unset (the clean
+/// environment drops every `PROMPT_TESTER_*`) and `CI` as given.
 fn run_without_local_server(test: &str, ci: &str) -> std::process::Output {
-    std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["--exact", test, "--test-threads", "1"])
-        .env_remove(prereq::LOCAL_BASE_URL)
-        .env("CI", ci)
-        .output()
-        .expect("the test binary runs")
+    Child::this_test(test).env("CI", ci).run().0
 }
 
 /// The live test cannot pass by skipping: under CI its missing server fails it, with what to set; outside

@@ -4,14 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use prompt_tester::cassette::{Entry, entry_key};
 use prompt_tester::{CompletionRequest, CompletionResult, PromptRun, toml};
+use prompt_tester_testkit::child::{self, Child};
 use prompt_tester_testkit::{FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
-
-mod support;
 
 /// Set in the child process: the harness arguments, as JSON.
 const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";
@@ -20,19 +18,9 @@ const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";
 #[test]
 #[ignore = "helper: the other tests run it in a child process"]
 fn child_harness() {
-    let Ok(args) = std::env::var(CHILD_ARGS) else {
-        return;
-    };
-    let args: Vec<String> = serde_json::from_str(&args).expect("child arguments are JSON");
-    let code = prompt_tester::Harness::new().run_with_args(args);
-    let code = if code == ExitCode::SUCCESS {
-        0
-    } else if code == ExitCode::from(2) {
-        2
-    } else {
-        101
-    };
-    std::process::exit(code);
+    child::run_as_child(CHILD_ARGS, |args| {
+        prompt_tester::Harness::new().run_with_args(args)
+    });
 }
 
 /// A custom assertion: `{ min_sentences = N }`.
@@ -188,35 +176,19 @@ output_mtok = 2.0
             junit.display().to_string(),
         ]);
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-        let mut cmd = support::child_command(CHILD_ARGS, &argv);
-        cmd.env("CARGO_MANIFEST_DIR", &self.root)
+        // The clean environment drops `CI` too: `auto` never records under CI, and these tests choose
+        // their mode themselves.
+        let run = Child::harness(CHILD_ARGS, &argv)
+            .root(&self.root)
             .env("PROMPT_TESTER_CASSETTE", self.mode)
             .env("PT_FAKE_API_KEY", SECRET)
-            .env("NO_COLOR", "1");
-        for var in [
-            "PROMPT_TESTER_CONFIG",
-            "PROMPT_TESTER_JUNIT",
-            "PROMPT_TESTER_REPORT",
-            "PROMPT_TESTER_JUDGE_PROVIDER",
-            "PROMPT_TESTER_JUDGE_MODEL",
-            "PROMPT_TESTER_CONCURRENCY",
-            "RUST_TEST_THREADS",
-            "ANTHROPIC_API_KEY",
-            "OPENAI_API_KEY",
-            "GOOGLE_API_KEY",
-            "GEMINI_API_KEY",
-            // `auto` never records under CI; these tests choose their mode themselves.
-            "CI",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.envs(self.env.iter().copied());
-        let out = cmd.output().expect("the test binary runs itself");
+            .envs(&self.env)
+            .run();
         Outcome {
-            code: out.status.code().unwrap_or(-1),
+            code: run.code().unwrap_or(-1),
             // The child's own libtest prints `test child_harness ... ` before the harness takes over.
-            stdout: String::from_utf8_lossy(&out.stdout).replace("test child_harness ... ", "\n"),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout: run.stdout().replace("test child_harness ... ", "\n"),
+            stderr: run.stderr(),
             report: std::fs::read_to_string(&report)
                 .ok()
                 .map(|t| serde_json::from_str(&t).expect("the report is JSON")),
@@ -234,14 +206,8 @@ impl Drop for Fixture {
 impl Outcome {
     /// The console line of a trial: `ok`, `FAILED` or `ignored...`.
     fn status_of(&self, trial: &str) -> String {
-        // libtest-mimic pads names to a column: `test a   ... ok`.
-        self.stdout
-            .lines()
-            .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
-            .find_map(|(name, status)| (name.trim_end() == trial).then_some(status))
+        child::outcome(&self.stdout, trial)
             .unwrap_or_else(|| panic!("no line for {trial} in:\n{}", self.stdout))
-            .trim()
-            .to_string()
     }
 
     fn suite(&self, name: &str) -> &Value {
@@ -1216,16 +1182,11 @@ fn custom_assertions_are_listed_in_unknown_assertion_messages() {
 #[test]
 fn the_shipped_example_suites_are_valid() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = support::child_command(CHILD_ARGS, &["prompts", "--list"])
-        .env("CARGO_MANIFEST_DIR", &root)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Child::harness(CHILD_ARGS, &["prompts", "--list"])
+        .root(&root)
+        .run();
+    let stdout = out.stdout();
+    assert!(out.success(), "{}", out.context());
     assert!(!stdout.contains("suite_file_error"), "{stdout}");
     for trial in [
         "assertions::france_sentence",

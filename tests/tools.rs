@@ -9,7 +9,6 @@ mod mcp_demo_server;
 mod prereq;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,6 +17,7 @@ use prompt_tester::completion::{CompletionRequest, ContentBlock, Role, ToolSpec}
 use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
 use prompt_tester::provider::ProviderClient;
 use prompt_tester::{AgentError, McpServer, Tool, Toolbox};
+use prompt_tester_testkit::child::{self, Run, Scratch};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
 
@@ -582,65 +582,9 @@ async fn gemini_thought_signatures_go_back_with_their_calls() {
     );
 }
 
-/// An example binary of this crate, built once per test process so that it is never stale:
-/// `cargo test --test tools` alone does not build the examples, and an old build would test old code.
+/// An example binary of this crate, built fresh (see `child::fresh_example_binary`).
 fn example_binary(name: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !built.iter().any(|b| b == name) {
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev".to_string(),
-            Some(other) => other.to_string(),
-        };
-        let mut cargo = Command::new(env!("CARGO"));
-        // The variables cargo sets for this test process would make the build scripts that track
-        // them (ring's does) look dirty, and rebuild half the tree.
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy();
-            if key.starts_with("CARGO_PKG_")
-                || key.starts_with("CARGO_BIN_EXE_")
-                || [
-                    "CARGO_MANIFEST_DIR",
-                    "CARGO_MANIFEST_PATH",
-                    "CARGO_CRATE_NAME",
-                    "CARGO_PRIMARY_PACKAGE",
-                    "CARGO_TARGET_TMPDIR",
-                ]
-                .contains(&key.as_ref())
-            {
-                cargo.env_remove(key.as_ref());
-            }
-        }
-        let status = cargo
-            .args([
-                "build",
-                "--quiet",
-                "--example",
-                name,
-                "--profile",
-                &profile,
-                "--manifest-path",
-            ])
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo build --example {name} failed");
-        built.push(name.to_string());
-    }
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --example {name}`",
-        path.display()
-    );
-    path
+    child::fresh_example_binary(name, Path::new(env!("CARGO_MANIFEST_DIR")))
 }
 
 fn demo_stdio() -> McpServer {
@@ -828,66 +772,48 @@ async fn unusable_mcp_servers_and_duplicate_tool_names_fail_clearly() {
     assert_eq!(fake.request_count(), 0);
 }
 
-/// A scratch crate root for one fixture run.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str, fake: &FakeProvider) -> Self {
-        let dir = std::env::temp_dir().join(format!("pt-tools-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let config = format!(
-            "[providers.fake_anthropic]\nkind = \"anthropic\"\nbase_url = \"{}\"\n\n\
-             [providers.fake_gemini]\nkind = \"google\"\nbase_url = \"{}\"\n\n\
-             [providers.fake_openai]\nkind = \"openai\"\nbase_url = \"{}\"\n",
-            fake.base_url(Wire::Anthropic),
-            fake.base_url(Wire::Gemini),
-            fake.base_url(Wire::OpenAi)
-        );
-        std::fs::write(dir.join("prompt-tester.toml"), config).unwrap();
-        Scratch(dir)
-    }
-
-    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(example_binary("agent_fixture"));
-        cmd.args(args)
-            .current_dir(&self.0)
-            .env("CARGO_MANIFEST_DIR", &self.0)
-            .env("NO_COLOR", "1")
-            .env_remove("PROMPT_TESTER_CASSETTE")
-            .env_remove("FIXTURE_EXPECT_REPLAYED");
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.output().expect("the fixture runs")
-    }
-
-    fn cassettes(&self) -> Vec<(String, Vec<Value>)> {
-        let dir = self.0.join("prompt-tests/cassettes");
-        let mut files: Vec<(String, Vec<Value>)> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            // Not `.prompt-tester/`, the writers' lock and temporary files.
-            .filter(|p| p.to_string_lossy().ends_with(".cassette.json"))
-            .map(|p| {
-                let file: Value =
-                    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-                let entries = file["entries"].as_array().cloned().unwrap_or_default();
-                (
-                    p.file_name().unwrap().to_string_lossy().into_owned(),
-                    entries,
-                )
-            })
-            .collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
-        files
-    }
+/// A scratch crate root for one fixture run, configured with the fake's three endpoints.
+fn scratch(name: &str, fake: &FakeProvider) -> Scratch {
+    let scratch = Scratch::new("tools", name);
+    scratch.config(&format!(
+        "[providers.fake_anthropic]\nkind = \"anthropic\"\nbase_url = \"{}\"\n\n\
+         [providers.fake_gemini]\nkind = \"google\"\nbase_url = \"{}\"\n\n\
+         [providers.fake_openai]\nkind = \"openai\"\nbase_url = \"{}\"\n",
+        fake.base_url(Wire::Anthropic),
+        fake.base_url(Wire::Gemini),
+        fake.base_url(Wire::OpenAi)
+    ));
+    scratch
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Runs the agent fixture in `scratch`.
+fn run_agents(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Run {
+    scratch
+        .child(example_binary("agent_fixture"))
+        .args(args)
+        .envs(env)
+        .run()
+}
+
+/// Every cassette file of `scratch`, with its entries, by file name.
+fn cassettes(scratch: &Scratch) -> Vec<(String, Vec<Value>)> {
+    let dir = scratch.cassettes();
+    let mut files: Vec<(String, Vec<Value>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        // Not `.prompt-tester/`, the writers' lock and temporary files.
+        .filter(|p| p.to_string_lossy().ends_with(".cassette.json"))
+        .map(|p| {
+            let file: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            let entries = file["entries"].as_array().cloned().unwrap_or_default();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                entries,
+            )
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
 }
 
 /// The fake's policy for the fixture: a request carrying a tool result gets the final answer, others a
@@ -914,33 +840,18 @@ fn fixture_reply(request: &CapturedRequest) -> Reply {
     }
 }
 
-fn outcome(output: &Output, trial: &str) -> String {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("test "))
-        .filter_map(|l| l.split_once(" ... "))
-        .find(|(name, _)| name.trim_end() == trial)
-        .map(|(_, outcome)| outcome.trim().to_string())
-        .unwrap_or_else(|| {
-            panic!(
-                "no result line for {trial} in:\n{stdout}\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            )
-        })
-}
-
 #[test]
 fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
     let fake = FakeProvider::builder().respond_with(fixture_reply).start();
-    let scratch = Scratch::new("agent", &fake);
+    let scratch = scratch("agent", &fake);
 
-    let recorded = scratch.run(
+    let recorded = run_agents(
+        &scratch,
         &["--test-threads", "2"],
         &[("PROMPT_TESTER_CASSETTE", "record")],
     );
-    let stdout = String::from_utf8_lossy(&recorded.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&recorded.stderr).into_owned();
+    let stdout = recorded.stdout();
+    let stderr = recorded.stderr();
     for trial in [
         "agent_anthropic",
         "agent_gemini",
@@ -948,12 +859,12 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
         "declared_only",
     ] {
         assert_eq!(
-            outcome(&recorded, trial),
+            recorded.outcome(trial),
             "ok",
             "{trial}:\n{stdout}\n{stderr}"
         );
     }
-    assert_eq!(outcome(&recorded, "agent_loops"), "FAILED");
+    assert_eq!(recorded.outcome("agent_loops"), "FAILED");
     assert!(
         stdout.contains(
             r#"agent loop reached max_turns = 3 without a final answer; last tool calls: get_weather({"city":"Paris"})"#
@@ -964,7 +875,7 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
     assert_eq!(fake.request_count(), 2 + 2 + 2 * 2 + 3 + 1);
 
     // Every turn is in the cassette, under its own request.
-    let cassettes = scratch.cassettes();
+    let cassettes = cassettes(&scratch);
     let turns = |name: &str| -> usize {
         cassettes
             .iter()
@@ -979,14 +890,15 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
     // The provider is gone: replay only, every turn from the cassette, the tools still run.
     let requests_before = fake.request_count();
     fake.shutdown();
-    let replayed = scratch.run(
+    let replayed = run_agents(
+        &scratch,
         &["--skip", "agent_loops"],
         &[
             ("PROMPT_TESTER_CASSETTE", "replay"),
             ("FIXTURE_EXPECT_REPLAYED", "1"),
         ],
     );
-    let stdout = String::from_utf8_lossy(&replayed.stdout).into_owned();
+    let stdout = replayed.stdout();
     for trial in [
         "agent_anthropic",
         "agent_gemini",
@@ -994,10 +906,10 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
         "declared_only",
     ] {
         assert_eq!(
-            outcome(&replayed, trial),
+            replayed.outcome(trial),
             "ok",
             "{trial}:\n{stdout}\n{}",
-            String::from_utf8_lossy(&replayed.stderr)
+            replayed.stderr()
         );
     }
     assert!(requests_before > 0);
@@ -1076,7 +988,7 @@ async fn the_local_model_runs_a_tool_loop_when_its_server_handles_tools() {
 #[test]
 fn suite_cases_declare_tools_and_assert_the_calls() {
     let fake = FakeProvider::builder().respond_with(fixture_reply).start();
-    let scratch = Scratch::new("suite", &fake);
+    let scratch = scratch("suite", &fake);
     let suites = scratch.0.join("prompt-tests");
     std::fs::create_dir_all(&suites).unwrap();
     std::fs::write(
@@ -1100,11 +1012,15 @@ assert = [{ tool_called = { name = "get_weather", arguments = { city = "London" 
 "#,
     )
     .unwrap();
-    let output = scratch.run(&["weather::"], &[("PROMPT_TESTER_CASSETTE", "off")]);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert_eq!(outcome(&output, "weather::paris"), "ok", "{stdout}");
+    let output = run_agents(
+        &scratch,
+        &["weather::"],
+        &[("PROMPT_TESTER_CASSETTE", "off")],
+    );
+    let stdout = output.stdout();
+    assert_eq!(output.outcome("weather::paris"), "ok", "{stdout}");
     // The fake always asks for Paris.
-    assert_eq!(outcome(&output, "weather::london"), "FAILED");
+    assert_eq!(output.outcome("weather::london"), "FAILED");
     assert!(
         stdout.contains(
             r#"tool_called: expected a call of `get_weather` with arguments containing {"city":"London"}; saw get_weather({"city":"Paris"}) ($.city is "Paris", expected "London")"#

@@ -62,26 +62,7 @@ pub fn fresh_example_binary(name: &str, manifest_dir: &Path) -> PathBuf {
             Some("debug") | None => "dev".to_string(),
             Some(other) => other.to_string(),
         };
-        let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        // The variables cargo sets for this test process would make the build scripts that track
-        // them (ring's does) look dirty, and rebuild half the tree.
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy();
-            if key.starts_with("CARGO_PKG_")
-                || key.starts_with("CARGO_BIN_EXE_")
-                || [
-                    "CARGO_MANIFEST_DIR",
-                    "CARGO_MANIFEST_PATH",
-                    "CARGO_CRATE_NAME",
-                    "CARGO_PRIMARY_PACKAGE",
-                    "CARGO_TARGET_TMPDIR",
-                ]
-                .contains(&key.as_ref())
-            {
-                cargo.env_remove(key.as_ref());
-            }
-        }
-        let status = cargo
+        let status = cargo()
             .args(["build", "--quiet", "--example", name, "--profile", &profile])
             .arg("--manifest-path")
             .arg(manifest_dir.join("Cargo.toml"))
@@ -91,6 +72,33 @@ pub fn fresh_example_binary(name: &str, manifest_dir: &Path) -> PathBuf {
         built.push(name.to_string());
     }
     example_binary(name)
+}
+
+/// The cargo that runs this test, without the variables it set for the test process: build scripts
+/// that track them (ring's does) would look dirty, and this cargo would rebuild half the tree, and the
+/// next `cargo test` rebuild it back.
+pub fn cargo() -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if key == "OUT_DIR"
+            || key.starts_with("CARGO_PKG_")
+            || key.starts_with("CARGO_BIN_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_MANIFEST_LINKS",
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+            ]
+            .contains(&key.as_ref())
+        {
+            cargo.env_remove(key.as_ref());
+        }
+    }
+    cargo
 }
 
 /// The newest `name-<hash>` executable in the running test's own directory (`target/<profile>/deps`),
@@ -163,6 +171,16 @@ impl Scratch {
     /// A child running the example `name` in this root.
     pub fn example(&self, name: &str) -> Child {
         self.child(example_binary(name))
+    }
+
+    /// The command that runs the example `example` in this root with `args` and `env`.
+    pub fn command(&self, example: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
+        self.example(example).args(args).envs(env).command()
+    }
+
+    /// Runs the example `example` in this root with `args` and `env`, to completion.
+    pub fn run_example(&self, example: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.example(example).args(args).envs(env).run()
     }
 }
 
