@@ -369,12 +369,12 @@ fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
     assert_eq!(run.outcome("bad_runs"), "FAILED");
     assert_eq!(run.outcome("bad_threshold"), "FAILED");
     assert!(
-        stdout.contains("test `bad_runs` (examples/harness_fixture.rs:")
+        stdout.contains("test `bad_runs` (tests/fixtures/harness_fixture.rs:")
             && stdout.contains("`runs` is 0; it must be at least 1"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("test `bad_threshold` (examples/harness_fixture.rs:")
+        stdout.contains("test `bad_threshold` (tests/fixtures/harness_fixture.rs:")
             && stdout.contains("`pass_threshold` is NaN; it must be in (0, 1]"),
         "{stdout}"
     );
