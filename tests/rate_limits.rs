@@ -3,29 +3,22 @@
 //! time budget for 429 retries, and which in-flight limit wins. The provider client is driven directly,
 //! and the harness end to end in a child process (the engine is one per process).
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use prompt_tester::completion::CompletionRequest;
-use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
+use prompt_tester::config::RetryConfig;
 use prompt_tester::provider::ProviderClient;
 use prompt_tester_testkit::child::{self, Child};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 
-fn http() -> reqwest::Client {
-    // reqwest is built without a bundled crypto provider; the engine installs ring the same way.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
-}
-
 fn retry(max_attempts: u32, rate_limit_budget: Duration) -> RetryConfig {
     RetryConfig {
-        max_attempts,
-        initial_backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_secs(2),
-        request_timeout: Duration::from_secs(5),
         rate_limit_budget,
+        ..common::fast_retry(max_attempts)
     }
 }
 
@@ -35,19 +28,16 @@ fn client(
     max_in_flight: usize,
     retry: RetryConfig,
 ) -> ProviderClient {
-    let (name, format) = match wire {
-        Wire::Anthropic => ("fake-anthropic", WireFormat::Anthropic),
-        Wire::Gemini => ("fake-google", WireFormat::Google),
-        Wire::OpenAi => ("fake-openai", WireFormat::OpenAi),
+    let name = match wire {
+        Wire::Anthropic => "fake-anthropic",
+        Wire::Gemini => "fake-google",
+        Wire::OpenAi => "fake-openai",
     };
-    let endpoint = EndpointConfig {
-        name: name.into(),
-        wire: format,
-        base_url: fake.base_url(wire),
-        api_key_env: Vec::new(),
-        max_in_flight,
-    };
-    ProviderClient::with_api_key(&endpoint, &retry, http(), None)
+    common::client_of(
+        &common::endpoint(name, fake, wire, max_in_flight),
+        &retry,
+        None,
+    )
 }
 
 /// `n` calls at once through `client`; each call's result and when it ended.

@@ -8,7 +8,7 @@
 //! servers), `harness` (agent tests and suite cases through the harness) and `local` (the local model).
 
 use prompt_tester::Tool;
-use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
+use prompt_tester::config::RetryConfig;
 use prompt_tester::provider::ProviderClient;
 use prompt_tester_testkit::child::{self};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Wire};
@@ -22,49 +22,24 @@ mod harness;
 mod local;
 mod mcp;
 
+#[path = "../common/mod.rs"]
+mod common;
 #[allow(dead_code)]
 #[path = "../../examples/mcp_demo_server.rs"]
 mod mcp_demo_server;
 #[path = "../prereq/mod.rs"]
 mod prereq;
 
-const ALL: [Wire; 3] = [Wire::Anthropic, Wire::Gemini, Wire::OpenAi];
-
-fn model_for(wire: Wire) -> &'static str {
-    match wire {
-        Wire::Anthropic => "claude-haiku-4-5",
-        Wire::Gemini => "gemini-2.5-flash",
-        Wire::OpenAi => "gpt-4o-mini",
-    }
-}
+use common::{ALL, model_for};
 
 fn client(fake: &FakeProvider, wire: Wire) -> ProviderClient {
-    // reqwest is built without a bundled crypto provider; the engine installs ring the same way.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let endpoint = EndpointConfig {
-        name: format!("fake-{wire:?}").to_lowercase(),
-        wire: match wire {
-            Wire::Anthropic => WireFormat::Anthropic,
-            Wire::Gemini => WireFormat::Google,
-            Wire::OpenAi => WireFormat::OpenAi,
-        },
-        base_url: fake.base_url(wire),
-        api_key_env: Vec::new(),
-        max_in_flight: 8,
-    };
+    let endpoint = common::endpoint(&format!("fake-{wire:?}").to_lowercase(), fake, wire, 8);
     let retry = RetryConfig {
-        max_attempts: 1,
-        initial_backoff: Duration::from_millis(5),
         max_backoff: Duration::from_millis(50),
         request_timeout: Duration::from_secs(10),
-        ..RetryConfig::default()
+        ..common::fast_retry(1)
     };
-    ProviderClient::with_api_key(
-        &endpoint,
-        &retry,
-        reqwest::Client::new(),
-        Some("sk-test".into()),
-    )
+    common::client_of(&endpoint, &retry, Some("sk-test"))
 }
 
 fn weather_schema() -> Value {
