@@ -54,19 +54,15 @@ async fn a_two_turn_loop_sends_the_result_back_in_each_wire_format() {
     for wire in ALL {
         fake.reset();
         let model = model_for(wire);
-        fake.push(Reply::tool_call(
+        script(
+            &fake,
             wire,
             model,
-            "get_weather",
-            &json!({"city": "Paris"}),
-            Usage::new(11, 5),
-        ));
-        fake.push(Reply::text(
-            wire,
-            model,
-            "It is sunny in Paris.",
-            Usage::new(23, 7),
-        ));
+            [
+                Turn::Call("get_weather", json!({"city": "Paris"}), Usage::new(11, 5)),
+                Turn::Say("It is sunny in Paris.", Usage::new(23, 7)),
+            ],
+        );
         let seen = Arc::new(Mutex::new(Vec::new()));
         let toolbox = Toolbox::new().tool(weather_tool(seen.clone()));
         let outcome = toolbox
@@ -138,26 +134,16 @@ async fn handler_errors_and_unknown_tools_are_error_results_the_model_sees() {
     for wire in ALL {
         fake.reset();
         let model = model_for(wire);
-        fake.push(Reply::tool_call(
+        script(
+            &fake,
             wire,
             model,
-            "lookup_order",
-            &json!({"id": "Z-9"}),
-            Usage::new(5, 2),
-        ));
-        fake.push(Reply::tool_call(
-            wire,
-            model,
-            "cancel_order",
-            &json!({"id": "Z-9"}),
-            Usage::new(6, 2),
-        ));
-        fake.push(Reply::text(
-            wire,
-            model,
-            "I could not find that order.",
-            Usage::new(7, 3),
-        ));
+            [
+                Turn::Call("lookup_order", json!({"id": "Z-9"}), Usage::new(5, 2)),
+                Turn::Call("cancel_order", json!({"id": "Z-9"}), Usage::new(6, 2)),
+                Turn::Say("I could not find that order.", Usage::new(7, 3)),
+            ],
+        );
         let toolbox = Toolbox::new().tool(Tool::new(
             "lookup_order",
             "Look an order up",

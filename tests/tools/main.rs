@@ -10,8 +10,8 @@
 use prompt_tester::Tool;
 use prompt_tester::config::RetryConfig;
 use prompt_tester::provider::ProviderClient;
-use prompt_tester_testkit::child::{self};
-use prompt_tester_testkit::{CapturedRequest, FakeProvider, Wire};
+use prompt_tester_testkit::child;
+use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -231,4 +231,28 @@ fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
 /// An example binary of this crate, built fresh (see `child::fresh_example_binary`).
 fn example_binary(name: &str) -> PathBuf {
     child::fresh_example_binary(name, Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// One scripted turn of the model: a call of a tool with its arguments, or the final text; with the
+/// turn's usage.
+enum Turn<'a> {
+    Call(&'a str, Value, Usage),
+    Say(&'a str, Usage),
+}
+
+/// Queues the model's `turns` on `fake`, as `model` answers in `wire`.
+fn script<'a>(
+    fake: &FakeProvider,
+    wire: Wire,
+    model: &str,
+    turns: impl IntoIterator<Item = Turn<'a>>,
+) {
+    for turn in turns {
+        fake.push(match turn {
+            Turn::Call(name, arguments, usage) => {
+                Reply::tool_call(wire, model, name, &arguments, usage)
+            }
+            Turn::Say(text, usage) => Reply::text(wire, model, text, usage),
+        });
+    }
 }

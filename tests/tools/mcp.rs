@@ -3,7 +3,7 @@
 
 use prompt_tester::completion::CompletionRequest;
 use prompt_tester::{McpServer, Tool, Toolbox};
-use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
+use prompt_tester_testkit::{FakeProvider, Usage, Wire};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,26 +20,19 @@ fn demo_stdio() -> McpServer {
 #[tokio::test]
 async fn an_mcp_server_over_stdio_lists_its_tools_and_runs_them_in_the_loop() {
     let fake = FakeProvider::start();
-    fake.push(Reply::tool_call(
+    script(
+        &fake,
         Wire::Anthropic,
         "claude-haiku-4-5",
-        "lookup_order",
-        &json!({"id": "A-1001"}),
-        Usage::new(40, 9),
-    ));
-    fake.push(Reply::tool_call(
-        Wire::Anthropic,
-        "claude-haiku-4-5",
-        "lookup_order",
-        &json!({"id": "B-7"}),
-        Usage::new(60, 9),
-    ));
-    fake.push(Reply::text(
-        Wire::Anthropic,
-        "claude-haiku-4-5",
-        "A-1001 has shipped; B-7 does not exist.",
-        Usage::new(80, 12),
-    ));
+        [
+            Turn::Call("lookup_order", json!({"id": "A-1001"}), Usage::new(40, 9)),
+            Turn::Call("lookup_order", json!({"id": "B-7"}), Usage::new(60, 9)),
+            Turn::Say(
+                "A-1001 has shipped; B-7 does not exist.",
+                Usage::new(80, 12),
+            ),
+        ],
+    );
     let toolbox = Toolbox::new()
         .mcp(demo_stdio())
         .tool(weather_tool(Arc::default()));
@@ -97,14 +90,15 @@ async fn an_mcp_server_over_streamable_http_runs_in_the_loop() {
     for wire in ALL {
         fake.reset();
         let model = model_for(wire);
-        fake.push(Reply::tool_call(
+        script(
+            &fake,
             wire,
             model,
-            "add",
-            &json!({"a": 2, "b": 40}),
-            Usage::new(12, 4),
-        ));
-        fake.push(Reply::text(wire, model, "2 + 40 = 42", Usage::new(15, 5)));
+            [
+                Turn::Call("add", json!({"a": 2, "b": 40}), Usage::new(12, 4)),
+                Turn::Say("2 + 40 = 42", Usage::new(15, 5)),
+            ],
+        );
         let toolbox = Toolbox::new().mcp(McpServer::http(&url).header("x-demo", "1"));
         let outcome = toolbox
             .run(
