@@ -31,6 +31,13 @@ pub struct Reply {
     pub fault: Option<Fault>,
 }
 
+/// What a well-formed answer says.
+#[derive(Clone, Copy)]
+enum Said<'a> {
+    Text(&'a str),
+    Call(&'a str, &'a Value),
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 fn next_id() -> u64 {
@@ -89,59 +96,43 @@ impl Reply {
 
     /// A well-formed text answer in `wire`'s format, from `model`, with `usage`.
     pub fn text(wire: Wire, model: &str, text: &str, usage: Usage) -> Self {
-        let id = next_id();
-        match wire {
-            Wire::Anthropic => Self::json(
-                200,
-                &json!({
-                    "id": format!("msg_fake_{id}"),
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [{"type": "text", "text": text}],
-                    "stop_reason": "end_turn",
-                    "stop_sequence": null,
-                    "usage": anthropic_usage(usage),
-                }),
-            )
-            .with_header("request-id", &format!("req_fake_{id}")),
-            Wire::Gemini => Self::json(
-                200,
-                &json!({
-                    "candidates": [{
-                        "content": {"parts": [{"text": text}], "role": "model"},
-                        "finishReason": "STOP",
-                        "index": 0
-                    }],
-                    "modelVersion": model,
-                    "responseId": format!("fake-{id}"),
-                    "usageMetadata": gemini_usage(usage),
-                }),
-            ),
-            Wire::OpenAi => Self::json(
-                200,
-                &json!({
-                    "id": format!("chatcmpl-fake-{id}"),
-                    "object": "chat.completion",
-                    "created": 1_700_000_000u64,
-                    "model": model,
-                    "system_fingerprint": "fp_fake",
-                    "choices": [{
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text, "refusal": null},
-                        "finish_reason": "stop"
-                    }],
-                    "usage": openai_usage(usage),
-                }),
-            )
-            .with_header("x-request-id", &format!("req_fake_{id}")),
-        }
+        Self::completion(wire, model, Said::Text(text), usage)
     }
 
     /// A well-formed answer calling tool `name` with `arguments`, in `wire`'s format.
     pub fn tool_call(wire: Wire, model: &str, name: &str, arguments: &Value, usage: Usage) -> Self {
+        Self::completion(wire, model, Said::Call(name, arguments), usage)
+    }
+
+    /// A well-formed answer saying `said` in `wire`'s format. Text answers carry a request id header;
+    /// tool calls do not (as the fake has always answered).
+    fn completion(wire: Wire, model: &str, said: Said<'_>, usage: Usage) -> Self {
         let id = next_id();
-        match wire {
+        let (block, stop, part, message, finish) = match said {
+            Said::Text(text) => (
+                json!({"type": "text", "text": text}),
+                "end_turn",
+                json!({"text": text}),
+                json!({"role": "assistant", "content": text, "refusal": null}),
+                "stop",
+            ),
+            Said::Call(name, arguments) => (
+                json!({"type": "tool_use", "id": format!("toolu_fake_{id}"), "name": name, "input": arguments}),
+                "tool_use",
+                json!({"functionCall": {"name": name, "args": arguments}}),
+                json!({
+                    "role": "assistant",
+                    "content": null,
+                    "tool_calls": [{
+                        "id": format!("call_fake_{id}"),
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments.to_string()}
+                    }]
+                }),
+                "tool_calls",
+            ),
+        };
+        let reply = match wire {
             Wire::Anthropic => Self::json(
                 200,
                 &json!({
@@ -149,8 +140,8 @@ impl Reply {
                     "type": "message",
                     "role": "assistant",
                     "model": model,
-                    "content": [{"type": "tool_use", "id": format!("toolu_fake_{id}"), "name": name, "input": arguments}],
-                    "stop_reason": "tool_use",
+                    "content": [block],
+                    "stop_reason": stop,
                     "stop_sequence": null,
                     "usage": anthropic_usage(usage),
                 }),
@@ -159,7 +150,7 @@ impl Reply {
                 200,
                 &json!({
                     "candidates": [{
-                        "content": {"parts": [{"functionCall": {"name": name, "args": arguments}}], "role": "model"},
+                        "content": {"parts": [part], "role": "model"},
                         "finishReason": "STOP",
                         "index": 0
                     }],
@@ -176,22 +167,19 @@ impl Reply {
                     "created": 1_700_000_000u64,
                     "model": model,
                     "system_fingerprint": "fp_fake",
-                    "choices": [{
-                        "index": 0,
-                        "message": {
-                            "role": "assistant",
-                            "content": null,
-                            "tool_calls": [{
-                                "id": format!("call_fake_{id}"),
-                                "type": "function",
-                                "function": {"name": name, "arguments": arguments.to_string()}
-                            }]
-                        },
-                        "finish_reason": "tool_calls"
-                    }],
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                     "usage": openai_usage(usage),
                 }),
             ),
+        };
+        match (said, wire) {
+            (Said::Text(_), Wire::Anthropic) => {
+                reply.with_header("request-id", &format!("req_fake_{id}"))
+            }
+            (Said::Text(_), Wire::OpenAi) => {
+                reply.with_header("x-request-id", &format!("req_fake_{id}"))
+            }
+            _ => reply,
         }
     }
 
