@@ -262,24 +262,12 @@ fn request_builders_match_recorded_requests() {
         4096,
     );
     request.tools = tools.clone();
-    request.messages.push(Message {
-        role: Role::Assistant,
-        content: vec![ContentBlock::ToolUse {
-            id: "toolu_01X9wcHKKAZD9tBC711xipPa".into(),
-            name: "get_user_country".into(),
-            input: json!({}),
-            thought_signature: None,
-        }],
-    });
-    request.messages.push(Message {
-        role: Role::User,
-        content: vec![ContentBlock::ToolResult {
-            tool_use_id: "toolu_01X9wcHKKAZD9tBC711xipPa".into(),
-            name: "get_user_country".into(),
-            content: "Mexico".into(),
-            is_error: false,
-        }],
-    });
+    answered_call(
+        &mut request,
+        "toolu_01X9wcHKKAZD9tBC711xipPa",
+        "get_user_country",
+        "Mexico",
+    );
     let recorded = recorded_request(&root, "anthropic/tool_result_followup_sonnet45");
     assert_eq!(
         provider::request_body(&anthropic, &request),
@@ -367,24 +355,12 @@ fn request_builders_match_recorded_requests() {
         name: "result".into(),
         schema: recorded["response_format"]["json_schema"]["schema"].clone(),
     });
-    request.messages.push(Message {
-        role: Role::Assistant,
-        content: vec![ContentBlock::ToolUse {
-            id: "call_PkRGedQNRFUzJp2R7dO7avWR".into(),
-            name: "get_user_country".into(),
-            input: json!({}),
-            thought_signature: None,
-        }],
-    });
-    request.messages.push(Message {
-        role: Role::User,
-        content: vec![ContentBlock::ToolResult {
-            tool_use_id: "call_PkRGedQNRFUzJp2R7dO7avWR".into(),
-            name: "get_user_country".into(),
-            content: "Mexico".into(),
-            is_error: false,
-        }],
-    });
+    answered_call(
+        &mut request,
+        "call_PkRGedQNRFUzJp2R7dO7avWR",
+        "get_user_country",
+        "Mexico",
+    );
     let body = provider::request_body(&openai, &request);
     assert_eq!(body["messages"], recorded["messages"]);
     assert_eq!(body["tools"], recorded["tools"]);
@@ -400,4 +376,26 @@ fn request_builders_match_recorded_requests() {
         body["response_format"]["json_schema"]["schema"],
         recorded["response_format"]["json_schema"]["schema"]
     );
+}
+
+/// Appends to `request` the model's call `id` of tool `name` (no arguments) and its result `content`.
+fn answered_call(request: &mut CompletionRequest, id: &str, name: &str, content: &str) {
+    request.messages.push(Message {
+        role: Role::Assistant,
+        content: vec![ContentBlock::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input: json!({}),
+            thought_signature: None,
+        }],
+    });
+    request.messages.push(Message {
+        role: Role::User,
+        content: vec![ContentBlock::ToolResult {
+            tool_use_id: id.into(),
+            name: name.into(),
+            content: content.into(),
+            is_error: false,
+        }],
+    });
 }

@@ -49,16 +49,7 @@ async fn retry_after_and_http_dates_are_capped_at_max_backoff() {
     fake.push(
         Reply::error(Wire::OpenAi, 429, "requests", "slow down").with_header("retry-after", "3600"),
     );
-    let started = Instant::now();
-    client(&fake, Wire::OpenAi, retry.clone())
-        .complete(&simple(Wire::OpenAi))
-        .await
-        .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "waited {:?}",
-        started.elapsed()
-    );
+    succeeds_within(&fake, Wire::OpenAi, retry.clone(), Duration::from_secs(1)).await;
 
     // An HTTP date two seconds ahead, capped to 100 ms.
     let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
@@ -66,16 +57,7 @@ async fn retry_after_and_http_dates_are_capped_at_max_backoff() {
         Reply::error(Wire::Anthropic, 429, "rate_limit_error", "slow down")
             .with_header("retry-after", &at),
     );
-    let started = Instant::now();
-    client(&fake, Wire::Anthropic, retry)
-        .complete(&simple(Wire::Anthropic))
-        .await
-        .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(1),
-        "waited {:?}",
-        started.elapsed()
-    );
+    succeeds_within(&fake, Wire::Anthropic, retry, Duration::from_secs(1)).await;
 }
 
 #[tokio::test]
@@ -186,16 +168,7 @@ async fn timeouts_are_retried_then_reported() {
         Reply::text(Wire::OpenAi, "m", "too late", Usage::new(1, 1))
             .delayed(Duration::from_secs(3)),
     );
-    let started = Instant::now();
-    client(&fake, Wire::OpenAi, retry.clone())
-        .complete(&simple(Wire::OpenAi))
-        .await
-        .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    succeeds_within(&fake, Wire::OpenAi, retry.clone(), Duration::from_secs(2)).await;
     assert_eq!(fake.request_count(), 2);
 
     fake.reset();
@@ -356,4 +329,15 @@ async fn the_key_never_appears_in_errors() {
             "{text}"
         );
     }
+}
+
+/// One call in `wire` with `retry` succeeds within `limit`.
+async fn succeeds_within(fake: &FakeProvider, wire: Wire, retry: RetryConfig, limit: Duration) {
+    let started = Instant::now();
+    client(fake, wire, retry)
+        .complete(&simple(wire))
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert!(waited < limit, "{wire:?} waited {waited:?}");
 }
