@@ -52,26 +52,19 @@ async fn declared_tools_go_out_in_each_wire_format_and_calls_come_back() {
 async fn a_two_turn_loop_sends_the_result_back_in_each_wire_format() {
     let fake = FakeProvider::start();
     for wire in ALL {
-        fake.reset();
-        let model = model_for(wire);
-        script(
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let toolbox = Toolbox::new().tool(weather_tool(seen.clone()));
+        let outcome = run_scripted(
             &fake,
             wire,
-            model,
+            &toolbox,
+            "What is the weather in Paris?",
             [
                 Turn::Call("get_weather", json!({"city": "Paris"}), Usage::new(11, 5)),
                 Turn::Say("It is sunny in Paris.", Usage::new(23, 7)),
             ],
-        );
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let toolbox = Toolbox::new().tool(weather_tool(seen.clone()));
-        let outcome = toolbox
-            .run(
-                &client(&fake, wire),
-                CompletionRequest::new(model, "What is the weather in Paris?", 64),
-            )
-            .await
-            .unwrap();
+        )
+        .await;
 
         assert_eq!(outcome.result.text, "It is sunny in Paris.", "{wire:?}");
         assert_eq!(outcome.turns, 2);
@@ -132,31 +125,24 @@ async fn a_two_turn_loop_sends_the_result_back_in_each_wire_format() {
 async fn handler_errors_and_unknown_tools_are_error_results_the_model_sees() {
     let fake = FakeProvider::start();
     for wire in ALL {
-        fake.reset();
-        let model = model_for(wire);
-        script(
-            &fake,
-            wire,
-            model,
-            [
-                Turn::Call("lookup_order", json!({"id": "Z-9"}), Usage::new(5, 2)),
-                Turn::Call("cancel_order", json!({"id": "Z-9"}), Usage::new(6, 2)),
-                Turn::Say("I could not find that order.", Usage::new(7, 3)),
-            ],
-        );
         let toolbox = Toolbox::new().tool(Tool::new(
             "lookup_order",
             "Look an order up",
             json!({"type": "object"}),
             |args| async move { Err::<String, _>(format!("no order with id {}", args["id"])) },
         ));
-        let outcome = toolbox
-            .run(
-                &client(&fake, wire),
-                CompletionRequest::new(model, "Where is Z-9?", 64),
-            )
-            .await
-            .unwrap();
+        let outcome = run_scripted(
+            &fake,
+            wire,
+            &toolbox,
+            "Where is Z-9?",
+            [
+                Turn::Call("lookup_order", json!({"id": "Z-9"}), Usage::new(5, 2)),
+                Turn::Call("cancel_order", json!({"id": "Z-9"}), Usage::new(6, 2)),
+                Turn::Say("I could not find that order.", Usage::new(7, 3)),
+            ],
+        )
+        .await;
         assert_eq!(outcome.result.text, "I could not find that order.");
         assert_eq!(outcome.turns, 3);
         assert_eq!(

@@ -7,9 +7,10 @@
 //! declared and answered); the tests are in `agent_loop` (the loop in each wire format), `mcp` (MCP
 //! servers), `harness` (agent tests and suite cases through the harness) and `local` (the local model).
 
-use prompt_tester::Tool;
+use prompt_tester::completion::CompletionRequest;
 use prompt_tester::config::RetryConfig;
 use prompt_tester::provider::ProviderClient;
+use prompt_tester::{AgentOutcome, Tool, Toolbox};
 use prompt_tester_testkit::child;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
@@ -255,4 +256,25 @@ fn script<'a>(
             Turn::Say(text, usage) => Reply::text(wire, model, text, usage),
         });
     }
+}
+
+/// Runs `toolbox` on `prompt` against `fake` in `wire`, the model (`model_for(wire)`) answering with
+/// `turns`; the fake's earlier requests and replies are forgotten first.
+async fn run_scripted<'a>(
+    fake: &FakeProvider,
+    wire: Wire,
+    toolbox: &Toolbox,
+    prompt: &str,
+    turns: impl IntoIterator<Item = Turn<'a>>,
+) -> AgentOutcome {
+    fake.reset();
+    let model = model_for(wire);
+    script(fake, wire, model, turns);
+    toolbox
+        .run(
+            &client(fake, wire),
+            CompletionRequest::new(model, prompt, 64),
+        )
+        .await
+        .unwrap()
 }

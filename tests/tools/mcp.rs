@@ -88,25 +88,18 @@ async fn an_mcp_server_over_streamable_http_runs_in_the_loop() {
 
     let fake = FakeProvider::start();
     for wire in ALL {
-        fake.reset();
-        let model = model_for(wire);
-        script(
+        let toolbox = Toolbox::new().mcp(McpServer::http(&url).header("x-demo", "1"));
+        let outcome = run_scripted(
             &fake,
             wire,
-            model,
+            &toolbox,
+            "What is 2 + 40?",
             [
                 Turn::Call("add", json!({"a": 2, "b": 40}), Usage::new(12, 4)),
                 Turn::Say("2 + 40 = 42", Usage::new(15, 5)),
             ],
-        );
-        let toolbox = Toolbox::new().mcp(McpServer::http(&url).header("x-demo", "1"));
-        let outcome = toolbox
-            .run(
-                &client(&fake, wire),
-                CompletionRequest::new(model, "What is 2 + 40?", 64),
-            )
-            .await
-            .unwrap();
+        )
+        .await;
         assert_eq!(outcome.result.text, "2 + 40 = 42");
         assert_eq!(
             outcome.result.tool_calls[0].arguments,
