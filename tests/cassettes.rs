@@ -79,16 +79,8 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
         replay.stdout(),
         replay.stderr()
     );
-    assert!(
-        replay.stdout().contains("replayed=true"),
-        "{}",
-        replay.stdout()
-    );
-    assert!(
-        replay.stderr().contains("(2 replayed from cassettes)"),
-        "{}",
-        replay.stderr()
-    );
+    replay.assert_stdout_has("replayed=true");
+    replay.assert_stderr_has("(2 replayed from cassettes)");
 
     // A changed input has no recording: it fails (even without a key) and says how to re-record.
     let changed = scratch.run_example(
@@ -97,15 +89,9 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
         &[("FIXTURE_THING", "shape")],
     );
     assert_eq!(changed.code(), Some(101), "{}", changed.stdout());
-    assert!(
-        changed.stdout().contains(
-            "fake_recorded.cassette.json has 2 recording(s) but none for this call (subject call of run 1/2). \
+    changed.assert_stdout_has("fake_recorded.cassette.json has 2 recording(s) but none for this call (subject call of run 1/2). \
              The prompt or the case inputs changed since it was recorded. Re-record with: \
-             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded"
-        ),
-        "{}",
-        changed.stdout()
-    );
+             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded");
 
     // Replay-only mode with a missing recording fails too.
     let strict = scratch.run_example(
@@ -142,14 +128,11 @@ fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
     );
     assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
     assert_eq!(ci.outcome("nested::fake_colour"), "FAILED");
-    assert!(
-        ci.stdout().contains(
-            "no recording for this call in prompt-tests/cassettes/nested.fake_colour.cassette.json (subject call \
+    ci.assert_stdout_has(
+        "no recording for this call in prompt-tests/cassettes/nested.fake_colour.cassette.json (subject call \
              of run 1/1). Under CI, auto mode never calls a provider for a missing recording"
-        ) && ci.stdout().contains(record),
-        "{}",
-        ci.stdout()
     );
+    ci.assert_stdout_has(record);
 
     // With cassettes off the call is made, and the missing key is a failure, not a silent skip.
     let off = scratch.run_example(
@@ -158,11 +141,7 @@ fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
         &[],
     );
     assert_eq!(off.code(), Some(101));
-    assert!(
-        off.stdout().contains("OPENAI_API_KEY is not set"),
-        "{}",
-        off.stdout()
-    );
+    off.assert_stdout_has("OPENAI_API_KEY is not set");
 }
 
 #[test]
@@ -276,11 +255,7 @@ fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
     drop(server);
     let replay = scratch.run_example(FIXTURE, &["fake_live_only", "--exact"], &[("CI", "true")]);
     assert_eq!(replay.outcome("fake_live_only"), "ok");
-    assert!(
-        replay.stderr().contains("(1 replayed from cassettes)"),
-        "{}",
-        replay.stderr()
-    );
+    replay.assert_stderr_has("(1 replayed from cassettes)");
 }
 
 #[test]
@@ -322,14 +297,8 @@ fn under_ci_auto_mode_fails_a_missing_recording_without_calling_even_with_a_key(
     );
     assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
     assert_eq!(ci.outcome("fake_recorded"), "FAILED");
-    assert!(
-        ci.stdout().contains(
-            "record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- \
-             fake_recorded"
-        ),
-        "{}",
-        ci.stdout()
-    );
+    ci.assert_stdout_has("record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- \
+             fake_recorded");
     assert_eq!(server.request_count(), 0, "no provider call under CI");
     assert!(!file.exists(), "auto mode wrote a cassette under CI");
     let local = scratch.run_example(
@@ -571,12 +540,8 @@ fn prune_refuses_a_run_that_did_not_replay_every_test_and_keeps_every_file() {
     );
     let broken = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
     assert_eq!(broken.outcome("b::suite_file_error"), "FAILED");
-    assert!(
-        broken.stderr().contains(
-            "--prune-cassettes refused: 1 trial(s) did not pass (b::suite_file_error: failed)"
-        ),
-        "{}",
-        broken.stderr()
+    broken.assert_stderr_has(
+        "--prune-cassettes refused: 1 trial(s) did not pass (b::suite_file_error: failed)",
     );
     assert_eq!(broken.code(), Some(101));
     assert_eq!(snapshot(&scratch), before, "a failed run pruned");

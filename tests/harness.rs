@@ -73,11 +73,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
         "{stdout}"
     );
     // The summary on stderr counts the five calls.
-    assert!(
-        run.stderr().contains("prompt-tester summary"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("prompt-tester summary");
 }
 
 #[test]
@@ -94,11 +90,7 @@ fn a_filter_naming_one_run_runs_it_strictly() {
     let bad = scratch.run_example(FIXTURE, &["flaky::run_3"], &[]);
     assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
     assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
-    assert!(
-        bad.stdout().contains("1 failed; 0 ignored"),
-        "{}",
-        bad.stdout()
-    );
+    bad.assert_stdout_has("1 failed; 0 ignored");
     assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
 
     let good = scratch.run_example(FIXTURE, &["--exact", "flaky::run_2"], &[]);
@@ -107,11 +99,7 @@ fn a_filter_naming_one_run_runs_it_strictly() {
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
     let whole = scratch.run_example(FIXTURE, &["tolerant"], &[]);
-    assert!(
-        whole.stdout().contains("1 passed; 0 failed; 3 ignored"),
-        "{}",
-        whole.stdout()
-    );
+    whole.assert_stdout_has("1 passed; 0 failed; 3 ignored");
 }
 
 #[test]
@@ -133,12 +121,7 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
         stdout.contains("harness_fixture.rs:"),
         "panic location shown: {stdout}"
     );
-    assert!(
-        run.stderr()
-            .contains("test `placeholder_warning`: placeholder {missing} has no value"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("test `placeholder_warning`: placeholder {missing} has no value");
 }
 
 #[test]
@@ -155,22 +138,13 @@ fn the_judge_without_configuration_says_how_to_configure_it() {
 fn terse_and_json_formats() {
     let scratch = Scratch::new("harness", "formats");
     let terse = scratch.run_example(FIXTURE, &["--format", "terse", "summary_passes"], &[]);
-    assert!(
-        terse.stdout().contains("running 1 test\n."),
-        "{}",
-        terse.stdout()
-    );
+    terse.assert_stdout_has("running 1 test\n.");
     let json = scratch.run_example(
         FIXTURE,
         &["--format", "json", "--exact", "flaky::run_3"],
         &[],
     );
-    assert!(
-        json.stdout()
-            .contains(r#""name": "flaky::run_3", "event": "failed""#),
-        "{}",
-        json.stdout()
-    );
+    json.assert_stdout_has(r#""name": "flaky::run_3", "event": "failed""#);
 }
 
 #[test]
@@ -182,12 +156,7 @@ fn bad_environment_values_are_errors_that_list_the_valid_ones() {
         &[("PROMPT_TESTER_CASSETTE", "sometimes")],
     );
     assert_eq!(run.code(), Some(2));
-    assert!(
-        run.stderr()
-            .contains("use one of auto, replay, record, off"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("use one of auto, replay, record, off");
 }
 
 #[test]
@@ -222,11 +191,7 @@ fn base_url_variables_point_every_provider_at_any_compatible_server() {
     );
     // The summary prices the two hosted models and names the unpriced one.
     assert!(run.stderr().contains("unpriced models"), "{}", run.stderr());
-    assert!(
-        run.stderr().contains("openai/fake-model"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("openai/fake-model");
 }
 
 /// A suite case with three samples and an input no placeholder uses (a warning), answered by an echo
@@ -353,11 +318,7 @@ fn a_filter_naming_one_sample_selects_that_sample_only() {
     assert_eq!(list.stdout().trim(), "many::run_1: test");
     let ten = scratch.run_example(FIXTURE, &["many::run_10"], &[]);
     assert_eq!(ten.outcome("many::run_10"), "ok");
-    assert!(
-        ten.stdout().contains("1 passed; 0 failed; 0 ignored"),
-        "{}",
-        ten.stdout()
-    );
+    ten.assert_stdout_has("1 passed; 0 failed; 0 ignored");
 }
 
 #[test]

@@ -311,6 +311,31 @@ impl Run {
         assert_eq!(self.code(), Some(0), "{}", self.context());
     }
 
+    /// Panics with the output unless stdout contains `text`.
+    pub fn assert_stdout_has(&self, text: &str) {
+        assert!(
+            self.stdout().contains(text),
+            "no {text:?} in:\n{}",
+            self.context()
+        );
+    }
+
+    /// Panics with the output unless stderr contains `text`.
+    pub fn assert_stderr_has(&self, text: &str) {
+        assert!(
+            self.stderr().contains(text),
+            "no {text:?} in:\n{}",
+            self.context()
+        );
+    }
+
+    /// Panics with the output unless libtest printed `outcome` for every one of `trials`.
+    pub fn assert_outcomes(&self, trials: &[&str], outcome: &str) {
+        for trial in trials {
+            assert_eq!(self.outcome(trial), outcome, "{trial}:\n{}", self.context());
+        }
+    }
+
     /// The outcome libtest printed for `trial` (`ok`, `FAILED`, `ignored`, ...); panics with the
     /// output when there is none.
     pub fn outcome(&self, trial: &str) -> String {

@@ -6,6 +6,14 @@ use serde_json::{Value, json};
 
 use super::*;
 
+/// The agent fixture's trials that pass.
+const AGENTS: [&str; 4] = [
+    "agent_anthropic",
+    "agent_gemini",
+    "agent_openai",
+    "declared_only",
+];
+
 /// A scratch crate root for one fixture run, configured with the fake's three endpoints.
 fn scratch(name: &str, fake: &FakeProvider) -> Scratch {
     let scratch = Scratch::new("tools", name);
@@ -85,19 +93,8 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
         &[("PROMPT_TESTER_CASSETTE", "record")],
     );
     let stdout = recorded.stdout();
-    let stderr = recorded.stderr();
-    for trial in [
-        "agent_anthropic",
-        "agent_gemini",
-        "agent_openai",
-        "declared_only",
-    ] {
-        assert_eq!(
-            recorded.outcome(trial),
-            "ok",
-            "{trial}:\n{stdout}\n{stderr}"
-        );
-    }
+    let _stderr = recorded.stderr();
+    recorded.assert_outcomes(&AGENTS, "ok");
     assert_eq!(recorded.outcome("agent_loops"), "FAILED");
     assert!(
         stdout.contains(
@@ -132,20 +129,8 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
             ("FIXTURE_EXPECT_REPLAYED", "1"),
         ],
     );
-    let stdout = replayed.stdout();
-    for trial in [
-        "agent_anthropic",
-        "agent_gemini",
-        "agent_openai",
-        "declared_only",
-    ] {
-        assert_eq!(
-            replayed.outcome(trial),
-            "ok",
-            "{trial}:\n{stdout}\n{}",
-            replayed.stderr()
-        );
-    }
+    let _stdout = replayed.stdout();
+    replayed.assert_outcomes(&AGENTS, "ok");
     assert!(requests_before > 0);
 }
 
