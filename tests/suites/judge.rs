@@ -59,9 +59,7 @@ fn judge_assertions_share_one_judge_call_per_run() {
             Reply::answer(request, answer)
         })
         .start();
-    let mut f = Fixture::new("judge");
-    f.configure(&fake.base_url(Wire::OpenAi));
-    f.mode = "off";
+    let f = Fixture::calling("judge", &fake, "off");
     f.file("prompt-tests/judged.evals.toml", JUDGED);
     let out = f.run(&[]);
     assert_eq!(out.status_of("judged::tea"), "ok", "{}", out.context());
@@ -171,9 +169,7 @@ fn tea_server() -> FakeProvider {
 #[test]
 fn a_judge_without_a_verdict_errors_the_run_whatever_the_thresholds() {
     let fake = tea_server();
-    let mut f = Fixture::new("errored");
-    f.configure(&fake.base_url(Wire::OpenAi));
-    f.mode = "off";
+    let f = Fixture::calling("errored", &fake, "off");
     f.file(
         "prompt-tests/drinks.evals.toml",
         r#"prompt = "Serve {thing}"
@@ -290,9 +286,7 @@ fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
             Reply::answer(request, "Here is your tea with milk, please enjoy.")
         })
         .start();
-    let mut f = Fixture::new("reask");
-    f.configure(&fake.base_url(Wire::OpenAi));
-    f.mode = "auto";
+    let mut f = Fixture::calling("reask", &fake, "auto");
     f.file(
         "prompt-tests/tea.evals.toml",
         "prompt = \"Serve tea\"\n[[cases]]\nname = \"milk\"\nassert = [{ judge = \"Is it polite?\" }, { judge = \"Does it mention milk?\" }]\n",

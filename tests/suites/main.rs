@@ -10,6 +10,7 @@
 use prompt_tester::cassette::{Entry, entry_key};
 use prompt_tester::{CompletionRequest, CompletionResult, PromptRun, toml};
 use prompt_tester_testkit::child::{self, Child};
+use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -85,6 +86,14 @@ impl Fixture {
             env: Vec::new(),
         };
         fixture.configure("http://127.0.0.1:9/v1");
+        fixture
+    }
+
+    /// A crate whose `fake` provider is `fake`'s OpenAI-compatible endpoint, run in cassette `mode`.
+    fn calling(name: &str, fake: &FakeProvider, mode: &'static str) -> Self {
+        let mut fixture = Self::new(name);
+        fixture.configure(&fake.base_url(Wire::OpenAi));
+        fixture.mode = mode;
         fixture
     }
 

@@ -122,9 +122,7 @@ fn geo_server() -> FakeProvider {
 #[test]
 fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
     let fake = geo_server();
-    let mut f = Fixture::new("http");
-    f.configure(&fake.base_url(Wire::OpenAi));
-    f.mode = "off";
+    let f = Fixture::calling("http", &fake, "off");
     f.file("prompt-tests/geo.evals.toml", GEO);
     let out = f.run(&[]);
     assert_eq!(out.code, 101, "{}", out.context());
@@ -166,9 +164,7 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
 #[test]
 fn a_suite_records_one_cassette_then_replays_it_offline() {
     let fake = geo_server();
-    let mut f = Fixture::new("record");
-    f.configure(&fake.base_url(Wire::OpenAi));
-    f.mode = "auto";
+    let mut f = Fixture::calling("record", &fake, "auto");
     f.file("prompt-tests/geo.evals.toml", GEO);
     let first = f.run(&["--skip", "geo::nowhere"]);
     assert_eq!(fake.request_count(), 2, "{}", first.context());
