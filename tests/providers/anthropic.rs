@@ -1,30 +1,23 @@
 //! The Anthropic Messages wire: request shape and answer.
 
-use prompt_tester_testkit::{FakeProvider, Usage, Wire};
+use prompt_tester_testkit::{Usage, Wire};
 use serde_json::json;
 
 use super::*;
 
 #[tokio::test]
 async fn anthropic_request_shape_and_answer() {
-    let fake = FakeProvider::builder()
-        .usage(Usage {
-            input_tokens: 100,
-            output_tokens: 7,
-            cached_input_tokens: 60,
-            thoughts_tokens: 0,
-        })
-        .start();
     let mut request = simple(Wire::Anthropic);
     request.system = Some("Answer in one word.".into());
     request.cache_system = true;
     request.temperature = Some(0.3);
-    let result = client(&fake, Wire::Anthropic, fast_retry(1))
-        .complete(&request)
-        .await
-        .unwrap();
-
-    let seen = &fake.requests()[0];
+    let usage = Usage {
+        input_tokens: 100,
+        output_tokens: 7,
+        cached_input_tokens: 60,
+        thoughts_tokens: 0,
+    };
+    let (result, seen) = one_call(Wire::Anthropic, usage, &request).await;
     assert_eq!(seen.method, "POST");
     assert_eq!(seen.path, "/v1/messages");
     assert_eq!(seen.header("x-api-key"), Some(KEY));

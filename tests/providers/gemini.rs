@@ -1,29 +1,22 @@
 //! The Gemini generateContent wire: request shape and answer.
 
-use prompt_tester_testkit::{FakeProvider, Usage, Wire};
+use prompt_tester_testkit::{Usage, Wire};
 use serde_json::json;
 
 use super::*;
 
 #[tokio::test]
 async fn gemini_request_shape_and_answer() {
-    let fake = FakeProvider::builder()
-        .usage(Usage {
-            input_tokens: 50,
-            output_tokens: 30,
-            cached_input_tokens: 0,
-            thoughts_tokens: 20,
-        })
-        .start();
     let mut request = simple(Wire::Gemini);
     request.system = Some("Be brief.".into());
     request.temperature = Some(0.0);
-    let result = client(&fake, Wire::Gemini, fast_retry(1))
-        .complete(&request)
-        .await
-        .unwrap();
-
-    let seen = &fake.requests()[0];
+    let usage = Usage {
+        input_tokens: 50,
+        output_tokens: 30,
+        cached_input_tokens: 0,
+        thoughts_tokens: 20,
+    };
+    let (result, seen) = one_call(Wire::Gemini, usage, &request).await;
     assert_eq!(seen.path, "/v1beta/models/gemini-2.5-flash:generateContent");
     assert!(
         !seen.path.contains("key="),

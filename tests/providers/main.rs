@@ -6,10 +6,10 @@
 //! (`limits`), the recorded responses (`recordings`, with their expected fields in `expected`) and a
 //! live OpenAI-compatible server (`local`).
 
-use prompt_tester::completion::CompletionRequest;
+use prompt_tester::completion::{CompletionRequest, CompletionResult};
 use prompt_tester::config::{EndpointConfig, RetryConfig};
 use prompt_tester::provider::{ProviderClient, ProviderError};
-use prompt_tester_testkit::{FakeProvider, Wire};
+use prompt_tester_testkit::{CapturedRequest, FakeProvider, Usage, Wire};
 
 mod anthropic;
 mod expected;
@@ -44,6 +44,21 @@ fn endpoint_for(fake: &FakeProvider, wire: Wire, max_in_flight: usize) -> Endpoi
 
 fn client(fake: &FakeProvider, wire: Wire, retry: RetryConfig) -> ProviderClient {
     common::client_of(&endpoint_for(fake, wire, 8), &retry, Some(KEY))
+}
+
+/// One call of `request` in `wire` to a fake that reports `usage`: the answer, and the request as the
+/// fake received it.
+async fn one_call(
+    wire: Wire,
+    usage: Usage,
+    request: &CompletionRequest,
+) -> (CompletionResult, CapturedRequest) {
+    let fake = FakeProvider::builder().usage(usage).start();
+    let result = client(&fake, wire, fast_retry(1))
+        .complete(request)
+        .await
+        .unwrap();
+    (result, fake.requests().remove(0))
 }
 
 fn simple(wire: Wire) -> CompletionRequest {

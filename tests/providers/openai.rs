@@ -3,31 +3,24 @@
 use prompt_tester::completion::Message;
 use prompt_tester::config::{EndpointConfig, WireFormat};
 use prompt_tester::provider::{self};
-use prompt_tester_testkit::{FakeProvider, Usage, Wire};
+use prompt_tester_testkit::{Usage, Wire};
 use serde_json::json;
 
 use super::*;
 
 #[tokio::test]
 async fn openai_request_shape_and_answer() {
-    let fake = FakeProvider::builder()
-        .usage(Usage {
-            input_tokens: 40,
-            output_tokens: 12,
-            cached_input_tokens: 32,
-            thoughts_tokens: 5,
-        })
-        .start();
     let mut request = simple(Wire::OpenAi);
     request.system = Some("sys".into());
     request.messages.push(Message::assistant("Paris."));
     request.messages.push(Message::user("And Spain?"));
-    let result = client(&fake, Wire::OpenAi, fast_retry(1))
-        .complete(&request)
-        .await
-        .unwrap();
-
-    let seen = &fake.requests()[0];
+    let usage = Usage {
+        input_tokens: 40,
+        output_tokens: 12,
+        cached_input_tokens: 32,
+        thoughts_tokens: 5,
+    };
+    let (result, seen) = one_call(Wire::OpenAi, usage, &request).await;
     assert_eq!(seen.path, "/v1/chat/completions");
     assert_eq!(
         seen.header("authorization"),
