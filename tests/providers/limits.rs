@@ -1,7 +1,6 @@
 //! The per-endpoint in-flight limit, with and without backoff.
 
 use prompt_tester::completion::CompletionRequest;
-use prompt_tester::provider::ProviderClient;
 use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,12 +13,7 @@ async fn the_in_flight_limit_is_honoured() {
         .latency(Duration::from_millis(60))
         .start();
     let endpoint = endpoint_for(&fake, Wire::OpenAi, 3);
-    let client = Arc::new(ProviderClient::with_api_key(
-        &endpoint,
-        &fast_retry(1),
-        http(),
-        None,
-    ));
+    let client = Arc::new(common::client_of(&endpoint, &fast_retry(1), None));
     let calls: Vec<_> = (0..12)
         .map(|i| {
             let client = client.clone();
@@ -51,12 +45,7 @@ async fn backoff_does_not_hold_an_in_flight_slot() {
         Duration::from_millis(600),
     ));
     let endpoint = endpoint_for(&fake, Wire::OpenAi, 1);
-    let client = Arc::new(ProviderClient::with_api_key(
-        &endpoint,
-        &fast_retry(2),
-        http(),
-        None,
-    ));
+    let client = Arc::new(common::client_of(&endpoint, &fast_retry(2), None));
     let started = Instant::now();
     let first = {
         let client = client.clone();
@@ -94,12 +83,7 @@ async fn many_calls_through_the_fake_stay_within_the_limit() {
         .usage(Usage::new(10, 2))
         .start();
     let endpoint = endpoint_for(&fake, Wire::Anthropic, 32);
-    let client = Arc::new(ProviderClient::with_api_key(
-        &endpoint,
-        &fast_retry(1),
-        http(),
-        Some(KEY.into()),
-    ));
+    let client = Arc::new(common::client_of(&endpoint, &fast_retry(1), Some(KEY)));
     let calls: Vec<_> = (0..500)
         .map(|i| {
             let client = client.clone();

@@ -2,7 +2,6 @@
 //! unreachable servers, malformed bodies, and the key never in an error.
 
 use prompt_tester::config::{EndpointConfig, WireFormat};
-use prompt_tester::provider::ProviderClient;
 use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -226,7 +225,7 @@ async fn unreachable_servers_are_a_connection_error() {
         api_key_env: vec![],
         max_in_flight: 1,
     };
-    let client = ProviderClient::with_api_key(&endpoint, &fast_retry(2), http(), Some(KEY.into()));
+    let client = common::client_of(&endpoint, &fast_retry(2), Some(KEY));
     let error = client.complete(&simple(Wire::OpenAi)).await.unwrap_err();
     assert_eq!(
         (error.error_type.as_deref(), error.attempts),

@@ -1,7 +1,6 @@
 //! What every wire format shares: keyless endpoints, structured output and tool calls.
 
 use prompt_tester::completion::{ContentBlock, Message, ResponseSchema, Role, ToolSpec};
-use prompt_tester::provider::ProviderClient;
 use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
 
@@ -13,7 +12,7 @@ async fn keyless_endpoints_send_no_auth_header() {
     for wire in ALL {
         let mut endpoint = endpoint_for(&fake, wire, 4);
         endpoint.api_key_env.clear();
-        let client = ProviderClient::with_api_key(&endpoint, &fast_retry(1), http(), None);
+        let client = common::client_of(&endpoint, &fast_retry(1), None);
         assert_eq!(client.missing_key(), None);
         client.complete(&simple(wire)).await.unwrap();
     }
