@@ -11,7 +11,7 @@
 //! With `--http ADDR` it serves streamable HTTP at `http://ADDR/mcp` instead (`McpServer::http`):
 //! `cargo run --example mcp_demo_server -- --http 127.0.0.1:8931`.
 //!
-//! prompt-tester's own tests (`tests/tools.rs`) start it both ways.
+//! prompt-tester's own tests (`tests/tools/mcp.rs`) start it both ways.
 
 use std::net::SocketAddr;
 

@@ -3,19 +3,20 @@
 //! prune unused entries (and refuse to prune after a partial run), many processes recording into one
 //! file, a writer killed with SIGKILL.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use prompt_tester_testkit::FakeProvider;
-use support::Scratch;
+use prompt_tester_testkit::child::Scratch;
+
+/// The harness fixture: the prompt tests these tests run.
+const FIXTURE: &str = "harness_fixture";
 
 const SECRET: &str = "sk-fake-0123456789abcdef";
 
 fn scratch_with_fake(name: &str, server: &FakeProvider) -> Scratch {
-    let scratch = Scratch::new(name);
+    let scratch = Scratch::new("harness", name);
     scratch.config(&format!(
         "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_API_KEY\"\n",
         server.base_url(prompt_tester_testkit::Wire::OpenAi)
@@ -32,7 +33,8 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
     let scratch = scratch_with_fake("record", &server);
     let key = [("FAKE_API_KEY", SECRET)];
 
-    let record = scratch.run(
+    let record = scratch.run_example(
+        FIXTURE,
         &["fake_recorded", "--exact", "--record", "--nocapture"],
         &key,
     );
@@ -69,7 +71,7 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
 
     // Replay with the server gone and no key.
     drop(server);
-    let replay = scratch.run(&["fake_recorded", "--exact", "--nocapture"], &[]);
+    let replay = scratch.run_example(FIXTURE, &["fake_recorded", "--exact", "--nocapture"], &[]);
     assert_eq!(
         replay.code(),
         Some(0),
@@ -77,32 +79,23 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
         replay.stdout(),
         replay.stderr()
     );
-    assert!(
-        replay.stdout().contains("replayed=true"),
-        "{}",
-        replay.stdout()
-    );
-    assert!(
-        replay.stderr().contains("(2 replayed from cassettes)"),
-        "{}",
-        replay.stderr()
-    );
+    replay.assert_stdout_has("replayed=true");
+    replay.assert_stderr_has("(2 replayed from cassettes)");
 
     // A changed input has no recording: it fails (even without a key) and says how to re-record.
-    let changed = scratch.run(&["fake_recorded", "--exact"], &[("FIXTURE_THING", "shape")]);
-    assert_eq!(changed.code(), Some(101), "{}", changed.stdout());
-    assert!(
-        changed.stdout().contains(
-            "fake_recorded.cassette.json has 2 recording(s) but none for this call (subject call of run 1/2). \
-             The prompt or the case inputs changed since it was recorded. Re-record with: \
-             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded"
-        ),
-        "{}",
-        changed.stdout()
+    let changed = scratch.run_example(
+        FIXTURE,
+        &["fake_recorded", "--exact"],
+        &[("FIXTURE_THING", "shape")],
     );
+    assert_eq!(changed.code(), Some(101), "{}", changed.stdout());
+    changed.assert_stdout_has("fake_recorded.cassette.json has 2 recording(s) but none for this call (subject call of run 1/2). \
+             The prompt or the case inputs changed since it was recorded. Re-record with: \
+             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded");
 
     // Replay-only mode with a missing recording fails too.
-    let strict = scratch.run(
+    let strict = scratch.run_example(
+        FIXTURE,
         &["fake_recorded", "--exact"],
         &[
             ("FIXTURE_THING", "shape"),
@@ -115,8 +108,8 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
 #[test]
 fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
     // `nested::fake_colour` calls OpenAI at its public URL, which needs OPENAI_API_KEY.
-    let scratch = Scratch::new("nokey");
-    let run = scratch.run(&["nested::fake_colour", "--exact"], &[]);
+    let scratch = Scratch::new("harness", "nokey");
+    let run = scratch.run_example(FIXTURE, &["nested::fake_colour", "--exact"], &[]);
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
     let record = "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- nested::fake_colour";
     assert_eq!(
@@ -128,33 +121,34 @@ fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
     );
 
     // Under CI a test nobody recorded fails, with the command that records it.
-    let ci = scratch.run(&["nested::fake_colour", "--exact"], &[("CI", "true")]);
+    let ci = scratch.run_example(
+        FIXTURE,
+        &["nested::fake_colour", "--exact"],
+        &[("CI", "true")],
+    );
     assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
     assert_eq!(ci.outcome("nested::fake_colour"), "FAILED");
-    assert!(
-        ci.stdout().contains(
-            "no recording for this call in prompt-tests/cassettes/nested.fake_colour.cassette.json (subject call \
+    ci.assert_stdout_has(
+        "no recording for this call in prompt-tests/cassettes/nested.fake_colour.cassette.json (subject call \
              of run 1/1). Under CI, auto mode never calls a provider for a missing recording"
-        ) && ci.stdout().contains(record),
-        "{}",
-        ci.stdout()
     );
+    ci.assert_stdout_has(record);
 
     // With cassettes off the call is made, and the missing key is a failure, not a silent skip.
-    let off = scratch.run(&["nested::fake_colour", "--exact", "--no-cassette"], &[]);
-    assert_eq!(off.code(), Some(101));
-    assert!(
-        off.stdout().contains("OPENAI_API_KEY is not set"),
-        "{}",
-        off.stdout()
+    let off = scratch.run_example(
+        FIXTURE,
+        &["nested::fake_colour", "--exact", "--no-cassette"],
+        &[],
     );
+    assert_eq!(off.code(), Some(101));
+    off.assert_stdout_has("OPENAI_API_KEY is not set");
 }
 
 #[test]
 fn a_named_endpoint_without_its_key_is_called_without_one() {
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("optionalkey", &server);
-    let run = scratch.run(&["fake_recorded", "--exact"], &[]);
+    let run = scratch.run_example(FIXTURE, &["fake_recorded", "--exact"], &[]);
     assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
     assert_eq!(run.outcome("fake_recorded"), "ok");
     assert_eq!(
@@ -179,13 +173,14 @@ fn the_value_of_a_key_variable_of_any_name_is_redacted() {
     let server = FakeProvider::builder()
         .echo_text(format!("Blue, and your key is {PASSPHRASE}"))
         .start();
-    let scratch = Scratch::new("anyname");
+    let scratch = Scratch::new("harness", "anyname");
     scratch.config(&format!(
         "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_PASSPHRASE\"\n",
         server.base_url(prompt_tester_testkit::Wire::OpenAi)
     ));
     let report = scratch.0.join("report.json");
-    let run = scratch.run(
+    let run = scratch.run_example(
+        FIXTURE,
         &[
             "fake_recorded",
             "--exact",
@@ -220,7 +215,8 @@ fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("liveonly", &server);
     for ci in ["true", "false"] {
-        let run = scratch.run(
+        let run = scratch.run_example(
+            FIXTURE,
             &["fake_live_only", "--exact"],
             &[("FAKE_API_KEY", SECRET), ("CI", ci)],
         );
@@ -244,7 +240,8 @@ fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
     }
 
     // A live run calls the provider, in CI too.
-    let live = scratch.run(
+    let live = scratch.run_example(
+        FIXTURE,
         &["fake_live_only", "--exact", "--no-cassette"],
         &[("CI", "true")],
     );
@@ -253,16 +250,12 @@ fn live_only_without_a_recording_is_ignored_in_ci_too_and_runs_live() {
     assert_eq!(server.request_count(), 1);
 
     // Once recorded, it replays like any other test.
-    let record = scratch.run(&["fake_live_only", "--exact", "--record"], &[]);
+    let record = scratch.run_example(FIXTURE, &["fake_live_only", "--exact", "--record"], &[]);
     assert_eq!(record.code(), Some(0), "{}", record.stdout());
     drop(server);
-    let replay = scratch.run(&["fake_live_only", "--exact"], &[("CI", "true")]);
+    let replay = scratch.run_example(FIXTURE, &["fake_live_only", "--exact"], &[("CI", "true")]);
     assert_eq!(replay.outcome("fake_live_only"), "ok");
-    assert!(
-        replay.stderr().contains("(1 replayed from cassettes)"),
-        "{}",
-        replay.stderr()
-    );
+    replay.assert_stderr_has("(1 replayed from cassettes)");
 }
 
 #[test]
@@ -270,7 +263,8 @@ fn under_nextest_only_trials_that_would_be_ignored_are_flagged_up_front() {
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("nextest", &server);
     let ignored = |ci: &str| {
-        let run = scratch.run(
+        let run = scratch.run_example(
+            FIXTURE,
             &["--list", "--ignored"],
             &[("NEXTEST_RUN_ID", "1"), ("CI", ci)],
         );
@@ -296,30 +290,26 @@ fn under_ci_auto_mode_fails_a_missing_recording_without_calling_even_with_a_key(
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("auto", &server);
     let file = scratch.cassettes().join("fake_recorded.cassette.json");
-    let ci = scratch.run(
+    let ci = scratch.run_example(
+        FIXTURE,
         &["fake_recorded", "--exact"],
         &[("FAKE_API_KEY", SECRET), ("CI", "true")],
     );
     assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
     assert_eq!(ci.outcome("fake_recorded"), "FAILED");
-    assert!(
-        ci.stdout().contains(
-            "record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- \
-             fake_recorded"
-        ),
-        "{}",
-        ci.stdout()
-    );
+    ci.assert_stdout_has("record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- \
+             fake_recorded");
     assert_eq!(server.request_count(), 0, "no provider call under CI");
     assert!(!file.exists(), "auto mode wrote a cassette under CI");
-    let local = scratch.run(
+    let local = scratch.run_example(
+        FIXTURE,
         &["fake_recorded", "--exact"],
         &[("FAKE_API_KEY", SECRET), ("CI", "false")],
     );
     assert_eq!(local.code(), Some(0), "{}", local.stdout());
     assert!(file.exists(), "auto mode records when a key is set");
     // Recorded, it replays under CI.
-    let replay = scratch.run(&["fake_recorded", "--exact"], &[("CI", "true")]);
+    let replay = scratch.run_example(FIXTURE, &["fake_recorded", "--exact"], &[("CI", "true")]);
     assert_eq!(replay.code(), Some(0), "{}", replay.stdout());
     assert_eq!(server.request_count(), 2);
 }
@@ -550,12 +540,8 @@ fn prune_refuses_a_run_that_did_not_replay_every_test_and_keeps_every_file() {
     );
     let broken = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
     assert_eq!(broken.outcome("b::suite_file_error"), "FAILED");
-    assert!(
-        broken.stderr().contains(
-            "--prune-cassettes refused: 1 trial(s) did not pass (b::suite_file_error: failed)"
-        ),
-        "{}",
-        broken.stderr()
+    broken.assert_stderr_has(
+        "--prune-cassettes refused: 1 trial(s) did not pass (b::suite_file_error: failed)",
     );
     assert_eq!(broken.code(), Some(101));
     assert_eq!(snapshot(&scratch), before, "a failed run pruned");

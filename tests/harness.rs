@@ -1,14 +1,15 @@
 //! End-to-end tests of the harness: run the `harness_fixture` example binary with arguments and check
 //! libtest's output, exit codes, listing, filters, thresholds, per-run failure lines and single runs.
 
-mod support;
+use prompt_tester_testkit::child::{Run, Scratch};
 
-use support::Scratch;
+/// The harness fixture: the prompt tests these tests run.
+const FIXTURE: &str = "harness_fixture";
 
 #[test]
 fn list_prints_only_name_test_lines_including_numbered_runs() {
-    let scratch = Scratch::new("list");
-    let run = scratch.run(&["--list"], &[]);
+    let scratch = Scratch::new("harness", "list");
+    let run = scratch.run_example(FIXTURE, &["--list"], &[]);
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     let stdout = run.stdout();
     for line in stdout.lines() {
@@ -37,7 +38,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
     );
 
     // nextest asks for the ignored ones separately: exactly the numbered runs.
-    let ignored = scratch.run(&["--list", "--format", "terse", "--ignored"], &[]);
+    let ignored = scratch.run_example(FIXTURE, &["--list", "--format", "terse", "--ignored"], &[]);
     let ignored: Vec<String> = ignored
         .stdout()
         .lines()
@@ -49,8 +50,8 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
 
 #[test]
 fn threshold_failure_lists_each_failed_run_and_the_count() {
-    let scratch = Scratch::new("flaky");
-    let run = scratch.run(&["flaky", "--exact"], &[]);
+    let scratch = Scratch::new("harness", "flaky");
+    let run = scratch.run_example(FIXTURE, &["flaky", "--exact"], &[]);
     assert_eq!(run.code(), Some(101), "{}\n{}", run.stdout(), run.stderr());
     assert_eq!(run.outcome("flaky"), "FAILED");
     let stdout = run.stdout();
@@ -72,52 +73,41 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
         "{stdout}"
     );
     // The summary on stderr counts the five calls.
-    assert!(
-        run.stderr().contains("prompt-tester summary"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("prompt-tester summary");
 }
 
 #[test]
 fn a_met_threshold_passes_despite_a_panicking_run() {
-    let scratch = Scratch::new("tolerant");
-    let run = scratch.run(&["tolerant", "--exact"], &[]);
+    let scratch = Scratch::new("harness", "tolerant");
+    let run = scratch.run_example(FIXTURE, &["tolerant", "--exact"], &[]);
     assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
     assert_eq!(run.outcome("tolerant"), "ok");
 }
 
 #[test]
 fn a_filter_naming_one_run_runs_it_strictly() {
-    let scratch = Scratch::new("single");
-    let bad = scratch.run(&["flaky::run_3"], &[]);
+    let scratch = Scratch::new("harness", "single");
+    let bad = scratch.run_example(FIXTURE, &["flaky::run_3"], &[]);
     assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
     assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
-    assert!(
-        bad.stdout().contains("1 failed; 0 ignored"),
-        "{}",
-        bad.stdout()
-    );
+    bad.assert_stdout_has("1 failed; 0 ignored");
     assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
 
-    let good = scratch.run(&["--exact", "flaky::run_2"], &[]);
+    let good = scratch.run_example(FIXTURE, &["--exact", "flaky::run_2"], &[]);
     assert_eq!(good.code(), Some(0), "{}", good.stdout());
     assert_eq!(good.outcome("flaky::run_2"), "ok");
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
-    let whole = scratch.run(&["tolerant"], &[]);
-    assert!(
-        whole.stdout().contains("1 passed; 0 failed; 3 ignored"),
-        "{}",
-        whole.stdout()
-    );
+    let whole = scratch.run_example(FIXTURE, &["tolerant"], &[]);
+    whole.assert_stdout_has("1 passed; 0 failed; 3 ignored");
 }
 
 #[test]
 fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
-    let scratch = Scratch::new("panic");
+    let scratch = Scratch::new("harness", "panic");
     // `many` prints from its samples, which may land inside a result line this test reads.
-    let run = scratch.run(
+    let run = scratch.run_example(
+        FIXTURE,
         &["--skip", "fake_", "--skip", "needs_judge", "--skip", "many"],
         &[],
     );
@@ -131,18 +121,13 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
         stdout.contains("harness_fixture.rs:"),
         "panic location shown: {stdout}"
     );
-    assert!(
-        run.stderr()
-            .contains("test `placeholder_warning`: placeholder {missing} has no value"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("test `placeholder_warning`: placeholder {missing} has no value");
 }
 
 #[test]
 fn the_judge_without_configuration_says_how_to_configure_it() {
-    let scratch = Scratch::new("judge");
-    let run = scratch.run(&["needs_judge"], &[]);
+    let scratch = Scratch::new("harness", "judge");
+    let run = scratch.run_example(FIXTURE, &["needs_judge"], &[]);
     assert_eq!(run.code(), Some(101));
     let stdout = run.stdout();
     assert!(stdout.contains("no judge model is configured"), "{stdout}");
@@ -151,50 +136,41 @@ fn the_judge_without_configuration_says_how_to_configure_it() {
 
 #[test]
 fn terse_and_json_formats() {
-    let scratch = Scratch::new("formats");
-    let terse = scratch.run(&["--format", "terse", "summary_passes"], &[]);
-    assert!(
-        terse.stdout().contains("running 1 test\n."),
-        "{}",
-        terse.stdout()
+    let scratch = Scratch::new("harness", "formats");
+    let terse = scratch.run_example(FIXTURE, &["--format", "terse", "summary_passes"], &[]);
+    terse.assert_stdout_has("running 1 test\n.");
+    let json = scratch.run_example(
+        FIXTURE,
+        &["--format", "json", "--exact", "flaky::run_3"],
+        &[],
     );
-    let json = scratch.run(&["--format", "json", "--exact", "flaky::run_3"], &[]);
-    assert!(
-        json.stdout()
-            .contains(r#""name": "flaky::run_3", "event": "failed""#),
-        "{}",
-        json.stdout()
-    );
+    json.assert_stdout_has(r#""name": "flaky::run_3", "event": "failed""#);
 }
 
 #[test]
 fn bad_environment_values_are_errors_that_list_the_valid_ones() {
-    let scratch = Scratch::new("badenv");
-    let run = scratch.run(
+    let scratch = Scratch::new("harness", "badenv");
+    let run = scratch.run_example(
+        FIXTURE,
         &["summary_passes"],
         &[("PROMPT_TESTER_CASSETTE", "sometimes")],
     );
     assert_eq!(run.code(), Some(2));
-    assert!(
-        run.stderr()
-            .contains("use one of auto, replay, record, off"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("use one of auto, replay, record, off");
 }
 
 #[test]
 fn base_url_variables_point_every_provider_at_any_compatible_server() {
     use prompt_tester_testkit::{FakeProvider, Wire};
     let server = FakeProvider::start();
-    let scratch = Scratch::new("baseurl");
+    let scratch = Scratch::new("harness", "baseurl");
     let urls = [
         ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
         ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
         ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
     ];
     let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let run = scratch.run(&["nested::fake_", "--no-cassette"], &env);
+    let run = scratch.run_example(FIXTURE, &["nested::fake_", "--no-cassette"], &env);
     assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
     for trial in [
         "nested::fake_colour",
@@ -215,11 +191,7 @@ fn base_url_variables_point_every_provider_at_any_compatible_server() {
     );
     // The summary prices the two hosted models and names the unpriced one.
     assert!(run.stderr().contains("unpriced models"), "{}", run.stderr());
-    assert!(
-        run.stderr().contains("openai/fake-model"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_has("openai/fake-model");
 }
 
 /// A suite case with three samples and an input no placeholder uses (a warning), answered by an echo
@@ -260,7 +232,7 @@ fn run_interleaved(
 
 #[test]
 fn warnings_are_printed_once_after_the_result_lines() {
-    let scratch = Scratch::new("warnings");
+    let scratch = Scratch::new("harness", "warnings");
     let server = three_run_suite(&scratch);
     // `--ignored` runs the three numbered trials, one at a time: each has the case's warning.
     let args = [
@@ -289,7 +261,7 @@ fn warnings_are_printed_once_after_the_result_lines() {
 
 #[test]
 fn include_ignored_runs_the_aggregate_and_reports_its_numbered_runs_covered() {
-    let scratch = Scratch::new("include-ignored");
+    let scratch = Scratch::new("harness", "include-ignored");
     let server = three_run_suite(&scratch);
     let console = run_interleaved(
         &scratch,
@@ -331,8 +303,8 @@ fn include_ignored_runs_the_aggregate_and_reports_its_numbered_runs_covered() {
 
 #[test]
 fn a_filter_naming_one_sample_selects_that_sample_only() {
-    let scratch = Scratch::new("sample");
-    let run = scratch.run(&["many::run_1", "--nocapture"], &[]);
+    let scratch = Scratch::new("harness", "sample");
+    let run = scratch.run_example(FIXTURE, &["many::run_1", "--nocapture"], &[]);
     assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
     let stdout = run.stdout();
     assert_eq!(run.outcome("many::run_1"), "ok");
@@ -342,32 +314,28 @@ fn a_filter_naming_one_sample_selects_that_sample_only() {
     assert!(stdout.contains("1 passed; 0 failed; 0 ignored"), "{stdout}");
     assert_eq!(stdout.matches("many ran sample").count(), 1, "{stdout}");
     // `--list` agrees, and a two-digit sample is named as precisely.
-    let list = scratch.run(&["--list", "many::run_1"], &[]);
+    let list = scratch.run_example(FIXTURE, &["--list", "many::run_1"], &[]);
     assert_eq!(list.stdout().trim(), "many::run_1: test");
-    let ten = scratch.run(&["many::run_10"], &[]);
+    let ten = scratch.run_example(FIXTURE, &["many::run_10"], &[]);
     assert_eq!(ten.outcome("many::run_10"), "ok");
-    assert!(
-        ten.stdout().contains("1 passed; 0 failed; 0 ignored"),
-        "{}",
-        ten.stdout()
-    );
+    ten.assert_stdout_has("1 passed; 0 failed; 0 ignored");
 }
 
 #[test]
 fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
-    let scratch = Scratch::new("badvalues");
-    let run = scratch.run(&["bad_"], &[]);
+    let scratch = Scratch::new("harness", "badvalues");
+    let run = scratch.run_example(FIXTURE, &["bad_"], &[]);
     let stdout = run.stdout();
     assert_eq!(run.code(), Some(101), "{stdout}\n{}", run.stderr());
     assert_eq!(run.outcome("bad_runs"), "FAILED");
     assert_eq!(run.outcome("bad_threshold"), "FAILED");
     assert!(
-        stdout.contains("test `bad_runs` (examples/harness_fixture.rs:")
+        stdout.contains("test `bad_runs` (tests/fixtures/harness_fixture.rs:")
             && stdout.contains("`runs` is 0; it must be at least 1"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("test `bad_threshold` (examples/harness_fixture.rs:")
+        stdout.contains("test `bad_threshold` (tests/fixtures/harness_fixture.rs:")
             && stdout.contains("`pass_threshold` is NaN; it must be in (0, 1]"),
         "{stdout}"
     );
@@ -390,9 +358,10 @@ fn run_fake(
     scratch: &Scratch,
     name: &str,
     server: &prompt_tester_testkit::FakeProvider,
-) -> (support::Run, String) {
+) -> (Run, String) {
     let url = server.base_url(prompt_tester_testkit::Wire::OpenAi);
-    let run = scratch.run(
+    let run = scratch.run_example(
+        FIXTURE,
         &[
             "--exact",
             name,
@@ -448,7 +417,7 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
             }
         })
         .start();
-    let scratch = Scratch::new("outage");
+    let scratch = Scratch::new("harness", "outage");
     scratch.config("[retry]\nmax_attempts = 2\ninitial_backoff_ms = 1\nmax_backoff_ms = 5\n");
     let (run, context) = run_fake(&scratch, "fake_outage", &server);
     assert_eq!(run.code(), Some(101), "{context}");
@@ -491,8 +460,9 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
 /// panic outside the body error it. A missing verdict is asked again, then is an error, never a "no".
 #[test]
 fn failures_and_errors_are_told_apart() {
-    let scratch = Scratch::new("kinds");
-    let run = scratch.run(
+    let scratch = Scratch::new("harness", "kinds");
+    let run = scratch.run_example(
+        FIXTURE,
         &[
             "--skip",
             "fake_",

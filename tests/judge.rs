@@ -2,6 +2,7 @@
 //! engine, so tests run in parallel without sharing scripted replies) for the three wire formats, and
 //! the real local model behind llama-server at `PROMPT_TESTER_LOCAL_BASE_URL` (see `tests/prereq`).
 
+mod common;
 mod prereq;
 
 use std::collections::BTreeMap;
@@ -53,20 +54,9 @@ fn fixture() -> &'static Fixture {
         let mut fakes = BTreeMap::new();
         for &(name, wire) in ENDPOINTS {
             let fake = FakeProvider::start();
-            config.endpoints.insert(
-                name.to_string(),
-                EndpointConfig {
-                    name: name.to_string(),
-                    wire: match wire {
-                        Wire::Anthropic => WireFormat::Anthropic,
-                        Wire::Gemini => WireFormat::Google,
-                        Wire::OpenAi => WireFormat::OpenAi,
-                    },
-                    base_url: fake.base_url(wire),
-                    api_key_env: Vec::new(),
-                    max_in_flight: 8,
-                },
-            );
+            config
+                .endpoints
+                .insert(name.to_string(), common::endpoint(name, &fake, wire, 8));
             fakes.insert(name, fake);
         }
         if let Some(url) = prereq::local_base_url_var() {

@@ -8,37 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use prompt_tester_testkit::child::{self, Child};
 use serde_json::Value;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The newest `name-<hash>` executable in this test's own directory (`target/<profile>/deps`), where
-/// cargo and nextest put every test binary of the package.
-fn test_binary(name: &str) -> PathBuf {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let prefix = format!("{name}-");
-    std::fs::read_dir(&deps)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let file = p.file_name().unwrap().to_string_lossy().into_owned();
-            file.strip_prefix(&prefix)
-                .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
-        })
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "no {name} test binary in {}: run `cargo test`",
-                deps.display()
-            )
-        })
 }
 
 fn script() -> Command {
@@ -123,25 +97,19 @@ fn cassette_entries(dir: &Path) -> Vec<Value> {
 
 /// Runs the `prompts` binary with `args` and a JSON report; returns the report and the output.
 fn run_prompts(args: &[&str], url: Option<&str>, report: &Path) -> (Value, String, String) {
-    let mut cmd = Command::new(test_binary("prompts"));
     // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
-    cmd.args(["--skip", "hosted::"])
+    let run = Child::new(child::test_binary("prompts"))
+        .root(&root())
+        .args(["--skip", "hosted::"])
         .args(args)
-        .arg("--report")
-        .arg(report);
-    cmd.env("CARGO_MANIFEST_DIR", root())
-        .env_remove("PROMPT_TESTER_CASSETTE");
-    match url {
-        Some(url) => cmd.env("PROMPT_TESTER_LOCAL_BASE_URL", url),
-        None => cmd.env("PROMPT_TESTER_LOCAL_BASE_URL", "http://127.0.0.1:9/v1"),
-    };
-    let out = cmd.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success(),
-        "run {args:?} failed:\n{stdout}\n{stderr}"
-    );
+        .args([Path::new("--report"), report])
+        .env(
+            "PROMPT_TESTER_LOCAL_BASE_URL",
+            url.unwrap_or("http://127.0.0.1:9/v1"),
+        )
+        .run();
+    let (stdout, stderr) = (run.stdout(), run.stderr());
+    assert!(run.success(), "run {args:?} failed:\n{stdout}\n{stderr}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     (report, stdout, stderr)
 }

@@ -3,25 +3,22 @@
 //! time budget for 429 retries, and which in-flight limit wins. The provider client is driven directly,
 //! and the harness end to end in a child process (the engine is one per process).
 
-mod support;
+mod common;
 
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use prompt_tester::completion::CompletionRequest;
-use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
+use prompt_tester::config::RetryConfig;
 use prompt_tester::provider::ProviderClient;
+use prompt_tester_testkit::child::{self, Child};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 
 fn retry(max_attempts: u32, rate_limit_budget: Duration) -> RetryConfig {
     RetryConfig {
-        max_attempts,
-        initial_backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_secs(2),
-        request_timeout: Duration::from_secs(5),
         rate_limit_budget,
+        ..common::fast_retry(max_attempts)
     }
 }
 
@@ -31,19 +28,16 @@ fn client(
     max_in_flight: usize,
     retry: RetryConfig,
 ) -> ProviderClient {
-    let (name, format) = match wire {
-        Wire::Anthropic => ("fake-anthropic", WireFormat::Anthropic),
-        Wire::Gemini => ("fake-google", WireFormat::Google),
-        Wire::OpenAi => ("fake-openai", WireFormat::OpenAi),
+    let name = match wire {
+        Wire::Anthropic => "fake-anthropic",
+        Wire::Gemini => "fake-google",
+        Wire::OpenAi => "fake-openai",
     };
-    let endpoint = EndpointConfig {
-        name: name.into(),
-        wire: format,
-        base_url: fake.base_url(wire),
-        api_key_env: Vec::new(),
-        max_in_flight,
-    };
-    ProviderClient::with_api_key(&endpoint, &retry, None)
+    common::client_of(
+        &common::endpoint(name, fake, wire, max_in_flight),
+        &retry,
+        None,
+    )
 }
 
 /// `n` calls at once through `client`; each call's result and when it ended.
@@ -295,15 +289,17 @@ const CHILD_ARGS: &str = "PT_RATE_LIMITS_CHILD_ARGS";
 /// Set in the child process: a `Harness::concurrency` to apply.
 const CHILD_CONCURRENCY: &str = "PT_RATE_LIMITS_CHILD_CONCURRENCY";
 
-/// In the child process this test is the whole program (see `support::run_as_child`).
+/// In the child process this test is the whole program (see `child::run_as_child`).
 #[test]
 #[ignore = "helper: the other tests run it in a child process"]
 fn child_harness() {
-    let mut harness = prompt_tester::Harness::new();
-    if let Ok(n) = std::env::var(CHILD_CONCURRENCY) {
-        harness = harness.concurrency(n.parse().expect("a number"));
-    }
-    support::run_as_child(CHILD_ARGS, harness);
+    child::run_as_child(CHILD_ARGS, |args| {
+        let mut harness = prompt_tester::Harness::new();
+        if let Ok(n) = std::env::var(CHILD_CONCURRENCY) {
+            harness = harness.concurrency(n.parse().expect("a number"));
+        }
+        harness.run_with_args(args)
+    });
 }
 
 /// A throwaway crate root: `prompt-tester.toml` naming the provider `fake` at `base_url`, and a suite
@@ -349,24 +345,11 @@ impl Root {
 
     /// Runs the harness (cassettes off) with `env`: exit code, stdout, stderr.
     fn run(&self, env: &[(&str, &str)]) -> (i32, String, String) {
-        let mut cmd = support::child_command(CHILD_ARGS, &["prompts", "--no-cassette"]);
-        cmd.env("CARGO_MANIFEST_DIR", &self.0).env("NO_COLOR", "1");
-        for (key, _) in std::env::vars_os() {
-            let key = key.to_string_lossy();
-            if key.starts_with("PROMPT_TESTER_")
-                || key == "RUST_TEST_THREADS"
-                || key == CHILD_CONCURRENCY
-            {
-                cmd.env_remove(key.as_ref());
-            }
-        }
-        cmd.envs(env.iter().copied());
-        let out = cmd.output().expect("the test binary runs itself");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let run = Child::harness(CHILD_ARGS, &["prompts", "--no-cassette"])
+            .root(&self.0)
+            .envs(env)
+            .run();
+        (run.code().unwrap_or(-1), run.stdout(), run.stderr())
     }
 }
 
@@ -459,34 +442,12 @@ fn an_endpoints_own_max_in_flight_wins_over_the_environment_and_the_builder() {
 fn the_shipped_nextest_group_caps_prompt_test_processes() {
     // nextest runs one process per trial, so the in-process limit cannot hold across them: the
     // `prompt-tests` group in .config/nextest.toml caps how many run at once. Asked of nextest itself.
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = Command::new(&cargo);
-    command
+    let out = child::cargo()
         .args(["nextest", "show-config", "test-groups", "--test", "prompts"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1");
-    // What cargo sets for a test process: build scripts (ring's) depend on some of these, so leaving
-    // them in would make this cargo rebuild them, and the next `cargo test` rebuild them back.
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if key == "OUT_DIR"
-            || key.starts_with("CARGO_PKG_")
-            || key.starts_with("CARGO_BIN_")
-            || [
-                "CARGO_MANIFEST_DIR",
-                "CARGO_MANIFEST_PATH",
-                "CARGO_MANIFEST_LINKS",
-                "CARGO_CRATE_NAME",
-                "CARGO_PRIMARY_PACKAGE",
-                "CARGO_TARGET_TMPDIR",
-                "CARGO_RUSTC_CURRENT_DIR",
-            ]
-            .contains(&key.as_ref())
-        {
-            command.env_remove(key.as_ref());
-        }
-    }
-    let out = command.output().expect("cargo runs");
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("cargo runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && stderr.contains("no such command") {

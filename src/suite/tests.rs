@@ -1,4 +1,4 @@
-//! Unit tests of suite parsing and scoring (the harness-level ones are in tests/suites.rs).
+//! Unit tests of suite parsing and scoring (the harness-level ones are in tests/suites/).
 
 use std::path::Path;
 use std::sync::Arc;

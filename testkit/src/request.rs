@@ -1,0 +1,126 @@
+//! What the fake captured of one request, and the questions tests ask of it.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::Wire;
+
+/// One request the fake received.
+#[derive(Debug, Clone)]
+pub struct CapturedRequest {
+    /// Its position among the requests received, from 0.
+    pub index: usize,
+    /// The HTTP method.
+    pub method: String,
+    /// The path and query, as sent (`/v1/messages`, `/v1beta/models/m:generateContent`).
+    pub path: String,
+    /// The headers, names lower-cased, in the order received.
+    pub headers: Vec<(String, String)>,
+    /// The raw body.
+    pub body: Vec<u8>,
+    /// The body parsed as JSON, when it is JSON.
+    pub json: Option<Value>,
+    /// When it arrived.
+    pub received_at: Instant,
+}
+
+impl CapturedRequest {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The wire format its path belongs to.
+    pub fn wire(&self) -> Option<Wire> {
+        Wire::of_path(&self.path)
+    }
+
+    /// The model asked for: the body's `model`, or Gemini's path segment.
+    pub fn model(&self) -> Option<String> {
+        if let Some(model) = self
+            .json
+            .as_ref()
+            .and_then(|j| j.get("model"))
+            .and_then(Value::as_str)
+        {
+            return Some(model.to_string());
+        }
+        let path = self.path.split('?').next()?;
+        let start = path.find("/models/")? + "/models/".len();
+        let end = path.find(":generateContent")?;
+        path.get(start..end).map(str::to_string)
+    }
+
+    /// The text of the last user message, whatever the wire format.
+    pub fn last_user_text(&self) -> Option<String> {
+        let json = self.json.as_ref()?;
+        match self.wire()? {
+            Wire::Anthropic | Wire::OpenAi => {
+                let message = json
+                    .get("messages")?
+                    .as_array()?
+                    .iter()
+                    .rev()
+                    .find(|m| m["role"] == "user")?;
+                Some(text_of(&message["content"]))
+            }
+            Wire::Gemini => {
+                let content = json
+                    .get("contents")?
+                    .as_array()?
+                    .iter()
+                    .rev()
+                    .find(|m| m["role"] == "user")?;
+                let parts = content.get("parts")?.as_array()?;
+                Some(
+                    parts
+                        .iter()
+                        .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    /// The tool an Anthropic request forces (`tool_choice: {"type": "tool", "name": ...}`).
+    pub fn forced_tool(&self) -> Option<String> {
+        let choice = self.json.as_ref()?.get("tool_choice")?;
+        (choice.get("type")? == "tool").then(|| choice.get("name")?.as_str().map(str::to_string))?
+    }
+
+    /// Whether the request asks for structured output (a forced Anthropic tool, an OpenAI
+    /// `response_format`, or a Gemini `responseMimeType` of JSON).
+    pub fn wants_structured(&self) -> bool {
+        let Some(json) = self.json.as_ref() else {
+            return false;
+        };
+        match self.wire() {
+            Some(Wire::Anthropic) => self.forced_tool().is_some(),
+            Some(Wire::OpenAi) => json
+                .get("response_format")
+                .is_some_and(|f| f["type"] != "text"),
+            Some(Wire::Gemini) => {
+                json["generationConfig"]["responseMimeType"] == "application/json"
+            }
+            None => false,
+        }
+    }
+}
+
+/// Text of a message `content` that is either a string or a list of text parts.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}

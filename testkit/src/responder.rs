@@ -1,0 +1,61 @@
+//! Answers for requests the scripted queue does not cover: a closure or the default echo.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::{CapturedRequest, Reply, Usage, Wire};
+
+/// Decides the reply to a request the scripted queue did not answer.
+pub type Responder = Arc<dyn Fn(&CapturedRequest) -> Reply + Send + Sync>;
+
+/// The default responder: answers every request well-formed in its own wire format.
+#[derive(Debug, Clone, Default)]
+pub struct Echo {
+    /// The answer's text; `None` echoes the last user message as `echo: <text>`.
+    pub text: Option<String>,
+    /// A fixed latency before each answer.
+    pub latency: Duration,
+    /// Fixed token counts; `None` estimates them from the sizes of the request and the answer.
+    pub usage: Option<Usage>,
+}
+
+impl Echo {
+    /// The reply this echo gives to `request`. A request for structured output gets the JSON object
+    /// `{"echo": <text>}` (a forced tool call for Anthropic).
+    pub fn reply(&self, request: &CapturedRequest) -> Reply {
+        let text = match &self.text {
+            Some(text) => text.clone(),
+            None => format!("echo: {}", request.last_user_text().unwrap_or_default()),
+        };
+        let mut reply = if request.wants_structured() {
+            Reply::structured(request, &json!({ "echo": text }))
+        } else {
+            Reply::answer(request, &text)
+        };
+        if let (Some(usage), Some(wire)) = (self.usage, request.wire()) {
+            let model = request.model().unwrap_or_else(|| "fake-model".to_string());
+            reply = if request.wants_structured() {
+                match wire {
+                    Wire::Anthropic => Reply::tool_call(
+                        wire,
+                        &model,
+                        &request.forced_tool().unwrap_or_else(|| "result".into()),
+                        &json!({ "echo": text }),
+                        usage,
+                    ),
+                    _ => Reply::text(wire, &model, &json!({ "echo": text }).to_string(), usage),
+                }
+            } else {
+                Reply::text(wire, &model, &text, usage)
+            };
+        }
+        reply.delayed(self.latency)
+    }
+
+    /// This echo as a [`Responder`].
+    pub fn responder(self) -> Responder {
+        Arc::new(move |request| self.reply(request))
+    }
+}

@@ -1,0 +1,162 @@
+use super::*;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+fn post(
+    fake: &FakeProvider,
+    path: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(fake.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let body = body.to_string();
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        fake.addr(),
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_string(), body.to_string())
+}
+
+#[test]
+fn echoes_each_wire_format_and_captures_requests() {
+    let fake = FakeProvider::builder().usage(Usage::new(7, 3)).start();
+    let (status, _, body) = post(
+        &fake,
+        "/v1/messages",
+        &json!({"model": "claude-x", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}),
+        &[("x-api-key", "k1")],
+    );
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["content"][0]["text"], "echo: hi");
+    assert_eq!(v["model"], "claude-x");
+    assert_eq!(v["usage"]["input_tokens"], 7);
+
+    let (status, _, body) = post(
+        &fake,
+        "/v1beta/models/gemini-y:generateContent",
+        &json!({"contents": [{"role": "user", "parts": [{"text": "yo"}]}]}),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        v["candidates"][0]["content"]["parts"][0]["text"],
+        "echo: yo"
+    );
+    assert_eq!(v["modelVersion"], "gemini-y");
+
+    let (status, _, body) = post(
+        &fake,
+        "/v1/chat/completions",
+        &json!({"model": "m", "messages": [{"role": "user", "content": "hey"}], "response_format": {"type": "json_schema"}}),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let content: Value =
+        serde_json::from_str(v["choices"][0]["message"]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(content, json!({"echo": "echo: hey"}));
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0].header("X-Api-Key"), Some("k1"));
+    assert_eq!(requests[1].wire(), Some(Wire::Gemini));
+    assert_eq!(requests[1].model().as_deref(), Some("gemini-y"));
+    assert_eq!(fake.request_count(), 3);
+}
+
+#[test]
+fn scripted_replies_come_first_then_the_responder() {
+    let fake = FakeProvider::start();
+    fake.push(Reply::rate_limited(
+        Wire::Anthropic,
+        Duration::from_millis(1500),
+    ));
+    let (status, head, _) = post(&fake, "/v1/messages", &json!({}), &[]);
+    assert_eq!(status, 429);
+    assert!(head.contains("retry-after: 2"), "{head}");
+    assert!(head.contains("retry-after-ms: 1500"), "{head}");
+    let (status, _, _) = post(&fake, "/v1/messages", &json!({}), &[]);
+    assert_eq!(status, 200);
+    fake.respond_with(|_| Reply::overloaded());
+    assert_eq!(post(&fake, "/v1/messages", &json!({}), &[]).0, 529);
+}
+
+#[test]
+fn dropped_connection_gets_no_response_and_aborted_body_is_cut() {
+    let fake = FakeProvider::start();
+    fake.push(Reply::drop_connection());
+    let (status, head, _) = post(&fake, "/v1/messages", &json!({}), &[]);
+    assert_eq!((status, head.as_str()), (0, ""));
+    fake.push(Reply::text(Wire::OpenAi, "m", "abcdefghij", Usage::new(1, 1)).aborted_mid_body());
+    let (status, head, body) = post(&fake, "/v1/chat/completions", &json!({}), &[]);
+    assert_eq!(status, 200);
+    assert!(head.contains("transfer-encoding: chunked"), "{head}");
+    // The terminating zero-length chunk never comes.
+    assert!(!body.ends_with("0\r\n\r\n"), "{body}");
+    assert_eq!(fake.in_flight(), 0);
+}
+
+#[test]
+fn requests_beyond_the_limit_in_flight_get_429() {
+    let fake = FakeProvider::builder()
+        .latency(Duration::from_millis(300))
+        .reject_beyond(2, Duration::from_millis(500))
+        .start();
+    let calls: Vec<_> = (0..5)
+        .map(|_| {
+            let addr = fake.addr();
+            std::thread::spawn(move || {
+                let mut stream = TcpStream::connect(addr).unwrap();
+                let body = "{}";
+                write!(
+                    stream,
+                    "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .unwrap();
+                let mut out = String::new();
+                let _ = stream.read_to_string(&mut out);
+                out
+            })
+        })
+        .collect();
+    let answers: Vec<String> = calls.into_iter().map(|c| c.join().unwrap()).collect();
+    let rejected: Vec<&String> = answers.iter().filter(|a| a.contains(" 429 ")).collect();
+    assert_eq!(rejected.len(), 3, "{answers:#?}");
+    assert!(rejected.iter().all(|a| a.contains("retry-after: 0.5\r\n")));
+    assert_eq!(fake.rejected(), 3);
+    assert_eq!(fake.max_admitted(), 2);
+    // Once they are answered, the next request is admitted again.
+    assert_eq!(post(&fake, "/v1/messages", &json!({}), &[]).0, 200);
+}
+
+#[test]
+fn shutdown_closes_the_port() {
+    let fake = FakeProvider::start();
+    let addr = fake.addr();
+    fake.shutdown();
+    assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err());
+}

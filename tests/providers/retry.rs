@@ -1,0 +1,342 @@
+//! Retries and errors: rate limits and `retry-after`, server errors, timeouts, dropped connections,
+//! unreachable servers, malformed bodies, and the key never in an error.
+
+use prompt_tester::config::{EndpointConfig, WireFormat};
+use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+use super::*;
+
+#[tokio::test]
+async fn rate_limits_wait_as_long_as_retry_after_asks() {
+    let fake = FakeProvider::start();
+    for wire in ALL {
+        fake.reset();
+        fake.push(Reply::rate_limited(wire, Duration::from_millis(400)));
+        let started = Instant::now();
+        let result = client(&fake, wire, fast_retry(3))
+            .complete(&simple(wire))
+            .await
+            .unwrap();
+        let waited = started.elapsed();
+        assert!(result.text.starts_with("echo:"));
+        assert_eq!(fake.request_count(), 2, "{wire:?}");
+        // The backoff alone would be 5 ms at most: the wait came from retry-after (Gemini: RetryInfo).
+        assert!(
+            waited >= Duration::from_millis(400),
+            "{wire:?} retried after {waited:?}"
+        );
+        assert!(
+            waited < Duration::from_millis(1500),
+            "{wire:?} waited {waited:?}"
+        );
+        let requests = fake.requests();
+        let gap = requests[1].received_at - requests[0].received_at;
+        assert!(
+            gap >= Duration::from_millis(395),
+            "{wire:?}: the server saw the retry after {gap:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn retry_after_and_http_dates_are_capped_at_max_backoff() {
+    let fake = FakeProvider::start();
+    let mut retry = fast_retry(2);
+    retry.max_backoff = Duration::from_millis(100);
+    fake.push(
+        Reply::error(Wire::OpenAi, 429, "requests", "slow down").with_header("retry-after", "3600"),
+    );
+    succeeds_within(&fake, Wire::OpenAi, retry.clone(), Duration::from_secs(1)).await;
+
+    // An HTTP date two seconds ahead, capped to 100 ms.
+    let at = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+    fake.push(
+        Reply::error(Wire::Anthropic, 429, "rate_limit_error", "slow down")
+            .with_header("retry-after", &at),
+    );
+    succeeds_within(&fake, Wire::Anthropic, retry, Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn overloaded_and_server_errors_are_retried() {
+    let fake = FakeProvider::start();
+    fake.push_all([
+        Reply::overloaded(),
+        Reply::server_error(Wire::Anthropic, 503),
+        Reply::server_error(Wire::Anthropic, 500),
+    ]);
+    let result = client(&fake, Wire::Anthropic, fast_retry(4))
+        .complete(&simple(Wire::Anthropic))
+        .await
+        .unwrap();
+    assert!(result.text.starts_with("echo:"));
+    assert_eq!(fake.request_count(), 4);
+
+    fake.reset();
+    for status in [502, 504, 408] {
+        fake.push(Reply::server_error(Wire::OpenAi, status));
+    }
+    client(&fake, Wire::OpenAi, fast_retry(4))
+        .complete(&simple(Wire::OpenAi))
+        .await
+        .unwrap();
+    assert_eq!(fake.request_count(), 4);
+}
+
+#[tokio::test]
+async fn gives_up_after_max_attempts_with_the_provider_error() {
+    let fake = FakeProvider::start();
+    fake.respond_with(|_| Reply::server_error(Wire::Gemini, 503));
+    let error = client(&fake, Wire::Gemini, fast_retry(3))
+        .complete(&simple(Wire::Gemini))
+        .await
+        .unwrap_err();
+    assert_eq!(fake.request_count(), 3);
+    assert_eq!(error.attempts, 3);
+    assert_eq!(error.status, Some(503));
+    assert_eq!(error.error_type.as_deref(), Some("UNAVAILABLE"));
+    let text = assert_clean(&error);
+    assert_eq!(
+        text,
+        "fake-gemini: HTTP 503 UNAVAILABLE: The model is overloaded. Please try again later. [3 attempts]"
+    );
+
+    fake.respond_with(|_| Reply::overloaded());
+    let error = client(&fake, Wire::Anthropic, fast_retry(2))
+        .complete(&simple(Wire::Anthropic))
+        .await
+        .unwrap_err();
+    let text = assert_clean(&error);
+    assert!(
+        text.contains("HTTP 529 overloaded_error: Overloaded (request id req_fake_"),
+        "{text}"
+    );
+    assert!(text.ends_with("[2 attempts]"), "{text}");
+}
+
+#[tokio::test]
+async fn client_errors_are_not_retried() {
+    let fake = FakeProvider::start();
+    for wire in ALL {
+        for (status, kind) in [
+            (400, "invalid_request_error"),
+            (401, "authentication_error"),
+            (404, "not_found_error"),
+        ] {
+            fake.reset();
+            fake.push(Reply::error(
+                wire,
+                status,
+                kind,
+                &format!("bad request {status}"),
+            ));
+            let error = client(&fake, wire, fast_retry(4))
+                .complete(&simple(wire))
+                .await
+                .unwrap_err();
+            assert_eq!(fake.request_count(), 1, "{wire:?} {status} was retried");
+            assert_eq!((error.status, error.attempts), (Some(status), 1));
+            assert_eq!(error.error_type.as_deref(), Some(kind));
+            assert_eq!(error.message, format!("bad request {status}"));
+            if wire != Wire::Gemini {
+                assert!(
+                    error
+                        .request_id
+                        .as_deref()
+                        .is_some_and(|id| id.starts_with("req_fake_")),
+                    "{error:?}"
+                );
+            }
+            let text = assert_clean(&error);
+            assert!(
+                text.contains(&format!("HTTP {status} {kind}: bad request {status}")),
+                "{text}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn timeouts_are_retried_then_reported() {
+    let fake = FakeProvider::start();
+    let mut retry = fast_retry(2);
+    retry.request_timeout = Duration::from_millis(200);
+    fake.push(
+        Reply::text(Wire::OpenAi, "m", "too late", Usage::new(1, 1))
+            .delayed(Duration::from_secs(3)),
+    );
+    succeeds_within(&fake, Wire::OpenAi, retry.clone(), Duration::from_secs(2)).await;
+    assert_eq!(fake.request_count(), 2);
+
+    fake.reset();
+    fake.respond_with(|r| Reply::answer(r, "late").delayed(Duration::from_secs(3)));
+    let error = client(&fake, Wire::Anthropic, retry)
+        .complete(&simple(Wire::Anthropic))
+        .await
+        .unwrap_err();
+    assert_eq!(fake.request_count(), 2);
+    assert_eq!(
+        (error.status, error.error_type.as_deref(), error.attempts),
+        (None, Some("timeout"), 2)
+    );
+    let text = assert_clean(&error);
+    assert!(text.contains("within 200ms"), "{text}");
+}
+
+#[tokio::test]
+async fn dropped_connections_and_cut_bodies_are_retried() {
+    let fake = FakeProvider::start();
+    for wire in ALL {
+        fake.reset();
+        fake.push(Reply::drop_connection());
+        fake.push(Reply::text(wire, "m", "cut", Usage::new(1, 1)).aborted_mid_body());
+        let result = client(&fake, wire, fast_retry(3))
+            .complete(&simple(wire))
+            .await
+            .unwrap();
+        assert!(result.text.starts_with("echo:"), "{wire:?}");
+        assert_eq!(fake.request_count(), 3, "{wire:?}");
+    }
+    fake.respond_with(|_| Reply::drop_connection());
+    let error = client(&fake, Wire::OpenAi, fast_retry(2))
+        .complete(&simple(Wire::OpenAi))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (error.status, error.error_type.as_deref(), error.attempts),
+        (None, Some("connection"), 2)
+    );
+    let text = assert_clean(&error);
+    assert!(text.contains(&fake.base_url(Wire::OpenAi)), "{text}");
+}
+
+#[tokio::test]
+async fn unreachable_servers_are_a_connection_error() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let endpoint = EndpointConfig {
+        name: "nowhere".into(),
+        wire: WireFormat::OpenAi,
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+        api_key_env: vec![],
+        max_in_flight: 1,
+    };
+    let client = common::client_of(&endpoint, &fast_retry(2), Some(KEY));
+    let error = client.complete(&simple(Wire::OpenAi)).await.unwrap_err();
+    assert_eq!(
+        (error.error_type.as_deref(), error.attempts),
+        (Some("connection"), 2)
+    );
+    let text = assert_clean(&error);
+    assert!(
+        text.contains(&format!(
+            "cannot connect to http://127.0.0.1:{port}/v1/chat/completions"
+        )),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_and_truncated_json_are_quoted_not_retried() {
+    let fake = FakeProvider::start();
+    for wire in ALL {
+        fake.reset();
+        fake.push(Reply::malformed());
+        let error = client(&fake, wire, fast_retry(3))
+            .complete(&simple(wire))
+            .await
+            .unwrap_err();
+        assert_eq!(fake.request_count(), 1);
+        assert_eq!(
+            (error.status, error.error_type.as_deref()),
+            (Some(200), Some("invalid_response"))
+        );
+        let text = assert_clean(&error);
+        assert!(text.contains("is not JSON"), "{text}");
+        assert!(
+            text.contains("<html><body><h1>502 Bad Gateway</h1>"),
+            "{text}"
+        );
+
+        fake.reset();
+        let truncated = Reply::truncated(wire);
+        let start = String::from_utf8_lossy(&truncated.body[..20]).into_owned();
+        fake.push(truncated);
+        let error = client(&fake, wire, fast_retry(3))
+            .complete(&simple(wire))
+            .await
+            .unwrap_err();
+        assert_eq!(fake.request_count(), 1);
+        let text = assert_clean(&error);
+        assert!(
+            text.contains(&format!("{start:?}").trim_end_matches('"').to_string()),
+            "{text}"
+        );
+        assert!(text.contains("EOF while parsing"), "{text}");
+
+        // Valid JSON of the wrong shape (a wrong base URL).
+        fake.reset();
+        fake.push(Reply::json(200, &json!({"status": "ok"})));
+        let error = client(&fake, wire, fast_retry(3))
+            .complete(&simple(wire))
+            .await
+            .unwrap_err();
+        let text = assert_clean(&error);
+        assert!(text.contains("{\\\"status\\\":\\\"ok\\\"}"), "{text}");
+    }
+    // An error status whose body is not the provider's error JSON.
+    fake.reset();
+    fake.push(Reply::raw(502, "text/html", "<html>proxy error</html>"));
+    let error = client(&fake, Wire::Anthropic, fast_retry(1))
+        .complete(&simple(Wire::Anthropic))
+        .await
+        .unwrap_err();
+    let text = assert_clean(&error);
+    assert!(text.contains("HTTP 502: the error body is not Anthropic Messages error JSON: \"<html>proxy error</html>\""), "{text}");
+}
+
+#[tokio::test]
+async fn the_key_never_appears_in_errors() {
+    let fake = FakeProvider::start();
+    // A provider that echoes the key it was sent back into its error message.
+    fake.respond_with(|request| {
+        let sent = request
+            .header("x-api-key")
+            .or(request.header("x-goog-api-key"))
+            .or(request.header("authorization"))
+            .unwrap_or("")
+            .to_string();
+        Reply::error(
+            request.wire().unwrap(),
+            401,
+            "authentication_error",
+            &format!("invalid key: {sent}"),
+        )
+    });
+    for wire in ALL {
+        let error = client(&fake, wire, fast_retry(2))
+            .complete(&simple(wire))
+            .await
+            .unwrap_err();
+        let text = assert_clean(&error);
+        assert!(
+            text.contains("invalid key: ") && text.contains("[REDACTED]"),
+            "{text}"
+        );
+    }
+}
+
+/// One call in `wire` with `retry` succeeds within `limit`.
+async fn succeeds_within(fake: &FakeProvider, wire: Wire, retry: RetryConfig, limit: Duration) {
+    let started = Instant::now();
+    client(fake, wire, retry)
+        .complete(&simple(wire))
+        .await
+        .unwrap();
+    let waited = started.elapsed();
+    assert!(waited < limit, "{wire:?} waited {waited:?}");
+}

@@ -1,0 +1,337 @@
+//! Judge assertions: one judge call per run, a missing judge, a missing verdict asked again.
+
+use prompt_tester_testkit::{FakeProvider, Reply, Wire};
+use serde_json::{Value, json};
+
+use super::*;
+
+const JUDGED: &str = r#"prompt = "Serve {thing}"
+
+[[cases]]
+name = "tea"
+inputs = { thing = "tea" }
+assert = [{ contains = "tea" }, { judge = "Is it polite?" }, { judge = "Does it mention milk?" }]
+
+[[cases]]
+name = "coffee"
+inputs = { thing = "coffee" }
+assert = [{ judge = "Is it polite?" }]
+
+[[cases]]
+name = "juice"
+inputs = { thing = "juice" }
+threshold = 0.5
+assert = [{ contains = "juice", weight = 1 }, { judge = "Is it polite?", weight = 1 }]
+"#;
+
+/// One verdict of the judge's structured answer.
+fn verdict(index: u32, answer: &str, reasoning: &str) -> Value {
+    json!({"index": index, "question_type": "factual_presence", "reasoning": reasoning, "snippet": null, "answer": answer})
+}
+
+#[test]
+fn judge_assertions_share_one_judge_call_per_run() {
+    let fake = FakeProvider::builder()
+        .respond_with(|request| {
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            if request.model().as_deref() == Some(JUDGE_MODEL) {
+                let polite = !body.contains("coffee") && !body.contains("juice");
+                let mut verdicts = vec![if polite {
+                    verdict(1, "yes", "It says please.")
+                } else {
+                    verdict(1, "no", "It barks an order.")
+                }];
+                if body.contains("Does it mention milk?") {
+                    verdicts.push(verdict(2, "yes", "Milk is offered."));
+                }
+                return Reply::text(
+                    Wire::OpenAi,
+                    JUDGE_MODEL,
+                    &json!({ "verdicts": verdicts }).to_string(),
+                    prompt_tester_testkit::Usage::new(100, 10),
+                );
+            }
+            let answer = match request.last_user_text().as_deref() {
+                Some("Serve tea") => "Here is your tea with milk, please enjoy.",
+                Some("Serve coffee") => "Coffee. Now.",
+                _ => "Fresh juice. Take it.",
+            };
+            Reply::answer(request, answer)
+        })
+        .start();
+    let f = Fixture::calling("judge", &fake, "off");
+    f.file("prompt-tests/judged.evals.toml", JUDGED);
+    let out = f.run(&[]);
+    assert_eq!(out.status_of("judged::tea"), "ok", "{}", out.context());
+    assert_eq!(out.status_of("judged::coffee"), "FAILED");
+    assert_eq!(
+        out.status_of("judged::juice"),
+        "ok",
+        "the judge's no weighs 1 of 2, the threshold is 0.5"
+    );
+    let reason = out.failure("judged", "coffee");
+    assert!(
+        reason.contains(
+            r#"judge: expected the judge to confirm "Is it polite?"; saw "no": It barks an order."#
+        ),
+        "{reason}"
+    );
+    // Both questions of `tea` went in one judge call; three judge calls in all.
+    let judge_calls: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.model().as_deref() == Some(JUDGE_MODEL))
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .collect();
+    assert_eq!(judge_calls.len(), 3);
+    assert_eq!(
+        judge_calls
+            .iter()
+            .filter(|b| b.contains("Does it mention milk?") && b.contains("Is it polite?"))
+            .count(),
+        1
+    );
+    let suite = out.suite("judged");
+    assert_eq!(suite["usage"]["judge"]["calls"], 3);
+    assert_eq!(suite["usage"]["subject"]["calls"], 3);
+    let junit = quick_junit::Report::deserialize_from_str(out.junit.as_deref().unwrap()).unwrap();
+    let tea = junit.test_suites[0]
+        .test_cases
+        .iter()
+        .find(|c| c.name.as_str() == "judged::tea")
+        .unwrap();
+    let judge_calls = tea
+        .properties
+        .iter()
+        .find(|p| p.name.as_str() == "judge_calls")
+        .unwrap();
+    assert_eq!(judge_calls.value.as_str(), "1");
+}
+
+#[test]
+fn a_judge_assertion_without_a_configured_judge_fails_with_how_to_configure_one() {
+    let fake = FakeProvider::builder().echo_text("Tea. Please.").start();
+    let mut f = Fixture::new("nojudge");
+    f.mode = "off";
+    f.file(
+        "prompt-tester.toml",
+        &format!("[defaults]\nprovider = \"{PROVIDER}\"\nmodel = \"{MODEL}\"\n[providers.{PROVIDER}]\nbase_url = \"{}\"\n", fake.base_url(Wire::OpenAi)),
+    );
+    f.file("prompt-tests/j.evals.toml", "prompt = \"Serve tea\"\n[[cases]]\nname = \"a\"\nassert = [{ judge = \"Is it polite?\", weight = 0 }]\nthreshold = 0\n");
+    let out = f.run(&[]);
+    assert_eq!(out.status_of("j::a"), "FAILED", "{}", out.context());
+    let reason = out.failure("j", "a");
+    assert!(reason.starts_with("judge: "), "{reason}");
+    assert!(
+        reason.contains("[judge]"),
+        "the message says how to configure the judge: {reason}"
+    );
+}
+
+/// Serves tea: the third subject call (whichever run makes it) answers "III"; the judge answers every
+/// question yes, except about that answer, where it writes prose with no verdict.
+fn tea_server() -> FakeProvider {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let teas = AtomicUsize::new(0);
+    FakeProvider::builder()
+        .respond_with(move |request| {
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            if request.model().as_deref() == Some(JUDGE_MODEL) {
+                if body.contains("III") {
+                    return Reply::text(
+                        Wire::OpenAi,
+                        JUDGE_MODEL,
+                        "Hard to say.",
+                        prompt_tester_testkit::Usage::new(50, 4),
+                    );
+                }
+                return Reply::text(
+                    Wire::OpenAi,
+                    JUDGE_MODEL,
+                    &json!({ "verdicts": [verdict(1, "yes", "Fine.")] }).to_string(),
+                    prompt_tester_testkit::Usage::new(100, 10),
+                );
+            }
+            let answer = match request.last_user_text().as_deref() {
+                Some("Serve tea") if teas.fetch_add(1, Ordering::SeqCst) == 2 => "Your tea. III",
+                Some("Serve tea") => "Your tea, please.",
+                Some("Serve water") => "Water, please.",
+                _ => "No.",
+            };
+            Reply::answer(request, answer)
+        })
+        .start()
+}
+
+/// A judge with no verdict is an error, not a weighed failure, and an errored run fails its case
+/// whatever `pass_threshold` and `threshold`: 4/5 runs would pass at 0.8, and the judge's assertion
+/// weighs only half the score. Errors are counted apart in the console, the summary and both reports.
+#[test]
+fn a_judge_without_a_verdict_errors_the_run_whatever_the_thresholds() {
+    let fake = tea_server();
+    let f = Fixture::calling("errored", &fake, "off");
+    f.file(
+        "prompt-tests/drinks.evals.toml",
+        r#"prompt = "Serve {thing}"
+
+[[cases]]
+name = "tea"
+inputs = { thing = "tea" }
+runs = 5
+pass_threshold = 0.8
+threshold = 0.5
+assert = [{ contains = "tea", weight = 1 }, { judge = "Is it polite?", weight = 1 }]
+
+[[cases]]
+name = "coffee"
+inputs = { thing = "coffee" }
+assert = [{ contains = "coffee" }]
+
+[[cases]]
+name = "water"
+inputs = { thing = "water" }
+assert = [{ contains = "Water" }]
+"#,
+    );
+    let out = f.run(&[]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    assert_eq!(out.status_of("drinks::tea"), "FAILED", "{}", out.context());
+    assert_eq!(out.status_of("drinks::coffee"), "FAILED");
+    assert_eq!(out.status_of("drinks::water"), "ok");
+    let reason = out.failure("drinks", "tea");
+    assert!(
+        reason.contains("] ERROR: judge: judge returned no verdict: "),
+        "{reason}"
+    );
+    assert!(reason.contains("Hard to say."), "{reason}");
+    assert!(!reason.contains("FAILED"), "{reason}");
+    assert!(
+        reason.contains("4/5 runs passed, 1 errored (need 4, threshold 80%)"),
+        "{reason}"
+    );
+    assert!(
+        out.stderr
+            .contains("1 passed, 1 failed, 1 errored, 0 ignored"),
+        "{}",
+        out.context()
+    );
+
+    let suite = out.suite("drinks");
+    assert_eq!(suite["passed"], 1, "{suite:#}");
+    assert_eq!(suite["errors"], 1, "{suite:#}");
+    assert_eq!(suite["total"], 3, "an errored case counts in total");
+    let status = |case: &str, list: &str| {
+        suite[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["case_id"] == case)
+            .unwrap_or_else(|| panic!("no {case} in {list}: {suite:#}"))["status"]
+            .clone()
+    };
+    assert_eq!(status("tea", "failures"), "errored");
+    assert_eq!(status("coffee", "failures"), "failed");
+    assert_eq!(status("tea", "cases"), "errored");
+    assert_eq!(status("coffee", "cases"), "failed");
+    assert_eq!(status("water", "cases"), "passed");
+    let report = out.report.as_ref().unwrap();
+    assert_eq!(report["totals"]["errors"], 1, "{report:#}");
+    assert_eq!(report["totals"]["failed"], 1, "{report:#}");
+    assert_eq!(report["totals"]["passed"], 1, "{report:#}");
+
+    let junit = quick_junit::Report::deserialize_from_str(out.junit.as_deref().unwrap()).unwrap();
+    let kind_of = |name: &str| {
+        let case = junit.test_suites[0]
+            .test_cases
+            .iter()
+            .find(|c| c.name.as_str() == name)
+            .unwrap();
+        match &case.status {
+            quick_junit::TestCaseStatus::NonSuccess { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    };
+    assert_eq!(
+        kind_of("drinks::tea"),
+        Some(quick_junit::NonSuccessKind::Error)
+    );
+    assert_eq!(
+        kind_of("drinks::coffee"),
+        Some(quick_junit::NonSuccessKind::Failure)
+    );
+    assert_eq!(kind_of("drinks::water"), None);
+}
+
+/// A reply that leaves a judge question unanswered is followed by one call asking only that
+/// question; both judge calls are recorded and replay offline.
+#[test]
+fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
+    let fake = FakeProvider::builder()
+        .respond_with(|request| {
+            let user = request.last_user_text().unwrap_or_default();
+            if request.model().as_deref() == Some(JUDGE_MODEL) {
+                // The first call numbers both questions; the second asks about milk alone.
+                let reasoning = if user.contains("2. Does it mention milk?") {
+                    "It says please."
+                } else {
+                    "Milk is offered."
+                };
+                return Reply::text(
+                    Wire::OpenAi,
+                    JUDGE_MODEL,
+                    &json!({ "verdicts": [verdict(1, "yes", reasoning)] }).to_string(),
+                    prompt_tester_testkit::Usage::new(100, 10),
+                );
+            }
+            Reply::answer(request, "Here is your tea with milk, please enjoy.")
+        })
+        .start();
+    let mut f = Fixture::calling("reask", &fake, "auto");
+    f.file(
+        "prompt-tests/tea.evals.toml",
+        "prompt = \"Serve tea\"\n[[cases]]\nname = \"milk\"\nassert = [{ judge = \"Is it polite?\" }, { judge = \"Does it mention milk?\" }]\n",
+    );
+    let first = f.run(&[]);
+    assert_eq!(first.status_of("tea::milk"), "ok", "{}", first.context());
+    let judge_calls: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| r.model().as_deref() == Some(JUDGE_MODEL))
+        .map(|r| r.last_user_text().unwrap_or_default())
+        .collect();
+    assert_eq!(judge_calls.len(), 2, "{judge_calls:#?}");
+    assert!(
+        judge_calls[1].contains("1. Does it mention milk?"),
+        "{}",
+        judge_calls[1]
+    );
+    assert!(
+        !judge_calls[1].contains("Is it polite?"),
+        "{}",
+        judge_calls[1]
+    );
+    let cassette = f.root.join("prompt-tests/cassettes/tea.cassette.json");
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+    let roles: Vec<&str> = recorded["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles.iter().filter(|r| **r == "judge").count(),
+        2,
+        "{roles:?}"
+    );
+    drop(fake);
+
+    f.mode = "replay";
+    let again = f.run(&[]);
+    assert_eq!(again.status_of("tea::milk"), "ok", "{}", again.context());
+    assert!(
+        again.stderr.contains("(3 replayed from cassettes)"),
+        "{}",
+        again.context()
+    );
+}

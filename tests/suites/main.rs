@@ -1,0 +1,263 @@
+//! TOML suites end to end: a temporary crate with suite files and cassettes holding canned answers,
+//! run by the real harness in a child process (the engine is one per process), then checked through
+//! the exit code, the console, the JSON report and the JUnit XML.
+//!
+//! This file holds the child harness, the custom assertion the suites use and the throwaway crate
+//! ([`Fixture`]); the tests are grouped by concern: assertion kinds (`assertions`), broken and shipped
+//! suites (`parsing`), running against recordings and HTTP providers (`running`), reports (`reports`)
+//! and judge assertions (`judge`).
+
+use prompt_tester::cassette::{Entry, entry_key};
+use prompt_tester::{CompletionRequest, CompletionResult, PromptRun, toml};
+use prompt_tester_testkit::child::{self, Child};
+use prompt_tester_testkit::{FakeProvider, Wire};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+mod assertions;
+mod judge;
+mod parsing;
+mod reports;
+mod running;
+
+/// Set in the child process: the harness arguments, as JSON.
+const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";
+
+/// In the child process this test is the whole program: it runs the harness and exits with its code.
+#[test]
+#[ignore = "helper: the other tests run it in a child process"]
+fn child_harness() {
+    child::run_as_child(CHILD_ARGS, |args| {
+        prompt_tester::Harness::new().run_with_args(args)
+    });
+}
+
+/// A custom assertion: `{ min_sentences = N }`.
+fn min_sentences(run: &PromptRun, value: &toml::Value) -> Result<(), String> {
+    let want = value
+        .as_integer()
+        .ok_or("min_sentences needs a whole number")? as usize;
+    let seen = run.output.matches(['.', '!', '?']).count();
+    if seen >= want {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected at least {want} sentences, counted {seen}"
+        ))
+    }
+}
+prompt_tester::register_assertion!("min_sentences", min_sentences);
+
+const PROVIDER: &str = "fake";
+const MODEL: &str = "fake-model";
+const MAX_TOKENS: u32 = 64;
+const JUDGE_MODEL: &str = "judge-model";
+const SECRET: &str = "sk-test-0123456789abcdef";
+
+/// A throwaway crate root with `prompt-tester.toml`, suites and cassettes.
+struct Fixture {
+    root: PathBuf,
+    cassettes: BTreeMap<String, Vec<Entry>>,
+    /// `PROMPT_TESTER_CASSETTE` for the child: `replay` unless a test calls a server.
+    mode: &'static str,
+    /// More variables for the child (set after the inherited ones are removed).
+    env: Vec<(&'static str, &'static str)>,
+}
+
+/// What a child run left.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    report: Option<Value>,
+    junit: Option<String>,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Self {
+        let root = std::env::temp_dir().join(format!("pt-suites-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("prompt-tests")).unwrap();
+        let fixture = Self {
+            root,
+            cassettes: BTreeMap::new(),
+            mode: "replay",
+            env: Vec::new(),
+        };
+        fixture.configure("http://127.0.0.1:9/v1");
+        fixture
+    }
+
+    /// A crate whose `fake` provider is `fake`'s OpenAI-compatible endpoint, run in cassette `mode`.
+    fn calling(name: &str, fake: &FakeProvider, mode: &'static str) -> Self {
+        let mut fixture = Self::new(name);
+        fixture.configure(&fake.base_url(Wire::OpenAi));
+        fixture.mode = mode;
+        fixture
+    }
+
+    /// Writes `prompt-tester.toml` with the `fake` provider at `base_url` (one attempt per call), which
+    /// also judges with `judge-model`.
+    fn configure(&self, base_url: &str) {
+        self.file(
+            "prompt-tester.toml",
+            &format!(
+                r#"
+[retry]
+max_attempts = 1
+
+[defaults]
+provider = "{PROVIDER}"
+model = "{MODEL}"
+max_tokens = {MAX_TOKENS}
+
+[judge]
+provider = "{PROVIDER}"
+model = "{JUDGE_MODEL}"
+
+[providers.{PROVIDER}]
+base_url = "{base_url}"
+
+[prices."{MODEL}"]
+input_mtok = 1.0
+output_mtok = 2.0
+"#
+            ),
+        );
+    }
+
+    fn file(&self, relative: &str, text: &str) {
+        let path = self.root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Records `result` as the answer to `prompt` (sent as-is) for run `run` of a case of `suite`.
+    fn answer_with(
+        &mut self,
+        suite: &str,
+        request: CompletionRequest,
+        run: u32,
+        result: CompletionResult,
+        latency_ms: u64,
+    ) {
+        let entry = Entry {
+            key: entry_key(PROVIDER, &request, run),
+            test: suite.to_string(),
+            run,
+            role: prompt_tester::cassette::CallRole::Subject,
+            provider: PROVIDER.into(),
+            model: request.model.clone(),
+            request,
+            response: result,
+            latency_ms,
+            recorded_at: "2025-01-01T00:00:00Z".into(),
+        };
+        self.cassettes
+            .entry(suite.to_string())
+            .or_default()
+            .push(entry);
+    }
+
+    /// The usual answer: the default model and settings, 10 tokens in, 20 out, 500 ms.
+    fn answer(&mut self, suite: &str, prompt: &str, run: u32, output: &str) {
+        let request = CompletionRequest::new(MODEL, prompt, MAX_TOKENS);
+        self.answer_with(
+            suite,
+            request,
+            run,
+            CompletionResult::new(output, 10, 20),
+            500,
+        );
+    }
+
+    fn run(&self, args: &[&str]) -> Outcome {
+        for (suite, entries) in &self.cassettes {
+            let body = json!({ "version": 1, "entries": entries });
+            let stem = suite.replace("::", ".");
+            self.file(
+                &format!("prompt-tests/cassettes/{stem}.cassette.json"),
+                &serde_json::to_string_pretty(&body).unwrap(),
+            );
+        }
+        let report = self.root.join("out/report.json");
+        let junit = self.root.join("out/junit.xml");
+        let _ = std::fs::remove_file(&report);
+        let _ = std::fs::remove_file(&junit);
+        let mut argv = vec!["prompts".to_string()];
+        argv.extend(args.iter().map(|a| a.to_string()));
+        argv.extend([
+            "--report".into(),
+            report.display().to_string(),
+            "--junit".into(),
+            junit.display().to_string(),
+        ]);
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        // The clean environment drops `CI` too: `auto` never records under CI, and these tests choose
+        // their mode themselves.
+        let run = Child::harness(CHILD_ARGS, &argv)
+            .root(&self.root)
+            .env("PROMPT_TESTER_CASSETTE", self.mode)
+            .env("PT_FAKE_API_KEY", SECRET)
+            .envs(&self.env)
+            .run();
+        Outcome {
+            code: run.code().unwrap_or(-1),
+            // The child's own libtest prints `test child_harness ... ` before the harness takes over.
+            stdout: run.stdout().replace("test child_harness ... ", "\n"),
+            stderr: run.stderr(),
+            report: std::fs::read_to_string(&report)
+                .ok()
+                .map(|t| serde_json::from_str(&t).expect("the report is JSON")),
+            junit: std::fs::read_to_string(&junit).ok(),
+        }
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+impl Outcome {
+    /// The console line of a trial: `ok`, `FAILED` or `ignored...`.
+    fn status_of(&self, trial: &str) -> String {
+        child::outcome(&self.stdout, trial)
+            .unwrap_or_else(|| panic!("no line for {trial} in:\n{}", self.stdout))
+    }
+
+    fn suite(&self, name: &str) -> &Value {
+        let report = self.report.as_ref().expect("a JSON report was written");
+        report["suites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["suite"] == name)
+            .unwrap_or_else(|| panic!("no suite {name} in the report: {report:#}"))
+    }
+
+    fn failure(&self, suite: &str, case: &str) -> String {
+        let failures = self.suite(suite)["failures"].as_array().unwrap();
+        failures
+            .iter()
+            .find(|f| f["case_id"] == case)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no failure {case} in {suite}: {failures:#?}\n{}",
+                    self.stdout
+                )
+            })["failure_reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn context(&self) -> String {
+        format!(
+            "exit {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}

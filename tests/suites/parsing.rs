@@ -1,0 +1,220 @@
+//! Suite files: a broken one is one failing trial that locates the problem; the shipped ones are valid.
+
+use prompt_tester_testkit::child::Child;
+use std::path::PathBuf;
+
+use super::*;
+
+/// (file, text, `file:line:column`, key, fix fragment)
+const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "bad_syntax",
+        "prompt = \"Say hi\"\n[[cases]\nname = \"a\"\n",
+        "prompt-tests/bad_syntax.evals.toml:2:9: TOML syntax error: unclosed array table, expected `]`",
+        "",
+        "correct the TOML at this position",
+    ),
+    (
+        "bad_assert",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nassert = [{ containz = \"hi\" }]\n",
+        "prompt-tests/bad_assert.evals.toml:4:13: `cases[0].assert[0].containz`: unknown assertion `containz`",
+        "cases[0].assert[0].containz",
+        "did you mean `contains`? Valid assertions: contains, not_contains, icontains, regex, equals, starts_with, \
+         ends_with, is_json, json_schema, max_latency, max_cost, max_tokens, max_words, tool_called, not_tool_called, judge; custom: min_sentences",
+    ),
+    (
+        "bad_type",
+        "prompt = \"Say hi\"\nruns = \"three\"\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/bad_type.evals.toml:2:8: `runs`: expected a whole number, found a string",
+        "runs",
+        "write `runs = 1` or more (samples per case)",
+    ),
+    (
+        "bad_live_only",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nlive_only = \"yes\"\n",
+        "prompt-tests/bad_live_only.evals.toml:4:13: `cases[0].live_only`: expected `true` or `false`, found a string",
+        "cases[0].live_only",
+        "write `live_only = true`",
+    ),
+    (
+        "bad_regex",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nassert = [{ regex = \"(unclosed\" }]\n",
+        "prompt-tests/bad_regex.evals.toml:4:21: `cases[0].assert[0].regex`: invalid regex \"(unclosed\": unclosed group",
+        "cases[0].assert[0].regex",
+        "correct the pattern",
+    ),
+    (
+        "bad_schema",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nassert = [{ json_schema = { type = \"objekt\" } }]\n",
+        "prompt-tests/bad_schema.evals.toml:4:27: `cases[0].assert[0].json_schema`: invalid JSON schema:",
+        "cases[0].assert[0].json_schema",
+        "correct the schema",
+    ),
+    (
+        "bad_prompt",
+        "prompt = \"missing.md\"\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/bad_prompt.evals.toml:1:10: `prompt`: prompt file `missing.md` not found",
+        "prompt",
+        "create the file beside the suite",
+    ),
+    (
+        "bad_input",
+        "prompt = \"Reply to {message} about {product}\"\n[[cases]]\nname = \"a\"\ninputs = { message = \"hi\" }\n",
+        "prompt-tests/bad_input.evals.toml:4:10: `cases[0].inputs`: no input `product` for the placeholder {product} of the prompt",
+        "cases[0].inputs",
+        "add `product = \"...\"` to this case's inputs",
+    ),
+    (
+        "bad_key",
+        "promt = \"Say hi\"\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/bad_key.evals.toml:1:1: `promt`: unknown key `promt`",
+        "promt",
+        "did you mean `prompt`?",
+    ),
+];
+
+#[test]
+fn a_broken_suite_is_one_failing_trial_that_locates_the_problem() {
+    let mut f = Fixture::new("broken");
+    for (name, text, ..) in BROKEN {
+        f.file(&format!("prompt-tests/{name}.evals.toml"), text);
+    }
+    f.file(
+        "prompt-tests/good.evals.toml",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"hi\"\nassert = [{ icontains = \"hi\" }]\n",
+    );
+    f.answer("good", "Say hi", 1, "Hi!");
+    let out = f.run(&[]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    // Other suites run normally.
+    assert_eq!(out.status_of("good::hi"), "ok", "{}", out.context());
+    for (name, _, location, key, fix) in BROKEN {
+        let trial = format!("{name}::suite_file_error");
+        assert_eq!(out.status_of(&trial), "FAILED", "{}", out.context());
+        let suite = out.suite(name);
+        let error = suite["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no error in {suite:#}"));
+        assert!(
+            error.contains(location),
+            "{name}: {location:?} not in\n{error}"
+        );
+        if !key.is_empty() {
+            assert!(
+                error.contains(&format!("`{key}`")),
+                "{name}: key {key} not in\n{error}"
+            );
+        }
+        assert!(
+            error.contains(&format!("fix: {fix}")) || error.contains(fix),
+            "{name}: {fix:?} not in\n{error}"
+        );
+        assert!(error.contains("no case of this suite ran"), "{error}");
+        assert_eq!(suite["total"], 1);
+        assert_eq!(suite["passed"], 0);
+        // The failure is printed by the console too.
+        assert!(
+            out.stdout.contains(location),
+            "{name}: not on the console\n{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn exact_builds_only_the_requested_trial_even_when_another_suite_is_broken() {
+    let mut f = Fixture::new("exact");
+    f.file("prompt-tests/broken.evals.toml", "prompt = 3\n");
+    f.file(
+        "prompt-tests/nested/deep.evals.toml",
+        "prompt = \"Deep {x}\"\n[[cases]]\nname = \"one\"\ninputs = { x = \"1\" }\nassert = [{ contains = \"ok\" }]\n\
+         [[cases]]\nname = \"two\"\ninputs = { x = \"2\" }\nassert = [{ contains = \"ok\" }]\n",
+    );
+    f.answer("nested::deep", "Deep 1", 1, "ok");
+    f.answer("nested::deep", "Deep 2", 1, "ok");
+    let out = f.run(&["--exact", "nested::deep::one"]);
+    assert_eq!(out.code, 0, "{}", out.context());
+    assert_eq!(out.status_of("nested::deep::one"), "ok");
+    assert!(
+        out.stdout.contains("1 passed; 0 failed"),
+        "{}",
+        out.context()
+    );
+    assert!(!out.stdout.contains("broken"), "{}", out.context());
+
+    // Asked by name, a case of a broken suite fails with the suite's problems instead of vanishing.
+    let out = f.run(&["--exact", "broken::anything"]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    assert_eq!(out.status_of("broken::anything"), "FAILED");
+    assert!(
+        out.stdout.contains(
+            "prompt-tests/broken.evals.toml:1:10: `prompt`: expected a string, found an integer"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_case_without_provider_or_model_fails_with_the_fix() {
+    let f = Fixture::new("nodefaults");
+    f.file("prompt-tester.toml", "");
+    f.file(
+        "prompt-tests/lone.evals.toml",
+        "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ contains = \"x\" }]\n",
+    );
+    let out = f.run(&[]);
+    assert_eq!(out.status_of("lone::a"), "FAILED", "{}", out.context());
+    let reason = out.failure("lone", "a");
+    assert!(
+        reason.contains(
+            "case `lone::a` names no provider and model: add `provider = \"...\"` and `model = \"...\"` to \
+             prompt-tests/lone.evals.toml"
+        ),
+        "{reason}"
+    );
+}
+
+#[test]
+fn the_shipped_example_suites_are_valid() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = Child::harness(CHILD_ARGS, &["prompts", "--list"])
+        .root(&root)
+        .run();
+    let stdout = out.stdout();
+    assert!(out.success(), "{}", out.context());
+    assert!(!stdout.contains("suite_file_error"), "{stdout}");
+    for trial in [
+        "assertions::france_sentence",
+        "assertions::france_json",
+        "assertions::italy_sentence::run_3",
+    ] {
+        assert!(
+            stdout.contains(&format!("{trial}: test")),
+            "{trial} not listed:\n{stdout}"
+        );
+    }
+    // The showcase uses every built-in assertion kind.
+    let text = std::fs::read_to_string(root.join("prompt-tests/assertions.evals.toml")).unwrap();
+    for kind in [
+        "contains",
+        "not_contains",
+        "icontains",
+        "regex",
+        "equals",
+        "starts_with",
+        "ends_with",
+        "is_json",
+        "json_schema",
+        "max_latency",
+        "max_cost",
+        "max_tokens",
+        "max_words",
+        "judge",
+    ] {
+        assert!(
+            text.contains(&format!("{{ {kind} = ")),
+            "the example does not use {kind}"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Running suites: missing recordings, `live_only`, an HTTP provider and recording a cassette.
+
+use prompt_tester_testkit::{FakeProvider, Reply, Wire};
+use serde_json::Value;
+
+use super::*;
+
+#[test]
+fn a_missing_recording_fails_its_case_and_the_others_still_run() {
+    let mut f = Fixture::new("missing");
+    f.file(
+        "prompt-tests/partial.evals.toml",
+        "prompt = \"Q {q}\"\n[[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
+         [[cases]]\nname = \"changed\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n",
+    );
+    f.answer("partial", "Q 1", 1, "a");
+    let out = f.run(&[]);
+    assert_eq!(
+        out.status_of("partial::recorded"),
+        "ok",
+        "{}",
+        out.context()
+    );
+    assert_eq!(out.status_of("partial::changed"), "FAILED");
+    let reason = out.failure("partial", "changed");
+    assert!(
+        reason.contains(
+            "model call failed: partial.cassette.json has 1 recording(s) but none for this call"
+        ),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("-- partial"),
+        "the re-record command filters on the suite: {reason}"
+    );
+}
+
+#[test]
+fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_fail() {
+    let mut f = Fixture::new("liveonly");
+    f.mode = "auto";
+    f.env.push(("CI", "true"));
+    f.file(
+        "prompt-tests/live.evals.toml",
+        "prompt = \"Q {q}\"\nlive_only = true\n\
+         [[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
+         [[cases]]\nname = \"unrecorded\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n\
+         [[cases]]\nname = \"not_live\"\nlive_only = false\ninputs = { q = \"3\" }\nassert = [{ contains = \"a\" }]\n",
+    );
+    f.file(
+        "prompt-tests/fresh.evals.toml",
+        "prompt = \"New {q}\"\n[[cases]]\nname = \"nobody_recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n",
+    );
+    f.answer("live", "Q 1", 1, "a");
+    let out = f.run(&[]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    // A recorded live-only case replays.
+    assert_eq!(out.status_of("live::recorded"), "ok", "{}", out.context());
+    let ignored = out.status_of("live::unrecorded");
+    assert!(
+        ignored.starts_with(
+            "ignored (live only, not run: no recording in prompt-tests/cassettes/live.cassette.json"
+        ),
+        "{ignored}"
+    );
+    // A case may opt out of its suite's `live_only`: then, like any case nobody recorded, it fails
+    // under CI (the suite's cassette has other recordings: it says the prompt changed).
+    assert_eq!(out.status_of("live::not_live"), "FAILED");
+    assert_eq!(out.status_of("fresh::nobody_recorded"), "FAILED");
+    let reason = out.failure("fresh", "nobody_recorded");
+    assert!(
+        reason.contains("Under CI, auto mode never calls a provider for a missing recording")
+            && reason.contains("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh"),
+        "{reason}"
+    );
+    assert!(
+        out.stderr.contains("live only, not run: live::unrecorded"),
+        "{}",
+        out.context()
+    );
+    let live = out.suite("live");
+    assert_eq!(
+        (live["skipped"].as_u64(), live["total"].as_u64()),
+        (Some(1), Some(2))
+    );
+}
+
+const GEO: &str = r#"prompt = "Capital of {country}?"
+
+[[cases]]
+name = "france"
+inputs = { country = "France" }
+assert = [{ contains = "Paris" }, { max_words = 10 }]
+
+[[cases]]
+name = "spain"
+inputs = { country = "Spain" }
+assert = [{ contains = "Madrid" }]
+
+[[cases]]
+name = "nowhere"
+inputs = { country = "Nowhere" }
+assert = [{ contains = "x" }]
+"#;
+
+/// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
+fn geo_server() -> FakeProvider {
+    FakeProvider::builder()
+        .respond_with(|request| match request.last_user_text().as_deref() {
+            Some("Capital of France?") => Reply::answer(request, "Paris is the capital."),
+            Some("Capital of Nowhere?") => Reply::error(
+                Wire::OpenAi,
+                400,
+                "invalid_request_error",
+                "no such country: Nowhere",
+            ),
+            _ => Reply::answer(request, "I do not know."),
+        })
+        .start()
+}
+
+#[test]
+fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
+    let fake = geo_server();
+    let f = Fixture::calling("http", &fake, "off");
+    f.file("prompt-tests/geo.evals.toml", GEO);
+    let out = f.run(&[]);
+    assert_eq!(out.code, 101, "{}", out.context());
+    assert_eq!(out.status_of("geo::france"), "ok", "{}", out.context());
+    assert_eq!(out.status_of("geo::spain"), "FAILED");
+    assert!(
+        out.failure("geo", "spain")
+            .contains(r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#)
+    );
+    let reason = out.failure("geo", "nowhere");
+    assert!(reason.starts_with("model call failed:"), "{reason}");
+    assert!(reason.contains("no such country: Nowhere"), "{reason}");
+
+    // What went over the wire: the rendered prompt, the model and the options of the suite.
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    let france = requests
+        .iter()
+        .find(|r| r.last_user_text().as_deref() == Some("Capital of France?"))
+        .unwrap();
+    let body = france.json.as_ref().unwrap();
+    assert_eq!(body["model"], MODEL);
+    assert_eq!(body["max_tokens"], MAX_TOKENS);
+    assert!(
+        f.root.join("prompt-tests/cassettes").read_dir().is_err(),
+        "cassettes are off: nothing recorded"
+    );
+    let suite = out.suite("geo");
+    assert_eq!(
+        (suite["passed"].as_u64(), suite["total"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(
+        suite["usage"]["subject"]["calls"], 2,
+        "the failed call is not counted as an answer"
+    );
+}
+
+#[test]
+fn a_suite_records_one_cassette_then_replays_it_offline() {
+    let fake = geo_server();
+    let mut f = Fixture::calling("record", &fake, "auto");
+    f.file("prompt-tests/geo.evals.toml", GEO);
+    let first = f.run(&["--skip", "geo::nowhere"]);
+    assert_eq!(fake.request_count(), 2, "{}", first.context());
+    let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
+    let entries = recorded["entries"].as_array().unwrap();
+    assert_eq!(
+        entries.len(),
+        2,
+        "one cassette per suite, one entry per call"
+    );
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["provider"] == PROVIDER && e["role"] == "subject")
+    );
+    drop(fake);
+
+    // The server is gone: replaying needs only the cassette.
+    f.mode = "replay";
+    let again = f.run(&["--skip", "geo::nowhere"]);
+    assert_eq!(again.status_of("geo::france"), "ok", "{}", again.context());
+    assert_eq!(again.status_of("geo::spain"), "FAILED");
+    assert!(
+        again.stderr.contains("(2 replayed from cassettes)"),
+        "{}",
+        again.context()
+    );
+    assert_eq!(again.suite("geo")["usage"]["subject"]["replayed"], 2);
+}
