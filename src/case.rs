@@ -53,8 +53,9 @@ pub struct CaseInfo {
     pub dataset_version: Option<String>,
 }
 
-/// What the front end wrote about the request, before `[defaults]` fill the gaps.
-#[derive(Debug, Clone, Default)]
+/// What a front end wrote about the request, before `[defaults]` fill the gaps: the part a
+/// `#[prompt_test]` attribute, a suite and a suite's case share.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Written {
     /// The subject's provider.
     pub provider: Option<String>,
@@ -66,8 +67,22 @@ pub struct Written {
     pub max_tokens: Option<u32>,
     /// The sampling temperature.
     pub temperature: Option<f32>,
-    /// Tools the model may call.
-    pub tools: Vec<ToolSpec>,
+    /// Tools the model may call (`Some(vec![])` declares none, overriding a suite's).
+    pub tools: Option<Vec<ToolSpec>>,
+}
+
+impl Written {
+    /// These settings, each unset one taken from `base`.
+    pub fn over(&self, base: &Written) -> Written {
+        Written {
+            provider: self.provider.clone().or_else(|| base.provider.clone()),
+            model: self.model.clone().or_else(|| base.model.clone()),
+            system: self.system.clone().or_else(|| base.system.clone()),
+            max_tokens: self.max_tokens.or(base.max_tokens),
+            temperature: self.temperature.or(base.temperature),
+            tools: self.tools.clone().or_else(|| base.tools.clone()),
+        }
+    }
 }
 
 /// The request every sample of a case sends.
@@ -123,7 +138,7 @@ impl RequestTemplate {
                 .or(config.defaults.max_tokens)
                 .unwrap_or(defaults::SUBJECT_MAX_TOKENS),
             temperature: written.temperature.or(config.defaults.temperature),
-            tools: written.tools,
+            tools: written.tools.unwrap_or_default(),
         }
     }
 

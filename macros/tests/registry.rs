@@ -127,20 +127,20 @@ fn literal_keys_fill_the_spec() {
         spec.target_prompt,
         PromptSource::Inline("Summarise in one sentence: {text}")
     ));
-    assert_eq!(spec.subject_model.as_deref(), Some("gemini-3.1-flash-lite"));
-    assert_eq!(spec.subject_provider.as_deref(), Some("google"));
+    assert_eq!(spec.request.model.as_deref(), Some("gemini-3.1-flash-lite"));
+    assert_eq!(spec.request.provider.as_deref(), Some("google"));
     assert_eq!(
         vars(&spec),
         [("text", "Alice leads Project Phoenix."), ("n", "3")]
     );
     assert_eq!(spec.runs, 5);
     assert_eq!(spec.pass_threshold, 0.8);
-    assert_eq!(spec.max_tokens, None);
+    assert_eq!(spec.request.max_tokens, None);
     assert!(!spec.enable_cache);
     assert!(spec.run_fn.is_none());
-    assert!(spec.tools.is_empty());
-    assert_eq!(spec.system, None);
-    assert_eq!(spec.temperature, None);
+    assert!(spec.request.tools.is_none());
+    assert_eq!(spec.request.system, None);
+    assert_eq!(spec.request.temperature, None);
 }
 
 #[test]
@@ -153,21 +153,22 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
         }
         PromptSource::Inline(text) => panic!("expected the prompt file, got inline {text:?}"),
     }
-    assert_eq!(spec.subject_model.as_deref(), Some("claude-haiku-4-5"));
-    assert_eq!(spec.subject_provider.as_deref(), Some("anthropic"));
+    assert_eq!(spec.request.model.as_deref(), Some("claude-haiku-4-5"));
+    assert_eq!(spec.request.provider.as_deref(), Some("anthropic"));
     assert_eq!(vars(&spec), [("language", "French"), ("text", "1.5")]);
-    assert_eq!(spec.max_tokens, Some(64));
+    assert_eq!(spec.request.max_tokens, Some(64));
     assert!(spec.enable_cache);
-    assert_eq!(spec.temperature, Some(0.0));
-    assert_eq!(spec.system.as_deref(), Some("You translate."));
-    assert_eq!(spec.tools.len(), 1);
-    assert_eq!(spec.tools[0].name, "get_weather");
+    assert_eq!(spec.request.temperature, Some(0.0));
+    assert_eq!(spec.request.system.as_deref(), Some("You translate."));
+    let tools = spec.request.tools.as_deref().unwrap_or_default();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].name, "get_weather");
     assert_eq!((spec.runs, spec.pass_threshold), (1, 1.0), "defaults");
 
     let spec = (registered("type").spec)();
     assert!(matches!(spec.target_prompt, PromptSource::Inline("Hi")));
     assert!(!spec.enable_cache);
-    assert_eq!(spec.subject_model, None);
+    assert_eq!(spec.request.model, None);
 }
 
 #[test]

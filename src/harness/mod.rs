@@ -425,7 +425,8 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             continue;
         }
         let provider = spec
-            .subject_provider
+            .request
+            .provider
             .or_else(|| config.defaults.provider.clone());
         let unrecordable =
             statically_unavailable(&config, mode, provider.as_deref(), &name, spec.live_only);

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling, Written};
+use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling};
 use crate::config::Config;
 use assert::Check;
 use parse::Suite;
@@ -241,15 +241,8 @@ fn resolve(
 ) -> Case {
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
-    let written = Written {
-        provider: s.provider.clone(),
-        model: s.model.clone(),
-        system: s.system.clone(),
-        max_tokens: s.max_tokens,
-        temperature: s.temperature,
-        tools: s.tools.clone().unwrap_or_default(),
-    };
     let vars = case.inputs.iter().cloned().collect();
+    let written = s.request.clone();
     let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
         let keys = missing
             .iter()
@@ -316,7 +309,7 @@ fn warnings(
             suite.file
         ));
     }
-    if s.tools.as_ref().is_none_or(Vec::is_empty)
+    if s.request.tools.as_ref().is_none_or(Vec::is_empty)
         && case
             .asserts
             .iter()
