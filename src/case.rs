@@ -34,23 +34,32 @@ pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
 /// Judges one sample's run: a test body, or a suite case's assertions.
 pub type Evaluator = Arc<dyn Fn(PromptRun) -> Verdict + Send + Sync>;
 
-/// Where a suite case came from, for the reports.
+/// A suite as the reports name it: its name and file, and the prompt and dataset it tests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CaseInfo {
+pub struct SuiteInfo {
     /// The suite's name (file stem without `.evals`).
-    pub suite: String,
+    #[serde(rename = "suite")]
+    pub name: String,
     /// The suite file, relative to the crate root.
     pub file: String,
-    /// The case's name.
-    pub case: String,
-    /// The case's category, if any.
-    pub category: Option<String>,
     /// The prompt id (suite `prompt_id`, else the prompt file or the suite name).
     pub prompt_id: String,
     /// The prompt version (suite `prompt_version`), if given.
     pub prompt_version: Option<String>,
     /// The dataset version (suite `dataset_version`), if given.
     pub dataset_version: Option<String>,
+}
+
+/// Where a suite case came from, for the reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseInfo {
+    /// Its suite.
+    #[serde(flatten)]
+    pub suite: SuiteInfo,
+    /// The case's name.
+    pub case: String,
+    /// The case's category, if any.
+    pub category: Option<String>,
 }
 
 /// What a front end wrote about the request, before `[defaults]` fill the gaps: the part a

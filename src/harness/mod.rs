@@ -136,7 +136,7 @@ impl Harness {
             .iter()
             .filter(|def| matches!(def.kind, TrialKind::Skip(_)))
             .map(|def| {
-                let cassette = def.case.as_ref().map(|c| c.suite.clone());
+                let cassette = def.case.as_ref().map(|c| c.suite.name.clone());
                 let cassette = cassette.or_else(|| def.parent.clone());
                 (
                     cassette.unwrap_or_else(|| def.name.clone()),

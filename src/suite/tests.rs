@@ -70,7 +70,7 @@ skip = "not yet"
     .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(suite.prompt, "Reply to {message}");
-    assert_eq!(suite.prompt_id, "reply", "the prompt file's stem");
+    assert_eq!(suite.info.prompt_id, "reply", "the prompt file's stem");
     let a = &suite.cases[0];
     assert_eq!(a.settings.request.provider.as_deref(), Some("anthropic"));
     assert_eq!(a.settings.request.model.as_deref(), Some("other"));
