@@ -143,7 +143,6 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 mod tests {
     use super::*;
     use crate::completion::{ResponseSchema, ToolSpec};
-    use crate::provider::tests::push_tool_round;
 
     #[test]
     fn cached_system_tools_and_forced_schema() {
@@ -160,8 +159,7 @@ mod tests {
             name: "verdict".into(),
             schema: json!({"type": "object", "properties": {"passed": {"type": "boolean"}}}),
         });
-        push_tool_round(
-            &mut request,
+        request.push_tool_round(
             ("toolu_1", "weather"),
             json!({"city": "Oslo"}),
             ("rain", false),

@@ -354,7 +354,6 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 mod tests {
     use super::*;
     use crate::completion::{ResponseSchema, ToolSpec};
-    use crate::provider::tests::push_tool_round;
     use std::time::Duration;
 
     #[test]
@@ -419,12 +418,7 @@ mod tests {
                 input_schema: json!({"type": "object", "properties": {"c": {"type": "string"}}, "additionalProperties": false}),
             },
         ];
-        push_tool_round(
-            &mut request,
-            ("call_0", "city"),
-            json!({"c": "x"}),
-            ("Oslo", true),
-        );
+        request.push_tool_round(("call_0", "city"), json!({"c": "x"}), ("Oslo", true));
         let b = body(&request);
         assert_eq!(
             b["systemInstruction"],

@@ -177,35 +177,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// Appends one tool round to `request`: the assistant's call of `name` with `input`, and the
-    /// user's message carrying its result, as every wire format must translate them.
-    pub(crate) fn push_tool_round(
-        request: &mut CompletionRequest,
-        (id, name): (&str, &str),
-        input: Value,
-        (result, is_error): (&str, bool),
-    ) {
-        use crate::completion::{ContentBlock, Message, Role};
-        request.messages.push(Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::ToolUse {
-                id: id.into(),
-                name: name.into(),
-                input,
-                thought_signature: None,
-            }],
-        });
-        request.messages.push(Message {
-            role: Role::User,
-            content: vec![ContentBlock::ToolResult {
-                tool_use_id: id.into(),
-                name: name.into(),
-                content: result.into(),
-                is_error,
-            }],
-        });
-    }
-
     #[test]
     fn excerpt_is_short_quoted_and_char_safe() {
         let long = "é".repeat(300);

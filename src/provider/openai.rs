@@ -233,7 +233,6 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 mod tests {
     use super::*;
     use crate::completion::{ResponseSchema, ToolSpec};
-    use crate::provider::tests::push_tool_round;
 
     #[test]
     fn limit_field_depends_on_the_host() {
@@ -261,12 +260,7 @@ mod tests {
             name: "result".into(),
             schema: json!({"type": "object"}),
         });
-        push_tool_round(
-            &mut request,
-            ("call_1", "country"),
-            json!({}),
-            ("Mexico", false),
-        );
+        request.push_tool_round(("call_1", "country"), json!({}), ("Mexico", false));
         // The user's text after the tool result, in the same message.
         let answer = request.messages.last_mut().unwrap();
         answer.content.push(ContentBlock::Text {
