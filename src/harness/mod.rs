@@ -192,21 +192,11 @@ impl Harness {
                         Trial::ignorable_test(def.name, move || trial::execute(build()))
                     }
                     TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(
-                            name,
-                            record::Status::Ignored,
-                            &reason,
-                            case,
-                        ));
+                        record::push_unrun(name, record::Status::Ignored, &reason, case);
                         Ok(Completion::ignored_with(reason))
                     }),
                     TrialKind::Broken(message) => Trial::test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(
-                            name,
-                            record::Status::Failed,
-                            &message,
-                            case,
-                        ));
+                        record::push_unrun(name, record::Status::Failed, &message, case);
                         Err(Failed::from(message))
                     }),
                 };

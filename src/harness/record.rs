@@ -77,6 +77,11 @@ pub fn push(record: TrialRecord) {
     locked(&RECORDS).push(record);
 }
 
+/// Keeps the record of a trial that did not run (skipped, or broken before it could), with why.
+pub fn push_unrun(name: String, status: Status, why: &str, case: Option<CaseInfo>) {
+    push(TrialRecord::unrun(name, status, why, case));
+}
+
 /// Every record so far, sorted by name.
 pub fn all() -> Vec<TrialRecord> {
     let mut records = locked(&RECORDS).clone();
