@@ -34,17 +34,14 @@ pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
 /// Judges one sample's run: a test body, or a suite case's assertions.
 pub type Evaluator = Arc<dyn Fn(PromptRun) -> Verdict + Send + Sync>;
 
-/// Where a suite case came from, for the reports.
+/// A suite as the reports name it: its name and file, and the prompt and dataset it tests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CaseInfo {
+pub struct SuiteInfo {
     /// The suite's name (file stem without `.evals`).
-    pub suite: String,
+    #[serde(rename = "suite")]
+    pub name: String,
     /// The suite file, relative to the crate root.
     pub file: String,
-    /// The case's name.
-    pub case: String,
-    /// The case's category, if any.
-    pub category: Option<String>,
     /// The prompt id (suite `prompt_id`, else the prompt file or the suite name).
     pub prompt_id: String,
     /// The prompt version (suite `prompt_version`), if given.
@@ -53,8 +50,21 @@ pub struct CaseInfo {
     pub dataset_version: Option<String>,
 }
 
-/// What the front end wrote about the request, before `[defaults]` fill the gaps.
-#[derive(Debug, Clone, Default)]
+/// Where a suite case came from, for the reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaseInfo {
+    /// Its suite.
+    #[serde(flatten)]
+    pub suite: SuiteInfo,
+    /// The case's name.
+    pub case: String,
+    /// The case's category, if any.
+    pub category: Option<String>,
+}
+
+/// What a front end wrote about the request, before `[defaults]` fill the gaps: the part a
+/// `#[prompt_test]` attribute, a suite and a suite's case share.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Written {
     /// The subject's provider.
     pub provider: Option<String>,
@@ -66,8 +76,22 @@ pub struct Written {
     pub max_tokens: Option<u32>,
     /// The sampling temperature.
     pub temperature: Option<f32>,
-    /// Tools the model may call.
-    pub tools: Vec<ToolSpec>,
+    /// Tools the model may call (`Some(vec![])` declares none, overriding a suite's).
+    pub tools: Option<Vec<ToolSpec>>,
+}
+
+impl Written {
+    /// These settings, each unset one taken from `base`.
+    pub fn over(&self, base: &Written) -> Written {
+        Written {
+            provider: self.provider.clone().or_else(|| base.provider.clone()),
+            model: self.model.clone().or_else(|| base.model.clone()),
+            system: self.system.clone().or_else(|| base.system.clone()),
+            max_tokens: self.max_tokens.or(base.max_tokens),
+            temperature: self.temperature.or(base.temperature),
+            tools: self.tools.clone().or_else(|| base.tools.clone()),
+        }
+    }
 }
 
 /// The request every sample of a case sends.
@@ -123,7 +147,7 @@ impl RequestTemplate {
                 .or(config.defaults.max_tokens)
                 .unwrap_or(defaults::SUBJECT_MAX_TOKENS),
             temperature: written.temperature.or(config.defaults.temperature),
-            tools: written.tools,
+            tools: written.tools.unwrap_or_default(),
         }
     }
 

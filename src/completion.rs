@@ -142,6 +142,36 @@ impl CompletionRequest {
             cache_system: false,
         }
     }
+
+    /// Appends one tool round: the assistant's call `id` of tool `name` with `input`, and the user's
+    /// message carrying its result (`is_error` when the tool failed). For the project's tests of the
+    /// wire formats; the agent loop builds its rounds from the model's answers.
+    #[doc(hidden)]
+    pub fn push_tool_round(
+        &mut self,
+        (id, name): (&str, &str),
+        input: Value,
+        (result, is_error): (&str, bool),
+    ) {
+        self.messages.push(Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: id.into(),
+                name: name.into(),
+                input,
+                thought_signature: None,
+            }],
+        });
+        self.messages.push(Message {
+            role: Role::User,
+            content: vec![ContentBlock::ToolResult {
+                tool_use_id: id.into(),
+                name: name.into(),
+                content: result.into(),
+                is_error,
+            }],
+        });
+    }
 }
 
 /// A tool call the model made.

@@ -63,12 +63,15 @@ pub mod prelude {
 /// Internals for the code `#[prompt_test]` generates. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::case::Written;
     pub use crate::engine::{engine, install};
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
         provider_name,
     };
     pub use crate::suite::CustomAssertion;
+    /// The built-in suite assertion kinds, for the project's tests of the documentation's examples.
+    pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;
     pub use crate::tools::IntoToolbox;
     pub use inventory;
 }

@@ -258,26 +258,34 @@ mod tests {
         assert_eq!(classify(Ok(())), SampleOutcome::Passed);
     }
 
+    /// The decision `decide` should reach: its status, counts and message.
+    fn decision(status: Status, passed: u32, errored: u32, message: Option<&str>) -> Decision {
+        Decision {
+            status,
+            passed,
+            errored,
+            message: message.map(str::to_string),
+        }
+    }
+
     #[test]
     fn a_met_threshold_passes_and_a_missed_one_lists_the_failed_runs() {
         let (ok, bad) = (SampleOutcome::Passed, failed("no Alice"));
         let tolerated = [(1, &ok), (2, &bad), (3, &ok), (4, &ok), (5, &ok)];
         assert_eq!(
             decide(&tolerated, 5, 4, 0.8),
-            Decision {
-                status: Status::Passed,
-                passed: 4,
-                errored: 0,
-                message: None
-            }
+            decision(Status::Passed, 4, 0, None)
         );
         let missed = [(1, &ok), (2, &bad), (3, &ok), (4, &ok), (5, &bad)];
-        let d = decide(&missed, 5, 4, 0.8);
-        assert_eq!(d.status, Status::Failed);
         assert_eq!(
-            d.message.as_deref(),
-            Some(
-                "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (need 4, threshold 80%)"
+            decide(&missed, 5, 4, 0.8),
+            decision(
+                Status::Failed,
+                3,
+                0,
+                Some(
+                    "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (need 4, threshold 80%)"
+                )
             )
         );
     }
@@ -287,23 +295,29 @@ mod tests {
         let ok = SampleOutcome::Passed;
         let (bad, outage) = (failed("no\nAlice"), errored("model call failed: HTTP 503"));
         let one_error = [(1, &ok), (2, &ok), (3, &outage), (4, &ok), (5, &ok)];
-        let d = decide(&one_error, 5, 4, 0.8);
-        assert_eq!((d.status, d.passed, d.errored), (Status::Errored, 4, 1));
         assert_eq!(
-            d.message.as_deref(),
-            Some(
-                "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (need 4, threshold 80%): \
-                 an errored run fails the trial"
+            decide(&one_error, 5, 4, 0.8),
+            decision(
+                Status::Errored,
+                4,
+                1,
+                Some(
+                    "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (need 4, threshold \
+                     80%): an errored run fails the trial"
+                )
             )
         );
         let mixed = [(1, &ok), (2, &bad), (3, &outage), (4, &ok), (5, &ok)];
-        let d = decide(&mixed, 5, 4, 0.8);
-        assert_eq!(d.status, Status::Errored);
         assert_eq!(
-            d.message.as_deref(),
-            Some(
-                "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs passed, 1 \
-                 errored (need 4, threshold 80%)"
+            decide(&mixed, 5, 4, 0.8),
+            decision(
+                Status::Errored,
+                3,
+                1,
+                Some(
+                    "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs passed, 1 \
+                     errored (need 4, threshold 80%)"
+                )
             )
         );
         // Even a threshold any single run meets.
@@ -314,14 +328,14 @@ mod tests {
     #[test]
     fn a_single_sample_is_reported_as_its_own_message() {
         let outage = errored("model call failed: HTTP 503");
-        let d = decide(&[(3, &outage)], 5, 1, 0.8);
-        assert_eq!(d.status, Status::Errored);
-        assert_eq!(d.message.as_deref(), Some("model call failed: HTTP 503"));
-        let bad = failed("no Alice");
-        let d = decide(&[(1, &bad)], 1, 1, 1.0);
         assert_eq!(
-            (d.status, d.message.as_deref()),
-            (Status::Failed, Some("no Alice"))
+            decide(&[(3, &outage)], 5, 1, 0.8),
+            decision(Status::Errored, 0, 1, Some("model call failed: HTTP 503"))
+        );
+        let bad = failed("no Alice");
+        assert_eq!(
+            decide(&[(1, &bad)], 1, 1, 1.0),
+            decision(Status::Failed, 0, 0, Some("no Alice"))
         );
     }
 

@@ -11,6 +11,27 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::completion::CompletionResult;
 
+/// `+=` and `+` that add every field of a sum of counts. The destructuring names every field, so a
+/// field added to the type and not here is a compile error, not a count silently dropped.
+macro_rules! adds_fieldwise {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl AddAssign for $ty {
+            fn add_assign(&mut self, other: Self) {
+                let $ty { $($field),* } = other;
+                $(self.$field += $field;)*
+            }
+        }
+
+        impl Add for $ty {
+            type Output = Self;
+            fn add(mut self, other: Self) -> Self {
+                self += other;
+                self
+            }
+        }
+    };
+}
+
 /// Token counts of one call or of a sum of calls (same convention as [`CompletionResult`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tokens {
@@ -48,23 +69,13 @@ impl Tokens {
     }
 }
 
-impl AddAssign for Tokens {
-    fn add_assign(&mut self, other: Self) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cached_input += other.cached_input;
-        self.cache_creation += other.cache_creation;
-        self.thoughts += other.thoughts;
-    }
-}
-
-impl Add for Tokens {
-    type Output = Self;
-    fn add(mut self, other: Self) -> Self {
-        self += other;
-        self
-    }
-}
+adds_fieldwise!(Tokens {
+    input,
+    output,
+    cached_input,
+    cache_creation,
+    thoughts
+});
 
 /// The cost of one call or of a sum of calls: the priced part in USD, and how many calls had no price.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -105,12 +116,10 @@ impl Cost {
     }
 }
 
-impl AddAssign for Cost {
-    fn add_assign(&mut self, other: Self) {
-        self.priced_usd += other.priced_usd;
-        self.unpriced_calls += other.unpriced_calls;
-    }
-}
+adds_fieldwise!(Cost {
+    priced_usd,
+    unpriced_calls
+});
 
 /// Calls, tokens and cost of one kind of call (subject or judge).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -137,22 +146,12 @@ impl Tally {
     }
 }
 
-impl AddAssign for Tally {
-    fn add_assign(&mut self, other: Self) {
-        self.calls += other.calls;
-        self.replayed += other.replayed;
-        self.tokens += other.tokens;
-        self.cost += other.cost;
-    }
-}
-
-impl Add for Tally {
-    type Output = Self;
-    fn add(mut self, other: Self) -> Self {
-        self += other;
-        self
-    }
-}
+adds_fieldwise!(Tally {
+    calls,
+    replayed,
+    tokens,
+    cost
+});
 
 // The JSON report's shape (documented in docs/suites.md): flat token fields and the priced cost with
 // the count of unpriced calls beside it.

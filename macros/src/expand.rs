@@ -134,8 +134,14 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
     };
     let spec_fn = Ident::new("__prompt_test_spec", Span::mixed_site());
     quote! {
-        // A body returning `()` is bound and passed to `into_test_result` on purpose.
-        #[allow(non_upper_case_globals, clippy::let_unit_value, clippy::unit_arg)]
+        // A body returning `()` is bound and passed to `into_test_result` on purpose; an attribute
+        // that sets every request key leaves nothing to the spec's `..Default::default()`.
+        #[allow(
+            non_upper_case_globals,
+            clippy::let_unit_value,
+            clippy::unit_arg,
+            clippy::needless_update
+        )]
         const _: () = {
             fn #spec_fn() -> ::prompt_tester::__private::TestSpec {
                 #spec
@@ -159,6 +165,8 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
 fn spec_body(args: &Args) -> TokenStream {
     let private = quote!(::prompt_tester::__private);
     let mut fields = Vec::new();
+    // The keys that describe the request, gathered into the `Written` that suites share.
+    let mut request = Vec::new();
     if let Some((_, prompt)) = &args.prompt {
         let source = match prompt {
             Prompt::Inline(expr) => {
@@ -176,11 +184,11 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(model) = &args.subject_model {
         let value = quote_spanned!(model.span()=> #private::model_id(#model));
-        fields.push(quote!(subject_model: ::core::option::Option::Some(#value)));
+        request.push(quote!(model: ::core::option::Option::Some(#value)));
     }
     if let Some(provider) = &args.subject_provider {
         let value = quote_spanned!(provider.span()=> #private::provider_name(#provider));
-        fields.push(quote!(subject_provider: ::core::option::Option::Some(#value)));
+        request.push(quote!(provider: ::core::option::Option::Some(#value)));
     }
     if !args.vars.is_empty() {
         let vars = args.vars.iter().map(|(name, value)| {
@@ -193,7 +201,7 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(max_tokens) = &args.max_tokens {
         let value = value_tokens(max_tokens);
-        fields.push(quote!(max_tokens: ::core::option::Option::Some(#value)));
+        request.push(quote!(max_tokens: ::core::option::Option::Some(#value)));
     }
     if let Some(runs) = &args.runs {
         let value = value_tokens(runs);
@@ -209,11 +217,11 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(temperature) = &args.temperature {
         let value = value_tokens(temperature);
-        fields.push(quote!(temperature: ::core::option::Option::Some(#value)));
+        request.push(quote!(temperature: ::core::option::Option::Some(#value)));
     }
     if let Some(system) = &args.system {
         let value = quote_spanned!(system.span()=> ::std::convert::Into::<::std::string::String>::into(#system));
-        fields.push(quote!(system: ::core::option::Option::Some(#value)));
+        request.push(quote!(system: ::core::option::Option::Some(#value)));
     }
     if let Some(run_fn) = &args.run_fn {
         // A non-capturing closure (so it is a plain `fn` pointer) that owns the strings for as long as the
@@ -237,7 +245,7 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(tools) = &args.tools {
         let value = quote_spanned!(tools.span()=> ::std::iter::FromIterator::from_iter(#tools));
-        fields.push(quote!(tools: #value));
+        request.push(quote!(tools: ::core::option::Option::Some(#value)));
     }
     if let Some(live_only) = &args.live_only {
         let value = value_tokens(live_only);
@@ -246,6 +254,14 @@ fn spec_body(args: &Args) -> TokenStream {
     if let Some(agent) = &args.agent {
         let value = quote_spanned!(agent.span()=> #private::IntoToolbox::into_toolbox(#agent));
         fields.push(quote!(toolbox: ::core::option::Option::Some(#value)));
+    }
+    if !request.is_empty() {
+        fields.push(quote! {
+            request: #private::Written {
+                #(#request,)*
+                ..::core::default::Default::default()
+            }
+        });
     }
     quote! {
         #private::TestSpec {

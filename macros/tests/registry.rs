@@ -1,10 +1,13 @@
 //! `#[prompt_test]` registers what the attribute says: checked through the same inventory the harness reads.
+//! The forms here compile without warnings in a crate that forbids unsafe code, like tests/ui/pass.rs.
+#![forbid(unsafe_code)]
+#![deny(warnings)]
 
 use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use prompt_tester::__private::{PromptSource, RustTest, TestSpec, inventory};
+use prompt_tester::__private::{PromptSource, RustTest, TestSpec, Written, inventory};
 use prompt_tester::ToolSpec;
 use prompt_tester::prelude::*;
 
@@ -120,27 +123,38 @@ fn records_where_the_function_is() {
     assert_eq!(nested.trial_name(), "nested::type");
 }
 
+/// The template of an inline `target_prompt`, `None` for a prompt file.
+fn inline_prompt(spec: &TestSpec) -> Option<&'static str> {
+    match spec.target_prompt {
+        PromptSource::Inline(text) => Some(text),
+        PromptSource::File { .. } => None,
+    }
+}
+
 #[test]
 fn literal_keys_fill_the_spec() {
     let spec = (registered("summary_mentions_alice").spec)();
-    assert!(matches!(
-        spec.target_prompt,
-        PromptSource::Inline("Summarise in one sentence: {text}")
-    ));
-    assert_eq!(spec.subject_model.as_deref(), Some("gemini-3.1-flash-lite"));
-    assert_eq!(spec.subject_provider.as_deref(), Some("google"));
+    assert_eq!(
+        inline_prompt(&spec),
+        Some("Summarise in one sentence: {text}")
+    );
+    // Only the provider and the model: max_tokens, system, temperature and tools are left to defaults.
+    assert_eq!(
+        spec.request,
+        Written {
+            provider: Some("google".into()),
+            model: Some("gemini-3.1-flash-lite".into()),
+            ..Written::default()
+        }
+    );
     assert_eq!(
         vars(&spec),
         [("text", "Alice leads Project Phoenix."), ("n", "3")]
     );
     assert_eq!(spec.runs, 5);
     assert_eq!(spec.pass_threshold, 0.8);
-    assert_eq!(spec.max_tokens, None);
     assert!(!spec.enable_cache);
     assert!(spec.run_fn.is_none());
-    assert!(spec.tools.is_empty());
-    assert_eq!(spec.system, None);
-    assert_eq!(spec.temperature, None);
 }
 
 #[test]
@@ -153,30 +167,28 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
         }
         PromptSource::Inline(text) => panic!("expected the prompt file, got inline {text:?}"),
     }
-    assert_eq!(spec.subject_model.as_deref(), Some("claude-haiku-4-5"));
-    assert_eq!(spec.subject_provider.as_deref(), Some("anthropic"));
+    assert_eq!(spec.request.model.as_deref(), Some("claude-haiku-4-5"));
+    assert_eq!(spec.request.provider.as_deref(), Some("anthropic"));
     assert_eq!(vars(&spec), [("language", "French"), ("text", "1.5")]);
-    assert_eq!(spec.max_tokens, Some(64));
+    assert_eq!(spec.request.max_tokens, Some(64));
     assert!(spec.enable_cache);
-    assert_eq!(spec.temperature, Some(0.0));
-    assert_eq!(spec.system.as_deref(), Some("You translate."));
-    assert_eq!(spec.tools.len(), 1);
-    assert_eq!(spec.tools[0].name, "get_weather");
+    assert_eq!(spec.request.temperature, Some(0.0));
+    assert_eq!(spec.request.system.as_deref(), Some("You translate."));
+    let tools = spec.request.tools.as_deref().unwrap_or_default();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0].name, "get_weather");
     assert_eq!((spec.runs, spec.pass_threshold), (1, 1.0), "defaults");
 
     let spec = (registered("type").spec)();
-    assert!(matches!(spec.target_prompt, PromptSource::Inline("Hi")));
+    assert_eq!(inline_prompt(&spec), Some("Hi"));
     assert!(!spec.enable_cache);
-    assert_eq!(spec.subject_model, None);
+    assert_eq!(spec.request.model, None);
 }
 
 #[test]
 fn run_fn_receives_the_prompt_model_and_max_tokens() {
     let spec = (registered("custom_executor").spec)();
-    assert!(matches!(
-        spec.target_prompt,
-        PromptSource::Inline("Reply with {word}.")
-    ));
+    assert_eq!(inline_prompt(&spec), Some("Reply with {word}."));
     assert_eq!(spec.runs, RUNS);
     assert_eq!(spec.pass_threshold, 1.0);
     let run_fn = spec.run_fn.expect("run_fn is registered");

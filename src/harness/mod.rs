@@ -136,7 +136,7 @@ impl Harness {
             .iter()
             .filter(|def| matches!(def.kind, TrialKind::Skip(_)))
             .map(|def| {
-                let cassette = def.case.as_ref().map(|c| c.suite.clone());
+                let cassette = def.case.as_ref().map(|c| c.suite.name.clone());
                 let cassette = cassette.or_else(|| def.parent.clone());
                 (
                     cassette.unwrap_or_else(|| def.name.clone()),
@@ -192,21 +192,11 @@ impl Harness {
                         Trial::ignorable_test(def.name, move || trial::execute(build()))
                     }
                     TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(
-                            name,
-                            record::Status::Ignored,
-                            &reason,
-                            case,
-                        ));
+                        record::push_unrun(name, record::Status::Ignored, &reason, case);
                         Ok(Completion::ignored_with(reason))
                     }),
                     TrialKind::Broken(message) => Trial::test(def.name, move || {
-                        record::push(record::TrialRecord::unrun(
-                            name,
-                            record::Status::Failed,
-                            &message,
-                            case,
-                        ));
+                        record::push_unrun(name, record::Status::Failed, &message, case);
                         Err(Failed::from(message))
                     }),
                 };
@@ -425,7 +415,8 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             continue;
         }
         let provider = spec
-            .subject_provider
+            .request
+            .provider
             .or_else(|| config.defaults.provider.clone());
         let unrecordable =
             statically_unavailable(&config, mode, provider.as_deref(), &name, spec.live_only);

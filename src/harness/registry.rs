@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::completion::ToolSpec;
+use crate::case::Written;
 use crate::model::{ModelId, Provider};
 use crate::run::PromptRun;
 
@@ -39,28 +39,19 @@ impl PromptSource {
 pub struct TestSpec {
     /// The prompt template.
     pub target_prompt: PromptSource,
-    /// The subject model, if the attribute names one (else `[defaults] model`).
-    pub subject_model: Option<String>,
-    /// The subject provider, if the attribute names one (else `[defaults] provider`).
-    pub subject_provider: Option<String>,
     /// Values for the template's placeholders.
     pub target_prompt_vars: Vec<(String, String)>,
-    /// The most tokens to generate (default 2048).
-    pub max_tokens: Option<u32>,
+    /// The request as the attribute writes it (`subject_provider`, `subject_model`, `system`,
+    /// `max_tokens`, `temperature`, `tools`); `[defaults]` fill what it leaves out.
+    pub request: Written,
     /// How many samples (default 1).
     pub runs: u32,
     /// The share of samples that must pass, in (0, 1] (default 1.0).
     pub pass_threshold: f64,
     /// Prime the provider's prompt cache with the first run, then run the others (judge calls marked).
     pub enable_cache: bool,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// The system prompt.
-    pub system: Option<String>,
     /// A custom executor replacing the provider call.
     pub run_fn: Option<crate::case::RunFn>,
-    /// Tools the model may call.
-    pub tools: Vec<ToolSpec>,
     /// Tools with handlers (and MCP servers): the subject call becomes an agent loop.
     pub toolbox: Option<crate::tools::Toolbox>,
     /// Meant only for live runs: without a recording it is ignored ("live only, not run"), in CI too.
@@ -71,17 +62,12 @@ impl Default for TestSpec {
     fn default() -> Self {
         Self {
             target_prompt: PromptSource::Inline(""),
-            subject_model: None,
-            subject_provider: None,
             target_prompt_vars: Vec::new(),
-            max_tokens: None,
+            request: Written::default(),
             runs: 1,
             pass_threshold: 1.0,
             enable_cache: false,
-            temperature: None,
-            system: None,
             run_fn: None,
-            tools: Vec::new(),
             toolbox: None,
             live_only: false,
         }

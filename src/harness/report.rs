@@ -15,6 +15,7 @@ use std::path::Path;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
+use crate::case::SuiteInfo;
 use crate::harness::record::{Status, TrialRecord};
 use crate::redact::redact;
 use crate::usage::Usage;
@@ -37,7 +38,7 @@ pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::Seriali
     let mut suites: BTreeMap<String, TestSuite> = BTreeMap::new();
     for r in records {
         let group = match &r.case {
-            Some(case) => case.suite.clone(),
+            Some(case) => case.suite.name.clone(),
             None => r
                 .name
                 .rsplit_once("::")
@@ -116,7 +117,7 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         ));
     }
     if let Some(case) = &r.case {
-        props.push(Property::new("suite_file", case.file.as_str()));
+        props.push(Property::new("suite_file", case.suite.file.as_str()));
         props.push(Property::new(
             "category",
             case.category.as_deref().unwrap_or(UNCATEGORIZED),
@@ -152,16 +153,9 @@ pub struct JsonReport {
 /// One suite, in the golden-dataset shape.
 #[derive(Debug, Serialize)]
 pub struct SuiteReport {
-    /// The suite's name.
-    pub suite: String,
-    /// The suite file.
-    pub file: String,
-    /// The prompt's id.
-    pub prompt_id: String,
-    /// The prompt's version.
-    pub prompt_version: Option<String>,
-    /// The dataset's version.
-    pub dataset_version: Option<String>,
+    /// The suite's name and file, the prompt's id and version, the dataset's version.
+    #[serde(flatten)]
+    pub suite: SuiteInfo,
     /// When the report was written.
     pub timestamp: String,
     /// `passed / total`; `null` when no case ran.
@@ -196,7 +190,7 @@ pub struct CategoryReport {
 }
 
 /// How one trial of a suite ended.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CaseStatus {
     /// The case (`case` or `case::run_N`).
     pub case_id: String,
@@ -209,12 +203,9 @@ pub struct CaseStatus {
 /// One failed or errored trial of a suite.
 #[derive(Debug, Serialize)]
 pub struct FailureReport {
-    /// The case (`case` or `case::run_N`).
-    pub case_id: String,
-    /// Its category.
-    pub category: String,
-    /// `failed` or `errored`.
-    pub status: Status,
+    /// The trial (`case` or `case::run_N`), its category, and `failed` or `errored`.
+    #[serde(flatten)]
+    pub case: CaseStatus,
     /// The failure message.
     pub failure_reason: String,
     /// The output of the first failed run, shortened.
@@ -262,13 +253,9 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             continue;
         };
         let suite = suites
-            .entry(case.suite.clone())
+            .entry(case.suite.name.clone())
             .or_insert_with(|| SuiteReport {
                 suite: case.suite.clone(),
-                file: case.file.clone(),
-                prompt_id: case.prompt_id.clone(),
-                prompt_version: case.prompt_version.clone(),
-                dataset_version: case.dataset_version.clone(),
                 timestamp: timestamp.to_string(),
                 pass_rate: None,
                 passed: 0,
@@ -289,14 +276,15 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         // A run trial's case id keeps its `::run_N`, so that each failure names the trial to re-run.
         let case_id = r
             .name
-            .strip_prefix(&format!("{}::", case.suite))
+            .strip_prefix(&format!("{}::", case.suite.name))
             .unwrap_or(&r.name)
             .to_string();
-        suite.cases.push(CaseStatus {
-            case_id: case_id.clone(),
-            category: category.clone(),
+        let status = CaseStatus {
+            case_id,
+            category,
             status: r.status.clone(),
-        });
+        };
+        suite.cases.push(status.clone());
         if matches!(r.status, Status::Ignored | Status::LiveOnly) {
             suite.skipped += 1;
             continue;
@@ -308,7 +296,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         // Counted as passes until the rates are computed below.
         let entry = suite
             .by_category
-            .entry(category.clone())
+            .entry(status.category.clone())
             .or_insert(CategoryReport {
                 pass_rate: 0.0,
                 count: 0,
@@ -321,9 +309,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 suite.error = message.clone();
             }
             suite.failures.push(FailureReport {
-                case_id,
-                category,
-                status: r.status.clone(),
+                case: status,
                 failure_reason: message.unwrap_or_default(),
                 output_preview: preview,
             });

@@ -6,7 +6,7 @@ use futures::FutureExt;
 
 use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
-use crate::case::{Case, Evaluator, Executor, RequestTemplate, Sampling, Written};
+use crate::case::{Case, Evaluator, Executor, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::outcome::{SampleOutcome, classify};
 use crate::render::render;
@@ -26,16 +26,8 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
             )
         })
         .collect();
-    let written = Written {
-        provider: spec.subject_provider,
-        model: spec.subject_model,
-        system: spec.system,
-        max_tokens: spec.max_tokens,
-        temperature: spec.temperature,
-        tools: spec.tools,
-    };
     let vars = spec.target_prompt_vars.into_iter().collect();
-    let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
+    let request = RequestTemplate::resolve(config, spec.request, rendered.text, vars, |missing| {
         let missing = missing
             .iter()
             .map(|m| format!("subject_{m}"))

@@ -362,19 +362,36 @@ mod tests {
         assert_eq!(run.__usage().judge.calls, 0);
     }
 
+    /// A judge's reply: its answer, reasoning and quoted snippet.
+    fn reply(yes: bool, reasoning: &str, snippet: &str) -> Parsed {
+        Parsed {
+            index: None,
+            question_type: None,
+            reasoning: Some(reasoning.into()),
+            snippet: Some(snippet.into()),
+            yes,
+        }
+    }
+
+    /// The verdict `reply` gives on `question` about a run whose output is `output`.
+    fn verdict_on(output: &str, question: &str, reply: Parsed, spent: &Spent) -> JudgeVerdict {
+        run(output)
+            .__judge_with(&config())
+            .verdict(question, reply, spent)
+    }
+
     #[test]
     fn verdict_keeps_a_verbatim_snippet_and_fills_judge_fields() {
-        let run = run("Alice leads Project\nPhoenix.");
-        let config = config();
-        let judge = run.__judge_with(&config);
         let parsed = Parsed {
-            index: None,
             question_type: Some("factual_presence".into()),
-            reasoning: Some("Alice is named.".into()),
-            snippet: Some("Alice leads Project Phoenix".into()),
-            yes: true,
+            ..reply(true, "Alice is named.", "Alice leads Project Phoenix")
         };
-        let v = judge.verdict("Is Alice named?", parsed, &spent(120, 30, Some(0.002)));
+        let v = verdict_on(
+            "Alice leads Project\nPhoenix.",
+            "Is Alice named?",
+            parsed,
+            &spent(120, 30, Some(0.002)),
+        );
         assert_eq!(
             v,
             JudgeVerdict {
@@ -397,17 +414,12 @@ mod tests {
 
     #[test]
     fn an_invented_snippet_is_dropped_and_the_reasoning_says_so() {
-        let run = run("Alice leads the project.");
-        let config = config();
-        let judge = run.__judge_with(&config);
-        let parsed = Parsed {
-            index: None,
-            question_type: None,
-            reasoning: Some("Bob is named.".into()),
-            snippet: Some("Bob leads".into()),
-            yes: false,
-        };
-        let v = judge.verdict("Is Bob named?", parsed, &spent(1, 1, None));
+        let v = verdict_on(
+            "Alice leads the project.",
+            "Is Bob named?",
+            reply(false, "Bob is named.", "Bob leads"),
+            &spent(1, 1, None),
+        );
         assert_eq!(v.snippet, None);
         assert_eq!(v.answer, "no");
         assert!(!v.passed);

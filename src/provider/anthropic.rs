@@ -142,7 +142,7 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::{Message, ResponseSchema, ToolSpec};
+    use crate::completion::{ResponseSchema, ToolSpec};
 
     #[test]
     fn cached_system_tools_and_forced_schema() {
@@ -159,24 +159,11 @@ mod tests {
             name: "verdict".into(),
             schema: json!({"type": "object", "properties": {"passed": {"type": "boolean"}}}),
         });
-        request.messages.push(Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::ToolUse {
-                id: "toolu_1".into(),
-                name: "weather".into(),
-                input: json!({"city": "Oslo"}),
-                thought_signature: None,
-            }],
-        });
-        request.messages.push(Message {
-            role: Role::User,
-            content: vec![ContentBlock::ToolResult {
-                tool_use_id: "toolu_1".into(),
-                name: "weather".into(),
-                content: "rain".into(),
-                is_error: false,
-            }],
-        });
+        request.push_tool_round(
+            ("toolu_1", "weather"),
+            json!({"city": "Oslo"}),
+            ("rain", false),
+        );
         let body = body(&request);
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(body["temperature"].to_string(), "0.2");

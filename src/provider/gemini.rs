@@ -353,7 +353,7 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::{Message, ResponseSchema, ToolSpec};
+    use crate::completion::{ResponseSchema, ToolSpec};
     use std::time::Duration;
 
     #[test]
@@ -418,24 +418,7 @@ mod tests {
                 input_schema: json!({"type": "object", "properties": {"c": {"type": "string"}}, "additionalProperties": false}),
             },
         ];
-        request.messages.push(Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::ToolUse {
-                id: "call_0".into(),
-                name: "city".into(),
-                input: json!({"c": "x"}),
-                thought_signature: None,
-            }],
-        });
-        request.messages.push(Message {
-            role: Role::User,
-            content: vec![ContentBlock::ToolResult {
-                tool_use_id: "call_0".into(),
-                name: "city".into(),
-                content: "Oslo".into(),
-                is_error: true,
-            }],
-        });
+        request.push_tool_round(("call_0", "city"), json!({"c": "x"}), ("Oslo", true));
         let b = body(&request);
         assert_eq!(
             b["systemInstruction"],

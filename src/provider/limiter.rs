@@ -503,50 +503,63 @@ mod tests {
 
     #[test]
     fn windows_from_anthropic_and_openai_headers() {
-        let seen = |remaining, secs| {
-            Some(Window {
-                remaining,
-                resets_in: Duration::from_secs(secs),
-            })
-        };
         // 2025-01-15T10:30:00Z
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_736_937_000);
-        let anthropic = headers(&[
-            ("anthropic-ratelimit-requests-limit", "50"),
-            ("anthropic-ratelimit-requests-remaining", "0"),
-            ("anthropic-ratelimit-requests-reset", "2025-01-15T10:30:12Z"),
-            ("anthropic-ratelimit-tokens-remaining", "39000"),
-        ]);
-        assert_eq!(window(&anthropic, now), seen(0, 12));
-        let offset = headers(&[
-            ("anthropic-ratelimit-requests-remaining", "3"),
+        type Headers = &'static [(&'static str, &'static str)];
+        // (the response's headers, the window read: requests remaining, time to reset)
+        let cases: [(Headers, Option<(u64, Duration)>); 6] = [
             (
-                "anthropic-ratelimit-requests-reset",
-                "2025-01-15T11:30:00.5+01:00",
+                &[
+                    ("anthropic-ratelimit-requests-limit", "50"),
+                    ("anthropic-ratelimit-requests-remaining", "0"),
+                    ("anthropic-ratelimit-requests-reset", "2025-01-15T10:30:12Z"),
+                    ("anthropic-ratelimit-tokens-remaining", "39000"),
+                ],
+                Some((0, Duration::from_secs(12))),
             ),
-        ]);
-        assert_eq!(
-            window(&offset, now).unwrap().resets_in,
-            Duration::from_millis(500)
-        );
-        let past = headers(&[
-            ("anthropic-ratelimit-requests-remaining", "0"),
-            ("anthropic-ratelimit-requests-reset", "2025-01-15T10:29:00Z"),
-        ]);
-        assert_eq!(window(&past, now).unwrap().resets_in, Duration::ZERO);
-        let openai = headers(&[
-            ("x-ratelimit-limit-requests", "60"),
-            ("x-ratelimit-remaining-requests", "59"),
-            ("x-ratelimit-reset-requests", "1s"),
-            ("x-ratelimit-reset-tokens", "6m0s"),
-        ]);
-        assert_eq!(window(&openai, now), seen(59, 1));
-        assert_eq!(window(&HeaderMap::new(), now), None);
-        let broken = headers(&[
-            ("x-ratelimit-remaining-requests", "many"),
-            ("x-ratelimit-reset-requests", "1s"),
-        ]);
-        assert_eq!(window(&broken, now), None);
+            (
+                &[
+                    ("anthropic-ratelimit-requests-remaining", "3"),
+                    (
+                        "anthropic-ratelimit-requests-reset",
+                        "2025-01-15T11:30:00.5+01:00",
+                    ),
+                ],
+                Some((3, Duration::from_millis(500))),
+            ),
+            // A reset already past waits for nothing.
+            (
+                &[
+                    ("anthropic-ratelimit-requests-remaining", "0"),
+                    ("anthropic-ratelimit-requests-reset", "2025-01-15T10:29:00Z"),
+                ],
+                Some((0, Duration::ZERO)),
+            ),
+            (
+                &[
+                    ("x-ratelimit-limit-requests", "60"),
+                    ("x-ratelimit-remaining-requests", "59"),
+                    ("x-ratelimit-reset-requests", "1s"),
+                    ("x-ratelimit-reset-tokens", "6m0s"),
+                ],
+                Some((59, Duration::from_secs(1))),
+            ),
+            (&[], None),
+            (
+                &[
+                    ("x-ratelimit-remaining-requests", "many"),
+                    ("x-ratelimit-reset-requests", "1s"),
+                ],
+                None,
+            ),
+        ];
+        for (pairs, expected) in cases {
+            let expected = expected.map(|(remaining, resets_in)| Window {
+                remaining,
+                resets_in,
+            });
+            assert_eq!(window(&headers(pairs), now), expected, "{pairs:?}");
+        }
     }
 
     #[test]

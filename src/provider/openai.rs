@@ -232,7 +232,7 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::{Message, ResponseSchema, ToolSpec};
+    use crate::completion::{ResponseSchema, ToolSpec};
 
     #[test]
     fn limit_field_depends_on_the_host() {
@@ -260,28 +260,11 @@ mod tests {
             name: "result".into(),
             schema: json!({"type": "object"}),
         });
-        request.messages.push(Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::ToolUse {
-                id: "call_1".into(),
-                name: "country".into(),
-                input: json!({}),
-                thought_signature: None,
-            }],
-        });
-        request.messages.push(Message {
-            role: Role::User,
-            content: vec![
-                ContentBlock::ToolResult {
-                    tool_use_id: "call_1".into(),
-                    name: "country".into(),
-                    content: "Mexico".into(),
-                    is_error: false,
-                },
-                ContentBlock::Text {
-                    text: "thanks".into(),
-                },
-            ],
+        request.push_tool_round(("call_1", "country"), json!({}), ("Mexico", false));
+        // The user's text after the tool result, in the same message.
+        let answer = request.messages.last_mut().unwrap();
+        answer.content.push(ContentBlock::Text {
+            text: "thanks".into(),
         });
         let b = body(&request, false);
         let m = b["messages"].as_array().unwrap();

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling, Written};
+use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo};
 use crate::config::Config;
 use assert::Check;
 use parse::Suite;
@@ -129,13 +129,15 @@ fn broken(name: String, message: String, info: Option<CaseInfo>) -> Item {
 
 fn broken_case(file: &SuiteFile) -> CaseInfo {
     CaseInfo {
-        suite: file.name.clone(),
-        file: file.display.clone(),
+        suite: SuiteInfo {
+            name: file.name.clone(),
+            file: file.display.clone(),
+            prompt_id: file.name.clone(),
+            prompt_version: None,
+            dataset_version: None,
+        },
         case: FILE_ERROR.to_string(),
         category: None,
-        prompt_id: file.name.clone(),
-        prompt_version: None,
-        dataset_version: None,
     }
 }
 
@@ -205,19 +207,15 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
 fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item> {
     let mut items = Vec::new();
     for case in &suite.cases {
-        let name = format!("{}::{}", suite.name, case.name);
+        let name = format!("{}::{}", suite.info.name, case.name);
         // The case itself or one of its numbered runs.
         if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
             continue;
         }
         let info = CaseInfo {
-            suite: suite.name.clone(),
-            file: suite.file.clone(),
+            suite: suite.info.clone(),
             case: case.name.clone(),
             category: case.category.clone(),
-            prompt_id: suite.prompt_id.clone(),
-            prompt_version: suite.prompt_version.clone(),
-            dataset_version: suite.dataset_version.clone(),
         };
         items.push(match &case.skip {
             Some(reason) => Item::Skipped {
@@ -241,15 +239,8 @@ fn resolve(
 ) -> Case {
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
-    let written = Written {
-        provider: s.provider.clone(),
-        model: s.model.clone(),
-        system: s.system.clone(),
-        max_tokens: s.max_tokens,
-        temperature: s.temperature,
-        tools: s.tools.clone().unwrap_or_default(),
-    };
     let vars = case.inputs.iter().cloned().collect();
+    let written = s.request.clone();
     let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
         let keys = missing
             .iter()
@@ -259,7 +250,7 @@ fn resolve(
         format!(
             "case `{name}` names no {}: add {keys} to {} (at the top, or in the case) or set [defaults] in {}",
             missing.join(" and "),
-            suite.file,
+            suite.info.file,
             crate::config::CONFIG_FILE
         )
     });
@@ -271,8 +262,8 @@ fn resolve(
         Box::pin(async move { assert::evaluate(&asserts, min_score, &run).await })
     });
     Case {
-        cassette: suite.name.clone(),
-        filter: suite.name.clone(),
+        cassette: suite.info.name.clone(),
+        filter: suite.info.name.clone(),
         name,
         request,
         sampling: Sampling {
@@ -313,10 +304,10 @@ fn warnings(
     if case.asserts.is_empty() {
         warnings.push(format!(
             "case `{name}` has no assertions: it passes whenever the model answers; add `assert = [...]` in {}",
-            suite.file
+            suite.info.file
         ));
     }
-    if s.tools.as_ref().is_none_or(Vec::is_empty)
+    if s.request.tools.as_ref().is_none_or(Vec::is_empty)
         && case
             .asserts
             .iter()
@@ -325,7 +316,7 @@ fn warnings(
         warnings.push(format!(
             "case `{name}` asserts `tool_called` but declares no tools: add `tools = [{{ name = \"...\", ... }}]` \
              to {} (at the top, or in the case)",
-            suite.file
+            suite.info.file
         ));
     }
     if let Ok((provider, model)) = &request.subject {

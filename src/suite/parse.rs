@@ -10,6 +10,7 @@ use std::path::Path;
 use toml::de::{DeTable, DeValue};
 
 use super::assert::{self, Assertion};
+use crate::case::SuiteInfo;
 use crate::spanned::{Problem, Reader, Report, found, scalar_text, string, unknown_key};
 
 mod settings;
@@ -39,18 +40,10 @@ pub struct Case {
 /// A parsed suite file.
 #[derive(Debug)]
 pub struct Suite {
-    /// The suite's name.
-    pub name: String,
-    /// The file as shown (relative to the crate root).
-    pub file: String,
+    /// Its name, file (relative to the crate root), and the prompt and dataset versions it tests.
+    pub info: SuiteInfo,
     /// The prompt template.
     pub prompt: String,
-    /// `prompt_id`, else the prompt file's stem, else the suite name.
-    pub prompt_id: String,
-    /// `prompt_version`, if given.
-    pub prompt_version: Option<String>,
-    /// `dataset_version`, if given.
-    pub dataset_version: Option<String>,
     /// The cases, in file order.
     pub cases: Vec<Case>,
 }
@@ -182,12 +175,14 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         })
         .unwrap_or_else(|| name.to_string());
     Ok(Suite {
-        name: name.to_string(),
-        file: file.to_string(),
+        info: SuiteInfo {
+            name: name.to_string(),
+            file: file.to_string(),
+            prompt_id,
+            prompt_version,
+            dataset_version,
+        },
         prompt: prompt.unwrap_or_default(),
-        prompt_id,
-        prompt_version,
-        dataset_version,
         cases,
     })
 }

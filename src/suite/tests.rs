@@ -70,13 +70,13 @@ skip = "not yet"
     .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(suite.prompt, "Reply to {message}");
-    assert_eq!(suite.prompt_id, "reply", "the prompt file's stem");
+    assert_eq!(suite.info.prompt_id, "reply", "the prompt file's stem");
     let a = &suite.cases[0];
-    assert_eq!(a.settings.provider.as_deref(), Some("anthropic"));
-    assert_eq!(a.settings.model.as_deref(), Some("other"));
+    assert_eq!(a.settings.request.provider.as_deref(), Some("anthropic"));
+    assert_eq!(a.settings.request.model.as_deref(), Some("other"));
     assert_eq!(
         (
-            a.settings.max_tokens,
+            a.settings.request.max_tokens,
             a.settings.runs,
             a.settings.pass_threshold
         ),
@@ -261,7 +261,7 @@ assert = [{ tool_called = "search" }]
     )
     .unwrap();
     let paris = &suite.cases[0];
-    let tools = paris.settings.tools.as_ref().unwrap();
+    let tools = paris.settings.request.tools.as_ref().unwrap();
     assert_eq!(
         (tools[0].name.as_str(), tools[0].description.as_str()),
         ("get_weather", "The weather in a city")
@@ -275,7 +275,7 @@ assert = [{ tool_called = "search" }]
         serde_json::json!(["city"])
     );
     // A case's tools replace the suite's; a tool without a schema takes no arguments.
-    let any = suite.cases[1].settings.tools.as_ref().unwrap();
+    let any = suite.cases[1].settings.request.tools.as_ref().unwrap();
     assert_eq!(any[0].name, "search");
     assert_eq!(
         any[0].input_schema,

@@ -1,9 +1,7 @@
 //! Conformance with real recordings: every recorded response parses to the expected fields, with the
 //! expected cost, and the request builders produce the recorded requests.
 
-use prompt_tester::completion::{
-    CompletionRequest, CompletionResult, ContentBlock, Message, ResponseSchema, Role, ToolSpec,
-};
+use prompt_tester::completion::{CompletionRequest, CompletionResult, ResponseSchema, ToolSpec};
 use prompt_tester::config::{EndpointConfig, WireFormat};
 use prompt_tester::pricing;
 use prompt_tester::provider::{self};
@@ -380,22 +378,5 @@ fn request_builders_match_recorded_requests() {
 
 /// Appends to `request` the model's call `id` of tool `name` (no arguments) and its result `content`.
 fn answered_call(request: &mut CompletionRequest, id: &str, name: &str, content: &str) {
-    request.messages.push(Message {
-        role: Role::Assistant,
-        content: vec![ContentBlock::ToolUse {
-            id: id.into(),
-            name: name.into(),
-            input: json!({}),
-            thought_signature: None,
-        }],
-    });
-    request.messages.push(Message {
-        role: Role::User,
-        content: vec![ContentBlock::ToolResult {
-            tool_use_id: id.into(),
-            name: name.into(),
-            content: content.into(),
-            is_error: false,
-        }],
-    });
+    request.push_tool_round((id, name), json!({}), (content, false));
 }

@@ -17,4 +17,4 @@ pub use check::check_sync;
 pub use evaluate::evaluate;
 pub use kinds::{Assertion, Check};
 pub(crate) use read::parse_list;
-pub use registry::{CustomAssertion, registry_conflicts};
+pub use registry::{BUILT_IN, CustomAssertion, registry_conflicts};

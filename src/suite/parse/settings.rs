@@ -3,22 +3,15 @@
 
 use toml::de::{DeTable, DeValue};
 
+use crate::case::Written;
 use crate::completion::ToolSpec;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
 /// Sampling and scoring settings, at suite level or overridden by a case.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
-    /// The subject provider.
-    pub provider: Option<String>,
-    /// The subject model.
-    pub model: Option<String>,
-    /// The most tokens to generate.
-    pub max_tokens: Option<u32>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
-    /// The system prompt.
-    pub system: Option<String>,
+    /// The request: provider, model, system prompt, `max_tokens`, temperature, tools.
+    pub request: Written,
     /// Samples per case.
     pub runs: Option<u32>,
     /// Share of samples that must pass.
@@ -26,8 +19,6 @@ pub struct Settings {
     /// The score a sample needs (weights of passing assertions over all weights): the key `threshold`,
     /// named apart from `pass_threshold`, a share of samples.
     pub min_score: Option<f64>,
-    /// Tools declared to the model (no handlers: its calls are there for `tool_called` assertions).
-    pub tools: Option<Vec<ToolSpec>>,
     /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
     pub live_only: Option<bool>,
 }
@@ -36,15 +27,10 @@ impl Settings {
     /// These settings, each unset one taken from `base`.
     pub fn over(&self, base: &Settings) -> Settings {
         Settings {
-            provider: self.provider.clone().or_else(|| base.provider.clone()),
-            model: self.model.clone().or_else(|| base.model.clone()),
-            max_tokens: self.max_tokens.or(base.max_tokens),
-            temperature: self.temperature.or(base.temperature),
-            system: self.system.clone().or_else(|| base.system.clone()),
+            request: self.request.over(&base.request),
             runs: self.runs.or(base.runs),
             pass_threshold: self.pass_threshold.or(base.pass_threshold),
             min_score: self.min_score.or(base.min_score),
-            tools: self.tools.clone().or_else(|| base.tools.clone()),
             live_only: self.live_only.or(base.live_only),
         }
     }
@@ -133,15 +119,17 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
             }
         });
     Settings {
-        provider,
-        model,
-        max_tokens,
-        temperature: temperature.map(|t| t as f32),
-        system,
+        request: Written {
+            provider,
+            model,
+            system,
+            max_tokens,
+            temperature: temperature.map(|t| t as f32),
+            tools,
+        },
         runs,
         pass_threshold,
         min_score,
-        tools,
         live_only,
     }
 }
