@@ -211,11 +211,7 @@ async fn several_calls_in_one_turn_run_concurrently_and_answer_in_order() {
     let toolbox = Toolbox::new()
         .tool(tool)
         .tool_timeout(Duration::from_secs(5));
-    let outcome = toolbox
-        .run(
-            &client(&fake, Wire::Anthropic),
-            CompletionRequest::new("claude-haiku-4-5", "Paris and Oslo?", 64),
-        )
+    let outcome = run_on(&fake, Wire::Anthropic, &toolbox, "Paris and Oslo?")
         .await
         .unwrap();
     assert_eq!(outcome.result.text, "Paris and Oslo are fine.");
@@ -255,11 +251,7 @@ async fn a_model_that_keeps_calling_tools_fails_at_max_turns() {
     }
     let seen = Arc::new(Mutex::new(Vec::new()));
     let toolbox = Toolbox::new().tool(weather_tool(seen.clone())).max_turns(3);
-    let error = toolbox
-        .run(
-            &client(&fake, Wire::OpenAi),
-            CompletionRequest::new("gpt-4o-mini", "Weather?", 64),
-        )
+    let error = run_on(&fake, Wire::OpenAi, &toolbox, "Weather?")
         .await
         .unwrap_err();
     assert_eq!(
@@ -292,11 +284,7 @@ async fn gemini_thought_signatures_go_back_with_their_calls() {
         Usage::new(20, 2),
     ));
     let toolbox = Toolbox::new().tool(weather_tool(Arc::default()));
-    let outcome = toolbox
-        .run(
-            &client(&fake, Wire::Gemini),
-            CompletionRequest::new("gemini-3.1-flash-lite", "Weather in Paris?", 64),
-        )
+    let outcome = run_on(&fake, Wire::Gemini, &toolbox, "Weather in Paris?")
         .await
         .unwrap();
     assert_eq!(
