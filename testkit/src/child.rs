@@ -386,3 +386,13 @@ mod tests {
         assert_eq!(outcome(stdout, "d"), None);
     }
 }
+
+/// The entry of the JSON array `list` (a report's `tests` or `suites`) whose `field` is `value`;
+/// panics naming what it looked for, and the list, when there is none.
+pub fn entry<'a>(list: &'a serde_json::Value, field: &str, value: &str) -> &'a serde_json::Value {
+    list.as_array()
+        .unwrap_or_else(|| panic!("not an array: {list:#}"))
+        .iter()
+        .find(|e| e[field] == value)
+        .unwrap_or_else(|| panic!("no entry with {field} = {value:?} in {list:#}"))
+}

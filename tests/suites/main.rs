@@ -230,12 +230,7 @@ impl Outcome {
 
     fn suite(&self, name: &str) -> &Value {
         let report = self.report.as_ref().expect("a JSON report was written");
-        report["suites"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["suite"] == name)
-            .unwrap_or_else(|| panic!("no suite {name} in the report: {report:#}"))
+        child::entry(&report["suites"], "suite", name)
     }
 
     fn failure(&self, suite: &str, case: &str) -> String {
