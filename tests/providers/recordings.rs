@@ -54,29 +54,21 @@ fn check_success(case: &str, result: &CompletionResult, expect: &Expect) {
         "{case}: (input, output, cached, cache creation, thoughts)"
     );
     assert_eq!(
-        result.stop_reason.as_deref(),
-        expect.stop.as_deref(),
-        "{case}: stop reason"
-    );
-    assert_eq!(
         result.safety_filtered, expect.safety,
         "{case}: safety_filtered"
     );
-    assert_eq!(
-        result.model_used.as_deref(),
-        expect.model_used.as_deref(),
-        "{case}: model_used"
-    );
-    assert_eq!(
-        result.model_version.as_deref(),
-        expect.model_version.as_deref(),
-        "{case}: model_version"
-    );
-    assert_eq!(
-        result.request_id.as_deref(),
-        expect.request_id.as_deref(),
-        "{case}: request_id"
-    );
+    for (field, got, want) in [
+        ("stop reason", &result.stop_reason, &expect.stop),
+        ("model_used", &result.model_used, &expect.model_used),
+        (
+            "model_version",
+            &result.model_version,
+            &expect.model_version,
+        ),
+        ("request_id", &result.request_id, &expect.request_id),
+    ] {
+        assert_eq!(got, want, "{case}: {field}");
+    }
     let tools: Vec<(String, String, Value)> = result
         .tool_calls
         .iter()
