@@ -62,8 +62,7 @@ fn judge_assertions_share_one_judge_call_per_run() {
     let f = Fixture::calling("judge", &fake, "off");
     f.file("prompt-tests/judged.evals.toml", JUDGED);
     let out = f.run(&[]);
-    assert_eq!(out.status_of("judged::tea"), "ok", "{}", out.context());
-    assert_eq!(out.status_of("judged::coffee"), "FAILED");
+    out.assert_statuses(&[("judged::tea", "ok"), ("judged::coffee", "FAILED")]);
     assert_eq!(
         out.status_of("judged::juice"),
         "ok",
@@ -194,10 +193,12 @@ assert = [{ contains = "Water" }]
 "#,
     );
     let out = f.run(&[]);
-    assert_eq!(out.code, 101, "{}", out.context());
-    assert_eq!(out.status_of("drinks::tea"), "FAILED", "{}", out.context());
-    assert_eq!(out.status_of("drinks::coffee"), "FAILED");
-    assert_eq!(out.status_of("drinks::water"), "ok");
+    out.assert_code(101);
+    out.assert_statuses(&[
+        ("drinks::tea", "FAILED"),
+        ("drinks::coffee", "FAILED"),
+        ("drinks::water", "ok"),
+    ]);
     let reason = out.failure("drinks", "tea");
     assert!(
         reason.contains("] ERROR: judge: judge returned no verdict: "),

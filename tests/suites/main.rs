@@ -255,4 +255,30 @@ impl Outcome {
             self.code, self.stdout, self.stderr
         )
     }
+
+    /// Panics with the whole output unless each trial's console line reads as given.
+    fn assert_statuses(&self, expected: &[(&str, &str)]) {
+        for (trial, status) in expected {
+            assert_eq!(
+                self.status_of(trial),
+                *status,
+                "{trial}:\n{}",
+                self.context()
+            );
+        }
+    }
+
+    /// Panics with the whole output unless the run exited with `code`.
+    fn assert_code(&self, code: i32) {
+        assert_eq!(self.code, code, "{}", self.context());
+    }
+
+    /// Panics with the whole output unless stdout contains `text`.
+    fn assert_stdout_has(&self, text: &str) {
+        assert!(
+            self.stdout.contains(text),
+            "no {text:?} in:\n{}",
+            self.context()
+        );
+    }
 }
