@@ -13,7 +13,7 @@ use prompt_tester_testkit::child::{self, Child};
 use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod assertions;
 mod judge;
@@ -131,6 +131,17 @@ output_mtok = 2.0
         let path = self.root.join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
+    }
+
+    /// Writes the suite `name` kept in `tests/suites/data/` into the crate root's `prompt-tests/`.
+    fn suite(&self, name: &str) {
+        let file = format!("{name}.evals.toml");
+        let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/suites/data")
+            .join(&file);
+        let text =
+            std::fs::read_to_string(&data).unwrap_or_else(|e| panic!("{}: {e}", data.display()));
+        self.file(&format!("prompt-tests/{file}"), &text);
     }
 
     /// Records `result` as the answer to `prompt` (sent as-is) for run `run` of a case of `suite`.

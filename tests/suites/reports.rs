@@ -171,29 +171,7 @@ fn reports_hold_suites_categories_failures_and_junit_properties() {
 #[test]
 fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
     let mut f = Fixture::new("runs");
-    f.file(
-        "prompt-tests/runs.evals.toml",
-        r#"prompt = "Say yes: {n}"
-runs = 3
-pass_threshold = 0.6
-
-[[cases]]
-name = "mostly"
-inputs = { n = "1" }
-assert = [{ contains = "yes" }]
-
-[[cases]]
-name = "rarely"
-inputs = { n = "2" }
-assert = [{ contains = "yes" }]
-
-[[cases]]
-name = "once"
-runs = 1
-inputs = { n = "3" }
-assert = [{ contains = "yes" }]
-"#,
-    );
+    f.suite("runs");
     for (run, output) in [(1, "yes"), (2, "no"), (3, "yes")] {
         f.answer("runs", "Say yes: 1", run, output);
     }

@@ -87,24 +87,6 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     );
 }
 
-const GEO: &str = r#"prompt = "Capital of {country}?"
-
-[[cases]]
-name = "france"
-inputs = { country = "France" }
-assert = [{ contains = "Paris" }, { max_words = 10 }]
-
-[[cases]]
-name = "spain"
-inputs = { country = "Spain" }
-assert = [{ contains = "Madrid" }]
-
-[[cases]]
-name = "nowhere"
-inputs = { country = "Nowhere" }
-assert = [{ contains = "x" }]
-"#;
-
 /// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
 fn geo_server() -> FakeProvider {
     FakeProvider::builder()
@@ -125,7 +107,7 @@ fn geo_server() -> FakeProvider {
 fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
     let fake = geo_server();
     let f = Fixture::calling("http", &fake, "off");
-    f.file("prompt-tests/geo.evals.toml", GEO);
+    f.suite("geo");
     let out = f.run(&[]);
     out.assert_code(101);
     out.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
@@ -166,7 +148,7 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
 fn a_suite_records_one_cassette_then_replays_it_offline() {
     let fake = geo_server();
     let mut f = Fixture::calling("record", &fake, "auto");
-    f.file("prompt-tests/geo.evals.toml", GEO);
+    f.suite("geo");
     let first = f.run(&["--skip", "geo::nowhere"]);
     assert_eq!(fake.request_count(), 2, "{}", first.context());
     let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
