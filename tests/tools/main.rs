@@ -86,9 +86,19 @@ fn declared_tools(request: &CapturedRequest) -> Vec<(String, Value)> {
     }
 }
 
-/// The tool results a request sends back, as (call id, name, content, is_error) in the wire's shape,
-/// and the tool calls of the assistant message before them, as (id, name, arguments).
-type Results = Vec<(Option<String>, Option<String>, String, bool)>;
+/// A tool result a request sends back. It answers its call by id (Anthropic, OpenAI) or by tool
+/// name (Gemini); OpenAI has no error flag, so `is_error` is always false there.
+#[derive(Debug)]
+struct Sent {
+    call_id: Option<String>,
+    name: Option<String>,
+    content: String,
+    is_error: bool,
+}
+
+/// The tool results a request sends back, and the tool calls of the assistant message before them,
+/// as (id, name, arguments).
+type Results = Vec<Sent>;
 type Calls = Vec<(Option<String>, String, Value)>;
 
 fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
@@ -103,13 +113,12 @@ fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
             let results = items(&user["content"])
                 .map(|b| {
                     assert_eq!(b["type"], "tool_result", "{b}");
-                    let is_error = b["is_error"].as_bool().unwrap();
-                    (
-                        Some(text(&b["tool_use_id"])),
-                        None,
-                        text(&b["content"]),
-                        is_error,
-                    )
+                    Sent {
+                        call_id: Some(text(&b["tool_use_id"])),
+                        name: None,
+                        content: text(&b["content"]),
+                        is_error: b["is_error"].as_bool().unwrap(),
+                    }
                 })
                 .collect();
             (calls, results)
@@ -127,7 +136,12 @@ fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
                         Some(error) => (text(error), true),
                         None => (text(&r["response"]["content"]), false),
                     };
-                    (None, Some(text(&r["name"])), content, is_error)
+                    Sent {
+                        call_id: None,
+                        name: Some(text(&r["name"])),
+                        content,
+                        is_error,
+                    }
                 })
                 .collect();
             (calls, results)
@@ -152,13 +166,11 @@ fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
             // OpenAI has no error flag: a failed call is a tool message like any other.
             let results = messages[first_tool + 1..]
                 .iter()
-                .map(|m| {
-                    (
-                        Some(text(&m["tool_call_id"])),
-                        None,
-                        text(&m["content"]),
-                        false,
-                    )
+                .map(|m| Sent {
+                    call_id: Some(text(&m["tool_call_id"])),
+                    name: None,
+                    content: text(&m["content"]),
+                    is_error: false,
                 })
                 .collect();
             (calls, results)

@@ -68,14 +68,14 @@ async fn an_mcp_server_over_stdio_lists_its_tools_and_runs_them_in_the_loop() {
     assert_eq!(lookup["required"], json!(["id"]));
 
     let (_, found) = last_exchange(&requests[1]);
-    let order: Value = serde_json::from_str(&found[0].2).unwrap();
+    let order: Value = serde_json::from_str(&found[0].content).unwrap();
     assert_eq!(
-        (order["status"].as_str(), found[0].3),
+        (order["status"].as_str(), found[0].is_error),
         (Some("shipped"), false)
     );
     let (_, missing) = last_exchange(&requests[2]);
     assert_eq!(
-        (missing[0].2.as_str(), missing[0].3),
+        (missing[0].content.as_str(), missing[0].is_error),
         ("no order with id \"B-7\"", true)
     );
 }
@@ -107,7 +107,7 @@ async fn an_mcp_server_over_streamable_http_runs_in_the_loop() {
         );
         let (_, results) = last_exchange(&fake.requests()[1]);
         assert_eq!(
-            (results[0].2.as_str(), results[0].3),
+            (results[0].content.as_str(), results[0].is_error),
             ("42", false),
             "{wire:?}"
         );
