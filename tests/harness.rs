@@ -364,7 +364,7 @@ fn run_fake(
         ],
         &[("OPENAI_BASE_URL", &url)],
     );
-    let context = format!("{}", run.context());
+    let context = run.context();
     (run, context)
 }
 
@@ -462,7 +462,7 @@ fn failures_and_errors_are_told_apart() {
         ],
         &[],
     );
-    let context = format!("{}", run.context());
+    let context = run.context();
     assert_eq!(run.code(), Some(101), "{context}");
     let (report, junit) = reports(&scratch);
     use quick_junit::NonSuccessKind::{Error, Failure};
