@@ -453,23 +453,14 @@ impl Bench {
             "[inflight] {calls} calls ({} cases x {} runs) at {:?}",
             o.inflight_cases, o.inflight_runs, o.latency
         );
-        let server = FakeProvider::builder()
-            .latency(o.latency)
-            .capture(false)
-            .start();
+        let server = counting_server(o.latency);
         let root = self.crate_root(
             "inflight",
             &server.base_url(Wire::OpenAi),
             o.inflight_cases,
             o.inflight_runs,
         )?;
-        let run = self.run_child(
-            "inflight",
-            &root,
-            &[],
-            &["--no-cassette", "--skip", JUDGE_TRIAL],
-        )?;
-        expect_passed("inflight", &run, o.inflight_cases)?;
+        let run = self.run_live("inflight", &root, o.inflight_cases)?;
         expect_requests("inflight", &server, calls)?;
         Ok(Inflight {
             calls,
@@ -498,13 +489,7 @@ impl Bench {
             RATELIMIT_CASES,
             RATELIMIT_RUNS,
         )?;
-        let run = self.run_child(
-            "ratelimit",
-            &root,
-            &[],
-            &["--no-cassette", "--skip", JUDGE_TRIAL],
-        )?;
-        expect_passed("ratelimit", &run, RATELIMIT_CASES)?;
+        let run = self.run_live("ratelimit", &root, RATELIMIT_CASES)?;
         expect_requests("ratelimit", &server, calls + server.rejected())?;
         let stderr = std::fs::read_to_string(root.join("stderr.txt")).unwrap_or_default();
         let summary = stderr
@@ -524,18 +509,9 @@ impl Bench {
     fn overhead(&self) -> Result<Overhead, String> {
         let trials = self.options.overhead_trials;
         eprintln!("[overhead] {trials} trials of one call at zero latency, cassettes off");
-        let server = FakeProvider::builder()
-            .latency(Duration::ZERO)
-            .capture(false)
-            .start();
+        let server = counting_server(Duration::ZERO);
         let root = self.crate_root("overhead", &server.base_url(Wire::OpenAi), trials, 1)?;
-        let run = self.run_child(
-            "overhead",
-            &root,
-            &[],
-            &["--no-cassette", "--skip", JUDGE_TRIAL],
-        )?;
-        expect_passed("overhead", &run, trials)?;
+        let run = self.run_live("overhead", &root, trials)?;
         expect_requests("overhead", &server, trials)?;
         Ok(Overhead {
             trials,
@@ -582,10 +558,7 @@ impl Bench {
         eprintln!(
             "[record] {entries} calls ({cases} cases x {runs} runs) recorded at zero latency"
         );
-        let server = FakeProvider::builder()
-            .latency(Duration::ZERO)
-            .capture(false)
-            .start();
+        let server = counting_server(Duration::ZERO);
         let root = self.crate_root("record", &server.base_url(Wire::OpenAi), cases, runs)?;
         let run = self.run_child("record", &root, &[], &["--record", "--skip", JUDGE_TRIAL])?;
         expect_passed("record", &run, cases)?;
@@ -674,6 +647,14 @@ impl Bench {
             &suite_toml(cases, runs),
         )?;
         Ok(root)
+    }
+
+    /// Runs scenario `name` against its provider, cassettes off and the judge trial skipped: each of
+    /// the `cases` trials must pass.
+    fn run_live(&self, name: &str, root: &Path, cases: usize) -> Result<ChildRun, String> {
+        let run = self.run_child(name, root, &[], &["--no-cassette", "--skip", JUDGE_TRIAL])?;
+        expect_passed(name, &run, cases)?;
+        Ok(run)
     }
 
     /// Runs scenario `name` in a child process rooted at `root` with `env` and the harness `args`.
@@ -869,6 +850,14 @@ fn test_result(line: &str) -> Option<(usize, usize)> {
         })
     };
     Some((count("passed")?, count("failed")?))
+}
+
+/// The provider of a scenario that counts calls: the echo after `latency`, no request kept.
+fn counting_server(latency: Duration) -> FakeProvider {
+    FakeProvider::builder()
+        .latency(latency)
+        .capture(false)
+        .start()
 }
 
 fn expect_passed(name: &str, run: &ChildRun, want: usize) -> Result<(), String> {

@@ -149,7 +149,7 @@ fn a_named_endpoint_without_its_key_is_called_without_one() {
     let server = FakeProvider::start();
     let scratch = scratch_with_fake("optionalkey", &server);
     let run = scratch.run_example(FIXTURE, &["fake_recorded", "--exact"], &[]);
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    run.assert_success();
     assert_eq!(run.outcome("fake_recorded"), "ok");
     assert_eq!(
         server.request_count(),
@@ -190,7 +190,7 @@ fn the_value_of_a_key_variable_of_any_name_is_redacted() {
         ],
         &[("FAKE_PASSPHRASE", PASSPHRASE)],
     );
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    run.assert_success();
     assert_eq!(
         server.requests()[0].header("authorization"),
         Some(format!("Bearer {PASSPHRASE}").as_str())

@@ -1,7 +1,7 @@
 //! End-to-end tests of the harness: run the `harness_fixture` example binary with arguments and check
 //! libtest's output, exit codes, listing, filters, thresholds, per-run failure lines and single runs.
 
-use prompt_tester_testkit::child::{Run, Scratch};
+use prompt_tester_testkit::child::{self, Run, Scratch};
 
 /// The harness fixture: the prompt tests these tests run.
 const FIXTURE: &str = "harness_fixture";
@@ -52,26 +52,17 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
 fn threshold_failure_lists_each_failed_run_and_the_count() {
     let scratch = Scratch::new("harness", "flaky");
     let run = scratch.run_example(FIXTURE, &["flaky", "--exact"], &[]);
-    assert_eq!(run.code(), Some(101), "{}\n{}", run.stdout(), run.stderr());
+    assert_eq!(run.code(), Some(101), "{}", run.context());
     assert_eq!(run.outcome("flaky"), "FAILED");
-    let stdout = run.stdout();
-    assert!(
-        stdout.contains("[run 3/5] FAILED: run 3 said \"SAY HI\""),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("[run 5/5] FAILED: run 5 said \"SAY HI\""),
-        "{stdout}"
-    );
-    assert!(!stdout.contains("[run 1/5]"), "{stdout}");
-    assert!(
-        stdout.contains("3/5 runs passed (need 4, threshold 80%)"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("test result: FAILED. 0 passed; 1 failed; 0 ignored"),
-        "{stdout}"
-    );
+    for line in [
+        "[run 3/5] FAILED: run 3 said \"SAY HI\"",
+        "[run 5/5] FAILED: run 5 said \"SAY HI\"",
+        "3/5 runs passed (need 4, threshold 80%)",
+        "test result: FAILED. 0 passed; 1 failed; 0 ignored",
+    ] {
+        run.assert_stdout_has(line);
+    }
+    assert!(!run.stdout().contains("[run 1/5]"), "{}", run.context());
     // The summary on stderr counts the five calls.
     run.assert_stderr_has("prompt-tester summary");
 }
@@ -80,7 +71,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
 fn a_met_threshold_passes_despite_a_panicking_run() {
     let scratch = Scratch::new("harness", "tolerant");
     let run = scratch.run_example(FIXTURE, &["tolerant", "--exact"], &[]);
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    run.assert_success();
     assert_eq!(run.outcome("tolerant"), "ok");
 }
 
@@ -171,7 +162,7 @@ fn base_url_variables_point_every_provider_at_any_compatible_server() {
     ];
     let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let run = scratch.run_example(FIXTURE, &["nested::fake_", "--no-cassette"], &env);
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    run.assert_success();
     for trial in [
         "nested::fake_colour",
         "nested::fake_anthropic",
@@ -305,7 +296,7 @@ fn include_ignored_runs_the_aggregate_and_reports_its_numbered_runs_covered() {
 fn a_filter_naming_one_sample_selects_that_sample_only() {
     let scratch = Scratch::new("harness", "sample");
     let run = scratch.run_example(FIXTURE, &["many::run_1", "--nocapture"], &[]);
-    assert_eq!(run.code(), Some(0), "{}\n{}", run.stdout(), run.stderr());
+    run.assert_success();
     let stdout = run.stdout();
     assert_eq!(run.outcome("many::run_1"), "ok");
     for other in ["many::run_10", "many::run_11", "many::run_12"] {
@@ -373,18 +364,13 @@ fn run_fake(
         ],
         &[("OPENAI_BASE_URL", &url)],
     );
-    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    let context = run.context();
     (run, context)
 }
 
 /// The `tests` entry of `name` in a JSON report.
 fn test_entry<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    report["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no test {name} in {report:#}"))
+    child::entry(&report["tests"], "name", name)
 }
 
 fn junit_kind(junit: &quick_junit::Report, name: &str) -> Option<quick_junit::NonSuccessKind> {
@@ -476,31 +462,16 @@ fn failures_and_errors_are_told_apart() {
         ],
         &[],
     );
-    let context = format!("{}\n{}", run.stdout(), run.stderr());
+    let context = run.context();
     assert_eq!(run.code(), Some(101), "{context}");
     let (report, junit) = reports(&scratch);
+    use quick_junit::NonSuccessKind::{Error, Failure};
     for (name, status, kind) in [
         ("summary_passes", "passed", None),
-        (
-            "flaky",
-            "failed",
-            Some(quick_junit::NonSuccessKind::Failure),
-        ),
-        (
-            "panics",
-            "failed",
-            Some(quick_junit::NonSuccessKind::Failure),
-        ),
-        (
-            "needs_judge",
-            "errored",
-            Some(quick_junit::NonSuccessKind::Error),
-        ),
-        (
-            "executor_panics",
-            "errored",
-            Some(quick_junit::NonSuccessKind::Error),
-        ),
+        ("flaky", "failed", Some(Failure)),
+        ("panics", "failed", Some(Failure)),
+        ("needs_judge", "errored", Some(Error)),
+        ("executor_panics", "errored", Some(Error)),
     ] {
         assert_eq!(
             test_entry(&report, name)["status"],

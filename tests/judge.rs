@@ -123,6 +123,33 @@ fn structured(request: &CapturedRequest, value: &Value, usage: Usage) -> Reply {
     }
 }
 
+/// The judge's answer `text` in plain text, over the OpenAI wire.
+fn says(text: &str, usage: Usage) -> Reply {
+    Reply::text(Wire::OpenAi, "judge-model", text, usage)
+}
+
+/// The fake `name`, answering every judge call with the structured `value`.
+fn answering(name: &str, value: Value, usage: Usage) -> &'static FakeProvider {
+    let fake = fake(name);
+    fake.respond_with(move |request| structured(request, &value, usage));
+    fake
+}
+
+/// The fake `name`, answering an `ask_all` of three questions with the verdicts `first` and the
+/// questions asked again with `again`.
+fn answering_again(name: &str, first: Value, again: Value, usage: Usage) -> &'static FakeProvider {
+    let fake = fake(name);
+    fake.respond_with(move |request| {
+        let verdicts = if asked(request).len() == 3 {
+            &first
+        } else {
+            &again
+        };
+        structured(request, &json!({ "verdicts": verdicts }), usage)
+    });
+    fake
+}
+
 fn only_request(fake: &FakeProvider) -> CapturedRequest {
     let requests = fake.requests();
     assert_eq!(requests.len(), 1, "one judge call expected: {requests:#?}");
@@ -170,18 +197,15 @@ fn assert_verdict_schema(schema: &Value) {
 
 #[test]
 fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
-    let fake = fake("anthropic_verdict");
-    fake.respond_with(|request| {
-        structured(
-            request,
-            &verdict_json(
-                "Alice is named as the lead.",
-                Some("Alice leads Project Phoenix"),
-                "yes",
-            ),
-            Usage::new(900, 40),
-        )
-    });
+    let fake = answering(
+        "anthropic_verdict",
+        verdict_json(
+            "Alice is named as the lead.",
+            Some("Alice leads Project Phoenix"),
+            "yes",
+        ),
+        Usage::new(900, 40),
+    );
     let cached = run("anthropic_cached", true);
     let config = judge("anthropic_verdict");
     let verdict = block_on(cached.__judge_with(&config).ask("Is Alice mentioned?")).unwrap();
@@ -235,14 +259,11 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
 
 #[test]
 fn gemini_sends_a_response_schema_and_the_verdict_comes_back_as_text() {
-    let fake = fake("gemini_verdict");
-    fake.respond_with(|request| {
-        structured(
-            request,
-            &verdict_json("Bob is not named anywhere.", None, "yes"),
-            Usage::new(800, 30),
-        )
-    });
+    let fake = answering(
+        "gemini_verdict",
+        verdict_json("Bob is not named anywhere.", None, "yes"),
+        Usage::new(800, 30),
+    );
     let run = run("gemini", false);
     let config = judge("gemini_verdict");
     let verdict = block_on(
@@ -274,16 +295,13 @@ fn gemini_sends_a_response_schema_and_the_verdict_comes_back_as_text() {
 
 #[test]
 fn openai_sends_a_json_schema_response_format() {
-    let fake = fake("openai_verdict");
-    fake.respond_with(|request| {
-        structured(
-            request,
-            // The judge quotes with straightened quotes and re-flowed lines; the snippet returned is the
-            // output's own text.
-            &verdict_json("The deadline is Q3.", Some("a $2M project due in Q3"), "no"),
-            Usage::new(700, 20),
-        )
-    });
+    // The judge quotes with straightened quotes and re-flowed lines; the snippet returned is the
+    // output's own text.
+    let fake = answering(
+        "openai_verdict",
+        verdict_json("The deadline is Q3.", Some("a $2M project due in Q3"), "no"),
+        Usage::new(700, 20),
+    );
     let run = run("openai", false);
     let config = judge("openai_verdict");
     let verdict = block_on(run.__judge_with(&config).ask("Is the deadline Q4?")).unwrap();
@@ -316,18 +334,15 @@ fn asked(request: &CapturedRequest) -> Vec<String> {
 #[test]
 fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
     for name in ["anthropic_all", "gemini_all", "openai_all"] {
-        let fake = fake(name);
-        fake.respond_with(|request| {
-            let verdicts = if asked(request).len() == 3 {
-                json!({"verdicts": [
-                    indexed(3, "No price is given.", "no"),
-                    indexed(1, "Alice is named.", "yes"),
-                ]})
-            } else {
-                json!({"verdicts": [indexed(1, "Bob is not named.", "no")]})
-            };
-            structured(request, &verdicts, Usage::new(1000, 90))
-        });
+        let fake = answering_again(
+            name,
+            json!([
+                indexed(3, "No price is given.", "no"),
+                indexed(1, "Alice is named.", "yes"),
+            ]),
+            json!([indexed(1, "Bob is not named.", "no")]),
+            Usage::new(1000, 90),
+        );
         let run = run(name, false);
         let config = judge(name);
         let questions = [
@@ -400,16 +415,13 @@ fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
 /// ever filled in.
 #[test]
 fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
-    let fake = fake("all_missing");
     // The first reply answers question 1 only; asked again about 2 and 3, the judge answers 3 only.
-    fake.respond_with(|request| {
-        let verdicts = if asked(request).len() == 3 {
-            json!({"verdicts": [indexed(1, "Alice is named.", "yes")]})
-        } else {
-            json!({"verdicts": [indexed(2, "Q3 is named.", "yes")]})
-        };
-        structured(request, &verdicts, Usage::new(10, 1))
-    });
+    let fake = answering_again(
+        "all_missing",
+        json!([indexed(1, "Alice is named.", "yes")]),
+        json!([indexed(2, "Q3 is named.", "yes")]),
+        Usage::new(10, 1),
+    );
     let run = run("all_missing", false);
     let config = judge("all_missing");
     let questions = [
@@ -439,19 +451,16 @@ fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
 /// verdict; both are asked again.
 #[test]
 fn ask_all_asks_again_when_two_verdicts_share_a_number() {
-    let fake = fake("all_duplicate");
-    fake.respond_with(|request| {
-        let verdicts = if asked(request).len() == 3 {
-            json!({"verdicts": [
-                indexed(1, "first", "yes"),
-                indexed(1, "second", "no"),
-                indexed(3, "third", "yes"),
-            ]})
-        } else {
-            json!({"verdicts": [indexed(1, "again 1", "yes"), indexed(2, "again 2", "no")]})
-        };
-        structured(request, &verdicts, Usage::new(10, 1))
-    });
+    let fake = answering_again(
+        "all_duplicate",
+        json!([
+            indexed(1, "first", "yes"),
+            indexed(1, "second", "no"),
+            indexed(3, "third", "yes"),
+        ]),
+        json!([indexed(1, "again 1", "yes"), indexed(2, "again 2", "no")]),
+        Usage::new(10, 1),
+    );
     let run = run("all_duplicate", false);
     let config = judge("all_duplicate");
     let verdicts = block_on(run.__judge_with(&config).ask_all(&["A?", "B?", "C?"])).unwrap();
@@ -510,10 +519,8 @@ fn http_errors_are_call_errors_on_every_wire() {
 fn a_server_that_ignores_the_schema_gets_one_retry() {
     let fake = fake("prose_then_json");
     fake.push_all([
-        Reply::text(Wire::OpenAi, "judge-model", "Yes, Alice is clearly mentioned.", Usage::new(600, 10)),
-        Reply::text(
-            Wire::OpenAi,
-            "judge-model",
+        says("Yes, Alice is clearly mentioned.", Usage::new(600, 10)),
+        says(
             "Sure:\n```json\n{\"Reasoning\": \"Alice is named.\", \"snippet\": \"Alice leads\", \"Answer\": \"YES\"}\n```",
             Usage::new(650, 25),
         ),
@@ -556,14 +563,7 @@ fn a_server_that_ignores_the_schema_gets_one_retry() {
 #[test]
 fn a_reply_without_a_verdict_is_an_error_not_a_no() {
     let fake = fake("prose_forever");
-    fake.respond_with(|_| {
-        Reply::text(
-            Wire::OpenAi,
-            "judge-model",
-            "I think the response is fine overall.",
-            Usage::new(600, 9),
-        )
-    });
+    fake.respond_with(|_| says("I think the response is fine overall.", Usage::new(600, 9)));
     let run = run("prose_forever", false);
     let config = judge("prose_forever");
     let err = block_on(run.__judge_with(&config).ask("Is Alice mentioned?")).unwrap_err();
@@ -604,7 +604,7 @@ fn ask_parallel_waits_for_every_call_and_lists_every_failure() {
                 "broken question",
             )
         } else if question.contains("mumble") {
-            Reply::text(Wire::OpenAi, "judge-model", "hmm", Usage::new(5, 1))
+            says("hmm", Usage::new(5, 1))
         } else {
             // Slow answers: the failures land first, and the calls overlap.
             structured(

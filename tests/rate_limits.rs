@@ -114,9 +114,7 @@ async fn a_provider_limiting_concurrency_slows_the_calls_down_without_failing_th
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_after_delays_only_the_call_that_received_it() {
-    let fake = FakeProvider::builder()
-        .latency(Duration::from_millis(20))
-        .start();
+    let fake = FakeProvider::with_latency(Duration::from_millis(20));
     fake.push(Reply::rate_limited_secs(
         Wire::OpenAi,
         Duration::from_millis(800),
@@ -403,12 +401,18 @@ fn twenty_tests_of_five_runs_against_a_provider_allowing_four_in_flight_all_pass
     assert!(!stderr.contains("rate limits:"), "{stderr}");
 }
 
-#[test]
-fn an_endpoints_own_max_in_flight_wins_over_the_environment_and_the_builder() {
-    let fake = FakeProvider::builder()
+/// A fake that takes 80 ms a call, long enough for concurrent calls to overlap, and keeps no
+/// requests: these tests only count them.
+fn counting_fake() -> FakeProvider {
+    FakeProvider::builder()
         .latency(Duration::from_millis(80))
         .capture(false)
-        .start();
+        .start()
+}
+
+#[test]
+fn an_endpoints_own_max_in_flight_wins_over_the_environment_and_the_builder() {
+    let fake = counting_fake();
     let root = Root::new(
         "precedence",
         &fake.base_url(Wire::OpenAi),
@@ -477,10 +481,7 @@ fn the_shipped_nextest_group_caps_prompt_test_processes() {
 #[test]
 fn one_endpoint_called_by_two_names_has_one_in_flight_limit() {
     // `gemini` names the `google` endpoint: calls under both names share its max_in_flight.
-    let fake = FakeProvider::builder()
-        .latency(Duration::from_millis(80))
-        .capture(false)
-        .start();
+    let fake = counting_fake();
     let google = format!(
         "\n[providers.google]\nbase_url = \"{}\"\nmax_in_flight = 2",
         fake.base_url(Wire::Gemini)

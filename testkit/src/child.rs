@@ -373,6 +373,16 @@ pub fn run_as_child(args_var: &str, harness: impl FnOnce(Vec<String>) -> ExitCod
     });
 }
 
+/// The entry of the JSON array `list` (a report's `tests` or `suites`) whose `field` is `value`;
+/// panics naming what it looked for, and the list, when there is none.
+pub fn entry<'a>(list: &'a serde_json::Value, field: &str, value: &str) -> &'a serde_json::Value {
+    list.as_array()
+        .unwrap_or_else(|| panic!("not an array: {list:#}"))
+        .iter()
+        .find(|e| e[field] == value)
+        .unwrap_or_else(|| panic!("no entry with {field} = {value:?} in {list:#}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::outcome;

@@ -61,21 +61,11 @@ impl CapturedRequest {
         let json = self.json.as_ref()?;
         match self.wire()? {
             Wire::Anthropic | Wire::OpenAi => {
-                let message = json
-                    .get("messages")?
-                    .as_array()?
-                    .iter()
-                    .rev()
-                    .find(|m| m["role"] == "user")?;
+                let message = last_user(json.get("messages")?)?;
                 Some(text_of(&message["content"]))
             }
             Wire::Gemini => {
-                let content = json
-                    .get("contents")?
-                    .as_array()?
-                    .iter()
-                    .rev()
-                    .find(|m| m["role"] == "user")?;
+                let content = last_user(json.get("contents")?)?;
                 let parts = content.get("parts")?.as_array()?;
                 Some(
                     parts
@@ -123,4 +113,13 @@ fn text_of(content: &Value) -> String {
             .join(""),
         _ => String::new(),
     }
+}
+
+/// The last message of `messages` (a JSON array) in the user's role.
+fn last_user(messages: &Value) -> Option<&Value> {
+    messages
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
 }

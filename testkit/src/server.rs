@@ -397,6 +397,11 @@ impl FakeProvider {
         Self::builder().start()
     }
 
+    /// A fake with the default echo responder that answers each call after `latency`.
+    pub fn with_latency(latency: Duration) -> Self {
+        Self::builder().latency(latency).start()
+    }
+
     /// A builder, to set the echo's text, latency and usage, or a responder.
     pub fn builder() -> Builder {
         Builder {

@@ -51,4 +51,20 @@ impl Usage {
             ..Self::default()
         }
     }
+
+    /// With this many of the input tokens read from the cache.
+    pub fn cached(self, cached_input_tokens: u64) -> Self {
+        Self {
+            cached_input_tokens,
+            ..self
+        }
+    }
+
+    /// With this many of the output tokens spent thinking.
+    pub fn thoughts(self, thoughts_tokens: u64) -> Self {
+        Self {
+            thoughts_tokens,
+            ..self
+        }
+    }
 }

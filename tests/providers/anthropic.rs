@@ -11,12 +11,7 @@ async fn anthropic_request_shape_and_answer() {
     request.system = Some("Answer in one word.".into());
     request.cache_system = true;
     request.temperature = Some(0.3);
-    let usage = Usage {
-        input_tokens: 100,
-        output_tokens: 7,
-        cached_input_tokens: 60,
-        thoughts_tokens: 0,
-    };
+    let usage = Usage::new(100, 7).cached(60);
     let (result, seen) = one_call(Wire::Anthropic, usage, &request).await;
     assert_eq!(seen.method, "POST");
     assert_eq!(seen.path, "/v1/messages");
@@ -40,22 +35,9 @@ async fn anthropic_request_shape_and_answer() {
     assert_eq!(result.text, "echo: What is the capital of France?");
     // The fake sends Anthropic's usage (input_tokens 40 without the 60 cache reads); the client adds
     // them back.
-    assert_eq!(
-        (
-            result.input_tokens,
-            result.cached_input_tokens,
-            result.output_tokens
-        ),
-        (100, 60, 7)
-    );
+    assert_eq!(tokens_of(&result), usage);
     assert_eq!(result.stop_reason.as_deref(), Some("end_turn"));
     assert_eq!(result.model_used.as_deref(), Some("claude-haiku-4-5"));
-    assert!(
-        result
-            .request_id
-            .as_deref()
-            .unwrap()
-            .starts_with("msg_fake_")
-    );
+    assert_request_id(&result, "msg_fake_");
     assert_eq!(result.cost_usd, None);
 }

@@ -10,12 +10,7 @@ async fn gemini_request_shape_and_answer() {
     let mut request = simple(Wire::Gemini);
     request.system = Some("Be brief.".into());
     request.temperature = Some(0.0);
-    let usage = Usage {
-        input_tokens: 50,
-        output_tokens: 30,
-        cached_input_tokens: 0,
-        thoughts_tokens: 20,
-    };
+    let usage = Usage::new(50, 30).thoughts(20);
     let (result, seen) = one_call(Wire::Gemini, usage, &request).await;
     assert_eq!(seen.path, "/v1beta/models/gemini-2.5-flash:generateContent");
     assert!(
@@ -41,15 +36,8 @@ async fn gemini_request_shape_and_answer() {
 
     assert_eq!(result.text, "echo: What is the capital of France?");
     // candidatesTokenCount 10 + thoughtsTokenCount 20.
-    assert_eq!(
-        (
-            result.input_tokens,
-            result.output_tokens,
-            result.thoughts_tokens
-        ),
-        (50, 30, 20)
-    );
+    assert_eq!(tokens_of(&result), usage);
     assert_eq!(result.stop_reason.as_deref(), Some("STOP"));
     assert_eq!(result.model_version.as_deref(), Some("gemini-2.5-flash"));
-    assert!(result.request_id.as_deref().unwrap().starts_with("fake-"));
+    assert_request_id(&result, "fake-");
 }

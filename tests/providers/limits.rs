@@ -9,9 +9,7 @@ use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_in_flight_limit_is_honoured() {
-    let fake = FakeProvider::builder()
-        .latency(Duration::from_millis(60))
-        .start();
+    let fake = FakeProvider::with_latency(Duration::from_millis(60));
     let endpoint = endpoint_for(&fake, Wire::OpenAi, 3);
     let client = Arc::new(common::client_of(&endpoint, &fast_retry(1), None));
     let calls: Vec<_> = (0..12)
@@ -37,9 +35,7 @@ async fn the_in_flight_limit_is_honoured() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backoff_does_not_hold_an_in_flight_slot() {
-    let fake = FakeProvider::builder()
-        .latency(Duration::from_millis(20))
-        .start();
+    let fake = FakeProvider::with_latency(Duration::from_millis(20));
     fake.push(Reply::rate_limited(
         Wire::OpenAi,
         Duration::from_millis(600),

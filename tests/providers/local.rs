@@ -23,8 +23,10 @@ async fn live_openai_compatible_server() {
         api_key_env: vec![],
         max_in_flight: 2,
     };
-    let mut retry = fast_retry(2);
-    retry.request_timeout = Duration::from_secs(60);
+    let retry = RetryConfig {
+        request_timeout: Duration::from_secs(60),
+        ..fast_retry(2)
+    };
     let client = ProviderClient::new(&endpoint, &retry);
     assert_eq!(client.missing_key(), None);
     let mut request = CompletionRequest::new(
@@ -40,13 +42,7 @@ async fn live_openai_compatible_server() {
         result.input_tokens > 0 && result.output_tokens > 0,
         "{result:?}"
     );
-    assert!(
-        result
-            .request_id
-            .as_deref()
-            .is_some_and(|id| id.starts_with("chatcmpl-")),
-        "{result:?}"
-    );
+    assert_request_id(&result, "chatcmpl-");
     assert!(result.model_used.is_some(), "{result:?}");
 
     // Structured output is enforced by the server's grammar.

@@ -61,6 +61,22 @@ async fn one_call(
     (result, fake.requests().remove(0))
 }
 
+/// The answer's token counts in the fake's terms, to compare with the `Usage` it was told to report.
+fn tokens_of(result: &CompletionResult) -> Usage {
+    Usage::new(result.input_tokens, result.output_tokens)
+        .cached(result.cached_input_tokens)
+        .thoughts(result.thoughts_tokens)
+}
+
+/// The answer carries a request id the fake made up, which starts with `prefix`.
+fn assert_request_id(result: &CompletionResult, prefix: &str) {
+    let id = result.request_id.as_deref();
+    assert!(
+        id.is_some_and(|id| id.starts_with(prefix)),
+        "request id {id:?}"
+    );
+}
+
 fn simple(wire: Wire) -> CompletionRequest {
     CompletionRequest::new(model_for(wire), "What is the capital of France?", 64)
 }

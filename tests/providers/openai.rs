@@ -14,12 +14,7 @@ async fn openai_request_shape_and_answer() {
     request.system = Some("sys".into());
     request.messages.push(Message::assistant("Paris."));
     request.messages.push(Message::user("And Spain?"));
-    let usage = Usage {
-        input_tokens: 40,
-        output_tokens: 12,
-        cached_input_tokens: 32,
-        thoughts_tokens: 5,
-    };
+    let usage = Usage::new(40, 12).cached(32).thoughts(5);
     let (result, seen) = one_call(Wire::OpenAi, usage, &request).await;
     assert_eq!(seen.path, "/v1/chat/completions");
     assert_eq!(
@@ -41,23 +36,9 @@ async fn openai_request_shape_and_answer() {
     );
 
     assert_eq!(result.text, "echo: And Spain?");
-    assert_eq!(
-        (
-            result.input_tokens,
-            result.cached_input_tokens,
-            result.output_tokens,
-            result.thoughts_tokens
-        ),
-        (40, 32, 12, 5)
-    );
+    assert_eq!(tokens_of(&result), usage);
     assert_eq!(result.model_version.as_deref(), Some("fp_fake"));
-    assert!(
-        result
-            .request_id
-            .as_deref()
-            .unwrap()
-            .starts_with("chatcmpl-fake-")
-    );
+    assert_request_id(&result, "chatcmpl-fake-");
 }
 
 #[tokio::test]

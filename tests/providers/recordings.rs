@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::expected::{Expect, ExpectError, expected_errors, expected_successes};
+use super::expected::{Expect, ExpectError, Expected, expected};
 use super::*;
 
 fn recordings_dir(test: &str) -> Option<PathBuf> {
@@ -33,7 +33,7 @@ fn statuses(readme: &str) -> BTreeMap<String, (u16, String)> {
 fn check_success(case: &str, result: &CompletionResult, expect: &Expect) {
     if expect.text_is_prefix {
         assert!(
-            result.text.starts_with(expect.text),
+            result.text.starts_with(&expect.text),
             "{case}: text {:?}",
             result.text
         );
@@ -52,29 +52,21 @@ fn check_success(case: &str, result: &CompletionResult, expect: &Expect) {
         "{case}: (input, output, cached, cache creation, thoughts)"
     );
     assert_eq!(
-        result.stop_reason.as_deref(),
-        expect.stop,
-        "{case}: stop reason"
-    );
-    assert_eq!(
         result.safety_filtered, expect.safety,
         "{case}: safety_filtered"
     );
-    assert_eq!(
-        result.model_used.as_deref(),
-        expect.model_used,
-        "{case}: model_used"
-    );
-    assert_eq!(
-        result.model_version.as_deref(),
-        expect.model_version,
-        "{case}: model_version"
-    );
-    assert_eq!(
-        result.request_id.as_deref(),
-        expect.request_id,
-        "{case}: request_id"
-    );
+    for (field, got, want) in [
+        ("stop reason", &result.stop_reason, &expect.stop),
+        ("model_used", &result.model_used, &expect.model_used),
+        (
+            "model_version",
+            &result.model_version,
+            &expect.model_version,
+        ),
+        ("request_id", &result.request_id, &expect.request_id),
+    ] {
+        assert_eq!(got, want, "{case}: {field}");
+    }
     let tools: Vec<(String, String, Value)> = result
         .tool_calls
         .iter()
@@ -96,7 +88,7 @@ fn check_success(case: &str, result: &CompletionResult, expect: &Expect) {
         result.cost_usd, None,
         "{case}: the client leaves pricing to the engine"
     );
-    let cost = pricing::cost_of(expect.model, result, &BTreeMap::new());
+    let cost = pricing::cost_of(&expect.model, result, &BTreeMap::new());
     match (cost, expect.cost) {
         (Some(got), Some(want)) => {
             assert!((got - want).abs() < 1e-12, "{case}: cost {got} != {want}")
@@ -110,8 +102,10 @@ fn every_recording_parses_to_the_expected_fields() {
     let Some(root) = recordings_dir("every_recording_parses_to_the_expected_fields") else {
         return;
     };
-    let successes = expected_successes();
-    let errors = expected_errors();
+    let Expected {
+        success: successes,
+        error: errors,
+    } = expected();
     let mut seen = Vec::new();
     for (folder, wire) in [
         ("anthropic", WireFormat::Anthropic),
@@ -149,17 +143,24 @@ fn every_recording_parses_to_the_expected_fields() {
                 check_success(&case, &result, expect);
             } else {
                 let error = provider::parse_error_body(wire, &body);
-                let ExpectError(kind, message, request_id) =
-                    errors.get(case.as_str()).unwrap_or_else(|| {
-                        panic!("{case}: a new error recording needs expectations here")
-                    });
-                assert_eq!(error.error_type.as_deref(), Some(*kind), "{case}");
+                let ExpectError {
+                    kind,
+                    message,
+                    request_id,
+                } = errors.get(case.as_str()).unwrap_or_else(|| {
+                    panic!("{case}: a new error recording needs expectations here")
+                });
+                assert_eq!(error.error_type.as_deref(), Some(kind.as_str()), "{case}");
                 assert!(
-                    error.message.as_deref().unwrap_or("").starts_with(message),
+                    error
+                        .message
+                        .as_deref()
+                        .unwrap_or("")
+                        .starts_with(message.as_str()),
                     "{case}: {:?}",
                     error.message
                 );
-                assert_eq!(error.request_id.as_deref(), *request_id, "{case}");
+                assert_eq!(error.request_id, *request_id, "{case}");
                 // An error body is not an answer.
                 assert!(
                     provider::parse_response(wire, &body).is_err(),
@@ -169,7 +170,11 @@ fn every_recording_parses_to_the_expected_fields() {
             seen.push(case);
         }
     }
-    let expected: Vec<&str> = successes.keys().chain(errors.keys()).copied().collect();
+    let expected: Vec<&str> = successes
+        .keys()
+        .chain(errors.keys())
+        .map(String::as_str)
+        .collect();
     let missing: Vec<&&str> = expected
         .iter()
         .filter(|c| !seen.iter().any(|s| s == *c))

@@ -43,8 +43,10 @@ async fn rate_limits_wait_as_long_as_retry_after_asks() {
 #[tokio::test]
 async fn retry_after_and_http_dates_are_capped_at_max_backoff() {
     let fake = FakeProvider::start();
-    let mut retry = fast_retry(2);
-    retry.max_backoff = Duration::from_millis(100);
+    let retry = RetryConfig {
+        max_backoff: Duration::from_millis(100),
+        ..fast_retry(2)
+    };
     fake.push(
         Reply::error(Wire::OpenAi, 429, "requests", "slow down").with_header("retry-after", "3600"),
     );
@@ -161,8 +163,10 @@ async fn client_errors_are_not_retried() {
 #[tokio::test]
 async fn timeouts_are_retried_then_reported() {
     let fake = FakeProvider::start();
-    let mut retry = fast_retry(2);
-    retry.request_timeout = Duration::from_millis(200);
+    let retry = RetryConfig {
+        request_timeout: Duration::from_millis(200),
+        ..fast_retry(2)
+    };
     fake.push(
         Reply::text(Wire::OpenAi, "m", "too late", Usage::new(1, 1))
             .delayed(Duration::from_secs(3)),

@@ -394,7 +394,7 @@ fn every_assertion_kind_passes_and_fails_with_its_message() {
     let mut f = Fixture::new("kinds");
     kinds_suite(&mut f);
     let out = f.run(&[]);
-    assert_eq!(out.code, 101, "{}", out.context());
+    out.assert_code(101);
     for k in KINDS {
         let trial = format!("kinds::{}", k.case);
         let status = out.status_of(&trial);

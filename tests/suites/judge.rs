@@ -5,25 +5,6 @@ use serde_json::{Value, json};
 
 use super::*;
 
-const JUDGED: &str = r#"prompt = "Serve {thing}"
-
-[[cases]]
-name = "tea"
-inputs = { thing = "tea" }
-assert = [{ contains = "tea" }, { judge = "Is it polite?" }, { judge = "Does it mention milk?" }]
-
-[[cases]]
-name = "coffee"
-inputs = { thing = "coffee" }
-assert = [{ judge = "Is it polite?" }]
-
-[[cases]]
-name = "juice"
-inputs = { thing = "juice" }
-threshold = 0.5
-assert = [{ contains = "juice", weight = 1 }, { judge = "Is it polite?", weight = 1 }]
-"#;
-
 /// One verdict of the judge's structured answer.
 fn verdict(index: u32, answer: &str, reasoning: &str) -> Value {
     json!({"index": index, "question_type": "factual_presence", "reasoning": reasoning, "snippet": null, "answer": answer})
@@ -60,10 +41,9 @@ fn judge_assertions_share_one_judge_call_per_run() {
         })
         .start();
     let f = Fixture::calling("judge", &fake, "off");
-    f.file("prompt-tests/judged.evals.toml", JUDGED);
+    f.suite("judged");
     let out = f.run(&[]);
-    assert_eq!(out.status_of("judged::tea"), "ok", "{}", out.context());
-    assert_eq!(out.status_of("judged::coffee"), "FAILED");
+    out.assert_statuses(&[("judged::tea", "ok"), ("judged::coffee", "FAILED")]);
     assert_eq!(
         out.status_of("judged::juice"),
         "ok",
@@ -170,34 +150,14 @@ fn tea_server() -> FakeProvider {
 fn a_judge_without_a_verdict_errors_the_run_whatever_the_thresholds() {
     let fake = tea_server();
     let f = Fixture::calling("errored", &fake, "off");
-    f.file(
-        "prompt-tests/drinks.evals.toml",
-        r#"prompt = "Serve {thing}"
-
-[[cases]]
-name = "tea"
-inputs = { thing = "tea" }
-runs = 5
-pass_threshold = 0.8
-threshold = 0.5
-assert = [{ contains = "tea", weight = 1 }, { judge = "Is it polite?", weight = 1 }]
-
-[[cases]]
-name = "coffee"
-inputs = { thing = "coffee" }
-assert = [{ contains = "coffee" }]
-
-[[cases]]
-name = "water"
-inputs = { thing = "water" }
-assert = [{ contains = "Water" }]
-"#,
-    );
+    f.suite("drinks");
     let out = f.run(&[]);
-    assert_eq!(out.code, 101, "{}", out.context());
-    assert_eq!(out.status_of("drinks::tea"), "FAILED", "{}", out.context());
-    assert_eq!(out.status_of("drinks::coffee"), "FAILED");
-    assert_eq!(out.status_of("drinks::water"), "ok");
+    out.assert_code(101);
+    out.assert_statuses(&[
+        ("drinks::tea", "FAILED"),
+        ("drinks::coffee", "FAILED"),
+        ("drinks::water", "ok"),
+    ]);
     let reason = out.failure("drinks", "tea");
     assert!(
         reason.contains("] ERROR: judge: judge returned no verdict: "),

@@ -13,7 +13,7 @@ use prompt_tester_testkit::child::{self, Child};
 use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod assertions;
 mod judge;
@@ -133,6 +133,17 @@ output_mtok = 2.0
         std::fs::write(path, text).unwrap();
     }
 
+    /// Writes the suite `name` kept in `tests/suites/data/` into the crate root's `prompt-tests/`.
+    fn suite(&self, name: &str) {
+        let file = format!("{name}.evals.toml");
+        let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/suites/data")
+            .join(&file);
+        let text =
+            std::fs::read_to_string(&data).unwrap_or_else(|e| panic!("{}: {e}", data.display()));
+        self.file(&format!("prompt-tests/{file}"), &text);
+    }
+
     /// Records `result` as the answer to `prompt` (sent as-is) for run `run` of a case of `suite`.
     fn answer_with(
         &mut self,
@@ -230,12 +241,7 @@ impl Outcome {
 
     fn suite(&self, name: &str) -> &Value {
         let report = self.report.as_ref().expect("a JSON report was written");
-        report["suites"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["suite"] == name)
-            .unwrap_or_else(|| panic!("no suite {name} in the report: {report:#}"))
+        child::entry(&report["suites"], "suite", name)
     }
 
     fn failure(&self, suite: &str, case: &str) -> String {
@@ -259,5 +265,31 @@ impl Outcome {
             "exit {}\n--- stdout\n{}\n--- stderr\n{}",
             self.code, self.stdout, self.stderr
         )
+    }
+
+    /// Panics with the whole output unless each trial's console line reads as given.
+    fn assert_statuses(&self, expected: &[(&str, &str)]) {
+        for (trial, status) in expected {
+            assert_eq!(
+                self.status_of(trial),
+                *status,
+                "{trial}:\n{}",
+                self.context()
+            );
+        }
+    }
+
+    /// Panics with the whole output unless the run exited with `code`.
+    fn assert_code(&self, code: i32) {
+        assert_eq!(self.code, code, "{}", self.context());
+    }
+
+    /// Panics with the whole output unless stdout contains `text`.
+    fn assert_stdout_has(&self, text: &str) {
+        assert!(
+            self.stdout.contains(text),
+            "no {text:?} in:\n{}",
+            self.context()
+        );
     }
 }

@@ -85,7 +85,7 @@ fn a_broken_suite_is_one_failing_trial_that_locates_the_problem() {
     );
     f.answer("good", "Say hi", 1, "Hi!");
     let out = f.run(&[]);
-    assert_eq!(out.code, 101, "{}", out.context());
+    out.assert_code(101);
     // Other suites run normally.
     assert_eq!(out.status_of("good::hi"), "ok", "{}", out.context());
     for (name, _, location, key, fix) in BROKEN {
@@ -133,25 +133,17 @@ fn exact_builds_only_the_requested_trial_even_when_another_suite_is_broken() {
     f.answer("nested::deep", "Deep 1", 1, "ok");
     f.answer("nested::deep", "Deep 2", 1, "ok");
     let out = f.run(&["--exact", "nested::deep::one"]);
-    assert_eq!(out.code, 0, "{}", out.context());
+    out.assert_code(0);
     assert_eq!(out.status_of("nested::deep::one"), "ok");
-    assert!(
-        out.stdout.contains("1 passed; 0 failed"),
-        "{}",
-        out.context()
-    );
+    out.assert_stdout_has("1 passed; 0 failed");
     assert!(!out.stdout.contains("broken"), "{}", out.context());
 
     // Asked by name, a case of a broken suite fails with the suite's problems instead of vanishing.
     let out = f.run(&["--exact", "broken::anything"]);
-    assert_eq!(out.code, 101, "{}", out.context());
+    out.assert_code(101);
     assert_eq!(out.status_of("broken::anything"), "FAILED");
-    assert!(
-        out.stdout.contains(
-            "prompt-tests/broken.evals.toml:1:10: `prompt`: expected a string, found an integer"
-        ),
-        "{}",
-        out.stdout
+    out.assert_stdout_has(
+        "prompt-tests/broken.evals.toml:1:10: `prompt`: expected a string, found an integer",
     );
 }
 

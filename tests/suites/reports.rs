@@ -25,7 +25,7 @@ fn a_free_endpoint_prices_every_model_at_zero() {
     let request = CompletionRequest::new("self-hosted-model", "Say hi", MAX_TOKENS);
     f.answer_with("free", request, 1, CompletionResult::new("hi", 10, 20), 100);
     let out = f.run(&[]);
-    assert_eq!(out.code, 0, "{}", out.context());
+    out.assert_code(0);
     assert_eq!(out.status_of("free::hi"), "ok", "{}", out.context());
     assert!(!out.stderr.contains("unpriced"), "{}", out.context());
     assert!(!out.stderr.contains("warning"), "{}", out.context());
@@ -171,29 +171,7 @@ fn reports_hold_suites_categories_failures_and_junit_properties() {
 #[test]
 fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
     let mut f = Fixture::new("runs");
-    f.file(
-        "prompt-tests/runs.evals.toml",
-        r#"prompt = "Say yes: {n}"
-runs = 3
-pass_threshold = 0.6
-
-[[cases]]
-name = "mostly"
-inputs = { n = "1" }
-assert = [{ contains = "yes" }]
-
-[[cases]]
-name = "rarely"
-inputs = { n = "2" }
-assert = [{ contains = "yes" }]
-
-[[cases]]
-name = "once"
-runs = 1
-inputs = { n = "3" }
-assert = [{ contains = "yes" }]
-"#,
-    );
+    f.suite("runs");
     for (run, output) in [(1, "yes"), (2, "no"), (3, "yes")] {
         f.answer("runs", "Say yes: 1", run, output);
     }
@@ -222,9 +200,11 @@ assert = [{ contains = "yes" }]
     );
 
     let out = f.run(&[]);
-    assert_eq!(out.status_of("runs::mostly"), "ok", "{}", out.context());
-    assert_eq!(out.status_of("runs::once"), "ok");
-    assert_eq!(out.status_of("runs::rarely"), "FAILED");
+    out.assert_statuses(&[
+        ("runs::mostly", "ok"),
+        ("runs::once", "ok"),
+        ("runs::rarely", "FAILED"),
+    ]);
     assert!(out.status_of("runs::mostly::run_2").starts_with("ignored"));
     let reason = out.failure("runs", "rarely");
     assert!(
@@ -239,13 +219,9 @@ assert = [{ contains = "yes" }]
 
     // A single run named exactly runs alone, and only that trial is built.
     let one = f.run(&["--exact", "runs::rarely::run_3"]);
-    assert_eq!(one.code, 0, "{}", one.context());
+    one.assert_code(0);
     assert_eq!(one.status_of("runs::rarely::run_3"), "ok");
-    assert!(
-        one.stdout.contains("1 passed; 0 failed"),
-        "{}",
-        one.context()
-    );
+    one.assert_stdout_has("1 passed; 0 failed");
     let two = f.run(&["--exact", "runs::rarely::run_2"]);
-    assert_eq!(two.code, 101, "{}", two.context());
+    two.assert_code(101);
 }

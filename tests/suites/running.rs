@@ -53,7 +53,7 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     );
     f.answer("live", "Q 1", 1, "a");
     let out = f.run(&[]);
-    assert_eq!(out.code, 101, "{}", out.context());
+    out.assert_code(101);
     // A recorded live-only case replays.
     assert_eq!(out.status_of("live::recorded"), "ok", "{}", out.context());
     let ignored = out.status_of("live::unrecorded");
@@ -65,8 +65,10 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     );
     // A case may opt out of its suite's `live_only`: then, like any case nobody recorded, it fails
     // under CI (the suite's cassette has other recordings: it says the prompt changed).
-    assert_eq!(out.status_of("live::not_live"), "FAILED");
-    assert_eq!(out.status_of("fresh::nobody_recorded"), "FAILED");
+    out.assert_statuses(&[
+        ("live::not_live", "FAILED"),
+        ("fresh::nobody_recorded", "FAILED"),
+    ]);
     let reason = out.failure("fresh", "nobody_recorded");
     assert!(
         reason.contains("Under CI, auto mode never calls a provider for a missing recording")
@@ -84,24 +86,6 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
         (Some(1), Some(2))
     );
 }
-
-const GEO: &str = r#"prompt = "Capital of {country}?"
-
-[[cases]]
-name = "france"
-inputs = { country = "France" }
-assert = [{ contains = "Paris" }, { max_words = 10 }]
-
-[[cases]]
-name = "spain"
-inputs = { country = "Spain" }
-assert = [{ contains = "Madrid" }]
-
-[[cases]]
-name = "nowhere"
-inputs = { country = "Nowhere" }
-assert = [{ contains = "x" }]
-"#;
 
 /// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
 fn geo_server() -> FakeProvider {
@@ -123,11 +107,10 @@ fn geo_server() -> FakeProvider {
 fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
     let fake = geo_server();
     let f = Fixture::calling("http", &fake, "off");
-    f.file("prompt-tests/geo.evals.toml", GEO);
+    f.suite("geo");
     let out = f.run(&[]);
-    assert_eq!(out.code, 101, "{}", out.context());
-    assert_eq!(out.status_of("geo::france"), "ok", "{}", out.context());
-    assert_eq!(out.status_of("geo::spain"), "FAILED");
+    out.assert_code(101);
+    out.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
     assert!(
         out.failure("geo", "spain")
             .contains(r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#)
@@ -165,7 +148,7 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
 fn a_suite_records_one_cassette_then_replays_it_offline() {
     let fake = geo_server();
     let mut f = Fixture::calling("record", &fake, "auto");
-    f.file("prompt-tests/geo.evals.toml", GEO);
+    f.suite("geo");
     let first = f.run(&["--skip", "geo::nowhere"]);
     assert_eq!(fake.request_count(), 2, "{}", first.context());
     let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
@@ -187,8 +170,7 @@ fn a_suite_records_one_cassette_then_replays_it_offline() {
     // The server is gone: replaying needs only the cassette.
     f.mode = "replay";
     let again = f.run(&["--skip", "geo::nowhere"]);
-    assert_eq!(again.status_of("geo::france"), "ok", "{}", again.context());
-    assert_eq!(again.status_of("geo::spain"), "FAILED");
+    again.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
     assert!(
         again.stderr.contains("(2 replayed from cassettes)"),
         "{}",

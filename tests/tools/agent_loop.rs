@@ -103,7 +103,12 @@ async fn a_two_turn_loop_sends_the_result_back_in_each_wire_format() {
             "{wire:?}"
         );
         assert_eq!(results.len(), 1);
-        let (call_id, name, content, is_error) = &results[0];
+        let Sent {
+            call_id,
+            name,
+            content,
+            is_error,
+        } = &results[0];
         assert_eq!(
             (content.as_str(), *is_error),
             ("Sunny in Paris", false),
@@ -159,14 +164,17 @@ async fn handler_errors_and_unknown_tools_are_error_results_the_model_sees() {
 
         let requests = fake.requests();
         let (_, failed) = last_exchange(&requests[1]);
-        assert_eq!(failed[0].2, "no order with id \"Z-9\"", "{wire:?}");
+        assert_eq!(failed[0].content, "no order with id \"Z-9\"", "{wire:?}");
         let (_, unknown) = last_exchange(&requests[2]);
         assert_eq!(
-            unknown[0].2, "unknown tool `cancel_order`; the tools are: `lookup_order`",
+            unknown[0].content, "unknown tool `cancel_order`; the tools are: `lookup_order`",
             "{wire:?}"
         );
         if wire != Wire::OpenAi {
-            assert!(failed[0].3 && unknown[0].3, "{wire:?}: is_error on both");
+            assert!(
+                failed[0].is_error && unknown[0].is_error,
+                "{wire:?}: is_error on both"
+            );
         }
         // The transcript keeps the flag whatever the wire can carry.
         assert!(matches!(
@@ -211,11 +219,7 @@ async fn several_calls_in_one_turn_run_concurrently_and_answer_in_order() {
     let toolbox = Toolbox::new()
         .tool(tool)
         .tool_timeout(Duration::from_secs(5));
-    let outcome = toolbox
-        .run(
-            &client(&fake, Wire::Anthropic),
-            CompletionRequest::new("claude-haiku-4-5", "Paris and Oslo?", 64),
-        )
+    let outcome = run_on(&fake, Wire::Anthropic, &toolbox, "Paris and Oslo?")
         .await
         .unwrap();
     assert_eq!(outcome.result.text, "Paris and Oslo are fine.");
@@ -224,7 +228,7 @@ async fn several_calls_in_one_turn_run_concurrently_and_answer_in_order() {
     assert_eq!(ids, ["toolu_a", "toolu_b"]);
     let answered: Vec<_> = results
         .iter()
-        .map(|r| (r.0.clone().unwrap(), r.2.clone(), r.3))
+        .map(|r| (r.call_id.clone().unwrap(), r.content.clone(), r.is_error))
         .collect();
     assert_eq!(
         answered,
@@ -255,11 +259,7 @@ async fn a_model_that_keeps_calling_tools_fails_at_max_turns() {
     }
     let seen = Arc::new(Mutex::new(Vec::new()));
     let toolbox = Toolbox::new().tool(weather_tool(seen.clone())).max_turns(3);
-    let error = toolbox
-        .run(
-            &client(&fake, Wire::OpenAi),
-            CompletionRequest::new("gpt-4o-mini", "Weather?", 64),
-        )
+    let error = run_on(&fake, Wire::OpenAi, &toolbox, "Weather?")
         .await
         .unwrap_err();
     assert_eq!(
@@ -292,11 +292,7 @@ async fn gemini_thought_signatures_go_back_with_their_calls() {
         Usage::new(20, 2),
     ));
     let toolbox = Toolbox::new().tool(weather_tool(Arc::default()));
-    let outcome = toolbox
-        .run(
-            &client(&fake, Wire::Gemini),
-            CompletionRequest::new("gemini-3.1-flash-lite", "Weather in Paris?", 64),
-        )
+    let outcome = run_on(&fake, Wire::Gemini, &toolbox, "Weather in Paris?")
         .await
         .unwrap();
     assert_eq!(

@@ -10,7 +10,7 @@
 use prompt_tester::completion::CompletionRequest;
 use prompt_tester::config::RetryConfig;
 use prompt_tester::provider::ProviderClient;
-use prompt_tester::{AgentOutcome, Tool, Toolbox};
+use prompt_tester::{AgentError, AgentOutcome, Tool, Toolbox};
 use prompt_tester_testkit::child;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
@@ -68,36 +68,17 @@ fn weather_tool(seen: Arc<Mutex<Vec<Value>>>) -> Tool {
 fn declared_tools(request: &CapturedRequest) -> Vec<(String, Value)> {
     let json = request.json.as_ref().expect("a JSON body");
     match request.wire().expect("a known path") {
-        Wire::Anthropic => json["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                (
-                    t["name"].as_str().unwrap().to_string(),
-                    t["input_schema"].clone(),
-                )
-            })
+        Wire::Anthropic => items(&json["tools"])
+            .map(|t| (text(&t["name"]), t["input_schema"].clone()))
             .collect(),
-        Wire::Gemini => json["tools"][0]["functionDeclarations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                (
-                    t["name"].as_str().unwrap().to_string(),
-                    t["parameters"].clone(),
-                )
-            })
+        Wire::Gemini => items(&json["tools"][0]["functionDeclarations"])
+            .map(|t| (text(&t["name"]), t["parameters"].clone()))
             .collect(),
-        Wire::OpenAi => json["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
+        Wire::OpenAi => items(&json["tools"])
             .map(|t| {
                 assert_eq!(t["type"], "function");
                 (
-                    t["function"]["name"].as_str().unwrap().to_string(),
+                    text(&t["function"]["name"]),
                     t["function"]["parameters"].clone(),
                 )
             })
@@ -105,89 +86,62 @@ fn declared_tools(request: &CapturedRequest) -> Vec<(String, Value)> {
     }
 }
 
-/// The tool results a request sends back, as (call id, name, content, is_error) in the wire's shape,
-/// and the tool calls of the assistant message before them, as (id, name, arguments).
-type Results = Vec<(Option<String>, Option<String>, String, bool)>;
+/// A tool result a request sends back. It answers its call by id (Anthropic, OpenAI) or by tool
+/// name (Gemini); OpenAI has no error flag, so `is_error` is always false there.
+#[derive(Debug)]
+struct Sent {
+    call_id: Option<String>,
+    name: Option<String>,
+    content: String,
+    is_error: bool,
+}
+
+/// The tool results a request sends back, and the tool calls of the assistant message before them,
+/// as (id, name, arguments).
+type Results = Vec<Sent>;
 type Calls = Vec<(Option<String>, String, Value)>;
 
 fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
     let json = request.json.as_ref().expect("a JSON body");
     match request.wire().expect("a known path") {
         Wire::Anthropic => {
-            let messages = json["messages"].as_array().unwrap();
-            let (assistant, user) = (&messages[messages.len() - 2], &messages[messages.len() - 1]);
-            assert_eq!(
-                (assistant["role"].as_str(), user["role"].as_str()),
-                (Some("assistant"), Some("user"))
-            );
-            let calls = assistant["content"]
-                .as_array()
-                .unwrap()
-                .iter()
+            let (assistant, user) = last_two(&json["messages"], ("assistant", "user"));
+            let calls = items(&assistant["content"])
                 .filter(|b| b["type"] == "tool_use")
-                .map(|b| {
-                    (
-                        Some(b["id"].as_str().unwrap().to_string()),
-                        b["name"].as_str().unwrap().to_string(),
-                        b["input"].clone(),
-                    )
-                })
+                .map(|b| (Some(text(&b["id"])), text(&b["name"]), b["input"].clone()))
                 .collect();
-            let results = user["content"]
-                .as_array()
-                .unwrap()
-                .iter()
+            let results = items(&user["content"])
                 .map(|b| {
                     assert_eq!(b["type"], "tool_result", "{b}");
-                    (
-                        Some(b["tool_use_id"].as_str().unwrap().to_string()),
-                        None,
-                        b["content"].as_str().unwrap().to_string(),
-                        b["is_error"].as_bool().unwrap(),
-                    )
+                    Sent {
+                        call_id: Some(text(&b["tool_use_id"])),
+                        name: None,
+                        content: text(&b["content"]),
+                        is_error: b["is_error"].as_bool().unwrap(),
+                    }
                 })
                 .collect();
             (calls, results)
         }
         Wire::Gemini => {
-            let contents = json["contents"].as_array().unwrap();
-            let (model, user) = (&contents[contents.len() - 2], &contents[contents.len() - 1]);
-            assert_eq!(
-                (model["role"].as_str(), user["role"].as_str()),
-                (Some("model"), Some("user"))
-            );
-            let calls = model["parts"]
-                .as_array()
-                .unwrap()
-                .iter()
+            let (model, user) = last_two(&json["contents"], ("model", "user"));
+            let calls = items(&model["parts"])
                 .filter_map(|p| p.get("functionCall"))
-                .map(|c| {
-                    (
-                        None,
-                        c["name"].as_str().unwrap().to_string(),
-                        c["args"].clone(),
-                    )
-                })
+                .map(|c| (None, text(&c["name"]), c["args"].clone()))
                 .collect();
-            let results = user["parts"]
-                .as_array()
-                .unwrap()
-                .iter()
+            let results = items(&user["parts"])
                 .map(|p| {
                     let r = &p["functionResponse"];
                     let (content, is_error) = match r["response"].get("error") {
-                        Some(error) => (error.as_str().unwrap().to_string(), true),
-                        None => (
-                            r["response"]["content"].as_str().unwrap().to_string(),
-                            false,
-                        ),
+                        Some(error) => (text(error), true),
+                        None => (text(&r["response"]["content"]), false),
                     };
-                    (
-                        None,
-                        Some(r["name"].as_str().unwrap().to_string()),
+                    Sent {
+                        call_id: None,
+                        name: Some(text(&r["name"])),
                         content,
                         is_error,
-                    )
+                    }
                 })
                 .collect();
             (calls, results)
@@ -197,17 +151,14 @@ fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
             let first_tool = messages.iter().rposition(|m| m["role"] != "tool").unwrap();
             let assistant = &messages[first_tool];
             assert_eq!(assistant["role"], "assistant");
-            let calls = assistant["tool_calls"]
-                .as_array()
-                .unwrap()
-                .iter()
+            let calls = items(&assistant["tool_calls"])
                 .map(|c| {
                     assert_eq!(c["type"], "function");
                     let arguments: Value =
                         serde_json::from_str(c["function"]["arguments"].as_str().unwrap()).unwrap();
                     (
-                        Some(c["id"].as_str().unwrap().to_string()),
-                        c["function"]["name"].as_str().unwrap().to_string(),
+                        Some(text(&c["id"])),
+                        text(&c["function"]["name"]),
                         arguments,
                     )
                 })
@@ -215,18 +166,41 @@ fn last_exchange(request: &CapturedRequest) -> (Calls, Results) {
             // OpenAI has no error flag: a failed call is a tool message like any other.
             let results = messages[first_tool + 1..]
                 .iter()
-                .map(|m| {
-                    (
-                        Some(m["tool_call_id"].as_str().unwrap().to_string()),
-                        None,
-                        m["content"].as_str().unwrap().to_string(),
-                        false,
-                    )
+                .map(|m| Sent {
+                    call_id: Some(text(&m["tool_call_id"])),
+                    name: None,
+                    content: text(&m["content"]),
+                    is_error: false,
                 })
                 .collect();
             (calls, results)
         }
     }
+}
+
+/// The last two entries of the message list `list`, which must have the roles `roles`.
+fn last_two<'a>(list: &'a Value, roles: (&str, &str)) -> (&'a Value, &'a Value) {
+    let list = list.as_array().expect("a message list");
+    let (first, second) = (&list[list.len() - 2], &list[list.len() - 1]);
+    assert_eq!(
+        (first["role"].as_str(), second["role"].as_str()),
+        (Some(roles.0), Some(roles.1))
+    );
+    (first, second)
+}
+
+fn items(array: &Value) -> std::slice::Iter<'_, Value> {
+    array
+        .as_array()
+        .unwrap_or_else(|| panic!("an array: {array}"))
+        .iter()
+}
+
+fn text(string: &Value) -> String {
+    string
+        .as_str()
+        .unwrap_or_else(|| panic!("a string: {string}"))
+        .to_string()
 }
 
 /// An example binary of this crate, built fresh (see `child::fresh_example_binary`).
@@ -268,13 +242,17 @@ async fn run_scripted<'a>(
     turns: impl IntoIterator<Item = Turn<'a>>,
 ) -> AgentOutcome {
     fake.reset();
-    let model = model_for(wire);
-    script(fake, wire, model, turns);
-    toolbox
-        .run(
-            &client(fake, wire),
-            CompletionRequest::new(model, prompt, 64),
-        )
-        .await
-        .unwrap()
+    script(fake, wire, model_for(wire), turns);
+    run_on(fake, wire, toolbox, prompt).await.unwrap()
+}
+
+/// Runs `toolbox` on `prompt` against `fake` in `wire`, as `model_for(wire)` with 64 tokens to answer.
+async fn run_on(
+    fake: &FakeProvider,
+    wire: Wire,
+    toolbox: &Toolbox,
+    prompt: &str,
+) -> Result<AgentOutcome, AgentError> {
+    let request = CompletionRequest::new(model_for(wire), prompt, 64);
+    toolbox.run(&client(fake, wire), request).await
 }

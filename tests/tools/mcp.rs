@@ -1,7 +1,6 @@
 //! MCP servers in the loop: the `mcp_demo_server` example over stdio, the same server over streamable
 //! HTTP in this process, and servers that cannot be used.
 
-use prompt_tester::completion::CompletionRequest;
 use prompt_tester::{McpServer, Tool, Toolbox};
 use prompt_tester_testkit::{FakeProvider, Usage, Wire};
 use serde_json::{Value, json};
@@ -36,13 +35,14 @@ async fn an_mcp_server_over_stdio_lists_its_tools_and_runs_them_in_the_loop() {
     let toolbox = Toolbox::new()
         .mcp(demo_stdio())
         .tool(weather_tool(Arc::default()));
-    let outcome = toolbox
-        .run(
-            &client(&fake, Wire::Anthropic),
-            CompletionRequest::new("claude-haiku-4-5", "Where are A-1001 and B-7?", 256),
-        )
-        .await
-        .unwrap();
+    let outcome = run_on(
+        &fake,
+        Wire::Anthropic,
+        &toolbox,
+        "Where are A-1001 and B-7?",
+    )
+    .await
+    .unwrap();
     assert_eq!(
         outcome.result.text,
         "A-1001 has shipped; B-7 does not exist."
@@ -68,14 +68,14 @@ async fn an_mcp_server_over_stdio_lists_its_tools_and_runs_them_in_the_loop() {
     assert_eq!(lookup["required"], json!(["id"]));
 
     let (_, found) = last_exchange(&requests[1]);
-    let order: Value = serde_json::from_str(&found[0].2).unwrap();
+    let order: Value = serde_json::from_str(&found[0].content).unwrap();
     assert_eq!(
-        (order["status"].as_str(), found[0].3),
+        (order["status"].as_str(), found[0].is_error),
         (Some("shipped"), false)
     );
     let (_, missing) = last_exchange(&requests[2]);
     assert_eq!(
-        (missing[0].2.as_str(), missing[0].3),
+        (missing[0].content.as_str(), missing[0].is_error),
         ("no order with id \"B-7\"", true)
     );
 }
@@ -107,7 +107,7 @@ async fn an_mcp_server_over_streamable_http_runs_in_the_loop() {
         );
         let (_, results) = last_exchange(&fake.requests()[1]);
         assert_eq!(
-            (results[0].2.as_str(), results[0].3),
+            (results[0].content.as_str(), results[0].is_error),
             ("42", false),
             "{wire:?}"
         );
@@ -118,11 +118,9 @@ async fn an_mcp_server_over_streamable_http_runs_in_the_loop() {
 #[tokio::test]
 async fn unusable_mcp_servers_and_duplicate_tool_names_fail_clearly() {
     let fake = FakeProvider::start();
-    let request = || CompletionRequest::new("gpt-4o-mini", "Hi", 16);
 
     let missing = Toolbox::new().mcp(McpServer::stdio("/nonexistent/mcp-server", ["--stdio"]));
-    let error = missing
-        .run(&client(&fake, Wire::OpenAi), request())
+    let error = run_on(&fake, Wire::OpenAi, &missing, "Hi")
         .await
         .unwrap_err()
         .to_string();
@@ -139,8 +137,7 @@ async fn unusable_mcp_servers_and_duplicate_tool_names_fail_clearly() {
     let unreachable = Toolbox::new()
         .mcp(McpServer::http(format!("http://{closed}/mcp")))
         .tool_timeout(Duration::from_secs(5));
-    let error = unreachable
-        .run(&client(&fake, Wire::OpenAi), request())
+    let error = run_on(&fake, Wire::OpenAi, &unreachable, "Hi")
         .await
         .unwrap_err()
         .to_string();
@@ -154,8 +151,7 @@ async fn unusable_mcp_servers_and_duplicate_tool_names_fail_clearly() {
         "sh",
         ["-c", "echo not-mcp-at-all >&2; exit 3"],
     ));
-    let error = not_mcp
-        .run(&client(&fake, Wire::OpenAi), request())
+    let error = run_on(&fake, Wire::OpenAi, &not_mcp, "Hi")
         .await
         .unwrap_err()
         .to_string();
@@ -168,10 +164,7 @@ async fn unusable_mcp_servers_and_duplicate_tool_names_fail_clearly() {
         Ok::<_, String>("0")
     });
     let twice = Toolbox::new().tool(add).mcp(demo_stdio());
-    let error = twice
-        .run(&client(&fake, Wire::OpenAi), request())
-        .await
-        .unwrap_err();
+    let error = run_on(&fake, Wire::OpenAi, &twice, "Hi").await.unwrap_err();
     assert!(
         error
             .to_string()
