@@ -71,6 +71,15 @@ pub fn shorten(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// Each item as `shown` words it, joined with " and ": `a and b`.
+pub(crate) fn and_list(items: &[&str], shown: impl Fn(&str) -> String) -> String {
+    items
+        .iter()
+        .map(|item| shown(item))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,11 +28,7 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
         .collect();
     let vars = spec.target_prompt_vars.into_iter().collect();
     let request = RequestTemplate::resolve(config, spec.request, rendered.text, vars, |missing| {
-        let missing = missing
-            .iter()
-            .map(|m| format!("subject_{m}"))
-            .collect::<Vec<_>>()
-            .join(" and ");
+        let missing = crate::render::and_list(missing, |m| format!("subject_{m}"));
         format!(
             "test `{trial}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
              prompt-tester.toml"

@@ -242,11 +242,7 @@ fn resolve(
     let vars = case.inputs.iter().cloned().collect();
     let written = s.request.clone();
     let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
-        let keys = missing
-            .iter()
-            .map(|m| format!("`{m} = \"...\"`"))
-            .collect::<Vec<_>>()
-            .join(" and ");
+        let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
         format!(
             "case `{name}` names no {}: add {keys} to {} (at the top, or in the case) or set [defaults] in {}",
             missing.join(" and "),
