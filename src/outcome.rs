@@ -268,61 +268,70 @@ mod tests {
         }
     }
 
+    /// `decide` on five runs that need four (80%): each row holds runs 1 to 5 and the decision.
+    fn five_runs(rows: [([&SampleOutcome; 5], Decision); 2]) {
+        for (outcomes, want) in rows {
+            let samples: Vec<(u32, &SampleOutcome)> = (1..).zip(outcomes).collect();
+            assert_eq!(decide(&samples, 5, 4, 0.8), want, "{outcomes:?}");
+        }
+    }
+
     #[test]
     fn a_met_threshold_passes_and_a_missed_one_lists_the_failed_runs() {
         let (ok, bad) = (SampleOutcome::Passed, failed("no Alice"));
-        let tolerated = [(1, &ok), (2, &bad), (3, &ok), (4, &ok), (5, &ok)];
-        assert_eq!(
-            decide(&tolerated, 5, 4, 0.8),
-            decision(Status::Passed, 4, 0, None)
-        );
-        let missed = [(1, &ok), (2, &bad), (3, &ok), (4, &ok), (5, &bad)];
-        assert_eq!(
-            decide(&missed, 5, 4, 0.8),
-            decision(
-                Status::Failed,
-                3,
-                0,
-                Some(
-                    "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (need 4, threshold 80%)"
-                )
-            )
-        );
+        five_runs([
+            (
+                [&ok, &bad, &ok, &ok, &ok],
+                decision(Status::Passed, 4, 0, None),
+            ),
+            (
+                [&ok, &bad, &ok, &ok, &bad],
+                decision(
+                    Status::Failed,
+                    3,
+                    0,
+                    Some(
+                        "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (need 4, \
+                         threshold 80%)",
+                    ),
+                ),
+            ),
+        ]);
     }
 
     #[test]
     fn an_errored_run_fails_the_trial_whatever_the_threshold() {
         let ok = SampleOutcome::Passed;
         let (bad, outage) = (failed("no\nAlice"), errored("model call failed: HTTP 503"));
-        let one_error = [(1, &ok), (2, &ok), (3, &outage), (4, &ok), (5, &ok)];
-        assert_eq!(
-            decide(&one_error, 5, 4, 0.8),
-            decision(
-                Status::Errored,
-                4,
-                1,
-                Some(
-                    "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (need 4, threshold \
-                     80%): an errored run fails the trial"
-                )
-            )
-        );
-        let mixed = [(1, &ok), (2, &bad), (3, &outage), (4, &ok), (5, &ok)];
-        assert_eq!(
-            decide(&mixed, 5, 4, 0.8),
-            decision(
-                Status::Errored,
-                3,
-                1,
-                Some(
-                    "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs passed, 1 \
-                     errored (need 4, threshold 80%)"
-                )
-            )
-        );
+        five_runs([
+            (
+                [&ok, &ok, &outage, &ok, &ok],
+                decision(
+                    Status::Errored,
+                    4,
+                    1,
+                    Some(
+                        "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (need 4, \
+                         threshold 80%): an errored run fails the trial",
+                    ),
+                ),
+            ),
+            (
+                [&ok, &bad, &outage, &ok, &ok],
+                decision(
+                    Status::Errored,
+                    3,
+                    1,
+                    Some(
+                        "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs \
+                         passed, 1 errored (need 4, threshold 80%)",
+                    ),
+                ),
+            ),
+        ]);
         // Even a threshold any single run meets.
-        let d = decide(&one_error, 5, 1, 0.01);
-        assert_eq!(d.status, Status::Errored);
+        let one_error = [(1, &ok), (2, &ok), (3, &outage), (4, &ok), (5, &ok)];
+        assert_eq!(decide(&one_error, 5, 1, 0.01).status, Status::Errored);
     }
 
     #[test]

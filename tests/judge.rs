@@ -328,6 +328,14 @@ fn asked(request: &CapturedRequest) -> Vec<String> {
         .collect()
 }
 
+/// `ask_all(questions)` on a fresh run of the test `name`, judged through the fake provider `name`: the
+/// run (its usage counts the judge calls) and the answer.
+fn ask_all(name: &str, questions: &[&str]) -> (PromptRun, Result<Vec<JudgeVerdict>, JudgeError>) {
+    let run = run(name, false);
+    let answer = block_on(run.__judge_with(&judge(name)).ask_all(questions));
+    (run, answer)
+}
+
 /// `ask_all` on every wire format: verdicts matched by index whatever their order; the question the
 /// reply has no verdict for is asked again, alone, and its verdict merged; every verdict carries the
 /// tokens of both calls.
@@ -343,14 +351,13 @@ fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
             json!([indexed(1, "Bob is not named.", "no")]),
             Usage::new(1000, 90),
         );
-        let run = run(name, false);
-        let config = judge(name);
         let questions = [
             "Is Alice mentioned?",
             "Is Bob mentioned?",
             "Is a price given?",
         ];
-        let verdicts = block_on(run.__judge_with(&config).ask_all(&questions)).unwrap();
+        let (run, verdicts) = ask_all(name, &questions);
+        let verdicts = verdicts.unwrap();
         let requests = fake.requests();
         assert_eq!(requests.len(), 2, "{name}: one call, then one re-ask");
         let user = requests[0].last_user_text().unwrap();
@@ -422,14 +429,12 @@ fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
         json!([indexed(2, "Q3 is named.", "yes")]),
         Usage::new(10, 1),
     );
-    let run = run("all_missing", false);
-    let config = judge("all_missing");
     let questions = [
         "Is Alice mentioned?",
         "Is Bob mentioned?",
         "Is Q3 the deadline?",
     ];
-    let err = block_on(run.__judge_with(&config).ask_all(&questions)).unwrap_err();
+    let err = ask_all("all_missing", &questions).1.unwrap_err();
     let message = err.to_string();
     assert_eq!(
         message,
@@ -461,9 +466,7 @@ fn ask_all_asks_again_when_two_verdicts_share_a_number() {
         json!([indexed(1, "again 1", "yes"), indexed(2, "again 2", "no")]),
         Usage::new(10, 1),
     );
-    let run = run("all_duplicate", false);
-    let config = judge("all_duplicate");
-    let verdicts = block_on(run.__judge_with(&config).ask_all(&["A?", "B?", "C?"])).unwrap();
+    let verdicts = ask_all("all_duplicate", &["A?", "B?", "C?"]).1.unwrap();
     let reasons: Vec<Option<&str>> = verdicts.iter().map(|v| v.reasoning.as_deref()).collect();
     assert_eq!(reasons, [Some("again 1"), Some("again 2"), Some("third")]);
     let requests = fake.requests();
