@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::agent::{self, AgentError, LoopError};
 use crate::completion::{CompletionRequest, CompletionResult, Message, ToolSpec};
-use crate::config::Config;
+use crate::config::{Config, Defaults};
 use crate::defaults;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::outcome::SampleOutcome;
@@ -66,16 +66,10 @@ pub struct CaseInfo {
 /// `#[prompt_test]` attribute, a suite and a suite's case share.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Written {
-    /// The subject's provider.
-    pub provider: Option<String>,
-    /// The subject's model.
-    pub model: Option<String>,
+    /// Provider, model, `max_tokens` and temperature: the keys `[defaults]` sets too.
+    pub call: Defaults,
     /// The system prompt.
     pub system: Option<String>,
-    /// The most tokens to generate.
-    pub max_tokens: Option<u32>,
-    /// The sampling temperature.
-    pub temperature: Option<f32>,
     /// Tools the model may call (`Some(vec![])` declares none, overriding a suite's).
     pub tools: Option<Vec<ToolSpec>>,
 }
@@ -84,11 +78,8 @@ impl Written {
     /// These settings, each unset one taken from `base`.
     pub fn over(&self, base: &Written) -> Written {
         Written {
-            provider: self.provider.clone().or_else(|| base.provider.clone()),
-            model: self.model.clone().or_else(|| base.model.clone()),
+            call: self.call.over(&base.call),
             system: self.system.clone().or_else(|| base.system.clone()),
-            max_tokens: self.max_tokens.or(base.max_tokens),
-            temperature: self.temperature.or(base.temperature),
             tools: self.tools.clone().or_else(|| base.tools.clone()),
         }
     }
@@ -123,11 +114,8 @@ impl RequestTemplate {
         vars: BTreeMap<String, String>,
         missing: impl FnOnce(&[&str]) -> String,
     ) -> Self {
-        let provider = written
-            .provider
-            .or_else(|| config.defaults.provider.clone());
-        let model = written.model.or_else(|| config.defaults.model.clone());
-        let subject = match (provider, model) {
+        let call = written.call.over(&config.defaults);
+        let subject = match (call.provider, call.model) {
             (Some(p), Some(m)) => Ok((p, m)),
             (p, m) => {
                 let names = [
@@ -142,11 +130,8 @@ impl RequestTemplate {
             system: written.system,
             prompt,
             vars,
-            max_tokens: written
-                .max_tokens
-                .or(config.defaults.max_tokens)
-                .unwrap_or(defaults::SUBJECT_MAX_TOKENS),
-            temperature: written.temperature.or(config.defaults.temperature),
+            max_tokens: call.max_tokens.unwrap_or(defaults::SUBJECT_MAX_TOKENS),
+            temperature: call.temperature,
             tools: written.tools.unwrap_or_default(),
         }
     }
@@ -342,8 +327,11 @@ mod tests {
 
     fn written(provider: Option<&str>, model: Option<&str>) -> Written {
         Written {
-            provider: provider.map(str::to_string),
-            model: model.map(str::to_string),
+            call: Defaults {
+                provider: provider.map(str::to_string),
+                model: model.map(str::to_string),
+                ..Defaults::default()
+            },
             ..Written::default()
         }
     }
@@ -371,11 +359,9 @@ mod tests {
         let t = resolve(&config, written(Some("p"), None));
         assert_eq!(t.subject, Ok(("p".to_string(), "m".to_string())));
         assert_eq!((t.max_tokens, t.temperature), (99, Some(0.5)));
-        let mine = Written {
-            max_tokens: Some(7),
-            temperature: Some(0.0),
-            ..written(Some("q"), Some("n"))
-        };
+        let mut mine = written(Some("q"), Some("n"));
+        mine.call.max_tokens = Some(7);
+        mine.call.temperature = Some(0.0);
         let t = resolve(&config, mine);
         assert_eq!(t.subject, Ok(("q".to_string(), "n".to_string())));
         assert_eq!((t.max_tokens, t.temperature), (7, Some(0.0)));

@@ -114,8 +114,7 @@ async fn a_provider_limiting_concurrency_slows_the_calls_down_without_failing_th
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_after_delays_only_the_call_that_received_it() {
-    let fake = FakeProvider::with_latency(Duration::from_millis(20));
-    fake.push(Reply::rate_limited_secs(
+    let fake = common::answering_first(Reply::rate_limited_secs(
         Wire::OpenAi,
         Duration::from_millis(800),
     ));

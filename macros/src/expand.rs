@@ -167,6 +167,8 @@ fn spec_body(args: &Args) -> TokenStream {
     let mut fields = Vec::new();
     // The keys that describe the request, gathered into the `Written` that suites share.
     let mut request = Vec::new();
+    // Of those, the ones `[defaults]` sets too (provider, model, max_tokens, temperature).
+    let mut call = Vec::new();
     if let Some((_, prompt)) = &args.prompt {
         let source = match prompt {
             Prompt::Inline(expr) => {
@@ -184,11 +186,11 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(model) = &args.subject_model {
         let value = quote_spanned!(model.span()=> #private::model_id(#model));
-        request.push(quote!(model: ::core::option::Option::Some(#value)));
+        call.push(quote!(model: ::core::option::Option::Some(#value)));
     }
     if let Some(provider) = &args.subject_provider {
         let value = quote_spanned!(provider.span()=> #private::provider_name(#provider));
-        request.push(quote!(provider: ::core::option::Option::Some(#value)));
+        call.push(quote!(provider: ::core::option::Option::Some(#value)));
     }
     if !args.vars.is_empty() {
         let vars = args.vars.iter().map(|(name, value)| {
@@ -201,7 +203,7 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(max_tokens) = &args.max_tokens {
         let value = value_tokens(max_tokens);
-        request.push(quote!(max_tokens: ::core::option::Option::Some(#value)));
+        call.push(quote!(max_tokens: ::core::option::Option::Some(#value)));
     }
     if let Some(runs) = &args.runs {
         let value = value_tokens(runs);
@@ -217,7 +219,7 @@ fn spec_body(args: &Args) -> TokenStream {
     }
     if let Some(temperature) = &args.temperature {
         let value = value_tokens(temperature);
-        request.push(quote!(temperature: ::core::option::Option::Some(#value)));
+        call.push(quote!(temperature: ::core::option::Option::Some(#value)));
     }
     if let Some(system) = &args.system {
         let value = quote_spanned!(system.span()=> ::std::convert::Into::<::std::string::String>::into(#system));
@@ -254,6 +256,14 @@ fn spec_body(args: &Args) -> TokenStream {
     if let Some(agent) = &args.agent {
         let value = quote_spanned!(agent.span()=> #private::IntoToolbox::into_toolbox(#agent));
         fields.push(quote!(toolbox: ::core::option::Option::Some(#value)));
+    }
+    if !call.is_empty() {
+        request.push(quote! {
+            call: #private::Defaults {
+                #(#call,)*
+                ..::core::default::Default::default()
+            }
+        });
     }
     if !request.is_empty() {
         fields.push(quote! {

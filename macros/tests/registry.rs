@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use prompt_tester::__private::{PromptSource, RustTest, TestSpec, Written, inventory};
+use prompt_tester::__private::{Defaults, PromptSource, RustTest, TestSpec, Written, inventory};
 use prompt_tester::ToolSpec;
 use prompt_tester::prelude::*;
 
@@ -142,8 +142,11 @@ fn literal_keys_fill_the_spec() {
     assert_eq!(
         spec.request,
         Written {
-            provider: Some("google".into()),
-            model: Some("gemini-3.1-flash-lite".into()),
+            call: Defaults {
+                provider: Some("google".into()),
+                model: Some("gemini-3.1-flash-lite".into()),
+                ..Defaults::default()
+            },
             ..Written::default()
         }
     );
@@ -167,12 +170,12 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
         }
         PromptSource::Inline(text) => panic!("expected the prompt file, got inline {text:?}"),
     }
-    assert_eq!(spec.request.model.as_deref(), Some("claude-haiku-4-5"));
-    assert_eq!(spec.request.provider.as_deref(), Some("anthropic"));
+    assert_eq!(spec.request.call.model.as_deref(), Some("claude-haiku-4-5"));
+    assert_eq!(spec.request.call.provider.as_deref(), Some("anthropic"));
     assert_eq!(vars(&spec), [("language", "French"), ("text", "1.5")]);
-    assert_eq!(spec.request.max_tokens, Some(64));
+    assert_eq!(spec.request.call.max_tokens, Some(64));
     assert!(spec.enable_cache);
-    assert_eq!(spec.request.temperature, Some(0.0));
+    assert_eq!(spec.request.call.temperature, Some(0.0));
     assert_eq!(spec.request.system.as_deref(), Some("You translate."));
     let tools = spec.request.tools.as_deref().unwrap_or_default();
     assert_eq!(tools.len(), 1);
@@ -182,7 +185,7 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     let spec = (registered("type").spec)();
     assert_eq!(inline_prompt(&spec), Some("Hi"));
     assert!(!spec.enable_cache);
-    assert_eq!(spec.request.model, None);
+    assert_eq!(spec.request.call.model, None);
 }
 
 #[test]

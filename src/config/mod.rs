@@ -118,17 +118,30 @@ impl Default for RetryConfig {
     }
 }
 
-/// Defaults for tests that do not say.
+/// The subject call's provider, model, `max_tokens` and temperature: `[defaults]` sets them for tests
+/// that do not say, and a test or a suite says them for itself.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Defaults {
-    /// Default subject provider.
+    /// The subject provider.
     pub provider: Option<String>,
-    /// Default subject model.
+    /// The subject model.
     pub model: Option<String>,
-    /// Default `max_tokens` (2048 when unset).
+    /// `max_tokens` (2048 when set nowhere).
     pub max_tokens: Option<u32>,
-    /// Default temperature.
+    /// The temperature.
     pub temperature: Option<f32>,
+}
+
+impl Defaults {
+    /// These values, each unset one taken from `base`.
+    pub(crate) fn over(&self, base: &Defaults) -> Defaults {
+        Defaults {
+            provider: self.provider.clone().or_else(|| base.provider.clone()),
+            model: self.model.clone().or_else(|| base.model.clone()),
+            max_tokens: self.max_tokens.or(base.max_tokens),
+            temperature: self.temperature.or(base.temperature),
+        }
+    }
 }
 
 /// The resolved configuration.

@@ -416,6 +416,7 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
         }
         let provider = spec
             .request
+            .call
             .provider
             .or_else(|| config.defaults.provider.clone());
         let unrecordable =

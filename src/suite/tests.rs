@@ -72,11 +72,14 @@ skip = "not yet"
     assert_eq!(suite.prompt, "Reply to {message}");
     assert_eq!(suite.info.prompt_id, "reply", "the prompt file's stem");
     let a = &suite.cases[0];
-    assert_eq!(a.settings.request.provider.as_deref(), Some("anthropic"));
-    assert_eq!(a.settings.request.model.as_deref(), Some("other"));
+    assert_eq!(
+        a.settings.request.call.provider.as_deref(),
+        Some("anthropic")
+    );
+    assert_eq!(a.settings.request.call.model.as_deref(), Some("other"));
     assert_eq!(
         (
-            a.settings.request.max_tokens,
+            a.settings.request.call.max_tokens,
             a.settings.runs,
             a.settings.pass_threshold
         ),

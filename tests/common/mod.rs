@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use prompt_tester::config::{EndpointConfig, RetryConfig, WireFormat};
 use prompt_tester::provider::ProviderClient;
-use prompt_tester_testkit::{FakeProvider, Wire};
+use prompt_tester_testkit::{FakeProvider, Reply, Wire};
 
 /// The three wire formats.
 pub const ALL: [Wire; 3] = [Wire::Anthropic, Wire::Gemini, Wire::OpenAi];
@@ -64,4 +64,12 @@ pub fn client_of(
     key: Option<&str>,
 ) -> ProviderClient {
     ProviderClient::with_api_key(endpoint, retry, key.map(str::to_string))
+}
+
+/// A fake that answers every call after 20 ms, the first with `first` (a rate limit, in the tests of
+/// backoff): the later calls overlap the first one's wait.
+pub fn answering_first(first: Reply) -> FakeProvider {
+    let fake = FakeProvider::with_latency(Duration::from_millis(20));
+    fake.push(first);
+    fake
 }

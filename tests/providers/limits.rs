@@ -35,8 +35,7 @@ async fn the_in_flight_limit_is_honoured() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backoff_does_not_hold_an_in_flight_slot() {
-    let fake = FakeProvider::with_latency(Duration::from_millis(20));
-    fake.push(Reply::rate_limited(
+    let fake = common::answering_first(Reply::rate_limited(
         Wire::OpenAi,
         Duration::from_millis(600),
     ));

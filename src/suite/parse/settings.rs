@@ -5,6 +5,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::case::Written;
 use crate::completion::ToolSpec;
+use crate::config::Defaults;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
 /// Sampling and scoring settings, at suite level or overridden by a case.
@@ -120,11 +121,13 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         });
     Settings {
         request: Written {
-            provider,
-            model,
+            call: Defaults {
+                provider,
+                model,
+                max_tokens,
+                temperature: temperature.map(|t| t as f32),
+            },
             system,
-            max_tokens,
-            temperature: temperature.map(|t| t as f32),
             tools,
         },
         runs,
