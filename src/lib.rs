@@ -34,6 +34,7 @@ mod spanned;
 mod suite;
 mod usage;
 
+pub use agent::{AgentError, AgentOutcome};
 pub use cassette::CassetteMode;
 pub use completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
@@ -47,7 +48,7 @@ pub use provider::ProviderError;
 pub use run::PromptRun;
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
-pub use tools::{AgentError, AgentOutcome, McpServer, Tool, ToolOutput, Toolbox, json_subset};
+pub use tools::{McpServer, Tool, ToolOutput, Toolbox, json_subset};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {

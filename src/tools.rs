@@ -34,7 +34,6 @@ use serde_json::Value;
 use crate::completion::{ToolCall, ToolSpec};
 use crate::run::PromptRun;
 
-pub use crate::agent::{AgentError, AgentOutcome};
 pub use crate::mcp::{McpError, McpServer};
 
 /// How many model calls an agent loop makes at most, unless [`Toolbox::max_turns`] says.
