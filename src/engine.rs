@@ -217,18 +217,6 @@ impl Engine {
             ci: crate::config::is_ci(),
             live_only: scope.live_only,
         });
-        let site = CallSite {
-            filter: &scope.filter,
-            cassette: &self.shown(scope, cassette.as_deref()),
-            cassette_file: &cassette
-                .as_ref()
-                .map_or_else(String::new, |c| c.file_name()),
-            role,
-            run: (scope.run_index, scope.runs),
-            provider,
-            mode: self.mode,
-            missing_key: missing_key.as_deref(),
-        };
         let record = match decision {
             Decision::Replay => {
                 let entry = entry.expect("a found recording has its entry");
@@ -244,8 +232,14 @@ impl Engine {
                 return Ok(completed);
             }
             Decision::Call { record } => record,
-            Decision::Ignore(why) => return Err(CallError::Unavailable(site.unavailable(why))),
-            Decision::Fail(refusal) => return Err(CallError::Failed(site.refusal(&refusal))),
+            Decision::Ignore(why) => {
+                let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
+                return Err(CallError::Unavailable(site.unavailable(why)));
+            }
+            Decision::Fail(refusal) => {
+                let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
+                return Err(CallError::Failed(site.refusal(&refusal)));
+            }
         };
         let started = Instant::now();
         let mut result = client
@@ -280,11 +274,29 @@ impl Engine {
         Ok(completed)
     }
 
-    /// The cassette as shown in messages (relative to the crate root).
-    fn shown(&self, scope: &RunScope, cassette: Option<&cassette::Cassette>) -> String {
-        match cassette {
-            Some(c) => display_path(c.path(), &self.config.root),
-            None => display_path(&self.cassettes.path_for(&scope.cassette), &self.config.root),
+    /// What the message about a call that is not made names. Built only then: a replayed call never
+    /// pays for these strings.
+    fn call_site<'a>(
+        &self,
+        scope: &'a RunScope,
+        role: CallRole,
+        provider: &'a str,
+        cassette: Option<&cassette::Cassette>,
+        missing_key: &'a Option<String>,
+    ) -> CallSite<'a> {
+        let path = cassette.map_or_else(
+            || self.cassettes.path_for(&scope.cassette),
+            |c| c.path().to_path_buf(),
+        );
+        CallSite {
+            filter: &scope.filter,
+            cassette: display_path(&path, &self.config.root),
+            cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),
+            role,
+            run: (scope.run_index, scope.runs),
+            provider,
+            mode: self.mode,
+            missing_key: missing_key.as_deref(),
         }
     }
 

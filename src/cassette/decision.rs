@@ -160,9 +160,9 @@ pub struct CallSite<'a> {
     /// The name filter that re-runs (and so records) the test.
     pub filter: &'a str,
     /// The cassette, as shown (relative to the crate root).
-    pub cassette: &'a str,
+    pub cassette: String,
     /// The cassette's file name.
-    pub cassette_file: &'a str,
+    pub cassette_file: String,
     /// Who makes the call.
     pub role: CallRole,
     /// The sample's index, 1-based, and how many the test takes.
@@ -182,7 +182,7 @@ impl CallSite<'_> {
 
     /// Why the trial is ignored, said with what to do about it.
     pub fn unavailable(&self, why: Ignore) -> Unavailable {
-        let (path, record) = (self.cassette, self.record());
+        let (path, record) = (&self.cassette, self.record());
         let message = match &why {
             Ignore::NoKey { var } => {
                 format!("no recording in {path} and {var} is not set; record it with: {record}")
@@ -197,7 +197,7 @@ impl CallSite<'_> {
 
     /// Why a call fails without being made, said with how to fix it.
     pub fn refusal(&self, refusal: &Refusal) -> String {
-        let (path, record) = (self.cassette, self.record());
+        let (path, record) = (&self.cassette, self.record());
         let call = format!(
             "{} call of run {}/{}",
             self.role.as_str(),
