@@ -167,8 +167,12 @@ pub fn decide(
             } else {
                 ""
             };
+            // The rate and its interval: "3/5" alone reads as a fact, not an estimate.
+            let rate = crate::stats::Counts::new(passed, total as u32)
+                .rate_with_interval()
+                .map_or_else(String::new, |r| format!("{r}; "));
             lines.push(format!(
-                "{passed}/{total} runs passed{errors} (need {need}, threshold {}){why}",
+                "{passed}/{total} runs passed{errors} ({rate}need {need}, threshold {}){why}",
                 percent(pass_threshold)
             ));
             Some(lines.join("\n"))
@@ -291,8 +295,8 @@ mod tests {
                     3,
                     0,
                     Some(
-                        "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (need 4, \
-                         threshold 80%)",
+                        "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (60%, 95% \
+                         CI 23–88%; need 4, threshold 80%)",
                     ),
                 ),
             ),
@@ -311,8 +315,8 @@ mod tests {
                     4,
                     1,
                     Some(
-                        "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (need 4, \
-                         threshold 80%): an errored run fails the trial",
+                        "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (80%, 95% \
+                         CI 38–96%; need 4, threshold 80%): an errored run fails the trial",
                     ),
                 ),
             ),
@@ -324,7 +328,7 @@ mod tests {
                     1,
                     Some(
                         "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs \
-                         passed, 1 errored (need 4, threshold 80%)",
+                         passed, 1 errored (60%, 95% CI 23–88%; need 4, threshold 80%)",
                     ),
                 ),
             ),

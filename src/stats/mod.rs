@@ -13,3 +13,59 @@ pub mod interval;
 pub mod sprt;
 
 pub use interval::{Interval, wilson};
+
+/// Samples that passed of samples taken: what every rate in the reports is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Samples that passed.
+    pub passed: u32,
+    /// Samples taken.
+    pub total: u32,
+}
+
+impl Counts {
+    /// `passed` of `total` (a `passed` above `total` is read as `total`).
+    pub fn new(passed: u32, total: u32) -> Self {
+        Self {
+            passed: passed.min(total),
+            total,
+        }
+    }
+
+    /// The share that passed; `None` without samples.
+    pub fn share(&self) -> Option<f64> {
+        (self.total > 0).then(|| f64::from(self.passed) / f64::from(self.total))
+    }
+
+    /// The 95% Wilson interval of the share; `None` without samples.
+    pub fn interval(&self) -> Option<Interval> {
+        wilson(self.passed, self.total)
+    }
+
+    /// `80%, 95% CI 38–96%` (whole percentages); `None` without samples.
+    pub fn rate_with_interval(&self) -> Option<String> {
+        let (share, interval) = (self.share()?, self.interval()?);
+        Some(format!(
+            "{:.0}%, 95% CI {}",
+            share * 100.0,
+            interval.percent_range()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_give_a_share_and_its_interval() {
+        assert_eq!(Counts::new(3, 4).share(), Some(0.75));
+        assert_eq!(Counts::new(0, 0).share(), None);
+        assert_eq!(Counts::new(0, 0).rate_with_interval(), None);
+        assert_eq!(Counts::new(7, 5), Counts::new(5, 5));
+        assert_eq!(
+            Counts::new(4, 5).rate_with_interval().as_deref(),
+            Some("80%, 95% CI 38–96%")
+        );
+    }
+}
