@@ -57,7 +57,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     for line in [
         "[run 3/5] FAILED: run 3 said \"SAY HI\"",
         "[run 5/5] FAILED: run 5 said \"SAY HI\"",
-        "3/5 runs passed (need 4, threshold 80%)",
+        "3/5 runs passed (60%, 95% CI 23–88%; need 4, threshold 80%)",
         "test result: FAILED. 0 passed; 1 failed; 0 ignored",
     ] {
         run.assert_stdout_has(line);
@@ -420,7 +420,7 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
         "no run failed an assertion: {context}"
     );
     assert!(
-        stdout.contains("4/5 runs passed, 1 errored (need 4, threshold 80%)"),
+        stdout.contains("4/5 runs passed, 1 errored (80%, 95% CI 38–96%; need 4, threshold 80%)"),
         "{context}"
     );
     assert!(

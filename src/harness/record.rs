@@ -41,6 +41,20 @@ pub struct TrialRecord {
 }
 
 impl TrialRecord {
+    /// Samples passed of samples taken, for its rate and interval.
+    pub fn counts(&self) -> crate::stats::Counts {
+        crate::stats::Counts::new(self.runs_passed, self.runs_total)
+    }
+
+    /// Some samples passed and some failed: the output varies, so the verdict may too.
+    pub fn is_flaky(&self) -> bool {
+        let failed = self
+            .runs_total
+            .saturating_sub(self.runs_passed)
+            .saturating_sub(self.runs_errored);
+        self.runs_passed > 0 && failed > 0
+    }
+
     /// The record of a trial that made no call: a skipped case or a broken suite file.
     pub fn unrun(name: String, status: Status, message: &str, case: Option<CaseInfo>) -> Self {
         Self {

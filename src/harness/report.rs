@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::case::SuiteInfo;
 use crate::harness::record::{Status, TrialRecord};
 use crate::redact::redact;
+use crate::stats::Counts;
 use crate::usage::Usage;
 
 /// The category of cases that name none.
@@ -94,8 +95,15 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         Property::new("runs_required", r.runs_required.to_string()),
         Property::new("pass_threshold", r.pass_threshold.to_string()),
     ];
-    if let Some(rate) = pass_rate(r.runs_passed as usize, r.runs_total as usize) {
-        props.push(Property::new("pass_rate", format!("{rate:.4}")));
+    let rate = Rate::of(r.counts());
+    for (name, value) in [
+        ("pass_rate", rate.pass_rate),
+        ("ci_low", rate.ci_low),
+        ("ci_high", rate.ci_high),
+    ] {
+        if let Some(value) = value {
+            props.push(Property::new(name, format!("{value:.4}")));
+        }
     }
     props.extend([
         Property::new("subject_calls", u.subject.calls.to_string()),
@@ -133,8 +141,49 @@ fn cost_property(name: &str, tally: &crate::usage::Tally) -> Option<Property> {
     Some(Property::new(name, format!("{usd:.6}")))
 }
 
-fn pass_rate(passed: usize, total: usize) -> Option<f64> {
-    (total > 0).then(|| passed as f64 / total as f64)
+/// A pass rate and its 95% Wilson interval, as the reports write them; all `null` without samples.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Rate {
+    /// `passed / total`.
+    pub pass_rate: Option<f64>,
+    /// The interval's lower end.
+    pub ci_low: Option<f64>,
+    /// The interval's upper end.
+    pub ci_high: Option<f64>,
+}
+
+impl Rate {
+    /// The rate and interval of `counts`.
+    pub fn of(counts: Counts) -> Self {
+        let interval = counts.interval();
+        Self {
+            pass_rate: counts.share(),
+            ci_low: interval.map(|i| i.low),
+            ci_high: interval.map(|i| i.high),
+        }
+    }
+}
+
+/// Trials as counts: `passed` of `total` (sizes of a suite's or a category's case list).
+fn trial_counts(passed: usize, total: usize) -> Counts {
+    let n = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+    Counts::new(n(passed), n(total))
+}
+
+/// Samples that passed and were taken, summed over trials.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Runs {
+    /// Samples that passed.
+    pub runs_passed: u32,
+    /// Samples taken.
+    pub runs_total: u32,
+}
+
+impl Runs {
+    fn add(&mut self, counts: Counts) {
+        self.runs_passed += counts.passed;
+        self.runs_total += counts.total;
+    }
 }
 
 /// The JSON report.
@@ -145,9 +194,20 @@ pub struct JsonReport {
     /// One entry per suite, by name.
     pub suites: Vec<SuiteReport>,
     /// The `#[prompt_test]` functions (and other trials that are not suite cases).
-    pub tests: Vec<TrialRecord>,
+    pub tests: Vec<TestReport>,
     /// Totals over every trial.
     pub totals: Totals,
+}
+
+/// A trial that is not a suite case: its record, with its rate and interval.
+#[derive(Debug, Serialize)]
+pub struct TestReport {
+    /// The trial (`runs_passed` and `runs_total` among its fields).
+    #[serde(flatten)]
+    pub record: TrialRecord,
+    /// Its samples' pass rate and interval.
+    #[serde(flatten)]
+    pub rate: Rate,
 }
 
 /// One suite, in the golden-dataset shape.
@@ -158,8 +218,9 @@ pub struct SuiteReport {
     pub suite: SuiteInfo,
     /// When the report was written.
     pub timestamp: String,
-    /// `passed / total`; `null` when no case ran.
-    pub pass_rate: Option<f64>,
+    /// `passed / total` and its interval; `null` when no case ran.
+    #[serde(flatten)]
+    pub rate: Rate,
     /// Trials that passed.
     pub passed: usize,
     /// Trials that errored (counted in `total`, not in `passed`).
@@ -168,6 +229,9 @@ pub struct SuiteReport {
     pub total: usize,
     /// Trials ignored (skipped cases, no recording and no key).
     pub skipped: usize,
+    /// Samples passed and taken over every case.
+    #[serde(flatten)]
+    pub runs: Runs,
     /// Pass rate and count per category.
     pub by_category: BTreeMap<String, CategoryReport>,
     /// Every trial of the suite and how it ended.
@@ -181,12 +245,18 @@ pub struct SuiteReport {
 }
 
 /// Pass rate and count of one category.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct CategoryReport {
-    /// `passed / count`.
-    pub pass_rate: f64,
+    /// `passed / count` and its interval.
+    #[serde(flatten)]
+    pub rate: Rate,
+    /// Trials of the category that passed.
+    pub passed: usize,
     /// Trials of the category that ran.
     pub count: usize,
+    /// Samples passed and taken over the category's cases.
+    #[serde(flatten)]
+    pub runs: Runs,
 }
 
 /// How one trial of a suite ended.
@@ -198,6 +268,13 @@ pub struct CaseStatus {
     pub category: String,
     /// `passed`, `failed`, `errored` or `ignored`.
     pub status: Status,
+    /// Samples that passed.
+    pub runs_passed: u32,
+    /// Samples taken.
+    pub runs_total: u32,
+    /// The samples' pass rate and interval.
+    #[serde(flatten)]
+    pub rate: Rate,
 }
 
 /// One failed or errored trial of a suite.
@@ -249,7 +326,10 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             let mut r = r.clone();
             r.message = message;
             r.output_preview = preview;
-            tests.push(r);
+            tests.push(TestReport {
+                rate: Rate::of(r.counts()),
+                record: r,
+            });
             continue;
         };
         let suite = suites
@@ -257,11 +337,12 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             .or_insert_with(|| SuiteReport {
                 suite: case.suite.clone(),
                 timestamp: timestamp.to_string(),
-                pass_rate: None,
+                rate: Rate::default(),
                 passed: 0,
                 errors: 0,
                 total: 0,
                 skipped: 0,
+                runs: Runs::default(),
                 by_category: BTreeMap::new(),
                 cases: Vec::new(),
                 failures: Vec::new(),
@@ -283,6 +364,9 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             case_id,
             category,
             status: r.status.clone(),
+            runs_passed: r.runs_passed,
+            runs_total: r.runs_total,
+            rate: Rate::of(r.counts()),
         };
         suite.cases.push(status.clone());
         if matches!(r.status, Status::Ignored | Status::LiveOnly) {
@@ -293,16 +377,14 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         suite.total += 1;
         suite.passed += usize::from(passed);
         suite.errors += usize::from(r.status == Status::Errored);
-        // Counted as passes until the rates are computed below.
+        suite.runs.add(r.counts());
         let entry = suite
             .by_category
             .entry(status.category.clone())
-            .or_insert(CategoryReport {
-                pass_rate: 0.0,
-                count: 0,
-            });
+            .or_default();
         entry.count += 1;
-        entry.pass_rate += f64::from(u8::from(passed));
+        entry.passed += usize::from(passed);
+        entry.runs.add(r.counts());
         if !passed {
             let broken = r.runs_total == 0;
             if broken {
@@ -316,9 +398,9 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         }
     }
     for suite in suites.values_mut() {
-        suite.pass_rate = pass_rate(suite.passed, suite.total);
+        suite.rate = Rate::of(trial_counts(suite.passed, suite.total));
         for c in suite.by_category.values_mut() {
-            c.pass_rate /= c.count as f64;
+            c.rate = Rate::of(trial_counts(c.passed, c.count));
         }
     }
     JsonReport {
@@ -361,4 +443,176 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         return Err(e);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::case::{CaseInfo, SuiteInfo};
+
+    fn record(name: &str, status: Status, passed: u32, total: u32) -> TrialRecord {
+        TrialRecord {
+            runs_passed: passed,
+            runs_total: total,
+            runs_required: total,
+            ..TrialRecord::unrun(name.into(), status, "why", None)
+        }
+    }
+
+    fn case(name: &str, category: &str, status: Status, passed: u32, total: u32) -> TrialRecord {
+        TrialRecord {
+            case: Some(CaseInfo {
+                suite: SuiteInfo {
+                    name: "s".into(),
+                    file: "prompt-tests/s.evals.toml".into(),
+                    prompt_id: "s".into(),
+                    prompt_version: None,
+                    dataset_version: None,
+                },
+                case: name.into(),
+                category: Some(category.into()),
+            }),
+            ..record(&format!("s::{name}"), status, passed, total)
+        }
+    }
+
+    fn keys(value: &Value) -> Vec<&str> {
+        let mut keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The report's shape: every test, case, category and suite carries its counts, its rate and the
+    /// rate's 95% interval (`null` where nothing ran), passing ones included.
+    #[test]
+    fn every_rate_carries_its_counts_and_interval() {
+        let records = [
+            record("t", Status::Passed, 4, 5),
+            case("a", "c", Status::Passed, 4, 5),
+            case("b", "c", Status::Failed, 1, 5),
+            case("z", "d", Status::Ignored, 0, 0),
+        ];
+        let report = serde_json::to_value(json_report(&records, "T")).unwrap();
+        let (low, high) = (0.3755346297625253, 0.9637758913675698);
+        let close = |v: &Value, want: f64| (v.as_f64().unwrap() - want).abs() < 1e-12;
+
+        let test = &report["tests"][0];
+        assert_eq!(test["name"], "t");
+        assert_eq!(
+            (&test["runs_passed"], &test["runs_total"]),
+            (&json!(4), &json!(5))
+        );
+        assert!(
+            close(&test["pass_rate"], 0.8)
+                && close(&test["ci_low"], low)
+                && close(&test["ci_high"], high)
+        );
+
+        let suite = &report["suites"][0];
+        let case_a = &suite["cases"][0];
+        assert_eq!(
+            keys(case_a),
+            [
+                "case_id",
+                "category",
+                "ci_high",
+                "ci_low",
+                "pass_rate",
+                "runs_passed",
+                "runs_total",
+                "status"
+            ]
+        );
+        assert_eq!(
+            (&case_a["case_id"], &case_a["status"]),
+            (&json!("a"), &json!("passed"))
+        );
+        assert!(
+            close(&case_a["pass_rate"], 0.8)
+                && close(&case_a["ci_low"], low)
+                && close(&case_a["ci_high"], high)
+        );
+        let skipped = &suite["cases"][2];
+        assert_eq!(
+            [
+                &skipped["runs_total"],
+                &skipped["pass_rate"],
+                &skipped["ci_low"],
+                &skipped["ci_high"]
+            ],
+            [&json!(0), &Value::Null, &Value::Null, &Value::Null]
+        );
+        // A failure holds its case's counts too.
+        assert_eq!(
+            keys(&suite["failures"][0]).len(),
+            10,
+            "{:#}",
+            suite["failures"][0]
+        );
+        assert_eq!(suite["failures"][0]["runs_passed"], 1);
+
+        let c = &suite["by_category"]["c"];
+        assert_eq!(
+            keys(c),
+            [
+                "ci_high",
+                "ci_low",
+                "count",
+                "pass_rate",
+                "passed",
+                "runs_passed",
+                "runs_total"
+            ]
+        );
+        assert_eq!(
+            [
+                &c["passed"],
+                &c["count"],
+                &c["runs_passed"],
+                &c["runs_total"]
+            ],
+            [1, 2, 5, 10]
+        );
+        // Trials: 1 of 2, interval 9.5–90.5%.
+        assert!(close(&c["pass_rate"], 0.5) && close(&c["ci_low"], 0.09453120573423071));
+        assert!(
+            suite["by_category"].get("d").is_none(),
+            "no category of skipped cases alone"
+        );
+
+        for key in [
+            "pass_rate",
+            "ci_low",
+            "ci_high",
+            "passed",
+            "total",
+            "runs_passed",
+            "runs_total",
+        ] {
+            assert!(suite.get(key).is_some(), "suite has no {key}: {suite:#}");
+        }
+        assert_eq!([&suite["runs_passed"], &suite["runs_total"]], [5, 10]);
+        assert!(close(&suite["pass_rate"], 0.5));
+    }
+
+    #[test]
+    fn junit_properties_hold_the_interval_beside_the_rate() {
+        let xml = junit_xml(&[record("t", Status::Passed, 4, 5)]).unwrap();
+        for property in [
+            r#"<property name="pass_rate" value="0.8000"/>"#,
+            r#"<property name="ci_low" value="0.3755"/>"#,
+            r#"<property name="ci_high" value="0.9638"/>"#,
+        ] {
+            assert!(xml.contains(property), "no {property} in {xml}");
+        }
+        let none = junit_xml(&[record("t", Status::Ignored, 0, 0)]).unwrap();
+        assert!(!none.contains("ci_low"), "{none}");
+    }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use owo_colors::{OwoColorize, Stream};
 
 use super::record::{Status, TrialRecord};
+use crate::stats::Counts;
 use crate::usage::{Tally, Usage};
 
 /// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one.
@@ -17,11 +18,25 @@ fn usd(tally: &Tally) -> String {
     }
 }
 
+/// A pass-rate cell: `4/5 80% (38–96%)`, the 95% Wilson interval in brackets.
+fn rate(counts: Counts) -> String {
+    let share = counts.share().unwrap_or(0.0);
+    let interval = counts
+        .interval()
+        .map_or_else(String::new, |i| format!(" ({})", i.percent_range()));
+    format!(
+        "{}/{} {:.0}%{interval}",
+        counts.passed,
+        counts.total,
+        share * 100.0
+    )
+}
+
 /// One row of the table: name, pass rate, calls, tokens in/out, subject and judge cost.
 fn row(name: &str, rate: &str, usage: &Usage, width: usize) -> String {
     let all = usage.total();
     format!(
-        "{name:<width$}  {rate:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
+        "{name:<width$}  {rate:>20}  {:>6}  {:>17}  {:>10}  {:>10}",
         all.calls,
         format!("{}/{}", all.tokens.input, all.tokens.output),
         usd(&usage.subject),
@@ -47,8 +62,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         .clamp(4, 60);
     let mut out = String::new();
     let header = format!(
-        "{:<width$}  {:>11}  {:>6}  {:>17}  {:>10}  {:>10}",
-        "test", "pass rate", "calls", "tokens in/out", "subject $", "judge $"
+        "{:<width$}  {:>20}  {:>6}  {:>17}  {:>10}  {:>10}",
+        "test", "pass rate (95% CI)", "calls", "tokens in/out", "subject $", "judge $"
     );
     out.push_str(&format!(
         "\nprompt-tester summary\n{}\n",
@@ -69,12 +84,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         let rate = match r.status {
             Status::Ignored => "ignored".to_string(),
             Status::LiveOnly => "live only".to_string(),
-            _ => format!(
-                "{}/{} {:>3.0}%",
-                r.runs_passed,
-                r.runs_total,
-                100.0 * r.runs_passed as f64 / r.runs_total.max(1) as f64
-            ),
+            _ => rate(r.counts()),
         };
         let line = row(
             &crate::render::shorten(&r.name, width),
@@ -96,7 +106,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     }
     out.push_str(&row(
         "total",
-        &format!("{passed}/{}", passed + failed + errored),
+        &rate(Counts::new(passed, passed + failed + errored)),
         &total,
         width,
     ));
@@ -120,6 +130,17 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             "{}: {} (run them with PROMPT_TESTER_CASSETTE=off or record)\n",
             crate::cassette::decision::LIVE_ONLY,
             live_only.join(", ")
+        ));
+    }
+    let flaky: Vec<String> = records
+        .iter()
+        .filter(|r| r.is_flaky())
+        .map(|r| format!("{} {}/{}", r.name, r.runs_passed, r.runs_total))
+        .collect();
+    if !flaky.is_empty() {
+        out.push_str(&format!(
+            "flaky (some samples passed, some failed): {}\n",
+            flaky.join(", ")
         ));
     }
     let failed_names: Vec<&str> = records
@@ -166,7 +187,65 @@ pub fn rate_limits(endpoints: &[(String, crate::provider::RateLimitStats)]) -> S
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use super::super::record::{Status, TrialRecord};
     use crate::provider::RateLimitStats;
+
+    /// A record of `passed` and `errored` of `total` samples.
+    pub(crate) fn record(
+        name: &str,
+        status: Status,
+        passed: u32,
+        errored: u32,
+        total: u32,
+    ) -> TrialRecord {
+        TrialRecord {
+            runs_passed: passed,
+            runs_errored: errored,
+            runs_total: total,
+            ..TrialRecord::unrun(name.into(), status, "", None)
+        }
+    }
+
+    #[test]
+    fn rates_carry_their_interval_and_flaky_tests_are_listed_apart() {
+        let records = [
+            record("steady", Status::Passed, 5, 0, 5),
+            record("wobbly", Status::Passed, 4, 0, 5),
+            record("broken", Status::Failed, 0, 0, 3),
+            // Passed and errored, none failed: an outage, not a varying output.
+            record("outage", Status::Errored, 4, 1, 5),
+            record("skipped", Status::Ignored, 0, 0, 0),
+        ];
+        let text = super::render(&records, Duration::ZERO);
+        // Colours when stderr is a terminal: compare the text.
+        let text = regex::Regex::new("\x1b\\[[0-9;]*m")
+            .unwrap()
+            .replace_all(&text, "")
+            .into_owned();
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("no row {name}:\n{text}"))
+                .to_string()
+        };
+        assert!(row("steady").contains(" 5/5 100% (57–100%) "), "{text}");
+        assert!(row("wobbly").contains(" 4/5 80% (38–96%) "), "{text}");
+        assert!(row("broken").contains(" 0/3 0% (0–56%) "), "{text}");
+        assert!(row("skipped").contains(" ignored "), "{text}");
+        // Two of the four trials that ran passed.
+        assert!(row("total").contains(" 2/4 50% (15–85%) "), "{text}");
+        assert!(text.contains("pass rate (95% CI)"), "{text}");
+        let flaky: Vec<&str> = text.lines().filter(|l| l.starts_with("flaky")).collect();
+        assert_eq!(
+            flaky,
+            ["flaky (some samples passed, some failed): wobbly 4/5"],
+            "{text}"
+        );
+        let steady = [record("steady", Status::Passed, 5, 0, 5)];
+        assert!(!super::render(&steady, Duration::ZERO).contains("flaky"));
+    }
 
     #[test]
     fn rate_limit_lines_only_for_endpoints_that_met_limits() {

@@ -74,9 +74,15 @@ mod tests {
         ];
         for ((a, b, c, d), want) in cases {
             let got = table(a, b, c, d);
-            assert!(close(got, want), "[[{a}, {b}], [{c}, {d}]]: {got} != {want}");
+            assert!(
+                close(got, want),
+                "[[{a}, {b}], [{c}, {d}]]: {got} != {want}"
+            );
             // Two-sided: the order of the samples does not matter.
-            assert!(close(table(c, d, a, b), want), "swapped [[{a}, {b}], [{c}, {d}]]");
+            assert!(
+                close(table(c, d, a, b), want),
+                "swapped [[{a}, {b}], [{c}, {d}]]"
+            );
         }
     }
 

@@ -166,7 +166,7 @@ fn a_judge_without_a_verdict_errors_the_run_whatever_the_thresholds() {
     assert!(reason.contains("Hard to say."), "{reason}");
     assert!(!reason.contains("FAILED"), "{reason}");
     assert!(
-        reason.contains("4/5 runs passed, 1 errored (need 4, threshold 80%)"),
+        reason.contains("4/5 runs passed, 1 errored (80%, 95% CI 38–96%; need 4, threshold 80%)"),
         "{reason}"
     );
     assert!(

@@ -213,7 +213,7 @@ fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
     );
     assert!(reason.contains("[run 2/3] FAILED"), "{reason}");
     assert!(
-        reason.contains("1/3 runs passed (need 2, threshold 60%)"),
+        reason.contains("1/3 runs passed (33%, 95% CI 6–79%; need 2, threshold 60%)"),
         "{reason}"
     );
 
