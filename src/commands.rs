@@ -19,6 +19,11 @@ pub fn rerun(trial: &str) -> String {
     cargo_test(&format!("--exact {trial}"))
 }
 
+/// Writes the JSON report of a run to `path` (a baseline for `--baseline`).
+pub fn report(path: &str) -> String {
+    cargo_test(&format!("--report {path}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -34,5 +39,9 @@ mod tests {
             "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- a"
         );
         assert_eq!(rerun("a::b"), "cargo test --test prompts -- --exact a::b");
+        assert_eq!(
+            report("r.json"),
+            "cargo test --test prompts -- --report r.json"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The custom test harness: collects `#[prompt_test]` functions and TOML suites into libtest-mimic
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
+mod baseline;
 mod prune;
 pub mod record;
 pub mod registry;
@@ -204,9 +205,19 @@ impl Harness {
             })
             .collect();
 
+        // Read before the list, so that a bad value is an error whatever the command.
+        let baseline = ours.baseline_settings()?;
         if args.list {
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
+        // Loaded before any call: a missing or broken baseline costs nothing.
+        let baseline = match baseline {
+            Some(settings) => {
+                let figures = baseline::load(&settings.path).map_err(|e| e.to_string())?;
+                Some((settings, figures))
+            }
+            None => None,
+        };
         if ours.prune
             && let Some(reason) = prune::refusal_before_run(mode, &args)
         {
@@ -250,6 +261,17 @@ impl Harness {
         summary::print(&records, started.elapsed());
         eprint!("{}", summary::rate_limits(&engine.rate_limits()));
         let mut failed = conclusion.has_failed();
+        if let Some((settings, then)) = &baseline {
+            let now = baseline::figures_of_records(&records);
+            let comparison = baseline::compare(then, &now, settings.alpha);
+            eprint!("{}", comparison.render(&settings.path));
+            if settings.fail_on_regression
+                && let Some(why) = comparison.failure()
+            {
+                eprintln!("error: {why}");
+                failed = true;
+            }
+        }
         for error in unwritten {
             eprintln!("error: recordings were not written: {error}");
             failed = true;
@@ -321,9 +343,39 @@ struct HarnessFlags {
     junit: Option<PathBuf>,
     report: Option<PathBuf>,
     prune: bool,
+    baseline: Option<String>,
+    baseline_alpha: Option<String>,
+    fail_on_regression: bool,
 }
 
 impl HarnessFlags {
+    /// `--baseline`, `--baseline-alpha` and `--fail-on-regression`, each flag over its variable.
+    fn baseline_settings(&self) -> Result<Option<baseline::Settings>, String> {
+        let pick = |flag: &'static str, value: Option<String>, var: &'static str| {
+            value
+                .map(|v| (flag, v))
+                .or_else(|| crate::config::env_var(var).map(|v| (var, v)))
+        };
+        let fail = self.fail_on_regression.then(|| "1".to_string());
+        baseline::settings(
+            pick(
+                "--baseline",
+                self.baseline.clone(),
+                "PROMPT_TESTER_BASELINE",
+            ),
+            pick(
+                "--baseline-alpha",
+                self.baseline_alpha.clone(),
+                "PROMPT_TESTER_BASELINE_ALPHA",
+            ),
+            pick(
+                "--fail-on-regression",
+                fail,
+                "PROMPT_TESTER_FAIL_ON_REGRESSION",
+            ),
+        )
+    }
+
     fn split(argv: Vec<String>) -> Result<(Self, Vec<String>), String> {
         let mut flags = Self::default();
         let mut rest = Vec::with_capacity(argv.len());
@@ -345,6 +397,13 @@ impl HarnessFlags {
                 "--prune-cassettes" => flags.prune = true,
                 "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
+                "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),
+                "--baseline-alpha" => {
+                    flags.baseline_alpha = Some(inline.or_else(|| iter.next()).ok_or(
+                        "--baseline-alpha needs a value: --baseline-alpha 0.05".to_string(),
+                    )?)
+                }
+                "--fail-on-regression" => flags.fail_on_regression = true,
                 _ => rest.push(arg),
             }
         }

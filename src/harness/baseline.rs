@@ -1,0 +1,578 @@
+//! `--baseline PATH`: this run against a previous JSON report. Per test, suite, case and category, the
+//! pass rate then and now (from `runs_passed` / `runs_total`), and whether the change is significant by
+//! Fisher's exact test, two-sided, at `--baseline-alpha` (no multiple-comparison correction).
+//!
+//! Both sides are read the same way: the baseline from its file, this run from the JSON report it would
+//! write. [`compare`] is pure; the harness prints [`Comparison::render`] and, with
+//! `--fail-on-regression`, fails the run on [`Comparison::failure`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::record::TrialRecord;
+use crate::stats::Counts;
+use crate::stats::fisher;
+
+/// The significance level when `--baseline-alpha` does not say.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
+/// What a figure is about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Subject {
+    /// A `#[prompt_test]` (or another trial that is not a suite case), by trial name.
+    Test(String),
+    /// A whole suite: every case's samples.
+    Suite(String),
+    /// A suite case (`case` or `case::run_N`).
+    Case {
+        /// The suite.
+        suite: String,
+        /// The case id.
+        case: String,
+    },
+    /// A suite's category: the samples of its cases.
+    Category {
+        /// The suite.
+        suite: String,
+        /// The category.
+        category: String,
+    },
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Test(name) => write!(f, "test {name}"),
+            Subject::Suite(suite) => write!(f, "suite {suite}"),
+            Subject::Case { suite, case } => write!(f, "case {suite}::{case}"),
+            Subject::Category { suite, category } => write!(f, "category {suite}/{category}"),
+        }
+    }
+}
+
+/// Samples passed of samples taken, per subject: what a report says, for comparing.
+pub type Figures = BTreeMap<Subject, Counts>;
+
+/// What `--baseline` could not use.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// The file could not be read.
+    #[error(
+        "cannot read the baseline {path}: {source}; write one with `{}`",
+        crate::commands::report("PATH")
+    )]
+    Read {
+        /// The baseline's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a JSON report with the counts a comparison needs.
+    #[error(
+        "the baseline {path} is not a prompt-tester JSON report ({message}); write one with `{}`",
+        crate::commands::report("PATH")
+    )]
+    NotAReport {
+        /// The baseline's path.
+        path: PathBuf,
+        /// serde's words, with the line and column.
+        message: String,
+    },
+}
+
+/// The parts of a JSON report a comparison reads (see `report::JsonReport`).
+#[derive(Deserialize)]
+struct ReportCounts {
+    suites: Vec<SuiteCounts>,
+    tests: Vec<TestCounts>,
+}
+
+#[derive(Deserialize)]
+struct TestCounts {
+    name: String,
+    #[serde(flatten)]
+    runs: RunCounts,
+}
+
+#[derive(Deserialize)]
+struct SuiteCounts {
+    suite: String,
+    #[serde(flatten)]
+    runs: RunCounts,
+    cases: Vec<CaseCounts>,
+    by_category: BTreeMap<String, RunCounts>,
+}
+
+#[derive(Deserialize)]
+struct CaseCounts {
+    case_id: String,
+    #[serde(flatten)]
+    runs: RunCounts,
+}
+
+#[derive(Deserialize)]
+struct RunCounts {
+    runs_passed: u32,
+    runs_total: u32,
+}
+
+impl RunCounts {
+    fn counts(&self) -> Counts {
+        Counts::new(self.runs_passed, self.runs_total)
+    }
+}
+
+impl ReportCounts {
+    fn figures(self) -> Figures {
+        let mut figures = Figures::new();
+        for t in self.tests {
+            figures.insert(Subject::Test(t.name), t.runs.counts());
+        }
+        for s in self.suites {
+            for c in s.cases {
+                let (suite, case) = (s.suite.clone(), c.case_id);
+                figures.insert(Subject::Case { suite, case }, c.runs.counts());
+            }
+            for (category, runs) in s.by_category {
+                let suite = s.suite.clone();
+                figures.insert(Subject::Category { suite, category }, runs.counts());
+            }
+            figures.insert(Subject::Suite(s.suite), s.runs.counts());
+        }
+        figures
+    }
+}
+
+/// The figures of a JSON report's text.
+pub fn figures_of_json(json: &str) -> Result<Figures, serde_json::Error> {
+    Ok(serde_json::from_str::<ReportCounts>(json)?.figures())
+}
+
+/// The figures of this run, read from the JSON report it would write: the same reader as a baseline's.
+pub fn figures_of_records(records: &[TrialRecord]) -> Figures {
+    let report = super::report::json_report(records, "");
+    let value = serde_json::to_value(report).expect("a report serializes");
+    serde_json::from_value::<ReportCounts>(value)
+        .expect("a report has the counts a comparison reads")
+        .figures()
+}
+
+/// The figures of the baseline at `path`.
+pub fn load(path: &Path) -> Result<Figures, BaselineError> {
+    let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    figures_of_json(&text).map_err(|e| BaselineError::NotAReport {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Which way a rate moved, and whether that is significant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Lower now, significantly.
+    Regression,
+    /// Higher now, significantly.
+    Improvement,
+    /// Different, but the difference could be chance at this alpha.
+    NotSignificant,
+}
+
+/// One subject's rate then and now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// What changed.
+    pub subject: Subject,
+    /// In the baseline.
+    pub then: Counts,
+    /// In this run.
+    pub now: Counts,
+    /// Fisher's exact test, two-sided.
+    pub p_value: f64,
+    /// Regression, improvement, or not significant.
+    pub verdict: Verdict,
+}
+
+/// A run against its baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The significance level.
+    pub alpha: f64,
+    /// Subjects whose rate differs: regressions, then improvements, then the rest, each by p-value.
+    pub changes: Vec<Change>,
+    /// Subjects with samples on both sides and the same rate.
+    pub unchanged: usize,
+    /// Subjects with samples in the baseline but none now (not run, filtered out, removed).
+    pub baseline_only: usize,
+    /// Subjects with samples now but none in the baseline (new).
+    pub new: usize,
+}
+
+/// Compares `now` with `then` at significance level `alpha`.
+pub fn compare(then: &Figures, now: &Figures, alpha: f64) -> Comparison {
+    let mut comparison = Comparison {
+        alpha,
+        changes: Vec::new(),
+        unchanged: 0,
+        baseline_only: 0,
+        new: 0,
+    };
+    let sampled = |figures: &Figures, subject: &Subject| {
+        figures.get(subject).copied().filter(|c| c.total > 0)
+    };
+    for subject in now.keys().filter(|s| sampled(then, s).is_none()) {
+        comparison.new += usize::from(sampled(now, subject).is_some());
+    }
+    for (subject, &before) in then.iter().filter(|(_, c)| c.total > 0) {
+        let Some(after) = sampled(now, subject) else {
+            comparison.baseline_only += 1;
+            continue;
+        };
+        // Equal shares (4/5 and 8/10 too): nothing moved.
+        if u64::from(before.passed) * u64::from(after.total)
+            == u64::from(after.passed) * u64::from(before.total)
+        {
+            comparison.unchanged += 1;
+            continue;
+        }
+        let p_value = fisher::two_sided(before, after);
+        let verdict = if p_value > alpha {
+            Verdict::NotSignificant
+        } else if after.share() < before.share() {
+            Verdict::Regression
+        } else {
+            Verdict::Improvement
+        };
+        comparison.changes.push(Change {
+            subject: subject.clone(),
+            then: before,
+            now: after,
+            p_value,
+            verdict,
+        });
+    }
+    comparison.changes.sort_by(|a, b| {
+        (a.verdict, a.p_value)
+            .partial_cmp(&(b.verdict, b.p_value))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    comparison
+}
+
+/// `4/5 (80%)`.
+fn rate(c: Counts) -> String {
+    format!(
+        "{}/{} ({:.0}%)",
+        c.passed,
+        c.total,
+        c.share().unwrap_or(0.0) * 100.0
+    )
+}
+
+/// `p = 0.0476`, or `p < 0.0001`.
+fn p_value(p: f64) -> String {
+    if p < 1e-4 {
+        "p < 0.0001".to_string()
+    } else {
+        format!("p = {p:.4}")
+    }
+}
+
+impl Comparison {
+    /// The significant regressions.
+    pub fn regressions(&self) -> impl Iterator<Item = &Change> {
+        self.changes
+            .iter()
+            .filter(|c| c.verdict == Verdict::Regression)
+    }
+
+    /// Why `--fail-on-regression` fails the run, if it does.
+    pub fn failure(&self) -> Option<String> {
+        let names: Vec<String> = self.regressions().map(|c| c.subject.to_string()).collect();
+        (!names.is_empty()).then(|| {
+            format!(
+                "--fail-on-regression: {} significant regression{} since the baseline ({}); every test may \
+                 still pass its threshold, but its pass rate dropped by more than chance explains at p ≤ {}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                self.alpha
+            )
+        })
+    }
+
+    /// The lines the summary prints for a baseline at `path`.
+    pub fn render(&self, path: &Path) -> String {
+        let count = |v: Verdict| self.changes.iter().filter(|c| c.verdict == v).count();
+        let (regressions, improvements) = (count(Verdict::Regression), count(Verdict::Improvement));
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut out = format!(
+            "\nbaseline {}: {}, {} (Fisher's exact test, two-sided, significant at p ≤ {}; no \
+             multiple-comparison correction)\n",
+            path.display(),
+            plural(regressions, "significant regression"),
+            plural(improvements, "significant improvement"),
+            self.alpha
+        );
+        for c in &self.changes {
+            let label = match c.verdict {
+                Verdict::Regression => "REGRESSION ",
+                Verdict::Improvement => "improvement",
+                Verdict::NotSignificant => "not signif.",
+            };
+            out.push_str(&format!(
+                "  {label}  {}: {} then, {} now, {}\n",
+                c.subject,
+                rate(c.then),
+                rate(c.now),
+                p_value(c.p_value)
+            ));
+        }
+        out.push_str(&format!(
+            "  {} compared: {} changed, {} unchanged; not compared: {} in the baseline only, {} new\n",
+            self.changes.len() + self.unchanged,
+            self.changes.len(),
+            self.unchanged,
+            self.baseline_only,
+            self.new
+        ));
+        out
+    }
+}
+
+/// What `--baseline`, `--baseline-alpha` and `--fail-on-regression` (or their variables) ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The baseline report.
+    pub path: PathBuf,
+    /// The significance level, in (0, 1).
+    pub alpha: f64,
+    /// Whether a significant regression fails the run.
+    pub fail_on_regression: bool,
+}
+
+/// Where a value came from, to name it in an error.
+pub type Source<'a> = (&'a str, String);
+
+/// The settings from the flags' values, each `(flag or variable name, value)`; `None` without a
+/// baseline. `alpha` and `fail_on_regression` without a baseline are errors: they would do nothing.
+pub fn settings(
+    path: Option<Source<'_>>,
+    alpha: Option<Source<'_>>,
+    fail_on_regression: Option<Source<'_>>,
+) -> Result<Option<Settings>, String> {
+    let alpha_value = alpha
+        .as_ref()
+        .map(|(name, value)| parse_alpha(name, value))
+        .transpose()?;
+    let fail = fail_on_regression
+        .as_ref()
+        .map(|(name, value)| parse_switch(name, value))
+        .transpose()?;
+    let Some((_, path)) = path else {
+        let stray = [
+            alpha.map(|(n, _)| n),
+            fail.filter(|f| *f).and(fail_on_regression.map(|(n, _)| n)),
+        ];
+        return match stray.into_iter().flatten().next() {
+            Some(name) => Err(format!(
+                "{name} needs a baseline: add --baseline PATH (or PROMPT_TESTER_BASELINE=PATH), a JSON report \
+                 written by `{}`",
+                crate::commands::report("PATH")
+            )),
+            None => Ok(None),
+        };
+    };
+    Ok(Some(Settings {
+        path: PathBuf::from(path),
+        alpha: alpha_value.unwrap_or(DEFAULT_ALPHA),
+        fail_on_regression: fail.unwrap_or(false),
+    }))
+}
+
+/// A significance level in (0, 1).
+fn parse_alpha(name: &str, value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!(
+            "{name} is {value:?}; it must be a number between 0 and 1 (exclusive), the significance level, e.g. \
+             {DEFAULT_ALPHA}"
+        )),
+    }
+}
+
+/// An on/off value: `1`/`true` or `0`/`false` (a flag without a value is `1`).
+fn parse_switch(name: &str, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(format!("{name} is {value:?}; use 1 or true, 0 or false")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(name: &str) -> Subject {
+        Subject::Test(name.into())
+    }
+
+    fn figures(rows: &[(Subject, u32, u32)]) -> Figures {
+        rows.iter()
+            .map(|(s, passed, total)| (s.clone(), Counts::new(*passed, *total)))
+            .collect()
+    }
+
+    #[test]
+    fn significant_changes_come_first_and_only_sampled_subjects_compare() {
+        let category = Subject::Category {
+            suite: "s".into(),
+            category: "c".into(),
+        };
+        let then = figures(&[
+            (test("dropped"), 10, 10),
+            (test("dipped"), 5, 5),
+            (test("same"), 4, 5),
+            (test("gone"), 3, 3),
+            (test("was_ignored"), 0, 0),
+            (category.clone(), 2, 10),
+        ]);
+        let now = figures(&[
+            (test("dropped"), 2, 10),
+            (test("dipped"), 3, 5),
+            (test("same"), 8, 10),
+            (test("was_ignored"), 1, 1),
+            (test("added"), 1, 1),
+            (test("ignored_now"), 0, 0),
+            (category.clone(), 9, 10),
+        ]);
+        let c = compare(&then, &now, 0.05);
+        let rows: Vec<(String, Verdict)> = c
+            .changes
+            .iter()
+            .map(|c| (c.subject.to_string(), c.verdict))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("test dropped".to_string(), Verdict::Regression),
+                ("category s/c".to_string(), Verdict::Improvement),
+                ("test dipped".to_string(), Verdict::NotSignificant),
+            ]
+        );
+        // 10/10 -> 2/10: p = 0.000714 (exact sum); 5/5 -> 3/5: p = 0.4444.
+        assert!((c.changes[0].p_value - 0.000_714_3).abs() < 1e-6, "{c:?}");
+        assert!((c.changes[2].p_value - 0.444_444_4).abs() < 1e-6, "{c:?}");
+        assert_eq!((c.unchanged, c.baseline_only, c.new), (1, 1, 2));
+        let failure = c.failure().expect("a regression fails");
+        assert!(
+            failure.contains("1 significant regression since the baseline (test dropped)"),
+            "{failure}"
+        );
+
+        // A stricter alpha: 0.0007 is still significant at 0.001, 0.0055 (2/10 -> 9/10) is not.
+        let strict = compare(&then, &now, 0.001);
+        assert_eq!(strict.regressions().count(), 1);
+        assert!(
+            strict
+                .changes
+                .iter()
+                .all(|c| c.verdict != Verdict::Improvement)
+        );
+        assert_eq!(compare(&then, &then, 0.05).failure(), None);
+    }
+
+    #[test]
+    fn the_rendering_gives_rates_then_and_now_and_the_p_value() {
+        let then = figures(&[(test("t"), 10, 10), (test("u"), 1, 2)]);
+        let now = figures(&[(test("t"), 2, 10), (test("u"), 1, 2)]);
+        let text = compare(&then, &now, 0.05).render(Path::new("base.json"));
+        assert_eq!(
+            text,
+            "\nbaseline base.json: 1 significant regression, 0 significant improvements (Fisher's exact test, \
+             two-sided, significant at p ≤ 0.05; no multiple-comparison correction)\n  REGRESSION   test t: \
+             10/10 (100%) then, 2/10 (20%) now, p = 0.0007\n  2 compared: 1 changed, 1 unchanged; not \
+             compared: 0 in the baseline only, 0 new\n"
+        );
+    }
+
+    #[test]
+    fn settings_name_the_flag_or_variable_of_a_bad_value() {
+        let flag = |n: &'static str, v: &str| Some((n, v.to_string()));
+        let s = settings(flag("--baseline", "b.json"), None, None)
+            .unwrap()
+            .unwrap();
+        assert_eq!((s.alpha, s.fail_on_regression), (DEFAULT_ALPHA, false));
+        let s = settings(
+            flag("PROMPT_TESTER_BASELINE", "b.json"),
+            flag("--baseline-alpha", "0.01"),
+            flag("PROMPT_TESTER_FAIL_ON_REGRESSION", "true"),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((s.alpha, s.fail_on_regression), (0.01, true));
+        for bad in ["0", "1", "1.5", "-0.1", "abc", "NaN"] {
+            let e = settings(
+                flag("--baseline", "b"),
+                flag("PROMPT_TESTER_BASELINE_ALPHA", bad),
+                None,
+            )
+            .unwrap_err();
+            assert!(
+                e.starts_with(&format!(
+                    "PROMPT_TESTER_BASELINE_ALPHA is {bad:?}; it must be"
+                )),
+                "{e}"
+            );
+        }
+        let e = settings(
+            flag("--baseline", "b"),
+            None,
+            flag("PROMPT_TESTER_FAIL_ON_REGRESSION", "yes please"),
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("PROMPT_TESTER_FAIL_ON_REGRESSION is \"yes please\""),
+            "{e}"
+        );
+        let e = settings(None, None, flag("--fail-on-regression", "1")).unwrap_err();
+        assert!(
+            e.starts_with("--fail-on-regression needs a baseline: add --baseline PATH"),
+            "{e}"
+        );
+        assert_eq!(
+            settings(None, None, flag("PROMPT_TESTER_FAIL_ON_REGRESSION", "0")),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_report_is_named_with_what_is_missing() {
+        let dir = std::env::temp_dir().join(format!("pt-baseline-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = dir.join("missing.json");
+        let e = load(&missing).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("cannot read the baseline {}:", missing.display())),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("write one with `cargo test --test prompts -- --report PATH`"),
+            "{e}"
+        );
+        let junk = dir.join("junk.json");
+        std::fs::write(&junk, "{\"suites\": [], \"tests\": [{\"name\": \"t\"}]}").unwrap();
+        let e = load(&junk).unwrap_err().to_string();
+        assert!(
+            e.contains("is not a prompt-tester JSON report (missing field `runs_passed`"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
