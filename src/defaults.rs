@@ -37,6 +37,9 @@ pub const MAX_TURNS: u32 = 8;
 /// How long one tool call may take.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// `--baseline-alpha`: the significance level of a baseline comparison.
+pub const BASELINE_ALPHA: f64 = 0.05;
+
 /// The suite root (`suite_roots`), relative to the crate root.
 pub const SUITE_ROOT: &str = "prompt-tests";
 
@@ -116,6 +119,11 @@ mod tests {
                 "README.md",
                 readme,
                 format!("({RATE_LIMIT_BUDGET_SECS} s by default,"),
+            ),
+            (
+                "README.md",
+                readme,
+                format!("(`--baseline-alpha`, default {BASELINE_ALPHA})"),
             ),
             (
                 "docs/suites.md",

@@ -16,8 +16,7 @@ use super::record::TrialRecord;
 use crate::stats::Counts;
 use crate::stats::fisher;
 
-/// The significance level when `--baseline-alpha` does not say.
-pub const DEFAULT_ALPHA: f64 = 0.05;
+use crate::defaults::BASELINE_ALPHA as DEFAULT_ALPHA;
 
 /// What a figure is about.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
