@@ -118,7 +118,9 @@ fn a_significant_regression_is_listed_first_and_fails_the_run_only_when_asked() 
 fn a_missing_baseline_or_a_bad_value_is_an_error_before_any_trial_runs() {
     let scratch = Scratch::new("baseline", "errors");
     scratch.file("not-a-report.json", "{\"totals\": {}}");
-    let cases: [(&[&str], &[(&str, &str)], &str); 5] = [
+    // (arguments, variables, the error printed)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 5] = [
         (
             &["--baseline", "nowhere.json"],
             &[],
