@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
-use crate::cassette::{self, CassetteMode, CassetteStore, Entry};
+use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Exchange};
 use crate::completion::{CompletionRequest, CompletionResult};
+use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::config::Config;
 use crate::provider::ProviderClient;
 use crate::redact::redact;
@@ -189,6 +190,128 @@ impl Engine {
     ) -> Result<Completed, CallError> {
         let client = self.client(provider)?;
         let key = cassette::entry_key(provider, &request, scope.run_index);
+        let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
+            Prepared::Replay(entry) => {
+                let Exchange::Completion {
+                    response: mut result,
+                    ..
+                } = entry.call
+                else {
+                    return Err(CallError::Failed(mismatched(&entry.key, role)));
+                };
+                self.price(&mut result, provider, &request.model);
+                let completed = Completed {
+                    latency: cassette::latency_of(&entry),
+                    result,
+                    replayed: true,
+                };
+                self.account(scope, role, provider, &request.model, &completed);
+                return Ok(completed);
+            }
+            Prepared::Call { cassette, record } => (cassette, record),
+        };
+        let started = Instant::now();
+        let mut result = client
+            .complete(&request)
+            .await
+            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        let latency = started.elapsed();
+        self.price(&mut result, provider, &request.model);
+        let completed = Completed {
+            result,
+            latency,
+            replayed: false,
+        };
+        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
+            let call = Exchange::Completion {
+                request: request.clone(),
+                response: completed.result.clone(),
+            };
+            self.record(cassette, scope, role, provider, &request.model, key, call, latency)?;
+        }
+        self.account(scope, role, provider, &request.model, &completed);
+        Ok(completed)
+    }
+
+    /// Embeds one text for `scope` (an embeddings call of `provider`, recorded and replayed like a model
+    /// call, counted as `usage.embedding`).
+    pub async fn embed(
+        &self,
+        scope: &RunScope,
+        provider: &str,
+        request: EmbeddingRequest,
+    ) -> Result<Embedding, CallError> {
+        let role = CallRole::Embedding;
+        let client = self.embeddings_client(provider)?;
+        let key = cassette::embedding_key(provider, &request);
+        let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
+            Prepared::Replay(entry) => {
+                let Exchange::Embedding {
+                    response: mut embedding,
+                    ..
+                } = entry.call
+                else {
+                    return Err(CallError::Failed(mismatched(&entry.key, role)));
+                };
+                self.price_embedding(&mut embedding, provider, &request.model);
+                self.account_embedding(scope, provider, &request.model, &embedding, true);
+                return Ok(embedding);
+            }
+            Prepared::Call { cassette, record } => (cassette, record),
+        };
+        let started = Instant::now();
+        let mut embedding = client
+            .embed(&request)
+            .await
+            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        let latency = started.elapsed();
+        self.price_embedding(&mut embedding, provider, &request.model);
+        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
+            let call = Exchange::Embedding {
+                request: request.clone(),
+                response: embedding.clone(),
+            };
+            self.record(cassette, scope, role, provider, &request.model, key, call, latency)?;
+        }
+        self.account_embedding(scope, provider, &request.model, &embedding, false);
+        Ok(embedding)
+    }
+
+    /// The client for `provider`'s embeddings: the endpoint's own client, or one of its own when the
+    /// endpoint serves embeddings at another base URL (a second server, with its own in-flight limit).
+    fn embeddings_client(&self, provider: &str) -> Result<Arc<ProviderClient>, CallError> {
+        let endpoint = self.config.endpoint(provider).map_err(CallError::Failed)?;
+        let Some(base_url) = self.config.embeddings_base_urls.get(&endpoint.name) else {
+            return self.client(provider);
+        };
+        let endpoint = crate::config::EndpointConfig {
+            base_url: base_url.clone(),
+            ..endpoint.clone()
+        };
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let client = clients
+            .entry(format!("{} embeddings", endpoint.name))
+            .or_insert_with(|| {
+                Arc::new(ProviderClient::shared(
+                    &endpoint,
+                    &self.config.retry,
+                    self.http.clone(),
+                ))
+            });
+        Ok(client.clone())
+    }
+
+    /// Looks the call up in `scope`'s cassette and decides what to do with it: the recorded entry to
+    /// replay, or a call to make (and whether to record it); a call neither made nor replayed is the
+    /// error.
+    fn prepare(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        client: &ProviderClient,
+        key: &str,
+    ) -> Result<Prepared, CallError> {
         let cassette = match self.mode {
             CassetteMode::Off => None,
             _ => Some(
@@ -199,7 +322,7 @@ impl Engine {
         };
         let (recording, entry) = match &cassette {
             // Record mode overwrites: a recorded entry is neither looked up nor marked used.
-            Some(c) if self.mode != CassetteMode::Record => match c.lookup(&key) {
+            Some(c) if self.mode != CassetteMode::Record => match c.lookup(key) {
                 Some(entry) => (Recording::Found, Some(entry)),
                 None => (
                     c.recorded_len()
@@ -217,61 +340,49 @@ impl Engine {
             ci: crate::config::is_ci(),
             live_only: scope.live_only,
         });
-        let record = match decision {
-            Decision::Replay => {
-                let entry = entry.expect("a found recording has its entry");
-                let latency = cassette::latency_of(&entry);
-                let mut result = entry.response;
-                self.price(&mut result, provider, &request.model);
-                let completed = Completed {
-                    latency,
-                    result,
-                    replayed: true,
-                };
-                self.account(scope, role, provider, &request.model, &completed);
-                return Ok(completed);
-            }
-            Decision::Call { record } => record,
+        match decision {
+            Decision::Replay => Ok(Prepared::Replay(
+                entry.expect("a found recording has its entry"),
+            )),
+            Decision::Call { record } => Ok(Prepared::Call { cassette, record }),
             Decision::Ignore(why) => {
                 let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
-                return Err(CallError::Unavailable(site.unavailable(why)));
+                Err(CallError::Unavailable(site.unavailable(why)))
             }
             Decision::Fail(refusal) => {
                 let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
-                return Err(CallError::Failed(site.refusal(&refusal)));
+                Err(CallError::Failed(site.refusal(&refusal)))
             }
-        };
-        let started = Instant::now();
-        let mut result = client
-            .complete(&request)
-            .await
-            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
-        let latency = started.elapsed();
-        self.price(&mut result, provider, &request.model);
-        let completed = Completed {
-            result,
-            latency,
-            replayed: false,
-        };
-        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
-            let entry = Entry {
-                key,
-                test: scope.test.clone(),
-                run: scope.run_index,
-                role,
-                provider: provider.to_string(),
-                model: request.model.clone(),
-                request: request.clone(),
-                response: completed.result.clone(),
-                latency_ms: latency.as_millis() as u64,
-                recorded_at: cassette::now_rfc3339(),
-            };
-            cassette
-                .record(entry)
-                .map_err(|e| CallError::Failed(e.to_string()))?;
         }
-        self.account(scope, role, provider, &request.model, &completed);
-        Ok(completed)
+    }
+
+    /// Records one call made for `scope`.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        cassette: &cassette::Cassette,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        model: &str,
+        key: String,
+        call: Exchange,
+        latency: Duration,
+    ) -> Result<(), CallError> {
+        let entry = Entry {
+            key,
+            test: scope.test.clone(),
+            run: scope.run_index,
+            role,
+            provider: provider.to_string(),
+            model: model.to_string(),
+            call,
+            latency_ms: latency.as_millis() as u64,
+            recorded_at: cassette::now_rfc3339(),
+        };
+        cassette
+            .record(entry)
+            .map_err(|e| CallError::Failed(e.to_string()))
     }
 
     /// What the message about a call that is not made names. Built only then: a replayed call never
@@ -321,6 +432,35 @@ impl Engine {
         completed
     }
 
+    /// Prices an embedding from the current table: input tokens only; unknown when the provider did
+    /// not count them (unless the endpoint is free).
+    fn price_embedding(&self, embedding: &mut Embedding, provider: &str, model: &str) {
+        let tokens = embedding.input_tokens;
+        embedding.cost_usd = self
+            .config
+            .price_of(provider, model, tokens.unwrap_or(0))
+            .and_then(|price| {
+                let free = price.input_mtok == 0.0;
+                let tokens = tokens.or(free.then_some(0))?;
+                Some(tokens as f64 * price.input_mtok / 1_000_000.0)
+            });
+    }
+
+    fn account_embedding(
+        &self,
+        scope: &RunScope,
+        provider: &str,
+        model: &str,
+        embedding: &Embedding,
+        replayed: bool,
+    ) {
+        scope
+            .usage
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add_embedding(provider, model, embedding, replayed);
+    }
+
     /// Prices a result from the current table (a replayed cost follows today's prices).
     fn price(&self, result: &mut CompletionResult, provider: &str, model: &str) {
         result.cost_usd = self.config.cost_of(provider, model, result);
@@ -340,6 +480,26 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .add_call(role, provider, model, &completed.result, completed.replayed);
     }
+}
+
+/// What [`Engine::prepare`] decided.
+enum Prepared {
+    /// Replay this entry.
+    Replay(Entry),
+    /// Make the call; record it into `cassette` when `record`.
+    Call {
+        cassette: Option<Arc<cassette::Cassette>>,
+        record: bool,
+    },
+}
+
+/// The error of an entry whose kind is not the call's (a hand-edited cassette: keys of completions and
+/// embeddings are hashes of different things, so they do not collide).
+fn mismatched(key: &str, role: CallRole) -> String {
+    format!(
+        "cassette entry {key} does not hold a recording of a {} call; delete it and record again",
+        role.as_str()
+    )
 }
 
 /// `path` relative to `root` when it is below it.

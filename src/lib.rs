@@ -8,6 +8,7 @@
 // project's own tests and benchmark need beyond it is `#[doc(hidden)]`.
 pub mod completion;
 pub mod config;
+pub mod embedding;
 pub mod judge;
 pub mod model;
 pub mod provider;
