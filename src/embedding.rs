@@ -10,6 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cassette::decision::Unavailable;
+use crate::engine::{CallError, engine};
+use crate::run::PromptRun;
+
 /// One text to embed with one model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmbeddingRequest {
@@ -78,6 +82,67 @@ pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, CosineError> {
     }
     // Rounding can push the ratio of parallel vectors a hair past 1.
     Ok((dot / (aa.sqrt() * bb.sqrt())).clamp(-1.0, 1.0))
+}
+
+/// Why a similarity was not computed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SimilarityError {
+    /// No embedding model is configured (`[embeddings]`).
+    #[error("{0}")]
+    NotConfigured(String),
+    /// A text to compare is empty (or only whitespace): it has no meaning to compare.
+    #[error("the {0} is empty: there is no meaning to compare")]
+    Empty(&'static str),
+    /// The embeddings call could not be made nor replayed (no recording and no key): the harness
+    /// ignores the trial, with this reason.
+    #[error("{0}")]
+    Unavailable(Unavailable),
+    /// The embeddings call failed.
+    #[error("embeddings call failed: {0}")]
+    Call(String),
+    /// The two embeddings cannot be compared.
+    #[error("{0}")]
+    Cosine(#[from] CosineError),
+}
+
+impl From<CallError> for SimilarityError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Unavailable(reason) => SimilarityError::Unavailable(reason),
+            CallError::Failed(message) => SimilarityError::Call(message),
+        }
+    }
+}
+
+impl PromptRun {
+    /// The cosine similarity of the embeddings of this run's output and `reference`, from the
+    /// configured embedding model (`[embeddings]`). Both calls are recorded in and replayed from the
+    /// test's cassette; their tokens and cost count as `usage.embedding`.
+    ///
+    /// ```no_run
+    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
+    /// let score = run.similarity("Paris is the capital of France.").await?;
+    /// anyhow::ensure!(score >= 0.8, "similarity {score:.3} is below 0.8");
+    /// # Ok(()) }
+    /// ```
+    pub async fn similarity(&self, reference: &str) -> Result<f64, SimilarityError> {
+        let config = engine()
+            .config
+            .embeddings
+            .clone()
+            .ok_or_else(|| SimilarityError::NotConfigured(crate::config::embeddings_not_configured()))?;
+        for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
+            if text.trim().is_empty() {
+                return Err(SimilarityError::Empty(what));
+            }
+        }
+        let embed = |text: &str| {
+            let request = EmbeddingRequest::new(config.model.clone(), text);
+            engine().embed(&self.scope, &config.provider, request)
+        };
+        let (output, reference) = futures::future::join(embed(&self.output), embed(reference)).await;
+        Ok(cosine(&output?.vector, &reference?.vector)?)
+    }
 }
 
 #[cfg(test)]

@@ -192,6 +192,7 @@ impl Engine {
         let key = cassette::entry_key(provider, &request, scope.run_index);
         let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
             Prepared::Replay(entry) => {
+                let latency = cassette::latency_of(&entry);
                 let Exchange::Completion {
                     response: mut result,
                     ..
@@ -201,7 +202,7 @@ impl Engine {
                 };
                 self.price(&mut result, provider, &request.model);
                 let completed = Completed {
-                    latency: cassette::latency_of(&entry),
+                    latency,
                     result,
                     replayed: true,
                 };
