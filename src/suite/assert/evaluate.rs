@@ -120,7 +120,7 @@ async fn compared(run: &PromptRun, reference: &str, threshold: f64) -> Result<Ve
 }
 
 /// The verdict on a similarity `score`: the failure shows the score, the threshold and both texts.
-pub(super) fn similar_verdict(score: f64, threshold: f64, reference: &str, output: &str) -> Verdict {
+pub(crate) fn similar_verdict(score: f64, threshold: f64, reference: &str, output: &str) -> Verdict {
     if score + 1e-9 >= threshold {
         return Verdict::pass();
     }
