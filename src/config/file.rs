@@ -329,6 +329,38 @@ output_mtok = 2.0
     }
 
     #[test]
+    fn embeddings_name_a_provider_that_has_an_embeddings_api() {
+        let config = from_file(
+            "[embeddings]\nprovider = \"local\"\nmodel = \"m\"\n[providers.local]\nbase_url = \"http://127.0.0.1:1/v1\"\n\
+             embeddings_base_url = \"http://127.0.0.1:2/v1\"\n",
+        )
+        .unwrap();
+        let embeddings = config.embeddings.as_ref().unwrap();
+        assert_eq!((embeddings.provider.as_str(), embeddings.model.as_str()), ("local", "m"));
+        assert_eq!(config.embeddings_base_urls["local"], "http://127.0.0.1:2/v1");
+        assert_eq!(config.endpoint("local").unwrap().base_url, "http://127.0.0.1:1/v1");
+        assert!(from_file("[embeddings]\nprovider = \"gemini\"\nmodel = \"gemini-embedding-001\"\n").is_ok());
+        for (text, expected) in [
+            (
+                "concurrency = 2\n[embeddings]\nprovider = \"anthropic\"\nmodel = \"m\"\n",
+                "prompt-tester.toml:3: `embeddings.provider` is \"anthropic\": Anthropic has no embeddings API",
+            ),
+            (
+                "[embeddings]\nprovider = \"nope\"\nmodel = \"m\"\n",
+                "prompt-tester.toml:2: `embeddings.provider` unknown provider \"nope\"",
+            ),
+            ("[embeddings]\nprovider = \"openai\"\n", "missing field `model`"),
+            (
+                "[embeddings]\nprovider = \"openai\"\nmodel = \"m\"\ndims = 3\n",
+                "unknown field `dims`",
+            ),
+        ] {
+            let err = from_file(text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{expected:?} not in {err}");
+        }
+    }
+
+    #[test]
     fn zero_concurrency_is_rejected() {
         let mut config = Config::defaults("/crate");
         let err = config
