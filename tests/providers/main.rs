@@ -14,6 +14,7 @@ use prompt_tester_testkit::{CapturedRequest, FakeProvider, Usage, Wire};
 mod anthropic;
 mod expected;
 mod gemini;
+mod embeddings;
 mod limits;
 mod local;
 mod openai;
