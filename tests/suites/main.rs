@@ -20,6 +20,7 @@ mod judge;
 mod parsing;
 mod reports;
 mod running;
+mod similar;
 
 /// Set in the child process: the harness arguments, as JSON.
 const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";
