@@ -433,18 +433,11 @@ impl Engine {
         completed
     }
 
-    /// Prices an embedding from the current table: input tokens only; unknown when the provider did
-    /// not count them (unless the endpoint is free).
+    /// Prices an embedding from the current table (see [`crate::pricing::embedding_cost`]).
     fn price_embedding(&self, embedding: &mut Embedding, provider: &str, model: &str) {
         let tokens = embedding.input_tokens;
-        embedding.cost_usd = self
-            .config
-            .price_of(provider, model, tokens.unwrap_or(0))
-            .and_then(|price| {
-                let free = price.input_mtok == 0.0;
-                let tokens = tokens.or(free.then_some(0))?;
-                Some(tokens as f64 * price.input_mtok / 1_000_000.0)
-            });
+        let price = self.config.price_of(provider, model, tokens.unwrap_or(0));
+        embedding.cost_usd = crate::pricing::embedding_cost(price.as_ref(), tokens);
     }
 
     fn account_embedding(
