@@ -126,11 +126,9 @@ impl PromptRun {
     /// # Ok(()) }
     /// ```
     pub async fn similarity(&self, reference: &str) -> Result<f64, SimilarityError> {
-        let config = engine()
-            .config
-            .embeddings
-            .clone()
-            .ok_or_else(|| SimilarityError::NotConfigured(crate::config::embeddings_not_configured()))?;
+        let config = engine().config.embeddings.clone().ok_or_else(|| {
+            SimilarityError::NotConfigured(crate::config::embeddings_not_configured())
+        })?;
         for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
             if text.trim().is_empty() {
                 return Err(SimilarityError::Empty(what));
@@ -140,7 +138,8 @@ impl PromptRun {
             let request = EmbeddingRequest::new(config.model.clone(), text);
             engine().embed(&self.scope, &config.provider, request)
         };
-        let (output, reference) = futures::future::join(embed(&self.output), embed(reference)).await;
+        let (output, reference) =
+            futures::future::join(embed(&self.output), embed(reference)).await;
         Ok(cosine(&output?.vector, &reference?.vector)?)
     }
 }
@@ -158,10 +157,7 @@ mod tests {
         let c = cosine(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
         // 32 / (sqrt(14) * sqrt(77))
         assert!((c - 0.974_631_846_197_076_2).abs() < 1e-12, "{c}");
-        assert_eq!(
-            cosine(&[1.0], &[1.0, 2.0]),
-            Err(CosineError::Lengths(1, 2))
-        );
+        assert_eq!(cosine(&[1.0], &[1.0, 2.0]), Err(CosineError::Lengths(1, 2)));
         assert_eq!(cosine(&[0.0, 0.0], &[1.0, 2.0]), Err(CosineError::Zero));
         assert_eq!(cosine(&[], &[]), Err(CosineError::Zero));
     }

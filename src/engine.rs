@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Exchange};
 use crate::completion::{CompletionRequest, CompletionResult};
-use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::config::Config;
+use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
 pub use crate::usage::{CallRole, Usage};
@@ -228,7 +228,16 @@ impl Engine {
                 request: request.clone(),
                 response: completed.result.clone(),
             };
-            self.record(cassette, scope, role, provider, &request.model, key, call, latency)?;
+            self.record(
+                cassette,
+                scope,
+                role,
+                provider,
+                &request.model,
+                key,
+                call,
+                latency,
+            )?;
         }
         self.account(scope, role, provider, &request.model, &completed);
         Ok(completed)
@@ -272,7 +281,16 @@ impl Engine {
                 request: request.clone(),
                 response: embedding.clone(),
             };
-            self.record(cassette, scope, role, provider, &request.model, key, call, latency)?;
+            self.record(
+                cassette,
+                scope,
+                role,
+                provider,
+                &request.model,
+                key,
+                call,
+                latency,
+            )?;
         }
         self.account_embedding(scope, provider, &request.model, &embedding, false);
         Ok(embedding)
@@ -342,9 +360,9 @@ impl Engine {
             live_only: scope.live_only,
         });
         match decision {
-            Decision::Replay => Ok(Prepared::Replay(
+            Decision::Replay => Ok(Prepared::Replay(Box::new(
                 entry.expect("a found recording has its entry"),
-            )),
+            ))),
             Decision::Call { record } => Ok(Prepared::Call { cassette, record }),
             Decision::Ignore(why) => {
                 let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
@@ -479,7 +497,7 @@ impl Engine {
 /// What [`Engine::prepare`] decided.
 enum Prepared {
     /// Replay this entry.
-    Replay(Entry),
+    Replay(Box<Entry>),
     /// Make the call; record it into `cassette` when `record`.
     Call {
         cassette: Option<Arc<cassette::Cassette>>,

@@ -247,7 +247,8 @@ impl Usage {
             input: embedding.input_tokens.unwrap_or(0),
             ..Tokens::default()
         };
-        self.embedding.count_call(tokens, embedding.cost_usd, replayed);
+        self.embedding
+            .count_call(tokens, embedding.cost_usd, replayed);
     }
 
     /// Subject, judge and embeddings together.
@@ -301,7 +302,10 @@ mod tests {
             cost_usd: Some(0.25),
         };
         usage.add_embedding("p", "e", &embedded, false);
-        assert_eq!((usage.embedding.calls, usage.embedding.tokens.input), (1, 5));
+        assert_eq!(
+            (usage.embedding.calls, usage.embedding.tokens.input),
+            (1, 5)
+        );
         assert_eq!(usage.total().calls, 3);
         assert_eq!(usage.total().tokens.input, 22);
         let unknown = Embedding {

@@ -163,12 +163,11 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     let (replayed, _, replay_err) = run_prompts(&[], None, &scratch.join("replay.json"));
     assert!(!replay_err.contains("(0 replayed"), "{replay_err}");
     // Live, cassettes off: every call reaches the server.
-    let (live, stdout, stderr) =
-        run_prompts(
-            &["--no-cassette"],
-            Some((&url, &embeddings_url)),
-            &scratch.join("live.json"),
-        );
+    let (live, stdout, stderr) = run_prompts(
+        &["--no-cassette"],
+        Some((&url, &embeddings_url)),
+        &scratch.join("live.json"),
+    );
     assert!(stdout.contains("test result: ok."), "{stdout}");
     assert!(stderr.contains("(0 replayed from cassettes)"), "{stderr}");
 
@@ -221,7 +220,11 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     // Request metadata in the recordings came from llama-server.
     let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
     let local = |e: &&Value| e["provider"] == "local";
-    for entry in recorded.iter().filter(local).filter(|e| e["role"] != "embedding") {
+    for entry in recorded
+        .iter()
+        .filter(local)
+        .filter(|e| e["role"] != "embedding")
+    {
         assert_eq!(
             entry["response"]["model_used"], "SmolLM2-135M-Instruct",
             "{entry}"
@@ -280,9 +283,16 @@ fn the_recorded_embeddings_are_the_embeddings_servers() {
             "{:?}: live vs recorded cosine {agreement}",
             request.input
         );
-        assert_eq!(live.input_tokens, recorded.input_tokens, "{:?}", request.input);
+        assert_eq!(
+            live.input_tokens, recorded.input_tokens,
+            "{:?}",
+            request.input
+        );
         assert_eq!(live.model_used.as_deref(), Some("SmolLM2-135M-Instruct"));
-        assert_eq!(recorded.model_used.as_deref(), Some("SmolLM2-135M-Instruct"));
+        assert_eq!(
+            recorded.model_used.as_deref(),
+            Some("SmolLM2-135M-Instruct")
+        );
     }
 }
 

@@ -91,6 +91,8 @@ pub struct Entry {
 }
 
 /// A recorded request and its answer: a completion, or (role `embedding`) an embedding.
+// Entries live in a map once per cassette; boxing the larger variant would only add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exchange {
     /// A model call (subject or judge).
@@ -135,7 +137,13 @@ impl TryFrom<RawEntry> for Entry {
     type Error = String;
 
     fn try_from(raw: RawEntry) -> Result<Self, String> {
-        let call = match (raw.role, raw.request, raw.response, raw.embedding_request, raw.embedding) {
+        let call = match (
+            raw.role,
+            raw.request,
+            raw.response,
+            raw.embedding_request,
+            raw.embedding,
+        ) {
             (CallRole::Embedding, None, None, Some(request), Some(response)) => {
                 Exchange::Embedding { request, response }
             }
@@ -175,8 +183,12 @@ impl TryFrom<RawEntry> for Entry {
 impl From<Entry> for RawEntry {
     fn from(entry: Entry) -> Self {
         let (request, response, embedding_request, embedding) = match entry.call {
-            Exchange::Completion { request, response } => (Some(request), Some(response), None, None),
-            Exchange::Embedding { request, response } => (None, None, Some(request), Some(response)),
+            Exchange::Completion { request, response } => {
+                (Some(request), Some(response), None, None)
+            }
+            Exchange::Embedding { request, response } => {
+                (None, None, Some(request), Some(response))
+            }
         };
         RawEntry {
             key: entry.key,

@@ -336,10 +336,22 @@ output_mtok = 2.0
         )
         .unwrap();
         let embeddings = config.embeddings.as_ref().unwrap();
-        assert_eq!((embeddings.provider.as_str(), embeddings.model.as_str()), ("local", "m"));
-        assert_eq!(config.embeddings_base_urls["local"], "http://127.0.0.1:2/v1");
-        assert_eq!(config.endpoint("local").unwrap().base_url, "http://127.0.0.1:1/v1");
-        assert!(from_file("[embeddings]\nprovider = \"gemini\"\nmodel = \"gemini-embedding-001\"\n").is_ok());
+        assert_eq!(
+            (embeddings.provider.as_str(), embeddings.model.as_str()),
+            ("local", "m")
+        );
+        assert_eq!(
+            config.embeddings_base_urls["local"],
+            "http://127.0.0.1:2/v1"
+        );
+        assert_eq!(
+            config.endpoint("local").unwrap().base_url,
+            "http://127.0.0.1:1/v1"
+        );
+        assert!(
+            from_file("[embeddings]\nprovider = \"gemini\"\nmodel = \"gemini-embedding-001\"\n")
+                .is_ok()
+        );
         for (text, expected) in [
             (
                 "concurrency = 2\n[embeddings]\nprovider = \"anthropic\"\nmodel = \"m\"\n",
@@ -349,7 +361,10 @@ output_mtok = 2.0
                 "[embeddings]\nprovider = \"nope\"\nmodel = \"m\"\n",
                 "prompt-tester.toml:2: `embeddings.provider` unknown provider \"nope\"",
             ),
-            ("[embeddings]\nprovider = \"openai\"\n", "missing field `model`"),
+            (
+                "[embeddings]\nprovider = \"openai\"\n",
+                "missing field `model`",
+            ),
             (
                 "[embeddings]\nprovider = \"openai\"\nmodel = \"m\"\ndims = 3\n",
                 "unknown field `dims`",

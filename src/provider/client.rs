@@ -10,8 +10,8 @@ use super::{
     parse_response, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
-use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
+use crate::embedding::{Embedding, EmbeddingRequest};
 
 /// Whether `endpoint` needs a key: only a built-in one at its public URL does. A named endpoint's
 /// `api_key_env` is optional (no key is sent while the variable is unset), and a built-in one pointed
@@ -149,9 +149,12 @@ impl ProviderClient {
         let url = request_url(&self.endpoint, &request.model);
         let wire = self.endpoint.wire;
         let (mut result, header_id) = self
-            .send(&url, &request_body(&self.endpoint, request), wire_name(wire), |b| {
-                parse_response(wire, b)
-            })
+            .send(
+                &url,
+                &request_body(&self.endpoint, request),
+                wire_name(wire),
+                |b| parse_response(wire, b),
+            )
             .await?;
         if result.request_id.is_none() {
             result.request_id = header_id;
@@ -181,8 +184,9 @@ impl ProviderClient {
         let (embedding, _) = self
             .send(&url, &embeddings::request_body(wire, request), what, |b| {
                 parse_json(b).and_then(|json| {
-                    embeddings::parse(wire, &json)
-                        .map_err(|why| ParseError(format!("{why}; the body starts: {}", excerpt(b))))
+                    embeddings::parse(wire, &json).map_err(|why| {
+                        ParseError(format!("{why}; the body starts: {}", excerpt(b)))
+                    })
                 })
             })
             .await?;
@@ -321,7 +325,6 @@ impl ProviderClient {
             retry_after: retry::retry_after(&headers, SystemTime::now()).or(parsed.retry_delay),
         })
     }
-
 
     fn auth_headers(&self) -> Result<Vec<(&'static str, reqwest::header::HeaderValue)>, Failure> {
         let mut headers = Vec::new();

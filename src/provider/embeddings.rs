@@ -108,10 +108,7 @@ mod tests {
     #[test]
     fn urls_and_bodies_per_wire() {
         let openai = endpoint("local", WireFormat::OpenAi, "http://127.0.0.1:8/v1/", &[]);
-        assert_eq!(
-            url(&openai, "m"),
-            "http://127.0.0.1:8/v1/embeddings"
-        );
+        assert_eq!(url(&openai, "m"), "http://127.0.0.1:8/v1/embeddings");
         let google = endpoint("google", WireFormat::Google, "http://127.0.0.1:9", &[]);
         assert_eq!(
             url(&google, "models/gemini-embedding-001"),

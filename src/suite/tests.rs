@@ -427,7 +427,10 @@ fn similar_is_not_compared_when_the_case_fails_anyway() {
     match outcome {
         SampleOutcome::Failed(message) => {
             assert!(message.starts_with("2 of 2 assertions failed"), "{message}");
-            assert!(message.contains("similar: not compared, the case fails anyway"), "{message}");
+            assert!(
+                message.contains("similar: not compared, the case fails anyway"),
+                "{message}"
+            );
         }
         other => panic!("a failure expected, got {other:?}"),
     }

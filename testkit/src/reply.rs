@@ -214,7 +214,9 @@ impl Reply {
         let (Some(wire), Some(text)) = (request.wire(), request.embedding_input()) else {
             return Self::not_found(request);
         };
-        let model = request.model().unwrap_or_else(|| "fake-embedding".to_string());
+        let model = request
+            .model()
+            .unwrap_or_else(|| "fake-embedding".to_string());
         let tokens = (text.split_whitespace().count() as u64).max(1);
         Self::embedding(wire, &model, &crate::fake_embedding(&text), tokens)
     }

@@ -40,8 +40,14 @@ async fn each_wire_format_sends_its_request_and_reads_the_vector() {
                     sent.json.clone().unwrap(),
                     json!({"model": "text-embedding-3-small", "input": "Paris is the capital of France."})
                 );
-                assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
-                assert_eq!(embedding.model_used.as_deref(), Some("text-embedding-3-small"));
+                assert_eq!(
+                    sent.header("authorization"),
+                    Some(format!("Bearer {KEY}").as_str())
+                );
+                assert_eq!(
+                    embedding.model_used.as_deref(),
+                    Some("text-embedding-3-small")
+                );
             }
             _ => {
                 assert_eq!(
@@ -89,7 +95,10 @@ async fn rate_limits_and_server_errors_are_retried() {
         assert_eq!(fake.request_count(), 4, "{wire:?}");
         // A final error after max_attempts faults, in the provider's words, without the key.
         fake.reset();
-        fake.push_all([Reply::server_error(wire, 500), Reply::server_error(wire, 502)]);
+        fake.push_all([
+            Reply::server_error(wire, 500),
+            Reply::server_error(wire, 502),
+        ]);
         let err = client(&fake, wire, fast_retry(2))
             .embed(&request(wire))
             .await
@@ -98,7 +107,12 @@ async fn rate_limits_and_server_errors_are_retried() {
         assert_eq!((err.status, err.attempts), (Some(502), 2), "{text}");
         // A 4xx is final.
         fake.reset();
-        fake.push(Reply::error(wire, 400, "invalid_request_error", "input is too long"));
+        fake.push(Reply::error(
+            wire,
+            400,
+            "invalid_request_error",
+            "input is too long",
+        ));
         let err = client(&fake, wire, fast_retry(3))
             .embed(&request(wire))
             .await
@@ -119,7 +133,9 @@ async fn a_body_that_is_not_an_embedding_is_a_final_error_naming_the_format() {
         .unwrap_err();
     let text = assert_clean(&err);
     assert!(
-        text.contains("the answer is not a valid OpenAI embeddings response: it has no `data` array"),
+        text.contains(
+            "the answer is not a valid OpenAI embeddings response: it has no `data` array"
+        ),
         "{text}"
     );
     assert_eq!(fake.request_count(), 1);

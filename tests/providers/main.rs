@@ -12,9 +12,9 @@ use prompt_tester::provider::{ProviderClient, ProviderError};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Usage, Wire};
 
 mod anthropic;
+mod embeddings;
 mod expected;
 mod gemini;
-mod embeddings;
 mod limits;
 mod local;
 mod openai;

@@ -86,7 +86,10 @@ fn similar_compares_meanings_records_the_embeddings_and_replays_them() {
         .filter_map(|r| r.embedding_input())
         .collect();
     assert!(embedded.contains(&REFERENCE.to_string()), "{embedded:?}");
-    assert!(embedded.contains(&"Bananas grow quickly.".to_string()), "{embedded:?}");
+    assert!(
+        embedded.contains(&"Bananas grow quickly.".to_string()),
+        "{embedded:?}"
+    );
 
     // The cassette holds the embeddings, keyed by their text (the reference once for both cases).
     let cassette: Value = serde_json::from_str(
@@ -94,10 +97,16 @@ fn similar_compares_meanings_records_the_embeddings_and_replays_them() {
     )
     .unwrap();
     let entries = cassette["entries"].as_array().unwrap();
-    let embeddings: Vec<&Value> = entries.iter().filter(|e| e["role"] == "embedding").collect();
+    let embeddings: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e["role"] == "embedding")
+        .collect();
     assert_eq!(embeddings.len(), 3, "{cassette:#}");
     for e in &embeddings {
-        assert!(e.get("request").is_none() && e.get("response").is_none(), "{e}");
+        assert!(
+            e.get("request").is_none() && e.get("response").is_none(),
+            "{e}"
+        );
         assert_eq!(e["embedding_request"]["model"], EMBEDDING_MODEL);
         assert_eq!(e["embedding"]["vector"].as_array().unwrap().len(), 27);
     }
@@ -113,7 +122,10 @@ fn similar_compares_meanings_records_the_embeddings_and_replays_them() {
     out.assert_statuses(&[("geo::capital", "ok"), ("geo::off_topic", "FAILED")]);
     assert!(out.failure("geo", "off_topic").contains(&expected));
     let embedding = &out.suite("geo")["usage"]["embedding"];
-    assert_eq!((embedding["calls"].as_u64(), embedding["replayed"].as_u64()), (Some(4), Some(4)));
+    assert_eq!(
+        (embedding["calls"].as_u64(), embedding["replayed"].as_u64()),
+        (Some(4), Some(4))
+    );
 }
 
 #[test]
@@ -124,6 +136,9 @@ fn similar_without_an_embedding_model_errors_with_how_to_configure_one() {
     let out = f.run(&[]);
     out.assert_statuses(&[("geo::capital", "FAILED")]);
     let reason = out.failure("geo", "capital");
-    assert!(reason.contains("similar: this test compares meanings"), "{reason}");
+    assert!(
+        reason.contains("similar: this test compares meanings"),
+        "{reason}"
+    );
     assert!(reason.contains("[embeddings]"), "{reason}");
 }

@@ -93,7 +93,11 @@ pub async fn evaluate(
 }
 
 /// Whether the verdicts known so far fail the case whatever the others (`None`) turn out to be.
-fn already_failed(asserts: &[Assertion], verdicts: &[Option<Verdict>], min_score: Option<f64>) -> bool {
+fn already_failed(
+    asserts: &[Assertion],
+    verdicts: &[Option<Verdict>],
+    min_score: Option<f64>,
+) -> bool {
     let total: f64 = asserts.iter().map(|a| a.weight).sum();
     // The answers not known yet: at best they all pass.
     let best = weight_where(asserts, verdicts, |v| v.as_ref().is_none_or(|v| v.passed));
@@ -106,7 +110,11 @@ fn already_failed(asserts: &[Assertion], verdicts: &[Option<Verdict>], min_score
 /// The verdict of `similar`: the score against the threshold, or how the sample ends when there is
 /// no score (an unavailable call ignores the trial; a failed call errors the sample, since it says
 /// nothing about the output). An empty output fails: it means nothing.
-async fn compared(run: &PromptRun, reference: &str, threshold: f64) -> Result<Verdict, SampleOutcome> {
+async fn compared(
+    run: &PromptRun,
+    reference: &str,
+    threshold: f64,
+) -> Result<Verdict, SampleOutcome> {
     match run.similarity(reference).await {
         Ok(score) => Ok(similar_verdict(score, threshold, reference, &run.output)),
         Err(SimilarityError::Empty("output")) => Ok(Verdict::fail(
@@ -120,7 +128,12 @@ async fn compared(run: &PromptRun, reference: &str, threshold: f64) -> Result<Ve
 }
 
 /// The verdict on a similarity `score`: the failure shows the score, the threshold and both texts.
-pub(crate) fn similar_verdict(score: f64, threshold: f64, reference: &str, output: &str) -> Verdict {
+pub(crate) fn similar_verdict(
+    score: f64,
+    threshold: f64,
+    reference: &str,
+    output: &str,
+) -> Verdict {
     if score + 1e-9 >= threshold {
         return Verdict::pass();
     }

@@ -256,7 +256,12 @@ fn similar(
     path: &str,
 ) -> Option<Check> {
     let example = "{ similar = \"Paris is the capital of France.\", threshold = 0.8 }";
-    let reference = string(r, value, &format!("{path}.similar"), "\"the reference answer\"")?;
+    let reference = string(
+        r,
+        value,
+        &format!("{path}.similar"),
+        "\"the reference answer\"",
+    )?;
     if reference.trim().is_empty() {
         r.problem(
             value.span(),
