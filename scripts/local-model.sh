@@ -234,20 +234,28 @@ running() {
   [ -f "$PID_FILE" ] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null
 }
 
-start() {
+# Starts a server unless the one its PID file names runs: PID, PORT and LOG files, a label for the
+# log line, the port (empty: a free one), then llama-server's extra arguments. Prints the base URL.
+start_server() {
+  local pid_file=$1 port_file=$2 log_file=$3 label=$4 port=${5:-} pid
+  shift 5
   install_model
   install_server
   mkdir -p "$RUN_DIR"
-  if running; then
-    echo "http://127.0.0.1:$(cat "$PORT_FILE")/v1"
+  if [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+    echo "http://127.0.0.1:$(cat "$port_file")/v1"
     return
   fi
-  local port="${1:-$(free_port)}" pid
-  pid=$(launch "$port" "$LOG_FILE") || exit 1
-  echo "$pid" >"$PID_FILE"
-  echo "$port" >"$PORT_FILE"
-  log "llama-server ready on 127.0.0.1:$port (pid $pid)"
+  port="${port:-$(free_port)}"
+  pid=$(launch "$port" "$log_file" "$@") || exit 1
+  echo "$pid" >"$pid_file"
+  echo "$port" >"$port_file"
+  log "$label ready on 127.0.0.1:$port (pid $pid)"
   echo "http://127.0.0.1:$port/v1"
+}
+
+start() {
+  start_server "$PID_FILE" "$PORT_FILE" "$LOG_FILE" llama-server "${1:-}"
 }
 
 # Whether the embeddings server started by `start-embeddings` is running.
@@ -259,19 +267,8 @@ embeddings_running() {
 # (llama-server's default). One batch holds a whole input (-b/-ub 4096): an embedding is computed in
 # one pass, so an input longer than the default 512-token micro-batch would be refused.
 start_embeddings() {
-  install_model
-  install_server
-  mkdir -p "$RUN_DIR"
-  if embeddings_running; then
-    echo "http://127.0.0.1:$(cat "$EMBED_PORT_FILE")/v1"
-    return
-  fi
-  local port="${1:-$(free_port)}" pid
-  pid=$(launch "$port" "$EMBED_LOG_FILE" --embeddings --pooling mean -b 4096 -ub 4096) || exit 1
-  echo "$pid" >"$EMBED_PID_FILE"
-  echo "$port" >"$EMBED_PORT_FILE"
-  log "llama-server (embeddings) ready on 127.0.0.1:$port (pid $pid)"
-  echo "http://127.0.0.1:$port/v1"
+  start_server "$EMBED_PID_FILE" "$EMBED_PORT_FILE" "$EMBED_LOG_FILE" "llama-server (embeddings)" "${1:-}" \
+    --embeddings --pooling mean -b 4096 -ub 4096
 }
 
 stop_embeddings() {

@@ -211,34 +211,30 @@ impl Engine {
             }
             Prepared::Call { cassette, record } => (cassette, record),
         };
-        let started = Instant::now();
-        let mut result = client
-            .complete(&request)
-            .await
-            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
-        let latency = started.elapsed();
-        self.price(&mut result, provider, &request.model);
+        let call = Call {
+            scope,
+            role,
+            provider,
+            model: &request.model,
+            key,
+        };
+        let (result, latency) = self
+            .call_and_record(
+                call,
+                (cassette, record),
+                client.complete(&request),
+                |result| self.price(result, provider, &request.model),
+                |result| Exchange::Completion {
+                    request: request.clone(),
+                    response: result.clone(),
+                },
+            )
+            .await?;
         let completed = Completed {
             result,
             latency,
             replayed: false,
         };
-        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
-            let call = Exchange::Completion {
-                request: request.clone(),
-                response: completed.result.clone(),
-            };
-            self.record(
-                cassette,
-                scope,
-                role,
-                provider,
-                &request.model,
-                key,
-                call,
-                latency,
-            )?;
-        }
         self.account(scope, role, provider, &request.model, &completed);
         Ok(completed)
     }
@@ -269,29 +265,25 @@ impl Engine {
             }
             Prepared::Call { cassette, record } => (cassette, record),
         };
-        let started = Instant::now();
-        let mut embedding = client
-            .embed(&request)
-            .await
-            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
-        let latency = started.elapsed();
-        self.price_embedding(&mut embedding, provider, &request.model);
-        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
-            let call = Exchange::Embedding {
-                request: request.clone(),
-                response: embedding.clone(),
-            };
-            self.record(
-                cassette,
-                scope,
-                role,
-                provider,
-                &request.model,
-                key,
+        let call = Call {
+            scope,
+            role,
+            provider,
+            model: &request.model,
+            key,
+        };
+        let (embedding, _) = self
+            .call_and_record(
                 call,
-                latency,
-            )?;
-        }
+                (cassette, record),
+                client.embed(&request),
+                |embedding| self.price_embedding(embedding, provider, &request.model),
+                |embedding| Exchange::Embedding {
+                    request: request.clone(),
+                    response: embedding.clone(),
+                },
+            )
+            .await?;
         self.account_embedding(scope, provider, &request.model, &embedding, false);
         Ok(embedding)
     }
@@ -375,33 +367,39 @@ impl Engine {
         }
     }
 
-    /// Records one call made for `scope`.
-    #[allow(clippy::too_many_arguments)]
-    fn record(
+    /// Makes a call `prepare` decided on: `answer` is the provider's, priced by `price`; recorded as
+    /// `exchange` of it into the cassette when `record`. Returns the answer and the call's wall time.
+    async fn call_and_record<A>(
         &self,
-        cassette: &cassette::Cassette,
-        scope: &RunScope,
-        role: CallRole,
-        provider: &str,
-        model: &str,
-        key: String,
-        call: Exchange,
-        latency: Duration,
-    ) -> Result<(), CallError> {
-        let entry = Entry {
-            key,
-            test: scope.test.clone(),
-            run: scope.run_index,
-            role,
-            provider: provider.to_string(),
-            model: model.to_string(),
-            call,
-            latency_ms: latency.as_millis() as u64,
-            recorded_at: cassette::now_rfc3339(),
-        };
-        cassette
-            .record(entry)
-            .map_err(|e| CallError::Failed(e.to_string()))
+        call: Call<'_>,
+        (cassette, record): (Option<Arc<cassette::Cassette>>, bool),
+        answer: impl Future<Output = Result<A, crate::provider::ProviderError>>,
+        price: impl FnOnce(&mut A),
+        exchange: impl FnOnce(&A) -> Exchange,
+    ) -> Result<(A, Duration), CallError> {
+        let started = Instant::now();
+        let mut answer = answer
+            .await
+            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        let latency = started.elapsed();
+        price(&mut answer);
+        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
+            let entry = Entry {
+                key: call.key,
+                test: call.scope.test.clone(),
+                run: call.scope.run_index,
+                role: call.role,
+                provider: call.provider.to_string(),
+                model: call.model.to_string(),
+                call: exchange(&answer),
+                latency_ms: latency.as_millis() as u64,
+                recorded_at: cassette::now_rfc3339(),
+            };
+            cassette
+                .record(entry)
+                .map_err(|e| CallError::Failed(e.to_string()))?;
+        }
+        Ok((answer, latency))
     }
 
     /// What the message about a call that is not made names. Built only then: a replayed call never
@@ -492,6 +490,15 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .add_call(role, provider, model, &completed.result, completed.replayed);
     }
+}
+
+/// One call: for whom, of what kind, to where, and its cassette key.
+struct Call<'a> {
+    scope: &'a RunScope,
+    role: CallRole,
+    provider: &'a str,
+    model: &'a str,
+    key: String,
 }
 
 /// What [`Engine::prepare`] decided.
