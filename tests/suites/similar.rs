@@ -79,6 +79,11 @@ fn similar_compares_meanings_records_the_embeddings_and_replays_them() {
     assert_eq!(embedding["input_tokens"], 6 + 6 + 6 + 3, "{embedding}");
     let cost = embedding["cost_usd"].as_f64().unwrap();
     assert!((cost - 21.0 * 0.5 / 1e6).abs() < 1e-12, "{cost}");
+    let junit = out.junit.as_ref().expect("a JUnit report was written");
+    assert!(
+        junit.contains(r#"<property name="embedding_calls" value="2"/>"#),
+        "{junit}"
+    );
     let embedded: Vec<String> = fake
         .requests()
         .iter()
