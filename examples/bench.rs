@@ -784,8 +784,10 @@ fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
                 role: prompt_tester::cassette::CallRole::Subject,
                 provider: PROVIDER.into(),
                 model: MODEL.into(),
-                request: request.clone(),
-                response,
+                call: prompt_tester::cassette::Exchange::Completion {
+                    request: request.clone(),
+                    response,
+                },
                 latency_ms: 180,
                 recorded_at: recorded_at.clone(),
             });

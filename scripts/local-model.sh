@@ -10,7 +10,16 @@
 #   scripts/local-model.sh check-cpu      # exit 0 when this CPU can run the portable build
 #   scripts/local-model.sh server-dir     # print the cache folder of the server build
 #   scripts/local-model.sh url            # print the base URL of the running server (exit 1 if none)
-#   scripts/local-model.sh env            # print `export PROMPT_TESTER_LOCAL_BASE_URL=...` for it
+#   scripts/local-model.sh env            # print `export PROMPT_TESTER_LOCAL_BASE_URL=...` for it (and
+#                                         # PROMPT_TESTER_LOCAL_EMBEDDINGS_URL when that server runs)
+#   scripts/local-model.sh start-embeddings [PORT]
+#                                         # start a second server on the same weights serving only
+#                                         # embeddings (--embeddings --pooling mean), print its base URL
+#   scripts/local-model.sh embeddings-url # print its base URL (exit 1 if none)
+#   scripts/local-model.sh stop-embeddings # stop only the embeddings server (`stop` stops both)
+#
+# SmolLM2 is a chat model, not an embedding model: its mean-pooled embeddings tell related texts from
+# unrelated ones only roughly. Tests that compare meanings with it pick thresholds it really meets.
 #
 # The cache lives outside the clone (PROMPT_TESTER_CACHE, default ~/.cache/prompt-tester) so a machine
 # builds the server once; later runs reuse it.
@@ -40,6 +49,9 @@ RUN_DIR="$CACHE/run"
 PID_FILE="$RUN_DIR/llama-server.pid"
 PORT_FILE="$RUN_DIR/llama-server.port"
 LOG_FILE="$RUN_DIR/llama-server.log"
+EMBED_PID_FILE="$RUN_DIR/llama-embeddings.pid"
+EMBED_PORT_FILE="$RUN_DIR/llama-embeddings.port"
+EMBED_LOG_FILE="$RUN_DIR/llama-embeddings.log"
 
 log() { echo "local-model: $*" >&2; }
 
@@ -143,10 +155,13 @@ free_port() {
 # how the prompt is split into batches, and either changes the floating-point results, so five identical
 # temperature-0 requests sent at once came back with different answers (measured here). Requests queue
 # instead; the examples make about twenty calls, so a live run stays short.
+#
+# Extra arguments go to llama-server (the embeddings server's `--embeddings --pooling mean`).
 launch() {
   local port=$1 log_file=$2 pid
+  shift 2
   "$SERVER_BIN" -m "$MODEL" --alias SmolLM2-135M-Instruct --host 127.0.0.1 --port "$port" \
-    -t "$THREADS" -c 4096 --parallel 1 --no-cache-prompt >"$log_file" 2>&1 &
+    -t "$THREADS" -c 4096 --parallel 1 --no-cache-prompt "$@" >"$log_file" 2>&1 &
   pid=$!
   for _ in $(seq 1 300); do
     if ! kill -0 "$pid" 2>/dev/null; then
@@ -219,26 +234,62 @@ running() {
   [ -f "$PID_FILE" ] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null
 }
 
-start() {
+# Starts a server unless the one its PID file names runs: PID, PORT and LOG files, a label for the
+# log line, the port (empty: a free one), then llama-server's extra arguments. Prints the base URL.
+start_server() {
+  local pid_file=$1 port_file=$2 log_file=$3 label=$4 port=${5:-} pid
+  shift 5
   install_model
   install_server
   mkdir -p "$RUN_DIR"
-  if running; then
-    echo "http://127.0.0.1:$(cat "$PORT_FILE")/v1"
+  if [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+    echo "http://127.0.0.1:$(cat "$port_file")/v1"
     return
   fi
-  local port="${1:-$(free_port)}" pid
-  pid=$(launch "$port" "$LOG_FILE") || exit 1
-  echo "$pid" >"$PID_FILE"
-  echo "$port" >"$PORT_FILE"
-  log "llama-server ready on 127.0.0.1:$port (pid $pid)"
+  port="${port:-$(free_port)}"
+  pid=$(launch "$port" "$log_file" "$@") || exit 1
+  echo "$pid" >"$pid_file"
+  echo "$port" >"$port_file"
+  log "$label ready on 127.0.0.1:$port (pid $pid)"
   echo "http://127.0.0.1:$port/v1"
+}
+
+start() {
+  start_server "$PID_FILE" "$PORT_FILE" "$LOG_FILE" llama-server "${1:-}"
+}
+
+# Whether the embeddings server started by `start-embeddings` is running.
+embeddings_running() {
+  [ -f "$EMBED_PID_FILE" ] && kill -0 "$(cat "$EMBED_PID_FILE")" 2>/dev/null
+}
+
+# The same weights, serving only /v1/embeddings: mean pooling over the tokens, vectors L2-normalised
+# (llama-server's default). One batch holds a whole input (-b/-ub 4096): an embedding is computed in
+# one pass, so an input longer than the default 512-token micro-batch would be refused.
+start_embeddings() {
+  start_server "$EMBED_PID_FILE" "$EMBED_PORT_FILE" "$EMBED_LOG_FILE" "llama-server (embeddings)" "${1:-}" \
+    --embeddings --pooling mean -b 4096 -ub 4096
+}
+
+stop_embeddings() {
+  if [ -f "$EMBED_PID_FILE" ]; then
+    kill_pid "$(cat "$EMBED_PID_FILE")"
+    rm -f "$EMBED_PID_FILE" "$EMBED_PORT_FILE"
+  fi
 }
 
 stop() {
   if [ -f "$PID_FILE" ]; then
     kill_pid "$(cat "$PID_FILE")"
     rm -f "$PID_FILE" "$PORT_FILE"
+  fi
+  stop_embeddings
+}
+
+env_lines() {
+  running && echo "export PROMPT_TESTER_LOCAL_BASE_URL=http://127.0.0.1:$(cat "$PORT_FILE")/v1"
+  if embeddings_running; then
+    echo "export PROMPT_TESTER_LOCAL_EMBEDDINGS_URL=http://127.0.0.1:$(cat "$EMBED_PORT_FILE")/v1"
   fi
 }
 
@@ -249,7 +300,10 @@ case "${1:-}" in
   install) install_model; install_server; selftest; log "ready: $SERVER_BIN, $MODEL" ;;
   start) shift; start "$@" ;;
   stop) stop ;;
+  start-embeddings) shift; start_embeddings "$@" ;;
+  stop-embeddings) stop_embeddings ;;
   url) running && echo "http://127.0.0.1:$(cat "$PORT_FILE")/v1" ;;
-  env) running && echo "export PROMPT_TESTER_LOCAL_BASE_URL=http://127.0.0.1:$(cat "$PORT_FILE")/v1" ;;
-  *) echo "usage: $0 install|installed|check-cpu|server-dir|start [PORT]|stop|url|env" >&2; exit 2 ;;
+  embeddings-url) embeddings_running && echo "http://127.0.0.1:$(cat "$EMBED_PORT_FILE")/v1" ;;
+  env) env_lines ;;
+  *) echo "usage: $0 install|installed|check-cpu|server-dir|start [PORT]|start-embeddings [PORT]|stop|stop-embeddings|url|embeddings-url|env" >&2; exit 2 ;;
 esac

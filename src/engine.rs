@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
-use crate::cassette::{self, CassetteMode, CassetteStore, Entry};
+use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Exchange};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
+use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
 pub use crate::usage::{CallRole, Usage};
@@ -189,6 +190,139 @@ impl Engine {
     ) -> Result<Completed, CallError> {
         let client = self.client(provider)?;
         let key = cassette::entry_key(provider, &request, scope.run_index);
+        let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
+            Prepared::Replay(entry) => {
+                let latency = cassette::latency_of(&entry);
+                let Exchange::Completion {
+                    response: mut result,
+                    ..
+                } = entry.call
+                else {
+                    return Err(CallError::Failed(mismatched(&entry.key, role)));
+                };
+                self.price(&mut result, provider, &request.model);
+                let completed = Completed {
+                    latency,
+                    result,
+                    replayed: true,
+                };
+                self.account(scope, role, provider, &request.model, &completed);
+                return Ok(completed);
+            }
+            Prepared::Call { cassette, record } => (cassette, record),
+        };
+        let call = Call {
+            scope,
+            role,
+            provider,
+            model: &request.model,
+            key,
+        };
+        let (result, latency) = self
+            .call_and_record(
+                call,
+                (cassette, record),
+                client.complete(&request),
+                |result| self.price(result, provider, &request.model),
+                |result| Exchange::Completion {
+                    request: request.clone(),
+                    response: result.clone(),
+                },
+            )
+            .await?;
+        let completed = Completed {
+            result,
+            latency,
+            replayed: false,
+        };
+        self.account(scope, role, provider, &request.model, &completed);
+        Ok(completed)
+    }
+
+    /// Embeds one text for `scope` (an embeddings call of `provider`, recorded and replayed like a model
+    /// call, counted as `usage.embedding`).
+    pub async fn embed(
+        &self,
+        scope: &RunScope,
+        provider: &str,
+        request: EmbeddingRequest,
+    ) -> Result<Embedding, CallError> {
+        let role = CallRole::Embedding;
+        let client = self.embeddings_client(provider)?;
+        let key = cassette::embedding_key(provider, &request);
+        let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
+            Prepared::Replay(entry) => {
+                let Exchange::Embedding {
+                    response: mut embedding,
+                    ..
+                } = entry.call
+                else {
+                    return Err(CallError::Failed(mismatched(&entry.key, role)));
+                };
+                self.price_embedding(&mut embedding, provider, &request.model);
+                self.account_embedding(scope, provider, &request.model, &embedding, true);
+                return Ok(embedding);
+            }
+            Prepared::Call { cassette, record } => (cassette, record),
+        };
+        let call = Call {
+            scope,
+            role,
+            provider,
+            model: &request.model,
+            key,
+        };
+        let (embedding, _) = self
+            .call_and_record(
+                call,
+                (cassette, record),
+                client.embed(&request),
+                |embedding| self.price_embedding(embedding, provider, &request.model),
+                |embedding| Exchange::Embedding {
+                    request: request.clone(),
+                    response: embedding.clone(),
+                },
+            )
+            .await?;
+        self.account_embedding(scope, provider, &request.model, &embedding, false);
+        Ok(embedding)
+    }
+
+    /// The client for `provider`'s embeddings: the endpoint's own client, or one of its own when the
+    /// endpoint serves embeddings at another base URL (a second server, with its own in-flight limit).
+    fn embeddings_client(&self, provider: &str) -> Result<Arc<ProviderClient>, CallError> {
+        let endpoint = self.config.endpoint(provider).map_err(CallError::Failed)?;
+        let Some(base_url) = self.config.embeddings_base_urls.get(&endpoint.name) else {
+            return self.client(provider);
+        };
+        let endpoint = crate::config::EndpointConfig {
+            base_url: base_url.clone(),
+            ..endpoint.clone()
+        };
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        let client = clients
+            .entry(format!("{} embeddings", endpoint.name))
+            .or_insert_with(|| {
+                Arc::new(ProviderClient::shared(
+                    &endpoint,
+                    &self.config.retry,
+                    self.http.clone(),
+                ))
+            });
+        Ok(client.clone())
+    }
+
+    /// Looks the call up in `scope`'s cassette and decides what to do with it: the recorded entry to
+    /// replay, or a call to make (and whether to record it); a call neither made nor replayed is the
+    /// error.
+    fn prepare(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        client: &ProviderClient,
+        key: &str,
+    ) -> Result<Prepared, CallError> {
         let cassette = match self.mode {
             CassetteMode::Off => None,
             _ => Some(
@@ -199,7 +333,7 @@ impl Engine {
         };
         let (recording, entry) = match &cassette {
             // Record mode overwrites: a recorded entry is neither looked up nor marked used.
-            Some(c) if self.mode != CassetteMode::Record => match c.lookup(&key) {
+            Some(c) if self.mode != CassetteMode::Record => match c.lookup(key) {
                 Some(entry) => (Recording::Found, Some(entry)),
                 None => (
                     c.recorded_len()
@@ -217,52 +351,47 @@ impl Engine {
             ci: crate::config::is_ci(),
             live_only: scope.live_only,
         });
-        let record = match decision {
-            Decision::Replay => {
-                let entry = entry.expect("a found recording has its entry");
-                let latency = cassette::latency_of(&entry);
-                let mut result = entry.response;
-                self.price(&mut result, provider, &request.model);
-                let completed = Completed {
-                    latency,
-                    result,
-                    replayed: true,
-                };
-                self.account(scope, role, provider, &request.model, &completed);
-                return Ok(completed);
-            }
-            Decision::Call { record } => record,
+        match decision {
+            Decision::Replay => Ok(Prepared::Replay(Box::new(
+                entry.expect("a found recording has its entry"),
+            ))),
+            Decision::Call { record } => Ok(Prepared::Call { cassette, record }),
             Decision::Ignore(why) => {
                 let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
-                return Err(CallError::Unavailable(site.unavailable(why)));
+                Err(CallError::Unavailable(site.unavailable(why)))
             }
             Decision::Fail(refusal) => {
                 let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
-                return Err(CallError::Failed(site.refusal(&refusal)));
+                Err(CallError::Failed(site.refusal(&refusal)))
             }
-        };
+        }
+    }
+
+    /// Makes a call `prepare` decided on: `answer` is the provider's, priced by `price`; recorded as
+    /// `exchange` of it into the cassette when `record`. Returns the answer and the call's wall time.
+    async fn call_and_record<A>(
+        &self,
+        call: Call<'_>,
+        (cassette, record): (Option<Arc<cassette::Cassette>>, bool),
+        answer: impl Future<Output = Result<A, crate::provider::ProviderError>>,
+        price: impl FnOnce(&mut A),
+        exchange: impl FnOnce(&A) -> Exchange,
+    ) -> Result<(A, Duration), CallError> {
         let started = Instant::now();
-        let mut result = client
-            .complete(&request)
+        let mut answer = answer
             .await
             .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
         let latency = started.elapsed();
-        self.price(&mut result, provider, &request.model);
-        let completed = Completed {
-            result,
-            latency,
-            replayed: false,
-        };
+        price(&mut answer);
         if let Some(cassette) = cassette.as_ref().filter(|_| record) {
             let entry = Entry {
-                key,
-                test: scope.test.clone(),
-                run: scope.run_index,
-                role,
-                provider: provider.to_string(),
-                model: request.model.clone(),
-                request: request.clone(),
-                response: completed.result.clone(),
+                key: call.key,
+                test: call.scope.test.clone(),
+                run: call.scope.run_index,
+                role: call.role,
+                provider: call.provider.to_string(),
+                model: call.model.to_string(),
+                call: exchange(&answer),
                 latency_ms: latency.as_millis() as u64,
                 recorded_at: cassette::now_rfc3339(),
             };
@@ -270,8 +399,7 @@ impl Engine {
                 .record(entry)
                 .map_err(|e| CallError::Failed(e.to_string()))?;
         }
-        self.account(scope, role, provider, &request.model, &completed);
-        Ok(completed)
+        Ok((answer, latency))
     }
 
     /// What the message about a call that is not made names. Built only then: a replayed call never
@@ -321,6 +449,28 @@ impl Engine {
         completed
     }
 
+    /// Prices an embedding from the current table (see [`crate::pricing::embedding_cost`]).
+    fn price_embedding(&self, embedding: &mut Embedding, provider: &str, model: &str) {
+        let tokens = embedding.input_tokens;
+        let price = self.config.price_of(provider, model, tokens.unwrap_or(0));
+        embedding.cost_usd = crate::pricing::embedding_cost(price.as_ref(), tokens);
+    }
+
+    fn account_embedding(
+        &self,
+        scope: &RunScope,
+        provider: &str,
+        model: &str,
+        embedding: &Embedding,
+        replayed: bool,
+    ) {
+        scope
+            .usage
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add_embedding(provider, model, embedding, replayed);
+    }
+
     /// Prices a result from the current table (a replayed cost follows today's prices).
     fn price(&self, result: &mut CompletionResult, provider: &str, model: &str) {
         result.cost_usd = self.config.cost_of(provider, model, result);
@@ -340,6 +490,35 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .add_call(role, provider, model, &completed.result, completed.replayed);
     }
+}
+
+/// One call: for whom, of what kind, to where, and its cassette key.
+struct Call<'a> {
+    scope: &'a RunScope,
+    role: CallRole,
+    provider: &'a str,
+    model: &'a str,
+    key: String,
+}
+
+/// What [`Engine::prepare`] decided.
+enum Prepared {
+    /// Replay this entry.
+    Replay(Box<Entry>),
+    /// Make the call; record it into `cassette` when `record`.
+    Call {
+        cassette: Option<Arc<cassette::Cassette>>,
+        record: bool,
+    },
+}
+
+/// The error of an entry whose kind is not the call's (a hand-edited cassette: keys of completions and
+/// embeddings are hashes of different things, so they do not collide).
+fn mismatched(key: &str, role: CallRole) -> String {
+    format!(
+        "cassette entry {key} does not hold a recording of a {} call; delete it and record again",
+        role.as_str()
+    )
 }
 
 /// `path` relative to `root` when it is below it.

@@ -4,10 +4,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The documented surface: the prelude, the crate-root items below, and seven modules. What the
+// The documented surface: the prelude, the crate-root items below, and eight modules. What the
 // project's own tests and benchmark need beyond it is `#[doc(hidden)]`.
 pub mod completion;
 pub mod config;
+pub mod embedding;
 pub mod judge;
 pub mod model;
 pub mod provider;

@@ -70,6 +70,19 @@ pub fn cost(result: &CompletionResult, price: &Price) -> f64 {
         / 1_000_000.0
 }
 
+/// The cost of an embeddings call of `input_tokens` at `price`: input only. Unknown when the price
+/// is, or when the provider did not count the tokens of a call that is not free.
+pub fn embedding_cost(price: Option<&Price>, input_tokens: Option<u64>) -> Option<f64> {
+    let price = price?;
+    let tokens = match input_tokens {
+        Some(tokens) => tokens,
+        // $0 a token costs $0 whatever the count.
+        None if price.input_mtok == 0.0 => 0,
+        None => return None,
+    };
+    Some(tokens as f64 * price.input_mtok / 1_000_000.0)
+}
+
 /// The list price of `model` (dated ids map to their family), overrides first. Long-context tiers
 /// are not applied: see [`price_for_prompt`].
 pub fn price_for(model: &str, overrides: &BTreeMap<String, Price>) -> Option<Price> {
@@ -252,7 +265,7 @@ mod tests {
     /// The table parses, and every row is dated and priced sensibly.
     #[test]
     fn the_table_is_well_formed() {
-        assert_eq!(TABLE.len(), 75);
+        assert_eq!(TABLE.len(), 78);
         let is_date = |d: &str| {
             d.len() == 10
                 && d.chars().enumerate().all(|(i, c)| {
@@ -269,6 +282,16 @@ mod tests {
             assert!(entry.from.is_empty() || is_date(&entry.from), "{entry:?}");
             assert!(entry.input >= 0.0 && entry.output >= 0.0, "{entry:?}");
         }
+    }
+
+    #[test]
+    fn an_embedding_costs_its_input_tokens_and_is_unknown_without_them() {
+        let small = builtin("text-embedding-3-small").unwrap();
+        let cost = embedding_cost(Some(&small), Some(1_000_000)).unwrap();
+        assert!((cost - 0.02).abs() < 1e-12, "{cost}");
+        assert_eq!(embedding_cost(Some(&small), None), None);
+        assert_eq!(embedding_cost(None, Some(5)), None);
+        assert_eq!(embedding_cost(Some(&Price::free()), None), Some(0.0));
     }
 
     #[test]
@@ -291,6 +314,9 @@ mod tests {
         assert_eq!(rates("gemini-2.0-flash-001"), Some((0.1, 0.4)));
         assert_eq!(rates("gemini-2.0-flash-lite"), Some((0.075, 0.3)));
         assert_eq!(rates("gemini-3.1-flash-lite-preview"), Some((0.25, 1.5)));
+        assert_eq!(rates("text-embedding-3-small"), Some((0.02, 0.0)));
+        assert_eq!(rates("text-embedding-3-large"), Some((0.13, 0.0)));
+        assert_eq!(rates("models/gemini-embedding-001"), Some((0.15, 0.0)));
         assert_eq!(
             builtin("claude-haiku-4-5").unwrap().checked.as_deref(),
             Some("2026-07-29")

@@ -10,6 +10,7 @@ use std::ops::{Add, AddAssign};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::completion::CompletionResult;
+use crate::embedding::Embedding;
 
 /// `+=` and `+` that add every field of a sum of counts. The destructuring names every field, so a
 /// field added to the type and not here is a compile error, not a count silently dropped.
@@ -137,11 +138,16 @@ pub struct Tally {
 impl Tally {
     /// Counts one call.
     pub fn add_call(&mut self, result: &CompletionResult, replayed: bool) {
+        self.count_call(Tokens::of(result), result.cost_usd, replayed);
+    }
+
+    /// Counts one call of `tokens` costing `cost_usd` (`None`: unpriced).
+    fn count_call(&mut self, tokens: Tokens, cost_usd: Option<f64>, replayed: bool) {
         *self += Tally {
             calls: 1,
             replayed: u64::from(replayed),
-            tokens: Tokens::of(result),
-            cost: Cost::of_call(result.cost_usd),
+            tokens,
+            cost: Cost::of_call(cost_usd),
         };
     }
 }
@@ -178,6 +184,8 @@ pub enum CallRole {
     Subject,
     /// The judge.
     Judge,
+    /// An embeddings call of the `similar` assertion or `run.similarity`.
+    Embedding,
 }
 
 impl CallRole {
@@ -186,6 +194,7 @@ impl CallRole {
         match self {
             CallRole::Subject => "subject",
             CallRole::Judge => "judge",
+            CallRole::Embedding => "embedding",
         }
     }
 }
@@ -197,6 +206,8 @@ pub struct Usage {
     pub subject: Tally,
     /// Calls to the judge.
     pub judge: Tally,
+    /// Embeddings calls (`similar`, `run.similarity`).
+    pub embedding: Tally,
     /// `provider/model` of calls whose price is unknown (their cost is not counted, not $0).
     pub unpriced: BTreeSet<String>,
 }
@@ -217,12 +228,32 @@ impl Usage {
         match role {
             CallRole::Subject => self.subject.add_call(result, replayed),
             CallRole::Judge => self.judge.add_call(result, replayed),
+            CallRole::Embedding => self.embedding.add_call(result, replayed),
         }
     }
 
-    /// Subject and judge together.
+    /// Counts one embeddings call to `provider/model`.
+    pub fn add_embedding(
+        &mut self,
+        provider: &str,
+        model: &str,
+        embedding: &Embedding,
+        replayed: bool,
+    ) {
+        if embedding.cost_usd.is_none() {
+            self.unpriced.insert(format!("{provider}/{model}"));
+        }
+        let tokens = Tokens {
+            input: embedding.input_tokens.unwrap_or(0),
+            ..Tokens::default()
+        };
+        self.embedding
+            .count_call(tokens, embedding.cost_usd, replayed);
+    }
+
+    /// Subject, judge and embeddings together.
     pub fn total(&self) -> Tally {
-        self.subject + self.judge
+        self.subject + self.judge + self.embedding
     }
 }
 
@@ -230,6 +261,7 @@ impl AddAssign<&Usage> for Usage {
     fn add_assign(&mut self, other: &Usage) {
         self.subject += other.subject;
         self.judge += other.judge;
+        self.embedding += other.embedding;
         self.unpriced.extend(other.unpriced.iter().cloned());
     }
 }
@@ -263,9 +295,28 @@ mod tests {
         assert_eq!((total.tokens.input, total.tokens.output), (17, 3));
         assert_eq!(total.cost.known(), None);
         assert_eq!(usage.unpriced.iter().collect::<Vec<_>>(), ["p/j"]);
+        let embedded = Embedding {
+            vector: vec![1.0],
+            input_tokens: Some(5),
+            model_used: None,
+            cost_usd: Some(0.25),
+        };
+        usage.add_embedding("p", "e", &embedded, false);
+        assert_eq!(
+            (usage.embedding.calls, usage.embedding.tokens.input),
+            (1, 5)
+        );
+        assert_eq!(usage.total().calls, 3);
+        assert_eq!(usage.total().tokens.input, 22);
+        let unknown = Embedding {
+            cost_usd: None,
+            ..embedded
+        };
+        usage.add_embedding("g", "e", &unknown, true);
+        assert_eq!(usage.unpriced.iter().collect::<Vec<_>>(), ["g/e", "p/j"]);
         let mut twice = usage.clone();
         twice += &usage;
-        assert_eq!(twice.total().calls, 4);
+        assert_eq!(twice.total().calls, 8);
     }
 
     #[test]
@@ -287,5 +338,9 @@ mod tests {
         );
         let role: CallRole = serde_json::from_value(serde_json::json!("subject")).unwrap();
         assert_eq!(role, CallRole::Subject);
+        assert_eq!(
+            serde_json::to_value(CallRole::Embedding).unwrap(),
+            serde_json::json!("embedding")
+        );
     }
 }

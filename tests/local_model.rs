@@ -3,7 +3,8 @@
 //! token counts and request metadata came from the server, not from the committed cassettes.
 //!
 //! Skipped (with a message) when the server is not installed; under CI (`CI=true`) that is a failure.
-//! `PROMPT_TESTER_LOCAL_BASE_URL`, when set, names the server to use (`.ci/run` starts one).
+//! `PROMPT_TESTER_LOCAL_BASE_URL`, when set, names the server to use (`.ci/run` starts one), and
+//! `PROMPT_TESTER_LOCAL_EMBEDDINGS_URL` the second server, on the same weights, that serves embeddings.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,22 +29,38 @@ fn missing(message: &str) {
     eprintln!("skipped: {message}");
 }
 
-/// The server this test talks to. One owner starts and stops it: a server named by
-/// `PROMPT_TESTER_LOCAL_BASE_URL` (`.ci/run` starts one) or already running is used and left alone;
-/// only a server this test started itself is stopped when it ends.
+/// A server this test talks to: the chat server or the embeddings server. One owner starts and stops
+/// each: a server named by its variable (`.ci/run` starts both) or already running is used and left
+/// alone; only a server this test started itself is stopped when it ends.
 struct Server {
-    started_here: bool,
+    /// The script's command that stops it, when this test started it.
+    stop: Option<&'static str>,
 }
 
 impl Server {
+    /// The chat server.
     fn start() -> Option<(Server, String)> {
-        if let Ok(url) = std::env::var("PROMPT_TESTER_LOCAL_BASE_URL") {
-            return Some((
-                Server {
-                    started_here: false,
-                },
-                url,
-            ));
+        Self::start_one("PROMPT_TESTER_LOCAL_BASE_URL", "url", "start", "stop")
+    }
+
+    /// The embeddings server.
+    fn start_embeddings() -> Option<(Server, String)> {
+        Self::start_one(
+            "PROMPT_TESTER_LOCAL_EMBEDDINGS_URL",
+            "embeddings-url",
+            "start-embeddings",
+            "stop-embeddings",
+        )
+    }
+
+    fn start_one(
+        var: &str,
+        url: &str,
+        start: &str,
+        stop: &'static str,
+    ) -> Option<(Server, String)> {
+        if let Ok(url) = std::env::var(var) {
+            return Some((Server { stop: None }, url));
         }
         let installed = script()
             .arg("installed")
@@ -53,32 +70,27 @@ impl Server {
             missing("the local model is not installed: run scripts/local-model.sh install");
             return None;
         }
-        if let Ok(out) = script().arg("url").output()
+        if let Ok(out) = script().arg(url).output()
             && out.status.success()
         {
             let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            return Some((
-                Server {
-                    started_here: false,
-                },
-                url,
-            ));
+            return Some((Server { stop: None }, url));
         }
-        let out = script().arg("start").output().unwrap();
+        let out = script().arg(start).output().unwrap();
         assert!(
             out.status.success(),
-            "start failed: {}",
+            "{start} failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         let url = String::from_utf8(out.stdout).unwrap().trim().to_string();
-        Some((Server { started_here: true }, url))
+        Some((Server { stop: Some(stop) }, url))
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if self.started_here {
-            let _ = script().arg("stop").status();
+        if let Some(stop) = self.stop {
+            let _ = script().arg(stop).status();
         }
     }
 }
@@ -95,18 +107,22 @@ fn cassette_entries(dir: &Path) -> Vec<Value> {
     entries
 }
 
-/// Runs the `prompts` binary with `args` and a JSON report; returns the report and the output.
-fn run_prompts(args: &[&str], url: Option<&str>, report: &Path) -> (Value, String, String) {
+/// Runs the `prompts` binary with `args` and a JSON report, calling the chat and embeddings servers at
+/// `urls` (closed ports when `None`); returns the report and the output.
+fn run_prompts(
+    args: &[&str],
+    urls: Option<(&str, &str)>,
+    report: &Path,
+) -> (Value, String, String) {
+    let (url, embeddings_url) = urls.unwrap_or(("http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1"));
     // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
     let run = Child::new(child::test_binary("prompts"))
         .root(&root())
         .args(["--skip", "hosted::"])
         .args(args)
         .args([Path::new("--report"), report])
-        .env(
-            "PROMPT_TESTER_LOCAL_BASE_URL",
-            url.unwrap_or("http://127.0.0.1:9/v1"),
-        )
+        .env("PROMPT_TESTER_LOCAL_BASE_URL", url)
+        .env("PROMPT_TESTER_LOCAL_EMBEDDINGS_URL", embeddings_url)
         .run();
     let (stdout, stderr) = (run.stdout(), run.stderr());
     assert!(run.success(), "run {args:?} failed:\n{stdout}\n{stderr}");
@@ -137,6 +153,9 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     let Some((_server, url)) = Server::start() else {
         return;
     };
+    let Some((_embeddings, embeddings_url)) = Server::start_embeddings() else {
+        return;
+    };
     let scratch = std::env::temp_dir().join(format!("pt-e2e-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
 
@@ -144,8 +163,11 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     let (replayed, _, replay_err) = run_prompts(&[], None, &scratch.join("replay.json"));
     assert!(!replay_err.contains("(0 replayed"), "{replay_err}");
     // Live, cassettes off: every call reaches the server.
-    let (live, stdout, stderr) =
-        run_prompts(&["--no-cassette"], Some(&url), &scratch.join("live.json"));
+    let (live, stdout, stderr) = run_prompts(
+        &["--no-cassette"],
+        Some((&url, &embeddings_url)),
+        &scratch.join("live.json"),
+    );
     assert!(stdout.contains("test result: ok."), "{stdout}");
     assert!(stderr.contains("(0 replayed from cassettes)"), "{stderr}");
 
@@ -183,13 +205,26 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
             subject["input_tokens"].as_u64().unwrap() > 0,
             "{name}: no tokens"
         );
+        // Embeddings (`similar`, run.similarity) too: the server counted the recorded tokens.
+        let embedding = &live_usage["embedding"];
+        for field in ["calls", "input_tokens"] {
+            assert_eq!(
+                embedding[field], recorded["embedding"][field],
+                "{name}: live vs recorded embedding {field}"
+            );
+        }
         compared += 1;
     }
     assert!(compared >= 6, "only {compared} trials compared");
 
     // Request metadata in the recordings came from llama-server.
     let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
-    for entry in recorded.iter().filter(|e| e["provider"] == "local") {
+    let local = |e: &&Value| e["provider"] == "local";
+    for entry in recorded
+        .iter()
+        .filter(local)
+        .filter(|e| e["role"] != "embedding")
+    {
         assert_eq!(
             entry["response"]["model_used"], "SmolLM2-135M-Instruct",
             "{entry}"
@@ -201,6 +236,64 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
         );
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The recorded local-model embeddings are what the embeddings server computes: every text embedded
+/// in the committed cassettes is embedded again, live, and the vectors agree (cosine 1 within float
+/// rounding), with the same token count and model. So `similar` scores replayed offline are the
+/// server's.
+#[test]
+fn the_recorded_embeddings_are_the_embeddings_servers() {
+    let Some((_server, url)) = Server::start_embeddings() else {
+        return;
+    };
+    let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
+    let embeddings: Vec<&Value> = recorded
+        .iter()
+        .filter(|e| e["provider"] == "local" && e["role"] == "embedding")
+        .collect();
+    assert!(
+        embeddings.len() >= 5,
+        "too few recorded embeddings: {}",
+        embeddings.len()
+    );
+    let endpoint = prompt_tester::config::EndpointConfig {
+        name: "local".into(),
+        wire: prompt_tester::config::WireFormat::OpenAi,
+        base_url: url,
+        api_key_env: Vec::new(),
+        max_in_flight: 1,
+    };
+    let client = prompt_tester::provider::ProviderClient::with_api_key(
+        &endpoint,
+        &prompt_tester::config::RetryConfig::default(),
+        None,
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for entry in embeddings {
+        let request: prompt_tester::embedding::EmbeddingRequest =
+            serde_json::from_value(entry["embedding_request"].clone()).unwrap();
+        let recorded: prompt_tester::embedding::Embedding =
+            serde_json::from_value(entry["embedding"].clone()).unwrap();
+        let live = runtime.block_on(client.embed(&request)).unwrap();
+        assert_eq!(live.vector.len(), 576, "SmolLM2-135M's width");
+        let agreement = prompt_tester::embedding::cosine(&live.vector, &recorded.vector).unwrap();
+        assert!(
+            agreement > 0.9999,
+            "{:?}: live vs recorded cosine {agreement}",
+            request.input
+        );
+        assert_eq!(
+            live.input_tokens, recorded.input_tokens,
+            "{:?}",
+            request.input
+        );
+        assert_eq!(live.model_used.as_deref(), Some("SmolLM2-135M-Instruct"));
+        assert_eq!(
+            recorded.model_used.as_deref(),
+            Some("SmolLM2-135M-Instruct")
+        );
+    }
 }
 
 /// The installed llama-server is the portable build: configured with `GGML_NATIVE=OFF` and no

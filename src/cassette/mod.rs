@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 pub mod decision;
 
 use crate::completion::{CompletionRequest, CompletionResult};
+use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::redact::redact;
 pub use crate::usage::CallRole;
 
@@ -67,27 +68,143 @@ impl CassetteMode {
 
 /// One recorded call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawEntry", into = "RawEntry")]
 pub struct Entry {
-    /// Hash of what decides the answer (see [`entry_key`]).
+    /// Hash of what decides the answer (see [`entry_key`] and [`embedding_key`]).
     pub key: String,
     /// The trial that recorded it.
     pub test: String,
     /// The run index (1-based) it belongs to.
     pub run: u32,
-    /// `subject` or `judge`.
+    /// `subject`, `judge` or `embedding`.
     pub role: CallRole,
     /// The provider name.
     pub provider: String,
     /// The model id.
     pub model: String,
-    /// The request as sent (provider-neutral; no headers, no URL).
-    pub request: CompletionRequest,
-    /// The response.
-    pub response: CompletionResult,
+    /// What was asked and answered.
+    pub call: Exchange,
     /// How long the call took when recorded, in milliseconds.
     pub latency_ms: u64,
     /// When it was recorded (RFC 3339, UTC).
     pub recorded_at: String,
+}
+
+/// A recorded request and its answer: a completion, or (role `embedding`) an embedding.
+// Entries live in a map once per cassette; boxing the larger variant would only add indirection.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exchange {
+    /// A model call (subject or judge).
+    Completion {
+        /// The request as sent (provider-neutral; no headers, no URL).
+        request: CompletionRequest,
+        /// The response.
+        response: CompletionResult,
+    },
+    /// An embeddings call.
+    Embedding {
+        /// The text and model.
+        request: EmbeddingRequest,
+        /// The vector and its token count.
+        response: Embedding,
+    },
+}
+
+/// An entry as written: a completion keeps the keys `request` and `response` it always had (so
+/// older cassettes read unchanged), an embedding has `embedding_request` and `embedding` instead.
+#[derive(Serialize, Deserialize)]
+struct RawEntry {
+    key: String,
+    test: String,
+    run: u32,
+    role: CallRole,
+    provider: String,
+    model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request: Option<CompletionRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    response: Option<CompletionResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    embedding_request: Option<EmbeddingRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    embedding: Option<Embedding>,
+    latency_ms: u64,
+    recorded_at: String,
+}
+
+impl TryFrom<RawEntry> for Entry {
+    type Error = String;
+
+    fn try_from(raw: RawEntry) -> Result<Self, String> {
+        let call = match (
+            raw.role,
+            raw.request,
+            raw.response,
+            raw.embedding_request,
+            raw.embedding,
+        ) {
+            (CallRole::Embedding, None, None, Some(request), Some(response)) => {
+                Exchange::Embedding { request, response }
+            }
+            (CallRole::Subject | CallRole::Judge, Some(request), Some(response), None, None) => {
+                Exchange::Completion { request, response }
+            }
+            (CallRole::Embedding, ..) => {
+                return Err(format!(
+                    "entry {}: an `embedding` entry holds `embedding_request` and `embedding` (and no \
+                     `request` or `response`)",
+                    raw.key
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "entry {}: a `{}` entry holds `request` and `response` (and no `embedding_request` \
+                     or `embedding`)",
+                    raw.key,
+                    raw.role.as_str()
+                ));
+            }
+        };
+        Ok(Entry {
+            key: raw.key,
+            test: raw.test,
+            run: raw.run,
+            role: raw.role,
+            provider: raw.provider,
+            model: raw.model,
+            call,
+            latency_ms: raw.latency_ms,
+            recorded_at: raw.recorded_at,
+        })
+    }
+}
+
+impl From<Entry> for RawEntry {
+    fn from(entry: Entry) -> Self {
+        let (request, response, embedding_request, embedding) = match entry.call {
+            Exchange::Completion { request, response } => {
+                (Some(request), Some(response), None, None)
+            }
+            Exchange::Embedding { request, response } => {
+                (None, None, Some(request), Some(response))
+            }
+        };
+        RawEntry {
+            key: entry.key,
+            test: entry.test,
+            run: entry.run,
+            role: entry.role,
+            provider: entry.provider,
+            model: entry.model,
+            request,
+            response,
+            embedding_request,
+            embedding,
+            latency_ms: entry.latency_ms,
+            recorded_at: entry.recorded_at,
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -123,6 +240,28 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         tools: &request.tools,
         response_schema: &request.response_schema,
         run,
+    };
+    let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
+    let digest = Sha256::digest(&bytes);
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The key of an embeddings call: a hash of the provider, the model and the text. The run index is
+/// left out on purpose: an embedding does not vary between runs, so every run of a test (and every
+/// case of a suite embedding the same reference) replays one recording.
+pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
+    #[derive(Serialize)]
+    struct Keyed<'a> {
+        kind: &'static str,
+        provider: &'a str,
+        model: &'a str,
+        input: &'a str,
+    }
+    let keyed = Keyed {
+        kind: "embedding",
+        provider,
+        model: &request.model,
+        input: &request.input,
     };
     let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
     let digest = Sha256::digest(&bytes);
@@ -508,8 +647,10 @@ mod tests {
             role: CallRole::Subject,
             provider: "openai".into(),
             model: "m".into(),
-            request: CompletionRequest::new("m", "hi", 10),
-            response: CompletionResult::new("hello", 1, 2),
+            call: Exchange::Completion {
+                request: CompletionRequest::new("m", "hi", 10),
+                response: CompletionResult::new("hello", 1, 2),
+            },
             latency_ms: 5,
             recorded_at: now_rfc3339(),
         }

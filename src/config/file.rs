@@ -8,7 +8,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Config, ConfigError, Defaults, EndpointConfig, JudgeConfig, WireFormat, defaults, env_var,
+    Config, ConfigError, Defaults, EmbeddingsConfig, EndpointConfig, JudgeConfig, WireFormat,
+    defaults, env_var,
 };
 use crate::pricing::Price;
 
@@ -25,6 +26,7 @@ struct File {
     #[serde(default)]
     defaults: FileDefaults,
     judge: Option<FileJudge>,
+    embeddings: Option<FileEmbeddings>,
     #[serde(default)]
     retry: FileRetry,
     #[serde(default)]
@@ -51,6 +53,13 @@ struct FileJudge {
     temperature: Option<f32>,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEmbeddings {
+    provider: Spanned<String>,
+    model: String,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileRetry {
@@ -69,6 +78,10 @@ struct FileProvider {
     base_url: Option<String>,
     /// An environment variable that, when set, overrides `base_url`.
     base_url_env: Option<String>,
+    /// Where the endpoint's embeddings are served, when not at `base_url` (a second llama-server).
+    embeddings_base_url: Option<String>,
+    /// An environment variable that, when set, overrides `embeddings_base_url`.
+    embeddings_base_url_env: Option<String>,
     api_key_env: Option<String>,
     max_in_flight: Option<usize>,
     /// Every model on this endpoint costs $0 (a self-hosted server).
@@ -194,6 +207,15 @@ impl Config {
                     "must be at least 1",
                 ));
             }
+            match p
+                .embeddings_base_url_env
+                .as_deref()
+                .and_then(env_var)
+                .or(p.embeddings_base_url)
+            {
+                Some(url) => self.embeddings_base_urls.insert(name.clone(), url),
+                None => self.embeddings_base_urls.remove(&name),
+            };
             if p.free {
                 self.free_endpoints.insert(name.clone());
             } else {
@@ -214,6 +236,28 @@ impl Config {
             );
         }
         self.prices.extend(file.prices);
+        if let Some(embeddings) = file.embeddings {
+            let at = embeddings.provider.span().start.min(text.len());
+            let provider = embeddings.provider.into_inner();
+            // Checked here, where the line is known, rather than at the first `similar`.
+            let problem = match self.endpoint(&provider) {
+                Err(unknown) => Some(unknown),
+                Ok(endpoint) => crate::provider::embeddings_unsupported(endpoint.wire)
+                    .map(|why| format!("is {provider:?}: {why}")),
+            };
+            if let Some(problem) = problem {
+                return Err(ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    line: Some(text[..at].matches('\n').count() + 1),
+                    key: "embeddings.provider".into(),
+                    problem,
+                });
+            }
+            self.embeddings = Some(EmbeddingsConfig {
+                provider,
+                model: embeddings.model,
+            });
+        }
         Ok(())
     }
 }
@@ -282,6 +326,53 @@ output_mtok = 2.0
         assert!(err.contains("prompt-tester.toml"), "{err}");
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn embeddings_name_a_provider_that_has_an_embeddings_api() {
+        let config = from_file(
+            "[embeddings]\nprovider = \"local\"\nmodel = \"m\"\n[providers.local]\nbase_url = \"http://127.0.0.1:1/v1\"\n\
+             embeddings_base_url = \"http://127.0.0.1:2/v1\"\n",
+        )
+        .unwrap();
+        let embeddings = config.embeddings.as_ref().unwrap();
+        assert_eq!(
+            (embeddings.provider.as_str(), embeddings.model.as_str()),
+            ("local", "m")
+        );
+        assert_eq!(
+            config.embeddings_base_urls["local"],
+            "http://127.0.0.1:2/v1"
+        );
+        assert_eq!(
+            config.endpoint("local").unwrap().base_url,
+            "http://127.0.0.1:1/v1"
+        );
+        assert!(
+            from_file("[embeddings]\nprovider = \"gemini\"\nmodel = \"gemini-embedding-001\"\n")
+                .is_ok()
+        );
+        for (text, expected) in [
+            (
+                "concurrency = 2\n[embeddings]\nprovider = \"anthropic\"\nmodel = \"m\"\n",
+                "prompt-tester.toml:3: `embeddings.provider` is \"anthropic\": Anthropic has no embeddings API",
+            ),
+            (
+                "[embeddings]\nprovider = \"nope\"\nmodel = \"m\"\n",
+                "prompt-tester.toml:2: `embeddings.provider` unknown provider \"nope\"",
+            ),
+            (
+                "[embeddings]\nprovider = \"openai\"\n",
+                "missing field `model`",
+            ),
+            (
+                "[embeddings]\nprovider = \"openai\"\nmodel = \"m\"\ndims = 3\n",
+                "unknown field `dims`",
+            ),
+        ] {
+            let err = from_file(text).unwrap_err().to_string();
+            assert!(err.contains(expected), "{expected:?} not in {err}");
+        }
     }
 
     #[test]

@@ -87,6 +87,15 @@ pub struct JudgeConfig {
     pub temperature: Option<f32>,
 }
 
+/// Which model embeds texts for the `similar` assertion and `run.similarity` (`[embeddings]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddingsConfig {
+    /// The provider name (an OpenAI-compatible endpoint or `google`; Anthropic has no embeddings API).
+    pub provider: String,
+    /// The embedding model id.
+    pub model: String,
+}
+
 /// Retry policy for transient provider faults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RetryConfig {
@@ -153,6 +162,10 @@ pub struct Config {
     pub concurrency: usize,
     /// The judge, if configured.
     pub judge: Option<JudgeConfig>,
+    /// The embedding model, if configured.
+    pub embeddings: Option<EmbeddingsConfig>,
+    /// Endpoints whose embeddings are served at another base URL (`embeddings_base_url`), by name.
+    pub embeddings_base_urls: BTreeMap<String, String>,
     /// Defaults for tests.
     pub defaults: Defaults,
     /// Retry policy.
@@ -194,6 +207,8 @@ impl Config {
             root,
             concurrency: defaults::CONCURRENCY,
             judge: None,
+            embeddings: None,
+            embeddings_base_urls: BTreeMap::new(),
             defaults: Defaults::default(),
             retry: RetryConfig::default(),
             endpoints,
@@ -257,6 +272,15 @@ pub(crate) fn judge_not_configured() -> String {
          model = \"claude-haiku-4-5\"\n\n\
          or set PROMPT_TESTER_JUDGE_PROVIDER and PROMPT_TESTER_JUDGE_MODEL, or call .judge(provider, model) \
          on the Harness builder in main."
+    )
+}
+
+/// Embeddings are not configured: how to configure them.
+pub(crate) fn embeddings_not_configured() -> String {
+    format!(
+        "this test compares meanings (`similar` or run.similarity), but no embedding model is configured. \
+         Add to {CONFIG_FILE} at the crate root:\n\n    [embeddings]\n    provider = \"openai\"   # or google, \
+         or an OpenAI-compatible [providers.NAME] endpoint\n    model = \"text-embedding-3-small\"\n"
     )
 }
 

@@ -118,6 +118,13 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         Property::new("judge_output_tokens", u.judge.tokens.output.to_string()),
     ]);
     props.extend(cost_property("judge_cost_usd", &u.judge));
+    if u.embedding.calls > 0 {
+        props.extend([
+            Property::new("embedding_calls", u.embedding.calls.to_string()),
+            Property::new("embedding_input_tokens", u.embedding.tokens.input.to_string()),
+        ]);
+        props.extend(cost_property("embedding_cost_usd", &u.embedding));
+    }
     if !u.unpriced.is_empty() {
         props.push(Property::new(
             "unpriced_models",

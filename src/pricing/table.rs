@@ -58,6 +58,10 @@ prices = [
     { family = "gemini-3.6-flash", from = "2027-01-01", checked = "2026-08-13", input = 1.5, output = 7.5, cache_read = 0.15 },
     { family = "gemini-3.7-flash", checked = "2026-08-13", input = 0.75, output = 3.75, cache_read = 0.075 },
     { family = "gemini-3.7-flash", from = "2027-01-01", checked = "2026-08-13", input = 1.5, output = 7.5, cache_read = 0.15 },
+    # Gemini embeddings bill input only. The dataset's row carries no check date of its own: the date
+    # here is the newest check in its Google file (the snapshot the row was taken from). The price page:
+    # https://ai.google.dev/gemini-api/docs/pricing
+    { family = "gemini-embedding-001", checked = "2026-08-13", input = 0.15, output = 0.0 },
     # OpenAI.
     { family = "gpt-3.5-turbo", checked = "2025-07-04", input = 0.5, output = 1.5 },
     { family = "gpt-4", checked = "2025-07-04", input = 30.0, output = 60.0 },
@@ -94,6 +98,9 @@ prices = [
     { family = "gpt-5.6-luna", checked = "2026-08-02", input = 1.0, output = 6.0, cache_read = 0.1, cache_write = 1.25, long = { above = 272_000, input = 2.0, output = 9.0, cache_read = 0.2, cache_write = 2.5 } },
     { family = "gpt-5.6-luna", from = "2026-07-30", checked = "2026-08-02", input = 0.2, output = 1.2, cache_read = 0.02, cache_write = 0.25, long = { above = 272_000, input = 0.4, output = 1.8, cache_read = 0.04, cache_write = 0.5 } },
     { family = "gpt-5.6-terra", checked = "2026-08-02", input = 2.5, output = 15.0, cache_read = 0.25, cache_write = 3.125, long = { above = 272_000, input = 5.0, output = 22.5, cache_read = 0.5, cache_write = 6.25 } },
+    # Embeddings bill input only.
+    { family = "text-embedding-3-small", checked = "2025-07-04", input = 0.02, output = 0.0 },
+    { family = "text-embedding-3-large", checked = "2025-07-04", input = 0.13, output = 0.0 },
     { family = "gpt-5.6-terra", from = "2026-07-30", checked = "2026-08-02", input = 2.0, output = 12.0, cache_read = 0.2, cache_write = 2.5, long = { above = 272_000, input = 4.0, output = 18.0, cache_read = 0.4, cache_write = 5.0 } },
 ]
 "#;

@@ -6,11 +6,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter, Outcome};
 use super::{
-    ProviderError, RateLimitStats, excerpt, parse_error_body, parse_response, request_body,
-    request_url, retry, wire_name,
+    ParseError, ProviderError, RateLimitStats, embeddings, excerpt, parse_error_body, parse_json,
+    parse_response, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
+use crate::embedding::{Embedding, EmbeddingRequest};
 
 /// Whether `endpoint` needs a key: only a built-in one at its public URL does. A named endpoint's
 /// `api_key_env` is optional (no key is sent while the variable is unset), and a built-in one pointed
@@ -146,23 +147,76 @@ impl ProviderClient {
         request: &CompletionRequest,
     ) -> Result<CompletionResult, ProviderError> {
         let url = request_url(&self.endpoint, &request.model);
-        let body = serde_json::to_vec(&request_body(&self.endpoint, request)).map_err(|e| {
-            ProviderError {
+        let wire = self.endpoint.wire;
+        let (mut result, header_id) = self
+            .send(
+                &url,
+                &request_body(&self.endpoint, request),
+                wire_name(wire),
+                |b| parse_response(wire, b),
+            )
+            .await?;
+        if result.request_id.is_none() {
+            result.request_id = header_id;
+        }
+        Ok(result)
+    }
+
+    /// Embeds one text, with the same retries, in-flight limit and errors as [`Self::complete`].
+    /// Anthropic has no embeddings API: a final error without a call.
+    pub async fn embed(&self, request: &EmbeddingRequest) -> Result<Embedding, ProviderError> {
+        let wire = self.endpoint.wire;
+        if let Some(why) = embeddings::unsupported(wire) {
+            return Err(ProviderError {
                 provider: self.endpoint.name.clone(),
                 status: None,
-                error_type: Some("invalid_request".into()),
-                message: format!("the request cannot be encoded as JSON: {e}"),
+                error_type: Some("unsupported".into()),
+                message: why.to_string(),
                 request_id: None,
                 attempts: 0,
-            }
+            });
+        }
+        let url = embeddings::url(&self.endpoint, &request.model);
+        let what = match wire {
+            WireFormat::Google => "Gemini embedContent",
+            _ => "OpenAI embeddings",
+        };
+        let (embedding, _) = self
+            .send(&url, &embeddings::request_body(wire, request), what, |b| {
+                parse_json(b).and_then(|json| {
+                    embeddings::parse(wire, &json).map_err(|why| {
+                        ParseError(format!("{why}; the body starts: {}", excerpt(b)))
+                    })
+                })
+            })
+            .await?;
+        Ok(embedding)
+    }
+
+    /// Posts `body` to `url` with retries; `parse` reads a success body (`what` names its format in
+    /// errors). Returns the answer and the request id from the headers.
+    async fn send<T>(
+        &self,
+        url: &str,
+        body: &serde_json::Value,
+        what: &str,
+        parse: impl Fn(&[u8]) -> Result<T, ParseError>,
+    ) -> Result<(T, Option<String>), ProviderError> {
+        let body = serde_json::to_vec(body).map_err(|e| ProviderError {
+            provider: self.endpoint.name.clone(),
+            status: None,
+            error_type: Some("invalid_request".into()),
+            message: format!("the request cannot be encoded as JSON: {e}"),
+            request_id: None,
+            attempts: 0,
         })?;
         let max_attempts = self.retry.max_attempts.max(1);
         let (mut attempt, mut faults) = (0, 0);
         let mut rate_limited_since = None;
         loop {
             attempt += 1;
-            let mut failure = match self.attempt(&url, &body).await {
-                Ok(result) => return Ok(result),
+            let mut failure = match self.attempt(url, &body, what, &parse).await {
+                Ok(answer) => return Ok(answer),
                 Err(failure) => failure,
             };
             if !failure.retryable {
@@ -194,7 +248,13 @@ impl ProviderClient {
         }
     }
 
-    async fn attempt(&self, url: &str, body: &[u8]) -> Result<CompletionResult, Failure> {
+    async fn attempt<T>(
+        &self,
+        url: &str,
+        body: &[u8],
+        what: &str,
+        parse: &impl Fn(&[u8]) -> Result<T, ParseError>,
+    ) -> Result<(T, Option<String>), Failure> {
         let mut builder = self
             .http
             .post(url)
@@ -236,20 +296,12 @@ impl ProviderClient {
                 .map(str::to_string)
         });
         if (200..300).contains(&status) {
-            return match parse_response(self.endpoint.wire, &bytes) {
-                Ok(mut result) => {
-                    if result.request_id.is_none() {
-                        result.request_id = header_id;
-                    }
-                    Ok(result)
-                }
+            return match parse(&bytes) {
+                Ok(answer) => Ok((answer, header_id)),
                 Err(e) => Err(Failure {
                     status: Some(status),
                     error_type: Some("invalid_response".into()),
-                    message: format!(
-                        "the answer is not a valid {} response: {e}",
-                        wire_name(self.endpoint.wire)
-                    ),
+                    message: format!("the answer is not a valid {what} response: {e}"),
                     request_id: header_id,
                     retryable: false,
                     retry_after: None,

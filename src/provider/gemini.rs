@@ -30,6 +30,11 @@ const BLOCKED: &[&str] = &[
 ];
 
 pub(super) fn url(base: &str, model: &str) -> String {
+    method_url(base, model, "generateContent")
+}
+
+/// The URL of `model`'s `method` (`generateContent`, `embedContent`).
+pub(super) fn method_url(base: &str, model: &str, method: &str) -> String {
     let model = model.trim().trim_start_matches("models/");
     let model: String = model
         .chars()
@@ -42,9 +47,9 @@ pub(super) fn url(base: &str, model: &str) -> String {
         })
         .collect();
     if base.ends_with("/v1beta") || base.ends_with("/v1") {
-        format!("{base}/models/{model}:generateContent")
+        format!("{base}/models/{model}:{method}")
     } else {
-        format!("{base}/v1beta/models/{model}:generateContent")
+        format!("{base}/v1beta/models/{model}:{method}")
     }
 }
 

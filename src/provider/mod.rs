@@ -34,6 +34,7 @@
 
 mod anthropic;
 mod client;
+mod embeddings;
 mod error;
 mod gemini;
 mod limiter;
@@ -46,6 +47,9 @@ use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, WireFormat};
 pub use client::ProviderClient;
 pub(crate) use client::missing_key_for;
+#[doc(hidden)]
+pub use embeddings::request_body as embedding_request_body;
+pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;
 #[doc(hidden)]
 pub use error::{ErrorBody, ParseError};
@@ -81,18 +85,23 @@ pub fn request_url(endpoint: &EndpointConfig, model: &str) -> String {
 /// Parses a success body of `wire` into a result (`cost_usd` stays `None`).
 #[doc(hidden)]
 pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult, ParseError> {
-    let json: Value = serde_json::from_slice(body).map_err(|e| {
-        ParseError(format!(
-            "the body is not JSON ({e}); it starts: {}",
-            excerpt(body)
-        ))
-    })?;
+    let json = parse_json(body)?;
     let parsed = match wire {
         WireFormat::Anthropic => anthropic::parse(&json),
         WireFormat::Google => gemini::parse(&json),
         WireFormat::OpenAi => openai::parse(&json),
     };
     parsed.map_err(|why| ParseError(format!("{why}; the body starts: {}", excerpt(body))))
+}
+
+/// The body as JSON, or an error quoting its start.
+fn parse_json(body: &[u8]) -> Result<Value, ParseError> {
+    serde_json::from_slice(body).map_err(|e| {
+        ParseError(format!(
+            "the body is not JSON ({e}); it starts: {}",
+            excerpt(body)
+        ))
+    })
 }
 
 /// Reads an error body of `wire`; fields it does not carry stay `None`.

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::assert::{Check, check_sync, evaluate};
+use super::assert::{Check, check_sync, evaluate, similar_verdict};
 use super::parse::{Suite, parse, report};
 use crate::completion::CompletionResult;
 use crate::engine::RunScope;
@@ -344,5 +344,94 @@ fn tool_mistakes_are_located() {
         "`cases[0].assert[2].not_tool_called`: the list is empty",
     ] {
         assert!(report.contains(expected), "{expected:?} not in\n{report}");
+    }
+}
+
+#[test]
+fn similar_reads_its_reference_and_required_threshold() {
+    let suite = parsed(
+        "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ similar = \"Paris\", threshold = 0.8, weight = 2 }]\n",
+        Path::new("/nonexistent"),
+    )
+    .unwrap();
+    let a = &suite.cases[0].asserts[0];
+    match &a.check {
+        Check::Similar {
+            reference,
+            threshold,
+        } => assert_eq!((reference.as_str(), threshold), ("Paris", &0.8)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(a.weight, 2.0);
+    for (assert, expected) in [
+        (
+            "[{ similar = \"Paris\" }]",
+            ":4:11: `cases[0].assert[0]`: `similar` has no `threshold`",
+        ),
+        (
+            "[{ similar = \"Paris\", threshold = 1.5 }]",
+            ":4:44: `cases[0].assert[0].threshold`: 1.5 is out of range",
+        ),
+        (
+            "[{ similar = \" \", threshold = 0.5 }]",
+            ":4:23: `cases[0].assert[0].similar`: the reference text is empty",
+        ),
+        (
+            "[{ contains = \"a\", threshold = 0.5 }]",
+            ":4:41: `cases[0].assert[0].threshold`: `threshold` belongs to `similar`, not to `contains`",
+        ),
+        (
+            "[{ similar = 3, threshold = 0.5 }]",
+            "`cases[0].assert[0].similar`: expected a string, found an integer",
+        ),
+    ] {
+        let report = problems(&format!(
+            "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = {assert}\n"
+        ));
+        assert!(report.contains(expected), "{expected:?} not in\n{report}");
+    }
+}
+
+#[test]
+fn a_failing_similar_shows_score_threshold_and_both_texts() {
+    assert!(similar_verdict(0.8, 0.8, "a", "b").passed);
+    let long = format!("The answer is Paris. {}", "x".repeat(300));
+    let verdict = similar_verdict(0.6234, 0.8, "Paris is the capital of France.", &long);
+    assert!(!verdict.passed);
+    let detail = verdict.detail.unwrap();
+    assert!(
+        detail.starts_with(
+            "similar: expected a cosine similarity of at least 0.8 to the reference \"Paris is the capital of France.\"; \
+             saw 0.623 for the output \"The answer is Paris. xxx"
+        ),
+        "{detail}"
+    );
+    // Both texts are shortened.
+    assert!(detail.chars().count() < 300, "{detail}");
+}
+
+#[test]
+fn similar_is_not_compared_when_the_case_fails_anyway() {
+    let asserts = [
+        assertion(Check::Contains(vec!["absent".into()]), 1.0),
+        assertion(
+            Check::Similar {
+                reference: "r".into(),
+                threshold: 0.5,
+            },
+            1.0,
+        ),
+    ];
+    // No embedding model is configured here: comparing would error the sample, not fail it.
+    let outcome = crate::engine::engine().block_on(evaluate(&asserts, None, &run("yes")));
+    match outcome {
+        SampleOutcome::Failed(message) => {
+            assert!(message.starts_with("2 of 2 assertions failed"), "{message}");
+            assert!(
+                message.contains("similar: not compared, the case fails anyway"),
+                "{message}"
+            );
+        }
+        other => panic!("a failure expected, got {other:?}"),
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! One server speaks the three wire formats prompt-tester calls, told apart by path:
 //! Anthropic `POST /v1/messages`, Gemini `POST /v1beta/models/{model}:generateContent` and
-//! OpenAI-compatible `POST /v1/chat/completions`. It captures every request (method, path, headers,
+//! OpenAI-compatible `POST /v1/chat/completions`, and the embeddings calls of the last two (`POST
+//! /v1/embeddings`, `:embedContent`, answered with [`fake_embedding`]). It captures every request (method, path, headers,
 //! body), answers from a queue of scripted [`Reply`]s first, then from a responder closure (by default an
 //! echo that answers well-formed responses with usage), and can inject every fault a real provider
 //! shows: 429 with `retry-after`, 500/503/529, slow answers, dropped connections, bodies cut mid-way,
@@ -40,7 +41,7 @@ pub use reply::{Fault, Reply};
 pub use request::CapturedRequest;
 pub use responder::{Echo, Responder};
 pub use server::{Builder, FakeProvider, ReplyBody};
-pub use wire::{Usage, Wire};
+pub use wire::{Usage, Wire, fake_embedding};
 
 #[cfg(test)]
 mod tests;

@@ -183,6 +183,44 @@ impl Reply {
         }
     }
 
+    /// A well-formed embeddings answer in `wire`'s format (OpenAI `/embeddings`, Gemini
+    /// `embedContent`), from `model`, with `input_tokens` (Gemini's answer carries it as
+    /// `usageMetadata.promptTokenCount`).
+    pub fn embedding(wire: Wire, model: &str, vector: &[f32], input_tokens: u64) -> Self {
+        match wire {
+            Wire::Gemini => Self::json(
+                200,
+                &json!({
+                    "embedding": {"values": vector},
+                    "usageMetadata": {"promptTokenCount": input_tokens}
+                }),
+            ),
+            _ => Self::json(
+                200,
+                &json!({
+                    "object": "list",
+                    "model": model,
+                    "data": [{"object": "embedding", "index": 0, "embedding": vector}],
+                    "usage": {"prompt_tokens": input_tokens, "total_tokens": input_tokens}
+                }),
+            )
+            .with_header("x-request-id", &format!("req_fake_{}", next_id())),
+        }
+    }
+
+    /// The embeddings answer to `request`: [`fake_embedding`](crate::fake_embedding) of its text, one
+    /// input token per word. Unknown paths get a 404.
+    pub fn embedding_of(request: &CapturedRequest) -> Self {
+        let (Some(wire), Some(text)) = (request.wire(), request.embedding_input()) else {
+            return Self::not_found(request);
+        };
+        let model = request
+            .model()
+            .unwrap_or_else(|| "fake-embedding".to_string());
+        let tokens = (text.split_whitespace().count() as u64).max(1);
+        Self::embedding(wire, &model, &crate::fake_embedding(&text), tokens)
+    }
+
     /// An answer to `request` in its own wire format and model: `text` as plain text, with usage
     /// estimated from the sizes of the request and of `text`. Unknown paths get a 404.
     pub fn answer(request: &CapturedRequest, text: &str) -> Self {

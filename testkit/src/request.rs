@@ -48,12 +48,35 @@ impl CapturedRequest {
             .and_then(|j| j.get("model"))
             .and_then(Value::as_str)
         {
-            return Some(model.to_string());
+            // Gemini's embedContent body names it `models/{model}`.
+            return Some(model.trim_start_matches("models/").to_string());
         }
         let path = self.path.split('?').next()?;
         let start = path.find("/models/")? + "/models/".len();
-        let end = path.find(":generateContent")?;
+        let end = start + path[start..].find(':')?;
         path.get(start..end).map(str::to_string)
+    }
+
+    /// Whether this is an embeddings call (OpenAI `/embeddings`, Gemini `:embedContent`).
+    pub fn is_embedding(&self) -> bool {
+        Wire::is_embeddings_path(&self.path)
+    }
+
+    /// The text an embeddings call asks to embed: OpenAI's `input` (a string, or the first of a list),
+    /// Gemini's `content.parts[].text` joined.
+    pub fn embedding_input(&self) -> Option<String> {
+        if !self.is_embedding() {
+            return None;
+        }
+        let json = self.json.as_ref()?;
+        match self.wire()? {
+            Wire::Gemini => Some(text_of(json.get("content")?.get("parts")?)),
+            _ => match json.get("input")? {
+                Value::String(s) => Some(s.clone()),
+                Value::Array(items) => items.first()?.as_str().map(str::to_string),
+                _ => None,
+            },
+        }
     }
 
     /// The text of the last user message, whatever the wire format.

@@ -23,8 +23,12 @@ pub struct Echo {
 
 impl Echo {
     /// The reply this echo gives to `request`. A request for structured output gets the JSON object
-    /// `{"echo": <text>}` (a forced tool call for Anthropic).
+    /// `{"echo": <text>}` (a forced tool call for Anthropic); an embeddings call gets
+    /// [`Reply::embedding_of`].
     pub fn reply(&self, request: &CapturedRequest) -> Reply {
+        if request.is_embedding() {
+            return Reply::embedding_of(request).delayed(self.latency);
+        }
         let text = match &self.text {
             Some(text) => text.clone(),
             None => format!("echo: {}", request.last_user_text().unwrap_or_default()),

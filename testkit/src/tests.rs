@@ -160,3 +160,37 @@ fn shutdown_closes_the_port() {
     fake.shutdown();
     assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err());
 }
+
+#[test]
+fn answers_embeddings_calls_of_both_formats_with_the_fake_embedding() {
+    let fake = FakeProvider::builder().start();
+    let (status, _, body) = post(
+        &fake,
+        "/v1/embeddings",
+        &json!({"model": "text-embedding-3-small", "input": "Paris, 2024"}),
+        &[],
+    );
+    assert_eq!(status, 200, "{body}");
+    let json: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["model"], "text-embedding-3-small");
+    assert_eq!(json["usage"]["prompt_tokens"], 2);
+    let vector: Vec<f32> = serde_json::from_value(json["data"][0]["embedding"].clone()).unwrap();
+    assert_eq!(vector, fake_embedding("Paris, 2024"));
+    // "p" once, and four digits.
+    assert_eq!((vector[(b'p' - b'a') as usize], vector[26]), (1.0, 4.0));
+    let (status, _, body) = post(
+        &fake,
+        "/v1beta/models/gemini-embedding-001:embedContent",
+        &json!({"model": "models/gemini-embedding-001", "content": {"parts": [{"text": "Paris"}]}}),
+        &[],
+    );
+    assert_eq!(status, 200, "{body}");
+    let json: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["usageMetadata"]["promptTokenCount"], 1);
+    assert_eq!(json["embedding"]["values"].as_array().unwrap().len(), 27);
+    let requests = fake.requests();
+    assert!(requests.iter().all(CapturedRequest::is_embedding));
+    assert_eq!(requests[1].model().as_deref(), Some("gemini-embedding-001"));
+    assert_eq!(requests[1].embedding_input().as_deref(), Some("Paris"));
+    assert_eq!(requests[1].wire(), Some(Wire::Gemini));
+}

@@ -12,18 +12,24 @@ pub enum Wire {
 }
 
 impl Wire {
-    /// The wire format a request path belongs to.
+    /// The wire format a request path belongs to (completions and embeddings alike).
     pub fn of_path(path: &str) -> Option<Wire> {
         let path = path.split('?').next().unwrap_or(path);
         if path.ends_with("/messages") {
             Some(Wire::Anthropic)
-        } else if path.contains(":generateContent") {
+        } else if path.contains(":generateContent") || path.contains(":embedContent") {
             Some(Wire::Gemini)
-        } else if path.ends_with("/chat/completions") {
+        } else if path.ends_with("/chat/completions") || path.ends_with("/embeddings") {
             Some(Wire::OpenAi)
         } else {
             None
         }
+    }
+
+    /// Whether a request path is an embeddings call (OpenAI `/embeddings`, Gemini `:embedContent`).
+    pub fn is_embeddings_path(path: &str) -> bool {
+        let path = path.split('?').next().unwrap_or(path);
+        path.ends_with("/embeddings") || path.contains(":embedContent")
     }
 }
 
@@ -67,4 +73,20 @@ impl Usage {
             ..self
         }
     }
+}
+
+/// A deterministic stand-in for an embedding model: how often each letter a-z occurs in `text`
+/// (ignoring case), plus one slot for digits. Texts made of the same words are close (cosine near 1),
+/// unrelated ones further apart, and the vector of a text is always the same, so tests can compute the
+/// similarity they expect.
+pub fn fake_embedding(text: &str) -> Vec<f32> {
+    let mut vector = vec![0.0f32; 27];
+    for c in text.chars().flat_map(char::to_lowercase) {
+        match c {
+            'a'..='z' => vector[(c as u8 - b'a') as usize] += 1.0,
+            '0'..='9' => vector[26] += 1.0,
+            _ => {}
+        }
+    }
+    vector
 }

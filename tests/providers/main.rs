@@ -12,6 +12,7 @@ use prompt_tester::provider::{ProviderClient, ProviderError};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Usage, Wire};
 
 mod anthropic;
+mod embeddings;
 mod expected;
 mod gemini;
 mod limits;

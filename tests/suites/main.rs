@@ -20,6 +20,7 @@ mod judge;
 mod parsing;
 mod reports;
 mod running;
+mod similar;
 
 /// Set in the child process: the harness arguments, as JSON.
 const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";
@@ -160,8 +161,10 @@ output_mtok = 2.0
             role: prompt_tester::cassette::CallRole::Subject,
             provider: PROVIDER.into(),
             model: request.model.clone(),
-            request,
-            response: result,
+            call: prompt_tester::cassette::Exchange::Completion {
+                request,
+                response: result,
+            },
             latency_ms,
             recorded_at: "2025-01-01T00:00:00Z".into(),
         };

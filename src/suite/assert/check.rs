@@ -48,7 +48,7 @@ impl Verdict {
     }
 }
 
-/// Checks one assertion other than `judge` (which needs the judge; see
+/// Checks one assertion other than `judge` and `similar` (which call a model; see
 /// [`evaluate`](super::evaluate)).
 pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
     let out = run.output.as_str();
@@ -70,6 +70,7 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
         Check::ToolCalled { name, arguments } => tool_called(name, arguments.as_ref(), run),
         Check::NotToolCalled(names) => not_tool_called(names, run),
         Check::Judge(_) => Verdict::failed("judge: not asked".to_string()),
+        Check::Similar { .. } => Verdict::failed("similar: not compared".to_string()),
         Check::Custom(custom, value) => custom_check(custom, value, run),
     }
 }

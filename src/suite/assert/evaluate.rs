@@ -2,6 +2,8 @@
 
 use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
+use super::message::seen;
+use crate::embedding::SimilarityError;
 use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
 use crate::render::shorten;
@@ -19,16 +21,40 @@ pub async fn evaluate(
 ) -> SampleOutcome {
     let mut verdicts: Vec<Option<Verdict>> = asserts
         .iter()
-        .map(|a| (!matches!(a.check, Check::Judge(_))).then(|| check_sync(&a.check, run)))
+        .map(|a| {
+            (!matches!(a.check, Check::Judge(_) | Check::Similar { .. }))
+                .then(|| check_sync(&a.check, run))
+        })
         .collect();
-    let total: f64 = asserts.iter().map(|a| a.weight).sum();
-    let sync_failed = verdicts.iter().flatten().any(|v| !v.passed);
-    // The judge's answers are not known yet: at best they all pass.
-    let best = weight_where(asserts, &verdicts, |v| v.as_ref().is_none_or(|v| v.passed));
-    let decided = match min_score {
-        None => sync_failed,
-        Some(t) => total > 0.0 && best / total + 1e-9 < t,
-    };
+    // Embeddings are asked only when the case can still pass, like the judge.
+    let similar: Vec<(usize, &str, f64)> = asserts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match &a.check {
+            Check::Similar {
+                reference,
+                threshold,
+            } => Some((i, reference.as_str(), *threshold)),
+            _ => None,
+        })
+        .collect();
+    if !similar.is_empty() {
+        let decided = already_failed(asserts, &verdicts, min_score);
+        for (i, reference, threshold) in similar {
+            verdicts[i] = Some(if decided {
+                Verdict {
+                    passed: false,
+                    detail: Some("similar: not compared, the case fails anyway".into()),
+                }
+            } else {
+                match compared(run, reference, threshold).await {
+                    Ok(verdict) => verdict,
+                    Err(outcome) => return outcome,
+                }
+            });
+        }
+    }
+    let decided = already_failed(asserts, &verdicts, min_score);
     let questions: Vec<(usize, &str)> = asserts
         .iter()
         .enumerate()
@@ -64,6 +90,61 @@ pub async fn evaluate(
         .map(|v| v.unwrap_or_else(Verdict::pass))
         .collect();
     score(asserts, &verdicts, min_score)
+}
+
+/// Whether the verdicts known so far fail the case whatever the others (`None`) turn out to be.
+fn already_failed(
+    asserts: &[Assertion],
+    verdicts: &[Option<Verdict>],
+    min_score: Option<f64>,
+) -> bool {
+    let total: f64 = asserts.iter().map(|a| a.weight).sum();
+    // The answers not known yet: at best they all pass.
+    let best = weight_where(asserts, verdicts, |v| v.as_ref().is_none_or(|v| v.passed));
+    match min_score {
+        None => verdicts.iter().flatten().any(|v| !v.passed),
+        Some(t) => total > 0.0 && best / total + 1e-9 < t,
+    }
+}
+
+/// The verdict of `similar`: the score against the threshold, or how the sample ends when there is
+/// no score (an unavailable call ignores the trial; a failed call errors the sample, since it says
+/// nothing about the output). An empty output fails: it means nothing.
+async fn compared(
+    run: &PromptRun,
+    reference: &str,
+    threshold: f64,
+) -> Result<Verdict, SampleOutcome> {
+    match run.similarity(reference).await {
+        Ok(score) => Ok(similar_verdict(score, threshold, reference, &run.output)),
+        Err(SimilarityError::Empty("output")) => Ok(Verdict::fail(
+            "similar",
+            format!("an output meaning {}", seen(reference)),
+            "an empty output",
+        )),
+        Err(SimilarityError::Unavailable(u)) => Err(SampleOutcome::Unavailable(u)),
+        Err(e) => Err(SampleOutcome::Errored(format!("similar: {e}"))),
+    }
+}
+
+/// The verdict on a similarity `score`: the failure shows the score, the threshold and both texts.
+pub(crate) fn similar_verdict(
+    score: f64,
+    threshold: f64,
+    reference: &str,
+    output: &str,
+) -> Verdict {
+    if score + 1e-9 >= threshold {
+        return Verdict::pass();
+    }
+    Verdict::fail(
+        "similar",
+        format!(
+            "a cosine similarity of at least {threshold} to the reference {}",
+            seen(reference)
+        ),
+        format!("{score:.3} for the output {}", seen(output)),
+    )
 }
 
 /// The sum of the weights of the assertions whose verdict satisfies `counts`.

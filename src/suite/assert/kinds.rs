@@ -46,6 +46,14 @@ pub enum Check {
     NotToolCalled(Vec<String>),
     /// The judge answers yes to the requirement.
     Judge(String),
+    /// The cosine similarity of the embeddings of the output and the reference is at least the
+    /// threshold.
+    Similar {
+        /// The reference text.
+        reference: String,
+        /// The least similarity that passes.
+        threshold: f64,
+    },
     /// A registered custom assertion with its value.
     Custom(&'static CustomAssertion, toml::Value),
 }
@@ -76,6 +84,7 @@ impl Check {
             Check::ToolCalled { .. } => "tool_called",
             Check::NotToolCalled(_) => "not_tool_called",
             Check::Judge(_) => "judge",
+            Check::Similar { .. } => "similar",
             Check::Custom(c, _) => c.name,
         }
     }

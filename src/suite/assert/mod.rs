@@ -15,6 +15,8 @@ mod registry;
 #[cfg(test)]
 pub use check::check_sync;
 pub use evaluate::evaluate;
+#[cfg(test)]
+pub(crate) use evaluate::similar_verdict;
 pub use kinds::{Assertion, Check};
 pub(crate) use read::parse_list;
 pub use registry::{BUILT_IN, CustomAssertion, registry_conflicts};

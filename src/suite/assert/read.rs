@@ -40,10 +40,14 @@ fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertio
         return None;
     };
     let mut weight = 1.0;
+    let mut threshold = None;
     let mut kinds = Vec::new();
     for (key, value) in table.iter() {
         let k = key.get_ref().as_ref();
-        if k == "weight" {
+        if k == "threshold" {
+            // `similar`'s own key; checked once the kind is known.
+            threshold = Some(value);
+        } else if k == "weight" {
             weight = real(
                 r,
                 value,
@@ -98,7 +102,19 @@ fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertio
     };
     let kind = key.get_ref().as_ref();
     let key_path = format!("{path}.{kind}");
-    let check = check(r, kind, value, &key_path)?;
+    let check = match (kind, threshold) {
+        ("similar", threshold) => similar(r, node, value, threshold, path)?,
+        (_, Some(threshold)) => {
+            r.problem(
+                threshold.span(),
+                &format!("{path}.threshold"),
+                format!("`threshold` belongs to `similar`, not to `{kind}`"),
+                "remove it (a case's own `threshold` is written beside `assert`, not inside an assertion)",
+            );
+            return None;
+        }
+        (_, None) => check(r, kind, value, &key_path)?,
+    };
     Some(Assertion {
         check,
         weight,
@@ -227,6 +243,56 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
             let value = r.value(node, key, "value", "write a plain TOML value")?;
             Check::Custom(custom, value)
         }
+    })
+}
+
+/// `{ similar = "reference", threshold = 0.8 }`: the threshold is required, since what counts as
+/// similar depends on the embedding model.
+fn similar(
+    r: &mut Reader<'_>,
+    table: &Node<'_>,
+    value: &Node<'_>,
+    threshold: Option<&Node<'_>>,
+    path: &str,
+) -> Option<Check> {
+    let example = "{ similar = \"Paris is the capital of France.\", threshold = 0.8 }";
+    let reference = string(
+        r,
+        value,
+        &format!("{path}.similar"),
+        "\"the reference answer\"",
+    )?;
+    if reference.trim().is_empty() {
+        r.problem(
+            value.span(),
+            &format!("{path}.similar"),
+            "the reference text is empty",
+            format!("write the text the output should mean: `{example}`"),
+        );
+        return None;
+    }
+    let Some(threshold) = threshold else {
+        r.problem(
+            table.span(),
+            path,
+            "`similar` has no `threshold`",
+            format!(
+                "add the least cosine similarity that passes, e.g. `{example}` (it depends on the embedding \
+                 model: measure a few answers first)"
+            ),
+        );
+        return None;
+    };
+    let threshold = real(
+        r,
+        threshold,
+        &format!("{path}.threshold"),
+        |t| t > 0.0 && t <= 1.0,
+        "a cosine similarity above 0 and at most 1, e.g. `threshold = 0.8`",
+    )?;
+    Some(Check::Similar {
+        reference,
+        threshold,
     })
 }
 

@@ -38,7 +38,7 @@ macro_rules! register_assertion {
 }
 
 /// The built-in assertion kinds, in documentation order.
-pub const BUILT_IN: [&str; 16] = [
+pub const BUILT_IN: [&str; 17] = [
     "contains",
     "not_contains",
     "icontains",
@@ -55,6 +55,7 @@ pub const BUILT_IN: [&str; 16] = [
     "tool_called",
     "not_tool_called",
     "judge",
+    "similar",
 ];
 
 /// The registered custom assertion called `name`. A name used twice, or a built-in name, is reported

@@ -1,0 +1,181 @@
+//! Embeddings: the provider-neutral request and answer of an embeddings call, and the cosine
+//! similarity the `similar` assertion and [`PromptRun::similarity`](crate::PromptRun::similarity)
+//! compare with.
+//!
+//! Embeddings come from the provider's own embeddings API, configured by `[embeddings] provider` and
+//! `model` in `prompt-tester.toml`: OpenAI-compatible `POST {base}/embeddings` (OpenAI, Ollama, vLLM,
+//! llama-server started with `--embeddings`) and Gemini `models/{model}:embedContent`. Anthropic has no
+//! embeddings API. The calls go through the engine like every model call: recorded in and replayed
+//! from the test's cassette, their tokens and cost counted apart (`usage.embedding`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::cassette::decision::Unavailable;
+use crate::engine::{CallError, engine};
+use crate::run::PromptRun;
+
+/// One text to embed with one model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmbeddingRequest {
+    /// The embedding model id.
+    pub model: String,
+    /// The text.
+    pub input: String,
+}
+
+impl EmbeddingRequest {
+    /// The embedding of `input` by `model`.
+    pub fn new(model: impl Into<String>, input: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            input: input.into(),
+        }
+    }
+}
+
+/// The answer of one embeddings call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Embedding {
+    /// The vector.
+    pub vector: Vec<f32>,
+    /// The input tokens the provider counted; `None` when its answer does not say (Gemini's
+    /// `embedContent` may not), and then the call's cost is unknown rather than $0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// The model that answered, as the provider reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_used: Option<String>,
+    /// Cost in USD; `None` when the model's price (or the token count) is unknown. Not recorded: a
+    /// replayed call is priced with today's table.
+    #[serde(skip)]
+    pub cost_usd: Option<f64>,
+}
+
+/// Why two vectors have no cosine similarity.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CosineError {
+    /// The vectors have different lengths (two different embedding models).
+    #[error(
+        "the embeddings have different lengths ({0} and {1}): both must come from one embedding model"
+    )]
+    Lengths(usize, usize),
+    /// A vector is empty or all zeros: it has no direction.
+    #[error("an embedding is empty or all zeros, so it has no direction to compare")]
+    Zero,
+}
+
+/// The cosine similarity of `a` and `b`, in [-1, 1] (computed in `f64`).
+pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, CosineError> {
+    if a.len() != b.len() {
+        return Err(CosineError::Lengths(a.len(), b.len()));
+    }
+    let (mut dot, mut aa, mut bb) = (0.0f64, 0.0f64, 0.0f64);
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(*x), f64::from(*y));
+        dot += x * y;
+        aa += x * x;
+        bb += y * y;
+    }
+    if aa == 0.0 || bb == 0.0 {
+        return Err(CosineError::Zero);
+    }
+    // Rounding can push the ratio of parallel vectors a hair past 1.
+    Ok((dot / (aa.sqrt() * bb.sqrt())).clamp(-1.0, 1.0))
+}
+
+/// Why a similarity was not computed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SimilarityError {
+    /// No embedding model is configured (`[embeddings]`).
+    #[error("{0}")]
+    NotConfigured(String),
+    /// A text to compare is empty (or only whitespace): it has no meaning to compare.
+    #[error("the {0} is empty: there is no meaning to compare")]
+    Empty(&'static str),
+    /// The embeddings call could not be made nor replayed (no recording and no key): the harness
+    /// ignores the trial, with this reason.
+    #[error("{0}")]
+    Unavailable(Unavailable),
+    /// The embeddings call failed.
+    #[error("embeddings call failed: {0}")]
+    Call(String),
+    /// The two embeddings cannot be compared.
+    #[error("{0}")]
+    Cosine(#[from] CosineError),
+}
+
+impl From<CallError> for SimilarityError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Unavailable(reason) => SimilarityError::Unavailable(reason),
+            CallError::Failed(message) => SimilarityError::Call(message),
+        }
+    }
+}
+
+impl PromptRun {
+    /// The cosine similarity of the embeddings of this run's output and `reference`, from the
+    /// configured embedding model (`[embeddings]`). Both calls are recorded in and replayed from the
+    /// test's cassette; their tokens and cost count as `usage.embedding`.
+    ///
+    /// ```no_run
+    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
+    /// let score = run.similarity("Paris is the capital of France.").await?;
+    /// anyhow::ensure!(score >= 0.8, "similarity {score:.3} is below 0.8");
+    /// # Ok(()) }
+    /// ```
+    pub async fn similarity(&self, reference: &str) -> Result<f64, SimilarityError> {
+        let config = engine().config.embeddings.clone().ok_or_else(|| {
+            SimilarityError::NotConfigured(crate::config::embeddings_not_configured())
+        })?;
+        for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
+            if text.trim().is_empty() {
+                return Err(SimilarityError::Empty(what));
+            }
+        }
+        let embed = |text: &str| {
+            let request = EmbeddingRequest::new(config.model.clone(), text);
+            engine().embed(&self.scope, &config.provider, request)
+        };
+        let (output, reference) =
+            futures::future::join(embed(&self.output), embed(reference)).await;
+        Ok(cosine(&output?.vector, &reference?.vector)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cosine_of_known_vectors() {
+        assert_eq!(cosine(&[1.0, 0.0], &[2.0, 0.0]), Ok(1.0));
+        assert_eq!(cosine(&[1.0, 0.0], &[0.0, 3.0]), Ok(0.0));
+        let opposite = cosine(&[1.0, 1.0], &[-1.0, -1.0]).unwrap();
+        assert!((opposite + 1.0).abs() < 1e-12, "{opposite}");
+        let c = cosine(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+        // 32 / (sqrt(14) * sqrt(77))
+        assert!((c - 0.974_631_846_197_076_2).abs() < 1e-12, "{c}");
+        assert_eq!(cosine(&[1.0], &[1.0, 2.0]), Err(CosineError::Lengths(1, 2)));
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 2.0]), Err(CosineError::Zero));
+        assert_eq!(cosine(&[], &[]), Err(CosineError::Zero));
+    }
+
+    #[test]
+    fn an_embedding_records_without_its_cost_and_reads_without_tokens() {
+        let e = Embedding {
+            vector: vec![0.5, -0.25],
+            input_tokens: Some(3),
+            model_used: None,
+            cost_usd: Some(1.0),
+        };
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"vector": [0.5, -0.25], "input_tokens": 3})
+        );
+        let back: Embedding = serde_json::from_value(serde_json::json!({"vector": [1.0]})).unwrap();
+        assert_eq!((back.input_tokens, back.cost_usd), (None, None));
+    }
+}
