@@ -6,7 +6,10 @@
 //! The format is documented in `docs/suites.md`.
 
 pub mod assert;
+pub mod dataset;
 pub mod parse;
+pub mod rows;
+pub mod template;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -223,19 +226,49 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
                 reason: reason.clone(),
                 info,
             },
-            None => Item::Case(Box::new(resolve(config, suite, case, name, info))),
+            None => Item::Case(Box::new(resolve(config, suite, case, name, info, None))),
+        });
+    }
+    let Some(rows) = &suite.rows else {
+        return items;
+    };
+    // A row's assertions and placeholders are worked out only when its trial is wanted.
+    for row in &rows.dataset.rows {
+        let name = format!("{}::{}", suite.info.name, row.name);
+        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+            continue;
+        }
+        let info = CaseInfo {
+            suite: suite.info.clone(),
+            case: row.name.clone(),
+            category: row.category.clone(),
+        };
+        let skip = row.skip.as_ref().filter(|_| row.problems.is_empty());
+        items.push(match (skip, rows.case(row)) {
+            (Some(reason), _) => Item::Skipped {
+                name,
+                reason: reason.clone(),
+                info,
+            },
+            (None, Ok(case)) => {
+                let file = Some(rows.dataset.file.as_str());
+                Item::Case(Box::new(resolve(config, suite, &case, name, info, file)))
+            }
+            (None, Err(message)) => broken(name, message, Some(info)),
         });
     }
     items
 }
 
 /// A suite case as a [`Case`]: the suite's settings under the case's, `[defaults]` under both.
+/// `dataset` is the file of a row (its warnings name the file, once for all its rows).
 fn resolve(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
     name: String,
     info: CaseInfo,
+    dataset: Option<&str>,
 ) -> Case {
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
@@ -250,7 +283,11 @@ fn resolve(
             crate::config::CONFIG_FILE
         )
     });
-    let warnings = warnings(config, suite, case, &name, &request);
+    let who = dataset.map_or_else(
+        || format!("case `{name}`"),
+        |file| format!("rows of {file}"),
+    );
+    let warnings = warnings(config, suite, case, &who, &request);
     let asserts = Arc::new(case.asserts.clone());
     let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
@@ -282,14 +319,14 @@ fn warnings(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
-    name: &str,
+    who: &str,
     request: &RequestTemplate,
 ) -> Vec<String> {
     let s = &case.settings;
     let mut warnings = Vec::new();
     if !case.unused_inputs.is_empty() {
         warnings.push(format!(
-            "case `{name}`: input(s) {} match no placeholder of the prompt and are not sent",
+            "{who}: input(s) {} match no placeholder of the prompt and are not sent",
             case.unused_inputs
                 .iter()
                 .map(|i| format!("`{i}`"))
@@ -299,7 +336,7 @@ fn warnings(
     }
     if case.asserts.is_empty() {
         warnings.push(format!(
-            "case `{name}` has no assertions: it passes whenever the model answers; add `assert = [...]` in {}",
+            "{who}: no assertions: it passes whenever the model answers; add `assert = [...]` in {}",
             suite.info.file
         ));
     }
@@ -310,7 +347,7 @@ fn warnings(
             .any(|a| matches!(a.check, Check::ToolCalled { .. }))
     {
         warnings.push(format!(
-            "case `{name}` asserts `tool_called` but declares no tools: add `tools = [{{ name = \"...\", ... }}]` \
+            "{who}: asserts `tool_called` but declares no tools: add `tools = [{{ name = \"...\", ... }}]` \
              to {} (at the top, or in the case)",
             suite.info.file
         ));
@@ -324,7 +361,7 @@ fn warnings(
                 .any(|a| matches!(a.check, Check::MaxCost(_)))
         {
             warnings.push(format!(
-                "case `{name}`: max_cost passes without a check: the price of {model} is unknown (add \
+                "{who}: max_cost passes without a check: the price of {model} is unknown (add \
                  [prices.\"{model}\"] to {}, or `free = true` to [providers.{provider}] if it is self-hosted)",
                 crate::config::CONFIG_FILE
             ));

@@ -16,5 +16,5 @@ mod registry;
 pub use check::check_sync;
 pub use evaluate::evaluate;
 pub use kinds::{Assertion, Check};
-pub(crate) use read::parse_list;
+pub(crate) use read::{parse_list, parse_one};
 pub use registry::{BUILT_IN, CustomAssertion, registry_conflicts};
