@@ -327,3 +327,62 @@ pub fn json_to_toml(value: &serde_json::Value, path: &str) -> Result<toml::Value
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str) -> toml::Value {
+        text.parse::<toml::Table>().unwrap()["a"].clone()
+    }
+
+    fn vars() -> Vec<(String, String)> {
+        super::vars(Some("1+1=2"), &[("city".into(), "St. Louis (MO)".into())])
+    }
+
+    #[test]
+    fn known_names_are_filled_other_braces_stay() {
+        let filled = substitute(
+            &value(r#"a = { contains = ["{expected} in {city}", "{other} {\"k\": 1}"] }"#),
+            &vars(),
+        );
+        assert_eq!(
+            filled,
+            value(r#"a = { contains = ["1+1=2 in St. Louis (MO)", "{other} {\"k\": 1}"] }"#)
+        );
+    }
+
+    #[test]
+    fn inside_regex_a_value_is_escaped() {
+        let filled = substitute(
+            &value(r#"a = { regex = '^{expected}$', weight = 2 }"#),
+            &vars(),
+        );
+        assert_eq!(filled, value(r#"a = { regex = '^1\+1=2$', weight = 2 }"#));
+        let src = Source {
+            file: "s.evals.toml",
+            dir: Path::new("."),
+        };
+        let a = read_value(&filled, "assert[0]", "s.evals.toml:3", src).unwrap();
+        let super::assert::Check::Regex(res) = &a.check else {
+            panic!("{:?}", a.check)
+        };
+        assert!(res[0].is_match("1+1=2"));
+        assert!(!res[0].is_match("11=2"));
+        assert_eq!((a.at.as_str(), a.weight), ("s.evals.toml:3", 2.0));
+    }
+
+    #[test]
+    fn json_converts_to_toml_and_null_is_named() {
+        let json = serde_json::json!([{ "contains": "x", "weight": 2 }, { "max_words": 1.5 }]);
+        assert_eq!(
+            json_to_toml(&json, "assert").unwrap(),
+            value(r#"a = [{ contains = "x", weight = 2 }, { max_words = 1.5 }]"#)
+        );
+        let json = serde_json::json!([{ "contains": ["a", null] }]);
+        assert_eq!(
+            json_to_toml(&json, "assert").unwrap_err(),
+            "assert[0].contains[1]"
+        );
+    }
+}

@@ -346,3 +346,84 @@ fn tool_mistakes_are_located() {
         assert!(report.contains(expected), "{expected:?} not in\n{report}");
     }
 }
+
+#[test]
+fn expected_and_inputs_fill_assertion_values_per_case() {
+    let suite = parsed(
+        r#"
+prompt = "Capital of {country}?"
+assert = [{ equals = "{expected}" }, { regex = '^{expected}\.?$' }, { contains = "{unknown} {}" }]
+
+[[cases]]
+name = "a"
+expected = "St. Louis (MO)"
+inputs = { country = "France", city = "Paris" }
+assert = [{ judge = "It names {city}, the capital of {country}." }]
+"#,
+        Path::new("/nonexistent"),
+    )
+    .unwrap();
+    let case = &suite.cases[0];
+    let checks: Vec<String> = case
+        .asserts
+        .iter()
+        .map(|a| match &a.check {
+            Check::Equals(s) | Check::Judge(s) => s.clone(),
+            Check::Contains(v) => v.join("|"),
+            Check::Regex(r) => r[0].as_str().to_string(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            "St. Louis (MO)",
+            r"^St\. Louis \(MO\)\.?$",
+            "{unknown} {}",
+            "It names Paris, the capital of France."
+        ]
+    );
+    // Where each is written, as without placeholders.
+    let at: Vec<&str> = case.asserts.iter().map(|a| a.at.as_str()).collect();
+    assert_eq!(
+        at,
+        [
+            format!("{FILE}:3"),
+            format!("{FILE}:3"),
+            format!("{FILE}:3"),
+            format!("{FILE}:9")
+        ]
+    );
+    // `city` is used by an assertion: not an unused input.
+    assert!(case.unused_inputs.is_empty(), "{:?}", case.unused_inputs);
+    assert!(check_sync(&case.asserts[1].check, &run("St. Louis (MO).")).passed);
+}
+
+#[test]
+fn a_placeholder_assertion_is_checked_in_the_suite_and_per_case() {
+    // A kind typo in an assertion with placeholders is the suite file's problem, located as usual.
+    let report = problems(
+        "prompt = \"Hi {x}\"\nassert = [{ containz = \"{expected}\" }]\n[[cases]]\nname = \"a\"\nexpected = \"b\"\ninputs = { x = \"1\" }\n",
+    );
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:2:11: `assert[0].containz`: unknown assertion `containz`"
+        ),
+        "{report}"
+    );
+    // {expected} in a case that sets none.
+    let report = problems(
+        "prompt = \"Hi\"\nassert = [{ equals = \"{expected}\" }]\n[[cases]]\nname = \"a\"\n",
+    );
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:4:8: `cases[0]`: `assert[0]`: the assertion at prompt-tests/s.evals.toml:2 uses \
+             {expected}, but the case has no `expected` value"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("fix: give the case `expected = \"...\"`"),
+        "{report}"
+    );
+}
