@@ -194,6 +194,13 @@ fn scalar(value: &Value) -> Option<String> {
     }
 }
 
+/// serde_json's message without its position (the line is the file's, not the one-line text's).
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&at).unwrap_or(&text).to_string()
+}
+
 fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -237,8 +244,8 @@ fn jsonl(bytes: &[u8]) -> Result<(Vec<Row>, Option<String>), FileProblem> {
                     line,
                     name: Row::line_name(line),
                     problems: vec![RowProblem::new(
-                        "",
-                        format!("not JSON: {e}"),
+                        format!("column {}", e.column()),
+                        format!("not JSON: {}", json_error(&e)),
                         "write each row as one JSON object on one line: {\"name\": \"...\", \"expected\": \"...\", ...}",
                     )],
                     ..Row::default()
