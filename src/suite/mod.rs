@@ -56,6 +56,8 @@ pub enum Item {
         /// The case.
         info: CaseInfo,
     },
+    /// A dataset row, built into its case only when a trial of it runs.
+    Row(Box<LazyRow>),
     /// A failing trial with this message.
     Broken {
         /// The trial name.
@@ -65,6 +67,26 @@ pub enum Item {
         /// The suite file it stands for, if any.
         info: Option<CaseInfo>,
     },
+}
+
+/// A dataset row as the harness lists it: what its trials need up front (name, runs, subject, cassette)
+/// is the suite's, so listing thousands of rows reads none of their assertions or placeholders; the
+/// case itself, or the message of a malformed row, is built once, when its first trial runs.
+pub struct LazyRow {
+    /// The trial name.
+    pub name: String,
+    /// The row, for the reports.
+    pub info: CaseInfo,
+    /// Samples per row (the suite's `runs`).
+    pub runs: u32,
+    /// The provider the suite names (else `[defaults]`), for the nextest pre-check.
+    pub provider: Option<String>,
+    /// The suite's cassette.
+    pub cassette: String,
+    /// The suite's `live_only`.
+    pub live_only: bool,
+    /// The case, or the failing trial's message; built on first use.
+    pub build: Arc<dyn Fn() -> Result<Arc<Case>, String> + Send + Sync>,
 }
 
 /// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
@@ -106,7 +128,7 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
         }
         let file = same[0];
         match load(file) {
-            Ok(suite) => items.extend(suite_items(config, &suite, exact)),
+            Ok(suite) => items.extend(suite_items(config, Arc::new(suite), exact)),
             Err(message) => items.push(broken(error_trial, message, Some(broken_case(file)))),
         }
     }
@@ -207,7 +229,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
 }
 
 /// The items of a parsed suite (with `exact`, only the requested one, resolved for its trial).
-fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item> {
+fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<Item> {
     let mut items = Vec::new();
     for case in &suite.cases {
         let name = format!("{}::{}", suite.info.name, case.name);
@@ -226,14 +248,14 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
                 reason: reason.clone(),
                 info,
             },
-            None => Item::Case(Box::new(resolve(config, suite, case, name, info, None))),
+            None => Item::Case(Box::new(resolve(config, &suite, case, name, info, None))),
         });
     }
     let Some(rows) = &suite.rows else {
         return items;
     };
-    // A row's assertions and placeholders are worked out only when its trial is wanted.
-    for row in &rows.dataset.rows {
+    let config = Arc::new(config.clone());
+    for (index, row) in rows.dataset.rows.iter().enumerate() {
         let name = format!("{}::{}", suite.info.name, row.name);
         if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
             continue;
@@ -252,13 +274,38 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
             });
             continue;
         }
-        items.push(match rows.case(row) {
-            Ok(case) => {
-                let file = Some(rows.dataset.file.as_str());
-                Item::Case(Box::new(resolve(config, suite, &case, name, info, file)))
-            }
-            Err(message) => broken(name, message, Some(info)),
-        });
+        let built = Arc::new(std::sync::OnceLock::new());
+        let (suite_, config_, trial, row_info) =
+            (suite.clone(), config.clone(), name.clone(), info.clone());
+        let build = move || {
+            built
+                .get_or_init(|| {
+                    let rows = suite_.rows.as_ref().expect("a row's suite has rows");
+                    let row = &rows.dataset.rows[index];
+                    let file = Some(rows.dataset.file.as_str());
+                    rows.case(row).map(|case| {
+                        Arc::new(resolve(
+                            &config_,
+                            &suite_,
+                            &case,
+                            trial.clone(),
+                            row_info.clone(),
+                            file,
+                        ))
+                    })
+                })
+                .clone()
+        };
+        let call = rows.settings.request.call.over(&config.defaults);
+        items.push(Item::Row(Box::new(LazyRow {
+            name,
+            info,
+            runs: rows.settings.runs.unwrap_or(1),
+            provider: call.provider,
+            cassette: suite.info.name.clone(),
+            live_only: rows.settings.live_only.unwrap_or(false),
+            build: Arc::new(build),
+        })));
     }
     items
 }
