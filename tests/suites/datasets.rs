@@ -167,7 +167,7 @@ fn prompt_tester_sha256_prefix(text: &str) -> String {
 
 #[test]
 fn a_dataset_that_cannot_be_read_is_the_suites_error() {
-    let mut f = Fixture::new("badfile");
+    let f = Fixture::new("badfile");
     f.file(
         "prompt-tests/missing.evals.toml",
         "prompt = \"Hi\"\ncases_file = \"golden/nope.jsonl\"\n",
