@@ -427,3 +427,101 @@ fn a_placeholder_assertion_is_checked_in_the_suite_and_per_case() {
         "{report}"
     );
 }
+
+/// A suite with `cases_file` in a directory of its own: the suite, then each row's case or message.
+fn rows_of(
+    name: &str,
+    suite: &str,
+    file: &str,
+    data: &str,
+) -> Vec<Result<super::parse::Case, String>> {
+    let dir = std::env::temp_dir().join(format!("pt-rows-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(file), data).unwrap();
+    let suite = parsed(suite, &dir).unwrap();
+    let rows = suite.rows.as_ref().expect("the suite has rows");
+    rows.dataset.rows.iter().map(|row| rows.case(row)).collect()
+}
+
+#[test]
+fn a_row_with_problems_is_its_own_failure_located_by_line() {
+    let suite =
+        "prompt = \"Q {q}\"\ncases_file = \"d.jsonl\"\nassert = [{ equals = \"{expected}\" }]\n";
+    let data = "{\"id\": \"ok\", \"q\": \"1\", \"expected\": \"a\", \"assert\": [{\"contains\": \"{q}\"}]}\n\
+                {\"id\": \"obj\", \"q\": {\"x\": 1}, \"expected\": \"a\"}\n\
+                {\"id\": \"bad_assert\", \"q\": \"1\", \"expected\": \"a\", \"assert\": \"contains\"}\n\
+                {\"id\": \"null\", \"q\": \"1\", \"expected\": \"a\", \"assert\": [{\"contains\": null}]}\n\
+                {\"id\": \"no_expected\", \"q\": \"1\"}\n\
+                {\"id\": \"both\", \"name\": \"x\", \"q\": \"1\"}\n\
+                {\"id\": \"weight\", \"q\": \"1\", \"expected\": \"a\", \"assert\": [{\"max_words\": 3, \"weight\": -1}]}\n";
+    let rows = rows_of("problems", suite, "d.jsonl", data);
+    let ok = rows[0].as_ref().unwrap();
+    let kinds: Vec<String> = ok
+        .asserts
+        .iter()
+        .map(|a| format!("{:?}@{}", a.check, a.at))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            format!("equals@{FILE}:3"),
+            "contains@prompt-tests/d.jsonl:1".to_string()
+        ]
+    );
+    assert!(check_sync(&ok.asserts[1].check, &run("Q1 1")).passed);
+    let message = |i: usize| rows[i].as_ref().expect_err("a problem").clone();
+    for (i, expected) in [
+        (
+            1,
+            "prompt-tests/d.jsonl:2: `q`: expected a string, found an object\n  fix: write the value as text",
+        ),
+        (
+            2,
+            "prompt-tests/d.jsonl:3: `assert`: expected an array of assertions, found a string",
+        ),
+        (
+            3,
+            "prompt-tests/d.jsonl:4: `assert[0].contains`: null is not a value an assertion takes",
+        ),
+        (
+            4,
+            "prompt-tests/d.jsonl:5: `assert[0]`: the assertion at prompt-tests/s.evals.toml:3 uses {expected}, but \
+             the case has no `expected` value",
+        ),
+        (
+            5,
+            "row `line_6` of prompt-tests/d.jsonl (line 6) has 1 problem; it did not run:\nprompt-tests/d.jsonl:6: `id`: the row has both `name` and `id`",
+        ),
+        (
+            6,
+            "prompt-tests/d.jsonl:7: `assert[0].weight`: -1 is out of range",
+        ),
+    ] {
+        assert!(
+            message(i).contains(expected),
+            "{expected:?} not in\n{}",
+            message(i)
+        );
+    }
+}
+
+#[test]
+fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
+    let dir = std::env::temp_dir().join(format!("pt-rows-{}-empty", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("d.jsonl"), "{\"dataset_version\": \"1\"}\n\n").unwrap();
+    let report = parsed("prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n", &dir).unwrap_err();
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:2:14: `cases_file`: prompt-tests/d.jsonl has no rows"
+        ),
+        "{report}"
+    );
+    // Beside inline cases, an empty file is fine.
+    let suite = parsed(
+        "prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n[[cases]]\nname = \"a\"\n",
+        &dir,
+    )
+    .unwrap();
+    assert_eq!(suite.info.dataset_version.as_deref(), Some("1"));
+}
