@@ -270,7 +270,7 @@ fn jsonl(bytes: &[u8]) -> Result<(Vec<Row>, Option<String>), FileProblem> {
 /// The `dataset_version` of the metadata line.
 fn metadata(value: &Value, line: usize) -> Result<String, FileProblem> {
     let fix = "write the metadata line as {\"dataset_version\": \"2025-06\"} (optionally with \"description\")";
-    if let Some(Value::Object(map)) = Some(value)
+    if let Value::Object(map) = value
         && let Some(key) = map
             .keys()
             .find(|k| *k != "dataset_version" && *k != "description")
