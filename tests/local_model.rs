@@ -98,9 +98,10 @@ fn cassette_entries(dir: &Path) -> Vec<Value> {
 /// Runs the `prompts` binary with `args` and a JSON report; returns the report and the output.
 fn run_prompts(args: &[&str], url: Option<&str>, report: &Path) -> (Value, String, String) {
     // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
+    // The 200-row golden dataset replays in `cargo test --test prompts`; live it would be 200 calls.
     let run = Child::new(child::test_binary("prompts"))
         .root(&root())
-        .args(["--skip", "hosted::"])
+        .args(["--skip", "hosted::", "--skip", "golden::"])
         .args(args)
         .args([Path::new("--report"), report])
         .env(
