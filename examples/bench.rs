@@ -27,6 +27,10 @@
 //! - `ratelimit_slowdown`: a provider that answers 429 with `retry-after: 0.5` to any request arriving
 //!   while 4 are in flight; 100 calls (20 cases x 5 runs) at 100 ms with the default concurrency: the
 //!   measured wall time over the ideal one (calls x latency / 4). Every call must succeed.
+//! - `dataset_list_ms`: a suite whose cases come from a 5,000-row JSON Lines file (`cases_file`, every
+//!   row with `{expected}` in its assertions, half with assertions of their own) listed with `--list`:
+//!   the child's wall time, process start included. `dataset_exact_ms`: the same file with
+//!   `--list --exact` naming its last row, which builds that row alone (same count in both modes).
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -334,6 +338,18 @@ struct Results {
     replay: Replay,
     record: Record,
     judge: Judge,
+    dataset: DatasetFigures,
+}
+
+/// Rows in the dataset scenario (both modes: listing them is the figure, and it is quick).
+const DATASET_ROWS: usize = 5_000;
+
+struct DatasetFigures {
+    rows: usize,
+    list: Duration,
+    list_harness_ms: f64,
+    exact: Duration,
+    exact_harness_ms: f64,
 }
 
 struct Record {
@@ -435,6 +451,7 @@ impl Bench {
         let replay = self.replay()?;
         let record = self.record()?;
         let judge = self.judge()?;
+        let dataset = self.dataset()?;
         Ok(Results {
             inflight,
             ratelimit,
@@ -442,6 +459,60 @@ impl Bench {
             replay,
             record,
             judge,
+            dataset,
+        })
+    }
+
+    /// A 5,000-row golden dataset listed whole, then with `--exact` naming one row.
+    fn dataset(&self) -> Result<DatasetFigures, String> {
+        let rows = DATASET_ROWS;
+        eprintln!("[dataset] a {rows}-row JSON Lines dataset listed, then one row with --exact");
+        let root = self.crate_root("dataset", "http://127.0.0.1:9/v1", 1, 1)?;
+        let suites = root.join("prompt-tests");
+        write_file(
+            &suites.join("golden.evals.toml"),
+            "# Written by examples/bench.rs.\nprompt = \"Case {n}: {text}\"\ncases_file = \"golden.jsonl\"\n\
+             assert = [{ icontains = \"{expected}\" }, { regex = '^Case {n}:' }, { max_words = 40 }]\n",
+        )?;
+        let mut jsonl = String::from("{\"dataset_version\": \"bench\"}\n");
+        for i in 1..=rows {
+            let (n, text) = case_inputs(i);
+            let mut row = json!({ "id": case_name(i), "category": format!("c{}", i % 7), "expected": format!("A-{i:05}"), "n": n, "text": text });
+            if i % 2 == 0 {
+                row["assert"] = json!([{ "contains": "{n}" }, { "not_contains": "refund" }]);
+            }
+            writeln!(jsonl, "{row}").ok();
+        }
+        write_file(&suites.join("golden.jsonl"), &jsonl)?;
+        let listed = |run: &ChildRun, stdout: &str, want: usize| -> Result<(), String> {
+            let n = stdout
+                .lines()
+                .filter(|l| l.starts_with("golden::") && l.ends_with(": test"))
+                .count();
+            if n == want {
+                Ok(())
+            } else {
+                Err(format!(
+                    "dataset: listed {n} rows, expected {want} (wall {:?})",
+                    run.wall
+                ))
+            }
+        };
+        let stdout =
+            |root: &Path| std::fs::read_to_string(root.join("stdout.txt")).unwrap_or_default();
+        let list = self.run_child("dataset", &root, &[], &["--list"])?;
+        listed(&list, &stdout(&root), rows)?;
+        let last = format!("golden::{}", case_name(rows));
+        let exact = self.run_child("dataset", &root, &[], &["--list", "--exact", &last])?;
+        listed(&exact, &stdout(&root), 1)?;
+        let harness_ms =
+            |run: &ChildRun| run.measured["harness_wall_ms"].as_f64().unwrap_or(f64::NAN);
+        Ok(DatasetFigures {
+            rows,
+            list: list.wall,
+            list_harness_ms: harness_ms(&list),
+            exact: exact.wall,
+            exact_harness_ms: harness_ms(&exact),
         })
     }
 
@@ -699,7 +770,12 @@ impl Bench {
         let wall = started.elapsed();
         let output = std::fs::read_to_string(&stdout).unwrap_or_default();
         let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
-        let counts = output.lines().rev().find_map(test_result);
+        // `--list` prints no `test result:` line: nothing ran.
+        let counts = if args.contains(&"--list") {
+            Some((0, 0))
+        } else {
+            output.lines().rev().find_map(test_result)
+        };
         let Some((passed, failed)) = counts.filter(|_| status.success()) else {
             return Err(format!(
                 "{name}: the harness exited with {status}\n--- stdout (end) ---\n{}\n--- stderr (end) ---\n{}",
@@ -903,6 +979,7 @@ impl Results {
         );
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
         let rss = mb(ov.rss_kb);
+        let d = &self.dataset;
         let rows: Vec<[String; 4]> = vec![
             [
                 "inflight_efficiency".into(),
@@ -933,6 +1010,18 @@ impl Results {
                 rss.map_or("n/a".into(), |m| format!("{m:.1}")),
                 "< 200".into(),
                 rss.map_or("n/a", |m| yes(m < 200.0)).into(),
+            ],
+            [
+                "dataset_list_ms".into(),
+                format!("{:.0}", d.list.as_secs_f64() * 1e3),
+                "< 500".into(),
+                yes(d.list < Duration::from_millis(500)).into(),
+            ],
+            [
+                "dataset_exact_ms".into(),
+                format!("{:.0}", d.exact.as_secs_f64() * 1e3),
+                "< 100".into(),
+                yes(d.exact < Duration::from_millis(100)).into(),
             ],
             [
                 "record_entries_per_s (info)".into(),
@@ -1041,6 +1130,17 @@ impl Results {
             j.ask_parallel
         )
         .ok();
+        writeln!(
+            out,
+            "dataset:  {} JSON Lines rows listed in {:.0} ms ({:.0} ms inside the harness); --exact one row \
+             {:.0} ms ({:.1} ms inside)",
+            d.rows,
+            ms(d.list),
+            d.list_harness_ms,
+            ms(d.exact),
+            d.exact_harness_ms
+        )
+        .ok();
         if o.quick {
             writeln!(
                 out,
@@ -1067,6 +1167,8 @@ impl Results {
             "replay_entries_per_s": round(self.replay.per_s(), 0),
             "peak_rss_mb": mb(self.overhead.rss_kb),
             "judge_ms": judge,
+            "dataset_list_ms": round(self.dataset.list.as_secs_f64() * 1e3, 1),
+            "dataset_exact_ms": round(self.dataset.exact.as_secs_f64() * 1e3, 1),
             "mode": mode,
         })
     }

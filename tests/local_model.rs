@@ -116,9 +116,10 @@ fn run_prompts(
 ) -> (Value, String, String) {
     let (url, embeddings_url) = urls.unwrap_or(("http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1"));
     // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
+    // The 200-row golden dataset replays in `cargo test --test prompts`; live it would be 200 calls.
     let run = Child::new(child::test_binary("prompts"))
         .root(&root())
-        .args(["--skip", "hosted::"])
+        .args(["--skip", "hosted::", "--skip", "golden::"])
         .args(args)
         .args([Path::new("--report"), report])
         .env("PROMPT_TESTER_LOCAL_BASE_URL", url)

@@ -63,6 +63,28 @@ pub enum TrialKind {
     Skip(String),
     /// Fail with this message (a broken suite file).
     Broken(String),
+    /// Decide when the trial runs (a dataset row, built only then).
+    Lazy(Box<dyn FnOnce() -> TrialKind + Send>),
+}
+
+/// Runs a trial of `kind` named `name`.
+fn run_kind(
+    kind: TrialKind,
+    name: String,
+    case: Option<case::CaseInfo>,
+) -> Result<Completion, Failed> {
+    match kind {
+        TrialKind::Plan(build) => trial::execute(build()),
+        TrialKind::Skip(reason) => {
+            record::push_unrun(name, record::Status::Ignored, &reason, case);
+            Ok(Completion::ignored_with(reason))
+        }
+        TrialKind::Broken(message) => {
+            record::push_unrun(name, record::Status::Failed, &message, case);
+            Err(Failed::from(message))
+        }
+        TrialKind::Lazy(decide) => run_kind(decide(), name, case),
+    }
 }
 
 impl Harness {
@@ -189,17 +211,10 @@ impl Harness {
                     _ if covered => Trial::ignorable_test(def.name, || {
                         Ok(Completion::ignored_with("covered by the aggregate trial"))
                     }),
-                    TrialKind::Plan(build) => {
-                        Trial::ignorable_test(def.name, move || trial::execute(build()))
+                    kind @ TrialKind::Broken(_) => {
+                        Trial::test(def.name, move || run_kind(kind, name, case).map(drop))
                     }
-                    TrialKind::Skip(reason) => Trial::ignorable_test(def.name, move || {
-                        record::push_unrun(name, record::Status::Ignored, &reason, case);
-                        Ok(Completion::ignored_with(reason))
-                    }),
-                    TrialKind::Broken(message) => Trial::test(def.name, move || {
-                        record::push_unrun(name, record::Status::Failed, &message, case);
-                        Err(Failed::from(message))
-                    }),
+                    kind => Trial::ignorable_test(def.name, move || run_kind(kind, name, case)),
                 };
                 trial.with_ignored_flag(ignored)
             })
@@ -518,6 +533,7 @@ fn suite_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tr
                 });
             }
             suite::Item::Skipped { .. } => {}
+            suite::Item::Row(row) => defs.extend(row_trials(config, mode, *row, exact)),
             suite::Item::Broken {
                 name,
                 message,
@@ -561,6 +577,41 @@ fn case_trials(
                 trial: trial_name,
                 only_run,
                 case,
+            }))
+        },
+    )
+}
+
+/// The trials of a dataset row: its case is built when one of them runs.
+fn row_trials(
+    config: &Config,
+    mode: CassetteMode,
+    row: suite::LazyRow,
+    exact: Option<&str>,
+) -> Vec<TrialDef> {
+    let unrecordable = statically_unavailable(
+        config,
+        mode,
+        row.provider.as_deref(),
+        &row.cassette,
+        row.live_only,
+    );
+    let build = row.build;
+    trials_with_runs(
+        &row.name,
+        row.runs,
+        exact,
+        unrecordable,
+        Some(row.info),
+        |trial_name, only_run| {
+            let build = build.clone();
+            TrialKind::Lazy(Box::new(move || match build() {
+                Ok(case) => TrialKind::Plan(Box::new(move || Plan {
+                    trial: trial_name,
+                    only_run,
+                    case,
+                })),
+                Err(message) => TrialKind::Broken(message),
             }))
         },
     )

@@ -6,7 +6,10 @@
 //! The format is documented in `docs/suites.md`.
 
 pub mod assert;
+pub mod dataset;
 pub mod parse;
+pub mod rows;
+pub mod template;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,6 +56,8 @@ pub enum Item {
         /// The case.
         info: CaseInfo,
     },
+    /// A dataset row, built into its case only when a trial of it runs.
+    Row(Box<LazyRow>),
     /// A failing trial with this message.
     Broken {
         /// The trial name.
@@ -62,6 +67,26 @@ pub enum Item {
         /// The suite file it stands for, if any.
         info: Option<CaseInfo>,
     },
+}
+
+/// A dataset row as the harness lists it: what its trials need up front (name, runs, subject, cassette)
+/// is the suite's, so listing thousands of rows reads none of their assertions or placeholders; the
+/// case itself, or the message of a malformed row, is built once, when its first trial runs.
+pub struct LazyRow {
+    /// The trial name.
+    pub name: String,
+    /// The row, for the reports.
+    pub info: CaseInfo,
+    /// Samples per row (the suite's `runs`).
+    pub runs: u32,
+    /// The provider the suite names (else `[defaults]`), for the nextest pre-check.
+    pub provider: Option<String>,
+    /// The suite's cassette.
+    pub cassette: String,
+    /// The suite's `live_only`.
+    pub live_only: bool,
+    /// The case, or the failing trial's message; built on first use.
+    pub build: Arc<dyn Fn() -> Result<Arc<Case>, String> + Send + Sync>,
 }
 
 /// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
@@ -103,7 +128,7 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
         }
         let file = same[0];
         match load(file) {
-            Ok(suite) => items.extend(suite_items(config, &suite, exact)),
+            Ok(suite) => items.extend(suite_items(config, Arc::new(suite), exact)),
             Err(message) => items.push(broken(error_trial, message, Some(broken_case(file)))),
         }
     }
@@ -204,7 +229,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
 }
 
 /// The items of a parsed suite (with `exact`, only the requested one, resolved for its trial).
-fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item> {
+fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<Item> {
     let mut items = Vec::new();
     for case in &suite.cases {
         let name = format!("{}::{}", suite.info.name, case.name);
@@ -223,19 +248,77 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
                 reason: reason.clone(),
                 info,
             },
-            None => Item::Case(Box::new(resolve(config, suite, case, name, info))),
+            None => Item::Case(Box::new(resolve(config, &suite, case, name, info, None))),
         });
+    }
+    let Some(rows) = &suite.rows else {
+        return items;
+    };
+    let config = Arc::new(config.clone());
+    for (index, row) in rows.dataset.rows.iter().enumerate() {
+        let name = format!("{}::{}", suite.info.name, row.name);
+        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+            continue;
+        }
+        let info = CaseInfo {
+            suite: suite.info.clone(),
+            case: row.name.clone(),
+            category: row.category.clone(),
+        };
+        // A skipped row makes no call: it may lack inputs, but not be unreadable.
+        if let Some(reason) = row.skip.as_ref().filter(|_| row.problems.is_empty()) {
+            items.push(Item::Skipped {
+                name,
+                reason: reason.clone(),
+                info,
+            });
+            continue;
+        }
+        let built = Arc::new(std::sync::OnceLock::new());
+        let (suite_, config_, trial, row_info) =
+            (suite.clone(), config.clone(), name.clone(), info.clone());
+        let build = move || {
+            built
+                .get_or_init(|| {
+                    let rows = suite_.rows.as_ref().expect("a row's suite has rows");
+                    let row = &rows.dataset.rows[index];
+                    let file = Some(rows.dataset.file.as_str());
+                    rows.case(row).map(|case| {
+                        Arc::new(resolve(
+                            &config_,
+                            &suite_,
+                            &case,
+                            trial.clone(),
+                            row_info.clone(),
+                            file,
+                        ))
+                    })
+                })
+                .clone()
+        };
+        let call = rows.settings.request.call.over(&config.defaults);
+        items.push(Item::Row(Box::new(LazyRow {
+            name,
+            info,
+            runs: rows.settings.runs.unwrap_or(1),
+            provider: call.provider,
+            cassette: suite.info.name.clone(),
+            live_only: rows.settings.live_only.unwrap_or(false),
+            build: Arc::new(build),
+        })));
     }
     items
 }
 
 /// A suite case as a [`Case`]: the suite's settings under the case's, `[defaults]` under both.
+/// `dataset` is the file of a row (its warnings name the file, once for all its rows).
 fn resolve(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
     name: String,
     info: CaseInfo,
+    dataset: Option<&str>,
 ) -> Case {
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
@@ -250,7 +333,11 @@ fn resolve(
             crate::config::CONFIG_FILE
         )
     });
-    let warnings = warnings(config, suite, case, &name, &request);
+    let who = dataset.map_or_else(
+        || format!("case `{name}`"),
+        |file| format!("rows of {file}"),
+    );
+    let warnings = warnings(config, suite, case, &who, &request);
     let asserts = Arc::new(case.asserts.clone());
     let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
@@ -282,14 +369,14 @@ fn warnings(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
-    name: &str,
+    who: &str,
     request: &RequestTemplate,
 ) -> Vec<String> {
     let s = &case.settings;
     let mut warnings = Vec::new();
     if !case.unused_inputs.is_empty() {
         warnings.push(format!(
-            "case `{name}`: input(s) {} match no placeholder of the prompt and are not sent",
+            "{who}: input(s) {} match no placeholder of the prompt and are not sent",
             case.unused_inputs
                 .iter()
                 .map(|i| format!("`{i}`"))
@@ -299,7 +386,7 @@ fn warnings(
     }
     if case.asserts.is_empty() {
         warnings.push(format!(
-            "case `{name}` has no assertions: it passes whenever the model answers; add `assert = [...]` in {}",
+            "{who}: no assertions: it passes whenever the model answers; add `assert = [...]` in {}",
             suite.info.file
         ));
     }
@@ -310,7 +397,7 @@ fn warnings(
             .any(|a| matches!(a.check, Check::ToolCalled { .. }))
     {
         warnings.push(format!(
-            "case `{name}` asserts `tool_called` but declares no tools: add `tools = [{{ name = \"...\", ... }}]` \
+            "{who}: asserts `tool_called` but declares no tools: add `tools = [{{ name = \"...\", ... }}]` \
              to {} (at the top, or in the case)",
             suite.info.file
         ));
@@ -324,7 +411,7 @@ fn warnings(
                 .any(|a| matches!(a.check, Check::MaxCost(_)))
         {
             warnings.push(format!(
-                "case `{name}`: max_cost passes without a check: the price of {model} is unknown (add \
+                "{who}: max_cost passes without a check: the price of {model} is unknown (add \
                  [prices.\"{model}\"] to {}, or `free = true` to [providers.{provider}] if it is self-hosted)",
                 crate::config::CONFIG_FILE
             ));

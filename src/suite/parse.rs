@@ -9,9 +9,12 @@ use std::path::Path;
 
 use toml::de::{DeTable, DeValue};
 
-use super::assert::{self, Assertion};
+use super::assert::Assertion;
+use super::dataset::{self, Format, Row, RowProblem};
+use super::rows::Rows;
+use super::template::{self, EXPECTED, Pending, Source};
 use crate::case::SuiteInfo;
-use crate::spanned::{Problem, Reader, Report, found, scalar_text, string, unknown_key};
+use crate::spanned::{Node, Problem, Reader, Report, found, scalar_text, string, unknown_key};
 
 mod settings;
 
@@ -44,12 +47,15 @@ pub struct Suite {
     pub info: SuiteInfo,
     /// The prompt template.
     pub prompt: String,
-    /// The cases, in file order.
+    /// The inline cases, in file order.
     pub cases: Vec<Case>,
+    /// The rows of `cases_file`, after the inline cases.
+    pub rows: Option<Rows>,
 }
 
-const SUITE_KEYS: [&str; 7] = [
+const SUITE_KEYS: [&str; 8] = [
     "prompt",
+    "cases_file",
     "prompt_id",
     "prompt_version",
     "dataset_version",
@@ -57,9 +63,10 @@ const SUITE_KEYS: [&str; 7] = [
     "assert",
     "cases",
 ];
-const CASE_KEYS: [&str; 6] = [
+const CASE_KEYS: [&str; 7] = [
     "name",
     "category",
+    "expected",
     "description",
     "inputs",
     "assert",
@@ -124,18 +131,31 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     let dataset_version = text_of("dataset_version");
     // A description is for readers of the file; it only has to be text.
     let _ = text_of("description");
+    let src = Source { file, dir };
+    let placeholders = prompt
+        .as_deref()
+        .map(crate::render::placeholders)
+        .unwrap_or_default();
+    // A suite assertion's placeholders are the prompt's inputs and `expected`.
+    let known: Vec<String> = placeholders
+        .iter()
+        .cloned()
+        .chain([EXPECTED.to_string()])
+        .collect();
     let suite_asserts = match table.get("assert") {
-        Some(node) => assert::parse_list(&mut r, node, "assert"),
+        Some(node) => template::read_list(&mut r, node, "assert", &known, src),
         None => Vec::new(),
     };
 
     let mut cases = Vec::new();
     match table.get("cases") {
+        None if table.get("cases_file").is_some() => {}
         None => r.problem(
             0..0,
             "cases",
             "the suite has no cases",
-            "add at least one case: `[[cases]]` then `name = \"...\"`, `inputs = { ... }` and `assert = [ ... ]`",
+            "add at least one case: `[[cases]]` then `name = \"...\"`, `inputs = { ... }` and `assert = [ ... ]`, \
+             or `cases_file = \"golden/cases.jsonl\"`",
         ),
         Some(node) => match node.get_ref() {
             DeValue::Array(items) => {
@@ -146,7 +166,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                         r.mismatch(item, &path, "a table", "write each case as a `[[cases]]` table");
                         continue;
                     };
-                    if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, prompt.as_deref()) {
+                    if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, prompt.as_deref(), src) {
                         if !names.insert(case.name.clone()) {
                             let span = case_table.get("name").map_or(item.span(), |n| n.span());
                             r.problem(span, &format!("{path}.name"), format!("a case named `{}` already exists in this suite", case.name), "give every case a distinct name");
@@ -160,6 +180,38 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             }
         },
     }
+
+    let rows = table.get("cases_file").and_then(|node| {
+        let mut dataset = cases_file(&mut r, node, file, dir)?;
+        let mut names: BTreeSet<String> = cases.iter().map(|c: &Case| c.name.clone()).collect();
+        for row in &mut dataset.rows {
+            if !names.insert(row.name.clone()) {
+                row.problems.push(RowProblem::new(
+                    "",
+                    format!("a case named `{}` already exists in this suite", row.name),
+                    "give every case and row a distinct name",
+                ));
+                row.name = Row::line_name(row.line);
+                names.insert(row.name.clone());
+            }
+        }
+        if dataset.rows.is_empty() && cases.is_empty() {
+            r.problem(
+                node.span(),
+                "cases_file",
+                format!("{} has no rows", dataset.file),
+                "add rows to the file, or `[[cases]]` to the suite",
+            );
+        }
+        Some(Rows {
+            dataset,
+            settings: suite_settings.clone(),
+            asserts: suite_asserts.clone(),
+            placeholders,
+            suite_file: file.to_string(),
+            dir: dir.to_path_buf(),
+        })
+    });
 
     if !r.problems.is_empty() {
         let mut problems = r.problems;
@@ -180,10 +232,12 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             file: file.to_string(),
             prompt_id,
             prompt_version,
-            dataset_version,
+            dataset_version: dataset_version
+                .or_else(|| rows.as_ref().map(|r| r.dataset.version.clone())),
         },
         prompt: prompt.unwrap_or_default(),
         cases,
+        rows,
     })
 }
 
@@ -237,8 +291,9 @@ fn case(
     span: Range<usize>,
     path: &str,
     suite: &Settings,
-    suite_asserts: &[Assertion],
+    suite_asserts: &[Pending],
     prompt: Option<&str>,
+    src: Source<'_>,
 ) -> Option<Case> {
     let problems_before = r.problems.len();
     unknown_keys(r, table, &CASE_KEYS, &format!("{path}."), "in a case");
@@ -255,11 +310,11 @@ fn case(
         Some(node) => {
             let name = string(r, node, &format!("{path}.name"), "\"mentions_the_product\"");
             match name {
-                Some(n) if n.trim().is_empty() || n.contains("::") || n.trim() != n => {
+                Some(n) if let Some(why) = dataset::name_problem(&n) => {
                     r.problem(
                         node.span(),
                         &format!("{path}.name"),
-                        format!("{n:?} is not a usable case name"),
+                        format!("{n:?} is not a usable case name: {why}"),
                         "use a non-empty name without `::` and without leading or trailing spaces",
                     );
                     None
@@ -274,6 +329,18 @@ fn case(
     if let Some(node) = table.get("description") {
         string(r, node, &format!("{path}.description"), "\"...\"");
     }
+    let expected = table.get(EXPECTED).and_then(|node| {
+        let text = scalar_text(node.get_ref());
+        if text.is_none() {
+            r.mismatch(
+                node,
+                &format!("{path}.{EXPECTED}"),
+                "a string",
+                "write `expected = \"the answer\"`",
+            );
+        }
+        text
+    });
     let skip = match table.get("skip") {
         None => None,
         Some(node) => match node.get_ref() {
@@ -320,10 +387,34 @@ fn case(
             }
         }
     }
-    let mut asserts: Vec<Assertion> = suite_asserts.to_vec();
+    let vars = template::vars(expected.as_deref(), &inputs);
+    let mut pending: Vec<Pending> = suite_asserts.to_vec();
     if let Some(node) = table.get("assert") {
-        asserts.extend(assert::parse_list(r, node, &format!("{path}.assert")));
+        let known: Vec<String> = vars.iter().map(|(k, _)| k.clone()).collect();
+        pending.extend(template::read_list(
+            r,
+            node,
+            &format!("{path}.assert"),
+            &known,
+            src,
+        ));
     }
+    let asserts: Vec<Assertion> = if r.problems.len() > problems_before {
+        Vec::new()
+    } else {
+        template::instantiate(&pending, &vars, src).unwrap_or_else(|found| {
+            let at = table.get("name").map_or(span.clone(), |n| n.span());
+            for p in found {
+                r.problem(
+                    at.clone(),
+                    path,
+                    format!("`{}`: {}", p.key, p.message),
+                    p.fix,
+                );
+            }
+            Vec::new()
+        })
+    };
     let settings = settings(r, table, path).over(suite);
 
     let mut unused_inputs = Vec::new();
@@ -346,9 +437,10 @@ fn case(
                 }
             }
         }
+        let used: Vec<&str> = template::names_used(&pending).collect();
         unused_inputs = inputs
             .iter()
-            .filter(|(k, _)| !placeholders.contains(k))
+            .filter(|(k, _)| !placeholders.contains(k) && !used.contains(&k.as_str()))
             .map(|(k, _)| k.clone())
             .collect();
     }
@@ -364,6 +456,66 @@ fn case(
         settings,
         unused_inputs,
     })
+}
+
+/// Reads the dataset `cases_file` names (relative to the suite); a problem with the file as a whole is
+/// the suite's.
+fn cases_file(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    file: &str,
+    dir: &Path,
+) -> Option<dataset::Dataset> {
+    let relative = string(r, node, "cases_file", "\"golden/cases.jsonl\"")?;
+    let Some(format) = Format::of(&relative) else {
+        r.problem(
+            node.span(),
+            "cases_file",
+            format!("`{relative}` is neither JSON Lines nor CSV"),
+            "name a `.jsonl` file (one JSON object per line) or a `.csv` file (with a header row)",
+        );
+        return None;
+    };
+    // Shown like the suite file: relative to the crate root.
+    let shown = match Path::new(file).parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => {
+            format!("{}/{relative}", parent.to_string_lossy())
+        }
+        _ => relative.clone(),
+    };
+    let path = dir.join(&relative);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "not found".to_string()
+            } else {
+                e.to_string()
+            };
+            r.problem(
+                node.span(),
+                "cases_file",
+                format!(
+                    "dataset file `{relative}` {why} (looked for {})",
+                    path.display()
+                ),
+                "create the file, or correct the path (relative to the suite file)",
+            );
+            return None;
+        }
+    };
+    match dataset::read(format, &shown, &bytes) {
+        Ok(dataset) => Some(dataset),
+        Err(p) => {
+            r.problem(
+                node.span(),
+                "cases_file",
+                format!("{shown}:{}: {}", p.line, p.message),
+                p.fix,
+            );
+            None
+        }
+    }
 }
 
 #[cfg(test)]

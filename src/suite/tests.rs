@@ -435,3 +435,182 @@ fn similar_is_not_compared_when_the_case_fails_anyway() {
         other => panic!("a failure expected, got {other:?}"),
     }
 }
+
+#[test]
+fn expected_and_inputs_fill_assertion_values_per_case() {
+    let suite = parsed(
+        r#"
+prompt = "Capital of {country}?"
+assert = [{ equals = "{expected}" }, { regex = '^{expected}\.?$' }, { contains = "{unknown} {}" }]
+
+[[cases]]
+name = "a"
+expected = "St. Louis (MO)"
+inputs = { country = "France", city = "Paris" }
+assert = [{ judge = "It names {city}, the capital of {country}." }]
+"#,
+        Path::new("/nonexistent"),
+    )
+    .unwrap();
+    let case = &suite.cases[0];
+    let checks: Vec<String> = case
+        .asserts
+        .iter()
+        .map(|a| match &a.check {
+            Check::Equals(s) | Check::Judge(s) => s.clone(),
+            Check::Contains(v) => v.join("|"),
+            Check::Regex(r) => r[0].as_str().to_string(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        [
+            "St. Louis (MO)",
+            r"^St\. Louis \(MO\)\.?$",
+            "{unknown} {}",
+            "It names Paris, the capital of France."
+        ]
+    );
+    // Where each is written, as without placeholders.
+    let at: Vec<&str> = case.asserts.iter().map(|a| a.at.as_str()).collect();
+    assert_eq!(
+        at,
+        [
+            format!("{FILE}:3"),
+            format!("{FILE}:3"),
+            format!("{FILE}:3"),
+            format!("{FILE}:9")
+        ]
+    );
+    // `city` is used by an assertion: not an unused input.
+    assert!(case.unused_inputs.is_empty(), "{:?}", case.unused_inputs);
+    assert!(check_sync(&case.asserts[1].check, &run("St. Louis (MO).")).passed);
+}
+
+#[test]
+fn a_placeholder_assertion_is_checked_in_the_suite_and_per_case() {
+    // A kind typo in an assertion with placeholders is the suite file's problem, located as usual.
+    let report = problems(
+        "prompt = \"Hi {x}\"\nassert = [{ containz = \"{expected}\" }]\n[[cases]]\nname = \"a\"\nexpected = \"b\"\ninputs = { x = \"1\" }\n",
+    );
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:2:11: `assert[0].containz`: unknown assertion `containz`"
+        ),
+        "{report}"
+    );
+    // {expected} in a case that sets none.
+    let report = problems(
+        "prompt = \"Hi\"\nassert = [{ equals = \"{expected}\" }]\n[[cases]]\nname = \"a\"\n",
+    );
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:4:8: `cases[0]`: `assert[0]`: the assertion at prompt-tests/s.evals.toml:2 uses \
+             {expected}, but the case has no `expected` value"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("fix: give the case `expected = \"...\"`"),
+        "{report}"
+    );
+}
+
+/// A suite with `cases_file` in a directory of its own: the suite, then each row's case or message.
+fn rows_of(
+    name: &str,
+    suite: &str,
+    file: &str,
+    data: &str,
+) -> Vec<Result<super::parse::Case, String>> {
+    let dir = std::env::temp_dir().join(format!("pt-rows-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(file), data).unwrap();
+    let suite = parsed(suite, &dir).unwrap();
+    let rows = suite.rows.as_ref().expect("the suite has rows");
+    rows.dataset.rows.iter().map(|row| rows.case(row)).collect()
+}
+
+#[test]
+fn a_row_with_problems_is_its_own_failure_located_by_line() {
+    let suite =
+        "prompt = \"Q {q}\"\ncases_file = \"d.jsonl\"\nassert = [{ equals = \"{expected}\" }]\n";
+    let data = "{\"id\": \"ok\", \"q\": \"1\", \"expected\": \"a\", \"assert\": [{\"contains\": \"{q}\"}]}\n\
+                {\"id\": \"obj\", \"q\": {\"x\": 1}, \"expected\": \"a\"}\n\
+                {\"id\": \"bad_assert\", \"q\": \"1\", \"expected\": \"a\", \"assert\": \"contains\"}\n\
+                {\"id\": \"null\", \"q\": \"1\", \"expected\": \"a\", \"assert\": [{\"contains\": null}]}\n\
+                {\"id\": \"no_expected\", \"q\": \"1\"}\n\
+                {\"id\": \"both\", \"name\": \"x\", \"q\": \"1\"}\n\
+                {\"id\": \"weight\", \"q\": \"1\", \"expected\": \"a\", \"assert\": [{\"max_words\": 3, \"weight\": -1}]}\n";
+    let rows = rows_of("problems", suite, "d.jsonl", data);
+    let ok = rows[0].as_ref().unwrap();
+    let kinds: Vec<String> = ok
+        .asserts
+        .iter()
+        .map(|a| format!("{:?}@{}", a.check, a.at))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            format!("equals@{FILE}:3"),
+            "contains@prompt-tests/d.jsonl:1".to_string()
+        ]
+    );
+    assert!(check_sync(&ok.asserts[1].check, &run("Q1 1")).passed);
+    let message = |i: usize| rows[i].as_ref().expect_err("a problem").clone();
+    for (i, expected) in [
+        (
+            1,
+            "prompt-tests/d.jsonl:2: `q`: expected a string, found an object\n  fix: write the value as text",
+        ),
+        (
+            2,
+            "prompt-tests/d.jsonl:3: `assert`: expected an array of assertions, found a string",
+        ),
+        (
+            3,
+            "prompt-tests/d.jsonl:4: `assert[0].contains`: null is not a value an assertion takes",
+        ),
+        (
+            4,
+            "prompt-tests/d.jsonl:5: `assert[0]`: the assertion at prompt-tests/s.evals.toml:3 uses {expected}, but \
+             the case has no `expected` value",
+        ),
+        (
+            5,
+            "row `line_6` of prompt-tests/d.jsonl (line 6) has 1 problem; it did not run:\nprompt-tests/d.jsonl:6: `id`: the row has both `name` and `id`",
+        ),
+        (
+            6,
+            "prompt-tests/d.jsonl:7: `assert[0].weight`: -1 is out of range",
+        ),
+    ] {
+        assert!(
+            message(i).contains(expected),
+            "{expected:?} not in\n{}",
+            message(i)
+        );
+    }
+}
+
+#[test]
+fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
+    let dir = std::env::temp_dir().join(format!("pt-rows-{}-empty", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("d.jsonl"), "{\"dataset_version\": \"1\"}\n\n").unwrap();
+    let report = parsed("prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n", &dir).unwrap_err();
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:2:14: `cases_file`: prompt-tests/d.jsonl has no rows"
+        ),
+        "{report}"
+    );
+    // Beside inline cases, an empty file is fine.
+    let suite = parsed(
+        "prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n[[cases]]\nname = \"a\"\n",
+        &dir,
+    )
+    .unwrap();
+    assert_eq!(suite.info.dataset_version.as_deref(), Some("1"));
+}

@@ -18,5 +18,5 @@ pub use evaluate::evaluate;
 #[cfg(test)]
 pub(crate) use evaluate::similar_verdict;
 pub use kinds::{Assertion, Check};
-pub(crate) use read::parse_list;
+pub(crate) use read::{parse_list, parse_one};
 pub use registry::{BUILT_IN, CustomAssertion, registry_conflicts};

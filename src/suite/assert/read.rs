@@ -29,7 +29,8 @@ pub(crate) fn parse_list(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Vec
     }
 }
 
-fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertion> {
+/// Parses one assertion table (`path` is its key path).
+pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertion> {
     let DeValue::Table(table) = node.get_ref() else {
         r.mismatch(
             node,

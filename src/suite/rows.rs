@@ -1,0 +1,92 @@
+//! A dataset row as a suite case, built only for a row whose trial is wanted: its placeholders are
+//! checked and its assertions (the suite's, then its own) filled in here, not when the file is read.
+
+use std::path::PathBuf;
+
+use super::dataset::{Dataset, Row, RowProblem, row_report};
+use super::parse::{Case, Settings};
+use super::template::{self, Pending, Source};
+
+/// A suite's `cases_file` and what its rows share.
+#[derive(Debug)]
+pub struct Rows {
+    /// The rows.
+    pub dataset: Dataset,
+    /// The suite's settings (a row has none of its own).
+    pub settings: Settings,
+    /// The suite's assertions, checked on every row before its own.
+    pub asserts: Vec<Pending>,
+    /// The prompt's placeholders: each needs an input.
+    pub placeholders: Vec<String>,
+    /// The suite file as shown, and its directory (schema files are relative to it).
+    pub suite_file: String,
+    /// The suite's directory.
+    pub dir: PathBuf,
+}
+
+impl Rows {
+    /// The case of `row`, or the failing trial's message.
+    pub fn case(&self, row: &Row) -> Result<Case, String> {
+        let file = &self.dataset.file;
+        if !row.problems.is_empty() {
+            return Err(row_report(file, row, &row.problems));
+        }
+        let mut problems = Vec::new();
+        for p in &self.placeholders {
+            if !row.inputs.iter().any(|(k, _)| k == p) {
+                problems.push(RowProblem::new(
+                    "",
+                    format!("no input `{p}` for the placeholder {{{p}}} of the prompt"),
+                    format!("add a `{p}` column (CSV) or key (JSON Lines) with this row's value"),
+                ));
+            }
+        }
+        let mut pending = self.asserts.clone();
+        let at = format!("{file}:{}", row.line);
+        if let Some(json) = &row.asserts {
+            match template::json_to_toml(json, "assert") {
+                Ok(value) => pending.extend(template::row_templates(&value, &at)),
+                Err(path) => problems.push(RowProblem::new(
+                    format!("`{path}`"),
+                    "null is not a value an assertion takes",
+                    "remove it, or write the value (a string, number, boolean, array or object)",
+                )),
+            }
+        }
+        let vars = template::vars(row.expected.as_deref(), &row.inputs);
+        let src = Source {
+            file: &self.suite_file,
+            dir: &self.dir,
+        };
+        let asserts = match template::instantiate(&pending, &vars, src) {
+            Ok(asserts) => asserts,
+            Err(found) => {
+                problems.extend(
+                    found
+                        .into_iter()
+                        .map(|p| RowProblem::new(format!("`{}`", p.key), p.message, p.fix)),
+                );
+                Vec::new()
+            }
+        };
+        if !problems.is_empty() {
+            return Err(row_report(file, row, &problems));
+        }
+        let used: Vec<&str> = template::names_used(&pending).collect();
+        let unused_inputs = row
+            .inputs
+            .iter()
+            .filter(|(k, _)| !self.placeholders.contains(k) && !used.contains(&k.as_str()))
+            .map(|(k, _)| k.clone())
+            .collect();
+        Ok(Case {
+            name: row.name.clone(),
+            category: row.category.clone(),
+            inputs: row.inputs.clone(),
+            asserts,
+            skip: None,
+            settings: self.settings.clone(),
+            unused_inputs,
+        })
+    }
+}
