@@ -44,7 +44,10 @@ fn run(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Run {
         "--skip",
         "executor_",
     ]);
-    scratch.run_example(FIXTURE, &argv, env)
+    // Built here: `cargo test --test baseline` alone does not rebuild the examples.
+    let fixture =
+        child::fresh_example_binary(FIXTURE, std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    scratch.child(fixture).args(&argv).envs(env).run()
 }
 
 fn line_with<'a>(run: &'a str, text: &str) -> &'a str {
@@ -167,6 +170,21 @@ fn a_missing_baseline_or_a_bad_value_is_an_error_before_any_trial_runs() {
 #[test]
 fn the_examples_against_their_committed_baseline_show_no_significant_change() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    // `cargo test --test baseline` alone does not build the `prompts` target: an old build would test
+    // old code.
+    let built = child::cargo()
+        .args([
+            "test",
+            "--quiet",
+            "--no-run",
+            "--test",
+            "prompts",
+            "--manifest-path",
+        ])
+        .arg(root.join("Cargo.toml"))
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "cargo test --no-run --test prompts failed");
     let run = Child::new(child::test_binary("prompts"))
         .root(root)
         .args([
