@@ -148,6 +148,9 @@ pub struct JsonReport {
     pub tests: Vec<TrialRecord>,
     /// Totals over every trial.
     pub totals: Totals,
+    /// The model / prompt-variant matrix, when a trial sits in one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<super::matrix::Matrix>,
 }
 
 /// One suite, in the golden-dataset shape.
@@ -326,6 +329,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         suites: suites.into_values().collect(),
         tests,
         totals,
+        matrix: super::matrix::compute(records),
     }
 }
 
