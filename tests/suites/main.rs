@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 mod assertions;
 mod judge;
+mod matrix;
 mod parsing;
 mod reports;
 mod running;
