@@ -361,7 +361,8 @@ impl HarnessFlags {
                 "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
                 "--subject" => {
-                    let value = inline.or_else(|| iter.next());
+                    // A flag after it means the model was left out.
+                    let value = inline.or_else(|| iter.next()).filter(|v| !v.starts_with("--"));
                     flags.subject = Some(value.ok_or("--subject needs a model: --subject provider/model")?);
                 }
                 _ => rest.push(arg),
