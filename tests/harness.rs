@@ -556,11 +556,12 @@ fn models_called(server: &prompt_tester_testkit::FakeProvider) -> Vec<String> {
 fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
     let scratch = Scratch::new("harness", "matrix");
     let list = scratch.run_example(FIXTURE, &["--list", "matrix::"], &[]);
-    let names: Vec<&str> = list
-        .stdout()
+    let stdout = list.stdout();
+    let mut names: Vec<&str> = stdout
         .lines()
         .map(|l| l.trim_end_matches(": test"))
         .collect();
+    names.sort();
     assert_eq!(
         names,
         [
