@@ -49,6 +49,9 @@ mod tests {
             rerun("s::c[fake/a|v1]"),
             "cargo test --test prompts -- --exact 's::c[fake/a|v1]'"
         );
-        assert_eq!(rerun("it's"), r"cargo test --test prompts -- --exact 'it'\''s'");
+        assert_eq!(
+            rerun("it's"),
+            r"cargo test --test prompts -- --exact 'it'\''s'"
+        );
     }
 }

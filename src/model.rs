@@ -318,7 +318,10 @@ mod tests {
     #[test]
     fn subjects_split_at_the_first_slash() {
         let s: Subject = "local/org/SmolLM2-135M".parse().unwrap();
-        assert_eq!((s.provider.as_str(), s.model.as_str()), ("local", "org/SmolLM2-135M"));
+        assert_eq!(
+            (s.provider.as_str(), s.model.as_str()),
+            ("local", "org/SmolLM2-135M")
+        );
         assert_eq!(s.to_string(), "local/org/SmolLM2-135M");
         for (bad, problem) in [
             ("claude-haiku-4-5", "there is no `/`"),

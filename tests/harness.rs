@@ -629,7 +629,9 @@ fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
     );
     assert_eq!(
         models_called(&server),
-        ["fake-a", "fake-a", "fake-a", "fake-a", "fake-b", "fake-b", "fake-b"]
+        [
+            "fake-a", "fake-a", "fake-a", "fake-a", "fake-b", "fake-b", "fake-b"
+        ]
     );
 }
 
@@ -671,5 +673,9 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
     assert_eq!(run.outcome("matrix::fake_capital"), "ok");
     assert_eq!(run.outcome("nested::fake_colour"), "ok");
     assert_eq!(models_called(&server), ["fake-c", "fake-c", "fake-c"]);
-    assert!(!run.stderr().contains("prompt-tester matrix"), "{}", run.stderr());
+    assert!(
+        !run.stderr().contains("prompt-tester matrix"),
+        "{}",
+        run.stderr()
+    );
 }

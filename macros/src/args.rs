@@ -461,7 +461,10 @@ fn subject_models(expr: Expr, errors: &mut Errors) -> Option<Expr> {
         }) = elem
         else {
             if let Expr::Lit(_) = elem {
-                errors.at(elem, "each entry of `subject_models` is a string: \"provider/model\"");
+                errors.at(
+                    elem,
+                    "each entry of `subject_models` is a string: \"provider/model\"",
+                );
                 problem = true;
             }
             continue;
@@ -481,7 +484,10 @@ fn subject_models(expr: Expr, errors: &mut Errors) -> Option<Expr> {
             );
             problem = true;
         } else if seen.contains(&value) {
-            errors.at(s, format!("\"{value}\" is listed twice in `subject_models`; keep one"));
+            errors.at(
+                s,
+                format!("\"{value}\" is listed twice in `subject_models`; keep one"),
+            );
             problem = true;
         }
         seen.push(value);
@@ -700,14 +706,27 @@ mod tests {
         assert!(errors[4].contains("is a string"));
         for (attr, expected) in [
             (
-                quote::quote!(target_prompt = "x", subject_models = ["a/b"], subject_provider = "a"),
+                quote::quote!(
+                    target_prompt = "x",
+                    subject_models = ["a/b"],
+                    subject_provider = "a"
+                ),
                 "`subject_models` and `subject_provider` cannot be combined",
             ),
-            (quote::quote!(target_prompt = "x", subject_models = []), "is empty"),
-            (quote::quote!(target_prompt = "x", subject_models = "a/b"), "expects a list"),
+            (
+                quote::quote!(target_prompt = "x", subject_models = []),
+                "is empty",
+            ),
+            (
+                quote::quote!(target_prompt = "x", subject_models = "a/b"),
+                "expects a list",
+            ),
         ] {
             let errors = errors_of(attr);
-            assert!(errors.len() == 1 && errors[0].contains(expected), "{errors:?}");
+            assert!(
+                errors.len() == 1 && errors[0].contains(expected),
+                "{errors:?}"
+            );
         }
         assert!(errors_of(quote::quote!(target_prompt = "x", subject_models = MODELS)).is_empty());
     }

@@ -157,7 +157,9 @@ pub fn compute(records: &[TrialRecord]) -> Option<Matrix> {
         ) else {
             continue;
         };
-        grid[row][col].get_or_insert_with(CellStats::default).add(&stats);
+        grid[row][col]
+            .get_or_insert_with(CellStats::default)
+            .add(&stats);
         totals[col].add(&stats);
     }
     Some(Matrix {
@@ -231,7 +233,13 @@ pub fn render(records: &[TrialRecord]) -> String {
             .collect(),
     );
     let widths: Vec<usize> = (0..lines[0].len())
-        .map(|i| lines.iter().map(|l| l[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::from(
         "\nprompt-tester matrix: runs passed, pass rate [95% interval], cost, mean latency\n",
@@ -321,13 +329,19 @@ mod tests {
         let names: Vec<&str> = m.rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["s::a", "s::b"]);
         let a = m.rows[0].cells[0].unwrap();
-        assert_eq!((a.runs_passed, a.runs_total, a.pass_rate()), (3, 4, Some(0.75)));
+        assert_eq!(
+            (a.runs_passed, a.runs_total, a.pass_rate()),
+            (3, 4, Some(0.75))
+        );
         let total = m.columns[0].total;
         assert_eq!((total.runs_passed, total.runs_total), (4, 5));
         assert!((total.cost_usd().unwrap() - 0.005).abs() < 1e-12);
         assert_eq!(total.mean_latency_s(), Some(0.5));
         let i = total.interval().unwrap();
-        assert!((i.low - 0.3755).abs() < 1e-3 && (i.high - 0.9638).abs() < 1e-3, "{i:?}");
+        assert!(
+            (i.low - 0.3755).abs() < 1e-3 && (i.high - 0.9638).abs() < 1e-3,
+            "{i:?}"
+        );
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["columns"][1]["model"], "fake/b");
         assert_eq!(json["columns"][1]["prompt"], "v1");
@@ -340,7 +354,10 @@ mod tests {
     fn ignored_trials_add_nothing_and_an_empty_cell_shows_a_dash() {
         let mut ignored = record("s::c[fake/b|v1]", "s::c", ("fake/b", "v1"), 0, 1);
         ignored.status = Status::Ignored;
-        let records = [record("s::c[fake/a|v1]", "s::c", ("fake/a", "v1"), 1, 1), ignored];
+        let records = [
+            record("s::c[fake/a|v1]", "s::c", ("fake/a", "v1"), 1, 1),
+            ignored,
+        ];
         let text = render(&records);
         assert_eq!(
             text,
@@ -352,7 +369,7 @@ mod tests {
         let m = compute(&records).unwrap();
         assert_eq!(m.columns[1].total.runs_total, 0);
         assert_eq!(
-            serde_json::to_value(&m.columns[1].total).unwrap()["pass_rate"],
+            serde_json::to_value(m.columns[1].total).unwrap()["pass_rate"],
             serde_json::Value::Null
         );
     }

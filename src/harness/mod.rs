@@ -221,7 +221,9 @@ impl Harness {
             && let Some(reason) = prune::refusal_before_run(mode, &args).or_else(|| {
                 // The other models' recordings are not used, yet still wanted.
                 let s = config.subject.as_ref()?;
-                Some(format!("the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"))
+                Some(format!(
+                    "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
+                ))
             })
         {
             return Err(format!(
@@ -362,8 +364,11 @@ impl HarnessFlags {
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
                 "--subject" => {
                     // A flag after it means the model was left out.
-                    let value = inline.or_else(|| iter.next()).filter(|v| !v.starts_with("--"));
-                    flags.subject = Some(value.ok_or("--subject needs a model: --subject provider/model")?);
+                    let value = inline
+                        .or_else(|| iter.next())
+                        .filter(|v| !v.starts_with("--"));
+                    flags.subject =
+                        Some(value.ok_or("--subject needs a model: --subject provider/model")?);
                 }
                 _ => rest.push(arg),
             }
@@ -485,9 +490,9 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
 
 /// Whether `exact` names the trial `name`, one of its columns (`name[...]`) or one of their numbered runs.
 pub(crate) fn in_trials_of(exact: &str, name: &str) -> bool {
-    exact.strip_prefix(name).is_some_and(|rest| {
-        rest.is_empty() || rest.starts_with('[') || rest.starts_with("::run_")
-    })
+    exact
+        .strip_prefix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('[') || rest.starts_with("::run_"))
 }
 
 /// The subjects of a test's `subject_models`, checked; none when `--subject` retargets the run (the
@@ -508,7 +513,9 @@ fn subjects_of(
             .parse()
             .map_err(|e| format!("`subject_models[{i}]`: {e}"))?;
         if subjects.contains(&subject) {
-            return Err(format!("`subject_models[{i}]`: {entry} is listed twice; keep one"));
+            return Err(format!(
+                "`subject_models[{i}]`: {entry} is listed twice; keep one"
+            ));
         }
         subjects.push(subject);
     }

@@ -236,9 +236,7 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
                     reason: reason.clone(),
                     info,
                 },
-                None => Item::Case(Box::new(resolve(
-                    config, suite, case, &row, column, info,
-                ))),
+                None => Item::Case(Box::new(resolve(config, suite, case, &row, column, info))),
             });
         }
     }

@@ -127,9 +127,13 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     // Every placeholder of every variant needs an input: the texts together have them all.
     let templates = match &prompt {
         Some(p) => Some(p.clone()),
-        None if !variants.is_empty() => {
-            Some(variants.iter().map(|v| v.text.as_str()).collect::<Vec<_>>().join("\n"))
-        }
+        None if !variants.is_empty() => Some(
+            variants
+                .iter()
+                .map(|v| v.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
         None => None,
     };
     let mut text_of = |key: &str| {
@@ -269,7 +273,8 @@ fn variants(r: &mut Reader<'_>, table: &DeTable<'_>) -> Vec<PromptVariant> {
     let Some(node) = table.get("prompts") else {
         return Vec::new();
     };
-    let example = "write `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`: prompt files beside the suite";
+    let example =
+        "write `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`: prompt files beside the suite";
     let DeValue::Array(items) = node.get_ref() else {
         r.mismatch(node, "prompts", "an array of prompt files", example);
         return Vec::new();

@@ -181,7 +181,10 @@ total         2/2 100% [34-100%] $0.00010 0.75s  2/2 100% [34-100%] $0.00010 1.2
     assert!((total["cost_usd"].as_f64().unwrap() - 0.0001).abs() < 1e-12);
     assert_eq!(matrix["columns"][3]["total"]["cost_usd"], Value::Null);
     let interval = &matrix["columns"][3]["total"]["pass_rate_95"];
-    assert!((interval["low"].as_f64().unwrap() - 0.0945).abs() < 1e-3, "{interval}");
+    assert!(
+        (interval["low"].as_f64().unwrap() - 0.0945).abs() < 1e-3,
+        "{interval}"
+    );
 }
 
 #[test]
@@ -275,7 +278,11 @@ fn subject_retargets_every_case_at_one_model_and_bad_values_are_errors() {
         let bad = h.run(args);
         bad.assert_code(2);
         assert!(bad.stderr.contains(message), "{message}\n{}", bad.context());
-        assert!(!bad.stdout.contains("test "), "nothing ran: {}", bad.context());
+        assert!(
+            !bad.stdout.contains("test "),
+            "nothing ran: {}",
+            bad.context()
+        );
     }
 }
 
@@ -362,7 +369,10 @@ fn matrix_keys_with_problems_are_located_with_the_fix() {
             "FAILED"
         );
         let error = out.suite(name)["error"].as_str().unwrap().to_string();
-        assert!(error.contains(location), "{name}: {location:?} not in\n{error}");
+        assert!(
+            error.contains(location),
+            "{name}: {location:?} not in\n{error}"
+        );
         assert!(error.contains(fix), "{name}: {fix:?} not in\n{error}");
     }
 }

@@ -160,7 +160,8 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
 
 /// Reads `models = ["provider/model", ...]`: at least one, each split at its first `/`, none twice.
 fn subjects(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Subject>> {
-    let example = "write `models = [\"anthropic/claude-haiku-4-5\", \"local/SmolLM2-135M-Instruct\"]`";
+    let example =
+        "write `models = [\"anthropic/claude-haiku-4-5\", \"local/SmolLM2-135M-Instruct\"]`";
     let DeValue::Array(items) = node.get_ref() else {
         r.mismatch(node, key, "an array of `provider/model` strings", example);
         return None;
@@ -178,7 +179,12 @@ fn subjects(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Subjec
         };
         match text.parse::<Subject>() {
             Ok(s) if subjects.contains(&s) => {
-                r.problem(item.span(), &path, format!("{s} is listed twice"), "keep one");
+                r.problem(
+                    item.span(),
+                    &path,
+                    format!("{s} is listed twice"),
+                    "keep one",
+                );
             }
             Ok(s) => subjects.push(s),
             Err(e) => r.problem(
