@@ -362,7 +362,7 @@ mod tests {
         assert_eq!(
             text,
             "\nprompt-tester matrix: runs passed, pass rate [95% interval], cost, mean latency\n\
-             test                         fake/a|v1  fake/b|v1\n\
+             test                           fake/a|v1  fake/b|v1\n\
              s::c   1/1 100% [21-100%] $0.00100 0.50s          -\n\
              total  1/1 100% [21-100%] $0.00100 0.50s          -\n"
         );
