@@ -201,6 +201,31 @@ fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
         .collect();
     assert_eq!(names, TRIALS.map(|(n, _)| n), "{}", list.context());
 
+    // A case's own `models` replace the suite's.
+    f.file(
+        "prompt-tests/solo.evals.toml",
+        "prompt = \"Hi\"\nmodels = [\"fake/a\", \"fake/b\"]\n[[cases]]\nname = \"own\"\nmodels = [\"fake/c\"]\n\
+         [[cases]]\nname = \"inherited\"\n",
+    );
+    let list = f.run(&["--list", "solo::"]);
+    let names: Vec<&str> = list
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "solo::own[fake/c]",
+            "solo::inherited[fake/a]",
+            "solo::inherited[fake/b]"
+        ],
+        "{}",
+        list.context()
+    );
+    std::fs::remove_file(f.root.join("prompt-tests/solo.evals.toml")).unwrap();
+
     let out = f.run(&["[fake/a"]);
     out.assert_code(0);
     out.assert_statuses(&TRIALS[..2]);
