@@ -18,6 +18,7 @@ use crate::completion::{CompletionRequest, CompletionResult, Message, ToolSpec};
 use crate::config::{Config, Defaults};
 use crate::defaults;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
+use crate::model::Subject;
 use crate::outcome::SampleOutcome;
 use crate::run::{PromptRun, RunRequest};
 use crate::tools::Toolbox;
@@ -60,6 +61,82 @@ pub struct CaseInfo {
     pub case: String,
     /// The case's category, if any.
     pub category: Option<String>,
+}
+
+/// One column of a model or prompt-variant matrix: the subject a trial targets and the prompt variant
+/// (its file stem) it sends; an axis the test does not vary is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Column {
+    /// The subject, when the test names several (`subject_models`, `models`).
+    #[serde(rename = "model")]
+    pub subject: Option<Subject>,
+    /// The prompt variant, when the suite has several (`prompts`).
+    pub prompt: Option<String>,
+}
+
+impl Column {
+    /// Every column of `subjects` x `prompts`, subject-major; one empty column when neither varies.
+    pub fn all(subjects: &[Subject], prompts: &[String]) -> Vec<Column> {
+        let subjects: Vec<Option<&Subject>> = match subjects {
+            [] => vec![None],
+            s => s.iter().map(Some).collect(),
+        };
+        let prompts: Vec<Option<&String>> = match prompts {
+            [] => vec![None],
+            p => p.iter().map(Some).collect(),
+        };
+        subjects
+            .iter()
+            .flat_map(|s| {
+                prompts.iter().map(move |p| Column {
+                    subject: s.cloned(),
+                    prompt: p.cloned(),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether no axis varies (the trial is not in a matrix).
+    pub fn is_empty(&self) -> bool {
+        self.subject.is_none() && self.prompt.is_none()
+    }
+
+    /// The column's name: `provider/model`, the variant, or both as `provider/model|variant`.
+    pub fn label(&self) -> String {
+        let subject = self.subject.as_ref().map(Subject::to_string);
+        [subject, self.prompt.clone()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+
+    /// The trial of `base` in this column: `base[label]`, or `base` outside a matrix.
+    pub fn trial(&self, base: &str) -> String {
+        if self.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}[{}]", self.label())
+        }
+    }
+
+    /// Where the trial of `row` in this column sits, when it is in a matrix.
+    pub fn cell(&self, row: &str) -> Option<Cell> {
+        (!self.is_empty()).then(|| Cell {
+            row: row.to_string(),
+            column: self.clone(),
+        })
+    }
+}
+
+/// Where a trial sits in a matrix: its row (the test or case) and its column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// The test or case the row stands for (its trial name without the column).
+    pub row: String,
+    /// The column.
+    #[serde(flatten)]
+    pub column: Column,
 }
 
 /// What a front end wrote about the request, before `[defaults]` fill the gaps: the part a
@@ -114,7 +191,11 @@ impl RequestTemplate {
         vars: BTreeMap<String, String>,
         missing: impl FnOnce(&[&str]) -> String,
     ) -> Self {
-        let call = written.call.over(&config.defaults);
+        let mut call = written.call.over(&config.defaults);
+        // `--subject` retargets every test, whatever it names.
+        if let Some(s) = &config.subject {
+            (call.provider, call.model) = (Some(s.provider.clone()), Some(s.model.clone()));
+        }
         let subject = match (call.provider, call.model) {
             (Some(p), Some(m)) => Ok((p, m)),
             (p, m) => {
@@ -189,6 +270,8 @@ pub struct Case {
     pub warnings: Vec<String>,
     /// The suite case, if it is one.
     pub info: Option<CaseInfo>,
+    /// Where it sits in a model or prompt matrix, if it does.
+    pub cell: Option<Cell>,
 }
 
 /// What one sample produced.
@@ -198,6 +281,8 @@ pub struct Sample {
     pub outcome: SampleOutcome,
     /// The model's output, for reports.
     pub output: Option<String>,
+    /// The subject's latency (the recorded one when replayed), when it answered.
+    pub latency: Option<std::time::Duration>,
 }
 
 impl Sample {
@@ -211,6 +296,7 @@ impl Sample {
         Self {
             outcome,
             output: None,
+            latency: None,
         }
     }
 }
@@ -281,10 +367,11 @@ impl Case {
             model,
         };
         let run = PromptRun::from_result(scope, asked, completed, transcript);
-        let output = run.output.clone();
+        let (output, latency) = (run.output.clone(), run.latency);
         Sample {
             outcome: (self.evaluator)(run).await,
             output: Some(output),
+            latency: Some(latency),
         }
     }
 }
@@ -365,5 +452,28 @@ mod tests {
         let t = resolve(&config, mine);
         assert_eq!(t.subject, Ok(("q".to_string(), "n".to_string())));
         assert_eq!((t.max_tokens, t.temperature), (7, Some(0.0)));
+        config.subject = Some("fake/b".parse().unwrap());
+        let t = resolve(&config, written(Some("q"), Some("n")));
+        assert_eq!(t.subject, Ok(("fake".to_string(), "b".to_string())));
+    }
+
+    #[test]
+    fn columns_cross_subjects_and_prompt_variants() {
+        let subjects: Vec<Subject> = ["fake/a", "fake/b"].map(|s| s.parse().unwrap()).into();
+        let prompts = vec!["v1".to_string(), "v2".to_string()];
+        let labels = |c: Vec<Column>| c.iter().map(Column::label).collect::<Vec<_>>();
+        assert_eq!(
+            labels(Column::all(&subjects, &prompts)),
+            ["fake/a|v1", "fake/a|v2", "fake/b|v1", "fake/b|v2"]
+        );
+        assert_eq!(labels(Column::all(&subjects, &[])), ["fake/a", "fake/b"]);
+        assert_eq!(labels(Column::all(&[], &prompts)), ["v1", "v2"]);
+        let none = Column::all(&[], &[]);
+        assert_eq!(none, [Column::default()]);
+        assert_eq!(none[0].trial("t"), "t");
+        assert_eq!(none[0].cell("t"), None);
+        let column = &Column::all(&subjects, &prompts)[1];
+        assert_eq!(column.trial("s::c"), "s::c[fake/a|v2]");
+        assert_eq!(column.cell("s::c").unwrap().row, "s::c");
     }
 }

@@ -16,7 +16,18 @@ pub fn record(filter: &str, missing_key: Option<&str>) -> String {
 
 /// Re-runs exactly one trial.
 pub fn rerun(trial: &str) -> String {
-    cargo_test(&format!("--exact {trial}"))
+    cargo_test(&format!("--exact {}", shell_word(trial)))
+}
+
+/// `text` as one shell word: quoted when it holds more than name characters (a matrix trial's
+/// `[provider/model|variant]`: the bar would be a pipe).
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_:./-".contains(c);
+    if text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 /// Writes the JSON report of a run to `path` (a baseline for `--baseline`).
@@ -42,6 +53,14 @@ mod tests {
         assert_eq!(
             report("r.json"),
             "cargo test --test prompts -- --report r.json"
+        );
+        assert_eq!(
+            rerun("s::c[fake/a|v1]"),
+            "cargo test --test prompts -- --exact 's::c[fake/a|v1]'"
+        );
+        assert_eq!(
+            rerun("it's"),
+            r"cargo test --test prompts -- --exact 'it'\''s'"
         );
     }
 }

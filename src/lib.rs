@@ -72,7 +72,7 @@ pub mod __private {
     pub use crate::engine::{engine, install};
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
-        provider_name,
+        provider_name, subject_list,
     };
     pub use crate::suite::CustomAssertion;
     /// The built-in suite assertion kinds, for the project's tests of the documentation's examples.

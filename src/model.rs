@@ -223,6 +223,68 @@ impl From<String> for ModelId {
     }
 }
 
+/// A subject of a model matrix or of `--subject`: `provider/model`, split at the first `/` (model ids
+/// may contain more: `local/org/model-7b`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Subject {
+    /// The provider (a built-in name or a `[providers.NAME]` endpoint).
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+}
+
+/// A `provider/model` text that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{value:?} is not `provider/model`: {problem}; write e.g. `anthropic/claude-haiku-4-5` or \
+     `local/SmolLM2-135M-Instruct`"
+)]
+pub struct SubjectError {
+    /// The text as given.
+    pub value: String,
+    /// What is wrong with it.
+    pub problem: &'static str,
+}
+
+impl std::str::FromStr for Subject {
+    type Err = SubjectError;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        let error = |problem| SubjectError {
+            value: value.to_string(),
+            problem,
+        };
+        if value.trim() != value {
+            return Err(error("it has leading or trailing spaces"));
+        }
+        let (provider, model) = value
+            .split_once('/')
+            .ok_or_else(|| error("there is no `/` between the provider and the model"))?;
+        if provider.is_empty() {
+            return Err(error("the provider before the `/` is empty"));
+        }
+        if model.is_empty() {
+            return Err(error("the model after the `/` is empty"));
+        }
+        Ok(Self {
+            provider: provider.to_string(),
+            model: model.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.provider, self.model)
+    }
+}
+
+impl serde::Serialize for Subject {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +312,26 @@ mod tests {
             WireFormat::OpenAi,
         ] {
             assert_eq!(built_in_for(wire).wire, wire);
+        }
+    }
+
+    #[test]
+    fn subjects_split_at_the_first_slash() {
+        let s: Subject = "local/org/SmolLM2-135M".parse().unwrap();
+        assert_eq!(
+            (s.provider.as_str(), s.model.as_str()),
+            ("local", "org/SmolLM2-135M")
+        );
+        assert_eq!(s.to_string(), "local/org/SmolLM2-135M");
+        for (bad, problem) in [
+            ("claude-haiku-4-5", "there is no `/`"),
+            ("/m", "the provider before"),
+            ("anthropic/", "the model after"),
+            (" a/b", "leading or trailing spaces"),
+        ] {
+            let e = bad.parse::<Subject>().unwrap_err();
+            assert!(e.to_string().contains(problem), "{bad}: {e}");
+            assert!(e.to_string().contains("anthropic/claude-haiku-4-5"), "{e}");
         }
     }
 }

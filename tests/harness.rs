@@ -44,7 +44,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
         .lines()
         .map(|l| l.trim_end_matches(": test").to_string())
         .collect();
-    assert_eq!(ignored.len(), 49, "{ignored:?}");
+    assert_eq!(ignored.len(), 53, "{ignored:?}");
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 
@@ -526,5 +526,156 @@ fn failures_and_errors_are_told_apart() {
     assert_eq!(
         test_entry(&report, "fake_judge_skips_a_question")["status"],
         "errored"
+    );
+}
+
+/// `fake-a` knows the capital of France, `fake-b` does not; any other model says which it is.
+fn two_model_server() -> prompt_tester_testkit::FakeProvider {
+    use prompt_tester_testkit::{FakeProvider, Reply};
+    FakeProvider::builder()
+        .respond_with(|request| match request.model().as_deref() {
+            Some("fake-a") => Reply::answer(request, "Paris."),
+            Some("fake-b") => Reply::answer(request, "Lyon."),
+            other => Reply::answer(request, &format!("Paris, says {other:?}")),
+        })
+        .start()
+}
+
+/// The models each request of `server` named, sorted.
+fn models_called(server: &prompt_tester_testkit::FakeProvider) -> Vec<String> {
+    let mut models: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.model().unwrap_or_default())
+        .collect();
+    models.sort();
+    models
+}
+
+#[test]
+fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
+    let scratch = Scratch::new("harness", "matrix");
+    let list = scratch.run_example(FIXTURE, &["--list", "matrix::"], &[]);
+    let stdout = list.stdout();
+    let mut names: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.trim_end_matches(": test"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "matrix::bad_subjects",
+            "matrix::fake_capital[openai/fake-a]",
+            "matrix::fake_capital[openai/fake-a]::run_1",
+            "matrix::fake_capital[openai/fake-a]::run_2",
+            "matrix::fake_capital[openai/fake-b]",
+            "matrix::fake_capital[openai/fake-b]::run_1",
+            "matrix::fake_capital[openai/fake-b]::run_2",
+        ]
+    );
+
+    let server = two_model_server();
+    let url = server.base_url(prompt_tester_testkit::Wire::OpenAi);
+    let env = [("OPENAI_BASE_URL", url.as_str())];
+    let run = scratch.run_example(
+        FIXTURE,
+        &["matrix::fake_", "--no-cassette", "--report", "report.json"],
+        &env,
+    );
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    assert_eq!(run.outcome("matrix::fake_capital[openai/fake-a]"), "ok");
+    assert_eq!(run.outcome("matrix::fake_capital[openai/fake-b]"), "FAILED");
+    assert!(
+        run.stdout().contains("fake-b said \"Lyon.\""),
+        "{}",
+        run.context()
+    );
+    assert_eq!(
+        models_called(&server),
+        ["fake-a", "fake-a", "fake-b", "fake-b"]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.0.join("report.json")).unwrap())
+            .unwrap();
+    let matrix = &json["matrix"];
+    assert_eq!(matrix["rows"][0]["name"], "matrix::fake_capital");
+    let cells = &matrix["rows"][0]["cells"];
+    assert_eq!(
+        (
+            &cells["openai/fake-a"]["runs_passed"],
+            &cells["openai/fake-b"]["runs_passed"]
+        ),
+        (&serde_json::json!(2), &serde_json::json!(0))
+    );
+    assert_eq!(matrix["columns"][1]["total"]["runs_total"], 2);
+    run.assert_stderr_has("prompt-tester matrix");
+
+    // A filter on the column runs that model only; a numbered run of one column runs one sample.
+    let only_a = scratch.run_example(FIXTURE, &["[openai/fake-a", "--no-cassette"], &env);
+    assert_eq!(only_a.code(), Some(0), "{}", only_a.context());
+    let one = scratch.run_example(
+        FIXTURE,
+        &[
+            "--exact",
+            "matrix::fake_capital[openai/fake-b]::run_2",
+            "--no-cassette",
+        ],
+        &env,
+    );
+    assert_eq!(
+        one.outcome("matrix::fake_capital[openai/fake-b]::run_2"),
+        "FAILED"
+    );
+    assert_eq!(
+        models_called(&server),
+        [
+            "fake-a", "fake-a", "fake-a", "fake-a", "fake-b", "fake-b", "fake-b"
+        ]
+    );
+}
+
+#[test]
+fn subject_models_that_are_not_provider_model_fail_their_test_with_the_fix() {
+    let scratch = Scratch::new("harness", "matrix-bad");
+    let run = scratch.run_example(FIXTURE, &["--exact", "matrix::bad_subjects"], &[]);
+    assert_eq!(run.outcome("matrix::bad_subjects"), "FAILED");
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains("test `matrix::bad_subjects` (tests/fixtures/harness_fixture.rs:")
+            && stdout.contains(
+                "`subject_models[1]`: \"fake-b\" is not `provider/model`: there is no `/` between the \
+                 provider and the model"
+            )
+            && stdout.contains("fix `subject_models` in its #[prompt_test]"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
+    let scratch = Scratch::new("harness", "matrix-subject");
+    let server = two_model_server();
+    let url = server.base_url(prompt_tester_testkit::Wire::OpenAi);
+    let run = scratch.run_example(
+        FIXTURE,
+        &[
+            // Selects `matrix::fake_capital` and `nested::fake_colour`, a single-model test.
+            "fake_c",
+            "--no-cassette",
+            "--subject",
+            "openai/fake-c",
+        ],
+        &[("OPENAI_BASE_URL", url.as_str())],
+    );
+    // The model axis collapses: one trial, named as the test, against the one model.
+    assert_eq!(run.code(), Some(0), "{}", run.context());
+    assert_eq!(run.outcome("matrix::fake_capital"), "ok");
+    assert_eq!(run.outcome("nested::fake_colour"), "ok");
+    assert_eq!(models_called(&server), ["fake-c", "fake-c", "fake-c"]);
+    assert!(
+        !run.stderr().contains("prompt-tester matrix"),
+        "{}",
+        run.stderr()
     );
 }

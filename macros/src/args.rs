@@ -17,6 +17,7 @@ pub const KEYS: &[&str] = &[
     "target_prompt_file",
     "subject_model",
     "subject_provider",
+    "subject_models",
     "target_prompt_vars",
     "max_tokens",
     "runs",
@@ -138,6 +139,8 @@ pub struct Args {
     pub subject_model: Option<Expr>,
     /// `subject_provider`.
     pub subject_provider: Option<Expr>,
+    /// `subject_models`: a list of `provider/model` (checked when written as literals).
+    pub subject_models: Option<Expr>,
     /// `target_prompt_vars(...)`: names (raw identifiers unwrapped) and value expressions.
     pub vars: Vec<(Ident, Expr)>,
     /// `max_tokens`.
@@ -185,6 +188,20 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
         }
         seen.push(key.clone());
         args.take(&key, arg, errors);
+    }
+    if let Some(models) = &args.subject_models {
+        // Each entry names its provider: a single subject beside the list would be ambiguous.
+        for key in ["subject_model", "subject_provider"] {
+            if seen.iter().any(|k| k == key) {
+                errors.at(
+                    models,
+                    format!(
+                        "`subject_models` and `{key}` cannot be combined: each entry of `subject_models` is \
+                         `provider/model`; keep the list, or `subject_provider` and `subject_model` alone"
+                    ),
+                );
+            }
+        }
     }
     if let Some(agent) = &args.agent {
         // An agent loop makes the provider calls itself, and its tools need handlers.
@@ -273,6 +290,7 @@ impl Args {
             "target_prompt" | "target_prompt_file" => self.take_prompt(key_ident, expr, errors),
             "subject_model" => self.subject_model = string_or_expr(key, expr, errors),
             "subject_provider" => self.subject_provider = string_or_expr(key, expr, errors),
+            "subject_models" => self.subject_models = subject_models(expr, errors),
             "system" => self.system = string_or_expr(key, expr, errors),
             "max_tokens" => self.max_tokens = positive_u32(key, expr, errors),
             "runs" => self.runs = positive_u32(key, expr, errors),
@@ -409,6 +427,72 @@ fn parse_vars(tokens: TokenStream, errors: &mut Errors) -> Vec<(Ident, Expr)> {
         vars.push((name, value));
     }
     vars
+}
+
+const SUBJECT_MODELS_EXAMPLE: &str =
+    "subject_models = [\"local/SmolLM2-135M-Instruct\", \"anthropic/claude-haiku-4-5\"]";
+
+/// `subject_models = ["provider/model", ...]`: a literal list is checked here (each entry split at its
+/// first `/`, none empty, none twice); any other expression is checked when the trials are built.
+fn subject_models(expr: Expr, errors: &mut Errors) -> Option<Expr> {
+    let list = match &expr {
+        Expr::Array(list) => list,
+        Expr::Lit(_) => {
+            errors.at(
+                &expr,
+                format!("`subject_models` expects a list of `provider/model` strings: `{SUBJECT_MODELS_EXAMPLE}`"),
+            );
+            return None;
+        }
+        _ => return Some(expr),
+    };
+    if list.elems.is_empty() {
+        errors.at(
+            &expr,
+            format!("`subject_models` is empty; list at least one `provider/model`: `{SUBJECT_MODELS_EXAMPLE}`"),
+        );
+        return None;
+    }
+    let mut problem = false;
+    let mut seen: Vec<String> = Vec::new();
+    for elem in &list.elems {
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) = elem
+        else {
+            if let Expr::Lit(_) = elem {
+                errors.at(
+                    elem,
+                    "each entry of `subject_models` is a string: \"provider/model\"",
+                );
+                problem = true;
+            }
+            continue;
+        };
+        let value = s.value();
+        let why = match value.split_once('/') {
+            None => Some("there is no `/` between the provider and the model"),
+            Some(("", _)) => Some("the provider before the `/` is empty"),
+            Some((_, "")) => Some("the model after the `/` is empty"),
+            Some(_) if value.trim() != value => Some("it has leading or trailing spaces"),
+            Some(_) => None,
+        };
+        if let Some(why) = why {
+            errors.at(
+                s,
+                format!("{value:?} is not `provider/model`: {why}; write e.g. \"anthropic/claude-haiku-4-5\""),
+            );
+            problem = true;
+        } else if seen.contains(&value) {
+            errors.at(
+                s,
+                format!("\"{value}\" is listed twice in `subject_models`; keep one"),
+            );
+            problem = true;
+        }
+        seen.push(value);
+    }
+    (!problem).then_some(expr)
 }
 
 fn string_or_expr(key: &str, expr: Expr, errors: &mut Errors) -> Option<Expr> {
@@ -603,6 +687,48 @@ mod tests {
             live_only,
         });
         assert!(errors.is_empty(), "{errors:?}");
+        let errors = errors_of(quote::quote! {
+            target_prompt = "x", subject_models = ["local/org/model", "anthropic/claude-haiku-4-5"],
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn subject_models_are_checked_entry_by_entry() {
+        let errors = errors_of(quote::quote! {
+            target_prompt = "x", subject_models = ["a/b", "nomodel", "/m", "p/", "a/b", 3],
+        });
+        assert_eq!(errors.len(), 5, "{errors:?}");
+        assert!(errors[0].contains("\"nomodel\" is not `provider/model`: there is no `/`"));
+        assert!(errors[1].contains("the provider before the `/` is empty"));
+        assert!(errors[2].contains("the model after the `/` is empty"));
+        assert!(errors[3].contains("listed twice"));
+        assert!(errors[4].contains("is a string"));
+        for (attr, expected) in [
+            (
+                quote::quote!(
+                    target_prompt = "x",
+                    subject_models = ["a/b"],
+                    subject_provider = "a"
+                ),
+                "`subject_models` and `subject_provider` cannot be combined",
+            ),
+            (
+                quote::quote!(target_prompt = "x", subject_models = []),
+                "is empty",
+            ),
+            (
+                quote::quote!(target_prompt = "x", subject_models = "a/b"),
+                "expects a list",
+            ),
+        ] {
+            let errors = errors_of(attr);
+            assert!(
+                errors.len() == 1 && errors[0].contains(expected),
+                "{errors:?}"
+            );
+        }
+        assert!(errors_of(quote::quote!(target_prompt = "x", subject_models = MODELS)).is_empty());
     }
 
     #[test]

@@ -188,6 +188,10 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = quote_spanned!(model.span()=> #private::model_id(#model));
         call.push(quote!(model: ::core::option::Option::Some(#value)));
     }
+    if let Some(models) = &args.subject_models {
+        let value = quote_spanned!(models.span()=> #private::subject_list(#models));
+        fields.push(quote!(subject_models: ::core::option::Option::Some(#value)));
+    }
     if let Some(provider) = &args.subject_provider {
         let value = quote_spanned!(provider.span()=> #private::provider_name(#provider));
         call.push(quote!(provider: ::core::option::Option::Some(#value)));

@@ -34,6 +34,20 @@ impl Config {
                 })?;
             self.set_concurrency(n);
         }
+        if let Some(value) = env_var("PROMPT_TESTER_SUBJECT") {
+            let subject =
+                value
+                    .parse()
+                    .map_err(|e: crate::model::SubjectError| ConfigError::Env {
+                        name: "PROMPT_TESTER_SUBJECT",
+                        value: value.clone(),
+                        expected: format!(
+                            "`provider/model`, the model every test of the run targets ({})",
+                            e.problem
+                        ),
+                    })?;
+            self.subject = Some(subject);
+        }
         let provider = env_var("PROMPT_TESTER_JUDGE_PROVIDER");
         let model = env_var("PROMPT_TESTER_JUDGE_MODEL");
         if provider.is_some() || model.is_some() {

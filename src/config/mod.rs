@@ -180,6 +180,8 @@ pub struct Config {
     pub cassette_dir: PathBuf,
     /// Where `*.evals.toml` suites are looked for.
     pub suite_roots: Vec<PathBuf>,
+    /// Every test's subject for this run (`PROMPT_TESTER_SUBJECT` or `--subject`), if one is set.
+    pub subject: Option<crate::model::Subject>,
     /// Endpoints whose `max_in_flight` their own table sets: `concurrency` does not override it.
     own_in_flight: BTreeSet<String>,
 }
@@ -214,6 +216,7 @@ impl Config {
             endpoints,
             prices: BTreeMap::new(),
             free_endpoints: BTreeSet::new(),
+            subject: None,
             own_in_flight: BTreeSet::new(),
         }
     }

@@ -2,6 +2,7 @@
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
 mod baseline;
+pub mod matrix;
 mod prune;
 pub mod record;
 pub mod registry;
@@ -140,6 +141,15 @@ impl Harness {
         for edit in self.edits {
             edit(&mut config);
         }
+        if let Some(value) = &ours.subject {
+            let subject = value.parse().map_err(|e| format!("--subject: {e}"))?;
+            config.subject = Some(subject);
+        }
+        if let Some(subject) = &config.subject {
+            config
+                .endpoint(&subject.provider)
+                .map_err(|e| format!("the subject {subject} of this run: {e}"))?;
+        }
 
         let mut defs = rust_trials(&config, &args, mode);
         defs.extend(suite_trials(&config, &args, mode));
@@ -234,7 +244,13 @@ impl Harness {
             None => None,
         };
         if ours.prune
-            && let Some(reason) = prune::refusal_before_run(mode, &args)
+            && let Some(reason) = prune::refusal_before_run(mode, &args).or_else(|| {
+                // The other models' recordings are not used, yet still wanted.
+                let s = config.subject.as_ref()?;
+                Some(format!(
+                    "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
+                ))
+            })
         {
             return Err(format!(
                 "--prune-cassettes refused: {reason}; nothing was run or pruned"
@@ -361,6 +377,7 @@ struct HarnessFlags {
     baseline: Option<String>,
     baseline_alpha: Option<String>,
     fail_on_regression: bool,
+    subject: Option<String>,
 }
 
 impl HarnessFlags {
@@ -419,6 +436,14 @@ impl HarnessFlags {
                     )?)
                 }
                 "--fail-on-regression" => flags.fail_on_regression = true,
+                "--subject" => {
+                    // A flag after it means the model was left out.
+                    let value = inline
+                        .or_else(|| iter.next())
+                        .filter(|v| !v.starts_with("--"));
+                    flags.subject =
+                        Some(value.ok_or("--subject needs a model: --subject provider/model")?);
+                }
                 _ => rest.push(arg),
             }
         }
@@ -468,11 +493,24 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
     let mut defs = Vec::new();
     for test in inventory::iter::<RustTest> {
         let name = test.trial_name();
-        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+        if exact.is_some_and(|f| !in_trials_of(f, &name)) {
             continue;
         }
         let spec = (test.spec)();
-        // `runs` and `pass_threshold` may be any expression: their values are checked here.
+        // `runs`, `pass_threshold` and `subject_models` may be any expression: their values are checked here.
+        let subjects = match subjects_of(spec.subject_models.as_deref(), config.subject.is_some()) {
+            Ok(subjects) => subjects,
+            Err(problem) => {
+                let message = format!(
+                    "test `{name}` ({}:{}): {problem}; fix `subject_models` in its #[prompt_test]",
+                    test.file, test.line
+                );
+                defs.extend(trials_with_runs(&name, 1, exact, false, None, |_, _| {
+                    TrialKind::Broken(message.clone())
+                }));
+                continue;
+            }
+        };
         if let Some(problem) = sampling_problem(spec.runs, spec.pass_threshold) {
             let message = format!(
                 "test `{name}` ({}:{}): {problem}; fix the value in its #[prompt_test]",
@@ -488,30 +526,74 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             ));
             continue;
         }
-        let provider = spec
-            .request
-            .call
-            .provider
-            .or_else(|| config.defaults.provider.clone());
-        let unrecordable =
-            statically_unavailable(&config, mode, provider.as_deref(), &name, spec.live_only);
-        defs.extend(trials_with_runs(
-            &name,
-            spec.runs,
-            exact,
-            unrecordable,
-            None,
-            |trial_name, only_run| {
-                let config = config.clone();
-                TrialKind::Plan(Box::new(move || Plan {
-                    case: std::sync::Arc::new(rust_test::case(test, &trial_name, &config)),
-                    trial: trial_name,
-                    only_run,
-                }))
-            },
-        ));
+        for column in case::Column::all(&subjects, &[]) {
+            let provider = config
+                .subject
+                .as_ref()
+                .or(column.subject.as_ref())
+                .map(|s| s.provider.clone())
+                .or_else(|| spec.request.call.provider.clone())
+                .or_else(|| config.defaults.provider.clone());
+            let unrecordable =
+                statically_unavailable(&config, mode, provider.as_deref(), &name, spec.live_only);
+            let column = std::sync::Arc::new(column);
+            defs.extend(trials_with_runs(
+                &column.trial(&name),
+                spec.runs,
+                exact,
+                unrecordable,
+                None,
+                |trial_name, only_run| {
+                    let (config, column) = (config.clone(), column.clone());
+                    TrialKind::Plan(Box::new(move || Plan {
+                        case: std::sync::Arc::new(rust_test::case(
+                            test,
+                            &trial_name,
+                            &config,
+                            &column,
+                        )),
+                        trial: trial_name,
+                        only_run,
+                    }))
+                },
+            ));
+        }
     }
     defs
+}
+
+/// Whether `exact` names the trial `name`, one of its columns (`name[...]`) or one of their numbered runs.
+pub(crate) fn in_trials_of(exact: &str, name: &str) -> bool {
+    exact
+        .strip_prefix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('[') || rest.starts_with("::run_"))
+}
+
+/// The subjects of a test's `subject_models`, checked; none when `--subject` retargets the run (the
+/// model axis collapses onto that one model).
+fn subjects_of(
+    written: Option<&[String]>,
+    retargeted: bool,
+) -> Result<Vec<crate::model::Subject>, String> {
+    let Some(written) = written else {
+        return Ok(Vec::new());
+    };
+    if written.is_empty() {
+        return Err("`subject_models` is empty; list at least one `provider/model`".into());
+    }
+    let mut subjects: Vec<crate::model::Subject> = Vec::new();
+    for (i, entry) in written.iter().enumerate() {
+        let subject = entry
+            .parse()
+            .map_err(|e| format!("`subject_models[{i}]`: {e}"))?;
+        if subjects.contains(&subject) {
+            return Err(format!(
+                "`subject_models[{i}]`: {entry} is listed twice; keep one"
+            ));
+        }
+        subjects.push(subject);
+    }
+    Ok(if retargeted { Vec::new() } else { subjects })
 }
 
 /// Trials of the suites' items; with `--exact`, only the requested one is built.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use crate::case::CaseInfo;
+pub use crate::case::{CaseInfo, Cell};
 pub use crate::outcome::Status;
 use crate::usage::Usage;
 
@@ -38,6 +38,43 @@ pub struct TrialRecord {
     pub output_preview: Option<String>,
     /// The suite case this trial runs, if it is one.
     pub case: Option<CaseInfo>,
+    /// Where the trial sits in a model or prompt matrix, if it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<Cell>,
+    /// The subject's latency over the samples that got an answer (for the matrix's mean).
+    #[serde(skip)]
+    pub latency: Latency,
+}
+
+/// Latencies summed over samples, for their mean.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Latency {
+    /// The sum.
+    pub total: Duration,
+    /// How many samples it sums.
+    pub samples: u32,
+}
+
+impl Latency {
+    /// The sum of `latencies`.
+    pub fn of(latencies: impl IntoIterator<Item = Duration>) -> Self {
+        latencies.into_iter().fold(Self::default(), |sum, l| Self {
+            total: sum.total + l,
+            samples: sum.samples + 1,
+        })
+    }
+
+    /// The mean in seconds, `None` without samples.
+    pub fn mean_secs(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.total.as_secs_f64() / f64::from(self.samples))
+    }
+}
+
+impl std::ops::AddAssign for Latency {
+    fn add_assign(&mut self, other: Self) {
+        self.total += other.total;
+        self.samples += other.samples;
+    }
 }
 
 impl TrialRecord {
@@ -70,6 +107,8 @@ impl TrialRecord {
             duration: Duration::ZERO,
             output_preview: None,
             case,
+            cell: None,
+            latency: Latency::default(),
         }
     }
 }

@@ -56,6 +56,8 @@ pub struct TestSpec {
     pub toolbox: Option<crate::tools::Toolbox>,
     /// Meant only for live runs: without a recording it is ignored ("live only, not run"), in CI too.
     pub live_only: bool,
+    /// `subject_models`: `provider/model` entries, one trial each (checked when the trials are built).
+    pub subject_models: Option<Vec<String>>,
 }
 
 impl Default for TestSpec {
@@ -70,6 +72,7 @@ impl Default for TestSpec {
             run_fn: None,
             toolbox: None,
             live_only: false,
+            subject_models: None,
         }
     }
 }
@@ -130,6 +133,11 @@ impl<E: Into<anyhow::Error>> IntoTestResult for Result<(), E> {
 /// `subject_model = Model::X` or `"string"`.
 pub fn model_id(model: impl Into<ModelId>) -> String {
     model.into().0
+}
+
+/// `subject_models = [...]`: any list of texts.
+pub fn subject_list<S: AsRef<str>>(models: impl IntoIterator<Item = S>) -> Vec<String> {
+    models.into_iter().map(|m| m.as_ref().to_string()).collect()
 }
 
 /// `subject_provider = Provider::X` or `"string"`.

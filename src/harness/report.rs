@@ -204,6 +204,9 @@ pub struct JsonReport {
     pub tests: Vec<TestReport>,
     /// Totals over every trial.
     pub totals: Totals,
+    /// The model / prompt-variant matrix, when a trial sits in one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<super::matrix::Matrix>,
 }
 
 /// A trial that is not a suite case: its record, with its rate and interval.
@@ -415,6 +418,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         suites: suites.into_values().collect(),
         tests,
         totals,
+        matrix: super::matrix::compute(records),
     }
 }
 

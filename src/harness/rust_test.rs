@@ -6,22 +6,28 @@ use futures::FutureExt;
 
 use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
-use crate::case::{Case, Evaluator, Executor, RequestTemplate, Sampling};
+use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::outcome::{SampleOutcome, classify};
 use crate::render::render;
 
-/// The case of `test`, as its trial `trial` (the test, or one of its numbered runs) reports it.
-pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
-    let spec = (test.spec)();
-    let name = test.trial_name();
+/// The case of `test` in `column` (one of its `subject_models`, or none), as its trial `trial` (the
+/// test, or one of its numbered runs) reports it.
+pub fn case(test: &'static RustTest, trial: &str, config: &Config, column: &Column) -> Case {
+    let mut spec = (test.spec)();
+    let row = test.trial_name();
+    let name = column.trial(&row);
+    if let Some(s) = &column.subject {
+        spec.request.call.provider = Some(s.provider.clone());
+        spec.request.call.model = Some(s.model.clone());
+    }
     let rendered = render(spec.target_prompt.text(), &spec.target_prompt_vars);
     let warnings = rendered
         .missing
         .iter()
         .map(|p| {
             format!(
-                "test `{name}`: placeholder {{{p}}} has no value in target_prompt_vars; it is sent as written \
+                "test `{row}`: placeholder {{{p}}} has no value in target_prompt_vars; it is sent as written \
                  (add `target_prompt_vars({p} = ...)`)",
             )
         })
@@ -42,8 +48,10 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
     let body = test.body;
     let evaluator: Evaluator = Arc::new(move |run| Box::pin(run_body(body(run))));
     Case {
-        cassette: name.clone(),
-        filter: name.clone(),
+        // Every column of a test records into the test's one cassette.
+        cassette: row.clone(),
+        filter: row.clone(),
+        cell: column.cell(&row),
         name,
         request,
         sampling: Sampling {

@@ -167,6 +167,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             models.join(", ")
         ));
     }
+    out.push_str(&super::matrix::render(records));
     out
 }
 

@@ -117,6 +117,8 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         duration: started.elapsed(),
         output_preview: preview,
         case: case.info.clone(),
+        cell: case.cell.clone(),
+        latency: record::Latency::of(samples.iter().filter_map(|s| s.latency)),
     };
 
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {

@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo};
+use crate::case::{
+    Case, CaseInfo, Column, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo,
+};
 use crate::config::Config;
 use assert::Check;
 use parse::Suite;
@@ -231,32 +233,53 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
 /// The items of a parsed suite (with `exact`, only the requested one, resolved for its trial).
 fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<Item> {
     let mut items = Vec::new();
+    let variants: Vec<String> = suite.variants.iter().map(|v| v.name.clone()).collect();
     for case in &suite.cases {
-        let name = format!("{}::{}", suite.info.name, case.name);
-        // The case itself or one of its numbered runs.
-        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+        let row = format!("{}::{}", suite.info.name, case.name);
+        // The case, one of its columns, or one of their numbered runs.
+        if exact.is_some_and(|f| !crate::harness::in_trials_of(f, &row)) {
             continue;
         }
-        let info = CaseInfo {
-            suite: suite.info.clone(),
-            case: case.name.clone(),
-            category: case.category.clone(),
+        // `--subject` collapses the model axis onto its one model.
+        let models = match &config.subject {
+            Some(_) => &[][..],
+            None => case.settings.models.as_deref().unwrap_or_default(),
         };
-        items.push(match &case.skip {
-            Some(reason) => Item::Skipped {
-                name,
-                reason: reason.clone(),
-                info,
-            },
-            None => Item::Case(Box::new(resolve(config, &suite, case, name, info, None))),
-        });
+        for column in Column::all(models, &variants) {
+            let name = column.trial(&row);
+            if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+                continue;
+            }
+            let info = CaseInfo {
+                suite: suite.info.clone(),
+                case: case.name.clone(),
+                category: case.category.clone(),
+            };
+            items.push(match &case.skip {
+                Some(reason) => Item::Skipped {
+                    name,
+                    reason: reason.clone(),
+                    info,
+                },
+                None => Item::Case(Box::new(resolve(config, &suite, case, &row, column, info, None))),
+            });
+        }
     }
     let Some(rows) = &suite.rows else {
         return items;
     };
+    let models = match &config.subject {
+        Some(_) => &[][..],
+        None => rows.settings.models.as_deref().unwrap_or_default(),
+    };
     let config = Arc::new(config.clone());
     for (index, row) in rows.dataset.rows.iter().enumerate() {
-        let name = format!("{}::{}", suite.info.name, row.name);
+        let row_name = format!("{}::{}", suite.info.name, row.name);
+        if exact.is_some_and(|f| !crate::harness::in_trials_of(f, &row_name)) {
+            continue;
+        }
+        for column in Column::all(models, &variants) {
+        let name = column.trial(&row_name);
         if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
             continue;
         }
@@ -275,8 +298,13 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
             continue;
         }
         let built = Arc::new(std::sync::OnceLock::new());
-        let (suite_, config_, trial, row_info) =
-            (suite.clone(), config.clone(), name.clone(), info.clone());
+        let (suite_, config_, row_, row_info, column_) = (
+            suite.clone(),
+            config.clone(),
+            row_name.clone(),
+            info.clone(),
+            column.clone(),
+        );
         let build = move || {
             built
                 .get_or_init(|| {
@@ -288,7 +316,8 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                             &config_,
                             &suite_,
                             &case,
-                            trial.clone(),
+                            &row_,
+                            column_.clone(),
                             row_info.clone(),
                             file,
                         ))
@@ -306,24 +335,40 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
             live_only: rows.settings.live_only.unwrap_or(false),
             build: Arc::new(build),
         })));
+        }
     }
     items
 }
 
-/// A suite case as a [`Case`]: the suite's settings under the case's, `[defaults]` under both.
-/// `dataset` is the file of a row (its warnings name the file, once for all its rows).
+/// A suite case in one column (a model, a prompt variant, both, or none) as a [`Case`]: the suite's
+/// settings under the case's, `[defaults]` under both. `dataset` is the file of a row (its warnings name
+/// the file, once for all its rows).
 fn resolve(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
-    name: String,
+    row: &str,
+    column: Column,
     info: CaseInfo,
     dataset: Option<&str>,
 ) -> Case {
     let s = &case.settings;
-    let rendered = crate::render::render(&suite.prompt, &case.inputs);
+    let name = column.trial(row);
+    let template = match &column.prompt {
+        Some(variant) => suite
+            .variants
+            .iter()
+            .find(|v| v.name == *variant)
+            .map_or(suite.prompt.as_str(), |v| v.text.as_str()),
+        None => suite.prompt.as_str(),
+    };
+    let rendered = crate::render::render(template, &case.inputs);
     let vars = case.inputs.iter().cloned().collect();
-    let written = s.request.clone();
+    let mut written = s.request.clone();
+    if let Some(subject) = &column.subject {
+        written.call.provider = Some(subject.provider.clone());
+        written.call.model = Some(subject.model.clone());
+    }
     let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
         let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
         format!(
@@ -334,7 +379,7 @@ fn resolve(
         )
     });
     let who = dataset.map_or_else(
-        || format!("case `{name}`"),
+        || format!("case `{row}`"),
         |file| format!("rows of {file}"),
     );
     let warnings = warnings(config, suite, case, &who, &request);
@@ -360,6 +405,7 @@ fn resolve(
         evaluator,
         warnings,
         info: Some(info),
+        cell: column.cell(row),
     }
 }
 

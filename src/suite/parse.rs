@@ -40,22 +40,34 @@ pub struct Case {
     pub unused_inputs: Vec<String>,
 }
 
+/// One version of a suite's prompt (`prompts = [...]`): every case runs against each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptVariant {
+    /// Its name in trial names and the matrix: the file's stem.
+    pub name: String,
+    /// The prompt template.
+    pub text: String,
+}
+
 /// A parsed suite file.
 #[derive(Debug)]
 pub struct Suite {
     /// Its name, file (relative to the crate root), and the prompt and dataset versions it tests.
     pub info: SuiteInfo,
-    /// The prompt template.
+    /// The prompt template (empty when the suite has `prompts`).
     pub prompt: String,
+    /// The prompt variants (`prompts = [...]`), in file order; empty with a single `prompt`.
+    pub variants: Vec<PromptVariant>,
     /// The inline cases, in file order.
     pub cases: Vec<Case>,
     /// The rows of `cases_file`, after the inline cases.
     pub rows: Option<Rows>,
 }
 
-const SUITE_KEYS: [&str; 8] = [
+const SUITE_KEYS: [&str; 9] = [
     "prompt",
     "cases_file",
+    "prompts",
     "prompt_id",
     "prompt_version",
     "dataset_version",
@@ -118,6 +130,19 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
 
     let suite_settings = settings(&mut r, table, "");
     let (prompt, prompt_file) = prompt(&mut r, table);
+    let variants = variants(&mut r, table);
+    // Every placeholder of every variant needs an input: the texts together have them all.
+    let templates = match &prompt {
+        Some(p) => Some(p.clone()),
+        None if !variants.is_empty() => Some(
+            variants
+                .iter()
+                .map(|v| v.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        None => None,
+    };
     let mut text_of = |key: &str| {
         let node = table.get(key)?;
         let text = scalar_text(node.get_ref());
@@ -132,7 +157,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     // A description is for readers of the file; it only has to be text.
     let _ = text_of("description");
     let src = Source { file, dir };
-    let placeholders = prompt
+    let placeholders = templates
         .as_deref()
         .map(crate::render::placeholders)
         .unwrap_or_default();
@@ -166,7 +191,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                         r.mismatch(item, &path, "a table", "write each case as a `[[cases]]` table");
                         continue;
                     };
-                    if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, prompt.as_deref(), src) {
+                    if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, templates.as_deref(), src) {
                         if !names.insert(case.name.clone()) {
                             let span = case_table.get("name").map_or(item.span(), |n| n.span());
                             r.problem(span, &format!("{path}.name"), format!("a case named `{}` already exists in this suite", case.name), "give every case a distinct name");
@@ -236,6 +261,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                 .or_else(|| rows.as_ref().map(|r| r.dataset.version.clone())),
         },
         prompt: prompt.unwrap_or_default(),
+        variants,
         cases,
         rows,
     })
@@ -253,6 +279,9 @@ fn looks_like_path(value: &str) -> bool {
 /// The prompt template and, when it came from a file, the file as written.
 fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<String>) {
     let Some(node) = table.get("prompt") else {
+        if table.get("prompts").is_some() {
+            return (None, None);
+        }
         r.problem(
             0..0,
             "prompt",
@@ -262,6 +291,15 @@ fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<St
         );
         return (None, None);
     };
+    if let Some(both) = table.get("prompts") {
+        r.problem(
+            both.span(),
+            "prompts",
+            "the suite has both `prompt` and `prompts`",
+            "keep `prompt` for one prompt, or list every version in `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`",
+        );
+        return (None, None);
+    }
     let Some(value) = string(r, node, "prompt", "\"support_reply.md\"") else {
         return (None, None);
     };
@@ -282,6 +320,65 @@ fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<St
         Some((text, _)) => (Some(text), Some(value)),
         None => (None, None),
     }
+}
+
+/// The prompt variants of `prompts = ["reply_v1.md", ...]`: files beside the suite, named by their stems.
+fn variants(r: &mut Reader<'_>, table: &DeTable<'_>) -> Vec<PromptVariant> {
+    let Some(node) = table.get("prompts") else {
+        return Vec::new();
+    };
+    let example =
+        "write `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`: prompt files beside the suite";
+    let DeValue::Array(items) = node.get_ref() else {
+        r.mismatch(node, "prompts", "an array of prompt files", example);
+        return Vec::new();
+    };
+    if items.is_empty() {
+        r.problem(node.span(), "prompts", "`prompts` is empty", example);
+    }
+    let mut variants: Vec<PromptVariant> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let key = format!("prompts[{i}]");
+        let Some(file) = string(r, item, &key, "\"reply_v1.md\"") else {
+            continue;
+        };
+        if !looks_like_path(&file) {
+            r.problem(
+                item.span(),
+                &key,
+                format!("{file:?} is not a prompt file"),
+                "name a file beside the suite (`reply_v1.md`); inline prompt text goes in `prompt`",
+            );
+            continue;
+        }
+        let fix = "create the file beside the suite, or correct the name";
+        let Some((text, _)) = r.read_beside(item, &key, &file, "prompt", fix) else {
+            continue;
+        };
+        let name = Path::new(&file)
+            .file_stem()
+            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
+        if variants.iter().any(|v| v.name == name) {
+            r.problem(
+                item.span(),
+                &key,
+                format!("two prompt variants are named `{name}` (the file stem names a variant)"),
+                "rename one of the files",
+            );
+            continue;
+        }
+        if name.contains(['[', ']', '|']) {
+            r.problem(
+                item.span(),
+                &key,
+                format!("the variant name `{name}` has `[`, `]` or `|`, which trial names use"),
+                "rename the file",
+            );
+            continue;
+        }
+        variants.push(PromptVariant { name, text });
+    }
+    variants
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -415,7 +512,21 @@ fn case(
             Vec::new()
         })
     };
-    let settings = settings(r, table, path).over(suite);
+    let own = settings(r, table, path);
+    if suite.models.is_some() && own.models.is_none() {
+        // A case's single model under a suite's matrix is ambiguous: one of the models, or instead?
+        for key in ["provider", "model"] {
+            if let Some(node) = table.get(key) {
+                r.problem(
+                    node.span(),
+                    &format!("{path}.{key}"),
+                    format!("the suite sets `models`, so a case cannot set `{key}` alone"),
+                    "give the case its own `models = [\"provider/model\"]`, or move the suite's `models` into its cases",
+                );
+            }
+        }
+    }
+    let settings = own.over(suite);
 
     let mut unused_inputs = Vec::new();
     if let Some(prompt) = prompt {

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 mod assertions;
 mod datasets;
 mod judge;
+mod matrix;
 mod parsing;
 mod reports;
 mod running;

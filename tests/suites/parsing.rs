@@ -180,6 +180,8 @@ fn the_shipped_example_suites_are_valid() {
         "assertions::france_sentence",
         "assertions::france_json",
         "assertions::italy_sentence::run_3",
+        "translate_variants::good_morning[translate_v1]",
+        "translate_variants::cat[translate_v2]",
     ] {
         assert!(
             stdout.contains(&format!("{trial}: test")),

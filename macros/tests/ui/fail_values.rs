@@ -46,4 +46,13 @@ fn live_only_not_a_boolean(_run: PromptRun) {}
 #[prompt_test(target_prompt = "x", live_only(true))]
 fn live_only_as_a_list(_run: PromptRun) {}
 
+#[prompt_test(target_prompt = "x", subject_models = ["local/a", "claude-haiku-4-5", "local/a"])]
+fn subject_models_entries(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "x", subject_models = "local/a")]
+fn subject_models_not_a_list(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "x", subject_model = "m", subject_models = ["local/a", "fake/b"])]
+fn subject_models_beside_subject_model(_run: PromptRun) {}
+
 fn main() {}

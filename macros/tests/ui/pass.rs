@@ -23,6 +23,14 @@ async fn executor(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<
     Ok(CompletionResult::new(format!("{model} {max_tokens} {prompt}"), 0, 0))
 }
 
+const SUBJECTS: [&str; 2] = ["local/SmolLM2-135M-Instruct", "anthropic/claude-haiku-4-5"];
+
+#[prompt_test(target_prompt = "x", subject_models = ["local/SmolLM2-135M-Instruct", "anthropic/claude-haiku-4-5"])]
+fn model_matrix(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "x", subject_models = SUBJECTS, runs = 2)]
+fn model_matrix_from_a_constant(_run: PromptRun) {}
+
 fn no_tools() -> Vec<ToolSpec> {
     Vec::new()
 }
@@ -52,7 +60,11 @@ fn main() {
     let tests: Vec<_> = prompt_tester::__private::inventory::iter::<prompt_tester::__private::RustTest>
         .into_iter()
         .collect();
-    assert_eq!(tests.len(), 4);
+    assert_eq!(tests.len(), 6);
+    for name in ["model_matrix", "model_matrix_from_a_constant"] {
+        let spec = (tests.iter().find(|t| t.name == name).unwrap().spec)();
+        assert_eq!(spec.subject_models.as_deref(), Some(&SUBJECTS.map(String::from)[..]));
+    }
     let with_run_fn = tests.iter().find(|t| t.name == "with_run_fn").unwrap();
     let spec = (with_run_fn.spec)();
     assert_eq!(spec.runs, 3);

@@ -6,6 +6,7 @@ use toml::de::{DeTable, DeValue};
 use crate::case::Written;
 use crate::completion::ToolSpec;
 use crate::config::Defaults;
+use crate::model::Subject;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
 /// Sampling and scoring settings, at suite level or overridden by a case.
@@ -22,6 +23,8 @@ pub struct Settings {
     pub min_score: Option<f64>,
     /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
     pub live_only: Option<bool>,
+    /// The subjects of a model matrix (`models = ["provider/model", ...]`): one trial each.
+    pub models: Option<Vec<Subject>>,
 }
 
 impl Settings {
@@ -33,12 +36,13 @@ impl Settings {
             pass_threshold: self.pass_threshold.or(base.pass_threshold),
             min_score: self.min_score.or(base.min_score),
             live_only: self.live_only.or(base.live_only),
+            models: self.models.clone().or_else(|| base.models.clone()),
         }
     }
 }
 
 /// The keys of the settings, valid at the top of a suite and in a case.
-pub(super) const SETTING_KEYS: [&str; 10] = [
+pub(super) const SETTING_KEYS: [&str; 11] = [
     "provider",
     "model",
     "max_tokens",
@@ -49,6 +53,7 @@ pub(super) const SETTING_KEYS: [&str; 10] = [
     "threshold",
     "tools",
     "live_only",
+    "models",
 ];
 
 /// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
@@ -119,6 +124,21 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
                 None
             }
         });
+    let models = table
+        .get("models")
+        .and_then(|node| subjects(r, node, &path("models")));
+    if models.is_some() {
+        for key in ["provider", "model"] {
+            if let Some(node) = table.get(key) {
+                r.problem(
+                    node.span(),
+                    &path(key),
+                    format!("`{key}` and `models` are both set here"),
+                    "keep `models = [\"provider/model\", ...]` for a model matrix, or `provider` and `model` for one model",
+                );
+            }
+        }
+    }
     Settings {
         request: Written {
             call: Defaults {
@@ -134,7 +154,48 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         pass_threshold,
         min_score,
         live_only,
+        models,
     }
+}
+
+/// Reads `models = ["provider/model", ...]`: at least one, each split at its first `/`, none twice.
+fn subjects(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Subject>> {
+    let example =
+        "write `models = [\"anthropic/claude-haiku-4-5\", \"local/SmolLM2-135M-Instruct\"]`";
+    let DeValue::Array(items) = node.get_ref() else {
+        r.mismatch(node, key, "an array of `provider/model` strings", example);
+        return None;
+    };
+    if items.is_empty() {
+        r.problem(node.span(), key, format!("`{key}` is empty"), example);
+        return None;
+    }
+    let problems_before = r.problems.len();
+    let mut subjects: Vec<Subject> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("{key}[{i}]");
+        let Some(text) = string(r, item, &path, "\"anthropic/claude-haiku-4-5\"") else {
+            continue;
+        };
+        match text.parse::<Subject>() {
+            Ok(s) if subjects.contains(&s) => {
+                r.problem(
+                    item.span(),
+                    &path,
+                    format!("{s} is listed twice"),
+                    "keep one",
+                );
+            }
+            Ok(s) => subjects.push(s),
+            Err(e) => r.problem(
+                item.span(),
+                &path,
+                format!("{:?} is not `provider/model`: {}", e.value, e.problem),
+                example,
+            ),
+        }
+    }
+    (r.problems.len() == problems_before).then_some(subjects)
 }
 
 const TOOL_KEYS: [&str; 3] = ["name", "description", "input_schema"];
