@@ -34,6 +34,8 @@ pub struct RunScope {
     pub usage: Mutex<Usage>,
     /// The test runs only live: without a recording it is ignored (`live_only = true`).
     pub live_only: bool,
+    /// What this sample's checks found (assertions, judge answers), for the reports.
+    pub checks: Mutex<crate::checks::Checks>,
 }
 
 impl RunScope {
@@ -55,12 +57,23 @@ impl RunScope {
             cache_judge,
             usage: Mutex::new(Usage::default()),
             live_only: false,
+            checks: Mutex::default(),
         }
     }
 
     /// A copy of the usage so far.
     pub fn usage(&self) -> Usage {
         self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Notes what a check found, for the reports.
+    pub(crate) fn note(&self, edit: impl FnOnce(&mut crate::checks::Checks)) {
+        edit(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// What the checks found, taken out.
+    pub(crate) fn take_checks(&self) -> crate::checks::Checks {
+        std::mem::take(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 

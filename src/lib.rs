@@ -22,6 +22,7 @@ pub mod render;
 
 mod agent;
 mod case;
+mod checks;
 mod commands;
 mod defaults;
 mod engine;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use crate::case::CaseInfo;
+pub use crate::case::{CaseInfo, SampleRecord};
 pub use crate::outcome::Status;
 use crate::usage::Usage;
 
@@ -38,6 +38,12 @@ pub struct TrialRecord {
     pub output_preview: Option<String>,
     /// The suite case this trial runs, if it is one.
     pub case: Option<CaseInfo>,
+    /// The rendered prompt every sample sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Each sample: output, assertions, judge answers, tool calls (none for a trial that made no call).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<SampleRecord>,
 }
 
 impl TrialRecord {
@@ -56,6 +62,8 @@ impl TrialRecord {
             duration: Duration::ZERO,
             output_preview: None,
             case,
+            prompt: None,
+            samples: Vec::new(),
         }
     }
 }

@@ -16,7 +16,7 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 use serde::Serialize;
 
 use crate::case::SuiteInfo;
-use crate::harness::record::{Status, TrialRecord};
+use crate::harness::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::usage::Usage;
 
@@ -198,6 +198,9 @@ pub struct CaseStatus {
     pub category: String,
     /// `passed`, `failed`, `errored` or `ignored`.
     pub status: Status,
+    /// Each sample: output, assertions, judge answers (listed once, here, not again under `failures`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<SampleRecord>,
 }
 
 /// One failed or errored trial of a suite.
@@ -283,8 +286,12 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             case_id,
             category,
             status: r.status.clone(),
+            samples: Vec::new(),
         };
-        suite.cases.push(status.clone());
+        suite.cases.push(CaseStatus {
+            samples: r.samples.clone(),
+            ..status.clone()
+        });
         if matches!(r.status, Status::Ignored | Status::LiveOnly) {
             suite.skipped += 1;
             continue;

@@ -117,6 +117,12 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         duration: started.elapsed(),
         output_preview: preview,
         case: case.info.clone(),
+        prompt: Some(case.request.prompt.clone()),
+        samples: indices
+            .iter()
+            .zip(&samples)
+            .map(|(&i, s)| s.record(i))
+            .collect(),
     };
 
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {
