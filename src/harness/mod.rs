@@ -1,6 +1,7 @@
 //! The custom test harness: collects `#[prompt_test]` functions and TOML suites into libtest-mimic
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
+mod html;
 mod prune;
 pub mod record;
 pub mod registry;
@@ -232,6 +233,17 @@ impl Harness {
             .report
             .clone()
             .or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
+        let html = ours
+            .html
+            .clone()
+            .or_else(|| crate::config::env_var("PROMPT_TESTER_HTML").map(PathBuf::from));
+        let judge = config
+            .judge
+            .as_ref()
+            .map(|j| format!("{}/{}", j.provider, j.model));
+        let started_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
         let engine = engine::install(config, mode);
         let conclusion = libtest_mimic::run(&args, trials);
         // Recordings are buffered (see `Cassette::record`): write what is left.
@@ -270,6 +282,21 @@ impl Harness {
                 failed = true;
             }
         }
+        if let Some(path) = html {
+            let run = html::RunInfo {
+                date: crate::cassette::now_rfc3339(),
+                commit: git_commit(&root),
+                judge,
+                cassette_mode: format!("{mode:?}").to_lowercase(),
+                wall_secs: started.elapsed().as_secs_f64(),
+                started_unix,
+                nextest_run: crate::config::env_var("NEXTEST_RUN_ID"),
+            };
+            if let Err(e) = html::write_html(&path, &records, &run, &html::Extras::default()) {
+                eprintln!("error: cannot write the HTML report {}: {e}", path.display());
+                failed = true;
+            }
+        }
         if ours.prune {
             let on_purpose = skipped.iter().map(|(_, trial)| trial.clone()).collect();
             match prune::refusal_after_run(&records, &on_purpose, incomplete) {
@@ -301,6 +328,21 @@ fn crate_root() -> PathBuf {
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
 }
 
+/// The commit the run tested: CI's variable, else `git rev-parse` in the crate root; `None` outside git.
+fn git_commit(root: &std::path::Path) -> Option<String> {
+    if let Some(sha) = crate::config::env_var("GITHUB_SHA") {
+        return Some(sha.chars().take(12).collect());
+    }
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(root)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let sha = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !sha.is_empty()).then_some(sha)
+}
+
 fn load_dotenv(root: &std::path::Path) -> Result<(), String> {
     match dotenvy::from_path(root.join(".env")) {
         Ok(()) => Ok(()),
@@ -320,6 +362,7 @@ struct HarnessFlags {
     mode: Option<CassetteMode>,
     junit: Option<PathBuf>,
     report: Option<PathBuf>,
+    html: Option<PathBuf>,
     prune: bool,
 }
 
@@ -345,6 +388,7 @@ impl HarnessFlags {
                 "--prune-cassettes" => flags.prune = true,
                 "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
+                "--html" => flags.html = Some(value_of("--html", inline, &mut iter)?.into()),
                 _ => rest.push(arg),
             }
         }

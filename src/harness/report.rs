@@ -343,16 +343,48 @@ pub fn write_json(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
     write_atomically(path, redact(&json).as_bytes())
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Rewrites `path` with `update(its current text)`, holding a lock file beside it, so that processes
+/// writing the same report (nextest runs one per trial) take turns and each sees the others' writes.
+/// The lock file (`.NAME.lock`) is never deleted, as with cassettes: deleting it while a process waits
+/// on it would let that process and a newcomer both hold "the" lock.
+pub(super) fn update_locked(
+    path: &Path,
+    update: impl FnOnce(Option<&str>) -> String,
+) -> std::io::Result<()> {
+    let (dir, name) = dir_and_name(path)?;
+    std::fs::create_dir_all(dir)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!(".{}.lock", name.to_string_lossy())))?;
+    lock.lock()?;
+    let old = match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let written = write_atomically(path, update(old.as_deref()).as_bytes());
+    drop(lock);
+    written
+}
+
+/// The directory (`.` when none is named) and the file name of a report path.
+fn dir_and_name(path: &Path) -> std::io::Result<(&Path, &std::ffi::OsStr)> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir)?;
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other("the report path names no file"))?;
+    Ok((dir, name))
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (dir, name) = dir_and_name(path)?;
+    std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
         name.to_string_lossy(),
