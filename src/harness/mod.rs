@@ -1,7 +1,7 @@
 //! The custom test harness: collects `#[prompt_test]` functions and TOML suites into libtest-mimic
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
-mod html;
+pub(crate) mod html;
 mod prune;
 pub mod record;
 pub mod registry;

@@ -16,8 +16,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod assertions;
+#[path = "../common/big_report.rs"]
+mod big_report;
+mod html;
 mod judge;
 mod parsing;
+#[path = "../prereq/mod.rs"]
+mod prereq;
 mod reports;
 mod running;
 
