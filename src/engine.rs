@@ -114,6 +114,30 @@ pub struct Engine {
 
 static ENGINE: OnceLock<Engine> = OnceLock::new();
 
+/// Calls under way (replayed ones too, briefly), for the progress line.
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many calls are under way in this process.
+pub fn calls_in_flight() -> usize {
+    IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Counts a call in [`IN_FLIGHT`] while it lives.
+struct InFlight;
+
+impl InFlight {
+    fn enter() -> Self {
+        IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Installs the engine for this process (first call wins).
 pub fn install(config: Config, mode: CassetteMode) -> &'static Engine {
     ENGINE.get_or_init(|| Engine::new(config, mode))
@@ -200,6 +224,7 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
+        let _in_flight = InFlight::enter();
         let client = self.client(provider)?;
         let key = cassette::entry_key(provider, &request, scope.run_index);
         let cassette = match self.mode {

@@ -2,6 +2,7 @@
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
 pub(crate) mod html;
+mod progress;
 mod prune;
 pub mod record;
 pub mod registry;
@@ -245,7 +246,25 @@ impl Harness {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
         let engine = engine::install(config, mode);
+        let console = {
+            use std::io::IsTerminal;
+            progress::Console {
+                stderr_terminal: std::io::stderr().is_terminal(),
+                stdout_terminal: std::io::stdout().is_terminal(),
+                format: args.format,
+                quiet: args.quiet,
+                list: args.list,
+                nextest: under_nextest(),
+                ci: crate::config::is_ci(),
+            }
+        };
+        let to_run = trials
+            .iter()
+            .filter(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
+            .count();
+        progress::start(&console, to_run as u64);
         let conclusion = libtest_mimic::run(&args, trials);
+        progress::finish();
         // Recordings are buffered (see `Cassette::record`): write what is left.
         let unwritten = engine.cassettes.flush_all();
         let incomplete = if !unwritten.is_empty() {

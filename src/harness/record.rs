@@ -82,6 +82,7 @@ static RECORDS: Mutex<Vec<TrialRecord>> = Mutex::new(Vec::new());
 
 /// Keeps a trial's record.
 pub fn push(record: TrialRecord) {
+    super::progress::trial_done(&record);
     locked(&RECORDS).push(record);
 }
 

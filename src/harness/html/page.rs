@@ -142,9 +142,11 @@ function sampleView(r,s){
 function open(t,r){
   var det=t.querySelector(".detail");
   if(det){det.hidden=!det.hidden;}else{
-    det=el("div","detail");if(r.message)det.appendChild(el("div","msg",r.message));
+    det=el("div","detail");var samples=r.samples||[];
+    // A one-sample trial's message is its sample's: shown once, with the sample.
+    if(r.message&&!(samples.length===1&&samples[0].message===r.message))det.appendChild(el("div","msg",r.message));
     if(r.prompt!=null)add(det,el("div","why","prompt"),el("pre","prompt",r.prompt));
-    (r.samples||[]).slice().sort(function(a,b){return (a.status==="passed")-(b.status==="passed")||a.run-b.run;}).forEach(function(s){det.appendChild(sampleView(r,s));});
+    samples.slice().sort(function(a,b){return (a.status==="passed")-(b.status==="passed")||a.run-b.run;}).forEach(function(s){det.appendChild(sampleView(r,s));});
     t.appendChild(det);}
   t.firstChild.setAttribute("aria-expanded",String(!det.hidden));
 }
