@@ -265,3 +265,47 @@ fn the_html_report_works_in_a_real_browser() {
         c.close().await.unwrap();
     });
 }
+
+/// Under nextest every trial is its own process: processes of one run (`NEXTEST_RUN_ID`) writing the
+/// same page at once leave it holding every trial; a later run starts the page afresh.
+#[test]
+fn processes_of_one_nextest_run_fill_one_page() {
+    let fake = provider();
+    let f = Fixture::calling("html-nextest", &fake, "off");
+    f.file("prompt-tests/serve.evals.toml", SUITE);
+    let page = f.root.join("out/merged.html");
+    let page_arg = page.display().to_string();
+    let trials = ["serve::polite_tea", "serve::rude_coffee", "serve::markup", "serve::water"];
+    let run = |trial: &str, run_id: &str| {
+        Child::harness(CHILD_ARGS, &["prompts", "--exact", trial, "--html", &page_arg])
+            .root(&f.root)
+            .env("PROMPT_TESTER_CASSETTE", "off")
+            .env("PT_FAKE_API_KEY", SECRET)
+            .env("NEXTEST_RUN_ID", run_id)
+            .run()
+    };
+    // One thread per child process, so the processes overlap.
+    std::thread::scope(|s| {
+        for trial in trials {
+            s.spawn(move || run(trial, "run-1"));
+        }
+    });
+    let names = |page: &Path| -> Vec<String> {
+        let html = std::fs::read_to_string(page).expect("the page");
+        let start = html.find(r#"<script id="data" type="application/json">"#).unwrap();
+        let block = &html[start..];
+        let json = &block[block.find('>').unwrap() + 1..block.find("</script>").unwrap()];
+        let data: Value = serde_json::from_str(json).unwrap();
+        data["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut want: Vec<String> = trials.iter().map(|t| t.to_string()).collect();
+    want.sort();
+    assert_eq!(names(&page), want);
+    run("serve::water", "run-2");
+    assert_eq!(names(&page), ["serve::water"]);
+}
