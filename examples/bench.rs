@@ -27,6 +27,9 @@
 //! - `ratelimit_slowdown`: a provider that answers 429 with `retry-after: 0.5` to any request arriving
 //!   while 4 are in flight; 100 calls (20 cases x 5 runs) at 100 ms with the default concurrency: the
 //!   measured wall time over the ideal one (calls x latency / 4). Every call must succeed.
+//! - `html_report`: the HTML report (`--html`) of a synthetic 1,000-trial, 5-sample run (the same in
+//!   quick mode), written in process: its size and the time to write it. The browser test
+//!   (`tests/suites/html.rs`) loads that report in Chromium and prints its load time.
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -34,6 +37,9 @@
 //!
 //! Targets are reported, not asserted: the program exits 0 when a figure misses its target, and
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
+
+#[path = "../tests/common/big_report.rs"]
+mod big_report;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -334,7 +340,20 @@ struct Results {
     replay: Replay,
     record: Record,
     judge: Judge,
+    html: HtmlReport,
 }
+
+/// The HTML report of a synthetic run.
+struct HtmlReport {
+    trials: usize,
+    samples: u32,
+    bytes: u64,
+    write: Duration,
+}
+
+/// Trials and samples of the synthetic run whose HTML report is measured.
+const HTML_TRIALS: usize = 1000;
+const HTML_SAMPLES: u32 = 5;
 
 struct Record {
     entries: usize,
@@ -435,6 +454,7 @@ impl Bench {
         let replay = self.replay()?;
         let record = self.record()?;
         let judge = self.judge()?;
+        let html = self.html()?;
         Ok(Results {
             inflight,
             ratelimit,
@@ -442,6 +462,31 @@ impl Bench {
             replay,
             record,
             judge,
+            html,
+        })
+    }
+
+    /// Writes the HTML report of a synthetic run: how big, how long.
+    fn html(&self) -> Result<HtmlReport, String> {
+        let records = big_report::records(HTML_TRIALS, HTML_SAMPLES);
+        let path = self.base.join("report.html");
+        let started = Instant::now();
+        prompt_tester::__private::write_html(
+            &path,
+            &records,
+            &prompt_tester::__private::RunInfo::default(),
+            &prompt_tester::__private::Extras::default(),
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        let write = started.elapsed();
+        let bytes = std::fs::metadata(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .len();
+        Ok(HtmlReport {
+            trials: HTML_TRIALS,
+            samples: HTML_SAMPLES,
+            bytes,
+            write,
         })
     }
 
@@ -956,6 +1001,18 @@ impl Results {
                 "-".into(),
                 "-".into(),
             ],
+            [
+                format!("html_report_mb ({}x{})", self.html.trials, self.html.samples),
+                format!("{:.2}", self.html.bytes as f64 / 1e6),
+                "-".into(),
+                "-".into(),
+            ],
+            [
+                "html_report_write_ms".into(),
+                format!("{:.0}", self.html.write.as_secs_f64() * 1000.0),
+                "< 1000".into(),
+                yes(self.html.write < Duration::from_secs(1)).into(),
+            ],
         ];
         let mut out = String::from("\n");
         writeln!(
@@ -1065,6 +1122,12 @@ impl Results {
             "replay_entries_per_s": round(self.replay.per_s(), 0),
             "peak_rss_mb": mb(self.overhead.rss_kb),
             "judge_ms": judge,
+            "html_report": {
+                "trials": self.html.trials,
+                "samples": self.html.samples,
+                "bytes": self.html.bytes,
+                "write_ms": round(self.html.write.as_secs_f64() * 1000.0, 1),
+            },
             "mode": mode,
         })
     }
