@@ -1002,7 +1002,10 @@ impl Results {
                 "-".into(),
             ],
             [
-                format!("html_report_mb ({}x{})", self.html.trials, self.html.samples),
+                format!(
+                    "html_report_mb ({}x{})",
+                    self.html.trials, self.html.samples
+                ),
                 format!("{:.2}", self.html.bytes as f64 / 1e6),
                 "-".into(),
                 "-".into(),

@@ -375,7 +375,11 @@ impl Case {
         let mut detail = SampleDetail {
             checks: Checks::default(),
             tool_calls: run.tool_calls.clone(),
-            transcript: if agent { run.transcript.clone() } else { Vec::new() },
+            transcript: if agent {
+                run.transcript.clone()
+            } else {
+                Vec::new()
+            },
             latency: Some(run.latency),
             replayed: run.replayed,
         };

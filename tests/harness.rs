@@ -543,7 +543,10 @@ fn the_progress_line_reaches_a_terminal_stderr_only() {
     );
     if !std::path::Path::new("/usr/bin/script").exists() {
         eprintln!("SKIPPED the pty half: `script` (util-linux) is not installed");
-        assert!(std::env::var_os("CI").is_none(), "CI needs `script` (util-linux)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs `script` (util-linux)"
+        );
         return;
     }
     let inner = scratch.command(FIXTURE, &["summary_passes"], &[]);

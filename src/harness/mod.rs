@@ -312,7 +312,10 @@ impl Harness {
                 nextest_run: crate::config::env_var("NEXTEST_RUN_ID"),
             };
             if let Err(e) = html::write_html(&path, &records, &run, &html::Extras::default()) {
-                eprintln!("error: cannot write the HTML report {}: {e}", path.display());
+                eprintln!(
+                    "error: cannot write the HTML report {}: {e}",
+                    path.display()
+                );
                 failed = true;
             }
         }

@@ -116,18 +116,40 @@ mod tests {
             ..redirected
         };
         assert!(!shows(&both), "per-test lines on the same terminal");
-        assert!(shows(&Console { quiet: true, ..both }));
+        assert!(shows(&Console {
+            quiet: true,
+            ..both
+        }));
         assert!(shows(&Console {
             format: Some(FormatSetting::Terse),
             ..both
         }));
         for off in [
-            Console { stderr_terminal: false, ..redirected },
-            Console { list: true, ..redirected },
-            Console { nextest: true, ..redirected },
-            Console { ci: true, ..redirected },
-            Console { format: Some(FormatSetting::Json), ..redirected },
-            Console { format: Some(FormatSetting::Json), quiet: true, ..both },
+            Console {
+                stderr_terminal: false,
+                ..redirected
+            },
+            Console {
+                list: true,
+                ..redirected
+            },
+            Console {
+                nextest: true,
+                ..redirected
+            },
+            Console {
+                ci: true,
+                ..redirected
+            },
+            Console {
+                format: Some(FormatSetting::Json),
+                ..redirected
+            },
+            Console {
+                format: Some(FormatSetting::Json),
+                quiet: true,
+                ..both
+            },
         ] {
             assert!(!shows(&off), "{off:?}");
         }

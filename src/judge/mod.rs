@@ -302,7 +302,9 @@ impl Judge<'_> {
             },
         };
         let verdict = self.make(question, yes, snippet, reasoning, spent);
-        self.run.scope.note(|c| c.judge.push(JudgeAnswer::from(&verdict)));
+        self.run
+            .scope
+            .note(|c| c.judge.push(JudgeAnswer::from(&verdict)));
         verdict
     }
 

@@ -77,7 +77,11 @@ pub fn browser(test: &str) -> Option<(PathBuf, PathBuf)> {
     match (chromium, driver) {
         (Some(c), Some(d)) => Some((c, d)),
         (c, _) => {
-            let what = if c.is_none() { "chromium" } else { "chromedriver" };
+            let what = if c.is_none() {
+                "chromium"
+            } else {
+                "chromedriver"
+            };
             missing(
                 test,
                 &format!("{what} is not on PATH"),

@@ -100,10 +100,14 @@ impl Driver {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", chromedriver.display()));
         let deadline = Instant::now() + Duration::from_secs(20);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen on {port}");
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
-        let profile = std::env::temp_dir().join(format!("pt-chromium-{}-{port}", std::process::id()));
+        let profile =
+            std::env::temp_dir().join(format!("pt-chromium-{}-{port}", std::process::id()));
         Self {
             child,
             port,
@@ -153,7 +157,10 @@ async fn open(c: &Client, page: &Path) -> f64 {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let ready = c
-            .execute("return document.documentElement.dataset.ready || null", vec![])
+            .execute(
+                "return document.documentElement.dataset.ready || null",
+                vec![],
+            )
             .await
             .unwrap();
         if ready == json!("1") {
@@ -177,7 +184,12 @@ async fn js(c: &Client, script: &str) -> Value {
 }
 
 async fn text(c: &Client, css: &str) -> String {
-    c.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
 
 #[test]
@@ -191,8 +203,12 @@ fn the_html_report_works_in_a_real_browser() {
     f.file("prompt-tests/serve.evals.toml", SUITE);
     let page = f.root.join("out/report.html");
     let out = f.run(&["--html", &page.display().to_string()]);
-    out.assert_statuses(&[("serve::polite_tea", "ok"), ("serve::rude_coffee", "FAILED")]);
-    let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("no page: {e}\n{}", out.context()));
+    out.assert_statuses(&[
+        ("serve::polite_tea", "ok"),
+        ("serve::rude_coffee", "FAILED"),
+    ]);
+    let html = std::fs::read_to_string(&page)
+        .unwrap_or_else(|e| panic!("no page: {e}\n{}", out.context()));
     assert!(!html.contains(SECRET), "the page leaks the key");
 
     let big = f.root.join("out/big.html");
@@ -275,14 +291,22 @@ fn processes_of_one_nextest_run_fill_one_page() {
     f.file("prompt-tests/serve.evals.toml", SUITE);
     let page = f.root.join("out/merged.html");
     let page_arg = page.display().to_string();
-    let trials = ["serve::polite_tea", "serve::rude_coffee", "serve::markup", "serve::water"];
+    let trials = [
+        "serve::polite_tea",
+        "serve::rude_coffee",
+        "serve::markup",
+        "serve::water",
+    ];
     let run = |trial: &str, run_id: &str| {
-        Child::harness(CHILD_ARGS, &["prompts", "--exact", trial, "--html", &page_arg])
-            .root(&f.root)
-            .env("PROMPT_TESTER_CASSETTE", "off")
-            .env("PT_FAKE_API_KEY", SECRET)
-            .env("NEXTEST_RUN_ID", run_id)
-            .run()
+        Child::harness(
+            CHILD_ARGS,
+            &["prompts", "--exact", trial, "--html", &page_arg],
+        )
+        .root(&f.root)
+        .env("PROMPT_TESTER_CASSETTE", "off")
+        .env("PT_FAKE_API_KEY", SECRET)
+        .env("NEXTEST_RUN_ID", run_id)
+        .run()
     };
     // One thread per child process, so the processes overlap.
     std::thread::scope(|s| {
@@ -292,7 +316,9 @@ fn processes_of_one_nextest_run_fill_one_page() {
     });
     let names = |page: &Path| -> Vec<String> {
         let html = std::fs::read_to_string(page).expect("the page");
-        let start = html.find(r#"<script id="data" type="application/json">"#).unwrap();
+        let start = html
+            .find(r#"<script id="data" type="application/json">"#)
+            .unwrap();
         let block = &html[start..];
         let json = &block[block.find('>').unwrap() + 1..block.find("</script>").unwrap()];
         let data: Value = serde_json::from_str(json).unwrap();

@@ -41,14 +41,19 @@ fn the_page_loads_nothing_from_elsewhere() {
     let html = page(&data(&[], &run(None, 0.0, 1.0), &Extras::default()));
     for bad in ["http://", "https://", "url(", "@import", " src="] {
         // The SVG namespace is an identifier, not a fetch.
-        let hits = html.matches(bad).count() - html.matches("http://www.w3.org/2000/svg").count() * usize::from(bad == "http://");
+        let hits = html.matches(bad).count()
+            - html.matches("http://www.w3.org/2000/svg").count() * usize::from(bad == "http://");
         assert_eq!(hits, 0, "{bad} in the page");
     }
 }
 
 #[test]
 fn records_get_their_wilson_interval_unless_they_have_one() {
-    let d = data(&[record("t", 4, 5), record("u", 0, 0)], &run(None, 0.0, 1.0), &Extras::default());
+    let d = data(
+        &[record("t", 4, 5), record("u", 0, 0)],
+        &run(None, 0.0, 1.0),
+        &Extras::default(),
+    );
     let ci = crate::stats::wilson(4, 5).unwrap();
     assert_eq!(d["records"][0]["ci_low"], json!(ci.low));
     assert_eq!(d["records"][0]["ci_high"], json!(ci.high));
@@ -75,14 +80,27 @@ fn extras_appear_when_they_exist() {
 #[test]
 fn pages_of_one_nextest_run_merge_and_others_replace() {
     let extras = Extras::default();
-    let first = data(&[record("a", 1, 1), record("b", 0, 1)], &run(Some("r1"), 100.0, 2.0), &extras);
-    let second = data(&[record("b", 1, 1), record("c", 1, 1)], &run(Some("r1"), 101.0, 5.0), &extras);
+    let first = data(
+        &[record("a", 1, 1), record("b", 0, 1)],
+        &run(Some("r1"), 100.0, 2.0),
+        &extras,
+    );
+    let second = data(
+        &[record("b", 1, 1), record("c", 1, 1)],
+        &run(Some("r1"), 101.0, 5.0),
+        &extras,
+    );
     let merged = merge(Some(first.clone()), second.clone());
     let names: Vec<_> = merged["records"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["name"].as_str().unwrap(), r["runs_passed"].as_u64().unwrap()))
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["runs_passed"].as_u64().unwrap(),
+            )
+        })
         .collect();
     // `b` is the newer record; `a` is kept.
     assert_eq!(names, [("a", 1), ("b", 1), ("c", 1)]);

@@ -64,7 +64,8 @@ pub async fn evaluate(
         .into_iter()
         .map(|v| v.unwrap_or_else(Verdict::pass))
         .collect();
-    run.scope.note(|c| c.assertions = records(asserts, &verdicts));
+    run.scope
+        .note(|c| c.assertions = records(asserts, &verdicts));
     score(asserts, &verdicts, min_score)
 }
 
