@@ -40,12 +40,13 @@ fn provider() -> FakeProvider {
                 );
             }
             let answer = match request.last_user_text().as_deref() {
-                Some("Serve tea") => "Here is your tea, please enjoy.",
-                Some("Serve coffee") => "Coffee. Now.",
-                Some("Serve markup") => MARKUP,
-                _ => "Water.",
+                Some("Serve tea") => "Here is your tea, please enjoy.".to_string(),
+                Some("Serve coffee") => "Coffee. Now.".to_string(),
+                Some("Serve markup") => MARKUP.to_string(),
+                // The key, which the page must not show.
+                _ => format!("Water, and the key {SECRET}."),
             };
-            Reply::answer(request, answer)
+            Reply::answer(request, &answer)
         })
         .start()
 }
@@ -192,6 +193,28 @@ async fn text(c: &Client, css: &str) -> String {
         .unwrap()
 }
 
+/// A model matrix and a baseline comparison, as the features that compute them would hand them over.
+fn extras() -> prompt_tester::__private::Extras {
+    use prompt_tester::__private::Table;
+    let table = |title: &str, columns: &[&str], row: &[&str]| Table {
+        title: title.into(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows: vec![row.iter().map(|c| c.to_string()).collect()],
+    };
+    prompt_tester::__private::Extras {
+        matrix: Some(table(
+            "Model matrix",
+            &["case", "model-a", "model-b"],
+            &["suite_0::case_0000", "80%", "100%"],
+        )),
+        baseline: Some(table(
+            "Baseline comparison",
+            &["case", "delta", "significance"],
+            &["suite_0::case_0000", "+20 pp", "p = 0.03"],
+        )),
+    }
+}
+
 #[test]
 fn the_html_report_works_in_a_real_browser() {
     let test = "the_html_report_works_in_a_real_browser";
@@ -210,6 +233,10 @@ fn the_html_report_works_in_a_real_browser() {
     let html = std::fs::read_to_string(&page)
         .unwrap_or_else(|e| panic!("no page: {e}\n{}", out.context()));
     assert!(!html.contains(SECRET), "the page leaks the key");
+    assert!(
+        html.contains("[REDACTED:PT_FAKE_API_KEY]"),
+        "the water answer is redacted"
+    );
 
     let big = f.root.join("out/big.html");
     let records = big_report::records(1000, 5);
@@ -218,7 +245,7 @@ fn the_html_report_works_in_a_real_browser() {
         &big,
         &records,
         &prompt_tester::__private::RunInfo::default(),
-        &prompt_tester::__private::Extras::default(),
+        &extras(),
     )
     .unwrap();
     let wrote = started.elapsed();
@@ -235,6 +262,8 @@ fn the_html_report_works_in_a_real_browser() {
         assert_eq!(text(&c, "#count-passed .n").await, "3");
         assert_eq!(text(&c, "#count-failed .n").await, "1");
         assert_eq!(text(&c, "#count-errored .n").await, "0");
+        // No matrix or baseline in this run: no such sections.
+        assert_eq!(js(&c, "return document.querySelectorAll('#model-matrix, #baseline-comparison').length").await, 0);
         // Failures first.
         let first = js(&c, "return document.querySelector('.trial').dataset.name").await;
         assert_eq!(first, "serve::rude_coffee");
@@ -270,6 +299,9 @@ fn the_html_report_works_in_a_real_browser() {
         let load_ms = open(&c, &big).await;
         let rows = js(&c, "return document.querySelectorAll('.trial').length").await;
         assert_eq!(rows, 1000);
+        // The matrix and the baseline comparison appear when their data exists.
+        let cells = "return [...document.querySelectorAll('#model-matrix td, #baseline-comparison td')].map(t => t.textContent)";
+        assert_eq!(js(&c, cells).await, json!(["suite_0::case_0000", "80%", "100%", "suite_0::case_0000", "+20 pp", "p = 0.03"]));
         let size = std::fs::metadata(&big).unwrap().len();
         // Printed for the record (`--nocapture`); the bound only catches a page gone badly wrong.
         println!(
