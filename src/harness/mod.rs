@@ -226,18 +226,14 @@ impl Harness {
             });
         }
         let started = std::time::Instant::now();
-        let junit = ours
-            .junit
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
-        let report = ours
-            .report
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
-        let html = ours
-            .html
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_HTML").map(PathBuf::from));
+        // A report's path: its flag, else its variable.
+        let path_of = |flag: &Option<PathBuf>, var: &str| {
+            flag.clone()
+                .or_else(|| crate::config::env_var(var).map(PathBuf::from))
+        };
+        let junit = path_of(&ours.junit, "PROMPT_TESTER_JUNIT");
+        let report = path_of(&ours.report, "PROMPT_TESTER_REPORT");
+        let html = path_of(&ours.html, "PROMPT_TESTER_HTML");
         let judge = config
             .judge
             .as_ref()
