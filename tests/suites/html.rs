@@ -217,10 +217,6 @@ fn extras() -> prompt_tester::__private::Extras {
 
 #[test]
 fn the_html_report_works_in_a_real_browser() {
-    let test = "the_html_report_works_in_a_real_browser";
-    let Some((chromium, chromedriver)) = prereq::browser(test) else {
-        return;
-    };
     let fake = provider();
     let f = Fixture::calling("html", &fake, "off");
     f.file("prompt-tests/serve.evals.toml", SUITE);
@@ -237,6 +233,20 @@ fn the_html_report_works_in_a_real_browser() {
         html.contains("[REDACTED:PT_FAKE_API_KEY]"),
         "the water answer is redacted"
     );
+    // The page shows the JSON report's per-sample detail: each assertion and judge answer.
+    let rude = child::entry(&out.suite("serve")["cases"], "case_id", "rude_coffee");
+    let sample = &rude["samples"][0];
+    assert_eq!(sample["status"], "failed");
+    assert_eq!(sample["output"], "Coffee. Now.");
+    assert_eq!(sample["assertions"][0]["kind"], "judge");
+    assert_eq!(sample["assertions"][0]["passed"], false);
+    assert_eq!(sample["judge"][0]["snippet"], "Coffee. Now.");
+    assert_eq!(sample["judge"][0]["reasoning"], "It barks an order.");
+
+    let test = "the_html_report_works_in_a_real_browser";
+    let Some((chromium, chromedriver)) = prereq::browser(test) else {
+        return;
+    };
 
     let big = f.root.join("out/big.html");
     let records = big_report::records(1000, 5);
