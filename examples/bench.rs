@@ -31,6 +31,9 @@
 //!   row with `{expected}` in its assertions, half with assertions of their own) listed with `--list`:
 //!   the child's wall time, process start included. `dataset_exact_ms`: the same file with
 //!   `--list --exact` naming its last row, which builds that row alone (same count in both modes).
+//! - `html_report`: the HTML report (`--html`) of a synthetic 1,000-trial, 5-sample run (the same in
+//!   quick mode), written in process: its size and the time to write it. The browser test
+//!   (`tests/suites/html.rs`) loads that report in Chromium and prints its load time.
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -38,6 +41,9 @@
 //!
 //! Targets are reported, not asserted: the program exits 0 when a figure misses its target, and
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
+
+#[path = "../tests/common/big_report.rs"]
+mod big_report;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -339,6 +345,7 @@ struct Results {
     record: Record,
     judge: Judge,
     dataset: DatasetFigures,
+    html: HtmlReport,
 }
 
 /// Rows in the dataset scenario (both modes: listing them is the figure, and it is quick).
@@ -351,6 +358,18 @@ struct DatasetFigures {
     exact: Duration,
     exact_harness_ms: f64,
 }
+
+/// The HTML report of a synthetic run.
+struct HtmlReport {
+    trials: usize,
+    samples: u32,
+    bytes: u64,
+    write: Duration,
+}
+
+/// Trials and samples of the synthetic run whose HTML report is measured.
+const HTML_TRIALS: usize = 1000;
+const HTML_SAMPLES: u32 = 5;
 
 struct Record {
     entries: usize,
@@ -452,6 +471,7 @@ impl Bench {
         let record = self.record()?;
         let judge = self.judge()?;
         let dataset = self.dataset()?;
+        let html = self.html()?;
         Ok(Results {
             inflight,
             ratelimit,
@@ -460,6 +480,7 @@ impl Bench {
             record,
             judge,
             dataset,
+            html,
         })
     }
 
@@ -513,6 +534,30 @@ impl Bench {
             list_harness_ms: harness_ms(&list),
             exact: exact.wall,
             exact_harness_ms: harness_ms(&exact),
+        })
+    }
+
+    /// Writes the HTML report of a synthetic run: how big, how long.
+    fn html(&self) -> Result<HtmlReport, String> {
+        let records = big_report::records(HTML_TRIALS, HTML_SAMPLES);
+        let path = self.base.join("report.html");
+        let started = Instant::now();
+        prompt_tester::__private::write_html(
+            &path,
+            &records,
+            &prompt_tester::__private::RunInfo::default(),
+            &prompt_tester::__private::Extras::default(),
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        let write = started.elapsed();
+        let bytes = std::fs::metadata(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .len();
+        Ok(HtmlReport {
+            trials: HTML_TRIALS,
+            samples: HTML_SAMPLES,
+            bytes,
+            write,
         })
     }
 
@@ -1047,6 +1092,21 @@ impl Results {
                 "-".into(),
                 "-".into(),
             ],
+            [
+                format!(
+                    "html_report_mb ({}x{})",
+                    self.html.trials, self.html.samples
+                ),
+                format!("{:.2}", self.html.bytes as f64 / 1e6),
+                "-".into(),
+                "-".into(),
+            ],
+            [
+                "html_report_write_ms".into(),
+                format!("{:.0}", self.html.write.as_secs_f64() * 1000.0),
+                "< 1000".into(),
+                yes(self.html.write < Duration::from_secs(1)).into(),
+            ],
         ];
         let mut out = String::from("\n");
         writeln!(
@@ -1169,6 +1229,12 @@ impl Results {
             "judge_ms": judge,
             "dataset_list_ms": round(self.dataset.list.as_secs_f64() * 1e3, 1),
             "dataset_exact_ms": round(self.dataset.exact.as_secs_f64() * 1e3, 1),
+            "html_report": {
+                "trials": self.html.trials,
+                "samples": self.html.samples,
+                "bytes": self.html.bytes,
+                "write_ms": round(self.html.write.as_secs_f64() * 1000.0, 1),
+            },
             "mode": mode,
         })
     }

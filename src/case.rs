@@ -9,12 +9,13 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::agent::{self, AgentError, LoopError};
-use crate::completion::{CompletionRequest, CompletionResult, Message, ToolSpec};
+use crate::checks::{AssertionRecord, Checks, JudgeAnswer};
+use crate::completion::{CompletionRequest, CompletionResult, Message, ToolCall, ToolSpec};
 use crate::config::{Config, Defaults};
 use crate::defaults;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
@@ -281,8 +282,69 @@ pub struct Sample {
     pub outcome: SampleOutcome,
     /// The model's output, for reports.
     pub output: Option<String>,
-    /// The subject's latency (the recorded one when replayed), when it answered.
-    pub latency: Option<std::time::Duration>,
+    /// What else the reports show of it (checks, tool calls, transcript); empty when unanswered.
+    pub detail: SampleDetail,
+}
+
+/// What the reports show of an answered sample besides its output.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampleDetail {
+    /// What its assertions and the judge found.
+    pub checks: Checks,
+    /// Tool calls the model made.
+    pub tool_calls: Vec<ToolCall>,
+    /// The conversation of an agent loop (empty for a single call: prompt and output say it all).
+    pub transcript: Vec<Message>,
+    /// Wall time of the subject call(s); the recorded latency when replayed.
+    pub latency: Option<Duration>,
+    /// Whether the answer was replayed from a cassette.
+    pub replayed: bool,
+}
+
+/// How one sample ended, for the reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SampleStatus {
+    /// Every check held.
+    Passed,
+    /// A check failed.
+    Failed,
+    /// Nothing was learnt about the output.
+    Errored,
+    /// The call was neither made nor replayed.
+    Unavailable,
+}
+
+/// What one sample leaves for the reports (`TrialRecord::samples`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SampleRecord {
+    /// Which sample, 1-based.
+    pub run: u32,
+    /// How it ended.
+    pub status: SampleStatus,
+    /// Why it did not pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The model's output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Each suite assertion and how it went.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<AssertionRecord>,
+    /// Each judge answer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judge: Vec<JudgeAnswer>,
+    /// Tool calls the model made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// The conversation of an agent loop.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub transcript: Vec<Message>,
+    /// Wall time of the subject call(s) in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<f64>,
+    /// Whether the answer was replayed.
+    pub replayed: bool,
 }
 
 impl Sample {
@@ -296,7 +358,30 @@ impl Sample {
         Self {
             outcome,
             output: None,
-            latency: None,
+            detail: SampleDetail::default(),
+        }
+    }
+
+    /// Its record as sample `run`.
+    pub fn record(&self, run: u32) -> SampleRecord {
+        let status = match &self.outcome {
+            SampleOutcome::Passed => SampleStatus::Passed,
+            SampleOutcome::Failed(_) => SampleStatus::Failed,
+            SampleOutcome::Errored(_) => SampleStatus::Errored,
+            SampleOutcome::Unavailable(_) => SampleStatus::Unavailable,
+        };
+        let d = &self.detail;
+        SampleRecord {
+            run,
+            status,
+            message: self.outcome.message().map(str::to_string),
+            output: self.output.clone(),
+            assertions: d.checks.assertions.clone(),
+            judge: d.checks.judge.clone(),
+            tool_calls: d.tool_calls.clone(),
+            transcript: d.transcript.clone(),
+            latency: d.latency.map(|l| l.as_secs_f64()),
+            replayed: d.replayed,
         }
     }
 }
@@ -366,12 +451,27 @@ impl Case {
             provider,
             model,
         };
-        let run = PromptRun::from_result(scope, asked, completed, transcript);
-        let (output, latency) = (run.output.clone(), run.latency);
+        let run = PromptRun::from_result(scope.clone(), asked, completed, transcript);
+        let output = run.output.clone();
+        // A single call's transcript is the prompt and the output: kept only for agent loops.
+        let agent = matches!(self.executor, Executor::Agent(_));
+        let mut detail = SampleDetail {
+            checks: Checks::default(),
+            tool_calls: run.tool_calls.clone(),
+            transcript: if agent {
+                run.transcript.clone()
+            } else {
+                Vec::new()
+            },
+            latency: Some(run.latency),
+            replayed: run.replayed,
+        };
+        let outcome = (self.evaluator)(run).await;
+        detail.checks = scope.take_checks();
         Sample {
-            outcome: (self.evaluator)(run).await,
+            outcome,
             output: Some(output),
-            latency: Some(latency),
+            detail,
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct RunScope {
     pub usage: Mutex<Usage>,
     /// The test runs only live: without a recording it is ignored (`live_only = true`).
     pub live_only: bool,
+    /// What this sample's checks found (assertions, judge answers), for the reports.
+    pub checks: Mutex<crate::checks::Checks>,
 }
 
 impl RunScope {
@@ -56,12 +58,23 @@ impl RunScope {
             cache_judge,
             usage: Mutex::new(Usage::default()),
             live_only: false,
+            checks: Mutex::default(),
         }
     }
 
     /// A copy of the usage so far.
     pub fn usage(&self) -> Usage {
         self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Notes what a check found, for the reports.
+    pub(crate) fn note(&self, edit: impl FnOnce(&mut crate::checks::Checks)) {
+        edit(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// What the checks found, taken out.
+    pub(crate) fn take_checks(&self) -> crate::checks::Checks {
+        std::mem::take(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -101,6 +114,30 @@ pub struct Engine {
 }
 
 static ENGINE: OnceLock<Engine> = OnceLock::new();
+
+/// Calls under way (replayed ones too, briefly), for the progress line.
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many calls are under way in this process.
+pub fn calls_in_flight() -> usize {
+    IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Counts a call in [`IN_FLIGHT`] while it lives.
+struct InFlight;
+
+impl InFlight {
+    fn enter() -> Self {
+        IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 /// Installs the engine for this process (first call wins).
 pub fn install(config: Config, mode: CassetteMode) -> &'static Engine {
@@ -188,6 +225,7 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
+        let _in_flight = InFlight::enter();
         let client = self.client(provider)?;
         let key = cassette::entry_key(provider, &request, scope.run_index);
         let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {

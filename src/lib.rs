@@ -23,6 +23,7 @@ pub mod render;
 
 mod agent;
 mod case;
+mod checks;
 mod commands;
 mod defaults;
 mod engine;
@@ -67,9 +68,13 @@ pub mod prelude {
 /// Internals for the code `#[prompt_test]` generates. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::case::Written;
+    pub use crate::case::{CaseInfo, SampleRecord, SampleStatus, SuiteInfo, Written};
+    pub use crate::checks::{AssertionRecord, JudgeAnswer};
     pub use crate::config::Defaults;
     pub use crate::engine::{engine, install};
+    /// The HTML report, for the benchmark and the browser test.
+    pub use crate::harness::html::{Extras, RunInfo, Table, write_html};
+    pub use crate::harness::record::{Status, TrialRecord};
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
         provider_name, subject_list,

@@ -678,4 +678,54 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
         "{}",
         run.stderr()
     );
+/// The progress line goes to stderr only when it is a terminal (here a pty made by `script`) and
+/// stdout is not; libtest's lines on stdout stay as they were, and a piped stderr gets none of it.
+#[test]
+fn the_progress_line_reaches_a_terminal_stderr_only() {
+    let scratch = Scratch::new("harness", "progress");
+    let piped = scratch.run_example(FIXTURE, &["summary_passes"], &[]);
+    assert_eq!(piped.code(), Some(0), "{}", piped.context());
+    assert!(
+        !piped.stderr().contains("in flight") && !piped.stderr().contains('\u{1b}'),
+        "a piped stderr got the progress line:\n{}",
+        piped.stderr()
+    );
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("SKIPPED the pty half: `script` (util-linux) is not installed");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs `script` (util-linux)"
+        );
+        return;
+    }
+    let inner = scratch.command(FIXTURE, &["summary_passes"], &[]);
+    let stdout = scratch.path().join("stdout.txt");
+    let mut outer = std::process::Command::new("/usr/bin/script");
+    outer
+        .arg("-qec")
+        .arg(format!(
+            "'{}' summary_passes > '{}'",
+            inner.get_program().to_string_lossy(),
+            stdout.display()
+        ))
+        .arg("/dev/null");
+    for (key, value) in inner.get_envs() {
+        match value {
+            Some(v) => outer.env(key, v),
+            None => outer.env_remove(key),
+        };
+    }
+    if let Some(dir) = inner.get_current_dir() {
+        outer.current_dir(dir);
+    }
+    let tty = outer.output().expect("script runs");
+    let terminal = String::from_utf8_lossy(&tty.stdout);
+    assert!(tty.status.success(), "{terminal}");
+    assert!(
+        terminal.contains("/1 trials, ") && terminal.contains("calls in flight"),
+        "no progress line on the terminal:\n{terminal}"
+    );
+    let lines = std::fs::read_to_string(&stdout).unwrap();
+    assert!(lines.contains("test summary_passes ... ok"), "{lines}");
+    assert!(!lines.contains("in flight"), "{lines}");
 }

@@ -3,6 +3,8 @@
 
 mod baseline;
 pub mod matrix;
+pub(crate) mod html;
+mod progress;
 mod prune;
 pub mod record;
 pub mod registry;
@@ -212,6 +214,8 @@ impl Harness {
                     && runs_here(&def.name, *ignored)
             })
             .collect();
+        // Covered runs report ignored without a record: the progress line does not wait for them.
+        let covered_n = covered.iter().filter(|c| **c).count();
         let trials: Vec<Trial> = defs
             .into_iter()
             .zip(flags.into_iter().zip(covered))
@@ -266,16 +270,42 @@ impl Harness {
             });
         }
         let started = std::time::Instant::now();
-        let junit = ours
-            .junit
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_JUNIT").map(PathBuf::from));
-        let report = ours
-            .report
-            .clone()
-            .or_else(|| crate::config::env_var("PROMPT_TESTER_REPORT").map(PathBuf::from));
+        // A report's path: its flag, else its variable.
+        let path_of = |flag: &Option<PathBuf>, var: &str| {
+            flag.clone()
+                .or_else(|| crate::config::env_var(var).map(PathBuf::from))
+        };
+        let junit = path_of(&ours.junit, "PROMPT_TESTER_JUNIT");
+        let report = path_of(&ours.report, "PROMPT_TESTER_REPORT");
+        let html = path_of(&ours.html, "PROMPT_TESTER_HTML");
+        let judge = config
+            .judge
+            .as_ref()
+            .map(|j| format!("{}/{}", j.provider, j.model));
+        let started_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
         let engine = engine::install(config, mode);
+        let console = {
+            use std::io::IsTerminal;
+            progress::Console {
+                stderr_terminal: std::io::stderr().is_terminal(),
+                stdout_terminal: std::io::stdout().is_terminal(),
+                format: args.format,
+                quiet: args.quiet,
+                list: args.list,
+                nextest: under_nextest(),
+                ci: crate::config::is_ci(),
+            }
+        };
+        let to_run = trials
+            .iter()
+            .filter(|t| !args.is_filtered_out(t) && !args.is_ignored(t))
+            .count()
+            .saturating_sub(covered_n);
+        progress::start(&console, to_run as u64);
         let conclusion = libtest_mimic::run(&args, trials);
+        progress::finish();
         // Recordings are buffered (see `Cassette::record`): write what is left.
         let unwritten = engine.cassettes.flush_all();
         let incomplete = if !unwritten.is_empty() {
@@ -323,6 +353,24 @@ impl Harness {
                 failed = true;
             }
         }
+        if let Some(path) = html {
+            let run = html::RunInfo {
+                date: crate::cassette::now_rfc3339(),
+                commit: git_commit(&root),
+                judge,
+                cassette_mode: format!("{mode:?}").to_lowercase(),
+                wall_secs: started.elapsed().as_secs_f64(),
+                started_unix,
+                nextest_run: crate::config::env_var("NEXTEST_RUN_ID"),
+            };
+            if let Err(e) = html::write_html(&path, &records, &run, &html::Extras::default()) {
+                eprintln!(
+                    "error: cannot write the HTML report {}: {e}",
+                    path.display()
+                );
+                failed = true;
+            }
+        }
         if ours.prune {
             let on_purpose = skipped.iter().map(|(_, trial)| trial.clone()).collect();
             match prune::refusal_after_run(&records, &on_purpose, incomplete) {
@@ -354,6 +402,21 @@ fn crate_root() -> PathBuf {
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
 }
 
+/// The commit the run tested: CI's variable, else `git rev-parse` in the crate root; `None` outside git.
+fn git_commit(root: &std::path::Path) -> Option<String> {
+    if let Some(sha) = crate::config::env_var("GITHUB_SHA") {
+        return Some(sha.chars().take(12).collect());
+    }
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(root)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let sha = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !sha.is_empty()).then_some(sha)
+}
+
 fn load_dotenv(root: &std::path::Path) -> Result<(), String> {
     match dotenvy::from_path(root.join(".env")) {
         Ok(()) => Ok(()),
@@ -373,6 +436,7 @@ struct HarnessFlags {
     mode: Option<CassetteMode>,
     junit: Option<PathBuf>,
     report: Option<PathBuf>,
+    html: Option<PathBuf>,
     prune: bool,
     baseline: Option<String>,
     baseline_alpha: Option<String>,
@@ -444,6 +508,7 @@ impl HarnessFlags {
                     flags.subject =
                         Some(value.ok_or("--subject needs a model: --subject provider/model")?);
                 }
+                "--html" => flags.html = Some(value_of("--html", inline, &mut iter)?.into()),
                 _ => rest.push(arg),
             }
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use crate::case::{CaseInfo, Cell};
+pub use crate::case::{CaseInfo, Cell, SampleRecord};
 pub use crate::outcome::Status;
 use crate::usage::Usage;
 
@@ -44,6 +44,12 @@ pub struct TrialRecord {
     /// The subject's latency over the samples that got an answer (for the matrix's mean).
     #[serde(skip)]
     pub latency: Latency,
+    /// The rendered prompt every sample sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Each sample: output, assertions, judge answers, tool calls (none for a trial that made no call).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<SampleRecord>,
 }
 
 /// Latencies summed over samples, for their mean.
@@ -109,6 +115,8 @@ impl TrialRecord {
             case,
             cell: None,
             latency: Latency::default(),
+            prompt: None,
+            samples: Vec::new(),
         }
     }
 }
@@ -127,6 +135,7 @@ static RECORDS: Mutex<Vec<TrialRecord>> = Mutex::new(Vec::new());
 
 /// Keeps a trial's record.
 pub fn push(record: TrialRecord) {
+    super::progress::trial_done(&record);
     locked(&RECORDS).push(record);
 }
 

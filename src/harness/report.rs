@@ -16,7 +16,7 @@ use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, Te
 use serde::Serialize;
 
 use crate::case::SuiteInfo;
-use crate::harness::record::{Status, TrialRecord};
+use crate::harness::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::stats::Counts;
 use crate::usage::Usage;
@@ -285,6 +285,9 @@ pub struct CaseStatus {
     /// The samples' pass rate and interval.
     #[serde(flatten)]
     pub rate: Rate,
+    /// Each sample: output, assertions, judge answers (listed once, here, not again under `failures`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<SampleRecord>,
 }
 
 /// One failed or errored trial of a suite.
@@ -377,8 +380,12 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
             runs_passed: r.runs_passed,
             runs_total: r.runs_total,
             rate: Rate::of(r.counts()),
+            samples: Vec::new(),
         };
-        suite.cases.push(status.clone());
+        suite.cases.push(CaseStatus {
+            samples: r.samples.clone(),
+            ..status.clone()
+        });
         if matches!(r.status, Status::Ignored | Status::LiveOnly) {
             suite.skipped += 1;
             continue;
@@ -429,16 +436,48 @@ pub fn write_json(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
     write_atomically(path, redact(&json).as_bytes())
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Rewrites `path` with `update(its current text)`, holding a lock file beside it, so that processes
+/// writing the same report (nextest runs one per trial) take turns and each sees the others' writes.
+/// The lock file (`.NAME.lock`) is never deleted, as with cassettes: deleting it while a process waits
+/// on it would let that process and a newcomer both hold "the" lock.
+pub(super) fn update_locked(
+    path: &Path,
+    update: impl FnOnce(Option<&str>) -> String,
+) -> std::io::Result<()> {
+    let (dir, name) = dir_and_name(path)?;
+    std::fs::create_dir_all(dir)?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!(".{}.lock", name.to_string_lossy())))?;
+    lock.lock()?;
+    let old = match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let written = write_atomically(path, update(old.as_deref()).as_bytes());
+    drop(lock);
+    written
+}
+
+/// The directory (`.` when none is named) and the file name of a report path.
+fn dir_and_name(path: &Path) -> std::io::Result<(&Path, &std::ffi::OsStr)> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir)?;
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other("the report path names no file"))?;
+    Ok((dir, name))
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (dir, name) = dir_and_name(path)?;
+    std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
         name.to_string_lossy(),

@@ -118,7 +118,13 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         output_preview: preview,
         case: case.info.clone(),
         cell: case.cell.clone(),
-        latency: record::Latency::of(samples.iter().filter_map(|s| s.latency)),
+        latency: record::Latency::of(samples.iter().filter_map(|s| s.detail.latency)),
+        prompt: Some(case.request.prompt.clone()),
+        samples: indices
+            .iter()
+            .zip(&samples)
+            .map(|(&i, s)| s.record(i))
+            .collect(),
     };
 
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {

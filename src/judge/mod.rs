@@ -34,6 +34,7 @@ pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
 use serde::{Deserialize, Serialize};
 
 use crate::cassette::decision::Unavailable;
+use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::JudgeConfig;
 use crate::engine::{CallError, CallRole, engine};
@@ -64,6 +65,18 @@ pub struct JudgeVerdict {
     pub judge_output_tokens: u64,
     /// Cost of the judge call in USD; `None` when the judge model's price is unknown.
     pub judge_cost_usd: Option<f64>,
+}
+
+impl From<&JudgeVerdict> for JudgeAnswer {
+    fn from(v: &JudgeVerdict) -> Self {
+        Self {
+            question: v.question.clone(),
+            answer: v.answer.clone(),
+            passed: v.passed,
+            reasoning: v.reasoning.clone(),
+            snippet: v.snippet.clone(),
+        }
+    }
 }
 
 /// Why the judge gave no verdict.
@@ -288,7 +301,11 @@ impl Judge<'_> {
                 }
             },
         };
-        self.make(question, yes, snippet, reasoning, spent)
+        let verdict = self.make(question, yes, snippet, reasoning, spent);
+        self.run
+            .scope
+            .note(|c| c.judge.push(JudgeAnswer::from(&verdict)));
+        verdict
     }
 
     fn make(

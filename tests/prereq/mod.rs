@@ -62,3 +62,32 @@ pub fn missing(test: &str, what: &str, fix: &str) {
     // Not `eprintln!`: libtest captures it and shows it only when the test fails.
     let _ = writeln!(std::io::stderr(), "SKIPPED {line}");
 }
+
+/// Chromium and its WebDriver server (Debian's `chromium` and `chromium-driver`) for `test`; `None`
+/// when either is not on `PATH`, after [`missing`] has spoken.
+pub fn browser(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let find = |names: &[&str]| {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+            .find(|p| p.is_file())
+    };
+    let chromium = find(&["chromium", "chromium-browser", "google-chrome"]);
+    let driver = find(&["chromedriver"]);
+    match (chromium, driver) {
+        (Some(c), Some(d)) => Some((c, d)),
+        (c, _) => {
+            let what = if c.is_none() {
+                "chromium"
+            } else {
+                "chromedriver"
+            };
+            missing(
+                test,
+                &format!("{what} is not on PATH"),
+                "install a headless browser: `apt-get install -y chromium chromium-driver` (.ci/run does)",
+            );
+            None
+        }
+    }
+}

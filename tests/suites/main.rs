@@ -17,9 +17,14 @@ use std::path::{Path, PathBuf};
 
 mod assertions;
 mod datasets;
+#[path = "../common/big_report.rs"]
+mod big_report;
+mod html;
 mod judge;
 mod matrix;
 mod parsing;
+#[path = "../prereq/mod.rs"]
+mod prereq;
 mod reports;
 mod running;
 mod similar;

@@ -4,6 +4,7 @@ use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
 use super::message::seen;
 use crate::embedding::SimilarityError;
+use crate::checks::AssertionRecord;
 use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
 use crate::render::shorten;
@@ -89,6 +90,8 @@ pub async fn evaluate(
         .into_iter()
         .map(|v| v.unwrap_or_else(Verdict::pass))
         .collect();
+    run.scope
+        .note(|c| c.assertions = records(asserts, &verdicts));
     score(asserts, &verdicts, min_score)
 }
 
@@ -145,6 +148,20 @@ pub(crate) fn similar_verdict(
         ),
         format!("{score:.3} for the output {}", seen(output)),
     )
+}
+
+/// Each assertion's verdict, for the reports.
+fn records(asserts: &[Assertion], verdicts: &[Verdict]) -> Vec<AssertionRecord> {
+    asserts
+        .iter()
+        .zip(verdicts)
+        .map(|(a, v)| AssertionRecord {
+            kind: a.check.kind().to_string(),
+            at: a.at.clone(),
+            passed: v.passed,
+            message: v.detail.clone(),
+        })
+        .collect()
 }
 
 /// The sum of the weights of the assertions whose verdict satisfies `counts`.

@@ -1,0 +1,47 @@
+//! What a sample's checks found, kept for the reports: each assertion's outcome and each judge answer.
+//!
+//! The judge and the suite evaluator note them in the sample's `RunScope` as they decide; `Case::sample`
+//! moves them into the sample's record. A leaf module, so the engine can hold them without importing the
+//! judge.
+
+use serde::Serialize;
+
+/// One assertion of a suite case and how it went on one sample.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AssertionRecord {
+    /// Its kind (`contains`, `judge`, ...).
+    pub kind: String,
+    /// Where it is written (`file:line`).
+    pub at: String,
+    /// Whether it held.
+    pub passed: bool,
+    /// Why it failed, or a note on a pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// One judge answer, as the reports show it (the accounting is in the trial's usage).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeAnswer {
+    /// The question asked.
+    pub question: String,
+    /// `"yes"` or `"no"`.
+    pub answer: String,
+    /// Whether the requirement holds.
+    pub passed: bool,
+    /// The judge's reasoning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// The verbatim excerpt of the output it quoted (it occurs in the output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+}
+
+/// What the checks of one sample found so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Checks {
+    /// Suite assertions, in the order written.
+    pub assertions: Vec<AssertionRecord>,
+    /// Judge answers, in the order given.
+    pub judge: Vec<JudgeAnswer>,
+}

@@ -1,0 +1,134 @@
+use super::*;
+use crate::harness::record::Status;
+use serde_json::json;
+
+fn record(name: &str, passed: u32, total: u32) -> TrialRecord {
+    let mut r = TrialRecord::unrun(name.into(), Status::Passed, "", None);
+    r.message = None;
+    (r.runs_passed, r.runs_total) = (passed, total);
+    r
+}
+
+fn run(nextest: Option<&str>, started: f64, wall: f64) -> RunInfo {
+    RunInfo {
+        date: "2026-01-01T00:00:00Z".into(),
+        cassette_mode: "auto".into(),
+        started_unix: started,
+        wall_secs: wall,
+        nextest_run: nextest.map(str::to_string),
+        ..RunInfo::default()
+    }
+}
+
+#[test]
+fn markup_in_the_data_cannot_close_the_block() {
+    let mut r = record("t", 1, 1);
+    r.output_preview = Some("</script><script>alert(1)</script><!-- & -->".into());
+    let html = page(&data(&[r], &run(None, 0.0, 1.0), &Extras::default()));
+    let block = &html[html.find(page::DATA_OPEN).unwrap()..];
+    let block = &block[..block.find("</script>").unwrap()];
+    assert!(!block[page::DATA_OPEN.len()..].contains('<'), "{block}");
+    // The block reads back to the same text.
+    let back = read_data(&html).expect("data block");
+    assert_eq!(
+        back["records"][0]["output_preview"],
+        "</script><script>alert(1)</script><!-- & -->"
+    );
+}
+
+#[test]
+fn the_page_loads_nothing_from_elsewhere() {
+    let html = page(&data(&[], &run(None, 0.0, 1.0), &Extras::default()));
+    for bad in ["http://", "https://", "url(", "@import", " src="] {
+        // The SVG namespace is an identifier, not a fetch.
+        let hits = html.matches(bad).count()
+            - html.matches("http://www.w3.org/2000/svg").count() * usize::from(bad == "http://");
+        assert_eq!(hits, 0, "{bad} in the page");
+    }
+}
+
+#[test]
+fn records_get_their_wilson_interval_unless_they_have_one() {
+    let d = data(
+        &[record("t", 4, 5), record("u", 0, 0)],
+        &run(None, 0.0, 1.0),
+        &Extras::default(),
+    );
+    let ci = crate::stats::wilson(4, 5).unwrap();
+    assert_eq!(d["records"][0]["ci_low"], json!(ci.low));
+    assert_eq!(d["records"][0]["ci_high"], json!(ci.high));
+    assert!(d["records"][1].get("ci_low").is_none());
+    assert!(d.get("matrix").is_none() && d.get("baseline").is_none());
+}
+
+#[test]
+fn extras_appear_when_they_exist() {
+    let table = Table {
+        title: "Model matrix".into(),
+        columns: vec!["case".into(), "a".into()],
+        rows: vec![vec!["x".into(), "100%".into()]],
+    };
+    let extras = Extras {
+        matrix: Some(table.clone()),
+        baseline: None,
+    };
+    let d = data(&[], &run(None, 0.0, 1.0), &extras);
+    assert_eq!(d["matrix"], serde_json::to_value(&table).unwrap());
+    assert!(d.get("baseline").is_none());
+}
+
+#[test]
+fn pages_of_one_nextest_run_merge_and_others_replace() {
+    let extras = Extras::default();
+    let first = data(
+        &[record("a", 1, 1), record("b", 0, 1)],
+        &run(Some("r1"), 100.0, 2.0),
+        &extras,
+    );
+    let second = data(
+        &[record("b", 1, 1), record("c", 1, 1)],
+        &run(Some("r1"), 101.0, 5.0),
+        &extras,
+    );
+    let merged = merge(Some(first.clone()), second.clone());
+    let names: Vec<_> = merged["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["runs_passed"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // `b` is the newer record; `a` is kept.
+    assert_eq!(names, [("a", 1), ("b", 1), ("c", 1)]);
+    assert_eq!(merged["run"]["started_unix"], json!(100.0));
+    assert_eq!(merged["run"]["wall_secs"], json!(6.0));
+    // Another run, or no nextest: the new page alone.
+    let other = data(&[record("c", 1, 1)], &run(Some("r2"), 200.0, 1.0), &extras);
+    assert_eq!(merge(Some(first.clone()), other.clone()), other);
+    let plain = data(&[record("c", 1, 1)], &run(None, 200.0, 1.0), &extras);
+    assert_eq!(merge(Some(first), plain.clone()), plain);
+    assert_eq!(merge(None, second.clone()), second);
+}
+
+#[test]
+fn concurrent_writers_of_one_run_keep_every_record() {
+    let dir = std::env::temp_dir().join(format!("pt-html-{}", std::process::id()));
+    let path = dir.join("report.html");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::thread::scope(|s| {
+        for i in 0..8 {
+            let path = &path;
+            s.spawn(move || {
+                let r = record(&format!("t{i}"), 1, 1);
+                write_html(path, &[r], &run(Some("same"), 0.0, 1.0), &Extras::default()).unwrap();
+            });
+        }
+    });
+    let d = read_data(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(d["records"].as_array().unwrap().len(), 8);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,157 @@
+//! The live progress line on stderr: trials done of total, calls in flight, failures and cost so far,
+//! elapsed time.
+//!
+//! libtest writes its `test name ... ok` lines to stdout, where a progress bar would garble them, so the
+//! line is drawn only where it cannot: stderr is a terminal and stdout is not (redirected), or libtest's
+//! per-test lines are off (`--format terse`, `-q`). Never for `--list`, `--format json`, under nextest
+//! or under CI ([`shows`] decides; the rest is I/O).
+
+use std::sync::Mutex;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use libtest_mimic::FormatSetting;
+
+use super::record::{Status, TrialRecord};
+
+/// Where the run's output goes and how libtest was asked to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Console {
+    /// stderr is a terminal.
+    pub stderr_terminal: bool,
+    /// stdout is a terminal.
+    pub stdout_terminal: bool,
+    /// `--format` (pretty when not given).
+    pub format: Option<FormatSetting>,
+    /// `-q` / `--quiet`.
+    pub quiet: bool,
+    /// `--list`.
+    pub list: bool,
+    /// nextest runs this process.
+    pub nextest: bool,
+    /// `CI` is set.
+    pub ci: bool,
+}
+
+/// Whether the progress line is drawn.
+pub fn shows(c: &Console) -> bool {
+    if c.list || c.nextest || c.ci || !c.stderr_terminal {
+        return false;
+    }
+    let per_test_lines = match c.format {
+        Some(FormatSetting::Json) => return false,
+        Some(FormatSetting::Terse) => false,
+        Some(FormatSetting::Pretty) | None => !c.quiet,
+    };
+    !c.stdout_terminal || !per_test_lines
+}
+
+struct Line {
+    bar: ProgressBar,
+    so_far: Mutex<(u64, f64)>,
+}
+
+static LINE: OnceLock<Line> = OnceLock::new();
+
+/// Starts the line for `total` trials, when [`shows`] says so.
+pub fn start(console: &Console, total: u64) {
+    if !shows(console) {
+        return;
+    }
+    let style = ProgressStyle::with_template(
+        "{bar:24} {pos}/{len} trials, {inflight} in flight, {msg}, {elapsed}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .with_key(
+        "inflight",
+        |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{} calls", crate::engine::calls_in_flight());
+        },
+    );
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(style);
+    bar.set_message(words(0, 0.0));
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let _ = LINE.set(Line {
+        bar,
+        so_far: Mutex::new((0, 0.0)),
+    });
+}
+
+/// Counts a finished trial.
+pub fn trial_done(record: &TrialRecord) {
+    let Some(line) = LINE.get() else { return };
+    let mut so_far = line.so_far.lock().unwrap_or_else(|e| e.into_inner());
+    so_far.0 += u64::from(matches!(record.status, Status::Failed | Status::Errored));
+    so_far.1 += record.usage.total().cost.priced_usd();
+    line.bar.set_message(words(so_far.0, so_far.1));
+    line.bar.inc(1);
+}
+
+/// Removes the line before the summary is printed.
+pub fn finish() {
+    if let Some(line) = LINE.get() {
+        line.bar.finish_and_clear();
+    }
+}
+
+fn words(failed: u64, usd: f64) -> String {
+    format!("{failed} failed, ${usd:.4}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drawn_only_where_it_cannot_garble_libtest_or_logs() {
+        let redirected = Console {
+            stderr_terminal: true,
+            ..Console::default()
+        };
+        assert!(shows(&redirected), "stdout redirected, stderr a terminal");
+        let both = Console {
+            stdout_terminal: true,
+            ..redirected
+        };
+        assert!(!shows(&both), "per-test lines on the same terminal");
+        assert!(shows(&Console {
+            quiet: true,
+            ..both
+        }));
+        assert!(shows(&Console {
+            format: Some(FormatSetting::Terse),
+            ..both
+        }));
+        for off in [
+            Console {
+                stderr_terminal: false,
+                ..redirected
+            },
+            Console {
+                list: true,
+                ..redirected
+            },
+            Console {
+                nextest: true,
+                ..redirected
+            },
+            Console {
+                ci: true,
+                ..redirected
+            },
+            Console {
+                format: Some(FormatSetting::Json),
+                ..redirected
+            },
+            Console {
+                format: Some(FormatSetting::Json),
+                quiet: true,
+                ..both
+            },
+        ] {
+            assert!(!shows(&off), "{off:?}");
+        }
+    }
+}

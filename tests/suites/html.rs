@@ -1,0 +1,379 @@
+//! The HTML report, opened in headless Chromium through WebDriver: a real run against the loopback
+//! provider (a failing case, judge verdicts with snippets, an output holding markup), checked through
+//! the DOM; then the benchmark's 1,000-trial report, timed as it loads.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use prompt_tester_testkit::{FakeProvider, Reply, Wire};
+use serde_json::{Value, json};
+
+use super::*;
+
+/// What the model answers when asked for markup: it must show as text and run nothing.
+const MARKUP: &str =
+    "<script>window.__pwned = 1</script></div><img src=x onerror=\"window.__pwned = 2\"> done";
+
+/// A judge verdict quoting `snippet`.
+fn verdict(answer: &str, reasoning: &str, snippet: &str) -> Value {
+    json!({"index": 1, "question_type": "style", "reasoning": reasoning, "snippet": snippet, "answer": answer})
+}
+
+/// The answers: tea politely, coffee rudely, markup as asked; the judge quotes each answer.
+fn provider() -> FakeProvider {
+    FakeProvider::builder()
+        .respond_with(|request| {
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            if request.model().as_deref() == Some(JUDGE_MODEL) {
+                let v = if body.contains("Coffee. Now.") {
+                    verdict("no", "It barks an order.", "Coffee. Now.")
+                } else {
+                    verdict("yes", "It says please.", "please enjoy")
+                };
+                return Reply::text(
+                    Wire::OpenAi,
+                    JUDGE_MODEL,
+                    &json!({ "verdicts": [v] }).to_string(),
+                    prompt_tester_testkit::Usage::new(100, 10),
+                );
+            }
+            let answer = match request.last_user_text().as_deref() {
+                Some("Serve tea") => "Here is your tea, please enjoy.".to_string(),
+                Some("Serve coffee") => "Coffee. Now.".to_string(),
+                Some("Serve markup") => MARKUP.to_string(),
+                // The key, which the page must not show.
+                _ => format!("Water, and the key {SECRET}."),
+            };
+            Reply::answer(request, &answer)
+        })
+        .start()
+}
+
+const SUITE: &str = r#"prompt = "Serve {thing}"
+
+[[cases]]
+name = "polite_tea"
+category = "manners"
+inputs = { thing = "tea" }
+runs = 3
+assert = [{ contains = "tea" }, { judge = "Is it polite?" }]
+
+[[cases]]
+name = "rude_coffee"
+category = "manners"
+inputs = { thing = "coffee" }
+assert = [{ judge = "Is it polite?" }]
+
+[[cases]]
+name = "markup"
+category = "safety"
+inputs = { thing = "markup" }
+assert = [{ contains = "done" }]
+
+[[cases]]
+name = "water"
+category = "safety"
+inputs = { thing = "water" }
+assert = [{ max_words = 100 }]
+"#;
+
+/// chromedriver on a free port, killed (this child only) when dropped, with a fresh profile.
+struct Driver {
+    child: std::process::Child,
+    port: u16,
+    profile: PathBuf,
+    chromium: PathBuf,
+}
+
+impl Driver {
+    fn start(chromium: PathBuf, chromedriver: &Path) -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", chromedriver.display()));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile =
+            std::env::temp_dir().join(format!("pt-chromium-{}-{port}", std::process::id()));
+        Self {
+            child,
+            port,
+            profile,
+            chromium,
+        }
+    }
+
+    async fn session(&self) -> Client {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--window-size=1200,900",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([format!("--user-data-dir={}", self.profile.display())])
+        .collect::<Vec<_>>();
+        let caps = json!({"goog:chromeOptions": {"binary": self.chromium, "args": args}});
+        let caps = caps.as_object().unwrap().clone();
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a WebDriver session")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Opens `page` and waits until its script has drawn it; the navigation timing's load time, in ms.
+async fn open(c: &Client, page: &Path) -> f64 {
+    c.goto(&format!("file://{}", page.display())).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let ready = c
+            .execute(
+                "return document.documentElement.dataset.ready || null",
+                vec![],
+            )
+            .await
+            .unwrap();
+        if ready == json!("1") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the page never finished drawing");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let load = c
+        .execute(
+            "const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    load.as_f64().unwrap_or(f64::NAN)
+}
+
+async fn js(c: &Client, script: &str) -> Value {
+    c.execute(script, vec![]).await.unwrap()
+}
+
+async fn text(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// A model matrix and a baseline comparison, as the features that compute them would hand them over.
+fn extras() -> prompt_tester::__private::Extras {
+    use prompt_tester::__private::Table;
+    let table = |title: &str, columns: &[&str], row: &[&str]| Table {
+        title: title.into(),
+        columns: columns.iter().map(|c| c.to_string()).collect(),
+        rows: vec![row.iter().map(|c| c.to_string()).collect()],
+    };
+    prompt_tester::__private::Extras {
+        matrix: Some(table(
+            "Model matrix",
+            &["case", "model-a", "model-b"],
+            &["suite_0::case_0000", "80%", "100%"],
+        )),
+        baseline: Some(table(
+            "Baseline comparison",
+            &["case", "delta", "significance"],
+            &["suite_0::case_0000", "+20 pp", "p = 0.03"],
+        )),
+    }
+}
+
+#[test]
+fn the_html_report_works_in_a_real_browser() {
+    let fake = provider();
+    let f = Fixture::calling("html", &fake, "off");
+    f.file("prompt-tests/serve.evals.toml", SUITE);
+    let page = f.root.join("out/report.html");
+    let out = f.run(&["--html", &page.display().to_string()]);
+    out.assert_statuses(&[
+        ("serve::polite_tea", "ok"),
+        ("serve::rude_coffee", "FAILED"),
+    ]);
+    let html = std::fs::read_to_string(&page)
+        .unwrap_or_else(|e| panic!("no page: {e}\n{}", out.context()));
+    assert!(!html.contains(SECRET), "the page leaks the key");
+    assert!(
+        html.contains("[REDACTED:PT_FAKE_API_KEY]"),
+        "the water answer is redacted"
+    );
+    // The page shows the JSON report's per-sample detail: each assertion and judge answer.
+    let rude = child::entry(&out.suite("serve")["cases"], "case_id", "rude_coffee");
+    let sample = &rude["samples"][0];
+    assert_eq!(sample["status"], "failed");
+    assert_eq!(sample["output"], "Coffee. Now.");
+    assert_eq!(sample["assertions"][0]["kind"], "judge");
+    assert_eq!(sample["assertions"][0]["passed"], false);
+    assert_eq!(sample["judge"][0]["snippet"], "Coffee. Now.");
+    assert_eq!(sample["judge"][0]["reasoning"], "It barks an order.");
+
+    let test = "the_html_report_works_in_a_real_browser";
+    let Some((chromium, chromedriver)) = prereq::browser(test) else {
+        return;
+    };
+
+    let big = f.root.join("out/big.html");
+    let records = big_report::records(1000, 5);
+    let started = Instant::now();
+    prompt_tester::__private::write_html(
+        &big,
+        &records,
+        &prompt_tester::__private::RunInfo::default(),
+        &extras(),
+    )
+    .unwrap();
+    let wrote = started.elapsed();
+
+    let driver = Driver::start(chromium, &chromedriver);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = driver.session().await;
+        open(&c, &page).await;
+        // The counts.
+        assert_eq!(text(&c, "#count-passed .n").await, "3");
+        assert_eq!(text(&c, "#count-failed .n").await, "1");
+        assert_eq!(text(&c, "#count-errored .n").await, "0");
+        // No matrix or baseline in this run: no such sections.
+        assert_eq!(js(&c, "return document.querySelectorAll('#model-matrix, #baseline-comparison').length").await, 0);
+        // Failures first.
+        let first = js(&c, "return document.querySelector('.trial').dataset.name").await;
+        assert_eq!(first, "serve::rude_coffee");
+        // The failing row opens to its sample, the judge's snippet highlighted inside the output.
+        c.find(Locator::Css(".trial.failed .row")).await.unwrap().click().await.unwrap();
+        let sample = text(&c, ".trial.failed .sample").await;
+        assert!(sample.contains("It barks an order."), "{sample}");
+        assert_eq!(text(&c, ".trial.failed .sample pre.output mark.snippet").await, "Coffee. Now.");
+        // The markup shows as text; nothing of it ran or became an element.
+        c.find(Locator::Css("[data-name='serve::markup'] .row")).await.unwrap().click().await.unwrap();
+        let shown = js(&c, "return document.querySelector(\"[data-name='serve::markup'] pre.output\").textContent").await;
+        assert_eq!(shown, MARKUP);
+        assert_eq!(js(&c, "return typeof window.__pwned").await, "undefined");
+        assert_eq!(js(&c, "return document.querySelectorAll('main img, main script').length").await, 0);
+        // The filter hides the rows that do not match.
+        let visible = "return [...document.querySelectorAll('.trial')].filter(t => !t.hidden).map(t => t.dataset.name)";
+        c.find(Locator::Css("#filter")).await.unwrap().send_keys("tea").await.unwrap();
+        assert_eq!(js(&c, visible).await, json!(["serve::polite_tea"]));
+        c.find(Locator::Css("#filter")).await.unwrap().clear().await.unwrap();
+        js(&c, "document.getElementById('filter').dispatchEvent(new Event('input'))").await;
+        c.find(Locator::Css("#failed-only")).await.unwrap().click().await.unwrap();
+        assert_eq!(js(&c, visible).await, json!(["serve::rude_coffee"]));
+        c.find(Locator::Css("#failed-only")).await.unwrap().click().await.unwrap();
+        // The pass rate's 95% interval is drawn.
+        assert!(js(&c, "return document.querySelectorAll('svg.bar .ci').length").await.as_u64() >= Some(4));
+        if let Some(shot) = std::env::var_os("PROMPT_TESTER_SCREENSHOT") {
+            let png = c.screenshot().await.unwrap();
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(shot);
+            std::fs::write(&path, png).unwrap();
+            eprintln!("screenshot written to {}", path.display());
+        }
+
+        let load_ms = open(&c, &big).await;
+        let rows = js(&c, "return document.querySelectorAll('.trial').length").await;
+        assert_eq!(rows, 1000);
+        // The matrix and the baseline comparison appear when their data exists.
+        let cells = "return [...document.querySelectorAll('#model-matrix td, #baseline-comparison td')].map(t => t.textContent)";
+        assert_eq!(js(&c, cells).await, json!(["suite_0::case_0000", "80%", "100%", "suite_0::case_0000", "+20 pp", "p = 0.03"]));
+        let size = std::fs::metadata(&big).unwrap().len();
+        // Printed for the record (`--nocapture`); the bound only catches a page gone badly wrong.
+        println!(
+            "1,000-trial, 5-sample report: {:.1} MB, written in {:.0} ms, loaded in {load_ms:.0} ms",
+            size as f64 / 1e6,
+            wrote.as_secs_f64() * 1000.0
+        );
+        assert!(load_ms < 15_000.0, "the page took {load_ms} ms to load");
+        c.close().await.unwrap();
+    });
+}
+
+/// Under nextest every trial is its own process: processes of one run (`NEXTEST_RUN_ID`) writing the
+/// same page at once leave it holding every trial; a later run starts the page afresh.
+#[test]
+fn processes_of_one_nextest_run_fill_one_page() {
+    let fake = provider();
+    let f = Fixture::calling("html-nextest", &fake, "off");
+    f.file("prompt-tests/serve.evals.toml", SUITE);
+    let page = f.root.join("out/merged.html");
+    let page_arg = page.display().to_string();
+    let trials = [
+        "serve::polite_tea",
+        "serve::rude_coffee",
+        "serve::markup",
+        "serve::water",
+    ];
+    let run = |trial: &str, run_id: &str| {
+        Child::harness(
+            CHILD_ARGS,
+            &["prompts", "--exact", trial, "--html", &page_arg],
+        )
+        .root(&f.root)
+        .env("PROMPT_TESTER_CASSETTE", "off")
+        .env("PT_FAKE_API_KEY", SECRET)
+        .env("NEXTEST_RUN_ID", run_id)
+        .run()
+    };
+    // One thread per child process, so the processes overlap.
+    std::thread::scope(|s| {
+        for trial in trials {
+            s.spawn(move || run(trial, "run-1"));
+        }
+    });
+    let names = |page: &Path| -> Vec<String> {
+        let html = std::fs::read_to_string(page).expect("the page");
+        let start = html
+            .find(r#"<script id="data" type="application/json">"#)
+            .unwrap();
+        let block = &html[start..];
+        let json = &block[block.find('>').unwrap() + 1..block.find("</script>").unwrap()];
+        let data: Value = serde_json::from_str(json).unwrap();
+        data["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut want: Vec<String> = trials.iter().map(|t| t.to_string()).collect();
+    want.sort();
+    assert_eq!(names(&page), want);
+    run("serve::water", "run-2");
+    assert_eq!(names(&page), ["serve::water"]);
+}
