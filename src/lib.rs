@@ -19,6 +19,9 @@ pub mod cassette;
 pub mod pricing;
 #[doc(hidden)]
 pub mod render;
+#[doc(hidden)]
+#[allow(dead_code, unused_imports)] // until the features that use it land (issue 13)
+pub mod stats;
 
 mod agent;
 mod case;
@@ -31,8 +34,6 @@ mod outcome;
 mod redact;
 mod run;
 mod spanned;
-#[allow(dead_code, unused_imports)] // until the features that use it land (issue 13)
-mod stats;
 mod suite;
 mod usage;
 
