@@ -37,6 +37,15 @@ pub const MAX_TURNS: u32 = 8;
 /// How long one tool call may take.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Adaptive sampling: the confidence (`confidence`), so α = β = 5%.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Adaptive sampling: the most samples (`max_runs`).
+pub const MAX_RUNS: u32 = 40;
+
+/// Adaptive sampling: the indifference half-width δ (`indifference`).
+pub const INDIFFERENCE: f64 = 0.05;
+
 /// The suite root (`suite_roots`), relative to the crate root.
 pub const SUITE_ROOT: &str = "prompt-tests";
 

@@ -6,17 +6,18 @@ use futures::FutureExt;
 
 use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
-use crate::case::{Case, Evaluator, Executor, RequestTemplate, Sampling};
+use crate::case::{Case, Evaluator, Executor, RequestTemplate, SamplePlan, Sampling};
 use crate::config::Config;
 use crate::outcome::{SampleOutcome, classify};
 use crate::render::render;
 
-/// The case of `test`, as its trial `trial` (the test, or one of its numbered runs) reports it.
-pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
+/// The case of `test`, as its trial `trial` (the test, or one of its numbered runs) reports it, with
+/// its sampling plan (checked when the trials were listed).
+pub fn case(test: &'static RustTest, trial: &str, config: &Config, plan: SamplePlan) -> Case {
     let spec = (test.spec)();
     let name = test.trial_name();
     let rendered = render(spec.target_prompt.text(), &spec.target_prompt_vars);
-    let warnings = rendered
+    let mut warnings: Vec<String> = rendered
         .missing
         .iter()
         .map(|p| {
@@ -34,6 +35,7 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
              prompt-tester.toml"
         )
     });
+    warnings.extend(request.seed_warning(config));
     let executor = match (spec.toolbox, spec.run_fn) {
         (Some(toolbox), _) => Executor::Agent(toolbox),
         (None, Some(run_fn)) => Executor::Custom(run_fn),
@@ -47,8 +49,7 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config) -> Case {
         name,
         request,
         sampling: Sampling {
-            runs: spec.runs,
-            pass_threshold: spec.pass_threshold,
+            plan,
             prime_first: spec.enable_cache,
             cache_judge: spec.enable_cache,
             live_only: spec.live_only,

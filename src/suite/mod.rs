@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::case::{Case, CaseInfo, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo};
+use crate::case::{
+    Case, CaseInfo, Evaluator, Executor, RequestTemplate, SamplePlan, Sampling, SuiteInfo,
+};
 use crate::config::Config;
 use assert::Check;
 use parse::Suite;
@@ -223,10 +225,28 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
                 reason: reason.clone(),
                 info,
             },
-            None => Item::Case(Box::new(resolve(config, suite, case, name, info))),
+            None => match plan(config, suite, case, &name) {
+                Ok(plan) => Item::Case(Box::new(resolve(config, suite, case, name, info, plan))),
+                Err(message) => broken(name, message, Some(info)),
+            },
         });
     }
     items
+}
+
+/// The sampling plan of a case: its keys over the suite's (merged when parsed), `[defaults]` under
+/// both; `Err` names where the key to fix was written (`file:line`) and what is wrong.
+fn plan(config: &Config, suite: &Suite, case: &parse::Case, name: &str) -> Result<SamplePlan, String> {
+    let s = &case.settings;
+    SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|e| {
+        let key = e.key();
+        let at = s.sampling_at.iter().find(|(k, _)| *k == key).map(|(_, at)| at.clone());
+        let (at, whence) = match at {
+            Some(at) => (at, ""),
+            None => (suite.info.file.clone(), " (with [defaults] in prompt-tester.toml)"),
+        };
+        format!("{at}: `{key}` of case `{name}`{whence}: {e}")
+    })
 }
 
 /// A suite case as a [`Case`]: the suite's settings under the case's, `[defaults]` under both.
@@ -236,6 +256,7 @@ fn resolve(
     case: &parse::Case,
     name: String,
     info: CaseInfo,
+    plan: SamplePlan,
 ) -> Case {
     let s = &case.settings;
     let rendered = crate::render::render(&suite.prompt, &case.inputs);
@@ -250,7 +271,8 @@ fn resolve(
             crate::config::CONFIG_FILE
         )
     });
-    let warnings = warnings(config, suite, case, &name, &request);
+    let mut warnings = warnings(config, suite, case, &name, &request);
+    warnings.extend(request.seed_warning(config));
     let asserts = Arc::new(case.asserts.clone());
     let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
@@ -263,8 +285,7 @@ fn resolve(
         name,
         request,
         sampling: Sampling {
-            runs: s.runs.unwrap_or(1),
-            pass_threshold: s.pass_threshold.unwrap_or(1.0),
+            plan,
             prime_first: false,
             cache_judge: false,
             live_only: s.live_only.unwrap_or(false),
