@@ -10,6 +10,7 @@ use std::process::ExitCode;
 mod hosted;
 mod local;
 mod quick_start;
+mod sampling;
 
 fn main() -> ExitCode {
     prompt_tester::main()

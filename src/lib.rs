@@ -23,6 +23,14 @@ pub mod render;
 #[allow(dead_code, unused_imports)] // until the features that use it land (issue 13)
 pub mod stats;
 
+/// The sampling plans and the rule that sizes each wave of samples, for the benchmark's simulation.
+#[doc(hidden)]
+pub mod sampling {
+    pub use crate::case::{SamplePlan, Threshold};
+    pub use crate::outcome::{SampleOutcome, next_wave};
+    pub use crate::stats::sprt::Sprt;
+}
+
 mod agent;
 mod case;
 mod commands;

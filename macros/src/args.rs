@@ -683,6 +683,8 @@ fn check_adaptive(args: &Args, errors: &mut Errors) {
     };
     let limit = pass_rate.min(1.0 - pass_rate);
     if indifference >= limit {
+        // Shown as written (0.1, not 0.09999999999999998).
+        let limit = (limit * 1e6).round() / 1e6;
         let at = args.indifference.as_ref().or(args.pass_rate.as_ref()).map(value_tokens);
         errors.at(
             at,
