@@ -132,6 +132,19 @@ mod tests {
                 format!("else {SUBJECT_MAX_TOKENS}). |"),
             ),
             (
+                "README.md",
+                readme,
+                format!("(defaults {CONFIDENCE}, {MAX_RUNS}, {INDIFFERENCE}; see"),
+            ),
+            (
+                "docs/suites.md",
+                suites,
+                format!(
+                    "(default {CONFIDENCE}), at most `max_runs` samples (default {MAX_RUNS}, then inconclusive), rates \
+                     within `indifference` of `pass_rate` may go either way (default {INDIFFERENCE})"
+                ),
+            ),
+            (
                 "docs/benchmarks.md",
                 benchmarks,
                 format!("(default: the harness's default, {CONCURRENCY})"),
