@@ -363,7 +363,7 @@ struct Sampling {
 
 impl Sampling {
     fn simulate(tests: u32) -> Self {
-        use prompt_tester::sampling::{SamplePlan, SampleOutcome, Sprt, Threshold, next_wave};
+        use prompt_tester::sampling::{SampleOutcome, SamplePlan, Sprt, Threshold, next_wave};
         use rand::{Rng, SeedableRng, rngs::StdRng};
         eprintln!("[sampling] {tests} simulated tests per pass rate");
         let sprt = Sprt::new(0.8, 0.05, 0.95, 10_000).expect("valid");
@@ -390,7 +390,10 @@ impl Sampling {
                     });
                 }
             }
-            let passed = taken.iter().filter(|o| **o == SampleOutcome::Passed).count() as u32;
+            let passed = taken
+                .iter()
+                .filter(|o| **o == SampleOutcome::Passed)
+                .count() as u32;
             let decided_pass = match plan {
                 SamplePlan::Adaptive(s) => {
                     s.verdict(passed, taken.len() as u32 - passed)
@@ -1163,7 +1166,9 @@ impl Results {
             SAMPLING_RATES
                 .iter()
                 .zip(rows)
-                .map(|(p, (calls, passed))| format!("p={p}: {calls:.1} calls ({:.1}% passed)", passed * 100.0))
+                .map(|(p, (calls, passed))| {
+                    format!("p={p}: {calls:.1} calls ({:.1}% passed)", passed * 100.0)
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };

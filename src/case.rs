@@ -16,11 +16,11 @@ use serde::Serialize;
 use crate::agent::{self, AgentError, LoopError};
 use crate::completion::{CompletionRequest, CompletionResult, Message, ToolSpec};
 use crate::config::{Config, Defaults, WireFormat};
+use crate::config::{SamplingError, SamplingKeys, run_seed};
 use crate::defaults;
 use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
 use crate::outcome::SampleOutcome;
 use crate::run::{PromptRun, RunRequest};
-use crate::config::{SamplingError, SamplingKeys, run_seed};
 use crate::stats::sprt::Sprt;
 use crate::tools::Toolbox;
 

@@ -76,8 +76,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::case::Written;
-    pub use crate::config::SamplingKeys;
     pub use crate::config::Defaults;
+    pub use crate::config::SamplingKeys;
     pub use crate::engine::{engine, install};
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,

@@ -7,13 +7,13 @@ use serde::Serialize;
 
 use crate::agent::AgentError;
 use crate::case::SamplePlan;
-use crate::stats::sprt::{Sprt, SprtVerdict};
 use crate::cassette::CassetteError;
 use crate::cassette::decision::{Ignore, Unavailable};
 use crate::engine::CallError;
 use crate::judge::JudgeError;
 use crate::mcp::McpError;
 use crate::provider::ProviderError;
+use crate::stats::sprt::{Sprt, SprtVerdict};
 
 /// How one sample ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,18 +115,18 @@ pub struct Decision {
 ///   (`runs = 5, pass_threshold = 0.8`: four start; the fifth is sent only if one of them failed);
 /// - adaptive: the fewest that could reach a boundary of the SPRT, so a wave never overshoots it.
 ///
-/// An errored or unavailable sample decides the trial (errored, or ignored) whatever the others say.
+/// Under early stop and adaptive sampling an errored or unavailable sample decides the trial (errored,
+/// or ignored) whatever the others would say.
 pub fn next_wave(plan: &SamplePlan, taken: &[&SampleOutcome], concurrency: u32) -> u32 {
-    if taken
+    let ended = taken
         .iter()
-        .any(|o| matches!(o, SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_)))
-    {
-        return 0;
-    }
+        .any(|o| matches!(o, SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_)));
     let passed = taken.iter().filter(|o| ***o == SampleOutcome::Passed).count() as u32;
     let failed = taken.len() as u32 - passed;
     let wave = match plan {
-        SamplePlan::All(t) => return if taken.is_empty() { t.runs } else { 0 },
+        // A fixed plan takes every sample, whatever the first ones said (the rest after a priming one).
+        SamplePlan::All(t) => return t.runs.saturating_sub(taken.len() as u32),
+        _ if ended => return 0,
         SamplePlan::EarlyStop(t) => {
             let need = t.required();
             if passed >= need || failed > t.runs - need {
@@ -328,11 +328,23 @@ mod tests {
         let (waves, d) = run_waves(&early(5, 0.8), 16, ok);
         assert_eq!((waves, d.status, d.passed), (vec![4], Status::Passed, 4));
         // One of the four fails: the fifth is sent, and decides.
-        let one_bad = |i| if i == 2 { failed("no") } else { SampleOutcome::Passed };
+        let one_bad = |i| {
+            if i == 2 {
+                failed("no")
+            } else {
+                SampleOutcome::Passed
+            }
+        };
         let (waves, d) = run_waves(&early(5, 0.8), 16, one_bad);
         assert_eq!((waves, d.status), (vec![4, 1], Status::Passed));
         // Two fail among the four: decided the other way without the fifth, and it says so.
-        let two_bad = |i| if i <= 2 { failed("no") } else { SampleOutcome::Passed };
+        let two_bad = |i| {
+            if i <= 2 {
+                failed("no")
+            } else {
+                SampleOutcome::Passed
+            }
+        };
         let (waves, d) = run_waves(&early(5, 0.8), 16, two_bad);
         assert_eq!((waves, d.status.clone()), (vec![4], Status::Failed));
         assert_eq!(
@@ -347,6 +359,9 @@ mod tests {
         assert_eq!((waves, d.status), (vec![4], Status::Errored));
         let (waves, _) = run_waves(&all(5, 0.8), 2, ok);
         assert_eq!(waves, vec![5]);
+        // ...and takes every sample after an error, to list them all.
+        let (waves, d) = run_waves(&all(5, 0.8), 2, |_| errored("HTTP 503"));
+        assert_eq!((waves, d.errored), (vec![5], 5));
     }
 
     /// Early stop reaches the verdict running every sample reaches, for every pattern of passes and
@@ -368,7 +383,8 @@ mod tests {
                     let every: Vec<(u32, &SampleOutcome)> = (1..).zip(&every).collect();
                     let full = decide(&every, &all(runs, pass_threshold));
                     for concurrency in [1, 2, 16] {
-                        let (waves, early) = run_waves(&early(runs, pass_threshold), concurrency, source);
+                        let (waves, early) =
+                            run_waves(&early(runs, pass_threshold), concurrency, source);
                         assert_eq!(early.status, full.status, "{runs} {k} {pattern:b}");
                         assert!(waves.iter().sum::<u32>() <= runs);
                     }
@@ -398,7 +414,11 @@ mod tests {
         );
         // Alternating passes and failures at 50%... and four in five at 80%: inconclusive at 40.
         let (waves, d) = run_waves(&adaptive(), 16, |i| {
-            if i % 5 == 0 { failed("no") } else { SampleOutcome::Passed }
+            if i % 5 == 0 {
+                failed("no")
+            } else {
+                SampleOutcome::Passed
+            }
         });
         assert_eq!(d.status, Status::Failed);
         assert!(waves.iter().sum::<u32>() <= 40);

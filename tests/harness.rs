@@ -572,8 +572,16 @@ fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
     run.assert_stderr_has("4 model calls (0 replayed from cassettes, 1 runs not needed)");
     let record = reported(&report, trial);
     assert_eq!(
-        (&record["runs_total"], &record["runs_passed"], &record["runs_skipped"]),
-        (&serde_json::json!(4), &serde_json::json!(4), &serde_json::json!(1)),
+        (
+            &record["runs_total"],
+            &record["runs_passed"],
+            &record["runs_skipped"]
+        ),
+        (
+            &serde_json::json!(4),
+            &serde_json::json!(4),
+            &serde_json::json!(1)
+        ),
         "{record}"
     );
 }
@@ -600,8 +608,15 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
         "{record}"
     );
     // A numbered run of an adaptive test is one sample, as for any test.
-    let one = scratch.run_example(FIXTURE, &["sampling::adaptive_fails_fast::run_17", "--exact"], &[]);
-    assert_eq!(one.outcome("sampling::adaptive_fails_fast::run_17"), "FAILED");
+    let one = scratch.run_example(
+        FIXTURE,
+        &["sampling::adaptive_fails_fast::run_17", "--exact"],
+        &[],
+    );
+    assert_eq!(
+        one.outcome("sampling::adaptive_fails_fast::run_17"),
+        "FAILED"
+    );
     one.assert_stdout_has("adaptive_fails_fast ran sample 17");
 }
 

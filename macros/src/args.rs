@@ -611,7 +611,11 @@ fn seed(expr: Expr, errors: &mut Errors) -> Option<Value> {
 /// (`max_runs` below the passes it needs), when the values are literals. The library checks the same
 /// at run time for values given as expressions.
 fn sampling_conflicts(args: &Args, errors: &mut Errors) {
-    let fixed = args.runs.as_ref().map(|_| "runs").or(args.pass_threshold.as_ref().map(|_| "pass_threshold"));
+    let fixed = args
+        .runs
+        .as_ref()
+        .map(|_| "runs")
+        .or(args.pass_threshold.as_ref().map(|_| "pass_threshold"));
     let adaptive_only = [
         ("confidence", &args.confidence),
         ("max_runs", &args.max_runs),
@@ -685,7 +689,11 @@ fn check_adaptive(args: &Args, errors: &mut Errors) {
     if indifference >= limit {
         // Shown as written (0.1, not 0.09999999999999998).
         let limit = (limit * 1e6).round() / 1e6;
-        let at = args.indifference.as_ref().or(args.pass_rate.as_ref()).map(value_tokens);
+        let at = args
+            .indifference
+            .as_ref()
+            .or(args.pass_rate.as_ref())
+            .map(value_tokens);
         errors.at(
             at,
             format!(
@@ -704,7 +712,11 @@ fn check_adaptive(args: &Args, errors: &mut Errors) {
     // The same tolerance as `stats::sprt`, so both count the same passes.
     let needed = ((upper - 1e-9) / (p1 / p0).ln()).ceil().max(1.0);
     if max_runs < needed {
-        let at = args.max_runs.as_ref().or(args.pass_rate.as_ref()).map(value_tokens);
+        let at = args
+            .max_runs
+            .as_ref()
+            .or(args.pass_rate.as_ref())
+            .map(value_tokens);
         errors.at(
             at,
             format!(

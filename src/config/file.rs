@@ -150,7 +150,10 @@ impl Config {
                 path: path.to_path_buf(),
                 line: Some(line_of(seed.span().start)),
                 key: "defaults.seed".into(),
-                problem: format!("is {}; use a whole number from 0 to {MAX_SEED}", seed.get_ref()),
+                problem: format!(
+                    "is {}; use a whole number from 0 to {MAX_SEED}",
+                    seed.get_ref()
+                ),
             });
         }
         self.sampling = SamplingKeys {
@@ -334,10 +337,9 @@ output_mtok = 2.0
 
     #[test]
     fn sampling_defaults_are_read_and_checked_at_their_line() {
-        let config = from_file(
-            "[defaults]\nseed = 42\nearly_stop = true\npass_rate = 0.9\nmax_runs = 60\n",
-        )
-        .unwrap();
+        let config =
+            from_file("[defaults]\nseed = 42\nearly_stop = true\npass_rate = 0.9\nmax_runs = 60\n")
+                .unwrap();
         assert_eq!(config.defaults.seed, Some(42));
         assert_eq!(config.sampling.early_stop, Some(true));
         assert_eq!(

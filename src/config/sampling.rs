@@ -191,14 +191,20 @@ mod tests {
             pass_rate: Some(0.8),
             ..SamplingKeys::default()
         };
-        assert_eq!(both.over(&adaptive).conflict(), Some(SamplingError::Both("runs")));
+        assert_eq!(
+            both.over(&adaptive).conflict(),
+            Some(SamplingError::Both("runs"))
+        );
         assert_eq!(both.conflict().unwrap().key(), "pass_rate");
         let stray = SamplingKeys {
             pass_threshold: Some(0.8),
             confidence: Some(0.9),
             ..SamplingKeys::default()
         };
-        assert_eq!(stray.conflict(), Some(SamplingError::AdaptiveOnly("confidence")));
+        assert_eq!(
+            stray.conflict(),
+            Some(SamplingError::AdaptiveOnly("confidence"))
+        );
         let early = SamplingKeys {
             pass_rate: Some(0.8),
             early_stop: Some(true),

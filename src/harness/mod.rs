@@ -648,12 +648,18 @@ mod tests {
             ..adaptive
         };
         let err = sampling_plan(&both, &defaults).unwrap_err().to_string();
-        assert!(err.starts_with("`pass_rate` cannot be combined with `runs`"), "{err}");
+        assert!(
+            err.starts_with("`pass_rate` cannot be combined with `runs`"),
+            "{err}"
+        );
         let short = SamplingKeys {
             max_runs: Some(10),
             ..adaptive
         };
         let err = sampling_plan(&short, &defaults).unwrap_err().to_string();
-        assert!(err.starts_with("`max_runs` is 10, but even when every run passes"), "{err}");
+        assert!(
+            err.starts_with("`max_runs` is 10, but even when every run passes"),
+            "{err}"
+        );
     }
 }

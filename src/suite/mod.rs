@@ -236,14 +236,26 @@ fn suite_items(config: &Config, suite: &Suite, exact: Option<&str>) -> Vec<Item>
 
 /// The sampling plan of a case: its keys over the suite's (merged when parsed), `[defaults]` under
 /// both; `Err` names where the key to fix was written (`file:line`) and what is wrong.
-fn plan(config: &Config, suite: &Suite, case: &parse::Case, name: &str) -> Result<SamplePlan, String> {
+fn plan(
+    config: &Config,
+    suite: &Suite,
+    case: &parse::Case,
+    name: &str,
+) -> Result<SamplePlan, String> {
     let s = &case.settings;
     SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|e| {
         let key = e.key();
-        let at = s.sampling_at.iter().find(|(k, _)| *k == key).map(|(_, at)| at.clone());
+        let at = s
+            .sampling_at
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, at)| at.clone());
         let (at, whence) = match at {
             Some(at) => (at, ""),
-            None => (suite.info.file.clone(), " (with [defaults] in prompt-tester.toml)"),
+            None => (
+                suite.info.file.clone(),
+                " (with [defaults] in prompt-tester.toml)",
+            ),
         };
         format!("{at}: `{key}` of case `{name}`{whence}: {e}")
     })

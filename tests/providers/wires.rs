@@ -192,6 +192,10 @@ async fn the_seed_is_sent_where_the_wire_takes_one() {
         assert_eq!(seed_of(&seeded), want, "{wire:?}: {seeded}");
         assert_eq!(seed_of(&plain), None, "{wire:?}: {plain}");
         // Nowhere else in the body either.
-        assert_eq!(seeded.to_string().contains("\"seed\""), want.is_some(), "{seeded}");
+        assert_eq!(
+            seeded.to_string().contains("\"seed\""),
+            want.is_some(),
+            "{seeded}"
+        );
     }
 }

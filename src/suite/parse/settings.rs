@@ -175,7 +175,13 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         |d| d > 0.0 && d < 0.5,
         "a half-width above 0 and below 0.5, e.g. 0.05 (pass rates within it of pass_rate may go either way)",
     );
-    let max_runs = count(r, "max_runs", 1, 10_000, "the most samples adaptive sampling takes");
+    let max_runs = count(
+        r,
+        "max_runs",
+        1,
+        10_000,
+        "the most samples adaptive sampling takes",
+    );
     let sampling = SamplingKeys {
         runs,
         pass_threshold,
@@ -190,7 +196,9 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         let key = problem.key();
         let span = table.get(key).map_or(0..0, |n| n.span());
         let fix = match problem {
-            SamplingError::Both(_) => "keep either `runs` / `pass_threshold` (a fixed number of samples) or `pass_rate` (adaptive sampling)",
+            SamplingError::Both(_) => {
+                "keep either `runs` / `pass_threshold` (a fixed number of samples) or `pass_rate` (adaptive sampling)"
+            }
             _ => "remove it",
         };
         r.problem(span, &path(key), problem.to_string(), fix);
