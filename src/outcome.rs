@@ -121,7 +121,10 @@ pub fn next_wave(plan: &SamplePlan, taken: &[&SampleOutcome], concurrency: u32) 
     let ended = taken
         .iter()
         .any(|o| matches!(o, SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_)));
-    let passed = taken.iter().filter(|o| ***o == SampleOutcome::Passed).count() as u32;
+    let passed = taken
+        .iter()
+        .filter(|o| ***o == SampleOutcome::Passed)
+        .count() as u32;
     let failed = taken.len() as u32 - passed;
     let wave = match plan {
         // A fixed plan takes every sample, whatever the first ones said (the rest after a priming one).
