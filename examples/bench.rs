@@ -399,7 +399,14 @@ impl Sampling {
                     s.verdict(passed, taken.len() as u32 - passed)
                         == prompt_tester::stats::sprt::SprtVerdict::Pass
                 }
-                _ => passed >= 4,
+                _ => {
+                    passed
+                        >= Threshold {
+                            runs: EARLY_RUNS,
+                            pass_threshold: EARLY_THRESHOLD,
+                        }
+                        .required()
+                }
             };
             (taken.len() as u32, decided_pass)
         };
