@@ -489,29 +489,49 @@ fn number(expr: &Expr) -> Option<syn::Result<Number>> {
     }
 }
 
-fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
-    let value = match number(&expr) {
-        None => return Some(Value::Expr(expr)),
+/// The value of a whole-number literal, or what to keep instead: the expression as written (checked at
+/// run time), or nothing after an error (`not_whole` says what was expected).
+fn whole_literal(
+    expr: Expr,
+    errors: &mut Errors,
+    not_whole: String,
+) -> Result<(i128, Expr), Option<Value>> {
+    match number(&expr) {
+        None => Err(Some(Value::Expr(expr))),
         Some(Err(e)) => {
             errors.push(e);
-            return None;
+            Err(None)
         }
-        Some(Ok(Number::Int(value))) => value,
+        Some(Ok(Number::Int(value))) => Ok((value, expr)),
         Some(Ok(_)) => {
-            errors.at(&expr, format!("`{key}` expects a whole number (u32)"));
-            return None;
+            errors.at(&expr, not_whole);
+            Err(None)
         }
+    }
+}
+
+/// A `u32` literal of `value` at `expr`'s span.
+fn u32_literal(value: u32, expr: &Expr) -> Value {
+    let mut lit = proc_macro2::Literal::u32_suffixed(value);
+    lit.set_span(expr.span());
+    Value::Lit(quote::ToTokens::into_token_stream(lit))
+}
+
+fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let (value, expr) = match whole_literal(
+        expr,
+        errors,
+        format!("`{key}` expects a whole number (u32)"),
+    ) {
+        Ok(v) => v,
+        Err(kept) => return kept,
     };
     if value < 1 {
         errors.at(&expr, format!("`{key}` must be at least 1"));
         return None;
     }
     match u32::try_from(value) {
-        Ok(value) => {
-            let mut lit = proc_macro2::Literal::u32_suffixed(value);
-            lit.set_span(expr.span());
-            Some(Value::Lit(quote::ToTokens::into_token_stream(lit)))
-        }
+        Ok(value) => Some(u32_literal(value, &expr)),
         Err(_) => {
             errors.at(
                 &expr,
@@ -579,24 +599,16 @@ fn unit_share(key: &str, expr: Expr, errors: &mut Errors, range: Range) -> Optio
 
 /// `seed`: a whole number that fits Gemini's signed 32-bit seed.
 fn seed(expr: Expr, errors: &mut Errors) -> Option<Value> {
-    let value = match number(&expr) {
-        None => return Some(Value::Expr(expr)),
-        Some(Err(e)) => {
-            errors.push(e);
-            return None;
-        }
-        Some(Ok(Number::Int(value))) => value,
-        Some(Ok(_)) => {
-            errors.at(&expr, "`seed` expects a whole number, e.g. 42");
-            return None;
-        }
+    let (value, expr) = match whole_literal(
+        expr,
+        errors,
+        "`seed` expects a whole number, e.g. 42".into(),
+    ) {
+        Ok(v) => v,
+        Err(kept) => return kept,
     };
     match u32::try_from(value) {
-        Ok(value) if value <= i32::MAX as u32 => {
-            let mut lit = proc_macro2::Literal::u32_suffixed(value);
-            lit.set_span(expr.span());
-            Some(Value::Lit(quote::ToTokens::into_token_stream(lit)))
-        }
+        Ok(value) if value <= i32::MAX as u32 => Some(u32_literal(value, &expr)),
         _ => {
             errors.at(
                 &expr,
