@@ -215,6 +215,8 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision 
             };
             let count = format!("{passed}/{total} runs passed{errors}");
             lines.push(match (plan, sprt) {
+                // An error decided it, not the samples: no word on the pass rate.
+                (_, Some(_)) if errored > 0 => format!("{count}{why}"),
                 (_, Some((sprt, verdict))) => {
                     format!("{count}{why}{}", adaptive_words(sprt, verdict, total))
                 }
