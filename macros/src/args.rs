@@ -489,23 +489,26 @@ fn number(expr: &Expr) -> Option<syn::Result<Number>> {
     }
 }
 
-/// The value of a whole-number literal, or what to keep instead: the expression as written (checked at
-/// run time), or nothing after an error (`not_whole` says what was expected).
-fn whole_literal(
-    expr: Expr,
-    errors: &mut Errors,
-    not_whole: String,
-) -> Result<(i128, Expr), Option<Value>> {
+/// A whole-number argument: a literal's value, or what to keep instead.
+enum Whole {
+    /// The literal's value, and the literal.
+    Literal(i128, Expr),
+    /// The expression as written (checked at run time), or nothing after an error.
+    Keep(Option<Value>),
+}
+
+/// Reads a whole-number literal (`not_whole` says what was expected when it is another literal).
+fn whole_literal(expr: Expr, errors: &mut Errors, not_whole: String) -> Whole {
     match number(&expr) {
-        None => Err(Some(Value::Expr(expr))),
+        None => Whole::Keep(Some(Value::Expr(expr))),
         Some(Err(e)) => {
             errors.push(e);
-            Err(None)
+            Whole::Keep(None)
         }
-        Some(Ok(Number::Int(value))) => Ok((value, expr)),
+        Some(Ok(Number::Int(value))) => Whole::Literal(value, expr),
         Some(Ok(_)) => {
             errors.at(&expr, not_whole);
-            Err(None)
+            Whole::Keep(None)
         }
     }
 }
@@ -523,8 +526,8 @@ fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
         errors,
         format!("`{key}` expects a whole number (u32)"),
     ) {
-        Ok(v) => v,
-        Err(kept) => return kept,
+        Whole::Literal(value, expr) => (value, expr),
+        Whole::Keep(kept) => return kept,
     };
     if value < 1 {
         errors.at(&expr, format!("`{key}` must be at least 1"));
@@ -604,8 +607,8 @@ fn seed(expr: Expr, errors: &mut Errors) -> Option<Value> {
         errors,
         "`seed` expects a whole number, e.g. 42".into(),
     ) {
-        Ok(v) => v,
-        Err(kept) => return kept,
+        Whole::Literal(value, expr) => (value, expr),
+        Whole::Keep(kept) => return kept,
     };
     match u32::try_from(value) {
         Ok(value) if value <= i32::MAX as u32 => Some(u32_literal(value, &expr)),

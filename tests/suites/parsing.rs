@@ -225,7 +225,7 @@ fn the_shipped_example_suites_are_valid() {
 /// `max_runs` below the 24 passes a passing test needs) fail that case's trial, naming the line and key.
 #[test]
 fn an_adaptive_case_that_could_never_pass_fails_naming_the_line_and_key() {
-    let mut f = Fixture::new("adaptive-max-runs");
+    let f = Fixture::new("adaptive-max-runs");
     f.file(
         "prompt-tests/adaptive.evals.toml",
         "prompt = \"Say hi\"\npass_rate = 0.8\n\n[[cases]]\nname = \"a\"\nmax_runs = 10\n",
