@@ -1,5 +1,5 @@
-//! Fewer calls for the same decision: early stop and adaptive sampling, with seeded samples at a
-//! sampling temperature (run k sends seed + k − 1, so the samples differ and replay the same).
+//! Fewer calls for the same decision: early stop, with seeded samples at a sampling temperature (run k
+//! sends seed + k − 1, so the samples differ and replay the same).
 
 use prompt_tester::prelude::*;
 
@@ -23,27 +23,4 @@ async fn capital_with_early_stop(run: PromptRun) -> anyhow::Result<()> {
         run.output
     );
     Ok(())
-}
-
-/// Adaptive sampling: sample until Wald's SPRT tells the pass rate apart from 80% — above 95% or below
-/// 65% (`indifference = 0.15`), each wrong at most 10% of the time (`confidence = 0.9`). Six passes in a
-/// row decide it; two early failures would fail it. Launched in waves of at most the endpoint's
-/// `max_in_flight` (4 for `local`), never more than could reach a decision.
-#[prompt_test(
-    target_prompt = "Translate to French: {phrase}",
-    target_prompt_vars(phrase = "Good morning"),
-    max_tokens = 60,
-    pass_rate = 0.8,
-    indifference = 0.15,
-    confidence = 0.9,
-    max_runs = 20,
-    temperature = 0.5,
-    seed = 100
-)]
-fn french_greeting_adaptive(run: PromptRun) {
-    assert!(
-        run.output.to_lowercase().contains("bonjour"),
-        "no bonjour in {:?}",
-        run.output
-    );
 }
