@@ -34,6 +34,10 @@
 //! - `html_report`: the HTML report (`--html`) of a synthetic 1,000-trial, 5-sample run (the same in
 //!   quick mode), written in process: its size and the time to write it. The browser test
 //!   (`tests/suites/html.rs`) loads that report in Chromium and prints its load time.
+//! - `sampling`: mean calls per decided test, simulated with the harness's wave rule on prompts that pass
+//!   at 0.5, 0.8, 0.95 and 1.0 (20,000 tests per rate [2,000]): adaptive sampling against the
+//!   fixed-sample test with the same α, β and δ (target: at least 30% fewer on average), and
+//!   `early_stop` against plain `runs = 5, pass_threshold = 0.8`.
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -346,6 +350,117 @@ struct Results {
     judge: Judge,
     dataset: DatasetFigures,
     html: HtmlReport,
+    sampling: Sampling,
+}
+
+/// The true pass rates of the simulated prompts.
+const SAMPLING_RATES: [f64; 4] = [0.5, 0.8, 0.95, 1.0];
+/// The runs and threshold of the early-stop comparison (the README's example), and the wave limit
+/// (the `local` endpoint's `max_in_flight`).
+const EARLY_RUNS: u32 = 5;
+const EARLY_THRESHOLD: f64 = 0.8;
+const SAMPLING_CONCURRENCY: u32 = 4;
+
+/// Calls per decided test, simulated with the harness's own wave rule (`next_wave`) on prompts whose
+/// samples pass at a known rate (a fixed RNG seed): adaptive sampling (`pass_rate = 0.8`, defaults
+/// δ = 0.05, 95%, not truncated: `max_runs` 10,000) against the fixed-sample test with the same α, β
+/// and δ (its N from `stats::sprt`), and `early_stop` against plain `runs = 5, pass_threshold = 0.8`.
+struct Sampling {
+    tests: u32,
+    fixed_n: u32,
+    /// Per rate: mean calls, share passed.
+    adaptive: Vec<(f64, f64)>,
+    early: Vec<(f64, f64)>,
+}
+
+impl Sampling {
+    fn simulate(tests: u32) -> Self {
+        use prompt_tester::sampling::{SampleOutcome, SamplePlan, Sprt, Threshold, next_wave};
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        eprintln!("[sampling] {tests} simulated tests per pass rate");
+        let sprt = Sprt::new(0.8, 0.05, 0.95, 10_000).expect("valid");
+        let adaptive = SamplePlan::Adaptive(sprt);
+        let early = SamplePlan::EarlyStop(Threshold {
+            runs: EARLY_RUNS,
+            pass_threshold: EARLY_THRESHOLD,
+        });
+        let mut rng = StdRng::seed_from_u64(13);
+        // Runs one test wave by wave: (calls, passed).
+        let mut run = |plan: &SamplePlan, p: f64| {
+            let mut taken: Vec<SampleOutcome> = Vec::new();
+            loop {
+                let refs: Vec<&SampleOutcome> = taken.iter().collect();
+                let wave = next_wave(plan, &refs, SAMPLING_CONCURRENCY);
+                if wave == 0 {
+                    break;
+                }
+                for _ in 0..wave {
+                    taken.push(if rng.random_bool(p) {
+                        SampleOutcome::Passed
+                    } else {
+                        SampleOutcome::Failed("no".into())
+                    });
+                }
+            }
+            let passed = taken
+                .iter()
+                .filter(|o| **o == SampleOutcome::Passed)
+                .count() as u32;
+            let decided_pass = match plan {
+                SamplePlan::Adaptive(s) => {
+                    s.verdict(passed, taken.len() as u32 - passed)
+                        == prompt_tester::stats::sprt::SprtVerdict::Pass
+                }
+                _ => {
+                    passed
+                        >= Threshold {
+                            runs: EARLY_RUNS,
+                            pass_threshold: EARLY_THRESHOLD,
+                        }
+                        .required()
+                }
+            };
+            (taken.len() as u32, decided_pass)
+        };
+        let mut measure = |plan: &SamplePlan| -> Vec<(f64, f64)> {
+            SAMPLING_RATES
+                .iter()
+                .map(|&p| {
+                    let (mut calls, mut passes) = (0u64, 0u32);
+                    for _ in 0..tests {
+                        let (c, passed) = run(plan, p);
+                        calls += u64::from(c);
+                        passes += u32::from(passed);
+                    }
+                    (
+                        calls as f64 / f64::from(tests),
+                        f64::from(passes) / f64::from(tests),
+                    )
+                })
+                .collect()
+        };
+        let adaptive = measure(&adaptive);
+        let early = measure(&early);
+        Sampling {
+            tests,
+            fixed_n: sprt.fixed_sample_size(),
+            adaptive,
+            early,
+        }
+    }
+
+    fn mean(rows: &[(f64, f64)]) -> f64 {
+        rows.iter().map(|(calls, _)| calls).sum::<f64>() / rows.len() as f64
+    }
+
+    /// The share of calls adaptive sampling saves over the fixed N, averaged over the rates.
+    fn adaptive_saving(&self) -> f64 {
+        1.0 - Self::mean(&self.adaptive) / f64::from(self.fixed_n)
+    }
+
+    fn early_saving(&self) -> f64 {
+        1.0 - Self::mean(&self.early) / f64::from(EARLY_RUNS)
+    }
 }
 
 /// Rows in the dataset scenario (both modes: listing them is the figure, and it is quick).
@@ -472,6 +587,7 @@ impl Bench {
         let judge = self.judge()?;
         let dataset = self.dataset()?;
         let html = self.html()?;
+        let sampling = Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 });
         Ok(Results {
             inflight,
             ratelimit,
@@ -481,6 +597,7 @@ impl Bench {
             judge,
             dataset,
             html,
+            sampling,
         })
     }
 
@@ -1075,6 +1192,18 @@ impl Results {
                 "-".into(),
             ],
             [
+                "sampling.adaptive_saving".into(),
+                format!("{:.0}%", self.sampling.adaptive_saving() * 100.0),
+                ">= 30%".into(),
+                yes(self.sampling.adaptive_saving() >= 0.3).into(),
+            ],
+            [
+                "sampling.early_stop_saving (info)".into(),
+                format!("{:.0}%", self.sampling.early_saving() * 100.0),
+                "-".into(),
+                "-".into(),
+            ],
+            [
                 "judge_ms.ask (5 sequential)".into(),
                 format!("{:.0}", j.ask),
                 "-".into(),
@@ -1201,6 +1330,34 @@ impl Results {
             d.exact_harness_ms
         )
         .ok();
+        let sm = &self.sampling;
+        let per_rate = |rows: &[(f64, f64)]| {
+            SAMPLING_RATES
+                .iter()
+                .zip(rows)
+                .map(|(p, (calls, passed))| {
+                    format!("p={p}: {calls:.1} calls ({:.1}% passed)", passed * 100.0)
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            out,
+            "sampling: mean calls per decided test over {} simulated tests per rate, waves of at most {}:\n  \
+             adaptive (pass_rate 0.8, indifference 0.05, confidence 0.95): {}; mean {:.1} vs the fixed-sample N = {} \
+             at the same alpha, beta, delta ({:.0}% fewer)\n  \
+             early_stop (runs {EARLY_RUNS}, threshold {EARLY_THRESHOLD}): {}; mean {:.2} vs {EARLY_RUNS} ({:.0}% fewer)",
+            sm.tests,
+            SAMPLING_CONCURRENCY,
+            per_rate(&sm.adaptive),
+            Sampling::mean(&sm.adaptive),
+            sm.fixed_n,
+            sm.adaptive_saving() * 100.0,
+            per_rate(&sm.early),
+            Sampling::mean(&sm.early),
+            sm.early_saving() * 100.0,
+        )
+        .ok();
         if o.quick {
             writeln!(
                 out,
@@ -1234,6 +1391,14 @@ impl Results {
                 "samples": self.html.samples,
                 "bytes": self.html.bytes,
                 "write_ms": round(self.html.write.as_secs_f64() * 1000.0, 1),
+            },
+            "sampling": {
+                "fixed_n": self.sampling.fixed_n,
+                "adaptive_mean_calls": self.sampling.adaptive.iter().map(|(c, _)| round(*c, 2)).collect::<Vec<_>>(),
+                "early_stop_mean_calls": self.sampling.early.iter().map(|(c, _)| round(*c, 3)).collect::<Vec<_>>(),
+                "rates": SAMPLING_RATES,
+                "adaptive_saving": round(self.sampling.adaptive_saving(), 3),
+                "early_stop_saving": round(self.sampling.early_saving(), 3),
             },
             "mode": mode,
         })

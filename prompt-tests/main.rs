@@ -11,6 +11,7 @@ mod hosted;
 mod local;
 mod quick_start;
 mod similarity;
+mod sampling;
 
 fn main() -> ExitCode {
     prompt_tester::main()

@@ -1,9 +1,10 @@
 //! The quick start: a one-sentence summary that must mention Alice, five samples, 80% must pass.
 //!
-//! The subject and the judge are both SmolLM2-135M here (see prompt-tester.toml), at temperature 0 so
-//! that the live end-to-end run is repeatable; with a sampling temperature the five samples differ and
-//! the threshold decides (a run at 0.8 mentioned Alice in 3 or 4 of 5). The mention itself is
-//! checked with a plain string test, which such a small model passes reliably.
+//! The subject and the judge are both SmolLM2-135M here (see prompt-tester.toml). The summary is
+//! sampled at temperature 0.5 with `seed = 42`: run k sends seed 42 + k − 1, so the five samples
+//! differ from each other yet are the same on every live run (llama-server reproduces a seeded sample,
+//! also under concurrent requests), and the threshold decides. The mention itself is checked with a
+//! plain string test, which such a small model passes reliably at this temperature.
 //!
 //! The 135M judge is near chance (README, "A real model on this machine"): asked one question it
 //! nearly always answers "no" (it says "no" to "Is Alice mentioned?" here, which is wrong), asked
@@ -18,7 +19,9 @@ use prompt_tester::prelude::*;
     target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
     max_tokens = 60,
     runs = 5,
-    pass_threshold = 0.8
+    pass_threshold = 0.8,
+    temperature = 0.5,
+    seed = 42
 )]
 async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(!run.output.is_empty(), "empty summary");

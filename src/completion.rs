@@ -117,6 +117,10 @@ pub struct CompletionRequest {
     /// Sampling temperature; the provider's default when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// The sampling seed, where the provider takes one (OpenAI-compatible `seed`, Gemini
+    /// `generationConfig.seed`; Anthropic has none). Left out of recordings when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u32>,
     /// Tools the model may call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolSpec>,
@@ -137,6 +141,7 @@ impl CompletionRequest {
             messages: vec![Message::user(prompt)],
             max_tokens,
             temperature: None,
+            seed: None,
             tools: Vec::new(),
             response_schema: None,
             cache_system: false,

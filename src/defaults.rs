@@ -39,6 +39,14 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `--baseline-alpha`: the significance level of a baseline comparison.
 pub const BASELINE_ALPHA: f64 = 0.05;
+/// Adaptive sampling: the confidence (`confidence`), so α = β = 5%.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Adaptive sampling: the most samples (`max_runs`).
+pub const MAX_RUNS: u32 = 40;
+
+/// Adaptive sampling: the indifference half-width δ (`indifference`).
+pub const INDIFFERENCE: f64 = 0.05;
 
 /// The suite root (`suite_roots`), relative to the crate root.
 pub const SUITE_ROOT: &str = "prompt-tests";
@@ -129,6 +137,19 @@ mod tests {
                 "docs/suites.md",
                 suites,
                 format!("else {SUBJECT_MAX_TOKENS}). |"),
+            ),
+            (
+                "README.md",
+                readme,
+                format!("(defaults {CONFIDENCE}, {MAX_RUNS}, {INDIFFERENCE}; see"),
+            ),
+            (
+                "docs/suites.md",
+                suites,
+                format!(
+                    "(default {CONFIDENCE}), at most `max_runs` samples (default {MAX_RUNS}, then inconclusive), rates \
+                     within `indifference` of `pass_rate` may go either way (default {INDIFFERENCE})"
+                ),
             ),
             (
                 "docs/benchmarks.md",

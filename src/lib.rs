@@ -20,6 +20,17 @@ pub mod cassette;
 pub mod pricing;
 #[doc(hidden)]
 pub mod render;
+#[doc(hidden)]
+#[allow(dead_code, unused_imports)] // until the features that use it land (issue 13)
+pub mod stats;
+
+/// The sampling plans and the rule that sizes each wave of samples, for the benchmark's simulation.
+#[doc(hidden)]
+pub mod sampling {
+    pub use crate::case::{SamplePlan, Threshold};
+    pub use crate::outcome::{SampleOutcome, next_wave};
+    pub use crate::stats::sprt::Sprt;
+}
 
 mod agent;
 mod case;
@@ -33,8 +44,6 @@ mod outcome;
 mod redact;
 mod run;
 mod spanned;
-#[allow(dead_code, unused_imports)] // until the features that use it land (issue 13)
-mod stats;
 mod suite;
 mod usage;
 
@@ -71,6 +80,7 @@ pub mod __private {
     pub use crate::case::{CaseInfo, SampleRecord, SampleStatus, SuiteInfo, Written};
     pub use crate::checks::{AssertionRecord, JudgeAnswer};
     pub use crate::config::Defaults;
+    pub use crate::config::SamplingKeys;
     pub use crate::engine::{engine, install};
     /// The HTML report, for the benchmark and the browser test.
     pub use crate::harness::html::{Extras, RunInfo, Table, write_html};

@@ -6,12 +6,14 @@ use std::error::Error;
 use serde::Serialize;
 
 use crate::agent::AgentError;
+use crate::case::SamplePlan;
 use crate::cassette::CassetteError;
 use crate::cassette::decision::{Ignore, Unavailable};
 use crate::engine::CallError;
 use crate::judge::JudgeError;
 use crate::mcp::McpError;
 use crate::provider::ProviderError;
+use crate::stats::sprt::{Sprt, SprtVerdict};
 
 /// How one sample ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,15 +108,47 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
-/// Decides a trial from its samples, `(run index, outcome)` in run order, of `runs` at
-/// `pass_threshold`, when `need` must pass. An errored sample fails the trial whatever the threshold: it hides what the
-/// output would have been.
-pub fn decide(
-    samples: &[(u32, &SampleOutcome)],
-    runs: u32,
-    need: u32,
-    pass_threshold: f64,
-) -> Decision {
+/// How many samples to launch next, given the outcomes of those taken so far (none in flight), or 0
+/// when the plan is decided. A wave is at most `concurrency` samples (all of them for
+/// [`SamplePlan::All`]), and never more than could still change the verdict:
+/// - early stop: as many as must still pass, so that a passing test takes exactly the samples it needs
+///   (`runs = 5, pass_threshold = 0.8`: four start; the fifth is sent only if one of them failed);
+/// - adaptive: the fewest that could reach a boundary of the SPRT, so a wave never overshoots it.
+///
+/// Under early stop and adaptive sampling an errored or unavailable sample decides the trial (errored,
+/// or ignored) whatever the others would say.
+pub fn next_wave(plan: &SamplePlan, taken: &[&SampleOutcome], concurrency: u32) -> u32 {
+    let ended = taken
+        .iter()
+        .any(|o| matches!(o, SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_)));
+    let passed = taken
+        .iter()
+        .filter(|o| ***o == SampleOutcome::Passed)
+        .count() as u32;
+    let failed = taken.len() as u32 - passed;
+    let wave = match plan {
+        // A fixed plan takes every sample, whatever the first ones said (the rest after a priming one).
+        SamplePlan::All(t) => return t.runs.saturating_sub(taken.len() as u32),
+        _ if ended => return 0,
+        SamplePlan::EarlyStop(t) => {
+            let need = t.required();
+            if passed >= need || failed > t.runs - need {
+                return 0;
+            }
+            need - passed
+        }
+        SamplePlan::Adaptive(sprt) => match sprt.verdict(passed, failed) {
+            SprtVerdict::Continue(fewest) => fewest,
+            _ => return 0,
+        },
+    };
+    wave.min(concurrency).max(1)
+}
+
+/// Decides a trial from its samples, `(run index, outcome)` in run order, under `plan`. An errored
+/// sample fails the trial whatever the threshold: it hides what the output would have been.
+pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision {
+    let runs = plan.max_runs();
     let passed = samples
         .iter()
         .filter(|(_, o)| **o == SampleOutcome::Passed)
@@ -123,6 +157,12 @@ pub fn decide(
         .iter()
         .filter(|(_, o)| matches!(o, SampleOutcome::Errored(_)))
         .count() as u32;
+    let failed = samples.len() as u32 - passed - errored;
+    let sprt = match plan {
+        SamplePlan::Adaptive(sprt) => Some((sprt, sprt.verdict(passed, failed))),
+        _ => None,
+    };
+    let need = plan.required(failed);
     let unavailable = samples.iter().find_map(|(_, o)| match o {
         SampleOutcome::Unavailable(u) => Some(u),
         _ => None,
@@ -134,6 +174,12 @@ pub fn decide(
         }
     } else if errored > 0 {
         Status::Errored
+    } else if let Some((_, verdict)) = sprt {
+        if verdict == SprtVerdict::Pass {
+            Status::Passed
+        } else {
+            Status::Failed
+        }
     } else if passed >= need {
         Status::Passed
     } else {
@@ -156,13 +202,13 @@ pub fn decide(
                     Some(format!("[run {i}/{runs}] {label}: {text}"))
                 })
                 .collect();
-            let total = samples.len();
+            let total = samples.len() as u32;
             let errors = if errored > 0 {
                 format!(", {errored} errored")
             } else {
                 String::new()
             };
-            let why = if passed >= need {
+            let why = if errored > 0 && (passed >= need || sprt.is_some()) {
                 ": an errored run fails the trial"
             } else {
                 ""
@@ -171,10 +217,23 @@ pub fn decide(
             let rate = crate::stats::Counts::new(passed, total as u32)
                 .rate_with_interval()
                 .map_or_else(String::new, |r| format!("{r}; "));
-            lines.push(format!(
-                "{passed}/{total} runs passed{errors} ({rate}need {need}, threshold {}){why}",
-                percent(pass_threshold)
-            ));
+            let count = format!("{passed}/{total} runs passed{errors}");
+            lines.push(match (plan, sprt) {
+                // An error decided it, not the samples: no word on the pass rate.
+                (_, Some(_)) if errored > 0 => format!("{count}{why}"),
+                (_, Some((sprt, verdict))) => {
+                    format!("{count}{why}{}", adaptive_words(sprt, verdict, total))
+                }
+                (SamplePlan::EarlyStop(t), _) if total < t.runs => format!(
+                    "{count} ({rate}need {need} of {runs}, threshold {}){why}; early stop: the other {} runs were not needed",
+                    percent(t.pass_threshold),
+                    t.runs - total
+                ),
+                _ => format!(
+                    "{count} ({rate}need {need}, threshold {}){why}",
+                    percent(plan.pass_threshold())
+                ),
+            });
             Some(lines.join("\n"))
         }
     };
@@ -183,6 +242,29 @@ pub fn decide(
         passed,
         errored,
         message,
+    }
+}
+
+/// What an adaptive test's samples showed, after the count: why it did not pass.
+fn adaptive_words(sprt: &Sprt, verdict: SprtVerdict, taken: u32) -> String {
+    let (p0, p1) = sprt.hypotheses();
+    let rate = percent(sprt.pass_rate);
+    let confidence = percent(sprt.confidence);
+    match verdict {
+        SprtVerdict::Fail => format!(
+            "; adaptive sampling (SPRT): the pass rate is below {rate} (at most {} rather than at least {}, \
+             {confidence} confidence)",
+            percent(p0),
+            percent(p1)
+        ),
+        SprtVerdict::Inconclusive | SprtVerdict::Continue(_) => format!(
+            "; adaptive sampling (SPRT): inconclusive after {taken} of at most {} runs: the pass rate cannot yet be \
+             told above {} or below {} at {confidence} confidence (raise `max_runs`, or widen `indifference`)",
+            sprt.max_runs,
+            percent(p1),
+            percent(p0)
+        ),
+        SprtVerdict::Pass => String::new(),
     }
 }
 
@@ -199,10 +281,161 @@ pub fn percent(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::case::Threshold;
     use anyhow::Context;
 
     fn failed(m: &str) -> SampleOutcome {
         SampleOutcome::Failed(m.into())
+    }
+
+    fn threshold(runs: u32, pass_threshold: f64) -> Threshold {
+        Threshold {
+            runs,
+            pass_threshold,
+        }
+    }
+
+    fn all(runs: u32, pass_threshold: f64) -> SamplePlan {
+        SamplePlan::All(threshold(runs, pass_threshold))
+    }
+
+    fn early(runs: u32, pass_threshold: f64) -> SamplePlan {
+        SamplePlan::EarlyStop(threshold(runs, pass_threshold))
+    }
+
+    fn adaptive() -> SamplePlan {
+        SamplePlan::Adaptive(Sprt::new(0.8, 0.05, 0.95, 40).unwrap())
+    }
+
+    /// Runs `plan` wave by wave on the outcomes `source` gives for each run index (1-based): the
+    /// waves launched (their sizes) and the decision, as `harness::trial::execute` does.
+    fn run_waves(
+        plan: &SamplePlan,
+        concurrency: u32,
+        source: impl Fn(u32) -> SampleOutcome,
+    ) -> (Vec<u32>, Decision) {
+        let mut taken: Vec<SampleOutcome> = Vec::new();
+        let mut waves = Vec::new();
+        loop {
+            let refs: Vec<&SampleOutcome> = taken.iter().collect();
+            let wave = next_wave(plan, &refs, concurrency);
+            if wave == 0 {
+                break;
+            }
+            waves.push(wave);
+            let first = taken.len() as u32 + 1;
+            taken.extend((first..first + wave).map(&source));
+        }
+        let samples: Vec<(u32, &SampleOutcome)> = (1..).zip(&taken).collect();
+        (waves, decide(&samples, plan))
+    }
+
+    #[test]
+    fn early_stop_launches_the_passes_still_needed_and_stops_once_decided() {
+        let ok = |_| SampleOutcome::Passed;
+        // The issue's example: runs = 5 at 0.8 needs 4; four start, all pass, the fifth is never sent.
+        let (waves, d) = run_waves(&early(5, 0.8), 16, ok);
+        assert_eq!((waves, d.status, d.passed), (vec![4], Status::Passed, 4));
+        // One of the four fails: the fifth is sent, and decides.
+        let one_bad = |i| {
+            if i == 2 {
+                failed("no")
+            } else {
+                SampleOutcome::Passed
+            }
+        };
+        let (waves, d) = run_waves(&early(5, 0.8), 16, one_bad);
+        assert_eq!((waves, d.status), (vec![4, 1], Status::Passed));
+        // Two fail among the four: decided the other way without the fifth, and it says so.
+        let two_bad = |i| {
+            if i <= 2 {
+                failed("no")
+            } else {
+                SampleOutcome::Passed
+            }
+        };
+        let (waves, d) = run_waves(&early(5, 0.8), 16, two_bad);
+        assert_eq!((waves, d.status.clone()), (vec![4], Status::Failed));
+        assert_eq!(
+            d.message.unwrap().lines().last().unwrap(),
+            "2/4 runs passed (need 4 of 5, threshold 80%); early stop: the other 1 runs were not needed"
+        );
+        // The concurrency caps a wave.
+        let (waves, _) = run_waves(&early(10, 1.0), 4, ok);
+        assert_eq!(waves, vec![4, 4, 2]);
+        // An error decides at once; a fixed plan launches everything in one wave.
+        let (waves, d) = run_waves(&early(5, 0.8), 16, |_| errored("HTTP 503"));
+        assert_eq!((waves, d.status), (vec![4], Status::Errored));
+        let (waves, _) = run_waves(&all(5, 0.8), 2, ok);
+        assert_eq!(waves, vec![5]);
+        // ...and takes every sample after an error, to list them all.
+        let (waves, d) = run_waves(&all(5, 0.8), 2, |_| errored("HTTP 503"));
+        assert_eq!((waves, d.errored), (vec![5], 5));
+    }
+
+    /// Early stop reaches the verdict running every sample reaches, for every pattern of passes and
+    /// failures of 6 runs at every threshold.
+    #[test]
+    fn early_stop_decides_as_running_every_sample_would() {
+        for runs in 1..=6u32 {
+            for k in 1..=runs {
+                let pass_threshold = f64::from(k) / f64::from(runs);
+                for pattern in 0..(1u32 << runs) {
+                    let source = |i: u32| {
+                        if pattern & (1 << (i - 1)) != 0 {
+                            SampleOutcome::Passed
+                        } else {
+                            failed("no")
+                        }
+                    };
+                    let every: Vec<SampleOutcome> = (1..=runs).map(source).collect();
+                    let every: Vec<(u32, &SampleOutcome)> = (1..).zip(&every).collect();
+                    let full = decide(&every, &all(runs, pass_threshold));
+                    for concurrency in [1, 2, 16] {
+                        let (waves, early) =
+                            run_waves(&early(runs, pass_threshold), concurrency, source);
+                        assert_eq!(early.status, full.status, "{runs} {k} {pattern:b}");
+                        assert!(waves.iter().sum::<u32>() <= runs);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn adaptive_sampling_stops_at_a_boundary_and_says_why_it_failed() {
+        let ok = |_| SampleOutcome::Passed;
+        // 24 passes in a row pass; the first wave is the 6 failures that could fail it, at most 4 here.
+        let (waves, d) = run_waves(&adaptive(), 4, ok);
+        assert_eq!(waves.iter().sum::<u32>(), 24);
+        assert_eq!(waves[0], 4);
+        assert_eq!((d.status, d.message), (Status::Passed, None));
+        // Every sample failing stops after six.
+        let (waves, d) = run_waves(&adaptive(), 16, |_| failed("no"));
+        assert_eq!((waves, d.status), (vec![6], Status::Failed));
+        let message = d.message.unwrap();
+        assert!(
+            message.ends_with(
+                "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than \
+                 at least 85%, 95% confidence)"
+            ),
+            "{message}"
+        );
+        // Alternating passes and failures at 50%... and four in five at 80%: inconclusive at 40.
+        let (waves, d) = run_waves(&adaptive(), 16, |i| {
+            if i % 5 == 0 {
+                failed("no")
+            } else {
+                SampleOutcome::Passed
+            }
+        });
+        assert_eq!(d.status, Status::Failed);
+        assert!(waves.iter().sum::<u32>() <= 40);
+        let message = d.message.unwrap();
+        assert!(
+            message.contains("adaptive sampling (SPRT): inconclusive after"),
+            "{message}"
+        );
     }
 
     fn errored(m: &str) -> SampleOutcome {
@@ -276,7 +509,7 @@ mod tests {
     fn five_runs(rows: [([&SampleOutcome; 5], Decision); 2]) {
         for (outcomes, want) in rows {
             let samples: Vec<(u32, &SampleOutcome)> = (1..).zip(outcomes).collect();
-            assert_eq!(decide(&samples, 5, 4, 0.8), want, "{outcomes:?}");
+            assert_eq!(decide(&samples, &all(5, 0.8)), want, "{outcomes:?}");
         }
     }
 
@@ -335,19 +568,19 @@ mod tests {
         ]);
         // Even a threshold any single run meets.
         let one_error = [(1, &ok), (2, &ok), (3, &outage), (4, &ok), (5, &ok)];
-        assert_eq!(decide(&one_error, 5, 1, 0.01).status, Status::Errored);
+        assert_eq!(decide(&one_error, &all(5, 0.01)).status, Status::Errored);
     }
 
     #[test]
     fn a_single_sample_is_reported_as_its_own_message() {
         let outage = errored("model call failed: HTTP 503");
         assert_eq!(
-            decide(&[(3, &outage)], 5, 1, 0.8),
+            decide(&[(3, &outage)], &all(5, 0.8)),
             decision(Status::Errored, 0, 1, Some("model call failed: HTTP 503"))
         );
         let bad = failed("no Alice");
         assert_eq!(
-            decide(&[(1, &bad)], 1, 1, 1.0),
+            decide(&[(1, &bad)], &all(1, 1.0)),
             decision(Status::Failed, 0, 0, Some("no Alice"))
         );
     }
@@ -372,13 +605,13 @@ mod tests {
             SampleOutcome::Unavailable(reason(Ignore::LiveOnly))
         );
         let no_key = SampleOutcome::Unavailable(reason(Ignore::NoKey { var: "K".into() }));
-        let d = decide(&[(1, &SampleOutcome::Passed), (2, &no_key)], 2, 2, 1.0);
+        let d = decide(&[(1, &SampleOutcome::Passed), (2, &no_key)], &all(2, 1.0));
         assert_eq!(d.status, Status::Ignored);
         assert_eq!(
             d.message.as_deref(),
             Some("no recording; record it with: ...")
         );
-        let d = decide(&[(1, &outcome)], 1, 1, 1.0);
+        let d = decide(&[(1, &outcome)], &all(1, 1.0));
         assert_eq!(d.status, Status::LiveOnly);
     }
 }

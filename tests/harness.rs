@@ -44,7 +44,10 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
         .lines()
         .map(|l| l.trim_end_matches(": test").to_string())
         .collect();
-    assert_eq!(ignored.len(), 53, "{ignored:?}");
+    // 29, `matrix::`'s 4, `mostly_passes`' 20, and `sampling::`'s: 5 early-stop runs, 40 adaptive ones (`max_runs`), 3 x 3 seeded ones.
+    assert_eq!(ignored.len(), 29 + 4 + 20 + 5 + 40 + 9, "{ignored:?}");
+    assert!(ignored.contains(&"sampling::adaptive_fails_fast::run_40".to_string()));
+    assert!(!ignored.contains(&"sampling::adaptive_fails_fast::run_41".to_string()));
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
 }
 
@@ -99,7 +102,16 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     // `many` prints from its samples, which may land inside a result line this test reads.
     let run = scratch.run_example(
         FIXTURE,
-        &["--skip", "fake_", "--skip", "needs_judge", "--skip", "many"],
+        &[
+            "--skip",
+            "fake_",
+            "--skip",
+            "needs_judge",
+            "--skip",
+            "many",
+            "--skip",
+            "sampling::",
+        ],
         &[],
     );
     assert_eq!(run.code(), Some(101));
@@ -455,6 +467,8 @@ fn failures_and_errors_are_told_apart() {
             // Out-of-range values fail their tests too; they are checked on their own.
             "--skip",
             "bad_",
+            "--skip",
+            "sampling::",
             "--report",
             "report.json",
             "--junit",
@@ -728,4 +742,120 @@ fn the_progress_line_reaches_a_terminal_stderr_only() {
     let lines = std::fs::read_to_string(&stdout).unwrap();
     assert!(lines.contains("test summary_passes ... ok"), "{lines}");
     assert!(!lines.contains("in flight"), "{lines}");
+}
+
+/// The JSON report's record of `trial`.
+fn reported(path: &std::path::Path, trial: &str) -> serde_json::Value {
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == trial)
+        .unwrap_or_else(|| panic!("{trial} not in {report}"))
+        .clone()
+}
+
+#[test]
+fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
+    let scratch = Scratch::new("harness", "early-stop");
+    let report = scratch.path().join("report.json");
+    let trial = "sampling::early_stopped";
+    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
+    let run = scratch.run_example(FIXTURE, &args, &[]);
+    run.assert_success();
+    assert_eq!(run.outcome(trial), "ok");
+    for i in 1..=4 {
+        run.assert_stdout_has(&format!("early_stopped ran sample {i}"));
+    }
+    assert!(!run.stdout().contains("ran sample 5"), "{}", run.context());
+    run.assert_stderr_has("4 model calls (0 replayed from cassettes, 1 runs not needed)");
+    let record = reported(&report, trial);
+    assert_eq!(
+        (
+            &record["runs_total"],
+            &record["runs_passed"],
+            &record["runs_skipped"]
+        ),
+        (
+            &serde_json::json!(4),
+            &serde_json::json!(4),
+            &serde_json::json!(1)
+        ),
+        "{record}"
+    );
+}
+
+#[test]
+fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
+    let scratch = Scratch::new("harness", "adaptive");
+    let report = scratch.path().join("report.json");
+    let trial = "sampling::adaptive_fails_fast";
+    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
+    let run = scratch.run_example(FIXTURE, &args, &[]);
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    assert_eq!(run.outcome(trial), "FAILED");
+    run.assert_stdout_has("[run 6/40] FAILED: ");
+    run.assert_stdout_has(
+        "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than at \
+         least 85%, 95% confidence)",
+    );
+    assert!(!run.stdout().contains("ran sample 7"), "{}", run.context());
+    let record = reported(&report, trial);
+    assert_eq!(
+        (&record["runs_total"], &record["runs_skipped"]),
+        (&serde_json::json!(6), &serde_json::json!(34)),
+        "{record}"
+    );
+    // A numbered run of an adaptive test is one sample, as for any test.
+    let one = scratch.run_example(
+        FIXTURE,
+        &["sampling::adaptive_fails_fast::run_17", "--exact"],
+        &[],
+    );
+    assert_eq!(
+        one.outcome("sampling::adaptive_fails_fast::run_17"),
+        "FAILED"
+    );
+    one.assert_stdout_has("adaptive_fails_fast ran sample 17");
+}
+
+/// Run k sends seed 42 + k − 1 on the OpenAI-compatible and Gemini wires; Anthropic takes no seed, so
+/// none is sent and one warning says so.
+#[test]
+fn seeded_runs_send_consecutive_seeds_where_the_wire_takes_one() {
+    use prompt_tester_testkit::{FakeProvider, Wire};
+    let server = FakeProvider::start();
+    let scratch = Scratch::new("harness", "seeds");
+    let urls = [
+        ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
+        ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
+        ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
+    ];
+    let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let run = scratch.run_example(FIXTURE, &["sampling::fake_seeded_", "--no-cassette"], &env);
+    run.assert_success();
+    let mut seeds: std::collections::BTreeMap<String, Vec<Option<u64>>> = Default::default();
+    for request in server.requests() {
+        let body = request.json.clone().unwrap();
+        let (wire, seed) = match request.wire().unwrap() {
+            Wire::OpenAi => ("openai", body.get("seed")),
+            Wire::Gemini => ("gemini", body["generationConfig"].get("seed")),
+            Wire::Anthropic => ("anthropic", body.get("seed")),
+        };
+        seeds
+            .entry(wire.to_string())
+            .or_default()
+            .push(seed.and_then(serde_json::Value::as_u64));
+    }
+    for list in seeds.values_mut() {
+        list.sort();
+    }
+    let sent = |s: [Option<u64>; 3]| s.to_vec();
+    assert_eq!(seeds["openai"], sent([Some(42), Some(43), Some(44)]));
+    assert_eq!(seeds["gemini"], sent([Some(42), Some(43), Some(44)]));
+    assert_eq!(seeds["anthropic"], sent([None, None, None]));
+    let warning = "warning: `seed` is not supported by provider `anthropic`";
+    assert_eq!(run.stderr().matches(warning).count(), 1, "{}", run.stderr());
 }

@@ -22,6 +22,12 @@ pub const KEYS: &[&str] = &[
     "max_tokens",
     "runs",
     "pass_threshold",
+    "early_stop",
+    "pass_rate",
+    "confidence",
+    "max_runs",
+    "indifference",
+    "seed",
     "enable_cache",
     "temperature",
     "system",
@@ -149,6 +155,18 @@ pub struct Args {
     pub runs: Option<Value>,
     /// `pass_threshold`.
     pub pass_threshold: Option<Value>,
+    /// `early_stop`.
+    pub early_stop: Option<Value>,
+    /// `pass_rate`.
+    pub pass_rate: Option<Value>,
+    /// `confidence`.
+    pub confidence: Option<Value>,
+    /// `max_runs`.
+    pub max_runs: Option<Value>,
+    /// `indifference`.
+    pub indifference: Option<Value>,
+    /// `seed`.
+    pub seed: Option<Value>,
     /// `enable_cache`.
     pub enable_cache: Option<Value>,
     /// `temperature`.
@@ -203,6 +221,7 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
             }
         }
     }
+    sampling_conflicts(&args, errors);
     if let Some(agent) = &args.agent {
         // An agent loop makes the provider calls itself, and its tools need handlers.
         if args.run_fn.is_some() {
@@ -264,13 +283,13 @@ impl Args {
         }
         let expr = match value {
             RawValue::Assign(_, expr) => expr,
-            // A bare `enable_cache` or `live_only` reads naturally as "set".
-            RawValue::Flag if key == "enable_cache" || key == "live_only" => {
+            // A bare `enable_cache`, `live_only` or `early_stop` reads naturally as "set".
+            RawValue::Flag if matches!(key, "enable_cache" | "live_only" | "early_stop") => {
                 let set = Some(Value::Lit(quote::quote_spanned!(key_ident.span()=> true)));
-                if key == "enable_cache" {
-                    self.enable_cache = set;
-                } else {
-                    self.live_only = set;
+                match key {
+                    "enable_cache" => self.enable_cache = set,
+                    "live_only" => self.live_only = set,
+                    _ => self.early_stop = set,
                 }
                 return;
             }
@@ -298,6 +317,12 @@ impl Args {
             "temperature" => self.temperature = temperature(expr, errors),
             "enable_cache" => self.enable_cache = boolean(key, expr, errors),
             "live_only" => self.live_only = boolean(key, expr, errors),
+            "early_stop" => self.early_stop = boolean(key, expr, errors),
+            "pass_rate" => self.pass_rate = unit_share(key, expr, errors, PASS_RATE),
+            "confidence" => self.confidence = unit_share(key, expr, errors, CONFIDENCE),
+            "indifference" => self.indifference = unit_share(key, expr, errors, INDIFFERENCE),
+            "max_runs" => self.max_runs = positive_u32(key, expr, errors),
+            "seed" => self.seed = seed(expr, errors),
             "run_fn" => match &expr {
                 Expr::Lit(_) => errors.at(
                     &expr,
@@ -548,29 +573,52 @@ fn number(expr: &Expr) -> Option<syn::Result<Number>> {
     }
 }
 
-fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
-    let value = match number(&expr) {
-        None => return Some(Value::Expr(expr)),
+/// A whole-number argument: a literal's value, or what to keep instead.
+enum Whole {
+    /// The literal's value, and the literal.
+    Literal(i128, Expr),
+    /// The expression as written (checked at run time), or nothing after an error.
+    Keep(Option<Value>),
+}
+
+/// Reads a whole-number literal (`not_whole` says what was expected when it is another literal).
+fn whole_literal(expr: Expr, errors: &mut Errors, not_whole: String) -> Whole {
+    match number(&expr) {
+        None => Whole::Keep(Some(Value::Expr(expr))),
         Some(Err(e)) => {
             errors.push(e);
-            return None;
+            Whole::Keep(None)
         }
-        Some(Ok(Number::Int(value))) => value,
+        Some(Ok(Number::Int(value))) => Whole::Literal(value, expr),
         Some(Ok(_)) => {
-            errors.at(&expr, format!("`{key}` expects a whole number (u32)"));
-            return None;
+            errors.at(&expr, not_whole);
+            Whole::Keep(None)
         }
+    }
+}
+
+/// A `u32` literal of `value` at `expr`'s span.
+fn u32_literal(value: u32, expr: &Expr) -> Value {
+    let mut lit = proc_macro2::Literal::u32_suffixed(value);
+    lit.set_span(expr.span());
+    Value::Lit(quote::ToTokens::into_token_stream(lit))
+}
+
+fn positive_u32(key: &str, expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let (value, expr) = match whole_literal(
+        expr,
+        errors,
+        format!("`{key}` expects a whole number (u32)"),
+    ) {
+        Whole::Literal(value, expr) => (value, expr),
+        Whole::Keep(kept) => return kept,
     };
     if value < 1 {
         errors.at(&expr, format!("`{key}` must be at least 1"));
         return None;
     }
     match u32::try_from(value) {
-        Ok(value) => {
-            let mut lit = proc_macro2::Literal::u32_suffixed(value);
-            lit.set_span(expr.span());
-            Some(Value::Lit(quote::ToTokens::into_token_stream(lit)))
-        }
+        Ok(value) => Some(u32_literal(value, &expr)),
         Err(_) => {
             errors.at(
                 &expr,
@@ -591,6 +639,200 @@ fn pass_threshold(expr: Expr, errors: &mut Errors) -> Option<Value> {
         |value| (!(value > 0.0 && value <= 1.0)).then_some(out_of_range),
         false,
     )
+}
+
+/// A share's range: `(low, high, low included, message)`.
+type Range = (f64, f64, bool, &'static str);
+
+const PASS_RATE: Range = (
+    0.0,
+    1.0,
+    false,
+    "`pass_rate` must be above 0 and below 1, e.g. 0.8 (adaptive sampling: is the pass rate above it?)",
+);
+const CONFIDENCE: Range = (
+    0.5,
+    1.0,
+    true,
+    "`confidence` must be at least 0.5 and below 1, e.g. 0.95 (the test is wrong at most 5% of the time)",
+);
+const INDIFFERENCE: Range = (
+    0.0,
+    0.5,
+    false,
+    "`indifference` must be above 0 and below 0.5, e.g. 0.05 (and leave pass_rate ± indifference inside (0, 1))",
+);
+
+/// A number in an open interval (or half-open: `low` included), checked when it is a literal.
+fn unit_share(key: &str, expr: Expr, errors: &mut Errors, range: Range) -> Option<Value> {
+    let (low, high, low_included, message) = range;
+    float_arg(
+        expr,
+        errors,
+        if key == "confidence" {
+            "`confidence` expects a number, e.g. 0.95"
+        } else if key == "pass_rate" {
+            "`pass_rate` expects a number, e.g. 0.8"
+        } else {
+            "`indifference` expects a number, e.g. 0.05"
+        },
+        |v| {
+            let above = if low_included { v >= low } else { v > low };
+            (!(above && v < high)).then_some(message)
+        },
+        false,
+    )
+}
+
+/// `seed`: a whole number that fits Gemini's signed 32-bit seed.
+fn seed(expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let (value, expr) = match whole_literal(
+        expr,
+        errors,
+        "`seed` expects a whole number, e.g. 42".into(),
+    ) {
+        Whole::Literal(value, expr) => (value, expr),
+        Whole::Keep(kept) => return kept,
+    };
+    match u32::try_from(value) {
+        Ok(value) if value <= i32::MAX as u32 => Some(u32_literal(value, &expr)),
+        _ => {
+            errors.at(
+                &expr,
+                format!("`seed` must be a whole number from 0 to {}", i32::MAX),
+            );
+            None
+        }
+    }
+}
+
+/// Sampling keys that contradict each other in one attribute, and an adaptive test that can never pass
+/// (`max_runs` below the passes it needs), when the values are literals. The library checks the same
+/// at run time for values given as expressions.
+fn sampling_conflicts(args: &Args, errors: &mut Errors) {
+    let fixed = args
+        .runs
+        .as_ref()
+        .map(|_| "runs")
+        .or(args.pass_threshold.as_ref().map(|_| "pass_threshold"));
+    let adaptive_only = [
+        ("confidence", &args.confidence),
+        ("max_runs", &args.max_runs),
+        ("indifference", &args.indifference),
+    ]
+    .into_iter()
+    .find_map(|(key, value)| value.as_ref().map(|v| (key, v)));
+    if let Some(pass_rate) = &args.pass_rate {
+        if let Some(key) = fixed {
+            errors.at(
+                value_tokens(pass_rate),
+                format!(
+                    "`pass_rate` cannot be combined with `{key}`: `pass_rate` samples until the pass rate is known \
+                     (adaptive sampling, at most `max_runs`), `runs` and `pass_threshold` take a fixed number; keep one \
+                     of the two"
+                ),
+            );
+            return;
+        }
+        if let Some(early_stop) = &args.early_stop {
+            errors.at(
+                value_tokens(early_stop),
+                "`early_stop` applies to `runs = N`; adaptive sampling (`pass_rate`) stops as soon as it can by \
+                 itself: remove `early_stop`",
+            );
+        }
+        check_adaptive(args, errors);
+    } else if let (Some(_), Some((key, value))) = (fixed, adaptive_only) {
+        errors.at(
+            value_tokens(value),
+            format!(
+                "`{key}` applies only to adaptive sampling (`pass_rate = ...`), not beside `runs` / \
+                 `pass_threshold`; remove it, or replace `runs` and `pass_threshold` with `pass_rate`"
+            ),
+        );
+    }
+}
+
+/// Literal adaptive values checked together: the indifference leaves both hypotheses inside (0, 1),
+/// and `max_runs` allows the passes a passing test needs (Wald's boundary, as `stats::sprt` computes it).
+fn check_adaptive(args: &Args, errors: &mut Errors) {
+    let literal = |value: &Option<Value>| match value {
+        Some(Value::Lit(tokens)) => syn::parse2::<syn::LitFloat>(tokens.clone())
+            .ok()
+            .and_then(|l| l.base10_parse::<f64>().ok())
+            .or_else(|| {
+                syn::parse2::<syn::LitInt>(tokens.clone())
+                    .ok()
+                    .and_then(|l| l.base10_parse::<f64>().ok())
+            }),
+        _ => None,
+    };
+    let Some(pass_rate) = literal(&args.pass_rate) else {
+        return;
+    };
+    let indifference = match &args.indifference {
+        None => 0.05,
+        Some(_) => match literal(&args.indifference) {
+            Some(d) => d,
+            None => return,
+        },
+    };
+    let confidence = match &args.confidence {
+        None => 0.95,
+        Some(_) => match literal(&args.confidence) {
+            Some(c) => c,
+            None => return,
+        },
+    };
+    let limit = pass_rate.min(1.0 - pass_rate);
+    if indifference >= limit {
+        // Shown as written (0.1, not 0.09999999999999998).
+        let limit = (limit * 1e6).round() / 1e6;
+        let at = args
+            .indifference
+            .as_ref()
+            .or(args.pass_rate.as_ref())
+            .map(value_tokens);
+        errors.at(
+            at,
+            format!(
+                "`indifference` is {indifference}; with `pass_rate = {pass_rate}` it must be below {limit} \
+                 (pass_rate ± indifference must lie strictly between 0 and 1)"
+            ),
+        );
+        return;
+    }
+    let Some(max_runs) = literal(&args.max_runs).or(args.max_runs.is_none().then_some(40.0)) else {
+        return;
+    };
+    let (p0, p1) = (pass_rate - indifference, pass_rate + indifference);
+    let alpha = 1.0 - confidence;
+    let upper = ((1.0 - alpha) / alpha).ln();
+    // The same tolerance as `stats::sprt`, so both count the same passes.
+    let needed = ((upper - 1e-9) / (p1 / p0).ln()).ceil().max(1.0);
+    if max_runs < needed {
+        let at = args
+            .max_runs
+            .as_ref()
+            .or(args.pass_rate.as_ref())
+            .map(value_tokens);
+        errors.at(
+            at,
+            format!(
+                "`max_runs` is {max_runs}, but even when every run passes the test needs {needed} runs to pass \
+                 (pass_rate {pass_rate}, indifference {indifference}, confidence {confidence}); raise `max_runs` to \
+                 at least {needed}, or widen `indifference` or lower `confidence`"
+            ),
+        );
+    }
+}
+
+/// The tokens of a checked value: the normalised literal, or the expression as written.
+pub fn value_tokens(value: &Value) -> TokenStream {
+    match value {
+        Value::Lit(tokens) => tokens.clone(),
+        Value::Expr(expr) => quote::quote!(#expr),
+    }
 }
 
 fn temperature(expr: Expr, errors: &mut Errors) -> Option<Value> {

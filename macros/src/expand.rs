@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, ReturnType, Type};
 
-use crate::args::{self, Args, Errors, Prompt, Value};
+use crate::args::{self, Args, Errors, Prompt, value_tokens};
 
 /// Expands `#[prompt_test(attr)] item`. On errors the function is still emitted unchanged, so the only
 /// messages the user sees are ours (not "cannot find function" elsewhere).
@@ -209,13 +209,34 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = value_tokens(max_tokens);
         call.push(quote!(max_tokens: ::core::option::Option::Some(#value)));
     }
-    if let Some(runs) = &args.runs {
-        let value = value_tokens(runs);
-        fields.push(quote!(runs: #value));
+    // The sampling keys, gathered into the `SamplingKeys` that suites and `[defaults]` share.
+    let sampling: Vec<TokenStream> = [
+        ("runs", &args.runs),
+        ("pass_threshold", &args.pass_threshold),
+        ("early_stop", &args.early_stop),
+        ("pass_rate", &args.pass_rate),
+        ("confidence", &args.confidence),
+        ("max_runs", &args.max_runs),
+        ("indifference", &args.indifference),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| {
+        let key = Ident::new(key, Span::call_site());
+        let value = value_tokens(value.as_ref()?);
+        Some(quote!(#key: ::core::option::Option::Some(#value)))
+    })
+    .collect();
+    if !sampling.is_empty() {
+        fields.push(quote! {
+            sampling: #private::SamplingKeys {
+                #(#sampling,)*
+                ..::core::default::Default::default()
+            }
+        });
     }
-    if let Some(threshold) = &args.pass_threshold {
-        let value = value_tokens(threshold);
-        fields.push(quote!(pass_threshold: #value));
+    if let Some(seed) = &args.seed {
+        let value = value_tokens(seed);
+        call.push(quote!(seed: ::core::option::Option::Some(#value)));
     }
     if let Some(enable_cache) = &args.enable_cache {
         let value = value_tokens(enable_cache);
@@ -282,12 +303,5 @@ fn spec_body(args: &Args) -> TokenStream {
             #(#fields,)*
             ..::core::default::Default::default()
         }
-    }
-}
-
-fn value_tokens(value: &Value) -> TokenStream {
-    match value {
-        Value::Lit(tokens) => tokens.clone(),
-        Value::Expr(expr) => quote!(#expr),
     }
 }

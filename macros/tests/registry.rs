@@ -7,7 +7,9 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use prompt_tester::__private::{Defaults, PromptSource, RustTest, TestSpec, Written, inventory};
+use prompt_tester::__private::{
+    Defaults, PromptSource, RustTest, SamplingKeys, TestSpec, Written, inventory,
+};
 use prompt_tester::ToolSpec;
 use prompt_tester::prelude::*;
 
@@ -58,6 +60,19 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
 )]
 fn sync_translation(_: PromptRun) {}
 
+#[prompt_test(
+    target_prompt = "Hi",
+    pass_rate = 0.9,
+    confidence = 0.9,
+    max_runs = 60,
+    indifference = 0.05,
+    seed = 42
+)]
+fn adaptive(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "Hi", runs = 5, pass_threshold = 0.8, early_stop)]
+fn early(_run: PromptRun) {}
+
 #[prompt_test(target_prompt = PROMPT, target_prompt_vars(word = "yes"), runs = RUNS, run_fn = echo, pass_threshold = 1)]
 async fn custom_executor(run: PromptRun) -> Result<(), std::io::Error> {
     if run.output.is_empty() {
@@ -102,7 +117,9 @@ fn registers_each_function_once() {
     assert_eq!(
         names,
         [
+            "adaptive",
             "custom_executor",
+            "early",
             "summary_mentions_alice",
             "sync_translation",
             "type"
@@ -154,8 +171,8 @@ fn literal_keys_fill_the_spec() {
         vars(&spec),
         [("text", "Alice leads Project Phoenix."), ("n", "3")]
     );
-    assert_eq!(spec.runs, 5);
-    assert_eq!(spec.pass_threshold, 0.8);
+    assert_eq!(spec.sampling.runs, Some(5));
+    assert_eq!(spec.sampling.pass_threshold, Some(0.8));
     assert!(!spec.enable_cache);
     assert!(spec.run_fn.is_none());
 }
@@ -180,7 +197,7 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     let tools = spec.request.tools.as_deref().unwrap_or_default();
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].name, "get_weather");
-    assert_eq!((spec.runs, spec.pass_threshold), (1, 1.0), "defaults");
+    assert_eq!(spec.sampling, SamplingKeys::default(), "defaults");
 
     let spec = (registered("type").spec)();
     assert_eq!(inline_prompt(&spec), Some("Hi"));
@@ -189,11 +206,30 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
 }
 
 #[test]
+fn sampling_keys_and_the_seed_fill_the_spec() {
+    let spec = (registered("adaptive").spec)();
+    assert_eq!(
+        spec.sampling,
+        SamplingKeys {
+            pass_rate: Some(0.9),
+            confidence: Some(0.9),
+            max_runs: Some(60),
+            indifference: Some(0.05),
+            ..SamplingKeys::default()
+        }
+    );
+    assert_eq!(spec.request.call.seed, Some(42));
+    let spec = (registered("early").spec)();
+    assert_eq!(spec.sampling.early_stop, Some(true));
+    assert_eq!(spec.request.call.seed, None);
+}
+
+#[test]
 fn run_fn_receives_the_prompt_model_and_max_tokens() {
     let spec = (registered("custom_executor").spec)();
     assert_eq!(inline_prompt(&spec), Some("Reply with {word}."));
-    assert_eq!(spec.runs, RUNS);
-    assert_eq!(spec.pass_threshold, 1.0);
+    assert_eq!(spec.sampling.runs, Some(RUNS));
+    assert_eq!(spec.sampling.pass_threshold, Some(1.0));
     let run_fn = spec.run_fn.expect("run_fn is registered");
     // `echo` never waits, so one poll finishes it; no runtime needed.
     let mut future = pin!(run_fn("Reply with yes.".to_string(), "m-1".to_string(), 7));

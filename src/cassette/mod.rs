@@ -226,6 +226,9 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         messages: &'a [crate::completion::Message],
         max_tokens: u32,
         temperature: Option<f32>,
+        // Left out when unset, so keys recorded before seeds existed still match.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seed: Option<u32>,
         tools: &'a [crate::completion::ToolSpec],
         response_schema: &'a Option<crate::completion::ResponseSchema>,
         run: u32,
@@ -237,6 +240,7 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         messages: &request.messages,
         max_tokens: request.max_tokens,
         temperature: request.temperature,
+        seed: request.seed,
         tools: &request.tools,
         response_schema: &request.response_schema,
         run,
@@ -666,6 +670,13 @@ mod tests {
         let mut other = req.clone();
         other.temperature = Some(0.0);
         assert_ne!(k1, entry_key("openai", &other, 1));
+        // A seed is part of the key when set; unset, the key is the one computed before seeds existed
+        // (sha256 of `{"provider":"openai","model":"m","system":null,...,"run":1}`), so older
+        // recordings still match.
+        assert_eq!(k1, "c56028db4903ef4f9ea93a59");
+        let mut seeded = req.clone();
+        seeded.seed = Some(42);
+        assert_ne!(k1, entry_key("openai", &seeded, 1));
     }
 
     #[test]

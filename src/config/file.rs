@@ -8,9 +8,10 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Config, ConfigError, Defaults, EmbeddingsConfig, EndpointConfig, JudgeConfig, WireFormat,
-    defaults, env_var,
+    Config, ConfigError, Defaults, EmbeddingsConfig, EndpointConfig, JudgeConfig, SamplingKeys,
+    WireFormat, defaults, env_var,
 };
+use crate::config::sampling::MAX_SEED;
 use crate::pricing::Price;
 
 /// The longest duration a `[retry]` key accepts, in seconds (a day): longer waits are mistakes, and
@@ -42,6 +43,12 @@ struct FileDefaults {
     model: Option<String>,
     max_tokens: Option<u32>,
     temperature: Option<f32>,
+    seed: Option<Spanned<u32>>,
+    early_stop: Option<bool>,
+    pass_rate: Option<Spanned<f64>>,
+    confidence: Option<Spanned<f64>>,
+    max_runs: Option<Spanned<u32>>,
+    indifference: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,11 +153,54 @@ impl Config {
         if let Some(roots) = file.suite_roots {
             self.suite_roots = roots.into_iter().map(|r| self.root.join(r)).collect();
         }
+        let line_of = |start: usize| text[..start.min(text.len())].matches('\n').count() + 1;
+        let d = &file.defaults;
+        if let Some(seed) = &d.seed
+            && *seed.get_ref() > MAX_SEED
+        {
+            return Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line: Some(line_of(seed.span().start)),
+                key: "defaults.seed".into(),
+                problem: format!(
+                    "is {}; use a whole number from 0 to {MAX_SEED}",
+                    seed.get_ref()
+                ),
+            });
+        }
+        self.sampling = SamplingKeys {
+            early_stop: d.early_stop,
+            pass_rate: d.pass_rate.as_ref().map(|v| *v.get_ref()),
+            confidence: d.confidence.as_ref().map(|v| *v.get_ref()),
+            max_runs: d.max_runs.as_ref().map(|v| *v.get_ref()),
+            indifference: d.indifference.as_ref().map(|v| *v.get_ref()),
+            ..SamplingKeys::default()
+        };
+        if let Err(e) = self.sampling.check_defaults() {
+            let key = e.key();
+            let span = match key {
+                "pass_rate" => d.pass_rate.as_ref().map(Spanned::span),
+                "confidence" => d.confidence.as_ref().map(Spanned::span),
+                "max_runs" => d.max_runs.as_ref().map(Spanned::span),
+                _ => d.indifference.as_ref().map(Spanned::span),
+            };
+            let shown = e.to_string();
+            return Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line: span.map(|s| line_of(s.start)),
+                key: format!("defaults.{key}"),
+                problem: shown
+                    .strip_prefix(&format!("`{key}` "))
+                    .unwrap_or(&shown)
+                    .to_string(),
+            });
+        }
         self.defaults = Defaults {
             provider: file.defaults.provider,
             model: file.defaults.model,
             max_tokens: file.defaults.max_tokens,
             temperature: file.defaults.temperature,
+            seed: file.defaults.seed.map(Spanned::into_inner),
         };
         if let Some(judge) = file.judge {
             self.judge = Some(JudgeConfig {
@@ -372,6 +422,45 @@ output_mtok = 2.0
         ] {
             let err = from_file(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{expected:?} not in {err}");
+        }
+    }
+
+    #[test]
+    fn sampling_defaults_are_read_and_checked_at_their_line() {
+        let config =
+            from_file("[defaults]\nseed = 42\nearly_stop = true\npass_rate = 0.9\nmax_runs = 60\n")
+                .unwrap();
+        assert_eq!(config.defaults.seed, Some(42));
+        assert_eq!(config.sampling.early_stop, Some(true));
+        assert_eq!(
+            (config.sampling.pass_rate, config.sampling.max_runs),
+            (Some(0.9), Some(60))
+        );
+        for (text, start) in [
+            (
+                "[defaults]\nmodel = \"m\"\nconfidence = 1.5\n",
+                "prompt-tester.toml:3: `defaults.confidence` is 1.5; it must be at least 0.5 and below 1",
+            ),
+            (
+                "[defaults]\npass_rate = 0.8\nmax_runs = 10\n",
+                "prompt-tester.toml:3: `defaults.max_runs` is 10, but even when every run passes the test needs 24",
+            ),
+            (
+                "[defaults]\npass_rate = 0.9\nindifference = 0.1\n",
+                "prompt-tester.toml:3: `defaults.indifference` is 0.1; with `pass_rate = 0.9` it must be above 0 and \
+                 below 0.1",
+            ),
+            (
+                "[defaults]\nindifference = 0.7\n",
+                "prompt-tester.toml:2: `defaults.indifference` is 0.7",
+            ),
+            (
+                "[defaults]\n\nseed = 3000000000\n",
+                "prompt-tester.toml:3: `defaults.seed` is 3000000000; use a whole number from 0 to 2147483647",
+            ),
+        ] {
+            let err = from_file(text).unwrap_err().to_string();
+            assert!(err.starts_with(start), "{err}");
         }
     }
 

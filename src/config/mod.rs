@@ -7,6 +7,7 @@
 mod endpoints;
 mod env;
 mod file;
+mod sampling;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ pub use crate::pricing::Price;
 pub use endpoints::EndpointConfig;
 pub(crate) use env::env_var;
 pub use env::is_ci;
+pub use sampling::{MAX_SEED, SamplingError, SamplingKeys, run_seed};
 
 /// The configuration file's name, looked up at the crate root.
 pub const CONFIG_FILE: &str = "prompt-tester.toml";
@@ -139,6 +141,8 @@ pub struct Defaults {
     pub max_tokens: Option<u32>,
     /// The temperature.
     pub temperature: Option<f32>,
+    /// The seed of the first run (`seed`): run k sends `seed + k − 1` where the provider takes one.
+    pub seed: Option<u32>,
 }
 
 impl Defaults {
@@ -149,6 +153,7 @@ impl Defaults {
             model: self.model.clone().or_else(|| base.model.clone()),
             max_tokens: self.max_tokens.or(base.max_tokens),
             temperature: self.temperature.or(base.temperature),
+            seed: self.seed.or(base.seed),
         }
     }
 }
@@ -168,6 +173,8 @@ pub struct Config {
     pub embeddings_base_urls: BTreeMap<String, String>,
     /// Defaults for tests.
     pub defaults: Defaults,
+    /// Sampling defaults for tests (`early_stop` and adaptive sampling's keys in `[defaults]`).
+    pub sampling: SamplingKeys,
     /// Retry policy.
     pub retry: RetryConfig,
     /// Endpoints by name (the three built-ins plus configured ones).
@@ -212,6 +219,7 @@ impl Config {
             embeddings: None,
             embeddings_base_urls: BTreeMap::new(),
             defaults: Defaults::default(),
+            sampling: SamplingKeys::default(),
             retry: RetryConfig::default(),
             endpoints,
             prices: BTreeMap::new(),

@@ -562,7 +562,7 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             continue;
         }
         let spec = (test.spec)();
-        // `runs`, `pass_threshold` and `subject_models` may be any expression: their values are checked here.
+        // The sampling keys and `subject_models` may be any expression: their values are checked here.
         let subjects = match subjects_of(spec.subject_models.as_deref(), config.subject.is_some()) {
             Ok(subjects) => subjects,
             Err(problem) => {
@@ -576,21 +576,24 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
                 continue;
             }
         };
-        if let Some(problem) = sampling_problem(spec.runs, spec.pass_threshold) {
-            let message = format!(
-                "test `{name}` ({}:{}): {problem}; fix the value in its #[prompt_test]",
-                test.file, test.line
-            );
-            defs.extend(trials_with_runs(
-                &name,
-                spec.runs,
-                exact,
-                false,
-                None,
-                |_, _| TrialKind::Broken(message.clone()),
-            ));
-            continue;
-        }
+        let plan = match sampling_plan(&spec.sampling, &config.sampling) {
+            Ok(plan) => plan,
+            Err(problem) => {
+                let message = format!(
+                    "test `{name}` ({}:{}): {problem}; fix the value in its #[prompt_test]",
+                    test.file, test.line
+                );
+                defs.extend(trials_with_runs(
+                    &name,
+                    spec.sampling.runs.unwrap_or(1),
+                    exact,
+                    false,
+                    None,
+                    |_, _| TrialKind::Broken(message.clone()),
+                ));
+                continue;
+            }
+        };
         for column in case::Column::all(&subjects, &[]) {
             let provider = config
                 .subject
@@ -604,7 +607,7 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
             let column = std::sync::Arc::new(column);
             defs.extend(trials_with_runs(
                 &column.trial(&name),
-                spec.runs,
+                plan.max_runs(),
                 exact,
                 unrecordable,
                 None,
@@ -616,6 +619,7 @@ fn rust_trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<Tri
                             &trial_name,
                             &config,
                             &column,
+                            plan,
                         )),
                         trial: trial_name,
                         only_run,
@@ -714,7 +718,7 @@ fn case_trials(
     let case = std::sync::Arc::new(case);
     trials_with_runs(
         &case.name.clone(),
-        case.sampling.runs,
+        case.sampling.plan.max_runs(),
         exact,
         unrecordable,
         case.info.clone(),
@@ -764,19 +768,15 @@ fn row_trials(
     )
 }
 
-/// What is wrong with a test's `runs` and `pass_threshold` values, if anything.
-fn sampling_problem(runs: u32, pass_threshold: f64) -> Option<String> {
-    if runs == 0 {
-        return Some("`runs` is 0; it must be at least 1 (the number of samples)".to_string());
+/// The sampling plan of a test's own keys over `[defaults]`, or what is wrong with them.
+fn sampling_plan(
+    own: &crate::config::SamplingKeys,
+    defaults: &crate::config::SamplingKeys,
+) -> Result<case::SamplePlan, crate::config::SamplingError> {
+    if let Some(conflict) = own.conflict() {
+        return Err(conflict);
     }
-    // Written so that NaN is out of range too.
-    if !(pass_threshold > 0.0 && pass_threshold <= 1.0) {
-        return Some(format!(
-            "`pass_threshold` is {pass_threshold}; it must be in (0, 1]: the share of runs that must pass, e.g. 0.8 \
-             for 4 of 5"
-        ));
-    }
-    None
+    case::SamplePlan::from_keys(&own.over(defaults))
 }
 
 /// Whether `filter` occurs in `name` somewhere other than cut inside a number: `x::run_1` selects
@@ -854,12 +854,70 @@ mod tests {
 
     #[test]
     fn runs_and_thresholds_out_of_range_are_named() {
-        assert_eq!(sampling_problem(1, 1.0), None);
-        assert_eq!(sampling_problem(5, 0.8), None);
-        assert!(sampling_problem(0, 1.0).unwrap().starts_with("`runs` is 0"));
+        use crate::config::SamplingKeys;
+        let problem = |runs, pass_threshold| {
+            let own = SamplingKeys {
+                runs: Some(runs),
+                pass_threshold: Some(pass_threshold),
+                ..SamplingKeys::default()
+            };
+            sampling_plan(&own, &SamplingKeys::default())
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert_eq!(problem(1, 1.0), None);
+        assert_eq!(problem(5, 0.8), None);
+        assert!(problem(0, 1.0).unwrap().starts_with("`runs` is 0"));
         for bad in [f64::NAN, 0.0, -0.5, 1.5, f64::INFINITY] {
-            let problem = sampling_problem(3, bad).expect("rejected");
+            let problem = problem(3, bad).expect("rejected");
             assert!(problem.starts_with("`pass_threshold` is"), "{problem}");
         }
+    }
+
+    #[test]
+    fn a_test_s_sampling_keys_fill_in_from_defaults() {
+        use crate::config::SamplingKeys;
+        use case::SamplePlan;
+        let defaults = SamplingKeys {
+            early_stop: Some(true),
+            max_runs: Some(50),
+            ..SamplingKeys::default()
+        };
+        let runs = SamplingKeys {
+            runs: Some(5),
+            pass_threshold: Some(0.8),
+            ..SamplingKeys::default()
+        };
+        assert!(matches!(
+            sampling_plan(&runs, &defaults),
+            Ok(SamplePlan::EarlyStop(t)) if t.runs == 5
+        ));
+        let adaptive = SamplingKeys {
+            pass_rate: Some(0.8),
+            ..SamplingKeys::default()
+        };
+        // `early_stop` from [defaults] does not contradict the test's own `pass_rate`.
+        assert!(matches!(
+            sampling_plan(&adaptive, &defaults),
+            Ok(SamplePlan::Adaptive(s)) if s.max_runs == 50
+        ));
+        let both = SamplingKeys {
+            runs: Some(5),
+            ..adaptive
+        };
+        let err = sampling_plan(&both, &defaults).unwrap_err().to_string();
+        assert!(
+            err.starts_with("`pass_rate` cannot be combined with `runs`"),
+            "{err}"
+        );
+        let short = SamplingKeys {
+            max_runs: Some(10),
+            ..adaptive
+        };
+        let err = sampling_plan(&short, &defaults).unwrap_err().to_string();
+        assert!(
+            err.starts_with("`max_runs` is 10, but even when every run passes"),
+            "{err}"
+        );
     }
 }

@@ -27,6 +27,9 @@ pub struct TrialRecord {
     pub runs_total: u32,
     /// Samples that had to pass.
     pub runs_required: u32,
+    /// Samples not taken because the verdict was already decided (early stop, adaptive sampling): the
+    /// most the trial could take minus those it took.
+    pub runs_skipped: u32,
     /// The pass threshold.
     pub pass_threshold: f64,
     /// Tokens, calls and cost.
@@ -108,6 +111,7 @@ impl TrialRecord {
             runs_errored: 0,
             runs_total: 0,
             runs_required: 0,
+            runs_skipped: 0,
             pass_threshold: 1.0,
             usage: Usage::default(),
             duration: Duration::ZERO,

@@ -4,6 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::case::Written;
+use crate::config::SamplingKeys;
 use crate::model::{ModelId, Provider};
 use crate::run::PromptRun;
 
@@ -44,10 +45,9 @@ pub struct TestSpec {
     /// The request as the attribute writes it (`subject_provider`, `subject_model`, `system`,
     /// `max_tokens`, `temperature`, `tools`); `[defaults]` fill what it leaves out.
     pub request: Written,
-    /// How many samples (default 1).
-    pub runs: u32,
-    /// The share of samples that must pass, in (0, 1] (default 1.0).
-    pub pass_threshold: f64,
+    /// How many samples and what decides them (`runs`, `pass_threshold`, `early_stop`, `pass_rate`,
+    /// `confidence`, `max_runs`, `indifference`); `[defaults]` fill what it leaves out.
+    pub sampling: SamplingKeys,
     /// Prime the provider's prompt cache with the first run, then run the others (judge calls marked).
     pub enable_cache: bool,
     /// A custom executor replacing the provider call.
@@ -66,8 +66,7 @@ impl Default for TestSpec {
             target_prompt: PromptSource::Inline(""),
             target_prompt_vars: Vec::new(),
             request: Written::default(),
-            runs: 1,
-            pass_threshold: 1.0,
+            sampling: SamplingKeys::default(),
             enable_cache: false,
             run_fn: None,
             toolbox: None,

@@ -6,14 +6,21 @@ use futures::FutureExt;
 
 use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
-use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, Sampling};
+use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, SamplePlan, Sampling};
 use crate::config::Config;
 use crate::outcome::{SampleOutcome, classify};
 use crate::render::render;
 
 /// The case of `test` in `column` (one of its `subject_models`, or none), as its trial `trial` (the
-/// test, or one of its numbered runs) reports it.
-pub fn case(test: &'static RustTest, trial: &str, config: &Config, column: &Column) -> Case {
+/// test, or one of its numbered runs) reports it, with its sampling plan (checked when the trials were
+/// listed).
+pub fn case(
+    test: &'static RustTest,
+    trial: &str,
+    config: &Config,
+    column: &Column,
+    plan: SamplePlan,
+) -> Case {
     let mut spec = (test.spec)();
     let row = test.trial_name();
     let name = column.trial(&row);
@@ -22,7 +29,7 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config, column: &Colu
         spec.request.call.model = Some(s.model.clone());
     }
     let rendered = render(spec.target_prompt.text(), &spec.target_prompt_vars);
-    let warnings = rendered
+    let mut warnings: Vec<String> = rendered
         .missing
         .iter()
         .map(|p| {
@@ -40,6 +47,7 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config, column: &Colu
              prompt-tester.toml"
         )
     });
+    warnings.extend(request.seed_warning(config));
     let executor = match (spec.toolbox, spec.run_fn) {
         (Some(toolbox), _) => Executor::Agent(toolbox),
         (None, Some(run_fn)) => Executor::Custom(run_fn),
@@ -55,8 +63,7 @@ pub fn case(test: &'static RustTest, trial: &str, config: &Config, column: &Colu
         name,
         request,
         sampling: Sampling {
-            runs: spec.runs,
-            pass_threshold: spec.pass_threshold,
+            plan,
             prime_first: spec.enable_cache,
             cache_judge: spec.enable_cache,
             live_only: spec.live_only,

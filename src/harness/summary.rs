@@ -113,12 +113,18 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     out.push('\n');
     let all = total.total();
     let (calls, replayed) = (all.calls, all.replayed);
+    let skipped: u32 = records.iter().map(|r| r.runs_skipped).sum();
     out.push_str(&format!(
-        "{passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes); \
+        "{passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes{}); \
          total cost ${:.5}{}; wall time {:.2}s\n",
         match live_only.len() {
             0 => String::new(),
             n => format!(", {n} live only"),
+        },
+        // Early stop and adaptive sampling: samples the verdict did not need.
+        match skipped {
+            0 => String::new(),
+            n => format!(", {n} runs not needed"),
         },
         all.cost.priced_usd(),
         if all.cost.unpriced_calls() > 0 { " + unpriced calls" } else { "" },

@@ -10,21 +10,17 @@ use futures::FutureExt;
 use libtest_mimic::{Completion, Failed};
 
 use super::record::{self, Status, TrialRecord};
-use crate::case::{Plan, Sample};
+use crate::case::{Plan, Sample, SamplePlan};
 use crate::engine::{RunScope, engine};
 use crate::outcome::{self, SampleOutcome};
 use crate::redact::redact;
 use crate::usage::Usage;
 
-/// How many of `runs` must pass at `pass_threshold`.
-pub fn required(runs: u32, pass_threshold: f64) -> u32 {
-    // The epsilon keeps 5 x 0.8 at 4 despite binary floating point.
-    ((runs as f64 * pass_threshold) - 1e-9)
-        .ceil()
-        .clamp(1.0, runs as f64) as u32
-}
-
 /// Runs the plan and reports the outcome to libtest-mimic (and to the run's records).
+///
+/// The samples run in waves: `outcome::next_wave` says how many to launch after each (all at once for a
+/// fixed `runs`, fewer under early stop or adaptive sampling), `outcome::decide` what they decide.
+/// Sample `k` is always run `k`, so a cassette replays exactly the samples it recorded.
 pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     let started = Instant::now();
     let Plan {
@@ -36,26 +32,26 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     for warning in &case.warnings {
         record::warn(warning.clone());
     }
-    let indices: Vec<u32> = match only_run {
-        Some(i) => vec![i],
-        None => (1..=sampling.runs).collect(),
+    // A numbered run is one sample that must pass.
+    let rule = match only_run {
+        Some(_) => SamplePlan::ONE,
+        None => sampling.plan,
     };
-    let scopes: Vec<Arc<RunScope>> = indices
-        .iter()
-        .map(|&i| {
-            Arc::new(RunScope {
-                live_only: sampling.live_only,
-                ..RunScope::new(
-                    &trial,
-                    &case.cassette,
-                    &case.filter,
-                    i,
-                    sampling.runs,
-                    sampling.cache_judge,
-                )
-            })
+    let max_runs = sampling.plan.max_runs();
+    let concurrency = wave_limit(case.request.provider());
+    let scope = |i: u32| {
+        Arc::new(RunScope {
+            live_only: sampling.live_only,
+            ..RunScope::new(
+                &trial,
+                &case.cassette,
+                &case.filter,
+                i,
+                max_runs,
+                sampling.cache_judge,
+            )
         })
-        .collect();
+    };
     let run_one = |scope: Arc<RunScope>| {
         let case = case.clone();
         let future = async move { case.sample(scope).await };
@@ -69,15 +65,27 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     };
     // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
     IN_TRIAL.with(|flag| flag.set(true));
-    let samples: Vec<Sample> = engine().block_on(async {
-        if sampling.prime_first && scopes.len() > 1 {
-            let first = run_one(scopes[0].clone()).await;
-            let mut rest =
-                futures::future::join_all(scopes[1..].iter().cloned().map(run_one)).await;
-            rest.insert(0, first);
-            rest
-        } else {
-            futures::future::join_all(scopes.iter().cloned().map(run_one)).await
+    let mut scopes: Vec<Arc<RunScope>> = Vec::new();
+    let mut samples: Vec<Sample> = Vec::new();
+    engine().block_on(async {
+        loop {
+            let taken: Vec<&SampleOutcome> = samples.iter().map(|s| &s.outcome).collect();
+            let mut wave = outcome::next_wave(&rule, &taken, concurrency);
+            if wave == 0 {
+                break;
+            }
+            // Priming a provider cache: the first sample alone, then the others.
+            if sampling.prime_first && samples.is_empty() {
+                wave = 1;
+            }
+            let first = scopes.len() as u32 + 1;
+            let indices: Vec<u32> = match only_run {
+                Some(i) => vec![i],
+                None => (first..first + wave).collect(),
+            };
+            let launched: Vec<Arc<RunScope>> = indices.iter().map(|&i| scope(i)).collect();
+            scopes.extend(launched.iter().cloned());
+            samples.extend(futures::future::join_all(launched.into_iter().map(run_one)).await);
         }
     });
     IN_TRIAL.with(|flag| flag.set(false));
@@ -87,17 +95,13 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         usage += &scope.usage();
     }
     let total = samples.len() as u32;
-    let need = if only_run.is_some() {
-        1
-    } else {
-        required(sampling.runs, sampling.pass_threshold)
-    };
-    let outcomes: Vec<(u32, &SampleOutcome)> = indices
+    let outcomes: Vec<(u32, &SampleOutcome)> = scopes
         .iter()
-        .copied()
+        .map(|s| s.run_index)
         .zip(samples.iter().map(|s| &s.outcome))
         .collect();
-    let decision = outcome::decide(&outcomes, sampling.runs, need, sampling.pass_threshold);
+    let decision = outcome::decide(&outcomes, &rule);
+    let failed = total - decision.passed - decision.errored;
     let preview = samples
         .iter()
         .find(|s| s.outcome != SampleOutcome::Passed && s.output.is_some())
@@ -111,8 +115,9 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         runs_passed: decision.passed,
         runs_errored: decision.errored,
         runs_total: total,
-        runs_required: need,
-        pass_threshold: sampling.pass_threshold,
+        runs_required: rule.required(failed),
+        runs_skipped: rule.max_runs().saturating_sub(total),
+        pass_threshold: sampling.plan.pass_threshold(),
         usage,
         duration: started.elapsed(),
         output_preview: preview,
@@ -141,6 +146,16 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     record.message = Some(message.clone());
     record::push(record);
     Err(Failed::from(message))
+}
+
+/// The most samples a wave launches: the in-flight limit of the provider the samples call (the
+/// harness's `concurrency` when it is unknown).
+fn wave_limit(provider: Option<&str>) -> u32 {
+    let config = &engine().config;
+    let limit = provider
+        .and_then(|p| config.endpoint(p).ok())
+        .map_or(config.concurrency, |e| e.max_in_flight);
+    u32::try_from(limit).unwrap_or(u32::MAX).max(1)
 }
 
 thread_local! {
@@ -176,19 +191,5 @@ pub(crate) fn panic_message(payload: Box<dyn Any + Send>) -> String {
     match PANIC_LOCATION.with(|cell| cell.borrow_mut().take()) {
         Some(location) => format!("panicked at {location}:\n{message}"),
         None => format!("panicked: {message}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn required_runs_round_up() {
-        assert_eq!(required(5, 0.8), 4);
-        assert_eq!(required(5, 1.0), 5);
-        assert_eq!(required(3, 0.5), 2);
-        assert_eq!(required(10, 0.01), 1);
-        assert_eq!(required(1, 0.3), 1);
     }
 }

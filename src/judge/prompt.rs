@@ -200,6 +200,7 @@ pub fn request(
         ))],
         max_tokens: config.max_tokens,
         temperature: config.temperature,
+        seed: None,
         tools: Vec::new(),
         response_schema: Some(if several {
             verdicts_schema()

@@ -45,6 +45,7 @@ pub(super) fn body(request: &CompletionRequest) -> Value {
     if let Some(t) = request.temperature {
         body["temperature"] = float(t);
     }
+    // The Messages API has no seed: `case` warns once that it is not sent.
     let mut tools: Vec<Value> = request
         .tools
         .iter()

@@ -82,6 +82,9 @@ pub(super) fn body(request: &CompletionRequest) -> Value {
     if let Some(t) = request.temperature {
         config.insert("temperature".into(), float(t));
     }
+    if let Some(seed) = request.seed {
+        config.insert("seed".into(), json!(seed));
+    }
     if let Some(schema) = &request.response_schema {
         config.insert("responseMimeType".into(), json!("application/json"));
         config.insert("responseSchema".into(), to_gemini_schema(&schema.schema));

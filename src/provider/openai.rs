@@ -100,6 +100,9 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
     if let Some(t) = request.temperature {
         body["temperature"] = float(t);
     }
+    if let Some(seed) = request.seed {
+        body["seed"] = json!(seed);
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::case::{
-    Case, CaseInfo, Column, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo,
+    Case, CaseInfo, Column, Evaluator, Executor, RequestTemplate, SamplePlan, Sampling, SuiteInfo,
 };
 use crate::config::Config;
 use assert::Check;
@@ -261,7 +261,12 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                     reason: reason.clone(),
                     info,
                 },
-                None => Item::Case(Box::new(resolve(config, &suite, case, &row, column, info, None))),
+                None => match plan(config, &suite, case, &name) {
+                    Ok(plan) => Item::Case(Box::new(resolve(
+                        config, &suite, case, &row, column, info, None, plan,
+                    ))),
+                    Err(message) => broken(name, message, Some(info)),
+                },
             });
         }
     }
@@ -311,17 +316,18 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                     let rows = suite_.rows.as_ref().expect("a row's suite has rows");
                     let row = &rows.dataset.rows[index];
                     let file = Some(rows.dataset.file.as_str());
-                    rows.case(row).map(|case| {
-                        Arc::new(resolve(
-                            &config_,
-                            &suite_,
-                            &case,
-                            &row_,
-                            column_.clone(),
-                            row_info.clone(),
-                            file,
-                        ))
-                    })
+                    let case = rows.case(row)?;
+                    let plan = plan(&config_, &suite_, &case, &column_.trial(&row_))?;
+                    Ok(Arc::new(resolve(
+                        &config_,
+                        &suite_,
+                        &case,
+                        &row_,
+                        column_.clone(),
+                        row_info.clone(),
+                        file,
+                        plan,
+                    )))
                 })
                 .clone()
         };
@@ -329,7 +335,9 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
         items.push(Item::Row(Box::new(LazyRow {
             name,
             info,
-            runs: rows.settings.runs.unwrap_or(1),
+            // The numbered runs to list; a plan that does not hold fails the row when it runs.
+            runs: SamplePlan::from_keys(&rows.settings.sampling.over(&config.sampling))
+                .map_or(1, |plan| plan.max_runs()),
             provider: call.provider,
             cassette: suite.info.name.clone(),
             live_only: rows.settings.live_only.unwrap_or(false),
@@ -338,6 +346,33 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
         }
     }
     items
+}
+
+/// The sampling plan of a case: its keys over the suite's (merged when parsed), `[defaults]` under
+/// both; `Err` names where the key to fix was written (`file:line`) and what is wrong.
+fn plan(
+    config: &Config,
+    suite: &Suite,
+    case: &parse::Case,
+    name: &str,
+) -> Result<SamplePlan, String> {
+    let s = &case.settings;
+    SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|e| {
+        let key = e.key();
+        let at = s
+            .sampling_at
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, at)| at.clone());
+        let (at, whence) = match at {
+            Some(at) => (at, ""),
+            None => (
+                suite.info.file.clone(),
+                " (with [defaults] in prompt-tester.toml)",
+            ),
+        };
+        format!("{at}: `{key}` of case `{name}`{whence}: {e}")
+    })
 }
 
 /// A suite case in one column (a model, a prompt variant, both, or none) as a [`Case`]: the suite's
@@ -351,6 +386,7 @@ fn resolve(
     column: Column,
     info: CaseInfo,
     dataset: Option<&str>,
+    plan: SamplePlan,
 ) -> Case {
     let s = &case.settings;
     let name = column.trial(row);
@@ -382,7 +418,8 @@ fn resolve(
         || format!("case `{row}`"),
         |file| format!("rows of {file}"),
     );
-    let warnings = warnings(config, suite, case, &who, &request);
+    let mut warnings = warnings(config, suite, case, &who, &request);
+    warnings.extend(request.seed_warning(config));
     let asserts = Arc::new(case.asserts.clone());
     let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
@@ -395,8 +432,7 @@ fn resolve(
         name,
         request,
         sampling: Sampling {
-            runs: s.runs.unwrap_or(1),
-            pass_threshold: s.pass_threshold.unwrap_or(1.0),
+            plan,
             prime_first: false,
             cache_judge: false,
             live_only: s.live_only.unwrap_or(false),

@@ -80,8 +80,8 @@ skip = "not yet"
     assert_eq!(
         (
             a.settings.request.call.max_tokens,
-            a.settings.runs,
-            a.settings.pass_threshold
+            a.settings.sampling.runs,
+            a.settings.sampling.pass_threshold
         ),
         (Some(100), Some(1), Some(0.6))
     );

@@ -158,3 +158,44 @@ async fn structured_output_and_tool_calls_per_wire() {
         assert_eq!(result_part, expected, "{wire:?}");
     }
 }
+
+/// A seed goes where each wire takes one (OpenAI-compatible `seed`, Gemini `generationConfig.seed`);
+/// the Anthropic Messages API has none, so nothing is sent there. Unset, no wire sends one.
+#[tokio::test]
+async fn the_seed_is_sent_where_the_wire_takes_one() {
+    let fake = FakeProvider::start();
+    for wire in ALL {
+        let mut request = simple(wire);
+        request.seed = Some(43);
+        client(&fake, wire, fast_retry(1))
+            .complete(&request)
+            .await
+            .unwrap();
+        client(&fake, wire, fast_retry(1))
+            .complete(&simple(wire))
+            .await
+            .unwrap();
+    }
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2 * ALL.len());
+    for pair in requests.chunks(2) {
+        let (seeded, plain) = (pair[0].json.clone().unwrap(), pair[1].json.clone().unwrap());
+        let wire = pair[0].wire().unwrap();
+        let seed_of = |body: &Value| match wire {
+            Wire::Gemini => body["generationConfig"].get("seed").cloned(),
+            _ => body.get("seed").cloned(),
+        };
+        let want = match wire {
+            Wire::Anthropic => None,
+            _ => Some(json!(43)),
+        };
+        assert_eq!(seed_of(&seeded), want, "{wire:?}: {seeded}");
+        assert_eq!(seed_of(&plain), None, "{wire:?}: {plain}");
+        // Nowhere else in the body either.
+        assert_eq!(
+            seeded.to_string().contains("\"seed\""),
+            want.is_some(),
+            "{seeded}"
+        );
+    }
+}

@@ -65,6 +65,28 @@ const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
         "add `product = \"...\"` to this case's inputs",
     ),
     (
+        "bad_confidence",
+        "prompt = \"Say hi\"\npass_rate = 0.8\nconfidence = 1.5\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/bad_confidence.evals.toml:3:14: `confidence`: 1.5 is out of range",
+        "confidence",
+        "use a confidence from 0.5 to below 1",
+    ),
+    (
+        "bad_pass_rate_with_runs",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nruns = 5\npass_rate = 0.8\n",
+        "prompt-tests/bad_pass_rate_with_runs.evals.toml:5:13: `cases[0].pass_rate`: `pass_rate` cannot be combined \
+         with `runs`",
+        "cases[0].pass_rate",
+        "keep either `runs` / `pass_threshold` (a fixed number of samples) or `pass_rate`",
+    ),
+    (
+        "bad_indifference",
+        "prompt = \"Say hi\"\nindifference = 0.7\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/bad_indifference.evals.toml:2:16: `indifference`: 0.7 is out of range",
+        "indifference",
+        "use a half-width above 0 and below 0.5",
+    ),
+    (
         "bad_key",
         "promt = \"Say hi\"\n[[cases]]\nname = \"a\"\n",
         "prompt-tests/bad_key.evals.toml:1:1: `promt`: unknown key `promt`",
@@ -199,4 +221,26 @@ fn the_shipped_example_suites_are_valid() {
             "the example does not use {kind}"
         );
     }
+}
+
+/// Values that are each in range but cannot work together once `[defaults]` fill in (here: a
+/// `max_runs` below the 24 passes a passing test needs) fail that case's trial, naming the line and key.
+#[test]
+fn an_adaptive_case_that_could_never_pass_fails_naming_the_line_and_key() {
+    let f = Fixture::new("adaptive-max-runs");
+    f.file(
+        "prompt-tests/adaptive.evals.toml",
+        "prompt = \"Say hi\"\npass_rate = 0.8\n\n[[cases]]\nname = \"a\"\nmax_runs = 10\n",
+    );
+    let out = f.run(&[]);
+    out.assert_code(101);
+    assert_eq!(out.status_of("adaptive::a"), "FAILED", "{}", out.context());
+    assert!(
+        out.stdout.contains(
+            "prompt-tests/adaptive.evals.toml:6: `max_runs` of case `adaptive::a`: `max_runs` is 10, but even when \
+             every run passes the test needs 24 runs to pass"
+        ),
+        "{}",
+        out.context()
+    );
 }

@@ -67,7 +67,7 @@ fn main() {
     }
     let with_run_fn = tests.iter().find(|t| t.name == "with_run_fn").unwrap();
     let spec = (with_run_fn.spec)();
-    assert_eq!(spec.runs, 3);
+    assert_eq!(spec.sampling.runs, Some(3));
     assert!(spec.run_fn.is_some());
     assert!(!spec.live_only);
     let sync_unit_body_spec = (tests.iter().find(|t| t.name == "sync_unit_body").unwrap().spec)();

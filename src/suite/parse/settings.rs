@@ -5,7 +5,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::case::Written;
 use crate::completion::ToolSpec;
-use crate::config::Defaults;
+use crate::config::{Defaults, MAX_SEED, SamplingError, SamplingKeys};
 use crate::model::Subject;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
@@ -14,10 +14,12 @@ use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 pub struct Settings {
     /// The request: provider, model, system prompt, `max_tokens`, temperature, tools.
     pub request: Written,
-    /// Samples per case.
-    pub runs: Option<u32>,
-    /// Share of samples that must pass.
-    pub pass_threshold: Option<f64>,
+    /// Samples per case and what decides them: `runs`, `pass_threshold`, `early_stop`, and adaptive
+    /// sampling's `pass_rate`, `confidence`, `max_runs`, `indifference`.
+    pub sampling: SamplingKeys,
+    /// Where each sampling key was written (`file:line`), for the problems found once `[defaults]`
+    /// fill the gaps.
+    pub sampling_at: Vec<(&'static str, String)>,
     /// The score a sample needs (weights of passing assertions over all weights): the key `threshold`,
     /// named apart from `pass_threshold`, a share of samples.
     pub min_score: Option<f64>,
@@ -32,8 +34,13 @@ impl Settings {
     pub fn over(&self, base: &Settings) -> Settings {
         Settings {
             request: self.request.over(&base.request),
-            runs: self.runs.or(base.runs),
-            pass_threshold: self.pass_threshold.or(base.pass_threshold),
+            sampling: self.sampling.over(&base.sampling),
+            sampling_at: self
+                .sampling_at
+                .iter()
+                .chain(&base.sampling_at)
+                .cloned()
+                .collect(),
             min_score: self.min_score.or(base.min_score),
             live_only: self.live_only.or(base.live_only),
             models: self.models.clone().or_else(|| base.models.clone()),
@@ -42,18 +49,35 @@ impl Settings {
 }
 
 /// The keys of the settings, valid at the top of a suite and in a case.
-pub(super) const SETTING_KEYS: [&str; 11] = [
+pub(super) const SETTING_KEYS: [&str; 17] = [
     "provider",
     "model",
     "max_tokens",
     "temperature",
+    "seed",
     "system",
     "runs",
     "pass_threshold",
+    "early_stop",
+    "pass_rate",
+    "confidence",
+    "max_runs",
+    "indifference",
     "threshold",
     "tools",
     "live_only",
     "models",
+];
+
+/// The sampling keys, as `SamplingError::key` names them.
+const SAMPLING_KEYS: [&str; 7] = [
+    "runs",
+    "pass_threshold",
+    "early_stop",
+    "pass_rate",
+    "confidence",
+    "max_runs",
+    "indifference",
 ];
 
 /// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
@@ -110,20 +134,84 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
     let tools = table
         .get("tools")
         .and_then(|node| tool_specs(r, node, &path("tools")));
-    let live_only = table
-        .get("live_only")
-        .and_then(|node| match node.get_ref() {
+    let boolean = |r: &mut Reader<'_>, key: &str, fix: &str| {
+        let node = table.get(key)?;
+        match node.get_ref() {
             DeValue::Boolean(b) => Some(*b),
             other => {
-                r.problem(
-                    node.span(),
-                    &path("live_only"),
-                    format!("expected `true` or `false`, found {}", a_type(other)),
-                    "write `live_only = true` (without a recording the case is ignored, not run)",
-                );
+                let found = format!("expected `true` or `false`, found {}", a_type(other));
+                r.problem(node.span(), &path(key), found, fix);
                 None
             }
-        });
+        }
+    };
+    let live_only = boolean(
+        r,
+        "live_only",
+        "write `live_only = true` (without a recording the case is ignored, not run)",
+    );
+    let early_stop = boolean(
+        r,
+        "early_stop",
+        "write `early_stop = true` (samples are sent only while the verdict can still change)",
+    );
+    let seed = count(
+        r,
+        "seed",
+        0,
+        u64::from(MAX_SEED),
+        "the seed of run 1; run k sends seed + k - 1",
+    );
+    let pass_rate = fraction(
+        r,
+        "pass_rate",
+        |p| p > 0.0 && p < 1.0,
+        "a pass rate above 0 and below 1, e.g. 0.8 (adaptive sampling: is the pass rate above it?)",
+    );
+    let confidence = fraction(
+        r,
+        "confidence",
+        |c| (0.5..1.0).contains(&c),
+        "a confidence from 0.5 to below 1, e.g. 0.95 (the test is wrong at most 5% of the time)",
+    );
+    let indifference = fraction(
+        r,
+        "indifference",
+        |d| d > 0.0 && d < 0.5,
+        "a half-width above 0 and below 0.5, e.g. 0.05 (pass rates within it of pass_rate may go either way)",
+    );
+    let max_runs = count(
+        r,
+        "max_runs",
+        1,
+        10_000,
+        "the most samples adaptive sampling takes",
+    );
+    let sampling = SamplingKeys {
+        runs,
+        pass_threshold,
+        early_stop,
+        pass_rate,
+        confidence,
+        max_runs,
+        indifference,
+    };
+    // Keys written together that contradict each other; the rest is checked once `[defaults]` fill in.
+    if let Some(problem) = sampling.conflict() {
+        let key = problem.key();
+        let span = table.get(key).map_or(0..0, |n| n.span());
+        let fix = match problem {
+            SamplingError::Both(_) => {
+                "keep either `runs` / `pass_threshold` (a fixed number of samples) or `pass_rate` (adaptive sampling)"
+            }
+            _ => "remove it",
+        };
+        r.problem(span, &path(key), problem.to_string(), fix);
+    }
+    let sampling_at = SAMPLING_KEYS
+        .iter()
+        .filter_map(|&key| Some((key, r.at(&table.get(key)?.span()))))
+        .collect();
     let models = table
         .get("models")
         .and_then(|node| subjects(r, node, &path("models")));
@@ -146,12 +234,13 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
                 model,
                 max_tokens,
                 temperature: temperature.map(|t| t as f32),
+                seed,
             },
             system,
             tools,
         },
-        runs,
-        pass_threshold,
+        sampling,
+        sampling_at,
         min_score,
         live_only,
         models,
