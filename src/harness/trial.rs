@@ -125,10 +125,10 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         cell: case.cell.clone(),
         latency: record::Latency::of(samples.iter().filter_map(|s| s.detail.latency)),
         prompt: Some(case.request.prompt.clone()),
-        samples: indices
+        samples: outcomes
             .iter()
             .zip(&samples)
-            .map(|(&i, s)| s.record(i))
+            .map(|((i, _), s)| s.record(*i))
             .collect(),
     };
 
