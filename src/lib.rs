@@ -21,6 +21,7 @@ pub mod pricing;
 pub mod render;
 
 mod agent;
+mod calibration;
 mod case;
 mod commands;
 mod defaults;

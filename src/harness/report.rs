@@ -148,6 +148,9 @@ pub struct JsonReport {
     pub tests: Vec<TrialRecord>,
     /// Totals over every trial.
     pub totals: Totals,
+    /// The judge's calibration, when a calibration set exists (see `docs/calibration.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<super::calibration::CalibrationReport>,
 }
 
 /// One suite, in the golden-dataset shape.
@@ -178,6 +181,10 @@ pub struct SuiteReport {
     pub error: Option<String>,
     /// Calls, tokens and cost of the suite.
     pub usage: Usage,
+    /// The pass rate corrected for the judge's measured errors, when the suite asked the judge and the
+    /// judge in use has a calibration result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_corrected: Option<super::calibration::JudgeCorrected>,
 }
 
 /// Pass rate and count of one category.
@@ -267,6 +274,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 failures: Vec::new(),
                 error: None,
                 usage: Usage::default(),
+                judge_corrected: None,
             });
         suite.usage += &r.usage;
         let category = case
@@ -326,12 +334,14 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         suites: suites.into_values().collect(),
         tests,
         totals,
+        calibration: None,
     }
 }
 
 /// Writes the JSON suite report.
 pub fn write_json(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
-    let report = json_report(records, &crate::cassette::now_rfc3339());
+    let mut report = json_report(records, &crate::cassette::now_rfc3339());
+    super::calibration::annotate(&mut report);
     let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
     write_atomically(path, redact(&json).as_bytes())
 }
