@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod assertions;
+mod calibration;
 mod judge;
 mod parsing;
 mod reports;
