@@ -79,7 +79,13 @@ pub fn parse(name: &str, file: &str, text: &str) -> Result<Set, Vec<Problem>> {
     for (key, _) in table.iter() {
         if !SET_KEYS.contains(&key.get_ref().as_ref()) {
             let path = key.get_ref().to_string();
-            unknown_key(&mut r, key, &path, &SET_KEYS, "at the top of a calibration set");
+            unknown_key(
+                &mut r,
+                key,
+                &path,
+                &SET_KEYS,
+                "at the top of a calibration set",
+            );
         }
     }
     if let Some(node) = table.get("description") {
@@ -322,7 +328,10 @@ question = "q?"
             report.contains("`items[0].type`: unknown question type `factual_presense`"),
             "{report}"
         );
-        assert!(report.contains("did you mean `factual_presence`?"), "{report}");
+        assert!(
+            report.contains("did you mean `factual_presence`?"),
+            "{report}"
+        );
         assert!(
             report.contains("`items[0].expected`: `expected` must be \"yes\" or \"no\""),
             "{report}"
@@ -338,17 +347,22 @@ question = "q?"
         assert!(problems("").contains("the calibration set has no items"));
         assert!(problems("items = 3").contains("expected an array of tables, found an integer"));
         assert!(
-            problems("[[items]]\nname = \"a b\"\nresponse = \"r\"\nquestion = \"q\"\nexpected = \"no\"\n")
-                .contains("holds `::` or a space")
+            problems(
+                "[[items]]\nname = \"a b\"\nresponse = \"r\"\nquestion = \"q\"\nexpected = \"no\"\n"
+            )
+            .contains("holds `::` or a space")
         );
     }
 
     #[test]
     fn duplicate_names_are_refused() {
-        let one = "[[items]]\nname = \"a\"\nresponse = \"r\"\nquestion = \"q\"\nexpected = \"no\"\n";
+        let one =
+            "[[items]]\nname = \"a\"\nresponse = \"r\"\nquestion = \"q\"\nexpected = \"no\"\n";
         let report = problems(&format!("{one}{one}"));
         assert!(
-            report.contains("s.calibration.toml:7:8: `items[1].name`: an item named `a` already exists"),
+            report.contains(
+                "s.calibration.toml:7:8: `items[1].name`: an item named `a` already exists"
+            ),
             "{report}"
         );
     }

@@ -163,7 +163,9 @@ pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<Stri
             Err(_) => None,
         };
         let measured = result::measure(&set, &cal::trial_name(&set.name), &observed);
-        let fresh = measured.as_ref().map(|r| (r.provider.clone(), r.model.clone()));
+        let fresh = measured
+            .as_ref()
+            .map(|r| (r.provider.clone(), r.model.clone()));
         let now = match measured {
             Some(r) => {
                 let merged = result::merge(existing, &set, r);
@@ -302,11 +304,7 @@ fn line(a: &Agreement) -> String {
 /// rate of every suite that asked the judge (`suites` from [`judged_suites`]).
 pub fn render(report: &CalibrationReport, suites: &[(String, u32, u32)]) -> String {
     let mut out = String::new();
-    let measured: Vec<&SetFigures> = report
-        .sets
-        .iter()
-        .filter(|s| s.measured_this_run)
-        .collect();
+    let measured: Vec<&SetFigures> = report.sets.iter().filter(|s| s.measured_this_run).collect();
     if !measured.is_empty() {
         out.push_str("\njudge calibration (95% CIs):\n");
     }
@@ -413,7 +411,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("    avoidance (40 items): accuracy 88%"), "{text}");
+        assert!(
+            text.contains("    avoidance (40 items): accuracy 88%"),
+            "{text}"
+        );
         assert!(text.contains("disagreed with the label on 1: b"), "{text}");
         assert!(
             text.contains("  support: 9/10 passed (90%); corrected 100% (95% CI "),

@@ -164,7 +164,8 @@ pub fn kappa(c: &Confusion) -> Option<Estimate> {
     // FCE (1969) eq. 13 for two categories: the diagonal term, the off-diagonal term, the correction.
     let diagonal = p11 * (1.0 - (row_yes + col_yes) * (1.0 - k)).powi(2)
         + p22 * (1.0 - (row_no + col_no) * (1.0 - k)).powi(2);
-    let off = (1.0 - k).powi(2) * (p12 * (col_yes + row_no).powi(2) + p21 * (col_no + row_yes).powi(2));
+    let off =
+        (1.0 - k).powi(2) * (p12 * (col_yes + row_no).powi(2) + p21 * (col_no + row_yes).powi(2));
     let correction = (k - chance * (1.0 - k)).powi(2);
     let variance = ((diagonal + off - correction) / (n * (1.0 - chance).powi(2))).max(0.0);
     let half = Z_95 * variance.sqrt();
@@ -315,8 +316,7 @@ mod tests {
         assert!(close(estimate.value, 1.0) && close(estimate.ci_low, 0.752082));
         assert_eq!(estimate.ci_high, 1.0);
         // Everything passes with a judge that says yes too often: the raw estimate exceeds 1.
-        let Some(Correction::Corrected { estimate, .. }) =
-            rogan_gladen(20, 20, &table(9, 1, 4, 6))
+        let Some(Correction::Corrected { estimate, .. }) = rogan_gladen(20, 20, &table(9, 1, 4, 6))
         else {
             panic!("corrected expected")
         };

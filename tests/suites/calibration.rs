@@ -95,7 +95,8 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
     // One judge call per item, one for the suite.
     assert_eq!(judge_calls(&fake), 5);
     let result_path = f.root.join("prompt-tests/basics.calibration.result.json");
-    let result: Value = serde_json::from_str(&std::fs::read_to_string(&result_path).unwrap()).unwrap();
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&result_path).unwrap()).unwrap();
     let judge = &result["judges"][0];
     assert_eq!(judge["provider"], PROVIDER);
     assert_eq!(judge["model"], JUDGE_MODEL);
@@ -116,7 +117,11 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
         "judge-corrected pass rates (judge fake/judge-model over 4 calibration items: TPR 100% (95% CI 34–100%), TNR 50%",
         "  tea: 1/1 passed (100%); corrected 100% (95% CI ",
     ] {
-        assert!(out.stderr.contains(line), "no {line:?} in:\n{}", out.context());
+        assert!(
+            out.stderr.contains(line),
+            "no {line:?} in:\n{}",
+            out.context()
+        );
     }
     // The JSON report: the same figures, and the suite's corrected rate.
     let report = out.report.as_ref().unwrap();
@@ -138,10 +143,17 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
     again.assert_code(0);
     assert_eq!(judge_calls(&fake), 5, "replayed from the cassette");
     assert_eq!(std::fs::read_to_string(&result_path).unwrap(), written);
-    assert!(again.stderr.contains("accuracy 75% (95% CI 30–95%)"), "{}", again.context());
+    assert!(
+        again.stderr.contains("accuracy 75% (95% CI 30–95%)"),
+        "{}",
+        again.context()
+    );
 
     // A minimum the judge misses fails the set, naming the item it got wrong; the item alone fails too.
-    f.file("prompt-tests/basics.calibration.toml", &set("min_accuracy = 0.8"));
+    f.file(
+        "prompt-tests/basics.calibration.toml",
+        &set("min_accuracy = 0.8"),
+    );
     let strict = f.run(&["calibration"]);
     strict.assert_code(101);
     strict.assert_statuses(&[("calibration::basics", "FAILED")]);
@@ -153,7 +165,11 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
     one.assert_statuses(&[("calibration::basics::wrong", "FAILED")]);
     let alone = f.run(&["calibration::basics::alice"]);
     alone.assert_statuses(&[("calibration::basics::alice", "ok")]);
-    assert_eq!(judge_calls(&fake), 5, "single items replay the set's recordings");
+    assert_eq!(
+        judge_calls(&fake),
+        5,
+        "single items replay the set's recordings"
+    );
 }
 
 #[test]
@@ -178,7 +194,10 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
 
     // The set is edited after it was measured: its result is stale and corrects nothing.
     f.mode = "replay";
-    f.file("prompt-tests/weak.calibration.toml", &weak.replace("\"Alice.\"", "\"Carol.\""));
+    f.file(
+        "prompt-tests/weak.calibration.toml",
+        &weak.replace("\"Alice.\"", "\"Carol.\""),
+    );
     let out = f.run(&["tea"]);
     out.assert_code(0);
     assert!(!out.stderr.contains("judge-corrected"), "{}", out.context());
