@@ -221,3 +221,31 @@ fn a_broken_set_fails_its_trial_with_the_location_and_the_fix() {
     );
     out.assert_stdout_has("fix: write `expected = \"yes\"` or `expected = \"no\"`");
 }
+
+/// The shipped set replays offline from its committed cassette, reproduces its committed result (the
+/// file is not rewritten), and the README states the accuracy it measures.
+#[test]
+fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let result = root.join("prompt-tests/judge_basics.calibration.result.json");
+    let before = std::fs::read_to_string(&result).expect("the committed result");
+    let out = Child::harness(CHILD_ARGS, &["prompts", "calibration"])
+        .root(&root)
+        .env("PROMPT_TESTER_CASSETTE", "replay")
+        .env("PROMPT_TESTER_LOCAL_BASE_URL", "http://127.0.0.1:9/v1")
+        .run();
+    assert!(out.success(), "{}", out.context());
+    let stderr = out.stderr();
+    assert!(stderr.contains("(42 replayed from cassettes)"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&result).unwrap(), before);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("  calibration::judge_basics with local/SmolLM2-135M-Instruct, 42 items: "))
+        .unwrap_or_else(|| panic!("no figures in:\n{stderr}"));
+    let accuracy = line.split(", TPR").next().unwrap().rsplit(": ").next().unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains(accuracy),
+        "the README does not state the measured {accuracy:?}"
+    );
+}
