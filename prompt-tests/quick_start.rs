@@ -6,7 +6,8 @@
 //! also under concurrent requests), and the threshold decides. The mention itself is checked with a
 //! plain string test, which such a small model passes reliably at this temperature.
 //!
-//! The 135M judge is near chance (README, "A real model on this machine"): asked one question it
+//! The 135M judge is near chance (README, "A real model on this machine"; 13/25 right on the
+//! calibration items recorded so far, "yes" to only 3 of 14 "yes" items): asked one question it
 //! nearly always answers "no" (it says "no" to "Is Alice mentioned?" here, which is wrong), asked
 //! several at once it answers "yes" to all. So these examples put to it only questions whose recorded
 //! verdict is right, and assert that verdict; they show the API, not the judge's skill. With a capable
@@ -30,7 +31,8 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
         "the summary does not mention Alice: {:?}",
         run.output
     );
-    // The summary names no Bob, and the judge says so.
+    // The summary names no Bob, and the judge says so. This judge says "no" almost whatever it is
+    // asked, so this shows the call rather than checks the summary; a calibrated judge makes it a check.
     let verdict = run.ask("Is Bob mentioned in the output?").await?;
     anyhow::ensure!(!verdict.passed, "the judge saw Bob: {verdict:?}");
     anyhow::ensure!(

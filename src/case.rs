@@ -369,6 +369,17 @@ pub enum Executor {
     Agent(Toolbox),
     /// A custom executor (`run_fn`) instead of the provider call; its answer counts as the subject's.
     Custom(RunFn),
+    /// No subject call: sample `i` judges the `i`-th given answer (a calibration set's items).
+    Given(Arc<[Given]>),
+}
+
+/// An answer written down rather than asked for: a calibration item's response and its prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Given {
+    /// The prompt it answers (context for the judge; may be empty).
+    pub prompt: String,
+    /// The response to judge.
+    pub response: String,
 }
 
 /// A prompt test, resolved: what to send, how often, how to call and how to judge.
@@ -536,7 +547,28 @@ impl Case {
             response_schema: None,
             cache_system: false,
         };
+        let mut prompt = t.prompt.clone();
         let answered = match &self.executor {
+            Executor::Given(given) => {
+                let Some(g) = given.get(scope.run_index.saturating_sub(1) as usize) else {
+                    return Sample::errored(format!(
+                        "no given answer for sample {} of {}",
+                        scope.run_index,
+                        given.len()
+                    ));
+                };
+                prompt = g.prompt.clone();
+                let completed = Completed {
+                    result: CompletionResult::new(&g.response, 0, 0),
+                    latency: std::time::Duration::ZERO,
+                    replayed: false,
+                };
+                let transcript = vec![
+                    Message::user(g.prompt.clone()),
+                    Message::assistant(g.response.clone()),
+                ];
+                Ok((completed, transcript))
+            }
             Executor::Agent(toolbox) => agent::run_in_scope(&scope, &provider, toolbox, request)
                 .await
                 .map(agent::AgentOutcome::into_completed)
@@ -568,7 +600,7 @@ impl Case {
             Err(outcome) => return Sample::unanswered(outcome),
         };
         let asked = RunRequest {
-            prompt: t.prompt.clone(),
+            prompt,
             vars: t.vars.clone(),
             provider,
             model,

@@ -33,6 +33,7 @@ pub mod sampling {
 }
 
 mod agent;
+mod calibration;
 mod case;
 mod checks;
 mod commands;

@@ -117,9 +117,11 @@ fn run_prompts(
     let (url, embeddings_url) = urls.unwrap_or(("http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1"));
     // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
     // The 200-row golden dataset replays in `cargo test --test prompts`; live it would be 200 calls.
+    // The calibration set is 42 judge calls (minutes live on two cores); its replay is checked in
+    // tests/suites/calibration.rs.
     let run = Child::new(child::test_binary("prompts"))
         .root(&root())
-        .args(["--skip", "hosted::", "--skip", "golden::"])
+        .args(["--skip", "hosted::", "--skip", "golden::", "--skip", "calibration::"])
         .args(args)
         .args([Path::new("--report"), report])
         .env("PROMPT_TESTER_LOCAL_BASE_URL", url)

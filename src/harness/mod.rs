@@ -5,6 +5,7 @@ mod baseline;
 pub mod matrix;
 pub(crate) mod html;
 mod progress;
+mod calibration;
 mod prune;
 pub mod record;
 pub mod registry;
@@ -155,6 +156,7 @@ impl Harness {
 
         let mut defs = rust_trials(&config, &args, mode);
         defs.extend(suite_trials(&config, &args, mode));
+        defs.extend(calibration::trials(&config, &args, mode));
         // libtest matches substrings, so `name::run_1` would also select `run_10`..`run_19`: a numbered
         // run the filter matches only up to the middle of its number is dropped.
         if let Some(filter) = args.filter.as_deref().filter(|_| !args.exact) {
@@ -316,10 +318,17 @@ impl Harness {
             None
         };
         let records = record::all();
+        let (calibrated, unwritten_results) = calibration::after_run(&engine.config);
         for warning in record::warnings() {
             eprintln!("warning: {warning}");
         }
         summary::print(&records, started.elapsed());
+        if let Some(report) = &calibrated {
+            eprint!(
+                "{}",
+                calibration::render(report, &calibration::judged_suites(&records))
+            );
+        }
         eprint!("{}", summary::rate_limits(&engine.rate_limits()));
         let mut failed = conclusion.has_failed();
         if let Some((settings, then)) = &baseline {
@@ -335,6 +344,10 @@ impl Harness {
         }
         for error in unwritten {
             eprintln!("error: recordings were not written: {error}");
+            failed = true;
+        }
+        for error in unwritten_results {
+            eprintln!("error: {error}");
             failed = true;
         }
         type Writer = fn(&std::path::Path, &[record::TrialRecord]) -> std::io::Result<()>;

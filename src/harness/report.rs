@@ -207,6 +207,9 @@ pub struct JsonReport {
     /// The model / prompt-variant matrix, when a trial sits in one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matrix: Option<super::matrix::Matrix>,
+    /// The judge's calibration, when a calibration set exists (see `docs/calibration.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<super::calibration::CalibrationReport>,
 }
 
 /// A trial that is not a suite case: its record, with its rate and interval.
@@ -252,6 +255,10 @@ pub struct SuiteReport {
     pub error: Option<String>,
     /// Calls, tokens and cost of the suite.
     pub usage: Usage,
+    /// The pass rate corrected for the judge's measured errors, when the suite asked the judge and the
+    /// judge in use has a calibration result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_corrected: Option<super::calibration::JudgeCorrected>,
 }
 
 /// Pass rate and count of one category.
@@ -361,6 +368,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 failures: Vec::new(),
                 error: None,
                 usage: Usage::default(),
+                judge_corrected: None,
             });
         suite.usage += &r.usage;
         let category = case
@@ -426,12 +434,14 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         tests,
         totals,
         matrix: super::matrix::compute(records),
+        calibration: None,
     }
 }
 
 /// Writes the JSON suite report.
 pub fn write_json(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
-    let report = json_report(records, &crate::cassette::now_rfc3339());
+    let mut report = json_report(records, &crate::cassette::now_rfc3339());
+    super::calibration::annotate(&mut report);
     let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
     write_atomically(path, redact(&json).as_bytes())
 }

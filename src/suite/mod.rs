@@ -171,6 +171,12 @@ fn broken_case(file: &SuiteFile) -> CaseInfo {
 /// Suite files under the configured roots, sorted by path, and the failing trials of roots that do
 /// not exist (the default `prompt-tests/` may be absent: a crate without suites).
 pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
+    find(config, SUFFIX)
+}
+
+/// Files ending in `suffix` under the suite roots (suites, calibration sets), named by their path
+/// without it, and the problems of missing roots (see [`discover`]).
+pub(crate) fn find(config: &Config, suffix: &str) -> (Vec<SuiteFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let default_root = crate::defaults::suite_root(&config.root);
@@ -190,13 +196,13 @@ pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
             continue;
         }
         let mut found = Vec::new();
-        walk(root, &mut found);
+        walk(root, suffix, &mut found);
         for path in found {
             let Ok(relative) = path.strip_prefix(root) else {
                 continue;
             };
             let relative = relative.to_string_lossy().replace('\\', "/");
-            let Some(stem) = relative.strip_suffix(SUFFIX) else {
+            let Some(stem) = relative.strip_suffix(suffix) else {
                 continue;
             };
             files.push(SuiteFile {
@@ -211,7 +217,7 @@ pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
     (files, problems)
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -223,8 +229,8 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
             continue;
         }
         if path.is_dir() {
-            walk(&path, found);
-        } else if name.ends_with(SUFFIX) {
+            walk(&path, suffix, found);
+        } else if name.ends_with(suffix) {
             found.push(path);
         }
     }

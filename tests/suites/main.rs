@@ -20,6 +20,7 @@ mod datasets;
 #[path = "../common/big_report.rs"]
 mod big_report;
 mod html;
+mod calibration;
 mod judge;
 mod matrix;
 mod parsing;

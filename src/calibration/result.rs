@@ -1,0 +1,247 @@
+//! What a calibration run measured, kept beside its set (`<set>.calibration.result.json`) so that a
+//! normal run can correct pass rates for the judge in use. Pure: building, merging and reading results;
+//! the files are read and written by `harness::calibration`.
+//!
+//! The file holds counts only (the figures are computed when shown, so a change of method needs no
+//! re-measuring), one entry per judge provider and model, and a hash of the items it was measured on:
+//! a set edited since is stale, and its result is not used.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::parse::Set;
+use crate::stats::agreement::Confusion;
+
+/// The question type of items that name none.
+pub const UNTYPED: &str = "untyped";
+
+/// One item's verdict, noted as the set's trial judges it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// The trial that judged it (the set's, or a single item's).
+    pub trial: String,
+    /// The set.
+    pub set: String,
+    /// The item.
+    pub item: String,
+    /// Its question type.
+    pub kind: Option<String>,
+    /// The label: `true` for "yes".
+    pub expected: bool,
+    /// The judge's answer: `true` for "yes".
+    pub judged: bool,
+    /// The judge provider.
+    pub judge_provider: String,
+    /// The judge model.
+    pub judge_model: String,
+}
+
+/// The result file of one set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultFile {
+    /// The set's name.
+    pub set: String,
+    /// The set's file.
+    pub file: String,
+    /// One entry per judge measured, sorted by provider and model.
+    pub judges: Vec<JudgeResult>,
+}
+
+/// One judge measured on one set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeResult {
+    /// The judge provider.
+    pub provider: String,
+    /// The judge model.
+    pub model: String,
+    /// The hash of the items measured (see [`items_hash`]).
+    pub items_sha256: String,
+    /// Verdicts against labels, over every item.
+    pub counts: Confusion,
+    /// The same per question type (`untyped` for items that name none).
+    pub by_type: BTreeMap<String, Confusion>,
+    /// Items the judge got wrong, in file order.
+    pub disagreements: Vec<String>,
+}
+
+impl JudgeResult {
+    /// Whether this result was measured with `provider`/`model` on the items `set` holds now.
+    pub fn fits(&self, provider: &str, model: &str) -> bool {
+        self.provider == provider && self.model == model
+    }
+}
+
+/// A hash of everything about the items that bears on a verdict (names, types, prompts, responses,
+/// questions, labels), so an edited set is told apart from the one measured.
+pub fn items_hash(set: &Set) -> String {
+    let mut hasher = Sha256::new();
+    for item in &set.items {
+        for part in [
+            item.name.as_str(),
+            item.kind.as_deref().unwrap_or(""),
+            item.prompt.as_str(),
+            item.response.as_str(),
+            item.question.as_str(),
+            if item.expected { "yes" } else { "no" },
+        ] {
+            hasher.update(part.len().to_le_bytes());
+            hasher.update(part.as_bytes());
+        }
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The result of `set` from the observations of its own trial (`calibration::<set>`), or `None` when
+/// that trial did not judge every item (it errored, was ignored, or only single items ran).
+pub fn measure(set: &Set, trial: &str, observations: &[Observation]) -> Option<JudgeResult> {
+    let mine: Vec<&Observation> = observations
+        .iter()
+        .filter(|o| o.trial == trial && o.set == set.name)
+        .collect();
+    let first = mine.first()?;
+    let mut counts = Confusion::default();
+    let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
+    let mut disagreements = Vec::new();
+    for item in &set.items {
+        let o = mine.iter().find(|o| o.item == item.name)?;
+        counts.add(o.expected, o.judged);
+        by_type
+            .entry(item.kind.clone().unwrap_or_else(|| UNTYPED.to_string()))
+            .or_default()
+            .add(o.expected, o.judged);
+        if o.expected != o.judged {
+            disagreements.push(item.name.clone());
+        }
+    }
+    Some(JudgeResult {
+        provider: first.judge_provider.clone(),
+        model: first.judge_model.clone(),
+        items_sha256: items_hash(set),
+        counts,
+        by_type,
+        disagreements,
+    })
+}
+
+/// `file` with `result` in place of the entry for the same judge (a new file when there was none).
+pub fn merge(file: Option<ResultFile>, set: &Set, result: JudgeResult) -> ResultFile {
+    let mut judges: Vec<JudgeResult> = file
+        .map(|f| f.judges)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|j| !j.fits(&result.provider, &result.model))
+        .collect();
+    judges.push(result);
+    judges.sort_by(|a, b| (&a.provider, &a.model).cmp(&(&b.provider, &b.model)));
+    ResultFile {
+        set: set.name.clone(),
+        file: set.file.clone(),
+        judges,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::parse::Item;
+
+    fn set() -> Set {
+        let item = |name: &str, kind: Option<&str>, expected| Item {
+            name: name.into(),
+            kind: kind.map(str::to_string),
+            prompt: String::new(),
+            response: "r".into(),
+            question: "q?".into(),
+            expected,
+        };
+        Set {
+            name: "s".into(),
+            file: "s.calibration.toml".into(),
+            min_accuracy: None,
+            items: vec![
+                item("a", Some("avoidance"), true),
+                item("b", Some("avoidance"), false),
+                item("c", None, true),
+            ],
+        }
+    }
+
+    fn seen(trial: &str, item: &str, expected: bool, judged: bool) -> Observation {
+        Observation {
+            trial: trial.into(),
+            set: "s".into(),
+            item: item.into(),
+            kind: None,
+            expected,
+            judged,
+            judge_provider: "local".into(),
+            judge_model: "small".into(),
+        }
+    }
+
+    #[test]
+    fn a_result_counts_every_item_of_the_set_trial() {
+        let set = set();
+        let all = [
+            seen("calibration::s", "a", true, true),
+            seen("calibration::s", "b", false, true),
+            seen("calibration::s", "c", true, false),
+            // A single item's trial does not count.
+            seen("calibration::s::a", "a", true, false),
+        ];
+        let r = measure(&set, "calibration::s", &all).unwrap();
+        assert_eq!(
+            r.counts,
+            Confusion {
+                true_yes: 1,
+                false_no: 1,
+                false_yes: 1,
+                true_no: 0
+            }
+        );
+        assert_eq!(r.by_type["avoidance"].total(), 2);
+        assert_eq!(r.by_type[UNTYPED].false_no, 1);
+        assert_eq!(r.disagreements, ["b", "c"]);
+        assert!(r.fits("local", "small") && !r.fits("local", "big"));
+        // An item without a verdict: no result.
+        assert_eq!(measure(&set, "calibration::s", &all[..2]), None);
+    }
+
+    #[test]
+    fn merging_replaces_only_the_same_judge() {
+        let set = set();
+        let all = [
+            seen("t", "a", true, true),
+            seen("t", "b", false, false),
+            seen("t", "c", true, true),
+        ];
+        let small = measure(&set, "t", &all).unwrap();
+        let mut big = small.clone();
+        big.model = "big".into();
+        let file = merge(None, &set, small.clone());
+        let file = merge(Some(file), &set, big.clone());
+        let mut again = small.clone();
+        again.disagreements = vec!["x".into()];
+        let file = merge(Some(file), &set, again.clone());
+        assert_eq!(file.judges, [big, again]);
+    }
+
+    #[test]
+    fn the_hash_changes_with_any_item_field() {
+        let base = items_hash(&set());
+        let mut edited = set();
+        edited.items[2].expected = false;
+        assert_ne!(items_hash(&edited), base);
+        let mut moved = set();
+        moved.items[0].response = "rq?".into();
+        moved.items[0].question = "".into();
+        assert_ne!(items_hash(&moved), base);
+        assert_eq!(items_hash(&set()), base);
+    }
+}

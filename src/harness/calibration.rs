@@ -1,0 +1,470 @@
+//! Calibration sets in the harness: their trials, the result files written after a run, the
+//! calibration section of the summary and of the JSON report, and the judge-corrected pass rates.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use libtest_mimic::Arguments;
+use serde::Serialize;
+
+use super::record::{Status, TrialRecord};
+use super::{TrialDef, TrialKind};
+use crate::calibration::{self as cal, Entry, JudgeResult, ResultFile, result};
+use crate::case::Plan;
+use crate::cassette::CassetteMode;
+use crate::config::Config;
+use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
+
+/// The set trial `calibration::<set>` (every item) and one ignored trial per item,
+/// `calibration::<set>::<item>`, that judges that item alone (like a `::run_N` trial).
+pub(crate) fn trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
+    let exact = super::exact_filter(args);
+    let wanted = |n: &str| exact.is_none_or(|f| f == n);
+    let mut defs = Vec::new();
+    for entry in cal::entries(config, exact) {
+        match entry {
+            Entry::Broken { name, message } => defs.push(TrialDef {
+                name: name.clone(),
+                ignored: false,
+                parent: None,
+                case: None,
+                kind: TrialKind::Broken(message),
+            }),
+            Entry::Set { case, items } => {
+                let ignored = super::statically_unavailable(
+                    config,
+                    mode,
+                    case.request.provider(),
+                    &case.cassette,
+                    false,
+                );
+                let case = std::sync::Arc::new(*case);
+                let set = case.name.clone();
+                let plan = |trial: String, only_run: Option<u32>| {
+                    let case = case.clone();
+                    TrialKind::Plan(Box::new(move || Plan {
+                        trial,
+                        only_run,
+                        case,
+                    }))
+                };
+                if wanted(&set) {
+                    defs.push(TrialDef {
+                        name: set.clone(),
+                        ignored,
+                        parent: None,
+                        case: None,
+                        kind: plan(set.clone(), None),
+                    });
+                }
+                for (i, item) in items.iter().enumerate() {
+                    let name = format!("{set}::{item}");
+                    if wanted(&name) {
+                        defs.push(TrialDef {
+                            kind: plan(name.clone(), Some(i as u32 + 1)),
+                            name,
+                            ignored: true,
+                            parent: Some(set.clone()),
+                            case: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    defs
+}
+
+/// The judge a figure is about.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeName {
+    /// Provider.
+    pub provider: String,
+    /// Model.
+    pub model: String,
+}
+
+/// The figures of one set for one judge.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetFigures {
+    /// The set (`calibration::<set>` is its trial).
+    pub set: String,
+    /// The set's file.
+    pub file: String,
+    /// The judge measured.
+    pub judge: JudgeName,
+    /// Measured by this run (else read from the result file).
+    pub measured_this_run: bool,
+    /// The set changed since this was measured: not used for corrections.
+    pub stale: bool,
+    /// The set's minimum accuracy, if it has one.
+    pub min_accuracy: Option<f64>,
+    /// Over every item.
+    pub overall: Agreement,
+    /// Per question type.
+    pub by_type: BTreeMap<String, Agreement>,
+    /// Items the judge got wrong.
+    pub disagreements: Vec<String>,
+}
+
+/// The calibration section of the JSON report (`calibration`).
+#[derive(Debug, Clone, Serialize)]
+pub struct CalibrationReport {
+    /// The judge configured for this run.
+    pub judge: Option<JudgeName>,
+    /// Every set's figures, per judge measured.
+    pub sets: Vec<SetFigures>,
+    /// The judge in use over every set measured with it (stale results left out): what pass rates are
+    /// corrected with.
+    pub judge_in_use: Option<Agreement>,
+}
+
+/// A suite's pass rate corrected for the judge (`judge_corrected` in its JSON entry).
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeCorrected {
+    /// The judge the correction is for.
+    pub judge: JudgeName,
+    /// The pass rate as measured.
+    pub observed: f64,
+    /// The corrected rate, or why there is none.
+    #[serde(flatten)]
+    pub correction: Correction,
+}
+
+static REPORT: Mutex<Option<CalibrationReport>> = Mutex::new(None);
+
+/// The report built after this run's trials, for the JSON writer.
+pub(crate) fn current() -> Option<CalibrationReport> {
+    REPORT.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// After the trials: writes the result of every set whose trial judged all its items, then builds the
+/// calibration report from the result files. Returns the report (kept for the JSON writer too) and the
+/// errors of result files that could not be written.
+pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<String>) {
+    let observed = cal::observed();
+    let mut errors = Vec::new();
+    let mut sets = Vec::new();
+    for file in cal::discover(config) {
+        let Ok(set) = cal::load(&file) else { continue };
+        let path = cal::result_path(&file.path);
+        let shown = crate::engine::display_path(&path, &config.root);
+        let existing = match std::fs::read_to_string(&path) {
+            Ok(text) => match serde_json::from_str::<ResultFile>(&text) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    crate::harness::record::warn(format!(
+                        "{shown}: cannot read the calibration result ({e}); re-measure it: {}",
+                        crate::commands::rerun(&cal::trial_name(&set.name))
+                    ));
+                    None
+                }
+            },
+            Err(_) => None,
+        };
+        let measured = result::measure(&set, &cal::trial_name(&set.name), &observed);
+        let fresh = measured
+            .as_ref()
+            .map(|r| (r.provider.clone(), r.model.clone()));
+        let now = match measured {
+            Some(r) => {
+                let merged = result::merge(existing, &set, r);
+                if let Err(e) = write_if_changed(&path, &merged) {
+                    errors.push(format!("cannot write the calibration result {shown}: {e}"));
+                }
+                Some(merged)
+            }
+            None => existing,
+        };
+        let hash = result::items_hash(&set);
+        for judge in now.into_iter().flat_map(|f| f.judges) {
+            let this_run = fresh.as_ref().is_some_and(|(p, m)| judge.fits(p, m));
+            sets.push(figures(&set, judge, this_run, &hash));
+        }
+    }
+    let judge = config.judge.as_ref().map(|j| JudgeName {
+        provider: j.provider.clone(),
+        model: j.model.clone(),
+    });
+    if sets.is_empty() {
+        return (None, errors);
+    }
+    let pooled = judge.as_ref().and_then(|j| pooled(&sets, j));
+    let report = CalibrationReport {
+        judge,
+        judge_in_use: pooled.map(|c| agreement::agreement(&c)),
+        sets,
+    };
+    *REPORT.lock().unwrap_or_else(|e| e.into_inner()) = Some(report.clone());
+    (Some(report), errors)
+}
+
+fn figures(set: &cal::Set, judge: JudgeResult, this_run: bool, hash: &str) -> SetFigures {
+    SetFigures {
+        set: set.name.clone(),
+        file: set.file.clone(),
+        stale: judge.items_sha256 != hash,
+        judge: JudgeName {
+            provider: judge.provider,
+            model: judge.model,
+        },
+        measured_this_run: this_run,
+        min_accuracy: set.min_accuracy,
+        overall: agreement::agreement(&judge.counts),
+        by_type: judge
+            .by_type
+            .iter()
+            .map(|(k, c)| (k.clone(), agreement::agreement(c)))
+            .collect(),
+        disagreements: judge.disagreements,
+    }
+}
+
+/// The counts of `judge` over every set measured with it, stale ones left out.
+fn pooled(sets: &[SetFigures], judge: &JudgeName) -> Option<Confusion> {
+    sets.iter()
+        .filter(|s| &s.judge == judge && !s.stale)
+        .map(|s| s.overall.counts)
+        .reduce(|a, b| a.merged(&b))
+}
+
+fn write_if_changed(path: &std::path::Path, file: &ResultFile) -> std::io::Result<()> {
+    let mut json = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
+    json.push('\n');
+    if std::fs::read_to_string(path).is_ok_and(|old| old == json) {
+        return Ok(());
+    }
+    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, &json)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Adds the calibration section and each judged suite's corrected pass rate to the JSON report.
+pub(crate) fn annotate(report: &mut super::report::JsonReport) {
+    let Some(calibration) = current() else {
+        return;
+    };
+    for suite in &mut report.suites {
+        if suite.usage.judge.calls > 0 && suite.total > 0 {
+            suite.judge_corrected = correct(&calibration, suite.passed as u32, suite.total as u32);
+        }
+    }
+    report.calibration = Some(calibration);
+}
+
+/// The correction of `passed` of `total` for the judge in use, when the report has its calibration.
+pub fn correct(report: &CalibrationReport, passed: u32, total: u32) -> Option<JudgeCorrected> {
+    let judge = report.judge.clone()?;
+    let counts = report.judge_in_use?.counts;
+    let correction = agreement::rogan_gladen(passed, total, &counts)?;
+    Some(JudgeCorrected {
+        judge,
+        observed: f64::from(passed) / f64::from(total),
+        correction,
+    })
+}
+
+/// Suites that asked the judge in this run: name, trials passed, trials that ran.
+pub fn judged_suites(records: &[TrialRecord]) -> Vec<(String, u32, u32)> {
+    let mut suites: BTreeMap<String, (u32, u32, bool)> = BTreeMap::new();
+    for r in records {
+        let Some(case) = &r.case else { continue };
+        if matches!(r.status, Status::Ignored | Status::LiveOnly) {
+            continue;
+        }
+        let entry = suites.entry(case.suite.name.clone()).or_default();
+        entry.0 += u32::from(r.status == Status::Passed);
+        entry.1 += 1;
+        entry.2 |= r.usage.judge.calls > 0;
+    }
+    suites
+        .into_iter()
+        .filter(|(_, (_, total, judged))| *judged && *total > 0)
+        .map(|(name, (passed, total, _))| (name, passed, total))
+        .collect()
+}
+
+fn or_na(e: Option<Estimate>, show: fn(&Estimate) -> String) -> String {
+    e.as_ref().map_or_else(|| "n/a".to_string(), show)
+}
+
+fn line(a: &Agreement) -> String {
+    format!(
+        "accuracy {}, TPR {}, TNR {}, kappa {}",
+        or_na(a.accuracy, Estimate::percent),
+        or_na(a.tpr, Estimate::percent),
+        or_na(a.tnr, Estimate::percent),
+        or_na(a.kappa, Estimate::plain),
+    )
+}
+
+/// The calibration section of the summary: the sets measured by this run, then the corrected pass
+/// rate of every suite that asked the judge (`suites` from [`judged_suites`]).
+pub fn render(report: &CalibrationReport, suites: &[(String, u32, u32)]) -> String {
+    let mut out = String::new();
+    let measured: Vec<&SetFigures> = report.sets.iter().filter(|s| s.measured_this_run).collect();
+    if !measured.is_empty() {
+        out.push_str("\njudge calibration (95% CIs):\n");
+    }
+    for s in measured {
+        out.push_str(&format!(
+            "  {} with {}/{}, {} items: {}{}\n",
+            cal::trial_name(&s.set),
+            s.judge.provider,
+            s.judge.model,
+            s.overall.counts.total(),
+            line(&s.overall),
+            s.min_accuracy
+                .map(|m| format!(" (min_accuracy {})", crate::outcome::percent(m)))
+                .unwrap_or_default()
+        ));
+        for (kind, a) in &s.by_type {
+            out.push_str(&format!(
+                "    {kind} ({} items): {}\n",
+                a.counts.total(),
+                line(a)
+            ));
+        }
+        if !s.disagreements.is_empty() {
+            out.push_str(&format!(
+                "    the judge disagreed with the label on {}: {}\n",
+                s.disagreements.len(),
+                s.disagreements.join(", ")
+            ));
+        }
+    }
+    let (Some(judge), Some(pooled)) = (&report.judge, &report.judge_in_use) else {
+        return out;
+    };
+    if suites.is_empty() {
+        return out;
+    }
+    out.push_str(&format!(
+        "judge-corrected pass rates (judge {}/{} over {} calibration items: TPR {}, TNR {}):\n",
+        judge.provider,
+        judge.model,
+        pooled.counts.total(),
+        or_na(pooled.tpr, Estimate::percent),
+        or_na(pooled.tnr, Estimate::percent),
+    ));
+    for (suite, passed, total) in suites {
+        let observed = format!(
+            "{passed}/{total} passed ({:.0}%)",
+            100.0 * f64::from(*passed) / f64::from(*total)
+        );
+        let said = match correct(report, *passed, *total).map(|c| c.correction) {
+            Some(Correction::Corrected { estimate, .. }) => {
+                format!("corrected {}", estimate.percent())
+            }
+            Some(Correction::TooWeak { informedness }) => format!(
+                "the judge is too weak to correct for (TPR + TNR - 1 = {informedness:.2}, below {})",
+                agreement::MIN_INFORMEDNESS
+            ),
+            None => "no correction (the calibration lacks a yes or a no item)".to_string(),
+        };
+        out.push_str(&format!("  {suite}: {observed}; {said}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(counts: Confusion) -> CalibrationReport {
+        let judge = JudgeName {
+            provider: "local".into(),
+            model: "small".into(),
+        };
+        CalibrationReport {
+            judge: Some(judge.clone()),
+            sets: vec![SetFigures {
+                set: "basics".into(),
+                file: "basics.calibration.toml".into(),
+                judge,
+                measured_this_run: true,
+                stale: false,
+                min_accuracy: Some(0.5),
+                overall: agreement::agreement(&counts),
+                by_type: BTreeMap::from([("avoidance".to_string(), agreement::agreement(&counts))]),
+                disagreements: vec!["b".into()],
+            }],
+            judge_in_use: Some(agreement::agreement(&counts)),
+        }
+    }
+
+    #[test]
+    fn the_summary_shows_figures_and_corrections() {
+        let good = Confusion {
+            true_yes: 18,
+            false_no: 2,
+            false_yes: 3,
+            true_no: 17,
+        };
+        let text = render(&report(good), &[("support".into(), 9, 10)]);
+        assert!(
+            text.contains(
+                "  calibration::basics with local/small, 40 items: accuracy 88% (95% CI 74–95%), TPR 90% (95% CI \
+                 70–97%), TNR 85% (95% CI 64–95%), kappa 0.75 (95% CI 0.55–0.95) (min_accuracy 50%)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("    avoidance (40 items): accuracy 88%"),
+            "{text}"
+        );
+        assert!(text.contains("disagreed with the label on 1: b"), "{text}");
+        assert!(
+            text.contains("  support: 9/10 passed (90%); corrected 100% (95% CI "),
+            "{text}"
+        );
+        let weak = Confusion {
+            true_yes: 12,
+            false_no: 8,
+            false_yes: 9,
+            true_no: 11,
+        };
+        let text = render(&report(weak), &[("support".into(), 9, 10)]);
+        assert!(
+            text.contains(
+                "  support: 9/10 passed (90%); the judge is too weak to correct for (TPR + TNR - 1 = 0.15, below 0.2)"
+            ),
+            "{text}"
+        );
+        assert!(!render(&report(weak), &[]).contains("judge-corrected"));
+    }
+
+    #[test]
+    fn only_suites_that_asked_the_judge_are_corrected() {
+        use crate::case::{CaseInfo, SuiteInfo};
+        let record = |suite: &str, status: Status, judge_calls: u64| {
+            let mut r = TrialRecord::unrun(
+                format!("{suite}::c"),
+                status,
+                "",
+                Some(CaseInfo {
+                    suite: SuiteInfo {
+                        name: suite.into(),
+                        file: String::new(),
+                        prompt_id: String::new(),
+                        prompt_version: None,
+                        dataset_version: None,
+                    },
+                    case: "c".into(),
+                    category: None,
+                }),
+            );
+            r.usage.judge.calls = judge_calls;
+            r
+        };
+        let records = [
+            record("judged", Status::Passed, 1),
+            record("judged", Status::Failed, 0),
+            record("judged", Status::Ignored, 0),
+            record("plain", Status::Passed, 0),
+        ];
+        assert_eq!(judged_suites(&records), [("judged".to_string(), 1, 2)]);
+    }
+}
