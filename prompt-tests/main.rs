@@ -10,8 +10,8 @@ use std::process::ExitCode;
 mod hosted;
 mod local;
 mod quick_start;
-mod similarity;
 mod sampling;
+mod similarity;
 
 fn main() -> ExitCode {
     prompt_tester::main()

@@ -214,7 +214,7 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision 
                 ""
             };
             // The rate and its interval: "3/5" alone reads as a fact, not an estimate.
-            let rate = crate::stats::Counts::new(passed, total as u32)
+            let rate = crate::stats::Counts::new(passed, total)
                 .rate_with_interval()
                 .map_or_else(String::new, |r| format!("{r}; "));
             let count = format!("{passed}/{total} runs passed{errors}");

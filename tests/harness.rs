@@ -692,6 +692,8 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
         "{}",
         run.stderr()
     );
+}
+
 /// The progress line goes to stderr only when it is a terminal (here a pty made by `script`) and
 /// stdout is not; libtest's lines on stdout stay as they were, and a piped stderr gets none of it.
 #[test]

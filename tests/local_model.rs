@@ -121,7 +121,14 @@ fn run_prompts(
     // tests/suites/calibration.rs.
     let run = Child::new(child::test_binary("prompts"))
         .root(&root())
-        .args(["--skip", "hosted::", "--skip", "golden::", "--skip", "calibration::"])
+        .args([
+            "--skip",
+            "hosted::",
+            "--skip",
+            "golden::",
+            "--skip",
+            "calibration::",
+        ])
         .args(args)
         .args([Path::new("--report"), report])
         .env("PROMPT_TESTER_LOCAL_BASE_URL", url)

@@ -22,7 +22,9 @@ pub mod result;
 
 use std::sync::{Arc, Mutex};
 
-use crate::case::{Case, Evaluator, Executor, Given, RequestTemplate, Sampling};
+use crate::case::{
+    Case, Evaluator, Executor, Given, RequestTemplate, SamplePlan, Sampling, Threshold,
+};
 use crate::config::Config;
 use crate::outcome::{self, SampleOutcome};
 use crate::suite::SuiteFile;
@@ -163,11 +165,14 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
             vars: Default::default(),
             max_tokens: 0,
             temperature: None,
+            seed: None,
             tools: Vec::new(),
         },
         sampling: Sampling {
-            runs,
-            pass_threshold,
+            plan: SamplePlan::All(Threshold {
+                runs,
+                pass_threshold,
+            }),
             prime_first: false,
             cache_judge: false,
             live_only: false,
@@ -176,6 +181,7 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
         evaluator,
         warnings: Vec::new(),
         info: None,
+        cell: None,
     }
 }
 
@@ -263,8 +269,13 @@ mod tests {
         let case = case(s, ("local".into(), "small".into()));
         assert_eq!(case.name, "calibration::s");
         assert_eq!(case.cassette, "calibration::s");
-        assert_eq!(case.sampling.runs, 2);
-        assert_eq!(case.sampling.pass_threshold, 0.75);
+        assert_eq!(
+            case.sampling.plan,
+            SamplePlan::All(Threshold {
+                runs: 2,
+                pass_threshold: 0.75
+            })
+        );
         assert_eq!(case.request.provider(), Some("local"));
         assert!(matches!(case.executor, Executor::Given(ref g) if g.len() == 2));
     }

@@ -304,6 +304,9 @@ mod tests {
                 },
             }),
             latency: Latency::of((0..total).map(|_| Duration::from_millis(500))),
+            runs_skipped: 0,
+            prompt: None,
+            samples: Vec::new(),
         }
     }
 

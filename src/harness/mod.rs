@@ -2,10 +2,10 @@
 //! trials, runs them on one shared runtime, then prints the cost summary and writes reports.
 
 mod baseline;
-pub mod matrix;
-pub(crate) mod html;
-mod progress;
 mod calibration;
+pub(crate) mod html;
+pub mod matrix;
+mod progress;
 mod prune;
 pub mod record;
 pub mod registry;

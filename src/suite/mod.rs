@@ -268,9 +268,15 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                     info,
                 },
                 None => match plan(config, &suite, case, &name) {
-                    Ok(plan) => Item::Case(Box::new(resolve(
-                        config, &suite, case, &row, column, info, None, plan,
-                    ))),
+                    Ok(plan) => {
+                        let place = Place {
+                            row: &row,
+                            column,
+                            info,
+                            dataset: None,
+                        };
+                        Item::Case(Box::new(resolve(config, &suite, case, place, plan)))
+                    }
                     Err(message) => broken(name, message, Some(info)),
                 },
             });
@@ -290,65 +296,62 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
             continue;
         }
         for column in Column::all(models, &variants) {
-        let name = column.trial(&row_name);
-        if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
-            continue;
-        }
-        let info = CaseInfo {
-            suite: suite.info.clone(),
-            case: row.name.clone(),
-            category: row.category.clone(),
-        };
-        // A skipped row makes no call: it may lack inputs, but not be unreadable.
-        if let Some(reason) = row.skip.as_ref().filter(|_| row.problems.is_empty()) {
-            items.push(Item::Skipped {
+            let name = column.trial(&row_name);
+            if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+                continue;
+            }
+            let info = CaseInfo {
+                suite: suite.info.clone(),
+                case: row.name.clone(),
+                category: row.category.clone(),
+            };
+            // A skipped row makes no call: it may lack inputs, but not be unreadable.
+            if let Some(reason) = row.skip.as_ref().filter(|_| row.problems.is_empty()) {
+                items.push(Item::Skipped {
+                    name,
+                    reason: reason.clone(),
+                    info,
+                });
+                continue;
+            }
+            let built = Arc::new(std::sync::OnceLock::new());
+            let (suite_, config_, row_, row_info, column_) = (
+                suite.clone(),
+                config.clone(),
+                row_name.clone(),
+                info.clone(),
+                column.clone(),
+            );
+            let build = move || {
+                built
+                    .get_or_init(|| {
+                        let rows = suite_.rows.as_ref().expect("a row's suite has rows");
+                        let row = &rows.dataset.rows[index];
+                        let file = Some(rows.dataset.file.as_str());
+                        let case = rows.case(row)?;
+                        let plan = plan(&config_, &suite_, &case, &column_.trial(&row_))?;
+                        let place = Place {
+                            row: &row_,
+                            column: column_.clone(),
+                            info: row_info.clone(),
+                            dataset: file,
+                        };
+                        Ok(Arc::new(resolve(&config_, &suite_, &case, place, plan)))
+                    })
+                    .clone()
+            };
+            let call = rows.settings.request.call.over(&config.defaults);
+            items.push(Item::Row(Box::new(LazyRow {
                 name,
-                reason: reason.clone(),
                 info,
-            });
-            continue;
-        }
-        let built = Arc::new(std::sync::OnceLock::new());
-        let (suite_, config_, row_, row_info, column_) = (
-            suite.clone(),
-            config.clone(),
-            row_name.clone(),
-            info.clone(),
-            column.clone(),
-        );
-        let build = move || {
-            built
-                .get_or_init(|| {
-                    let rows = suite_.rows.as_ref().expect("a row's suite has rows");
-                    let row = &rows.dataset.rows[index];
-                    let file = Some(rows.dataset.file.as_str());
-                    let case = rows.case(row)?;
-                    let plan = plan(&config_, &suite_, &case, &column_.trial(&row_))?;
-                    Ok(Arc::new(resolve(
-                        &config_,
-                        &suite_,
-                        &case,
-                        &row_,
-                        column_.clone(),
-                        row_info.clone(),
-                        file,
-                        plan,
-                    )))
-                })
-                .clone()
-        };
-        let call = rows.settings.request.call.over(&config.defaults);
-        items.push(Item::Row(Box::new(LazyRow {
-            name,
-            info,
-            // The numbered runs to list; a plan that does not hold fails the row when it runs.
-            runs: SamplePlan::from_keys(&rows.settings.sampling.over(&config.sampling))
-                .map_or(1, |plan| plan.max_runs()),
-            provider: call.provider,
-            cassette: suite.info.name.clone(),
-            live_only: rows.settings.live_only.unwrap_or(false),
-            build: Arc::new(build),
-        })));
+                // The numbered runs to list; a plan that does not hold fails the row when it runs.
+                runs: SamplePlan::from_keys(&rows.settings.sampling.over(&config.sampling))
+                    .map_or(1, |plan| plan.max_runs()),
+                provider: call.provider,
+                cassette: suite.info.name.clone(),
+                live_only: rows.settings.live_only.unwrap_or(false),
+                build: Arc::new(build),
+            })));
         }
     }
     items
@@ -381,6 +384,15 @@ fn plan(
     })
 }
 
+/// Where a case runs: its row (`suite::case`), its column of a matrix, its report entry, and the
+/// dataset file of a row.
+struct Place<'a> {
+    row: &'a str,
+    column: Column,
+    info: CaseInfo,
+    dataset: Option<&'a str>,
+}
+
 /// A suite case in one column (a model, a prompt variant, both, or none) as a [`Case`]: the suite's
 /// settings under the case's, `[defaults]` under both. `dataset` is the file of a row (its warnings name
 /// the file, once for all its rows).
@@ -388,12 +400,15 @@ fn resolve(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
-    row: &str,
-    column: Column,
-    info: CaseInfo,
-    dataset: Option<&str>,
+    place: Place<'_>,
     plan: SamplePlan,
 ) -> Case {
+    let Place {
+        row,
+        column,
+        info,
+        dataset,
+    } = place;
     let s = &case.settings;
     let name = column.trial(row);
     let template = match &column.prompt {
@@ -420,10 +435,7 @@ fn resolve(
             crate::config::CONFIG_FILE
         )
     });
-    let who = dataset.map_or_else(
-        || format!("case `{row}`"),
-        |file| format!("rows of {file}"),
-    );
+    let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));
     let asserts = Arc::new(case.asserts.clone());

@@ -16,11 +16,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod assertions;
-mod datasets;
 #[path = "../common/big_report.rs"]
 mod big_report;
-mod html;
 mod calibration;
+mod datasets;
+mod html;
 mod judge;
 mod matrix;
 mod parsing;

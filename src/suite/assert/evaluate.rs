@@ -3,8 +3,8 @@
 use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
 use super::message::seen;
-use crate::embedding::SimilarityError;
 use crate::checks::AssertionRecord;
+use crate::embedding::SimilarityError;
 use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
 use crate::render::shorten;
