@@ -1,5 +1,5 @@
-//! Fewer calls for the same decision: early stop, with seeded samples at a sampling temperature (run k
-//! sends seed + k − 1, so the samples differ and replay the same).
+//! Fewer calls for the same decision: early stop and adaptive sampling, with seeded samples at a
+//! sampling temperature (run k sends seed + k − 1, so the samples differ and replay the same).
 
 use prompt_tester::prelude::*;
 
@@ -17,6 +17,31 @@ use prompt_tester::prelude::*;
     seed = 7
 )]
 async fn capital_with_early_stop(run: PromptRun) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        run.output.contains("Paris"),
+        "expected Paris in {:?}",
+        run.output
+    );
+    Ok(())
+}
+
+/// Adaptive sampling: instead of a fixed number of runs, samples are taken until Wald's sequential test
+/// (SPRT) shows the true pass rate is above 60% (pass) or below it (fail), within ±10 points
+/// (`indifference`), wrong at most 5% of the time (`confidence = 0.95`), and at most `max_runs`
+/// samples. A prompt that always passes stops after 9 samples; one that passes half the time needs
+/// many more. Each wave sends the fewest samples that could reach a decision.
+#[prompt_test(
+    target_prompt = "What is the capital of {country}? Answer in one word.",
+    target_prompt_vars(country = "France"),
+    max_tokens = 30,
+    pass_rate = 0.6,
+    indifference = 0.1,
+    confidence = 0.95,
+    max_runs = 30,
+    temperature = 0.5,
+    seed = 100
+)]
+async fn capital_adaptive(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(
         run.output.contains("Paris"),
         "expected Paris in {:?}",

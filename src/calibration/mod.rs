@@ -26,7 +26,9 @@ use crate::case::{
     Case, Evaluator, Executor, Given, RequestTemplate, SamplePlan, Sampling, Threshold,
 };
 use crate::config::Config;
+use crate::judge::JudgeError;
 use crate::outcome::{self, SampleOutcome};
+use crate::render::shorten;
 use crate::suite::SuiteFile;
 pub use parse::{Item, Set};
 pub use result::{JudgeResult, Observation, ResultFile};
@@ -129,8 +131,10 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
     let runs = set.items.len() as u32;
     let pass_threshold = set.min_accuracy.unwrap_or(1.0);
     let set = Arc::new(set);
+    let subject = judge.clone();
+    let judge = Arc::new(judge);
     let evaluator: Evaluator = Arc::new(move |run| {
-        let set = set.clone();
+        let (set, judge) = (set.clone(), judge.clone());
         Box::pin(async move {
             let index = run.run_index.saturating_sub(1) as usize;
             let Some(item) = set.items.get(index) else {
@@ -150,6 +154,23 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
                     });
                     judged(&set, item, verdict.passed, verdict.reasoning.as_deref())
                 }
+                // A judge that gives no verdict (cut off, unreadable) did not get the item right: it
+                // counts against its accuracy as the wrong answer, instead of erroring the whole set.
+                Err(JudgeError::NoVerdict(why)) => {
+                    let said = !item.expected;
+                    observe(Observation {
+                        trial: run.test_name().to_string(),
+                        set: set.name.clone(),
+                        item: item.name.clone(),
+                        kind: item.kind.clone(),
+                        expected: item.expected,
+                        judged: said,
+                        judge_provider: judge.0.clone(),
+                        judge_model: judge.1.clone(),
+                    });
+                    let why = format!("no verdict, counted as wrong: {}", shorten(&why, 160));
+                    judged(&set, item, said, Some(&why))
+                }
                 Err(e) => outcome::classify(Err(e.into())),
             }
         })
@@ -159,7 +180,7 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
         filter: name.clone(),
         name,
         request: RequestTemplate {
-            subject: Ok(judge),
+            subject: Ok(subject),
             system: None,
             prompt: String::new(),
             vars: Default::default(),

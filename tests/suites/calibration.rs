@@ -223,12 +223,11 @@ fn a_broken_set_fails_its_trial_with_the_location_and_the_fix() {
 }
 
 /// The shipped set holds at least 40 items, as many "yes" as "no", and every question type with both
-/// answers. Its recording is unfinished (README, "A real model on this machine"), so it is kept as
-/// `.unrecorded`, out of discovery: a set without its recordings would fail every offline run.
+/// answers.
 #[test]
 fn the_shipped_set_is_balanced_and_covers_every_question_type() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join("prompt-tests/judge_basics.calibration.toml.unrecorded");
+    let path = root.join("prompt-tests/judge_basics.calibration.toml");
     let set: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let items = set["items"].as_array().unwrap();
     assert!(items.len() >= 40, "{} items", items.len());
@@ -245,4 +244,48 @@ fn the_shipped_set_is_balanced_and_covers_every_question_type() {
             );
         }
     }
+}
+
+/// The shipped set replays offline from its cassette, leaves its committed result unchanged, and the
+/// README states the accuracy it measures.
+#[test]
+fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let result = root.join("prompt-tests/judge_basics.calibration.result.json");
+    let before = std::fs::read_to_string(&result).expect("the committed result");
+    let out = Child::harness(CHILD_ARGS, &["prompts", "calibration"])
+        .root(&root)
+        .env("PROMPT_TESTER_CASSETTE", "replay")
+        .env("PROMPT_TESTER_LOCAL_BASE_URL", "http://127.0.0.1:9/v1")
+        .run();
+    assert!(out.success(), "{}", out.context());
+    let stderr = out.stderr();
+    // Every call replayed (a reply without a verdict is retried, so there may be more than 42).
+    let calls = stderr
+        .split_once(" model calls (")
+        .map(|(before, after)| {
+            let made = before.rsplit(' ').next().unwrap().to_string();
+            let replayed = after.split(' ').next().unwrap().to_string();
+            (made, replayed)
+        })
+        .unwrap_or_else(|| panic!("no call count in:\n{stderr}"));
+    assert_eq!(calls.0, calls.1, "{stderr}");
+    assert!(calls.0.parse::<u32>().unwrap() >= 42, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&result).unwrap(), before);
+    let line = stderr
+        .lines()
+        .find(|l| {
+            l.starts_with(
+                "  calibration::judge_basics with local/SmolLM2-135M-Instruct, 42 items: ",
+            )
+        })
+        .unwrap_or_else(|| panic!("no figures in:\n{stderr}"));
+    let figures = line.split(" items: ").nth(1).unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md"))
+        .unwrap()
+        .replace('\n', " ");
+    assert!(
+        readme.contains(figures),
+        "the README does not state the measured {figures:?}"
+    );
 }
