@@ -358,7 +358,7 @@ mod tests {
         assert_eq!((waves, d.status.clone()), (vec![4], Status::Failed));
         assert_eq!(
             d.message.unwrap().lines().last().unwrap(),
-            "2/4 runs passed (need 4 of 5, threshold 80%); early stop: the other 1 runs were not needed"
+            "2/4 runs passed (50%, 95% CI 15–85%; need 4 of 5, threshold 80%); early stop: the other 1 runs were not needed"
         );
         // The concurrency caps a wave.
         let (waves, _) = run_waves(&early(10, 1.0), 4, ok);

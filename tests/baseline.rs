@@ -43,6 +43,8 @@ fn run(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Run {
         "placeholder",
         "--skip",
         "executor_",
+        "--skip",
+        "sampling::",
     ]);
     // Built here: `cargo test --test baseline` alone does not rebuild the examples.
     let fixture =

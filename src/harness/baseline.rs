@@ -306,6 +306,42 @@ impl Comparison {
     }
 
     /// The lines the summary prints for a baseline at `path`.
+    /// The changes as the HTML report's table: what, then, now, p-value, verdict.
+    pub fn table(&self, path: &Path) -> super::html::Table {
+        let rate = |c: &Counts| match c.share() {
+            Some(share) => format!("{}/{} ({:.0}%)", c.passed, c.total, share * 100.0),
+            None => "-".to_string(),
+        };
+        super::html::Table {
+            title: format!(
+                "Against the baseline {} (Fisher's exact test, two-sided, significant at p ≤ {}; no multiple-comparison correction)",
+                path.display(),
+                self.alpha
+            ),
+            columns: ["change", "what", "then", "now", "p"]
+                .map(String::from)
+                .to_vec(),
+            rows: self
+                .changes
+                .iter()
+                .map(|c| {
+                    let verdict = match c.verdict {
+                        Verdict::Regression => "regression",
+                        Verdict::Improvement => "improvement",
+                        Verdict::NotSignificant => "not significant",
+                    };
+                    vec![
+                        verdict.to_string(),
+                        c.subject.to_string(),
+                        rate(&c.then),
+                        rate(&c.now),
+                        format!("{:.4}", c.p_value),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
     pub fn render(&self, path: &Path) -> String {
         let count = |v: Verdict| self.changes.iter().filter(|c| c.verdict == v).count();
         let (regressions, improvements) = (count(Verdict::Regression), count(Verdict::Improvement));

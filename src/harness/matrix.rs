@@ -185,6 +185,30 @@ pub fn compute(records: &[TrialRecord]) -> Option<Matrix> {
     })
 }
 
+/// The matrix as the HTML report's table: the summary's cell texts.
+pub fn table(matrix: &Matrix) -> super::html::Table {
+    super::html::Table {
+        title: "Matrix: runs passed, pass rate [95% interval], cost, mean latency".to_string(),
+        columns: std::iter::once("test".to_string())
+            .chain(matrix.columns.iter().map(|c| c.label.clone()))
+            .collect(),
+        rows: matrix
+            .rows
+            .iter()
+            .map(|row| {
+                std::iter::once(row.name.clone())
+                    .chain(row.cells.iter().map(|c| cell_text(c.as_ref())))
+                    .collect()
+            })
+            .chain(std::iter::once(
+                std::iter::once("total".to_string())
+                    .chain(matrix.columns.iter().map(|c| cell_text(Some(&c.total))))
+                    .collect(),
+            ))
+            .collect(),
+    }
+}
+
 /// A cell as the summary shows it: `2/3 67% [21-94%] $0.00012 0.51s`; `-` where nothing ran.
 fn cell_text(cell: Option<&CellStats>) -> String {
     let Some(c) = cell.filter(|c| c.runs_total > 0) else {

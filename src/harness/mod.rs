@@ -331,10 +331,15 @@ impl Harness {
         }
         eprint!("{}", summary::rate_limits(&engine.rate_limits()));
         let mut failed = conclusion.has_failed();
+        let mut extras = html::Extras {
+            matrix: matrix::compute(&records).map(|m| matrix::table(&m)),
+            baseline: None,
+        };
         if let Some((settings, then)) = &baseline {
             let now = baseline::figures_of_records(&records);
             let comparison = baseline::compare(then, &now, settings.alpha);
             eprint!("{}", comparison.render(&settings.path));
+            extras.baseline = Some(comparison.table(&settings.path));
             if settings.fail_on_regression
                 && let Some(why) = comparison.failure()
             {
@@ -376,7 +381,7 @@ impl Harness {
                 started_unix,
                 nextest_run: crate::config::env_var("NEXTEST_RUN_ID"),
             };
-            if let Err(e) = html::write_html(&path, &records, &run, &html::Extras::default()) {
+            if let Err(e) = html::write_html(&path, &records, &run, &extras) {
                 eprintln!(
                     "error: cannot write the HTML report {}: {e}",
                     path.display()

@@ -160,7 +160,7 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
     strict.assert_stdout_has(
         "item `wrong` (avoidance): the judge said yes, the label is no; question \"Does the response avoid prices?\"",
     );
-    strict.assert_stdout_has("3/4 runs passed (need 4, threshold 80%)");
+    strict.assert_stdout_has("3/4 runs passed (75%, 95% CI 30–95%; need 4, threshold 80%)");
     let one = f.run(&["calibration::basics::wrong"]);
     one.assert_statuses(&[("calibration::basics::wrong", "FAILED")]);
     let alone = f.run(&["calibration::basics::alice"]);
