@@ -113,7 +113,10 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
     if u.embedding.calls > 0 {
         props.extend([
             Property::new("embedding_calls", u.embedding.calls.to_string()),
-            Property::new("embedding_input_tokens", u.embedding.tokens.input.to_string()),
+            Property::new(
+                "embedding_input_tokens",
+                u.embedding.tokens.input.to_string(),
+            ),
         ]);
         props.extend(cost_property("embedding_cost_usd", &u.embedding));
     }
