@@ -422,7 +422,8 @@ fn similar_is_not_compared_when_the_case_fails_anyway() {
             1.0,
         ),
     ];
-    // No embedding model is configured here: comparing would error the sample, not fail it.
+    // Comparing would call the embeddings server of this crate's [embeddings] (none listens during unit
+    // tests) and error the sample instead of failing it.
     let outcome = crate::engine::engine().block_on(evaluate(&asserts, None, &run("yes")));
     match outcome {
         SampleOutcome::Failed(message) => {
