@@ -297,6 +297,41 @@ fn the_html_report_works_in_a_real_browser() {
         c.find(Locator::Css("#failed-only")).await.unwrap().click().await.unwrap();
         assert_eq!(js(&c, visible).await, json!(["serve::rude_coffee"]));
         c.find(Locator::Css("#failed-only")).await.unwrap().click().await.unwrap();
+        // The keyboard: `/` focuses the filter, `j` / `k` move between the visible rows, Enter opens one.
+        let key = |k: &str| format!("(document.activeElement || document).dispatchEvent(new KeyboardEvent('keydown', {{ key: '{k}', bubbles: true }}))");
+        let focused = "return document.activeElement.closest('.trial') ? document.activeElement.closest('.trial').dataset.name : document.activeElement.id";
+        js(&c, "document.activeElement.blur()").await;
+        js(&c, &key("/")).await;
+        assert_eq!(js(&c, focused).await, "filter");
+        js(&c, "document.activeElement.blur()").await;
+        js(&c, &key("j")).await;
+        assert_eq!(js(&c, focused).await, "serve::rude_coffee");
+        js(&c, &key("j")).await;
+        let second = js(&c, focused).await;
+        assert_ne!(second, "serve::rude_coffee");
+        js(&c, &key("k")).await;
+        assert_eq!(js(&c, focused).await, "serve::rude_coffee");
+        js(&c, &key("j")).await;
+        js(&c, &key("Enter")).await;
+        let opened = format!("return document.querySelector(\"[data-name='{}'] .detail\") !== null", second.as_str().unwrap());
+        assert_eq!(js(&c, &opened).await, true, "Enter did not open {second}");
+        // Unticking a category hides its rows.
+        let categories = js(&c, "return [...document.querySelectorAll('#categories input')].map(i => i.dataset.category)").await;
+        let first_category = categories[0].as_str().expect("a category toggle").to_string();
+        c.find(Locator::Css(&format!("#categories input[data-category='{first_category}']"))).await.unwrap().click().await.unwrap();
+        let shown_categories = "return [...document.querySelectorAll('.trial')].filter(t => !t.hidden).map(t => t.closest('section').dataset.category || '')";
+        let left = js(&c, shown_categories).await;
+        assert!(left.as_array().unwrap().iter().all(|c| c != first_category.as_str()), "{first_category} still shown: {left}");
+        c.find(Locator::Css(&format!("#categories input[data-category='{first_category}']"))).await.unwrap().click().await.unwrap();
+        // Print opens every visible row, so the paper holds each sample.
+        js(&c, "window.dispatchEvent(new Event('beforeprint'))").await;
+        let closed = "return [...document.querySelectorAll('.trial')].filter(t => !t.hidden && !t.querySelector('.detail')).length";
+        assert_eq!(js(&c, closed).await, 0);
+        // A narrow window: nothing runs off the side.
+        c.set_window_size(420, 900).await.unwrap();
+        let overflow = js(&c, "return document.documentElement.scrollWidth - document.documentElement.clientWidth").await;
+        assert!(overflow.as_i64() <= Some(0), "{overflow} px off the side at 420 px");
+        c.set_window_size(1280, 900).await.unwrap();
         // The pass rate's 95% interval is drawn.
         assert!(js(&c, "return document.querySelectorAll('svg.bar .ci').length").await.as_u64() >= Some(4));
         if let Some(shot) = std::env::var_os("PROMPT_TESTER_SCREENSHOT") {
