@@ -171,7 +171,7 @@ fn a_missing_baseline_or_a_bad_value_is_an_error_before_any_trial_runs() {
 /// they wrote (`prompt-tests/baseline.json`). Nothing changed, so nothing is significant.
 #[test]
 fn the_examples_against_their_committed_baseline_show_no_significant_change() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = child::examples_root();
     // `cargo test --test baseline` alone does not build the `prompts` target: an old build would test
     // old code.
     let built = child::cargo()
@@ -188,19 +188,15 @@ fn the_examples_against_their_committed_baseline_show_no_significant_change() {
         .expect("cargo runs");
     assert!(built.success(), "cargo test --no-run --test prompts failed");
     let run = Child::new(child::test_binary("prompts"))
-        .root(root)
-        .args([
-            "--baseline",
-            "prompt-tests/baseline.json",
-            "--fail-on-regression",
-        ])
+        .root(&root)
+        .args(["--baseline", "baseline.json", "--fail-on-regression"])
         .env("PROMPT_TESTER_CASSETTE", "replay")
         .run();
     run.assert_success();
     let stderr = run.stderr();
     line_with(
         &stderr,
-        "baseline prompt-tests/baseline.json: 0 significant regressions, 0 significant improvements",
+        "baseline baseline.json: 0 significant regressions, 0 significant improvements",
     );
     let tally = line_with(&stderr, " compared: ");
     assert!(

@@ -13,7 +13,7 @@ use prompt_tester_testkit::child::{self, Child};
 use serde_json::Value;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    child::repo_root()
 }
 
 fn script() -> Command {
@@ -120,7 +120,7 @@ fn run_prompts(
     // The calibration set is 42 judge calls (minutes live on two cores); its replay is checked in
     // tests/suites/calibration.rs.
     let run = Child::new(child::test_binary("prompts"))
-        .root(&root())
+        .root(&child::examples_root())
         .args([
             "--skip",
             "hosted::",
@@ -232,7 +232,7 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     assert!(compared >= 6, "only {compared} trials compared");
 
     // Request metadata in the recordings came from llama-server.
-    let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
+    let recorded = cassette_entries(&child::examples_root().join("cassettes"));
     let local = |e: &&Value| e["provider"] == "local";
     for entry in recorded
         .iter()
@@ -261,7 +261,7 @@ fn the_recorded_embeddings_are_the_embeddings_servers() {
     let Some((_server, url)) = Server::start_embeddings() else {
         return;
     };
-    let recorded = cassette_entries(&root().join("prompt-tests/cassettes"));
+    let recorded = cassette_entries(&child::examples_root().join("cassettes"));
     let embeddings: Vec<&Value> = recorded
         .iter()
         .filter(|e| e["provider"] == "local" && e["role"] == "embedding")

@@ -447,7 +447,7 @@ fn the_shipped_nextest_group_caps_prompt_test_processes() {
     // `prompt-tests` group in .config/nextest.toml caps how many run at once. Asked of nextest itself.
     let out = child::cargo()
         .args(["nextest", "show-config", "test-groups", "--test", "prompts"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(child::repo_root())
         .env("NO_COLOR", "1")
         .output()
         .expect("cargo runs");
@@ -470,7 +470,7 @@ fn the_shipped_nextest_group_caps_prompt_test_processes() {
     // The prompts binary's trials are in it.
     let group: Vec<&str> = stdout
         .lines()
-        .skip_while(|l| l.trim() != "prompt-tester::prompts:")
+        .skip_while(|l| l.trim() != "prompt-tester-examples::prompts:")
         .skip(1)
         .take_while(|l| l.starts_with("          "))
         .collect();

@@ -11,11 +11,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
+use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire, child};
 use serde_json::{Value, json};
 
 const README: &str = include_str!("../README.md");
-const CHECKOUT: &str = env!("CARGO_MANIFEST_DIR");
 /// The fake key the README's `...` placeholders stand for.
 const KEY: &str = "walkthrough-key";
 
@@ -182,7 +181,10 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
         .get_mut("dev-dependencies")
         .and_then(toml::Value::as_table_mut)
         .expect("[dev-dependencies] in the README's Cargo.toml");
-    let version = env!("CARGO_PKG_VERSION");
+    let root_manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(child::repo_root().join("Cargo.toml")).unwrap())
+            .unwrap();
+    let version = root_manifest["package"]["version"].as_str().unwrap();
     let published = &version[..version.rfind('.').unwrap()];
     assert_eq!(
         deps.get("prompt-tester").and_then(toml::Value::as_str),
@@ -193,7 +195,7 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
         "prompt-tester".into(),
         toml::Value::Table(toml::Table::from_iter([(
             "path".to_string(),
-            toml::Value::from(CHECKOUT),
+            toml::Value::from(child::repo_root().to_string_lossy().into_owned()),
         )])),
     );
     let manifest_path = krate.join("Cargo.toml");
@@ -209,7 +211,7 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
     std::fs::write(krate.join(&test_path), main_rs).unwrap();
     std::fs::write(krate.join("prompt-tester.toml"), config).unwrap();
     std::fs::copy(
-        Path::new(CHECKOUT).join("Cargo.lock"),
+        child::repo_root().join("Cargo.lock"),
         krate.join("Cargo.lock"),
     )
     .unwrap();
@@ -298,7 +300,7 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
 fn the_packages_hold_only_sources_readme_and_licences() {
     for (package, sources) in [("prompt-tester", "src/"), ("prompt-tester-macros", "src/")] {
         let args = ["package", "--list", "--allow-dirty", "-p", package].map(String::from);
-        let listed = cargo(Path::new(CHECKOUT), &[], &args);
+        let listed = cargo(&child::repo_root(), &[], &args);
         assert!(listed.status.success(), "{}", text(&listed));
         let files: Vec<String> = String::from_utf8_lossy(&listed.stdout)
             .lines()
@@ -327,4 +329,33 @@ fn the_packages_hold_only_sources_readme_and_licences() {
             );
         }
     }
+}
+
+/// Packaging the published crates warns of nothing but the missing repository URL (there is no public
+/// one yet): no target is declared that the package leaves out, which `cargo publish` would report as
+/// "ignoring test ..." (the tests, fixtures and benchmark are the unpublished packages' targets).
+#[test]
+fn packaging_the_published_crates_warns_only_of_the_missing_repository_url() {
+    let args = [
+        "package",
+        "--no-verify",
+        "--allow-dirty",
+        "-p",
+        "prompt-tester",
+        "-p",
+        "prompt-tester-macros",
+    ]
+    .map(String::from);
+    let packaged = cargo(&child::repo_root(), &[], &args);
+    assert!(packaged.status.success(), "{}", text(&packaged));
+    let stderr = String::from_utf8_lossy(&packaged.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(
+        warnings, ["warning: manifest has no documentation, homepage or repository"; 2],
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("   Packaging ").count(), 2, "{stderr}");
 }

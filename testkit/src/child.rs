@@ -28,6 +28,20 @@ pub const CLEARED: &[&str] = &[
 /// Prefixes of the variables removed from every child's environment.
 pub const CLEARED_PREFIXES: &[&str] = &["PROMPT_TESTER_", "NEXTEST", "FIXTURE_", "PT_"];
 
+/// The repository's root (the workspace), whichever package the running test belongs to.
+pub fn repo_root() -> PathBuf {
+    let testkit = Path::new(env!("CARGO_MANIFEST_DIR"));
+    testkit
+        .parent()
+        .expect("testkit/ is in the repository")
+        .to_path_buf()
+}
+
+/// The example crate's root, `prompt-tests/`: its `prompt-tester.toml`, suites and cassettes.
+pub fn examples_root() -> PathBuf {
+    repo_root().join("prompt-tests")
+}
+
 /// `target/<profile>`, the directory above the running test binary's `deps/`.
 pub fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");

@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The variable that names a local OpenAI-compatible server, `http://127.0.0.1:PORT/v1`.
 pub const LOCAL_BASE_URL: &str = "PROMPT_TESTER_LOCAL_BASE_URL";
@@ -37,7 +37,7 @@ pub fn local_base_url(test: &str) -> Option<String> {
 /// `../shared/fixtures/<sub>` beside the clone, for `test`; `None` when it is absent, after
 /// [`missing`] has spoken.
 pub fn shared_fixtures(test: &str, sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let dir = prompt_tester_testkit::child::repo_root()
         .join("../shared/fixtures")
         .join(sub);
     if dir.is_dir() {

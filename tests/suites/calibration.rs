@@ -226,8 +226,7 @@ fn a_broken_set_fails_its_trial_with_the_location_and_the_fix() {
 /// answers.
 #[test]
 fn the_shipped_set_is_balanced_and_covers_every_question_type() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join("prompt-tests/judge_basics.calibration.toml");
+    let path = child::examples_root().join("judge_basics.calibration.toml");
     let set: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let items = set["items"].as_array().unwrap();
     assert!(items.len() >= 40, "{} items", items.len());
@@ -250,8 +249,8 @@ fn the_shipped_set_is_balanced_and_covers_every_question_type() {
 /// README states the accuracy it measures.
 #[test]
 fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let result = root.join("prompt-tests/judge_basics.calibration.result.json");
+    let root = child::examples_root();
+    let result = root.join("judge_basics.calibration.result.json");
     let before = std::fs::read_to_string(&result).expect("the committed result");
     let out = Child::harness(CHILD_ARGS, &["prompts", "calibration"])
         .root(&root)
@@ -281,7 +280,7 @@ fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
         })
         .unwrap_or_else(|| panic!("no figures in:\n{stderr}"));
     let figures = line.split(" items: ").nth(1).unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md"))
+    let readme = std::fs::read_to_string(child::repo_root().join("README.md"))
         .unwrap()
         .replace('\n', " ");
     assert!(

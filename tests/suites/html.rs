@@ -336,7 +336,7 @@ fn the_html_report_works_in_a_real_browser() {
         assert!(js(&c, "return document.querySelectorAll('svg.bar .ci').length").await.as_u64() >= Some(4));
         if let Some(shot) = std::env::var_os("PROMPT_TESTER_SCREENSHOT") {
             let png = c.screenshot().await.unwrap();
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(shot);
+            let path = prompt_tester_testkit::child::repo_root().join(shot);
             std::fs::write(&path, png).unwrap();
             eprintln!("screenshot written to {}", path.display());
         }

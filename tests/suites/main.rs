@@ -146,7 +146,7 @@ output_mtok = 2.0
     fn suite(&self, name: &str) {
         let file = format!("{name}.evals.toml");
         let data = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/suites/data")
+            .join("suites/data")
             .join(&file);
         let text =
             std::fs::read_to_string(&data).unwrap_or_else(|e| panic!("{}: {e}", data.display()));

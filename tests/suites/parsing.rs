@@ -1,7 +1,6 @@
 //! Suite files: a broken one is one failing trial that locates the problem; the shipped ones are valid.
 
 use prompt_tester_testkit::child::Child;
-use std::path::PathBuf;
 
 use super::*;
 
@@ -191,7 +190,7 @@ fn a_case_without_provider_or_model_fails_with_the_fix() {
 
 #[test]
 fn the_shipped_example_suites_are_valid() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = child::examples_root();
     let out = Child::harness(CHILD_ARGS, &["prompts", "--list"])
         .root(&root)
         .run();
@@ -213,9 +212,7 @@ fn the_shipped_example_suites_are_valid() {
     // The showcase uses every built-in assertion kind but the tool ones (its prompt declares no tools);
     // `similar` is shown beside it, in meaning.evals.toml, with thresholds measured for the local model.
     let text = ["assertions", "meaning"]
-        .map(|s| {
-            std::fs::read_to_string(root.join(format!("prompt-tests/{s}.evals.toml"))).unwrap()
-        })
+        .map(|s| std::fs::read_to_string(root.join(format!("{s}.evals.toml"))).unwrap())
         .join("\n");
     for kind in prompt_tester::__private::BUILT_IN_ASSERTIONS
         .into_iter()

@@ -4,6 +4,6 @@
 #[test]
 fn ui() {
     let cases = trybuild::TestCases::new();
-    cases.pass("tests/ui/pass.rs");
-    cases.compile_fail("tests/ui/fail_*.rs");
+    cases.pass("macros/ui/pass.rs");
+    cases.compile_fail("macros/ui/fail_*.rs");
 }

@@ -1,5 +1,5 @@
 //! `#[prompt_test]` registers what the attribute says: checked through the same inventory the harness reads.
-//! The forms here compile without warnings in a crate that forbids unsafe code, like tests/ui/pass.rs.
+//! The forms here compile without warnings in a crate that forbids unsafe code, like tests/macros/ui/pass.rs.
 #![forbid(unsafe_code)]
 #![deny(warnings)]
 
@@ -48,7 +48,7 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
 }
 
 #[prompt_test(
-    target_prompt_file = "tests/fixtures/translate.md",
+    target_prompt_file = "macros/fixtures/translate.md",
     subject_model = Model::ClaudeHaiku45,
     subject_provider = Provider::Anthropic,
     target_prompt_vars(language = "French", r#text = 1.5),
@@ -130,13 +130,13 @@ fn registers_each_function_once() {
 #[test]
 fn records_where_the_function_is() {
     let test = registered("summary_mentions_alice");
-    assert_eq!(test.module_path, "registry");
+    assert_eq!(test.module_path, "macro_registry");
     assert_eq!(test.trial_name(), "summary_mentions_alice");
     assert_eq!(test.manifest_dir, env!("CARGO_MANIFEST_DIR"));
     assert_eq!(test.file, file!());
     assert_eq!(test.line, SUMMARY_LINE);
     let nested = registered("type");
-    assert_eq!(nested.module_path, "registry::nested");
+    assert_eq!(nested.module_path, "macro_registry::nested");
     assert_eq!(nested.trial_name(), "nested::type");
 }
 
@@ -182,7 +182,7 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     let spec = (registered("sync_translation").spec)();
     match spec.target_prompt {
         PromptSource::File { path, text } => {
-            assert_eq!(path, "tests/fixtures/translate.md");
+            assert_eq!(path, "macros/fixtures/translate.md");
             assert_eq!(text, include_str!("fixtures/translate.md"));
         }
         PromptSource::Inline(text) => panic!("expected the prompt file, got inline {text:?}"),

@@ -1,5 +1,5 @@
 // The documented forms compile without warnings in a crate that forbids unsafe code, and register.
-// (The quick-start form is `summary_mentions_alice` in tests/registry.rs, under the same lints.)
+// (The quick-start form is `summary_mentions_alice` in tests/macros/registry.rs, under the same lints.)
 #![forbid(unsafe_code)]
 #![deny(warnings)]
 
