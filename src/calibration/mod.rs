@@ -140,39 +140,36 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
             let Some(item) = set.items.get(index) else {
                 return SampleOutcome::Errored(format!("no item {} in the set", run.run_index));
             };
-            match run.ask(&item.question).await {
-                Ok(verdict) => {
-                    observe(Observation {
-                        trial: run.test_name().to_string(),
-                        set: set.name.clone(),
-                        item: item.name.clone(),
-                        kind: item.kind.clone(),
-                        expected: item.expected,
-                        judged: verdict.passed,
-                        judge_provider: verdict.judge_provider.clone(),
-                        judge_model: verdict.judge_model.clone(),
-                    });
-                    judged(&set, item, verdict.passed, verdict.reasoning.as_deref())
-                }
+            // (what the judge said, who said it, why).
+            let (said, by, why) = match run.ask(&item.question).await {
+                Ok(verdict) => (
+                    verdict.passed,
+                    (verdict.judge_provider, verdict.judge_model),
+                    verdict.reasoning,
+                ),
                 // A judge that gives no verdict (cut off, unreadable) did not get the item right: it
                 // counts against its accuracy as the wrong answer, instead of erroring the whole set.
-                Err(JudgeError::NoVerdict(why)) => {
-                    let said = !item.expected;
-                    observe(Observation {
-                        trial: run.test_name().to_string(),
-                        set: set.name.clone(),
-                        item: item.name.clone(),
-                        kind: item.kind.clone(),
-                        expected: item.expected,
-                        judged: said,
-                        judge_provider: judge.0.clone(),
-                        judge_model: judge.1.clone(),
-                    });
-                    let why = format!("no verdict, counted as wrong: {}", shorten(&why, 160));
-                    judged(&set, item, said, Some(&why))
-                }
-                Err(e) => outcome::classify(Err(e.into())),
-            }
+                Err(JudgeError::NoVerdict(why)) => (
+                    !item.expected,
+                    (*judge).clone(),
+                    Some(format!(
+                        "no verdict, counted as wrong: {}",
+                        shorten(&why, 160)
+                    )),
+                ),
+                Err(e) => return outcome::classify(Err(e.into())),
+            };
+            observe(Observation {
+                trial: run.test_name().to_string(),
+                set: set.name.clone(),
+                item: item.name.clone(),
+                kind: item.kind.clone(),
+                expected: item.expected,
+                judged: said,
+                judge_provider: by.0,
+                judge_model: by.1,
+            });
+            judged(&set, item, said, why.as_deref())
         })
     });
     Case {
