@@ -91,11 +91,10 @@ impl Toolbox {
         request: CompletionRequest,
     ) -> Result<AgentOutcome, AgentError> {
         let outcome = run_loop(self, request, |request| async move {
-            let started = std::time::Instant::now();
-            let result = client.complete(&request).await?;
+            let (result, latency) = client.complete_timed(&request).await?;
             Ok::<_, ProviderError>(Turn {
                 result,
-                latency: started.elapsed(),
+                latency,
                 replayed: false,
             })
         })

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Exchange};
@@ -260,7 +260,7 @@ impl Engine {
             .call_and_record(
                 call,
                 (cassette, record),
-                client.complete(&request),
+                client.complete_timed(&request),
                 |result| self.price(result, provider, &request.model),
                 |result| Exchange::Completion {
                     request: request.clone(),
@@ -314,7 +314,7 @@ impl Engine {
             .call_and_record(
                 call,
                 (cassette, record),
-                client.embed(&request),
+                client.embed_timed(&request),
                 |embedding| self.price_embedding(embedding, provider, &request.model),
                 |embedding| Exchange::Embedding {
                     request: request.clone(),
@@ -405,21 +405,20 @@ impl Engine {
         }
     }
 
-    /// Makes a call `prepare` decided on: `answer` is the provider's, priced by `price`; recorded as
-    /// `exchange` of it into the cassette when `record`. Returns the answer and the call's wall time.
+    /// Makes a call `prepare` decided on: `answer` is the provider's with the latency of the request that
+    /// answered, priced by `price`; recorded as `exchange` of it into the cassette when `record`.
+    /// Returns the answer and that latency.
     async fn call_and_record<A>(
         &self,
         call: Call<'_>,
         (cassette, record): (Option<Arc<cassette::Cassette>>, bool),
-        answer: impl Future<Output = Result<A, crate::provider::ProviderError>>,
+        answer: impl Future<Output = Result<(A, Duration), crate::provider::ProviderError>>,
         price: impl FnOnce(&mut A),
         exchange: impl FnOnce(&A) -> Exchange,
     ) -> Result<(A, Duration), CallError> {
-        let started = Instant::now();
-        let mut answer = answer
+        let (mut answer, latency) = answer
             .await
             .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
-        let latency = started.elapsed();
         price(&mut answer);
         if let Some(cassette) = cassette.as_ref().filter(|_| record) {
             let entry = Entry {

@@ -146,9 +146,19 @@ impl ProviderClient {
         &self,
         request: &CompletionRequest,
     ) -> Result<CompletionResult, ProviderError> {
+        self.complete_timed(request).await.map(|(result, _)| result)
+    }
+
+    /// [`Self::complete`], with the latency of the request that answered: from sending it to its last
+    /// byte. Waiting for an in-flight slot and earlier attempts (retries, backoff) are not counted, so
+    /// a call queued behind others is not reported as a slow model.
+    pub async fn complete_timed(
+        &self,
+        request: &CompletionRequest,
+    ) -> Result<(CompletionResult, Duration), ProviderError> {
         let url = request_url(&self.endpoint, &request.model);
         let wire = self.endpoint.wire;
-        let (mut result, header_id) = self
+        let (mut result, header_id, latency) = self
             .send(
                 &url,
                 &request_body(&self.endpoint, request),
@@ -159,12 +169,22 @@ impl ProviderClient {
         if result.request_id.is_none() {
             result.request_id = header_id;
         }
-        Ok(result)
+        Ok((result, latency))
     }
 
     /// Embeds one text, with the same retries, in-flight limit and errors as [`Self::complete`].
     /// Anthropic has no embeddings API: a final error without a call.
     pub async fn embed(&self, request: &EmbeddingRequest) -> Result<Embedding, ProviderError> {
+        self.embed_timed(request)
+            .await
+            .map(|(embedding, _)| embedding)
+    }
+
+    /// [`Self::embed`], with the latency of the request that answered (as [`Self::complete_timed`]).
+    pub async fn embed_timed(
+        &self,
+        request: &EmbeddingRequest,
+    ) -> Result<(Embedding, Duration), ProviderError> {
         let wire = self.endpoint.wire;
         if let Some(why) = embeddings::unsupported(wire) {
             return Err(ProviderError {
@@ -181,7 +201,7 @@ impl ProviderClient {
             WireFormat::Google => "Gemini embedContent",
             _ => "OpenAI embeddings",
         };
-        let (embedding, _) = self
+        let (embedding, _, latency) = self
             .send(&url, &embeddings::request_body(wire, request), what, |b| {
                 parse_json(b).and_then(|json| {
                     embeddings::parse(wire, &json).map_err(|why| {
@@ -190,18 +210,18 @@ impl ProviderClient {
                 })
             })
             .await?;
-        Ok(embedding)
+        Ok((embedding, latency))
     }
 
     /// Posts `body` to `url` with retries; `parse` reads a success body (`what` names its format in
-    /// errors). Returns the answer and the request id from the headers.
+    /// errors). Returns the answer, the request id from the headers and the answering request's time.
     async fn send<T>(
         &self,
         url: &str,
         body: &serde_json::Value,
         what: &str,
         parse: impl Fn(&[u8]) -> Result<T, ParseError>,
-    ) -> Result<(T, Option<String>), ProviderError> {
+    ) -> Result<(T, Option<String>, Duration), ProviderError> {
         let body = serde_json::to_vec(body).map_err(|e| ProviderError {
             provider: self.endpoint.name.clone(),
             status: None,
@@ -254,7 +274,7 @@ impl ProviderClient {
         body: &[u8],
         what: &str,
         parse: &impl Fn(&[u8]) -> Result<T, ParseError>,
-    ) -> Result<(T, Option<String>), Failure> {
+    ) -> Result<(T, Option<String>, Duration), Failure> {
         let mut builder = self
             .http
             .post(url)
@@ -264,10 +284,11 @@ impl ProviderClient {
         for (name, value) in self.auth_headers()? {
             builder = builder.header(name, value);
         }
-        let (status, headers, bytes) = {
+        let (status, headers, bytes, latency) = {
             // The permit is the endpoint's in-flight limit: it covers the HTTP exchange only. Dropped
             // on a transport error, it tells the limit nothing.
             let permit = self.limiter.acquire().await;
+            let sent = Instant::now();
             let response = builder
                 .send()
                 .await
@@ -278,6 +299,7 @@ impl ProviderClient {
                 .bytes()
                 .await
                 .map_err(|e| self.transport_failure(url, &e))?;
+            let latency = sent.elapsed();
             // Paced before the slot is released, so that the waiter it wakes sees the pace.
             if let Some(window) = limiter::window(&headers, SystemTime::now()) {
                 self.limiter.pace(window);
@@ -287,7 +309,7 @@ impl ProviderClient {
                 429 | 529 => Outcome::RateLimited,
                 _ => Outcome::Neutral,
             });
-            (status, headers, bytes)
+            (status, headers, bytes, latency)
         };
         let header_id = ["request-id", "x-request-id"].iter().find_map(|h| {
             headers
@@ -297,7 +319,7 @@ impl ProviderClient {
         });
         if (200..300).contains(&status) {
             return match parse(&bytes) {
-                Ok(answer) => Ok((answer, header_id)),
+                Ok(answer) => Ok((answer, header_id, latency)),
                 Err(e) => Err(Failure {
                     status: Some(status),
                     error_type: Some("invalid_response".into()),

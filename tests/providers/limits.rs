@@ -106,3 +106,35 @@ async fn many_calls_through_the_fake_stay_within_the_limit() {
         fake.max_concurrent()
     );
 }
+
+/// A call's latency is the answering request's own time: with one slot, four calls of 150 ms each take
+/// about 600 ms in all, yet each reports about 150 ms, not its wait for the slot. So a `max_latency`
+/// check judges the model, not the queue in front of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn latency_leaves_out_the_wait_for_an_in_flight_slot() {
+    let fake = FakeProvider::with_latency(Duration::from_millis(150));
+    let endpoint = endpoint_for(&fake, Wire::OpenAi, 1);
+    let client = Arc::new(common::client_of(&endpoint, &fast_retry(1), None));
+    let started = Instant::now();
+    let calls: Vec<_> = (0..4)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let request = CompletionRequest::new("m", format!("call {i}"), 8);
+                client.complete_timed(&request).await.map(|(_, l)| l)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for call in calls {
+        latencies.push(call.await.unwrap().unwrap());
+    }
+    let wall = started.elapsed();
+    assert!(wall >= Duration::from_millis(600), "four calls in {wall:?}");
+    for latency in &latencies {
+        assert!(
+            *latency >= Duration::from_millis(150) && *latency < Duration::from_millis(400),
+            "latencies {latencies:?} (wall {wall:?})"
+        );
+    }
+}
