@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::agent::{self, AgentError, LoopError};
 use crate::checks::{AssertionRecord, Checks, JudgeAnswer};
@@ -39,7 +39,7 @@ pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
 pub type Evaluator = Arc<dyn Fn(PromptRun) -> Verdict + Send + Sync>;
 
 /// A suite as the reports name it: its name and file, and the prompt and dataset it tests.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteInfo {
     /// The suite's name (file stem without `.evals`).
     #[serde(rename = "suite")]
@@ -55,7 +55,7 @@ pub struct SuiteInfo {
 }
 
 /// Where a suite case came from, for the reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseInfo {
     /// Its suite.
     #[serde(flatten)]
@@ -68,7 +68,7 @@ pub struct CaseInfo {
 
 /// One column of a model or prompt-variant matrix: the subject a trial targets and the prompt variant
 /// (its file stem) it sends; an axis the test does not vary is `None`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Column {
     /// The subject, when the test names several (`subject_models`, `models`).
     #[serde(rename = "model")]
@@ -133,7 +133,7 @@ impl Column {
 }
 
 /// Where a trial sits in a matrix: its row (the test or case) and its column.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {
     /// The test or case the row stands for (its trial name without the column).
     pub row: String,
@@ -434,7 +434,7 @@ pub struct SampleDetail {
 }
 
 /// How one sample ended, for the reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SampleStatus {
     /// Every check held.
@@ -448,7 +448,7 @@ pub enum SampleStatus {
 }
 
 /// What one sample leaves for the reports (`TrialRecord::samples`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
     /// Which sample, 1-based.
     pub run: u32,
@@ -461,16 +461,16 @@ pub struct SampleRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// Each suite assertion and how it went.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assertions: Vec<AssertionRecord>,
     /// Each judge answer.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge: Vec<JudgeAnswer>,
     /// Tool calls the model made.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// The conversation of an agent loop.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Message>,
     /// Wall time of the subject call(s) in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -4,10 +4,10 @@
 //! moves them into the sample's record. A leaf module, so the engine can hold them without importing the
 //! judge.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One assertion of a suite case and how it went on one sample.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssertionRecord {
     /// Its kind (`contains`, `judge`, ...).
     pub kind: String,
@@ -21,7 +21,7 @@ pub struct AssertionRecord {
 }
 
 /// One judge answer, as the reports show it (the accounting is in the trial's usage).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeAnswer {
     /// The question asked.
     pub question: String,

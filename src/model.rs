@@ -285,6 +285,13 @@ impl serde::Serialize for Subject {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Subject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

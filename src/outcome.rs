@@ -3,7 +3,7 @@
 
 use std::error::Error;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentError;
 use crate::case::SamplePlan;
@@ -42,7 +42,7 @@ impl SampleOutcome {
 }
 
 /// How a trial ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Passed.

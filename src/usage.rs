@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::ops::{Add, AddAssign};
 
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::completion::CompletionResult;
 use crate::embedding::Embedding;
@@ -123,7 +123,8 @@ adds_fieldwise!(Cost {
 });
 
 /// Calls, tokens and cost of one kind of call (subject or judge).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "TallyFields", from = "TallyFields")]
 pub struct Tally {
     /// Calls made or replayed.
     pub calls: u64,
@@ -159,25 +160,60 @@ adds_fieldwise!(Tally {
     cost
 });
 
-// The JSON report's shape (documented in docs/suites.md): flat token fields and the priced cost with
-// the count of unpriced calls beside it.
-impl Serialize for Tally {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Tally", 8)?;
-        s.serialize_field("calls", &self.calls)?;
-        s.serialize_field("replayed", &self.replayed)?;
-        s.serialize_field("input_tokens", &self.tokens.input)?;
-        s.serialize_field("output_tokens", &self.tokens.output)?;
-        s.serialize_field("cached_input_tokens", &self.tokens.cached_input)?;
-        s.serialize_field("cache_creation_tokens", &self.tokens.cache_creation)?;
-        s.serialize_field("cost_usd", &self.cost.priced_usd)?;
-        s.serialize_field("unpriced_calls", &self.cost.unpriced_calls)?;
-        s.end()
+/// A [`Tally`] as the JSON report writes it (documented in docs/suites.md): flat token fields and the
+/// priced cost with the count of unpriced calls beside it.
+#[derive(Serialize, Deserialize)]
+struct TallyFields {
+    calls: u64,
+    replayed: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    cached_input_tokens: u64,
+    cache_creation_tokens: u64,
+    #[serde(default)]
+    thoughts_tokens: u64,
+    cost_usd: f64,
+    unpriced_calls: u64,
+}
+
+impl From<Tally> for TallyFields {
+    fn from(t: Tally) -> Self {
+        Self {
+            calls: t.calls,
+            replayed: t.replayed,
+            input_tokens: t.tokens.input,
+            output_tokens: t.tokens.output,
+            cached_input_tokens: t.tokens.cached_input,
+            cache_creation_tokens: t.tokens.cache_creation,
+            thoughts_tokens: t.tokens.thoughts,
+            cost_usd: t.cost.priced_usd,
+            unpriced_calls: t.cost.unpriced_calls,
+        }
+    }
+}
+
+impl From<TallyFields> for Tally {
+    fn from(f: TallyFields) -> Self {
+        Self {
+            calls: f.calls,
+            replayed: f.replayed,
+            tokens: Tokens {
+                input: f.input_tokens,
+                output: f.output_tokens,
+                cached_input: f.cached_input_tokens,
+                cache_creation: f.cache_creation_tokens,
+                thoughts: f.thoughts_tokens,
+            },
+            cost: Cost {
+                priced_usd: f.cost_usd,
+                unpriced_calls: f.unpriced_calls,
+            },
+        }
     }
 }
 
 /// Who makes a call: the accounting keeps them apart, and a cassette entry records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CallRole {
     /// The model under test.
@@ -200,7 +236,7 @@ impl CallRole {
 }
 
 /// The accounting of a run (or, summed, of a trial or a whole run).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     /// Calls to the model under test.
     pub subject: Tally,
@@ -320,14 +356,18 @@ mod tests {
     }
 
     #[test]
-    fn a_tally_serializes_in_the_report_shape() {
+    fn a_tally_serializes_in_the_report_shape_and_reads_back() {
         let mut tally = Tally::default();
         tally.add_call(&call(3, 4, None), true);
+        tally.tokens.thoughts = 2;
+        let json = serde_json::to_value(tally).unwrap();
         assert_eq!(
-            serde_json::to_value(tally).unwrap(),
+            json,
             serde_json::json!({"calls": 1, "replayed": 1, "input_tokens": 3, "output_tokens": 4,
-                "cached_input_tokens": 0, "cache_creation_tokens": 0, "cost_usd": 0.0, "unpriced_calls": 1})
+                "cached_input_tokens": 0, "cache_creation_tokens": 0, "thoughts_tokens": 2,
+                "cost_usd": 0.0, "unpriced_calls": 1})
         );
+        assert_eq!(serde_json::from_value::<Tally>(json).unwrap(), tally);
     }
 
     #[test]

@@ -355,14 +355,16 @@ impl Harness {
             eprintln!("error: {error}");
             failed = true;
         }
-        type Writer = fn(&std::path::Path, &[record::TrialRecord]) -> std::io::Result<()>;
+        type Writer =
+            fn(&std::path::Path, &[record::TrialRecord], Option<&str>) -> std::io::Result<()>;
+        let nextest_run = crate::config::env_var("NEXTEST_RUN_ID");
         let reports: [(Option<PathBuf>, &str, Writer); 2] = [
             (junit, "JUnit", report::write_junit),
             (report, "JSON", report::write_json),
         ];
         for (path, kind, write) in reports {
             if let Some(path) = path
-                && let Err(e) = write(&path, &records)
+                && let Err(e) = write(&path, &records, nextest_run.as_deref())
             {
                 eprintln!(
                     "error: cannot write the {kind} report {}: {e}",
@@ -379,7 +381,7 @@ impl Harness {
                 cassette_mode: format!("{mode:?}").to_lowercase(),
                 wall_secs: started.elapsed().as_secs_f64(),
                 started_unix,
-                nextest_run: crate::config::env_var("NEXTEST_RUN_ID"),
+                nextest_run: nextest_run.clone(),
             };
             if let Err(e) = html::write_html(&path, &records, &run, &extras) {
                 eprintln!(

@@ -4,14 +4,14 @@ use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::case::{CaseInfo, Cell, SampleRecord};
 pub use crate::outcome::Status;
 use crate::usage::Usage;
 
 /// One executed trial.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TrialRecord {
     /// The trial name.
     pub name: String,
@@ -35,7 +35,7 @@ pub struct TrialRecord {
     /// Tokens, calls and cost.
     pub usage: Usage,
     /// Wall time of the trial.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub duration: Duration,
     /// The first failed sample's output, shortened (or the first output when none failed).
     pub output_preview: Option<String>,
@@ -51,7 +51,7 @@ pub struct TrialRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// Each sample: output, assertions, judge answers, tool calls (none for a trial that made no call).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<SampleRecord>,
 }
 
@@ -127,6 +127,11 @@ impl TrialRecord {
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+fn from_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let secs = f64::deserialize(d)?;
+    Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
 }
 
 /// `mutex`, locked even if a thread panicked holding it: a trial that panics must not cost the

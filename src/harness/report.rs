@@ -2,7 +2,8 @@
 //! report (`--report PATH` or `PROMPT_TESTER_REPORT`).
 //!
 //! Both are redacted (API keys never reach a file) and written atomically: a temporary file beside the
-//! target, renamed over it, so a reader never sees half a report.
+//! target, renamed over it, so a reader never sees half a report. Under nextest (one process per trial)
+//! the processes of a run merge their records beside the report, so it holds the whole run.
 //!
 //! The JSON report has one entry per suite in the golden-dataset shape (`prompt_id`, `prompt_version`,
 //! `dataset_version`, `timestamp`, `pass_rate`, `passed`, `total`, `by_category`, `failures`), then the
@@ -13,10 +14,12 @@ use std::io::Write;
 use std::path::Path;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
-use serde::Serialize;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 use crate::case::SuiteInfo;
-use crate::harness::record::{SampleRecord, Status, TrialRecord};
+use crate::harness::record::{Latency, SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::stats::Counts;
 use crate::usage::Usage;
@@ -29,9 +32,15 @@ const ROOT_SUITE: &str = "prompt_tests";
 
 /// Writes a JUnit XML report: one `<testsuite>` per suite file (per module for `#[prompt_test]`
 /// functions), one `<testcase>` per trial, its runs, pass rate, tokens and costs as properties.
-pub fn write_junit(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
-    let xml = junit_xml(records).map_err(std::io::Error::other)?;
-    write_atomically(path, redact(&xml).as_bytes())
+pub fn write_junit(
+    path: &Path,
+    records: &[TrialRecord],
+    nextest_run: Option<&str>,
+) -> std::io::Result<()> {
+    write_run_report(path, records, nextest_run, |records| {
+        let xml = junit_xml(records).map_err(std::io::Error::other)?;
+        Ok(redact(&xml).into_owned())
+    })
 }
 
 /// The JUnit XML of `records`.
@@ -442,11 +451,87 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
 }
 
 /// Writes the JSON suite report.
-pub fn write_json(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
-    let mut report = json_report(records, &crate::cassette::now_rfc3339());
-    super::calibration::annotate(&mut report);
-    let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
-    write_atomically(path, redact(&json).as_bytes())
+pub fn write_json(
+    path: &Path,
+    records: &[TrialRecord],
+    nextest_run: Option<&str>,
+) -> std::io::Result<()> {
+    write_run_report(path, records, nextest_run, |records| {
+        let mut report = json_report(records, &crate::cassette::now_rfc3339());
+        super::calibration::annotate(&mut report);
+        let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+        Ok(redact(&json).into_owned())
+    })
+}
+
+/// The records of a nextest run so far, kept beside a report (`.NAME.records.json`).
+#[derive(Serialize, Deserialize)]
+struct RunRecords {
+    nextest_run: String,
+    records: Vec<StoredRecord>,
+}
+
+/// A record with the latencies the reports leave out (the matrix's mean needs them).
+#[derive(Serialize, Deserialize)]
+struct StoredRecord {
+    #[serde(flatten)]
+    record: TrialRecord,
+    latency_secs: f64,
+    latency_samples: u32,
+}
+
+/// Writes the report `render` makes of `records` to `path`. Under nextest every trial is its own process
+/// and each writes the report: the records of the run (`nextest_run`) so far are kept beside it, merged
+/// by trial name under the report's lock, so the report holds every trial of the run, not only the last
+/// process's. A record file of another run is replaced.
+fn write_run_report(
+    path: &Path,
+    records: &[TrialRecord],
+    nextest_run: Option<&str>,
+    render: impl FnOnce(&[TrialRecord]) -> std::io::Result<String>,
+) -> std::io::Result<()> {
+    let Some(run) = nextest_run else {
+        return write_atomically(path, render(records)?.as_bytes());
+    };
+    let (dir, name) = dir_and_name(path)?;
+    let store = dir.join(format!(".{}.records.json", name.to_string_lossy()));
+    update_locked(path, |_| {
+        let earlier = std::fs::read_to_string(&store)
+            .ok()
+            .and_then(|text| serde_json::from_str::<RunRecords>(&text).ok())
+            .filter(|stored| stored.nextest_run == run)
+            .map(|stored| stored.records)
+            .unwrap_or_default();
+        let mut merged: BTreeMap<String, TrialRecord> = earlier
+            .into_iter()
+            .map(|s| {
+                let mut record = s.record;
+                record.latency = Latency {
+                    total: Duration::try_from_secs_f64(s.latency_secs).unwrap_or_default(),
+                    samples: s.latency_samples,
+                };
+                (record.name.clone(), record)
+            })
+            .collect();
+        for r in records {
+            merged.insert(r.name.clone(), r.clone());
+        }
+        let merged: Vec<TrialRecord> = merged.into_values().collect();
+        let stored = RunRecords {
+            nextest_run: run.to_string(),
+            records: merged
+                .iter()
+                .map(|r| StoredRecord {
+                    record: r.clone(),
+                    latency_secs: r.latency.total.as_secs_f64(),
+                    latency_samples: r.latency.samples,
+                })
+                .collect(),
+        };
+        let text = serde_json::to_string(&stored).map_err(std::io::Error::other)?;
+        write_atomically(&store, redact(&text).as_bytes())?;
+        render(&merged)
+    })
 }
 
 /// Rewrites `path` with `update(its current text)`, holding a lock file beside it, so that processes
@@ -455,7 +540,7 @@ pub fn write_json(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
 /// on it would let that process and a newcomer both hold "the" lock.
 pub(super) fn update_locked(
     path: &Path,
-    update: impl FnOnce(Option<&str>) -> String,
+    update: impl FnOnce(Option<&str>) -> std::io::Result<String>,
 ) -> std::io::Result<()> {
     let (dir, name) = dir_and_name(path)?;
     std::fs::create_dir_all(dir)?;
@@ -470,7 +555,7 @@ pub(super) fn update_locked(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    let written = write_atomically(path, update(old.as_deref()).as_bytes());
+    let written = update(old.as_deref()).and_then(|text| write_atomically(path, text.as_bytes()));
     drop(lock);
     written
 }

@@ -360,14 +360,19 @@ fn the_html_report_works_in_a_real_browser() {
 }
 
 /// Under nextest every trial is its own process: processes of one run (`NEXTEST_RUN_ID`) writing the
-/// same page at once leave it holding every trial; a later run starts the page afresh.
+/// same page, JSON report and JUnit report at once leave each holding every trial; a later run starts
+/// them afresh. The records kept beside the reports are redacted like the reports.
 #[test]
-fn processes_of_one_nextest_run_fill_one_page() {
+fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
     let fake = provider();
     let f = Fixture::calling("html-nextest", &fake, "off");
     f.file("prompt-tests/serve.evals.toml", SUITE);
     let page = f.root.join("out/merged.html");
     let page_arg = page.display().to_string();
+    let report = f.root.join("out/merged.json");
+    let report_arg = report.display().to_string();
+    let junit = f.root.join("out/merged.xml");
+    let junit_arg = junit.display().to_string();
     let trials = [
         "serve::polite_tea",
         "serve::rude_coffee",
@@ -377,7 +382,17 @@ fn processes_of_one_nextest_run_fill_one_page() {
     let run = |trial: &str, run_id: &str| {
         Child::harness(
             CHILD_ARGS,
-            &["prompts", "--exact", trial, "--html", &page_arg],
+            &[
+                "prompts",
+                "--exact",
+                trial,
+                "--html",
+                &page_arg,
+                "--report",
+                &report_arg,
+                "--junit",
+                &junit_arg,
+            ],
         )
         .root(&f.root)
         .env("PROMPT_TESTER_CASSETTE", "off")
@@ -406,9 +421,49 @@ fn processes_of_one_nextest_run_fill_one_page() {
             .map(|r| r["name"].as_str().unwrap().to_string())
             .collect()
     };
+    // The JSON report's cases and the JUnit testcases, by trial name.
+    let reported = |report: &Path| -> Vec<String> {
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        let mut names: Vec<String> = json["suites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["cases"].as_array().unwrap().iter())
+            .map(|c| format!("serve::{}", c["case_id"].as_str().unwrap()))
+            .collect();
+        names.sort();
+        names
+    };
+    let testcases = |junit: &Path| -> usize {
+        std::fs::read_to_string(junit)
+            .unwrap()
+            .matches("<testcase ")
+            .count()
+    };
     let mut want: Vec<String> = trials.iter().map(|t| t.to_string()).collect();
     want.sort();
     assert_eq!(names(&page), want);
+    assert_eq!(reported(&report), want);
+    assert_eq!(testcases(&junit), trials.len());
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let suite = &json["suites"][0];
+    assert_eq!(suite["total"], json!(trials.len()), "{suite}");
+    assert_eq!(
+        json["totals"]["total"],
+        json!(trials.len()),
+        "{}",
+        json["totals"]
+    );
+    for kept in [
+        "out/.merged.json.records.json",
+        "out/.merged.xml.records.json",
+    ] {
+        let text = std::fs::read_to_string(f.root.join(kept)).unwrap();
+        assert!(text.contains("serve::polite_tea"), "{kept}");
+        assert!(!text.contains(SECRET), "{kept} holds the key");
+    }
     run("serve::water", "run-2");
     assert_eq!(names(&page), ["serve::water"]);
+    assert_eq!(reported(&report), ["serve::water"]);
+    assert_eq!(testcases(&junit), 1);
 }

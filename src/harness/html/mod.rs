@@ -149,7 +149,7 @@ pub fn write_html(
     extras: &Extras,
 ) -> std::io::Result<()> {
     let new = data(records, run, extras);
-    super::report::update_locked(path, |old| page(&merge(old.and_then(read_data), new)))
+    super::report::update_locked(path, |old| Ok(page(&merge(old.and_then(read_data), new))))
 }
 
 #[cfg(test)]
