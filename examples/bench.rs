@@ -56,8 +56,8 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use prompt_tester::cassette::{CassetteStore, Entry, entry_key, now_rfc3339};
 use prompt_tester::prelude::*;
+use prompt_tester::testing::cassette::{CassetteStore, Entry, entry_key, now_rfc3339};
 use prompt_tester::{CompletionRequest, Config, Harness};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
@@ -375,7 +375,9 @@ struct Sampling {
 
 impl Sampling {
     fn simulate(tests: u32) -> Self {
-        use prompt_tester::sampling::{SampleOutcome, SamplePlan, Sprt, Threshold, next_wave};
+        use prompt_tester::testing::sampling::{
+            SampleOutcome, SamplePlan, Sprt, Threshold, next_wave,
+        };
         use rand::{Rng, SeedableRng, rngs::StdRng};
         eprintln!("[sampling] {tests} simulated tests per pass rate");
         let sprt = Sprt::new(0.8, 0.05, 0.95, 10_000).expect("valid");
@@ -409,7 +411,7 @@ impl Sampling {
             let decided_pass = match plan {
                 SamplePlan::Adaptive(s) => {
                     s.verdict(passed, taken.len() as u32 - passed)
-                        == prompt_tester::stats::sprt::SprtVerdict::Pass
+                        == prompt_tester::testing::stats::sprt::SprtVerdict::Pass
                 }
                 _ => {
                     passed
@@ -659,11 +661,11 @@ impl Bench {
         let records = big_report::records(HTML_TRIALS, HTML_SAMPLES);
         let path = self.base.join("report.html");
         let started = Instant::now();
-        prompt_tester::__private::write_html(
+        prompt_tester::testing::write_html(
             &path,
             &records,
-            &prompt_tester::__private::RunInfo::default(),
-            &prompt_tester::__private::Extras::default(),
+            &prompt_tester::testing::RunInfo::default(),
+            &prompt_tester::testing::Extras::default(),
         )
         .map_err(|e| format!("{}: {e}", path.display()))?;
         let write = started.elapsed();
@@ -1007,7 +1009,8 @@ fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
     let mut entries = Vec::with_capacity(cases * runs as usize);
     for i in 1..=cases {
         let (n, text) = case_inputs(i);
-        let prompt = prompt_tester::render::render(PROMPT, &[("n", n), ("text", text)]).text;
+        let prompt =
+            prompt_tester::testing::render::render(PROMPT, &[("n", n), ("text", text)]).text;
         let request = CompletionRequest::new(MODEL, prompt.clone(), MAX_TOKENS);
         for run in 1..=runs {
             let answer = format!("echo: {prompt}");
@@ -1019,10 +1022,10 @@ fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
                 key: entry_key(PROVIDER, &request, run),
                 test: format!("{SUITE}::{}", case_name(i)),
                 run,
-                role: prompt_tester::cassette::CallRole::Subject,
+                role: prompt_tester::testing::cassette::CallRole::Subject,
                 provider: PROVIDER.into(),
                 model: MODEL.into(),
-                call: prompt_tester::cassette::Exchange::Completion {
+                call: prompt_tester::testing::cassette::Exchange::Completion {
                     request: request.clone(),
                     response,
                 },

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
 };
-use crate::engine::{CallError, CallRole, Completed, RunScope, engine};
+use crate::engine::{CallError, CallRole, Completed, RunScope};
 use crate::mcp::{self, McpError, McpSession};
 use crate::provider::{ProviderClient, ProviderError};
 use crate::tools::{Tool, Toolbox};
@@ -325,7 +325,8 @@ pub(crate) async fn run_in_scope(
             result,
             latency,
             replayed,
-        } = engine()
+        } = scope
+            .engine
             .complete(scope, CallRole::Subject, provider, request)
             .await?;
         Ok::<_, CallError>(Turn {

@@ -44,4 +44,27 @@ pub struct Checks {
     pub assertions: Vec<AssertionRecord>,
     /// Judge answers, in the order given.
     pub judge: Vec<JudgeAnswer>,
+    /// Calibration items' verdicts, for the result files (not in the reports' sample records).
+    pub observations: Vec<Observation>,
+}
+
+/// One item's verdict, noted as the set's trial judges it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// The trial that judged it (the set's, or a single item's).
+    pub trial: String,
+    /// The set.
+    pub set: String,
+    /// The item.
+    pub item: String,
+    /// Its question type.
+    pub kind: Option<String>,
+    /// The label: `true` for "yes".
+    pub expected: bool,
+    /// The judge's answer: `true` for "yes".
+    pub judged: bool,
+    /// The judge provider.
+    pub judge_provider: String,
+    /// The judge model.
+    pub judge_model: String,
 }

@@ -11,8 +11,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cassette::decision::Unavailable;
-use crate::engine::{CallError, engine};
-use crate::run::PromptRun;
 
 /// One text to embed with one model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,45 +101,6 @@ pub enum SimilarityError {
     /// The two embeddings cannot be compared.
     #[error("{0}")]
     Cosine(#[from] CosineError),
-}
-
-impl From<CallError> for SimilarityError {
-    fn from(e: CallError) -> Self {
-        match e {
-            CallError::Unavailable(reason) => SimilarityError::Unavailable(reason),
-            CallError::Failed(message) => SimilarityError::Call(message),
-        }
-    }
-}
-
-impl PromptRun {
-    /// The cosine similarity of the embeddings of this run's output and `reference`, from the
-    /// configured embedding model (`[embeddings]`). Both calls are recorded in and replayed from the
-    /// test's cassette; their tokens and cost count as `usage.embedding`.
-    ///
-    /// ```no_run
-    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
-    /// let score = run.similarity("Paris is the capital of France.").await?;
-    /// anyhow::ensure!(score >= 0.8, "similarity {score:.3} is below 0.8");
-    /// # Ok(()) }
-    /// ```
-    pub async fn similarity(&self, reference: &str) -> Result<f64, SimilarityError> {
-        let config = engine().config.embeddings.clone().ok_or_else(|| {
-            SimilarityError::NotConfigured(crate::config::embeddings_not_configured())
-        })?;
-        for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
-            if text.trim().is_empty() {
-                return Err(SimilarityError::Empty(what));
-            }
-        }
-        let embed = |text: &str| {
-            let request = EmbeddingRequest::new(config.model.clone(), text);
-            engine().embed(&self.scope, &config.provider, request)
-        };
-        let (output, reference) =
-            futures::future::join(embed(&self.output), embed(reference)).await;
-        Ok(cosine(&output?.vector, &reference?.vector)?)
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
@@ -14,11 +15,13 @@ use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
-pub use crate::usage::{CallRole, Usage};
+pub use crate::role::CallRole;
+pub use crate::usage::Usage;
 
 /// One sample of one trial: where its calls are recorded and what they cost.
-#[derive(Debug)]
 pub struct RunScope {
+    /// The engine of the run this sample belongs to: its calls, judge and embeddings go through it.
+    pub engine: Arc<Engine>,
     /// The trial name.
     pub test: String,
     /// The cassette's name (the test, or the suite for suite cases).
@@ -42,6 +45,7 @@ pub struct RunScope {
 impl RunScope {
     /// A scope for run `run_index` of `runs` of `test`.
     pub fn new(
+        engine: Arc<Engine>,
         test: &str,
         cassette: &str,
         filter: &str,
@@ -50,6 +54,7 @@ impl RunScope {
         cache_judge: bool,
     ) -> Self {
         Self {
+            engine,
             test: test.to_string(),
             cassette: cassette.to_string(),
             filter: filter.to_string(),
@@ -109,56 +114,52 @@ pub struct Engine {
     runtime: tokio::runtime::Runtime,
     http: reqwest::Client,
     clients: Mutex<BTreeMap<String, Arc<ProviderClient>>>,
-    /// The cassettes opened in this process.
+    /// The cassettes this run opened.
     pub cassettes: CassetteStore,
+    /// `CI` is set: read once, when the run starts.
+    ci: bool,
+    /// Calls under way (replayed ones too, briefly), for the progress line.
+    in_flight: AtomicUsize,
 }
 
-static ENGINE: OnceLock<Engine> = OnceLock::new();
-
-/// Calls under way (replayed ones too, briefly), for the progress line.
-static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// How many calls are under way in this process.
-pub fn calls_in_flight() -> usize {
-    IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Counts a call in [`IN_FLIGHT`] while it lives.
-struct InFlight;
-
-impl InFlight {
-    fn enter() -> Self {
-        IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        InFlight
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("root", &self.config.root)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
     }
 }
 
-impl Drop for InFlight {
+impl std::fmt::Debug for RunScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunScope")
+            .field("test", &self.test)
+            .field("run_index", &self.run_index)
+            .field("runs", &self.runs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Counts a call in the engine's in-flight figure while it lives.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::Relaxed);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight<'_> {
     fn drop(&mut self) {
-        IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
-}
-
-/// Installs the engine for this process (first call wins).
-pub fn install(config: Config, mode: CassetteMode) -> &'static Engine {
-    ENGINE.get_or_init(|| Engine::new(config, mode))
-}
-
-/// The engine, installed with the defaults for the current directory if `main` did not install one.
-pub fn engine() -> &'static Engine {
-    ENGINE.get_or_init(|| {
-        let root = std::env::var_os("CARGO_MANIFEST_DIR")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
-        Engine::new(
-            Config::load(&root).unwrap_or_else(|_| Config::defaults(&root)),
-            CassetteMode::Auto,
-        )
-    })
 }
 
 impl Engine {
-    fn new(config: Config, mode: CassetteMode) -> Self {
+    /// The engine of one run: `ci` says whether `CI` is set (read once by the run's settings).
+    pub fn new(config: Config, mode: CassetteMode, ci: bool) -> Arc<Self> {
         // reqwest is built without a bundled crypto provider; ring is ours. A provider installed
         // earlier by the application is kept.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -178,14 +179,30 @@ impl Engine {
             .pool_max_idle_per_host(config.concurrency.max(16))
             .build()
             .expect("the HTTP client builds");
-        Self {
+        Arc::new(Self {
             cassettes: CassetteStore::new(&config.cassette_dir),
             config,
             mode,
             runtime,
             http,
             clients: Mutex::new(BTreeMap::new()),
-        }
+            ci,
+            in_flight: AtomicUsize::new(0),
+        })
+    }
+
+    /// An engine for unit tests: the configuration of the crate under test (its `prompt-tester.toml`,
+    /// else the defaults), cassettes off.
+    #[cfg(test)]
+    pub(crate) fn for_unit_tests() -> Arc<Self> {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let config = Config::load(&root).unwrap_or_else(|_| Config::defaults(&root));
+        Self::new(config, CassetteMode::Off, false)
+    }
+
+    /// How many calls are under way.
+    pub fn calls_in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
     }
 
     /// Runs a future to completion on the shared runtime (callable from many threads at once).
@@ -225,7 +242,7 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
-        let _in_flight = InFlight::enter();
+        let _in_flight = InFlight::enter(&self.in_flight);
         let client = self.client(provider)?;
         let key = cassette::entry_key(provider, &request, scope.run_index);
         let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
@@ -386,7 +403,7 @@ impl Engine {
             mode: self.mode,
             recording,
             missing_key: missing_key.as_deref(),
-            ci: crate::config::is_ci(),
+            ci: self.ci,
             live_only: scope.live_only,
         });
         match decision {

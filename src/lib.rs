@@ -4,8 +4,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The documented surface: the prelude, the crate-root items below, and eight modules. What the
-// project's own tests and benchmark need beyond it is `#[doc(hidden)]`.
+// The documented surface: the prelude, the crate-root items below, and these seven modules. What the
+// project's own tests and benchmark need beyond it is in the hidden `testing` module.
 pub mod completion;
 pub mod config;
 pub mod embedding;
@@ -14,27 +14,10 @@ pub mod model;
 pub mod provider;
 pub mod tools;
 
-#[doc(hidden)]
-pub mod cassette;
-#[doc(hidden)]
-pub mod pricing;
-#[doc(hidden)]
-pub mod render;
-#[doc(hidden)]
-#[allow(dead_code, unused_imports)] // until the features that use it land (issue 13)
-pub mod stats;
-
-/// The sampling plans and the rule that sizes each wave of samples, for the benchmark's simulation.
-#[doc(hidden)]
-pub mod sampling {
-    pub use crate::case::{SamplePlan, Threshold};
-    pub use crate::outcome::{SampleOutcome, next_wave};
-    pub use crate::stats::sprt::Sprt;
-}
-
 mod agent;
 mod calibration;
 mod case;
+mod cassette;
 mod checks;
 mod commands;
 mod defaults;
@@ -42,10 +25,16 @@ mod engine;
 mod harness;
 mod mcp;
 mod outcome;
+mod plan;
+mod pricing;
 mod redact;
+mod render;
+mod role;
 mod run;
 mod spanned;
+mod stats;
 mod suite;
+mod trial_name;
 mod usage;
 
 pub use agent::{AgentError, AgentOutcome};
@@ -75,24 +64,22 @@ pub mod prelude {
     pub use serde_json::json;
 }
 
-/// Internals for the code `#[prompt_test]` generates. Not a public API: it changes without notice.
+/// Internals for the code `#[prompt_test]` and `register_assertion!` generate. Not a public API: it
+/// changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::case::{CaseInfo, SampleRecord, SampleStatus, SuiteInfo, Written};
-    pub use crate::checks::{AssertionRecord, JudgeAnswer};
-    pub use crate::config::Defaults;
-    pub use crate::config::SamplingKeys;
-    pub use crate::engine::{engine, install};
-    /// The HTML report, for the benchmark and the browser test.
-    pub use crate::harness::html::{Extras, RunInfo, Table, write_html};
-    pub use crate::harness::record::{Status, TrialRecord};
+    pub use crate::case::Written;
+    pub use crate::config::{Defaults, SamplingKeys};
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
         provider_name, subject_list,
     };
     pub use crate::suite::CustomAssertion;
-    /// The built-in suite assertion kinds, for the project's tests of the documentation's examples.
-    pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;
     pub use crate::tools::IntoToolbox;
     pub use inventory;
 }
+
+/// What the project's own tests and benchmark reach beyond the public API. Not a public API: it
+/// changes without notice (as insta's `_cargo_insta_support`).
+#[doc(hidden)]
+pub mod testing;

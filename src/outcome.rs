@@ -6,12 +6,12 @@ use std::error::Error;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentError;
-use crate::case::SamplePlan;
 use crate::cassette::CassetteError;
 use crate::cassette::decision::{Ignore, Unavailable};
 use crate::engine::CallError;
 use crate::judge::JudgeError;
 use crate::mcp::McpError;
+use crate::plan::SamplePlan;
 use crate::provider::ProviderError;
 use crate::stats::sprt::{Sprt, SprtVerdict};
 
@@ -281,7 +281,7 @@ pub fn percent(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::Threshold;
+    use crate::plan::Threshold;
     use anyhow::Context;
 
     fn failed(m: &str) -> SampleOutcome {

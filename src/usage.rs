@@ -9,6 +9,8 @@ use std::ops::{Add, AddAssign};
 
 use serde::{Deserialize, Serialize};
 
+use crate::role::CallRole;
+
 use crate::completion::CompletionResult;
 use crate::embedding::Embedding;
 
@@ -208,29 +210,6 @@ impl From<TallyFields> for Tally {
                 priced_usd: f.cost_usd,
                 unpriced_calls: f.unpriced_calls,
             },
-        }
-    }
-}
-
-/// Who makes a call: the accounting keeps them apart, and a cassette entry records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CallRole {
-    /// The model under test.
-    Subject,
-    /// The judge.
-    Judge,
-    /// An embeddings call of the `similar` assertion or `run.similarity`.
-    Embedding,
-}
-
-impl CallRole {
-    /// The role as written in cassettes and messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallRole::Subject => "subject",
-            CallRole::Judge => "judge",
-            CallRole::Embedding => "embedding",
         }
     }
 }

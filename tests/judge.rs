@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use prompt_tester::config::{Config, EndpointConfig, JudgeConfig, WireFormat};
+use prompt_tester::testing::TestEngine;
 use prompt_tester::{CassetteMode, JudgeError, JudgeVerdict, PromptRun};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
@@ -39,9 +40,10 @@ const OUTPUT: &str = "Alice leads Project Phoenix, a $2M project\ndue in Q3.";
 
 struct Fixture {
     fakes: BTreeMap<&'static str, FakeProvider>,
+    engine: TestEngine,
 }
 
-/// Starts the fakes and installs the engine once for the whole binary (the engine is process-wide).
+/// Starts the fakes and the engine once for the whole binary.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
@@ -72,8 +74,10 @@ fn fixture() -> &'static Fixture {
             );
         }
         config.judge = Some(judge("configured"));
-        prompt_tester::__private::install(config, CassetteMode::Off);
-        Fixture { fakes }
+        Fixture {
+            fakes,
+            engine: TestEngine::new(config, CassetteMode::Off),
+        }
     })
 }
 
@@ -93,11 +97,13 @@ fn judge(provider: &str) -> JudgeConfig {
 /// Runs a future on the engine's runtime, where its HTTP client lives.
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     fixture();
-    prompt_tester::__private::engine().block_on(future)
+    fixture().engine.block_on(future)
 }
 
 fn run(test: &str, cache_judge: bool) -> PromptRun {
-    PromptRun::__for_tests(test, PROMPT, OUTPUT, cache_judge)
+    fixture()
+        .engine
+        .prompt_run(test, PROMPT, OUTPUT, cache_judge)
 }
 
 fn verdict_json(reasoning: &str, snippet: Option<&str>, answer: &str) -> Value {

@@ -20,14 +20,13 @@
 pub mod parse;
 pub mod result;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use crate::case::{
-    Case, Evaluator, Executor, Given, RequestTemplate, SamplePlan, Sampling, Threshold,
-};
+use crate::case::{Case, Evaluator, Executor, Given, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::judge::JudgeError;
 use crate::outcome::{self, SampleOutcome};
+use crate::plan::{SamplePlan, Threshold};
 use crate::render::shorten;
 use crate::suite::SuiteFile;
 pub use parse::{Item, Set};
@@ -159,7 +158,7 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
                 ),
                 Err(e) => return outcome::classify(Err(e.into())),
             };
-            observe(Observation {
+            let observation = Observation {
                 trial: run.test_name().to_string(),
                 set: set.name.clone(),
                 item: item.name.clone(),
@@ -168,7 +167,9 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
                 judged: said,
                 judge_provider: by.0,
                 judge_model: by.1,
-            });
+            };
+            run.scope
+                .note(|checks| checks.observations.push(observation));
             judged(&set, item, said, why.as_deref())
         })
     });
@@ -224,21 +225,6 @@ pub fn judged(set: &Set, item: &Item, said_yes: bool, reasoning: Option<&str>) -
             .map(|r| format!("; judge's reasoning: {r}"))
             .unwrap_or_default()
     ))
-}
-
-static OBSERVED: Mutex<Vec<Observation>> = Mutex::new(Vec::new());
-
-/// Notes an item's verdict for the figures and the result file.
-pub fn observe(observation: Observation) {
-    OBSERVED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(observation);
-}
-
-/// Every verdict noted so far.
-pub fn observed() -> Vec<Observation> {
-    OBSERVED.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 #[cfg(test)]

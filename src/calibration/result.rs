@@ -17,26 +17,7 @@ use crate::stats::agreement::Confusion;
 /// The question type of items that name none.
 pub const UNTYPED: &str = "untyped";
 
-/// One item's verdict, noted as the set's trial judges it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Observation {
-    /// The trial that judged it (the set's, or a single item's).
-    pub trial: String,
-    /// The set.
-    pub set: String,
-    /// The item.
-    pub item: String,
-    /// Its question type.
-    pub kind: Option<String>,
-    /// The label: `true` for "yes".
-    pub expected: bool,
-    /// The judge's answer: `true` for "yes".
-    pub judged: bool,
-    /// The judge provider.
-    pub judge_provider: String,
-    /// The judge model.
-    pub judge_model: String,
-}
+pub use crate::checks::Observation;
 
 /// The result file of one set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@
 
 use crate::cassette::CassetteMode;
 use crate::commands;
-use crate::usage::CallRole;
+use crate::role::CallRole;
 
 /// What the cassette holds for this call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

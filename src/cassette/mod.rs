@@ -14,15 +14,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 pub mod decision;
+mod entry;
 
-use crate::completion::{CompletionRequest, CompletionResult};
-use crate::embedding::{Embedding, EmbeddingRequest};
+pub use entry::{
+    Entry, Exchange, FORMAT_VERSION, FileBody, embedding_key, entry_key, latency_of, now_rfc3339,
+};
+
 use crate::redact::redact;
-pub use crate::usage::CallRole;
 
 /// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +57,16 @@ impl CassetteMode {
         }
     }
 
+    /// The mode's name, as `PROMPT_TESTER_CASSETTE` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Replay => "replay",
+            Self::Record => "record",
+            Self::Off => "off",
+        }
+    }
+
     /// The mode from the environment (`Auto` when unset).
     pub fn from_env() -> Result<Self, String> {
         match crate::config::env_var(Self::ENV) {
@@ -64,212 +74,6 @@ impl CassetteMode {
             None => Ok(Self::Auto),
         }
     }
-}
-
-/// One recorded call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawEntry", into = "RawEntry")]
-pub struct Entry {
-    /// Hash of what decides the answer (see [`entry_key`] and [`embedding_key`]).
-    pub key: String,
-    /// The trial that recorded it.
-    pub test: String,
-    /// The run index (1-based) it belongs to.
-    pub run: u32,
-    /// `subject`, `judge` or `embedding`.
-    pub role: CallRole,
-    /// The provider name.
-    pub provider: String,
-    /// The model id.
-    pub model: String,
-    /// What was asked and answered.
-    pub call: Exchange,
-    /// How long the call took when recorded, in milliseconds.
-    pub latency_ms: u64,
-    /// When it was recorded (RFC 3339, UTC).
-    pub recorded_at: String,
-}
-
-/// A recorded request and its answer: a completion, or (role `embedding`) an embedding.
-// Entries live in a map once per cassette; boxing the larger variant would only add indirection.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum Exchange {
-    /// A model call (subject or judge).
-    Completion {
-        /// The request as sent (provider-neutral; no headers, no URL).
-        request: CompletionRequest,
-        /// The response.
-        response: CompletionResult,
-    },
-    /// An embeddings call.
-    Embedding {
-        /// The text and model.
-        request: EmbeddingRequest,
-        /// The vector and its token count.
-        response: Embedding,
-    },
-}
-
-/// An entry as written: a completion keeps the keys `request` and `response` it always had (so
-/// older cassettes read unchanged), an embedding has `embedding_request` and `embedding` instead.
-#[derive(Serialize, Deserialize)]
-struct RawEntry {
-    key: String,
-    test: String,
-    run: u32,
-    role: CallRole,
-    provider: String,
-    model: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    request: Option<CompletionRequest>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    response: Option<CompletionResult>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    embedding_request: Option<EmbeddingRequest>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    embedding: Option<Embedding>,
-    latency_ms: u64,
-    recorded_at: String,
-}
-
-impl TryFrom<RawEntry> for Entry {
-    type Error = String;
-
-    fn try_from(raw: RawEntry) -> Result<Self, String> {
-        let call = match (
-            raw.role,
-            raw.request,
-            raw.response,
-            raw.embedding_request,
-            raw.embedding,
-        ) {
-            (CallRole::Embedding, None, None, Some(request), Some(response)) => {
-                Exchange::Embedding { request, response }
-            }
-            (CallRole::Subject | CallRole::Judge, Some(request), Some(response), None, None) => {
-                Exchange::Completion { request, response }
-            }
-            (CallRole::Embedding, ..) => {
-                return Err(format!(
-                    "entry {}: an `embedding` entry holds `embedding_request` and `embedding` (and no \
-                     `request` or `response`)",
-                    raw.key
-                ));
-            }
-            _ => {
-                return Err(format!(
-                    "entry {}: a `{}` entry holds `request` and `response` (and no `embedding_request` \
-                     or `embedding`)",
-                    raw.key,
-                    raw.role.as_str()
-                ));
-            }
-        };
-        Ok(Entry {
-            key: raw.key,
-            test: raw.test,
-            run: raw.run,
-            role: raw.role,
-            provider: raw.provider,
-            model: raw.model,
-            call,
-            latency_ms: raw.latency_ms,
-            recorded_at: raw.recorded_at,
-        })
-    }
-}
-
-impl From<Entry> for RawEntry {
-    fn from(entry: Entry) -> Self {
-        let (request, response, embedding_request, embedding) = match entry.call {
-            Exchange::Completion { request, response } => {
-                (Some(request), Some(response), None, None)
-            }
-            Exchange::Embedding { request, response } => {
-                (None, None, Some(request), Some(response))
-            }
-        };
-        RawEntry {
-            key: entry.key,
-            test: entry.test,
-            run: entry.run,
-            role: entry.role,
-            provider: entry.provider,
-            model: entry.model,
-            request,
-            response,
-            embedding_request,
-            embedding,
-            latency_ms: entry.latency_ms,
-            recorded_at: entry.recorded_at,
-        }
-    }
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct FileBody {
-    version: u32,
-    entries: Vec<Entry>,
-}
-
-const FORMAT_VERSION: u32 = 1;
-
-/// The key of a call: a hash of the provider, the model, the rendered request and the run index.
-/// It never includes a key or a URL, so a cassette replays against any endpoint.
-pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> String {
-    #[derive(Serialize)]
-    struct Keyed<'a> {
-        provider: &'a str,
-        model: &'a str,
-        system: &'a Option<String>,
-        messages: &'a [crate::completion::Message],
-        max_tokens: u32,
-        temperature: Option<f32>,
-        // Left out when unset, so keys recorded before seeds existed still match.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        seed: Option<u32>,
-        tools: &'a [crate::completion::ToolSpec],
-        response_schema: &'a Option<crate::completion::ResponseSchema>,
-        run: u32,
-    }
-    let keyed = Keyed {
-        provider,
-        model: &request.model,
-        system: &request.system,
-        messages: &request.messages,
-        max_tokens: request.max_tokens,
-        temperature: request.temperature,
-        seed: request.seed,
-        tools: &request.tools,
-        response_schema: &request.response_schema,
-        run,
-    };
-    let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
-    let digest = Sha256::digest(&bytes);
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The key of an embeddings call: a hash of the provider, the model and the text. The run index is
-/// left out on purpose: an embedding does not vary between runs, so every run of a test (and every
-/// case of a suite embedding the same reference) replays one recording.
-pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
-    #[derive(Serialize)]
-    struct Keyed<'a> {
-        kind: &'static str,
-        provider: &'a str,
-        model: &'a str,
-        input: &'a str,
-    }
-    let keyed = Keyed {
-        kind: "embedding",
-        provider,
-        model: &request.model,
-        input: &request.input,
-    };
-    let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
-    let digest = Sha256::digest(&bytes);
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A cassette file error.
@@ -622,26 +426,11 @@ fn file_stem(name: &str) -> String {
         .collect()
 }
 
-/// The current time as RFC 3339 UTC, for `recorded_at`.
-pub fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .replace_nanosecond(0)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
-}
-
-/// Converts a recorded latency back to a `Duration`.
-pub fn latency_of(entry: &Entry) -> Duration {
-    Duration::from_millis(entry.latency_ms)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::completion::{CompletionRequest, CompletionResult};
+    use crate::role::CallRole;
 
     fn entry(key: &str, run: u32) -> Entry {
         Entry {

@@ -1,6 +1,6 @@
 //! The sampling keys of a test (`runs`, `pass_threshold`, `early_stop`, `pass_rate`, `confidence`,
 //! `max_runs`, `indifference`) as the attribute, a suite, a case or `[defaults]` writes them, how one
-//! level fills in from another, and what is contradictory. `case::SamplePlan::from_keys` makes the
+//! level fills in from another, and what is contradictory. `plan::SamplePlan::from_keys` makes the
 //! plan.
 
 use crate::defaults;

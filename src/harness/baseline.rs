@@ -307,12 +307,12 @@ impl Comparison {
 
     /// The lines the summary prints for a baseline at `path`.
     /// The changes as the HTML report's table: what, then, now, p-value, verdict.
-    pub fn table(&self, path: &Path) -> super::html::Table {
+    pub fn table(&self, path: &Path) -> super::table::Table {
         let rate = |c: &Counts| match c.share() {
             Some(share) => format!("{}/{} ({:.0}%)", c.passed, c.total, share * 100.0),
             None => "-".to_string(),
         };
-        super::html::Table {
+        super::table::Table {
             title: format!(
                 "Against the baseline {} (Fisher's exact test, two-sided, significant at p ≤ {}; no multiple-comparison correction)",
                 path.display(),

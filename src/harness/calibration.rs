@@ -2,78 +2,14 @@
 //! calibration section of the summary and of the JSON report, and the judge-corrected pass rates.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
-use libtest_mimic::Arguments;
 use serde::Serialize;
 
 use super::record::{Status, TrialRecord};
-use super::{TrialDef, TrialKind};
-use crate::calibration::{self as cal, Entry, JudgeResult, ResultFile, result};
-use crate::case::Plan;
-use crate::cassette::CassetteMode;
+use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
+use crate::checks::Observation;
 use crate::config::Config;
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
-
-/// The set trial `calibration::<set>` (every item) and one ignored trial per item,
-/// `calibration::<set>::<item>`, that judges that item alone (like a `::run_N` trial).
-pub(crate) fn trials(config: &Config, args: &Arguments, mode: CassetteMode) -> Vec<TrialDef> {
-    let exact = super::exact_filter(args);
-    let wanted = |n: &str| exact.is_none_or(|f| f == n);
-    let mut defs = Vec::new();
-    for entry in cal::entries(config, exact) {
-        match entry {
-            Entry::Broken { name, message } => defs.push(TrialDef {
-                name: name.clone(),
-                ignored: false,
-                parent: None,
-                case: None,
-                kind: TrialKind::Broken(message),
-            }),
-            Entry::Set { case, items } => {
-                let ignored = super::statically_unavailable(
-                    config,
-                    mode,
-                    case.request.provider(),
-                    &case.cassette,
-                    false,
-                );
-                let case = std::sync::Arc::new(*case);
-                let set = case.name.clone();
-                let plan = |trial: String, only_run: Option<u32>| {
-                    let case = case.clone();
-                    TrialKind::Plan(Box::new(move || Plan {
-                        trial,
-                        only_run,
-                        case,
-                    }))
-                };
-                if wanted(&set) {
-                    defs.push(TrialDef {
-                        name: set.clone(),
-                        ignored,
-                        parent: None,
-                        case: None,
-                        kind: plan(set.clone(), None),
-                    });
-                }
-                for (i, item) in items.iter().enumerate() {
-                    let name = format!("{set}::{item}");
-                    if wanted(&name) {
-                        defs.push(TrialDef {
-                            kind: plan(name.clone(), Some(i as u32 + 1)),
-                            name,
-                            ignored: true,
-                            parent: Some(set.clone()),
-                            case: None,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    defs
-}
 
 /// The judge a figure is about.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,19 +67,21 @@ pub struct JudgeCorrected {
     pub correction: Correction,
 }
 
-static REPORT: Mutex<Option<CalibrationReport>> = Mutex::new(None);
-
-/// The report built after this run's trials, for the JSON writer.
-pub(crate) fn current() -> Option<CalibrationReport> {
-    REPORT.lock().unwrap_or_else(|e| e.into_inner()).clone()
+/// What [`after_run`] found.
+pub(crate) struct AfterRun {
+    /// The calibration report, for the summary and the JSON writer.
+    pub report: Option<CalibrationReport>,
+    /// Result files that could not be written.
+    pub errors: Vec<String>,
+    /// Result files that could not be read (they are measured again).
+    pub warnings: Vec<String>,
 }
 
-/// After the trials: writes the result of every set whose trial judged all its items, then builds the
-/// calibration report from the result files. Returns the report (kept for the JSON writer too) and the
-/// errors of result files that could not be written.
-pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<String>) {
-    let observed = cal::observed();
+/// After the trials: writes the result of every set whose trial judged all its items (`observed`), then
+/// builds the calibration report from the result files.
+pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
     let mut errors = Vec::new();
+    let mut warnings = Vec::new();
     let mut sets = Vec::new();
     for file in cal::discover(config) {
         let Ok(set) = cal::load(&file) else { continue };
@@ -153,7 +91,7 @@ pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<Stri
             Ok(text) => match serde_json::from_str::<ResultFile>(&text) {
                 Ok(f) => Some(f),
                 Err(e) => {
-                    crate::harness::record::warn(format!(
+                    warnings.push(format!(
                         "{shown}: cannot read the calibration result ({e}); re-measure it: {}",
                         crate::commands::rerun(&cal::trial_name(&set.name))
                     ));
@@ -162,7 +100,7 @@ pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<Stri
             },
             Err(_) => None,
         };
-        let measured = result::measure(&set, &cal::trial_name(&set.name), &observed);
+        let measured = result::measure(&set, &cal::trial_name(&set.name), observed);
         let fresh = measured
             .as_ref()
             .map(|r| (r.provider.clone(), r.model.clone()));
@@ -187,7 +125,11 @@ pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<Stri
         model: j.model.clone(),
     });
     if sets.is_empty() {
-        return (None, errors);
+        return AfterRun {
+            report: None,
+            errors,
+            warnings,
+        };
     }
     let pooled = judge.as_ref().and_then(|j| pooled(&sets, j));
     let report = CalibrationReport {
@@ -195,8 +137,11 @@ pub(crate) fn after_run(config: &Config) -> (Option<CalibrationReport>, Vec<Stri
         judge_in_use: pooled.map(|c| agreement::agreement(&c)),
         sets,
     };
-    *REPORT.lock().unwrap_or_else(|e| e.into_inner()) = Some(report.clone());
-    (Some(report), errors)
+    AfterRun {
+        report: Some(report),
+        errors,
+        warnings,
+    }
 }
 
 fn figures(set: &cal::Set, judge: JudgeResult, this_run: bool, hash: &str) -> SetFigures {
@@ -239,19 +184,6 @@ fn write_if_changed(path: &std::path::Path, file: &ResultFile) -> std::io::Resul
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
-}
-
-/// Adds the calibration section and each judged suite's corrected pass rate to the JSON report.
-pub(crate) fn annotate(report: &mut super::report::JsonReport) {
-    let Some(calibration) = current() else {
-        return;
-    };
-    for suite in &mut report.suites {
-        if suite.usage.judge.calls > 0 && suite.total > 0 {
-            suite.judge_corrected = correct(&calibration, suite.passed as u32, suite.total as u32);
-        }
-    }
-    report.calibration = Some(calibration);
 }
 
 /// The correction of `passed` of `total` for the judge in use, when the report has its calibration.

@@ -186,8 +186,8 @@ pub fn compute(records: &[TrialRecord]) -> Option<Matrix> {
 }
 
 /// The matrix as the HTML report's table: the summary's cell texts.
-pub fn table(matrix: &Matrix) -> super::html::Table {
-    super::html::Table {
+pub fn table(matrix: &Matrix) -> super::table::Table {
+    super::table::Table {
         title: "Matrix: runs passed, pass rate [95% interval], cost, mean latency".to_string(),
         columns: std::iter::once("test".to_string())
             .chain(matrix.columns.iter().map(|c| c.label.clone()))
@@ -294,7 +294,8 @@ mod tests {
     use super::*;
     use crate::case::Cell;
     use crate::completion::CompletionResult;
-    use crate::usage::{CallRole, Usage};
+    use crate::role::CallRole;
+    use crate::usage::Usage;
 
     fn record(name: &str, row: &str, label: (&str, &str), passed: u32, total: u32) -> TrialRecord {
         let mut usage = Usage::default();

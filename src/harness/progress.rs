@@ -6,14 +6,14 @@
 //! per-test lines are off (`--format terse`, `-q`). Never for `--list`, `--format json`, under nextest
 //! or under CI ([`shows`] decides; the rest is I/O).
 
-use std::sync::Mutex;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use libtest_mimic::FormatSetting;
 
 use super::record::{Status, TrialRecord};
+use crate::engine::Engine;
 
 /// Where the run's output goes and how libtest was asked to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,6 +34,22 @@ pub struct Console {
     pub ci: bool,
 }
 
+impl Console {
+    /// The console of this process, as libtest's arguments describe it, under nextest or CI or not.
+    pub fn of(args: &libtest_mimic::Arguments, nextest: bool, ci: bool) -> Self {
+        use std::io::IsTerminal;
+        Self {
+            stderr_terminal: std::io::stderr().is_terminal(),
+            stdout_terminal: std::io::stdout().is_terminal(),
+            format: args.format,
+            quiet: args.quiet,
+            list: args.list,
+            nextest,
+            ci,
+        }
+    }
+}
+
 /// Whether the progress line is drawn.
 pub fn shows(c: &Console) -> bool {
     if c.list || c.nextest || c.ci || !c.stderr_terminal {
@@ -47,52 +63,50 @@ pub fn shows(c: &Console) -> bool {
     !c.stdout_terminal || !per_test_lines
 }
 
-struct Line {
+/// The drawn line: trials done of total, and failures and cost so far.
+pub struct Line {
     bar: ProgressBar,
     so_far: Mutex<(u64, f64)>,
 }
 
-static LINE: OnceLock<Line> = OnceLock::new();
-
-/// Starts the line for `total` trials, when [`shows`] says so.
-pub fn start(console: &Console, total: u64) {
-    if !shows(console) {
-        return;
+impl Line {
+    /// Starts the line for `total` trials, when [`shows`] says so; the calls in flight are `engine`'s.
+    pub fn start(console: &Console, total: u64, engine: Arc<Engine>) -> Option<Self> {
+        if !shows(console) {
+            return None;
+        }
+        let style = ProgressStyle::with_template(
+            "{bar:24} {pos}/{len} trials, {inflight} in flight, {msg}, {elapsed}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key(
+            "inflight",
+            move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{} calls", engine.calls_in_flight());
+            },
+        );
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(style);
+        bar.set_message(words(0, 0.0));
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Some(Self {
+            bar,
+            so_far: Mutex::new((0, 0.0)),
+        })
     }
-    let style = ProgressStyle::with_template(
-        "{bar:24} {pos}/{len} trials, {inflight} in flight, {msg}, {elapsed}",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar())
-    .with_key(
-        "inflight",
-        |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = write!(w, "{} calls", crate::engine::calls_in_flight());
-        },
-    );
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    bar.set_style(style);
-    bar.set_message(words(0, 0.0));
-    bar.enable_steady_tick(Duration::from_millis(200));
-    let _ = LINE.set(Line {
-        bar,
-        so_far: Mutex::new((0, 0.0)),
-    });
-}
 
-/// Counts a finished trial.
-pub fn trial_done(record: &TrialRecord) {
-    let Some(line) = LINE.get() else { return };
-    let mut so_far = line.so_far.lock().unwrap_or_else(|e| e.into_inner());
-    so_far.0 += u64::from(matches!(record.status, Status::Failed | Status::Errored));
-    so_far.1 += record.usage.total().cost.priced_usd();
-    line.bar.set_message(words(so_far.0, so_far.1));
-    line.bar.inc(1);
-}
+    /// Counts a finished trial.
+    pub fn trial_done(&self, record: &TrialRecord) {
+        let mut so_far = self.so_far.lock().unwrap_or_else(|e| e.into_inner());
+        so_far.0 += u64::from(matches!(record.status, Status::Failed | Status::Errored));
+        so_far.1 += record.usage.total().cost.priced_usd();
+        self.bar.set_message(words(so_far.0, so_far.1));
+        self.bar.inc(1);
+    }
 
-/// Removes the line before the summary is printed.
-pub fn finish() {
-    if let Some(line) = LINE.get() {
-        line.bar.finish_and_clear();
+    /// Removes the line before the summary is printed.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
     }
 }
 

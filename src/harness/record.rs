@@ -1,7 +1,5 @@
 //! What each executed trial leaves behind for the summary and the reports.
 
-use std::collections::BTreeSet;
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -132,43 +130,4 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 fn from_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let secs = f64::deserialize(d)?;
     Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom)
-}
-
-/// `mutex`, locked even if a thread panicked holding it: a trial that panics must not cost the
-/// others their records.
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-static RECORDS: Mutex<Vec<TrialRecord>> = Mutex::new(Vec::new());
-
-/// Keeps a trial's record.
-pub fn push(record: TrialRecord) {
-    super::progress::trial_done(&record);
-    locked(&RECORDS).push(record);
-}
-
-/// Keeps the record of a trial that did not run (skipped, or broken before it could), with why.
-pub fn push_unrun(name: String, status: Status, why: &str, case: Option<CaseInfo>) {
-    push(TrialRecord::unrun(name, status, why, case));
-}
-
-/// Every record so far, sorted by name.
-pub fn all() -> Vec<TrialRecord> {
-    let mut records = locked(&RECORDS).clone();
-    records.sort_by(|a, b| a.name.cmp(&b.name));
-    records
-}
-
-static WARNINGS: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
-
-/// Keeps a warning to print once after the trials: printed as a trial runs, it would land inside
-/// libtest's `test name ... ok` line, and every numbered run of a test would repeat it.
-pub fn warn(warning: String) {
-    locked(&WARNINGS).insert(warning);
-}
-
-/// Every distinct warning so far, sorted.
-pub fn warnings() -> Vec<String> {
-    locked(&WARNINGS).iter().cloned().collect()
 }

@@ -6,9 +6,10 @@ use futures::FutureExt;
 
 use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
-use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, SamplePlan, Sampling};
+use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::outcome::{SampleOutcome, classify};
+use crate::plan::SamplePlan;
 use crate::render::render;
 
 /// The case of `test` in `column` (one of its `subject_models`, or none), as its trial `trial` (the

@@ -10,18 +10,20 @@ use futures::FutureExt;
 use libtest_mimic::{Completion, Failed};
 
 use super::record::{self, Status, TrialRecord};
-use crate::case::{Plan, Sample, SamplePlan};
-use crate::engine::{RunScope, engine};
+use super::reporter::{Event, Run};
+use crate::case::{Plan, Sample};
+use crate::engine::{Engine, RunScope};
 use crate::outcome::{self, SampleOutcome};
+use crate::plan::SamplePlan;
 use crate::redact::redact;
 use crate::usage::Usage;
 
-/// Runs the plan and reports the outcome to libtest-mimic (and to the run's records).
+/// Runs the plan and reports the outcome to libtest-mimic (and to the run's reporter).
 ///
 /// The samples run in waves: `outcome::next_wave` says how many to launch after each (all at once for a
 /// fixed `runs`, fewer under early stop or adaptive sampling), `outcome::decide` what they decide.
 /// Sample `k` is always run `k`, so a cassette replays exactly the samples it recorded.
-pub fn execute(plan: Plan) -> Result<Completion, Failed> {
+pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
     let started = Instant::now();
     let Plan {
         trial,
@@ -30,7 +32,7 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     } = plan;
     let sampling = case.sampling;
     for warning in &case.warnings {
-        record::warn(warning.clone());
+        run.reporter.report(Event::Warning(warning.clone()));
     }
     // A numbered run is one sample that must pass.
     let rule = match only_run {
@@ -38,11 +40,12 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         None => sampling.plan,
     };
     let max_runs = sampling.plan.max_runs();
-    let concurrency = wave_limit(case.request.provider());
+    let concurrency = wave_limit(&run.engine, case.request.provider());
     let scope = |i: u32| {
         Arc::new(RunScope {
             live_only: sampling.live_only,
             ..RunScope::new(
+                run.engine.clone(),
                 &trial,
                 &case.cassette,
                 &case.filter,
@@ -67,7 +70,7 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
     IN_TRIAL.with(|flag| flag.set(true));
     let mut scopes: Vec<Arc<RunScope>> = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
-    engine().block_on(async {
+    run.engine.block_on(async {
         loop {
             let taken: Vec<&SampleOutcome> = samples.iter().map(|s| &s.outcome).collect();
             let mut wave = outcome::next_wave(&rule, &taken, concurrency);
@@ -89,6 +92,14 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
         }
     });
     IN_TRIAL.with(|flag| flag.set(false));
+
+    let observations: Vec<_> = samples
+        .iter_mut()
+        .flat_map(|s| std::mem::take(&mut s.detail.checks.observations))
+        .collect();
+    if !observations.is_empty() {
+        run.reporter.report(Event::Observed(observations));
+    }
 
     let mut usage = Usage::default();
     for scope in &scopes {
@@ -132,26 +143,28 @@ pub fn execute(plan: Plan) -> Result<Completion, Failed> {
             .collect(),
     };
 
+    let finished =
+        |record: TrialRecord| run.reporter.report(Event::TrialFinished(Box::new(record)));
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {
         let reason = decision.message.unwrap_or_default();
         record.message = Some(reason.clone());
-        record::push(record);
+        finished(record);
         return Ok(Completion::ignored_with(reason));
     }
     let Some(message) = decision.message else {
-        record::push(record);
+        finished(record);
         return Ok(Completion::Completed);
     };
     let message = redact(&message).into_owned();
     record.message = Some(message.clone());
-    record::push(record);
+    finished(record);
     Err(Failed::from(message))
 }
 
 /// The most samples a wave launches: the in-flight limit of the provider the samples call (the
 /// harness's `concurrency` when it is unknown).
-fn wave_limit(provider: Option<&str>) -> u32 {
-    let config = &engine().config;
+fn wave_limit(engine: &Engine, provider: Option<&str>) -> u32 {
+    let config = &engine.config;
     let limit = provider
         .and_then(|p| config.endpoint(p).ok())
         .map_or(config.concurrency, |e| e.max_in_flight);

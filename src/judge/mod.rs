@@ -37,7 +37,7 @@ use crate::cassette::decision::Unavailable;
 use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::JudgeConfig;
-use crate::engine::{CallError, CallRole, engine};
+use crate::engine::{CallError, CallRole};
 use crate::run::PromptRun;
 use crate::usage::Tally;
 use parse::Parsed;
@@ -146,7 +146,9 @@ impl PromptRun {
     }
 
     fn configured_judge(&self) -> Result<Judge<'_>, JudgeError> {
-        let config = engine()
+        let config = self
+            .scope
+            .engine
             .config
             .judge
             .as_ref()
@@ -263,7 +265,10 @@ impl Judge<'_> {
     }
 
     async fn call(&self, request: CompletionRequest) -> Result<CompletionResult, JudgeError> {
-        match engine()
+        match self
+            .run
+            .scope
+            .engine
             .complete(
                 &self.run.scope,
                 CallRole::Judge,
@@ -345,7 +350,13 @@ mod tests {
     }
 
     fn run(output: &str) -> PromptRun {
-        PromptRun::__for_tests("judge_unit", "Summarise the memo.", output, false)
+        PromptRun::given(
+            crate::engine::Engine::for_unit_tests(),
+            "judge_unit",
+            "Summarise the memo.",
+            output,
+            false,
+        )
     }
 
     fn spent(input: u64, output: u64, cost: Option<f64>) -> Spent {

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::case::{
-    Case, CaseInfo, Column, Evaluator, Executor, RequestTemplate, SamplePlan, Sampling, SuiteInfo,
+    Case, CaseInfo, Column, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo,
 };
 use crate::config::Config;
+use crate::plan::SamplePlan;
 use assert::Check;
 use parse::Suite;
 
@@ -243,7 +244,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
     for case in &suite.cases {
         let row = format!("{}::{}", suite.info.name, case.name);
         // The case, one of its columns, or one of their numbered runs.
-        if exact.is_some_and(|f| !crate::harness::in_trials_of(f, &row)) {
+        if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, &row)) {
             continue;
         }
         // `--subject` collapses the model axis onto its one model.
@@ -253,7 +254,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
         };
         for column in Column::all(models, &variants) {
             let name = column.trial(&row);
-            if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+            if exact.is_some_and(|f| !crate::trial_name::exact_is_in_trial(f, &name)) {
                 continue;
             }
             let info = CaseInfo {
@@ -292,12 +293,12 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
     let config = Arc::new(config.clone());
     for (index, row) in rows.dataset.rows.iter().enumerate() {
         let row_name = format!("{}::{}", suite.info.name, row.name);
-        if exact.is_some_and(|f| !crate::harness::in_trials_of(f, &row_name)) {
+        if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, &row_name)) {
             continue;
         }
         for column in Column::all(models, &variants) {
             let name = column.trial(&row_name);
-            if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::run_"))) {
+            if exact.is_some_and(|f| !crate::trial_name::exact_is_in_trial(f, &name)) {
                 continue;
             }
             let info = CaseInfo {

@@ -22,7 +22,15 @@ fn problems(text: &str) -> String {
 }
 
 fn run(output: &str) -> PromptRun {
-    let scope = Arc::new(RunScope::new("s::a", "s", "s", 1, 1, false));
+    let scope = Arc::new(RunScope::new(
+        crate::engine::Engine::for_unit_tests(),
+        "s::a",
+        "s",
+        "s",
+        1,
+        1,
+        false,
+    ));
     let request = crate::run::RunRequest {
         prompt: "p".into(),
         vars: Default::default(),
@@ -199,7 +207,7 @@ fn the_score_weighs_passing_assertions() {
         assertion(Check::MaxWords(1), 3.0),
         assertion(Check::StartsWith("no".into()), 1.0),
     ];
-    let engine = crate::engine::engine();
+    let engine = crate::engine::Engine::for_unit_tests();
     // "yes" passes contains and max_words (4 of 5), fails starts_with.
     assert_eq!(
         engine.block_on(evaluate(&asserts, Some(0.8), &run("yes"))),
@@ -424,7 +432,8 @@ fn similar_is_not_compared_when_the_case_fails_anyway() {
     ];
     // Comparing would call the embeddings server of this crate's [embeddings] (none listens during unit
     // tests) and error the sample instead of failing it.
-    let outcome = crate::engine::engine().block_on(evaluate(&asserts, None, &run("yes")));
+    let outcome =
+        crate::engine::Engine::for_unit_tests().block_on(evaluate(&asserts, None, &run("yes")));
     match outcome {
         SampleOutcome::Failed(message) => {
             assert!(message.starts_with("2 of 2 assertions failed"), "{message}");

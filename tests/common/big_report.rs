@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use prompt_tester::__private::{
+use prompt_tester::testing::{
     AssertionRecord, CaseInfo, JudgeAnswer, SampleRecord, SampleStatus, Status, SuiteInfo,
     TrialRecord,
 };

@@ -194,14 +194,14 @@ async fn text(c: &Client, css: &str) -> String {
 }
 
 /// A model matrix and a baseline comparison, as the features that compute them would hand them over.
-fn extras() -> prompt_tester::__private::Extras {
-    use prompt_tester::__private::Table;
+fn extras() -> prompt_tester::testing::Extras {
+    use prompt_tester::testing::Table;
     let table = |title: &str, columns: &[&str], row: &[&str]| Table {
         title: title.into(),
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows: vec![row.iter().map(|c| c.to_string()).collect()],
     };
-    prompt_tester::__private::Extras {
+    prompt_tester::testing::Extras {
         matrix: Some(table(
             "Model matrix",
             &["case", "model-a", "model-b"],
@@ -251,10 +251,10 @@ fn the_html_report_works_in_a_real_browser() {
     let big = f.root.join("out/big.html");
     let records = big_report::records(1000, 5);
     let started = Instant::now();
-    prompt_tester::__private::write_html(
+    prompt_tester::testing::write_html(
         &big,
         &records,
-        &prompt_tester::__private::RunInfo::default(),
+        &prompt_tester::testing::RunInfo::default(),
         &extras(),
     )
     .unwrap();

@@ -7,7 +7,7 @@
 //! suites (`parsing`), running against recordings and HTTP providers (`running`), reports (`reports`)
 //! and judge assertions (`judge`).
 
-use prompt_tester::cassette::{Entry, entry_key};
+use prompt_tester::testing::cassette::{Entry, entry_key};
 use prompt_tester::{CompletionRequest, CompletionResult, PromptRun, toml};
 use prompt_tester_testkit::child::{self, Child};
 use prompt_tester_testkit::{FakeProvider, Wire};
@@ -166,10 +166,10 @@ output_mtok = 2.0
             key: entry_key(PROVIDER, &request, run),
             test: suite.to_string(),
             run,
-            role: prompt_tester::cassette::CallRole::Subject,
+            role: prompt_tester::testing::cassette::CallRole::Subject,
             provider: PROVIDER.into(),
             model: request.model.clone(),
-            call: prompt_tester::cassette::Exchange::Completion {
+            call: prompt_tester::testing::cassette::Exchange::Completion {
                 request,
                 response: result,
             },

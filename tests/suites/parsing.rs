@@ -214,7 +214,7 @@ fn the_shipped_example_suites_are_valid() {
     let text = ["assertions", "meaning"]
         .map(|s| std::fs::read_to_string(root.join(format!("{s}.evals.toml"))).unwrap())
         .join("\n");
-    for kind in prompt_tester::__private::BUILT_IN_ASSERTIONS
+    for kind in prompt_tester::testing::BUILT_IN_ASSERTIONS
         .into_iter()
         .filter(|kind| !kind.ends_with("tool_called"))
     {

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::harness::record::TrialRecord;
+pub use crate::harness::table::Table;
 use crate::redact::redact;
 
 /// What the page says about the run as a whole.
@@ -35,17 +36,6 @@ pub struct RunInfo {
     /// nextest's run id: records of the same run are merged into one page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nextest_run: Option<String>,
-}
-
-/// A table the page shows above the trials (the model matrix, a baseline comparison), when it exists.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Table {
-    /// The heading.
-    pub title: String,
-    /// Column headings.
-    pub columns: Vec<String>,
-    /// Rows of cells, as text.
-    pub rows: Vec<Vec<String>>,
 }
 
 /// Optional sections of the page.
@@ -149,7 +139,7 @@ pub fn write_html(
     extras: &Extras,
 ) -> std::io::Result<()> {
     let new = data(records, run, extras);
-    super::report::update_locked(path, |old| Ok(page(&merge(old.and_then(read_data), new))))
+    crate::harness::files::update_locked(path, |old| Ok(page(&merge(old.and_then(read_data), new))))
 }
 
 #[cfg(test)]

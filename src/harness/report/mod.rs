@@ -10,155 +10,24 @@
 //! `#[prompt_test]` functions under `tests`, then `totals`.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
-use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
-use std::time::Duration;
+use serde::Serialize;
 
-use serde::{Deserialize, Serialize};
-
+use super::calibration::CalibrationReport;
+use super::files::write_run_report;
 use crate::case::SuiteInfo;
-use crate::harness::record::{Latency, SampleRecord, Status, TrialRecord};
+use crate::harness::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::stats::Counts;
 use crate::usage::Usage;
 
+mod junit;
+
+pub use junit::write_junit;
+
 /// The category of cases that name none.
 pub const UNCATEGORIZED: &str = "uncategorized";
-
-/// The JUnit test suite of a `#[prompt_test]` at the crate root (no module path).
-const ROOT_SUITE: &str = "prompt_tests";
-
-/// Writes a JUnit XML report: one `<testsuite>` per suite file (per module for `#[prompt_test]`
-/// functions), one `<testcase>` per trial, its runs, pass rate, tokens and costs as properties.
-pub fn write_junit(
-    path: &Path,
-    records: &[TrialRecord],
-    nextest_run: Option<&str>,
-) -> std::io::Result<()> {
-    write_run_report(path, records, nextest_run, |records| {
-        let xml = junit_xml(records).map_err(std::io::Error::other)?;
-        Ok(redact(&xml).into_owned())
-    })
-}
-
-/// The JUnit XML of `records`.
-pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::SerializeError> {
-    let mut suites: BTreeMap<String, TestSuite> = BTreeMap::new();
-    for r in records {
-        let group = match &r.case {
-            Some(case) => case.suite.name.clone(),
-            None => r
-                .name
-                .rsplit_once("::")
-                .map_or(ROOT_SUITE.to_string(), |(module, _)| module.to_string()),
-        };
-        let suite = suites
-            .entry(group.clone())
-            .or_insert_with(|| TestSuite::new(group.clone()));
-        let message = r.message.as_deref().map(|m| redact(m).into_owned());
-        let status = match r.status {
-            Status::Passed => TestCaseStatus::success(),
-            Status::Ignored | Status::LiveOnly => {
-                let mut s = TestCaseStatus::skipped();
-                if let Some(m) = &message {
-                    s.set_message(m.as_str());
-                }
-                s
-            }
-            Status::Failed | Status::Errored => {
-                let kind = if r.status == Status::Errored {
-                    NonSuccessKind::Error
-                } else {
-                    NonSuccessKind::Failure
-                };
-                let mut s = TestCaseStatus::non_success(kind);
-                let text = message.clone().unwrap_or_else(|| "failed".to_string());
-                s.set_message(text.lines().next().unwrap_or_default());
-                s.set_type("prompt-tester");
-                s.set_description(text);
-                s
-            }
-        };
-        let mut case = TestCase::new(r.name.as_str(), status);
-        case.set_classname(group.as_str());
-        case.set_time(r.duration);
-        case.add_properties(properties(r));
-        if let Some(preview) = &r.output_preview {
-            case.set_system_out(redact(preview).into_owned());
-        }
-        suite.add_test_case(case);
-    }
-    let mut report = Report::new("prompt-tester");
-    report.add_test_suites(suites.into_values());
-    report.to_string()
-}
-
-fn properties(r: &TrialRecord) -> Vec<Property> {
-    let u = &r.usage;
-    let mut props = vec![
-        Property::new("runs", r.runs_total.to_string()),
-        Property::new("runs_passed", r.runs_passed.to_string()),
-        Property::new("runs_errored", r.runs_errored.to_string()),
-        Property::new("runs_required", r.runs_required.to_string()),
-        Property::new("pass_threshold", r.pass_threshold.to_string()),
-    ];
-    let rate = Rate::of(r.counts());
-    for (name, value) in [
-        ("pass_rate", rate.pass_rate),
-        ("ci_low", rate.ci_low),
-        ("ci_high", rate.ci_high),
-    ] {
-        if let Some(value) = value {
-            props.push(Property::new(name, format!("{value:.4}")));
-        }
-    }
-    props.extend([
-        Property::new("subject_calls", u.subject.calls.to_string()),
-        Property::new("subject_replayed", u.subject.replayed.to_string()),
-        Property::new("subject_input_tokens", u.subject.tokens.input.to_string()),
-        Property::new("subject_output_tokens", u.subject.tokens.output.to_string()),
-    ]);
-    props.extend(cost_property("subject_cost_usd", &u.subject));
-    props.extend([
-        Property::new("judge_calls", u.judge.calls.to_string()),
-        Property::new("judge_input_tokens", u.judge.tokens.input.to_string()),
-        Property::new("judge_output_tokens", u.judge.tokens.output.to_string()),
-    ]);
-    props.extend(cost_property("judge_cost_usd", &u.judge));
-    if u.embedding.calls > 0 {
-        props.extend([
-            Property::new("embedding_calls", u.embedding.calls.to_string()),
-            Property::new(
-                "embedding_input_tokens",
-                u.embedding.tokens.input.to_string(),
-            ),
-        ]);
-        props.extend(cost_property("embedding_cost_usd", &u.embedding));
-    }
-    if !u.unpriced.is_empty() {
-        props.push(Property::new(
-            "unpriced_models",
-            u.unpriced.iter().cloned().collect::<Vec<_>>().join(","),
-        ));
-    }
-    if let Some(case) = &r.case {
-        props.push(Property::new("suite_file", case.suite.file.as_str()));
-        props.push(Property::new(
-            "category",
-            case.category.as_deref().unwrap_or(UNCATEGORIZED),
-        ));
-    }
-    props
-}
-
-/// The cost property, absent when a call had no price: that cost is unknown (`unpriced_models` says
-/// which), and a sum of the priced calls alone would understate it.
-fn cost_property(name: &str, tally: &crate::usage::Tally) -> Option<Property> {
-    let usd = tally.cost.known()?;
-    Some(Property::new(name, format!("{usd:.6}")))
-}
 
 /// A pass rate and its 95% Wilson interval, as the reports write them; all `null` without samples.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -455,142 +324,27 @@ pub fn write_json(
     path: &Path,
     records: &[TrialRecord],
     nextest_run: Option<&str>,
+    calibration: Option<&CalibrationReport>,
 ) -> std::io::Result<()> {
     write_run_report(path, records, nextest_run, |records| {
         let mut report = json_report(records, &crate::cassette::now_rfc3339());
-        super::calibration::annotate(&mut report);
+        if let Some(calibration) = calibration {
+            annotate(&mut report, calibration);
+        }
         let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
         Ok(redact(&json).into_owned())
     })
 }
 
-/// The records of a nextest run so far, kept beside a report (`.NAME.records.json`).
-#[derive(Serialize, Deserialize)]
-struct RunRecords {
-    nextest_run: String,
-    records: Vec<StoredRecord>,
-}
-
-/// A record with the latencies the reports leave out (the matrix's mean needs them).
-#[derive(Serialize, Deserialize)]
-struct StoredRecord {
-    #[serde(flatten)]
-    record: TrialRecord,
-    latency_secs: f64,
-    latency_samples: u32,
-}
-
-/// Writes the report `render` makes of `records` to `path`. Under nextest every trial is its own process
-/// and each writes the report: the records of the run (`nextest_run`) so far are kept beside it, merged
-/// by trial name under the report's lock, so the report holds every trial of the run, not only the last
-/// process's. A record file of another run is replaced.
-fn write_run_report(
-    path: &Path,
-    records: &[TrialRecord],
-    nextest_run: Option<&str>,
-    render: impl FnOnce(&[TrialRecord]) -> std::io::Result<String>,
-) -> std::io::Result<()> {
-    let Some(run) = nextest_run else {
-        return write_atomically(path, render(records)?.as_bytes());
-    };
-    let (dir, name) = dir_and_name(path)?;
-    let store = dir.join(format!(".{}.records.json", name.to_string_lossy()));
-    update_locked(path, |_| {
-        let earlier = std::fs::read_to_string(&store)
-            .ok()
-            .and_then(|text| serde_json::from_str::<RunRecords>(&text).ok())
-            .filter(|stored| stored.nextest_run == run)
-            .map(|stored| stored.records)
-            .unwrap_or_default();
-        let mut merged: BTreeMap<String, TrialRecord> = earlier
-            .into_iter()
-            .map(|s| {
-                let mut record = s.record;
-                record.latency = Latency {
-                    total: Duration::try_from_secs_f64(s.latency_secs).unwrap_or_default(),
-                    samples: s.latency_samples,
-                };
-                (record.name.clone(), record)
-            })
-            .collect();
-        for r in records {
-            merged.insert(r.name.clone(), r.clone());
+/// Adds the calibration section and each judged suite's corrected pass rate to the JSON report.
+fn annotate(report: &mut JsonReport, calibration: &CalibrationReport) {
+    for suite in &mut report.suites {
+        if suite.usage.judge.calls > 0 && suite.total > 0 {
+            suite.judge_corrected =
+                super::calibration::correct(calibration, suite.passed as u32, suite.total as u32);
         }
-        let merged: Vec<TrialRecord> = merged.into_values().collect();
-        let stored = RunRecords {
-            nextest_run: run.to_string(),
-            records: merged
-                .iter()
-                .map(|r| StoredRecord {
-                    record: r.clone(),
-                    latency_secs: r.latency.total.as_secs_f64(),
-                    latency_samples: r.latency.samples,
-                })
-                .collect(),
-        };
-        let text = serde_json::to_string(&stored).map_err(std::io::Error::other)?;
-        write_atomically(&store, redact(&text).as_bytes())?;
-        render(&merged)
-    })
-}
-
-/// Rewrites `path` with `update(its current text)`, holding a lock file beside it, so that processes
-/// writing the same report (nextest runs one per trial) take turns and each sees the others' writes.
-/// The lock file (`.NAME.lock`) is never deleted, as with cassettes: deleting it while a process waits
-/// on it would let that process and a newcomer both hold "the" lock.
-pub(super) fn update_locked(
-    path: &Path,
-    update: impl FnOnce(Option<&str>) -> std::io::Result<String>,
-) -> std::io::Result<()> {
-    let (dir, name) = dir_and_name(path)?;
-    std::fs::create_dir_all(dir)?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(format!(".{}.lock", name.to_string_lossy())))?;
-    lock.lock()?;
-    let old = match std::fs::read_to_string(path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
-    let written = update(old.as_deref()).and_then(|text| write_atomically(path, text.as_bytes()));
-    drop(lock);
-    written
-}
-
-/// The directory (`.` when none is named) and the file name of a report path.
-fn dir_and_name(path: &Path) -> std::io::Result<(&Path, &std::ffi::OsStr)> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the report path names no file"))?;
-    Ok((dir, name))
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let (dir, name) = dir_and_name(path)?;
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.write_all(b"\n")?;
-        f.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
     }
-    Ok(())
+    report.calibration = Some(calibration.clone());
 }
 
 #[cfg(test)]
@@ -748,19 +502,5 @@ mod tests {
         }
         assert_eq!([&suite["runs_passed"], &suite["runs_total"]], [5, 10]);
         assert!(close(&suite["pass_rate"], 0.5));
-    }
-
-    #[test]
-    fn junit_properties_hold_the_interval_beside_the_rate() {
-        let xml = junit_xml(&[record("t", Status::Passed, 4, 5)]).unwrap();
-        for property in [
-            r#"<property name="pass_rate" value="0.8000"/>"#,
-            r#"<property name="ci_low" value="0.3755"/>"#,
-            r#"<property name="ci_high" value="0.9638"/>"#,
-        ] {
-            assert!(xml.contains(property), "no {property} in {xml}");
-        }
-        let none = junit_xml(&[record("t", Status::Ignored, 0, 0)]).unwrap();
-        assert!(!none.contains("ci_low"), "{none}");
     }
 }

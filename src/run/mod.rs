@@ -1,5 +1,7 @@
 //! [`PromptRun`]: one sample of a prompt test, what the test body asserts on.
 
+mod similarity;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,12 +125,17 @@ impl PromptRun {
         }
     }
 
-    /// A run of `test` whose prompt was `prompt` and whose answer was `output`, in a fresh scope (run 1
-    /// of 1, no cassette of its own beyond the test's name). Not a stable API: it lets tests of code
-    /// that takes a `PromptRun` (the judge) build one without a subject call.
-    #[doc(hidden)]
-    pub fn __for_tests(test: &str, prompt: &str, output: &str, cache_judge: bool) -> Self {
-        let scope = Arc::new(RunScope::new(test, test, test, 1, 1, cache_judge));
+    /// A run of `test` whose prompt was `prompt` and whose answer was `output`, in a fresh scope of
+    /// `engine` (run 1 of 1, no cassette of its own beyond the test's name): tests of code that takes a
+    /// `PromptRun` (the judge) build one without a subject call.
+    pub(crate) fn given(
+        engine: Arc<crate::engine::Engine>,
+        test: &str,
+        prompt: &str,
+        output: &str,
+        cache_judge: bool,
+    ) -> Self {
+        let scope = Arc::new(RunScope::new(engine, test, test, test, 1, 1, cache_judge));
         let request = RunRequest {
             prompt: prompt.to_string(),
             vars: BTreeMap::new(),

@@ -1,0 +1,495 @@
+//! The trials a run can run: one per `#[prompt_test]` function, suite case, dataset row and calibration
+//! set, per matrix column, and their numbered single-sample trials. Nothing is resolved or called here:
+//! a trial builds its `Plan` when it runs, and with `--exact` only the requested trial is built (nextest
+//! runs one per process).
+
+use std::sync::Arc;
+
+use super::registry::RustTest;
+use super::rust_test;
+use super::settings::Settings;
+use crate::calibration::{self as cal, Entry};
+use crate::case::{self, Case, Plan};
+use crate::config::Config;
+use crate::suite;
+use crate::trial_name::{self, TrialName};
+
+/// A trial before it is handed to libtest-mimic. Plans are built only when the trial runs.
+pub struct TrialDef {
+    /// The trial name.
+    pub name: String,
+    /// Ignored unless asked for (`--ignored`, or a filter naming a single run).
+    pub ignored: bool,
+    /// The parent trial of a `::run_N` trial (or of a calibration item).
+    pub parent: Option<String>,
+    /// The suite case it runs, for the reports of skipped and broken trials (plans carry their own).
+    pub case: Option<case::CaseInfo>,
+    /// What running it does.
+    pub kind: TrialKind,
+}
+
+/// What running a trial does.
+pub enum TrialKind {
+    /// Build the plan, then execute it.
+    Plan(Box<dyn FnOnce() -> Plan + Send>),
+    /// Report the trial as ignored with this reason (a skipped case).
+    Skip(String),
+    /// Fail with this message (a broken suite file).
+    Broken(String),
+    /// Decide when the trial runs (a dataset row, built only then).
+    Lazy(Box<dyn FnOnce() -> TrialKind + Send>),
+}
+
+/// What the catalog is built from: the configuration, the run's settings and the `--exact` name.
+pub struct Catalog<'a> {
+    /// The configuration.
+    pub config: &'a Config,
+    /// The run's settings (cassette mode, CI, nextest).
+    pub settings: &'a Settings,
+    /// The one trial asked for with `--exact`.
+    pub exact: Option<&'a str>,
+}
+
+impl Catalog<'_> {
+    /// Every trial: the registered functions', the suites', the calibration sets'.
+    pub fn trials(&self) -> Vec<TrialDef> {
+        let mut defs = self.rust_trials();
+        defs.extend(self.suite_trials());
+        defs.extend(self.calibration_trials());
+        defs
+    }
+
+    /// Whether a trial is known, before it runs, to be ignored: it has no cassette file, and the
+    /// decision for an unrecorded call is to ignore it (no key outside CI, or `live_only`).
+    ///
+    /// Such trials are ignored at run time with a reason (libtest shows it); under nextest, which reads
+    /// an ignored trial's exit status as a pass, they are marked ignored up front so nextest shows them
+    /// skipped.
+    fn statically_unavailable(
+        &self,
+        provider: Option<&str>,
+        cassette: &str,
+        live_only: bool,
+    ) -> bool {
+        if !self.settings.runner.is_nextest()
+            || crate::cassette::CassetteStore::new(&self.config.cassette_dir)
+                .path_for(cassette)
+                .exists()
+        {
+            return false;
+        }
+        let missing_key = provider
+            .and_then(|p| self.config.endpoint(p).ok())
+            .and_then(crate::provider::missing_key_for);
+        crate::cassette::decision::ignored_without_recording(
+            self.settings.mode,
+            missing_key.as_deref(),
+            self.settings.ci,
+            live_only,
+        )
+    }
+
+    /// Trials of the registered `#[prompt_test]` functions.
+    fn rust_trials(&self) -> Vec<TrialDef> {
+        let exact = self.exact;
+        let config = Arc::new(self.config.clone());
+        let mut defs = Vec::new();
+        for test in inventory::iter::<RustTest> {
+            let name = test.trial_name();
+            if exact.is_some_and(|f| !trial_name::exact_is_in_row(f, &name)) {
+                continue;
+            }
+            let spec = (test.spec)();
+            // The sampling keys and `subject_models` may be any expression: their values are checked here.
+            let subjects = match subjects_of(
+                spec.subject_models.as_deref(),
+                config.subject.is_some(),
+            ) {
+                Ok(subjects) => subjects,
+                Err(problem) => {
+                    let message = format!(
+                        "test `{name}` ({}:{}): {problem}; fix `subject_models` in its #[prompt_test]",
+                        test.file, test.line
+                    );
+                    defs.extend(trials_with_runs(&name, 1, exact, false, None, |_, _| {
+                        TrialKind::Broken(message.clone())
+                    }));
+                    continue;
+                }
+            };
+            let plan = match sampling_plan(&spec.sampling, &config.sampling) {
+                Ok(plan) => plan,
+                Err(problem) => {
+                    let message = format!(
+                        "test `{name}` ({}:{}): {problem}; fix the value in its #[prompt_test]",
+                        test.file, test.line
+                    );
+                    defs.extend(trials_with_runs(
+                        &name,
+                        spec.sampling.runs.unwrap_or(1),
+                        exact,
+                        false,
+                        None,
+                        |_, _| TrialKind::Broken(message.clone()),
+                    ));
+                    continue;
+                }
+            };
+            for column in case::Column::all(&subjects, &[]) {
+                let provider = config
+                    .subject
+                    .as_ref()
+                    .or(column.subject.as_ref())
+                    .map(|s| s.provider.clone())
+                    .or_else(|| spec.request.call.provider.clone())
+                    .or_else(|| config.defaults.provider.clone());
+                let unrecordable =
+                    self.statically_unavailable(provider.as_deref(), &name, spec.live_only);
+                let column = Arc::new(column);
+                defs.extend(trials_with_runs(
+                    &column.trial(&name),
+                    plan.max_runs(),
+                    exact,
+                    unrecordable,
+                    None,
+                    |trial_name, only_run| {
+                        let (config, column) = (config.clone(), column.clone());
+                        TrialKind::Plan(Box::new(move || Plan {
+                            case: Arc::new(rust_test::case(
+                                test,
+                                &trial_name,
+                                &config,
+                                &column,
+                                plan,
+                            )),
+                            trial: trial_name,
+                            only_run,
+                        }))
+                    },
+                ));
+            }
+        }
+        defs
+    }
+
+    /// Trials of the suites' items.
+    fn suite_trials(&self) -> Vec<TrialDef> {
+        let exact = self.exact;
+        let mut defs = Vec::new();
+        for item in suite::items(self.config, exact) {
+            match item {
+                suite::Item::Case(case) => defs.extend(self.case_trials(*case)),
+                // Not flagged ignored: the trial runs to report itself ignored with its reason (and a
+                // record). Under nextest an ignored outcome reads as a pass, so there it is flagged.
+                suite::Item::Skipped { name, reason, info } if exact.is_none_or(|f| f == name) => {
+                    defs.push(TrialDef {
+                        name,
+                        ignored: self.settings.runner.is_nextest(),
+                        parent: None,
+                        case: Some(info),
+                        kind: TrialKind::Skip(reason),
+                    });
+                }
+                suite::Item::Skipped { .. } => {}
+                suite::Item::Row(row) => defs.extend(self.row_trials(*row)),
+                suite::Item::Broken {
+                    name,
+                    message,
+                    info,
+                } => defs.push(TrialDef {
+                    name,
+                    ignored: false,
+                    parent: None,
+                    case: info,
+                    kind: TrialKind::Broken(message),
+                }),
+            }
+        }
+        defs
+    }
+
+    /// The trial of a resolved case and its numbered runs.
+    fn case_trials(&self, case: Case) -> Vec<TrialDef> {
+        let unrecordable = self.statically_unavailable(
+            case.request.provider(),
+            &case.cassette,
+            case.sampling.live_only,
+        );
+        let case = Arc::new(case);
+        trials_with_runs(
+            &case.name.clone(),
+            case.sampling.plan.max_runs(),
+            self.exact,
+            unrecordable,
+            case.info.clone(),
+            |trial_name, only_run| {
+                let case = case.clone();
+                TrialKind::Plan(Box::new(move || Plan {
+                    trial: trial_name,
+                    only_run,
+                    case,
+                }))
+            },
+        )
+    }
+
+    /// The trials of a dataset row: its case is built when one of them runs.
+    fn row_trials(&self, row: suite::LazyRow) -> Vec<TrialDef> {
+        let unrecordable =
+            self.statically_unavailable(row.provider.as_deref(), &row.cassette, row.live_only);
+        let build = row.build;
+        trials_with_runs(
+            &row.name,
+            row.runs,
+            self.exact,
+            unrecordable,
+            Some(row.info),
+            |trial_name, only_run| {
+                let build = build.clone();
+                TrialKind::Lazy(Box::new(move || match build() {
+                    Ok(case) => TrialKind::Plan(Box::new(move || Plan {
+                        trial: trial_name,
+                        only_run,
+                        case,
+                    })),
+                    Err(message) => TrialKind::Broken(message),
+                }))
+            },
+        )
+    }
+
+    /// The set trial `calibration::<set>` (every item) and one ignored trial per item,
+    /// `calibration::<set>::<item>`, that judges that item alone (like a `::run_N` trial).
+    fn calibration_trials(&self) -> Vec<TrialDef> {
+        let exact = self.exact;
+        let wanted = |n: &str| exact.is_none_or(|f| f == n);
+        let mut defs = Vec::new();
+        for entry in cal::entries(self.config, exact) {
+            match entry {
+                Entry::Broken { name, message } => defs.push(TrialDef {
+                    name: name.clone(),
+                    ignored: false,
+                    parent: None,
+                    case: None,
+                    kind: TrialKind::Broken(message),
+                }),
+                Entry::Set { case, items } => {
+                    let ignored =
+                        self.statically_unavailable(case.request.provider(), &case.cassette, false);
+                    let case = Arc::new(*case);
+                    let set = case.name.clone();
+                    let plan = |trial: String, only_run: Option<u32>| {
+                        let case = case.clone();
+                        TrialKind::Plan(Box::new(move || Plan {
+                            trial,
+                            only_run,
+                            case,
+                        }))
+                    };
+                    if wanted(&set) {
+                        defs.push(TrialDef {
+                            name: set.clone(),
+                            ignored,
+                            parent: None,
+                            case: None,
+                            kind: plan(set.clone(), None),
+                        });
+                    }
+                    for (i, item) in items.iter().enumerate() {
+                        let name = trial_name::item(&set, item);
+                        if wanted(&name) {
+                            defs.push(TrialDef {
+                                kind: plan(name.clone(), Some(i as u32 + 1)),
+                                name,
+                                ignored: true,
+                                parent: Some(set.clone()),
+                                case: None,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        defs
+    }
+}
+
+/// The subjects of a test's `subject_models`, checked; none when `--subject` retargets the run (the
+/// model axis collapses onto that one model).
+fn subjects_of(
+    written: Option<&[String]>,
+    retargeted: bool,
+) -> Result<Vec<crate::model::Subject>, String> {
+    let Some(written) = written else {
+        return Ok(Vec::new());
+    };
+    if written.is_empty() {
+        return Err("`subject_models` is empty; list at least one `provider/model`".into());
+    }
+    let mut subjects: Vec<crate::model::Subject> = Vec::new();
+    for (i, entry) in written.iter().enumerate() {
+        let subject = entry
+            .parse()
+            .map_err(|e| format!("`subject_models[{i}]`: {e}"))?;
+        if subjects.contains(&subject) {
+            return Err(format!(
+                "`subject_models[{i}]`: {entry} is listed twice; keep one"
+            ));
+        }
+        subjects.push(subject);
+    }
+    Ok(if retargeted { Vec::new() } else { subjects })
+}
+
+/// The sampling plan of a test's own keys over `[defaults]`, or what is wrong with them.
+fn sampling_plan(
+    own: &crate::config::SamplingKeys,
+    defaults: &crate::config::SamplingKeys,
+) -> Result<crate::plan::SamplePlan, crate::config::SamplingError> {
+    if let Some(conflict) = own.conflict() {
+        return Err(conflict);
+    }
+    crate::plan::SamplePlan::from_keys(&own.over(defaults))
+}
+
+/// The trial `name` (flagged `ignored` when asked) and, when it takes several runs, its `name::run_i`
+/// single-run trials (ignored unless named, with `name` as parent). With `--exact`, only the requested
+/// one. `build(trial name, only_run)` says what running each does. Shared by `#[prompt_test]` functions
+/// and suite cases.
+fn trials_with_runs(
+    name: &str,
+    runs: u32,
+    exact: Option<&str>,
+    ignored: bool,
+    case: Option<case::CaseInfo>,
+    mut build: impl FnMut(String, Option<u32>) -> TrialKind,
+) -> Vec<TrialDef> {
+    let wanted = |n: &str| exact.is_none_or(|f| f == n);
+    let mut defs = Vec::new();
+    if wanted(name) {
+        let kind = build(name.to_string(), None);
+        defs.push(TrialDef {
+            name: name.to_string(),
+            ignored,
+            parent: None,
+            case: case.clone(),
+            kind,
+        });
+    }
+    if runs > 1 {
+        for i in 1..=runs {
+            let run_name = TrialName::row(name).numbered(i).to_string();
+            if !wanted(&run_name) {
+                continue;
+            }
+            let kind = build(run_name.clone(), Some(i));
+            defs.push(TrialDef {
+                name: run_name,
+                ignored: true,
+                parent: Some(name.to_string()),
+                case: case.clone(),
+                kind,
+            });
+        }
+    }
+    defs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_thresholds_out_of_range_are_named() {
+        use crate::config::SamplingKeys;
+        let problem = |runs, pass_threshold| {
+            let own = SamplingKeys {
+                runs: Some(runs),
+                pass_threshold: Some(pass_threshold),
+                ..SamplingKeys::default()
+            };
+            sampling_plan(&own, &SamplingKeys::default())
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert_eq!(problem(1, 1.0), None);
+        assert_eq!(problem(5, 0.8), None);
+        assert!(problem(0, 1.0).unwrap().starts_with("`runs` is 0"));
+        for bad in [f64::NAN, 0.0, -0.5, 1.5, f64::INFINITY] {
+            let problem = problem(3, bad).expect("rejected");
+            assert!(problem.starts_with("`pass_threshold` is"), "{problem}");
+        }
+    }
+
+    #[test]
+    fn a_test_s_sampling_keys_fill_in_from_defaults() {
+        use crate::config::SamplingKeys;
+        use crate::plan::SamplePlan;
+        let defaults = SamplingKeys {
+            early_stop: Some(true),
+            max_runs: Some(50),
+            ..SamplingKeys::default()
+        };
+        let runs = SamplingKeys {
+            runs: Some(5),
+            pass_threshold: Some(0.8),
+            ..SamplingKeys::default()
+        };
+        assert!(matches!(
+            sampling_plan(&runs, &defaults),
+            Ok(SamplePlan::EarlyStop(t)) if t.runs == 5
+        ));
+        let adaptive = SamplingKeys {
+            pass_rate: Some(0.8),
+            ..SamplingKeys::default()
+        };
+        // `early_stop` from [defaults] does not contradict the test's own `pass_rate`.
+        assert!(matches!(
+            sampling_plan(&adaptive, &defaults),
+            Ok(SamplePlan::Adaptive(s)) if s.max_runs == 50
+        ));
+        let both = SamplingKeys {
+            runs: Some(5),
+            ..adaptive
+        };
+        let err = sampling_plan(&both, &defaults).unwrap_err().to_string();
+        assert!(
+            err.starts_with("`pass_rate` cannot be combined with `runs`"),
+            "{err}"
+        );
+        let short = SamplingKeys {
+            max_runs: Some(10),
+            ..adaptive
+        };
+        let err = sampling_plan(&short, &defaults).unwrap_err().to_string();
+        assert!(
+            err.starts_with("`max_runs` is 10, but even when every run passes"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_multi_run_trial_has_numbered_runs_that_only_exact_builds_alone() {
+        let names = |exact| {
+            trials_with_runs("t", 3, exact, false, None, |_, _| {
+                TrialKind::Skip(String::new())
+            })
+            .into_iter()
+            .map(|d| (d.name, d.ignored, d.parent))
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(None),
+            [
+                ("t".to_string(), false, None),
+                ("t::run_1".to_string(), true, Some("t".to_string())),
+                ("t::run_2".to_string(), true, Some("t".to_string())),
+                ("t::run_3".to_string(), true, Some("t".to_string())),
+            ]
+        );
+        assert_eq!(
+            names(Some("t::run_2")),
+            [("t::run_2".to_string(), true, Some("t".to_string()))]
+        );
+    }
+}

@@ -1,0 +1,173 @@
+//! The JUnit XML report (`--junit PATH` or `PROMPT_TESTER_JUNIT`): one `<testsuite>` per suite file
+//! (per module for `#[prompt_test]` functions), one `<testcase>` per trial.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::{Rate, UNCATEGORIZED};
+use crate::harness::files::write_run_report;
+use crate::harness::record::{Status, TrialRecord};
+use crate::redact::redact;
+
+/// The JUnit test suite of a `#[prompt_test]` at the crate root (no module path).
+const ROOT_SUITE: &str = "prompt_tests";
+
+/// Writes a JUnit XML report: one `<testsuite>` per suite file (per module for `#[prompt_test]`
+/// functions), one `<testcase>` per trial, its runs, pass rate, tokens and costs as properties.
+pub fn write_junit(
+    path: &Path,
+    records: &[TrialRecord],
+    nextest_run: Option<&str>,
+) -> std::io::Result<()> {
+    write_run_report(path, records, nextest_run, |records| {
+        let xml = junit_xml(records).map_err(std::io::Error::other)?;
+        Ok(redact(&xml).into_owned())
+    })
+}
+
+/// The JUnit XML of `records`.
+pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::SerializeError> {
+    let mut suites: BTreeMap<String, TestSuite> = BTreeMap::new();
+    for r in records {
+        let group = match &r.case {
+            Some(case) => case.suite.name.clone(),
+            None => r
+                .name
+                .rsplit_once("::")
+                .map_or(ROOT_SUITE.to_string(), |(module, _)| module.to_string()),
+        };
+        let suite = suites
+            .entry(group.clone())
+            .or_insert_with(|| TestSuite::new(group.clone()));
+        let message = r.message.as_deref().map(|m| redact(m).into_owned());
+        let status = match r.status {
+            Status::Passed => TestCaseStatus::success(),
+            Status::Ignored | Status::LiveOnly => {
+                let mut s = TestCaseStatus::skipped();
+                if let Some(m) = &message {
+                    s.set_message(m.as_str());
+                }
+                s
+            }
+            Status::Failed | Status::Errored => {
+                let kind = if r.status == Status::Errored {
+                    NonSuccessKind::Error
+                } else {
+                    NonSuccessKind::Failure
+                };
+                let mut s = TestCaseStatus::non_success(kind);
+                let text = message.clone().unwrap_or_else(|| "failed".to_string());
+                s.set_message(text.lines().next().unwrap_or_default());
+                s.set_type("prompt-tester");
+                s.set_description(text);
+                s
+            }
+        };
+        let mut case = TestCase::new(r.name.as_str(), status);
+        case.set_classname(group.as_str());
+        case.set_time(r.duration);
+        case.add_properties(properties(r));
+        if let Some(preview) = &r.output_preview {
+            case.set_system_out(redact(preview).into_owned());
+        }
+        suite.add_test_case(case);
+    }
+    let mut report = Report::new("prompt-tester");
+    report.add_test_suites(suites.into_values());
+    report.to_string()
+}
+
+fn properties(r: &TrialRecord) -> Vec<Property> {
+    let u = &r.usage;
+    let mut props = vec![
+        Property::new("runs", r.runs_total.to_string()),
+        Property::new("runs_passed", r.runs_passed.to_string()),
+        Property::new("runs_errored", r.runs_errored.to_string()),
+        Property::new("runs_required", r.runs_required.to_string()),
+        Property::new("pass_threshold", r.pass_threshold.to_string()),
+    ];
+    let rate = Rate::of(r.counts());
+    for (name, value) in [
+        ("pass_rate", rate.pass_rate),
+        ("ci_low", rate.ci_low),
+        ("ci_high", rate.ci_high),
+    ] {
+        if let Some(value) = value {
+            props.push(Property::new(name, format!("{value:.4}")));
+        }
+    }
+    props.extend([
+        Property::new("subject_calls", u.subject.calls.to_string()),
+        Property::new("subject_replayed", u.subject.replayed.to_string()),
+        Property::new("subject_input_tokens", u.subject.tokens.input.to_string()),
+        Property::new("subject_output_tokens", u.subject.tokens.output.to_string()),
+    ]);
+    props.extend(cost_property("subject_cost_usd", &u.subject));
+    props.extend([
+        Property::new("judge_calls", u.judge.calls.to_string()),
+        Property::new("judge_input_tokens", u.judge.tokens.input.to_string()),
+        Property::new("judge_output_tokens", u.judge.tokens.output.to_string()),
+    ]);
+    props.extend(cost_property("judge_cost_usd", &u.judge));
+    if u.embedding.calls > 0 {
+        props.extend([
+            Property::new("embedding_calls", u.embedding.calls.to_string()),
+            Property::new(
+                "embedding_input_tokens",
+                u.embedding.tokens.input.to_string(),
+            ),
+        ]);
+        props.extend(cost_property("embedding_cost_usd", &u.embedding));
+    }
+    if !u.unpriced.is_empty() {
+        props.push(Property::new(
+            "unpriced_models",
+            u.unpriced.iter().cloned().collect::<Vec<_>>().join(","),
+        ));
+    }
+    if let Some(case) = &r.case {
+        props.push(Property::new("suite_file", case.suite.file.as_str()));
+        props.push(Property::new(
+            "category",
+            case.category.as_deref().unwrap_or(UNCATEGORIZED),
+        ));
+    }
+    props
+}
+
+/// The cost property, absent when a call had no price: that cost is unknown (`unpriced_models` says
+/// which), and a sum of the priced calls alone would understate it.
+fn cost_property(name: &str, tally: &crate::usage::Tally) -> Option<Property> {
+    let usd = tally.cost.known()?;
+    Some(Property::new(name, format!("{usd:.6}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(name: &str, status: Status, passed: u32, total: u32) -> TrialRecord {
+        TrialRecord {
+            runs_passed: passed,
+            runs_total: total,
+            runs_required: total,
+            ..TrialRecord::unrun(name.into(), status, "why", None)
+        }
+    }
+
+    #[test]
+    fn junit_properties_hold_the_interval_beside_the_rate() {
+        let xml = junit_xml(&[record("t", Status::Passed, 4, 5)]).unwrap();
+        for property in [
+            r#"<property name="pass_rate" value="0.8000"/>"#,
+            r#"<property name="ci_low" value="0.3755"/>"#,
+            r#"<property name="ci_high" value="0.9638"/>"#,
+        ] {
+            assert!(xml.contains(property), "no {property} in {xml}");
+        }
+        let none = junit_xml(&[record("t", Status::Ignored, 0, 0)]).unwrap();
+        assert!(!none.contains("ci_low"), "{none}");
+    }
+}

@@ -1,0 +1,262 @@
+//! What a run is asked to do: every harness flag and environment variable, read once into one value.
+//!
+//! The harness's own flags are taken out of the command line before libtest's are parsed; each flag
+//! wins over its variable. A value that would mean nothing (a mode, a switch or a count out of its
+//! range) is an error naming the flag or the variable, before anything runs.
+
+use std::path::PathBuf;
+
+use super::baseline;
+use crate::cassette::CassetteMode;
+use crate::config::env_var;
+use crate::model::Subject;
+
+/// Who runs this process: cargo's libtest conventions, or nextest (one process per trial).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Runner {
+    /// `cargo test` (or the binary run by hand).
+    #[default]
+    Cargo,
+    /// nextest: `NEXTEST` or `NEXTEST_RUN_ID` is set. Its run id keys the reports every process merges.
+    Nextest {
+        /// `NEXTEST_RUN_ID`.
+        run_id: Option<String>,
+    },
+}
+
+impl Runner {
+    /// Whether nextest runs this process (an ignored outcome reads as a pass there).
+    pub fn is_nextest(&self) -> bool {
+        matches!(self, Runner::Nextest { .. })
+    }
+
+    /// The nextest run this process belongs to, if any.
+    pub fn run_id(&self) -> Option<&str> {
+        match self {
+            Runner::Nextest { run_id } => run_id.as_deref(),
+            Runner::Cargo => None,
+        }
+    }
+}
+
+/// The report files asked for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reports {
+    /// `--junit` / `PROMPT_TESTER_JUNIT`.
+    pub junit: Option<PathBuf>,
+    /// `--report` / `PROMPT_TESTER_REPORT`.
+    pub json: Option<PathBuf>,
+    /// `--html` / `PROMPT_TESTER_HTML`.
+    pub html: Option<PathBuf>,
+}
+
+/// Everything a run reads from its flags and environment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// The cassette mode: `--record`, `--no-cassette`, else `PROMPT_TESTER_CASSETTE` (auto when unset).
+    pub mode: CassetteMode,
+    /// The reports to write.
+    pub reports: Reports,
+    /// `--prune-cassettes`.
+    pub prune: bool,
+    /// `--baseline` and its companions, checked (an error when one is given without a baseline).
+    pub baseline: Option<baseline::Settings>,
+    /// `--subject provider/model`: the run's model, replacing every test's.
+    pub subject: Option<Subject>,
+    /// `RUST_TEST_THREADS`, when set (libtest's `--test-threads` wins over it).
+    pub test_threads: Option<usize>,
+    /// `CI` is set (and not `false` or `0`).
+    pub ci: bool,
+    /// Who runs this process.
+    pub runner: Runner,
+    /// `GITHUB_SHA`: the commit the run tests, for the HTML report (else git is asked).
+    pub commit: Option<String>,
+}
+
+impl Settings {
+    /// Takes the harness's flags out of `argv` and reads the environment; returns the settings and the
+    /// arguments left for libtest.
+    pub fn read(argv: Vec<String>) -> Result<(Self, Vec<String>), String> {
+        let (flags, rest) = Flags::split(argv)?;
+        let mode = match flags.mode {
+            Some(mode) => mode,
+            None => CassetteMode::from_env()?,
+        };
+        let path_of =
+            |flag: Option<PathBuf>, var: &str| flag.or_else(|| env_var(var).map(PathBuf::from));
+        let reports = Reports {
+            junit: path_of(flags.junit.clone(), "PROMPT_TESTER_JUNIT"),
+            json: path_of(flags.report.clone(), "PROMPT_TESTER_REPORT"),
+            html: path_of(flags.html.clone(), "PROMPT_TESTER_HTML"),
+        };
+        let subject = flags
+            .subject
+            .as_deref()
+            .map(|value| value.parse().map_err(|e| format!("--subject: {e}")))
+            .transpose()?;
+        let settings = Self {
+            mode,
+            reports,
+            prune: flags.prune,
+            baseline: flags.baseline_settings()?,
+            subject,
+            test_threads: test_threads()?,
+            ci: crate::config::is_ci(),
+            runner: runner(),
+            commit: env_var("GITHUB_SHA").map(|sha| sha.chars().take(12).collect()),
+        };
+        Ok((settings, rest))
+    }
+}
+
+/// `RUST_TEST_THREADS`: a whole number of at least 1 (0 would start no worker and hang the run).
+fn test_threads() -> Result<Option<usize>, String> {
+    let Some(value) = env_var("RUST_TEST_THREADS") else {
+        return Ok(None);
+    };
+    match value.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(Some(n)),
+        _ => Err(format!(
+            "RUST_TEST_THREADS={value:?} is not a whole number of at least 1; unset it or give the number of \
+             trials to run at once"
+        )),
+    }
+}
+
+fn runner() -> Runner {
+    if std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some() {
+        Runner::Nextest {
+            run_id: env_var("NEXTEST_RUN_ID"),
+        }
+    } else {
+        Runner::Cargo
+    }
+}
+
+/// The harness's own flags as written, before their variables fill in.
+#[derive(Debug, Default)]
+struct Flags {
+    mode: Option<CassetteMode>,
+    junit: Option<PathBuf>,
+    report: Option<PathBuf>,
+    html: Option<PathBuf>,
+    prune: bool,
+    baseline: Option<String>,
+    baseline_alpha: Option<String>,
+    fail_on_regression: bool,
+    subject: Option<String>,
+}
+
+impl Flags {
+    /// `--baseline`, `--baseline-alpha` and `--fail-on-regression`, each flag over its variable.
+    fn baseline_settings(&self) -> Result<Option<baseline::Settings>, String> {
+        let pick = |flag: &'static str, value: Option<String>, var: &'static str| {
+            value
+                .map(|v| (flag, v))
+                .or_else(|| env_var(var).map(|v| (var, v)))
+        };
+        let fail = self.fail_on_regression.then(|| "1".to_string());
+        baseline::settings(
+            pick(
+                "--baseline",
+                self.baseline.clone(),
+                "PROMPT_TESTER_BASELINE",
+            ),
+            pick(
+                "--baseline-alpha",
+                self.baseline_alpha.clone(),
+                "PROMPT_TESTER_BASELINE_ALPHA",
+            ),
+            pick(
+                "--fail-on-regression",
+                fail,
+                "PROMPT_TESTER_FAIL_ON_REGRESSION",
+            ),
+        )
+    }
+
+    fn split(argv: Vec<String>) -> Result<(Self, Vec<String>), String> {
+        let mut flags = Self::default();
+        let mut rest = Vec::with_capacity(argv.len());
+        let mut iter = argv.into_iter();
+        let value_of =
+            |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
+                inline
+                    .or_else(|| iter.next())
+                    .ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
+            };
+        while let Some(arg) = iter.next() {
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+                _ => (arg.clone(), None),
+            };
+            match name.as_str() {
+                "--record" => flags.mode = Some(CassetteMode::Record),
+                "--no-cassette" => flags.mode = Some(CassetteMode::Off),
+                "--prune-cassettes" => flags.prune = true,
+                "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
+                "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
+                "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),
+                "--baseline-alpha" => {
+                    flags.baseline_alpha = Some(inline.or_else(|| iter.next()).ok_or(
+                        "--baseline-alpha needs a value: --baseline-alpha 0.05".to_string(),
+                    )?)
+                }
+                "--fail-on-regression" => flags.fail_on_regression = true,
+                "--subject" => {
+                    // A flag after it means the model was left out.
+                    let value = inline
+                        .or_else(|| iter.next())
+                        .filter(|v| !v.starts_with("--"));
+                    flags.subject =
+                        Some(value.ok_or("--subject needs a model: --subject provider/model")?);
+                }
+                "--html" => flags.html = Some(value_of("--html", inline, &mut iter)?.into()),
+                _ => rest.push(arg),
+            }
+        }
+        Ok((flags, rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(args: &[&str]) -> Result<(Flags, Vec<String>), String> {
+        Flags::split(args.iter().map(|a| a.to_string()).collect())
+    }
+
+    #[test]
+    fn the_harness_flags_are_taken_out_and_libtest_s_are_left() {
+        let (flags, rest) = split(&[
+            "prog",
+            "--record",
+            "--junit=j.xml",
+            "--report",
+            "r.json",
+            "--exact",
+            "a::b",
+            "--subject",
+            "fake/m",
+        ])
+        .unwrap();
+        assert_eq!(flags.mode, Some(CassetteMode::Record));
+        assert_eq!(flags.junit, Some(PathBuf::from("j.xml")));
+        assert_eq!(flags.report, Some(PathBuf::from("r.json")));
+        assert_eq!(flags.subject.as_deref(), Some("fake/m"));
+        assert_eq!(rest, ["prog", "--exact", "a::b"]);
+    }
+
+    #[test]
+    fn a_flag_without_its_value_is_an_error_that_shows_the_form() {
+        assert_eq!(
+            split(&["prog", "--junit"]).unwrap_err(),
+            "--junit needs a path: --junit PATH"
+        );
+        assert_eq!(
+            split(&["prog", "--subject", "--record"]).unwrap_err(),
+            "--subject needs a model: --subject provider/model"
+        );
+    }
+}

@@ -1,0 +1,26 @@
+//! Who makes a call: a leaf, so the accounting, the cassettes and their policy can all name it.
+
+use serde::{Deserialize, Serialize};
+
+/// Who makes a call: the accounting keeps them apart, and a cassette entry records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallRole {
+    /// The model under test.
+    Subject,
+    /// The judge.
+    Judge,
+    /// An embeddings call of the `similar` assertion or `run.similarity`.
+    Embedding,
+}
+
+impl CallRole {
+    /// The role as written in cassettes and messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallRole::Subject => "subject",
+            CallRole::Judge => "judge",
+            CallRole::Embedding => "embedding",
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! [`PromptRun::similarity`]: two embeddings calls through the run's engine, then their cosine.
+
+use super::PromptRun;
+use crate::embedding::{EmbeddingRequest, SimilarityError, cosine};
+use crate::engine::CallError;
+
+/// How an embeddings call that gave no answer ends a similarity.
+fn unanswered(e: CallError) -> SimilarityError {
+    match e {
+        CallError::Unavailable(reason) => SimilarityError::Unavailable(reason),
+        CallError::Failed(message) => SimilarityError::Call(message),
+    }
+}
+
+impl PromptRun {
+    /// The cosine similarity of the embeddings of this run's output and `reference`, from the
+    /// configured embedding model (`[embeddings]`). Both calls are recorded in and replayed from the
+    /// test's cassette; their tokens and cost count as `usage.embedding`.
+    ///
+    /// ```no_run
+    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
+    /// let score = run.similarity("Paris is the capital of France.").await?;
+    /// anyhow::ensure!(score >= 0.8, "similarity {score:.3} is below 0.8");
+    /// # Ok(()) }
+    /// ```
+    pub async fn similarity(&self, reference: &str) -> Result<f64, SimilarityError> {
+        let config = self.scope.engine.config.embeddings.clone().ok_or_else(|| {
+            SimilarityError::NotConfigured(crate::config::embeddings_not_configured())
+        })?;
+        for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
+            if text.trim().is_empty() {
+                return Err(SimilarityError::Empty(what));
+            }
+        }
+        let embed = |text: &str| {
+            let request = EmbeddingRequest::new(config.model.clone(), text);
+            self.scope
+                .engine
+                .embed(&self.scope, &config.provider, request)
+        };
+        let (output, reference) =
+            futures::future::join(embed(&self.output), embed(reference)).await;
+        let (output, reference) = (output.map_err(unanswered)?, reference.map_err(unanswered)?);
+        Ok(cosine(&output.vector, &reference.vector)?)
+    }
+}
