@@ -72,6 +72,11 @@ impl RunScope {
         self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Counts a call in this sample's usage.
+    fn account(&self, count: impl FnOnce(&mut Usage)) {
+        count(&mut self.usage.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
     /// Notes what a check found, for the reports.
     pub(crate) fn note(&self, edit: impl FnOnce(&mut crate::checks::Checks)) {
         edit(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()));
@@ -244,39 +249,21 @@ impl Engine {
     ) -> Result<Completed, CallError> {
         let _in_flight = InFlight::enter(&self.in_flight);
         let client = self.client(provider)?;
-        let key = cassette::entry_key(provider, &request, scope.run_index);
-        let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
-            Prepared::Replay(entry) => {
-                let latency = cassette::latency_of(&entry);
-                let Exchange::Completion {
-                    response: mut result,
-                    ..
-                } = entry.call
-                else {
-                    return Err(CallError::Failed(mismatched(&entry.key, role)));
-                };
-                self.price(&mut result, provider, &request.model);
-                let completed = Completed {
-                    latency,
-                    result,
-                    replayed: true,
-                };
-                self.account(scope, role, provider, &request.model, &completed);
-                return Ok(completed);
-            }
-            Prepared::Call { cassette, record } => (cassette, record),
-        };
         let call = Call {
             scope,
             role,
             provider,
             model: &request.model,
-            key,
+            key: cassette::entry_key(provider, &request, scope.run_index),
         };
-        let (result, latency) = self
-            .call_and_record(
+        let (result, latency, replayed) = self
+            .exchange(
                 call,
-                (cassette, record),
+                &client,
+                |exchange| match exchange {
+                    Exchange::Completion { response, .. } => Some(response),
+                    Exchange::Embedding { .. } => None,
+                },
                 client.complete_timed(&request),
                 |result| self.price(result, provider, &request.model),
                 |result| Exchange::Completion {
@@ -285,13 +272,12 @@ impl Engine {
                 },
             )
             .await?;
-        let completed = Completed {
+        scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
+        Ok(Completed {
             result,
             latency,
-            replayed: false,
-        };
-        self.account(scope, role, provider, &request.model, &completed);
-        Ok(completed)
+            replayed,
+        })
     }
 
     /// Embeds one text for `scope` (an embeddings call of `provider`, recorded and replayed like a model
@@ -302,35 +288,22 @@ impl Engine {
         provider: &str,
         request: EmbeddingRequest,
     ) -> Result<Embedding, CallError> {
-        let role = CallRole::Embedding;
         let client = self.embeddings_client(provider)?;
-        let key = cassette::embedding_key(provider, &request);
-        let (cassette, record) = match self.prepare(scope, role, provider, &client, &key)? {
-            Prepared::Replay(entry) => {
-                let Exchange::Embedding {
-                    response: mut embedding,
-                    ..
-                } = entry.call
-                else {
-                    return Err(CallError::Failed(mismatched(&entry.key, role)));
-                };
-                self.price_embedding(&mut embedding, provider, &request.model);
-                self.account_embedding(scope, provider, &request.model, &embedding, true);
-                return Ok(embedding);
-            }
-            Prepared::Call { cassette, record } => (cassette, record),
-        };
         let call = Call {
             scope,
-            role,
+            role: CallRole::Embedding,
             provider,
             model: &request.model,
-            key,
+            key: cassette::embedding_key(provider, &request),
         };
-        let (embedding, _) = self
-            .call_and_record(
+        let (embedding, _, replayed) = self
+            .exchange(
                 call,
-                (cassette, record),
+                &client,
+                |exchange| match exchange {
+                    Exchange::Embedding { response, .. } => Some(response),
+                    Exchange::Completion { .. } => None,
+                },
                 client.embed_timed(&request),
                 |embedding| self.price_embedding(embedding, provider, &request.model),
                 |embedding| Exchange::Embedding {
@@ -339,8 +312,55 @@ impl Engine {
                 },
             )
             .await?;
-        self.account_embedding(scope, provider, &request.model, &embedding, false);
+        scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
         Ok(embedding)
+    }
+
+    /// The one flow of a call, whatever it asks: the recorded answer (`unpack`ed from its entry) with
+    /// its recorded latency, or `answer` from the provider with the latency of the request that
+    /// answered, recorded as `exchange` of it when the decision says so. Either is `price`d with today's
+    /// table. Returns the answer, its latency and whether it was replayed.
+    async fn exchange<A>(
+        &self,
+        call: Call<'_>,
+        client: &ProviderClient,
+        unpack: impl FnOnce(Exchange) -> Option<A>,
+        answer: impl Future<Output = Result<(A, Duration), crate::provider::ProviderError>>,
+        price: impl FnOnce(&mut A),
+        exchange: impl FnOnce(&A) -> Exchange,
+    ) -> Result<(A, Duration, bool), CallError> {
+        let (cassette, record) =
+            match self.prepare(call.scope, call.role, call.provider, client, &call.key)? {
+                Prepared::Replay(entry) => {
+                    let latency = cassette::latency_of(&entry);
+                    let mut answer = unpack(entry.call)
+                        .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
+                    price(&mut answer);
+                    return Ok((answer, latency, true));
+                }
+                Prepared::Call { cassette, record } => (cassette, record),
+            };
+        let (mut answer, latency) = answer
+            .await
+            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        price(&mut answer);
+        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
+            let entry = Entry {
+                key: call.key,
+                test: call.scope.test.clone(),
+                run: call.scope.run_index,
+                role: call.role,
+                provider: call.provider.to_string(),
+                model: call.model.to_string(),
+                call: exchange(&answer),
+                latency_ms: latency.as_millis() as u64,
+                recorded_at: cassette::now_rfc3339(),
+            };
+            cassette
+                .record(entry)
+                .map_err(|e| CallError::Failed(e.to_string()))?;
+        }
+        Ok((answer, latency, false))
     }
 
     /// The client for `provider`'s embeddings: the endpoint's own client, or one of its own when the
@@ -422,40 +442,6 @@ impl Engine {
         }
     }
 
-    /// Makes a call `prepare` decided on: `answer` is the provider's with the latency of the request that
-    /// answered, priced by `price`; recorded as `exchange` of it into the cassette when `record`.
-    /// Returns the answer and that latency.
-    async fn call_and_record<A>(
-        &self,
-        call: Call<'_>,
-        (cassette, record): (Option<Arc<cassette::Cassette>>, bool),
-        answer: impl Future<Output = Result<(A, Duration), crate::provider::ProviderError>>,
-        price: impl FnOnce(&mut A),
-        exchange: impl FnOnce(&A) -> Exchange,
-    ) -> Result<(A, Duration), CallError> {
-        let (mut answer, latency) = answer
-            .await
-            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
-        price(&mut answer);
-        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
-            let entry = Entry {
-                key: call.key,
-                test: call.scope.test.clone(),
-                run: call.scope.run_index,
-                role: call.role,
-                provider: call.provider.to_string(),
-                model: call.model.to_string(),
-                call: exchange(&answer),
-                latency_ms: latency.as_millis() as u64,
-                recorded_at: cassette::now_rfc3339(),
-            };
-            cassette
-                .record(entry)
-                .map_err(|e| CallError::Failed(e.to_string()))?;
-        }
-        Ok((answer, latency))
-    }
-
     /// What the message about a call that is not made names. Built only then: a replayed call never
     /// pays for these strings.
     fn call_site<'a>(
@@ -494,13 +480,12 @@ impl Engine {
         if result.cost_usd.is_none() {
             self.price(&mut result, provider, model);
         }
-        let completed = Completed {
+        scope.account(|usage| usage.add_call(CallRole::Subject, provider, model, &result, false));
+        Completed {
             result,
             latency,
             replayed: false,
-        };
-        self.account(scope, CallRole::Subject, provider, model, &completed);
-        completed
+        }
     }
 
     /// Prices an embedding from the current table (see [`crate::pricing::embedding_cost`]).
@@ -510,39 +495,9 @@ impl Engine {
         embedding.cost_usd = crate::pricing::embedding_cost(price.as_ref(), tokens);
     }
 
-    fn account_embedding(
-        &self,
-        scope: &RunScope,
-        provider: &str,
-        model: &str,
-        embedding: &Embedding,
-        replayed: bool,
-    ) {
-        scope
-            .usage
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .add_embedding(provider, model, embedding, replayed);
-    }
-
     /// Prices a result from the current table (a replayed cost follows today's prices).
     fn price(&self, result: &mut CompletionResult, provider: &str, model: &str) {
         result.cost_usd = self.config.cost_of(provider, model, result);
-    }
-
-    fn account(
-        &self,
-        scope: &RunScope,
-        role: CallRole,
-        provider: &str,
-        model: &str,
-        completed: &Completed,
-    ) {
-        scope
-            .usage
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .add_call(role, provider, model, &completed.result, completed.replayed);
     }
 }
 
