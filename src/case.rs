@@ -167,8 +167,9 @@ impl Written {
 /// The request every sample of a case sends.
 #[derive(Debug, Clone)]
 pub struct RequestTemplate {
-    /// `(provider, model)`, or the message that says which is missing and where to set it.
-    pub subject: Result<(String, String), String>,
+    /// The provider and model the samples call, or the message that says which is missing and where
+    /// to set it.
+    pub subject: Result<Subject, String>,
     /// The system prompt.
     pub system: Option<String>,
     /// The rendered prompt.
@@ -201,7 +202,7 @@ impl RequestTemplate {
             (call.provider, call.model) = (Some(s.provider.clone()), Some(s.model.clone()));
         }
         let subject = match (call.provider, call.model) {
-            (Some(p), Some(m)) => Ok((p, m)),
+            (Some(provider), Some(model)) => Ok(Subject { provider, model }),
             (p, m) => {
                 let names = [
                     p.is_none().then_some("provider"),
@@ -238,7 +239,7 @@ impl RequestTemplate {
 
     /// The provider the samples call, when it is known.
     pub fn provider(&self) -> Option<&str> {
-        self.subject.as_ref().ok().map(|(p, _)| p.as_str())
+        self.subject.as_ref().ok().map(|s| s.provider.as_str())
     }
 }
 
@@ -427,8 +428,8 @@ impl Case {
     /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run.
     pub async fn sample(&self, scope: Arc<RunScope>) -> Sample {
         let t = &self.request;
-        let (provider, model) = match &t.subject {
-            Ok(pm) => pm.clone(),
+        let Subject { provider, model } = match &t.subject {
+            Ok(subject) => subject.clone(),
             Err(message) => return Sample::errored(message.clone()),
         };
         let request = CompletionRequest {
@@ -594,17 +595,17 @@ mod tests {
         config.defaults.max_tokens = Some(99);
         config.defaults.temperature = Some(0.5);
         let t = resolve(&config, written(Some("p"), None));
-        assert_eq!(t.subject, Ok(("p".to_string(), "m".to_string())));
+        assert_eq!(t.subject, Ok("p/m".parse().unwrap()));
         assert_eq!((t.max_tokens, t.temperature), (99, Some(0.5)));
         let mut mine = written(Some("q"), Some("n"));
         mine.call.max_tokens = Some(7);
         mine.call.temperature = Some(0.0);
         let t = resolve(&config, mine);
-        assert_eq!(t.subject, Ok(("q".to_string(), "n".to_string())));
+        assert_eq!(t.subject, Ok("q/n".parse().unwrap()));
         assert_eq!((t.max_tokens, t.temperature), (7, Some(0.0)));
         config.subject = Some("fake/b".parse().unwrap());
         let t = resolve(&config, written(Some("q"), Some("n")));
-        assert_eq!(t.subject, Ok(("fake".to_string(), "b".to_string())));
+        assert_eq!(t.subject, Ok("fake/b".parse().unwrap()));
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub mod cassette {
     pub use crate::role::CallRole;
 }
 
+/// The wire formats: each provider's request body, and its answer and error bodies read.
+pub mod wire {
+    pub use crate::provider::wire::{parse_error_body, parse_response, request_body};
+}
+
 /// The price table.
 pub mod pricing {
     pub use crate::pricing::*;

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use crate::case::{Case, Evaluator, Executor, Given, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::judge::JudgeError;
+use crate::model::Subject;
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::{SamplePlan, Threshold};
 use crate::render::shorten;
@@ -104,7 +105,13 @@ pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
             },
             (Ok(set), Some(judge)) => {
                 let items = set.items.iter().map(|i| i.name.clone()).collect();
-                let case = case(set, (judge.provider.clone(), judge.model.clone()));
+                let case = case(
+                    set,
+                    Subject {
+                        provider: judge.provider.clone(),
+                        model: judge.model.clone(),
+                    },
+                );
                 Entry::Set {
                     case: Box::new(case),
                     items,
@@ -117,7 +124,7 @@ pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
 }
 
 /// A set as a [`Case`]: one sample per item, judged by `judge` (provider, model).
-pub fn case(set: Set, judge: (String, String)) -> Case {
+pub fn case(set: Set, judge: Subject) -> Case {
     let name = trial_name(&set.name);
     let given: Arc<[Given]> = set
         .items
@@ -143,7 +150,10 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
             let (said, by, why) = match run.ask(&item.question).await {
                 Ok(verdict) => (
                     verdict.passed,
-                    (verdict.judge_provider, verdict.judge_model),
+                    Subject {
+                        provider: verdict.judge_provider,
+                        model: verdict.judge_model,
+                    },
                     verdict.reasoning,
                 ),
                 // A judge that gives no verdict (cut off, unreadable) did not get the item right: it
@@ -165,8 +175,8 @@ pub fn case(set: Set, judge: (String, String)) -> Case {
                 kind: item.kind.clone(),
                 expected: item.expected,
                 judged: said,
-                judge_provider: by.0,
-                judge_model: by.1,
+                judge_provider: by.provider,
+                judge_model: by.model,
             };
             run.scope
                 .note(|checks| checks.observations.push(observation));
@@ -270,7 +280,7 @@ mod tests {
     fn a_set_is_one_sample_per_item_at_its_minimum() {
         let mut s = set(Some(0.75));
         s.items.push(s.items[0].clone());
-        let case = case(s, ("local".into(), "small".into()));
+        let case = case(s, "local/small".parse().unwrap());
         assert_eq!(case.name, "calibration::s");
         assert_eq!(case.cassette, "calibration::s");
         assert_eq!(

@@ -40,103 +40,21 @@ mod gemini;
 mod limiter;
 mod openai;
 mod retry;
+pub(crate) mod wire;
 
 use serde_json::Value;
 
-use crate::completion::{CompletionRequest, CompletionResult};
-use crate::config::{EndpointConfig, WireFormat};
+use crate::config::WireFormat;
 pub use client::ProviderClient;
 pub(crate) use client::missing_key_for;
-#[doc(hidden)]
-pub use embeddings::request_body as embedding_request_body;
 pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;
-#[doc(hidden)]
-pub use error::{ErrorBody, ParseError};
+pub(crate) use error::{ErrorBody, ParseError};
 pub use limiter::RateLimitStats;
 
-/// How many bytes of an unexpected body an error quotes.
-const EXCERPT_BYTES: usize = 200;
-
-/// The JSON body `endpoint` is sent for `request`.
-#[doc(hidden)]
-pub fn request_body(endpoint: &EndpointConfig, request: &CompletionRequest) -> Value {
-    match endpoint.wire {
-        WireFormat::Anthropic => anthropic::body(request),
-        WireFormat::Google => gemini::body(request),
-        WireFormat::OpenAi => openai::body(
-            request,
-            openai::uses_max_completion_tokens(&endpoint.base_url),
-        ),
-    }
-}
-
-/// The URL `endpoint` is called at for `model`. The key is never part of it.
-#[doc(hidden)]
-pub fn request_url(endpoint: &EndpointConfig, model: &str) -> String {
-    let base = endpoint.base_url.trim().trim_end_matches('/');
-    match endpoint.wire {
-        WireFormat::Anthropic => anthropic::url(base),
-        WireFormat::Google => gemini::url(base, model),
-        WireFormat::OpenAi => openai::url(base),
-    }
-}
-
-/// Parses a success body of `wire` into a result (`cost_usd` stays `None`).
-#[doc(hidden)]
-pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult, ParseError> {
-    let json = parse_json(body)?;
-    let parsed = match wire {
-        WireFormat::Anthropic => anthropic::parse(&json),
-        WireFormat::Google => gemini::parse(&json),
-        WireFormat::OpenAi => openai::parse(&json),
-    };
-    parsed.map_err(|why| ParseError(format!("{why}; the body starts: {}", excerpt(body))))
-}
-
-/// The body as JSON, or an error quoting its start.
-fn parse_json(body: &[u8]) -> Result<Value, ParseError> {
-    serde_json::from_slice(body).map_err(|e| {
-        ParseError(format!(
-            "the body is not JSON ({e}); it starts: {}",
-            excerpt(body)
-        ))
-    })
-}
-
-/// Reads an error body of `wire`; fields it does not carry stay `None`.
-#[doc(hidden)]
-pub fn parse_error_body(wire: WireFormat, body: &[u8]) -> ErrorBody {
-    let Ok(json) = serde_json::from_slice::<Value>(body) else {
-        return ErrorBody::default();
-    };
-    match wire {
-        WireFormat::Anthropic => anthropic::parse_error(&json),
-        WireFormat::Google => gemini::parse_error(&json),
-        WireFormat::OpenAi => openai::parse_error(&json),
-    }
-}
-
-/// The first [`EXCERPT_BYTES`] bytes of `body`, quoted, with its length when it was cut.
-fn excerpt(body: &[u8]) -> String {
-    if body.is_empty() {
-        return "(empty body)".to_string();
-    }
-    let mut end = body.len().min(EXCERPT_BYTES);
-    let text = loop {
-        // Cut on a character boundary; a body that is not UTF-8 at all is shown lossily.
-        match std::str::from_utf8(&body[..end]) {
-            Ok(text) => break text.to_string(),
-            Err(e) if e.valid_up_to() > 0 && end - e.valid_up_to() < 4 => end = e.valid_up_to(),
-            Err(_) => break String::from_utf8_lossy(&body[..end]).into_owned(),
-        }
-    };
-    if end < body.len() {
-        format!("{text:?}... ({} bytes in all)", body.len())
-    } else {
-        format!("{text:?}")
-    }
-}
+pub(crate) use wire::{
+    excerpt, parse_error_body, parse_json, parse_response, request_body, request_url,
+};
 
 /// A JSON number for an `f32` setting, written the way it was given (`0.7`, not `0.699999988`).
 fn float(value: f32) -> Value {
@@ -169,6 +87,7 @@ fn wire_name(wire: WireFormat) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::config::EndpointConfig;
 
     /// An endpoint for unit tests.
     pub(crate) fn endpoint(

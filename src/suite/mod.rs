@@ -19,6 +19,7 @@ use crate::case::{
     Case, CaseInfo, Column, Evaluator, Executor, RequestTemplate, Sampling, SuiteInfo,
 };
 use crate::config::Config;
+use crate::model::Subject;
 use crate::plan::SamplePlan;
 use assert::Check;
 use parse::Suite;
@@ -503,7 +504,7 @@ fn warnings(
             suite.info.file
         ));
     }
-    if let Ok((provider, model)) = &request.subject {
+    if let Ok(Subject { provider, model }) = &request.subject {
         let priced = config.price_of(provider, model, 0).is_some();
         if !priced
             && case

@@ -2,7 +2,7 @@
 
 use prompt_tester::completion::Message;
 use prompt_tester::config::{EndpointConfig, WireFormat};
-use prompt_tester::provider::{self};
+use prompt_tester::testing::wire as provider;
 use prompt_tester_testkit::{Usage, Wire};
 use serde_json::json;
 

@@ -3,8 +3,8 @@
 
 use prompt_tester::completion::{CompletionRequest, CompletionResult, ResponseSchema, ToolSpec};
 use prompt_tester::config::{EndpointConfig, WireFormat};
-use prompt_tester::provider::{self};
 use prompt_tester::testing::pricing;
+use prompt_tester::testing::wire as provider;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
