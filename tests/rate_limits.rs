@@ -1,7 +1,7 @@
 //! Rate limits slow a run down instead of failing it: a provider that answers 429 beyond N requests in
 //! flight (the testkit's `reject_beyond`), rate-limit headers that pace calls before a 429 happens, the
 //! time budget for 429 retries, and which in-flight limit wins. The provider client is driven directly,
-//! and the harness end to end in a child process (the engine is one per process).
+//! and the harness end to end in a child process (a whole test target, with its own environment).
 
 mod common;
 

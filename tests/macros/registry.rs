@@ -253,3 +253,47 @@ fn functions_stay_callable_as_written() {
     let _ = summary_mentions_alice;
     let _ = custom_executor;
 }
+
+/// Two harnesses in one process keep their own records: no static holds the data of a run.
+#[test]
+fn two_harnesses_in_one_process_report_only_their_own_trials() {
+    let dir = std::env::temp_dir().join(format!("pt-two-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trial = registered("custom_executor").trial_name();
+    let run = |filter: &str, report: &std::path::Path| {
+        let args = [
+            "registry",
+            "--no-cassette",
+            "--exact",
+            filter,
+            "--include-ignored",
+            "--report",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([report.display().to_string()]);
+        prompt_tester::Harness::new()
+            .configure(|c| {
+                c.defaults.provider = Some("openai".into());
+                c.defaults.model = Some("m-1".into());
+            })
+            .run_with_args(args)
+    };
+    let names = |report: &std::path::Path| {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+        json["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let (first, second) = (dir.join("first.json"), dir.join("second.json"));
+    let single = format!("{trial}::run_2");
+    assert_eq!(run(&trial, &first), std::process::ExitCode::SUCCESS);
+    assert_eq!(run(&single, &second), std::process::ExitCode::SUCCESS);
+    assert_eq!(names(&first), [trial.clone()]);
+    assert_eq!(names(&second), [single]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

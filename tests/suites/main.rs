@@ -1,5 +1,6 @@
 //! TOML suites end to end: a temporary crate with suite files and cassettes holding canned answers,
-//! run by the real harness in a child process (the engine is one per process), then checked through
+//! run by the real harness in a child process (a whole test target, as `cargo test` runs it: its own crate
+//! root, environment and exit code), then checked through
 //! the exit code, the console, the JSON report and the JUnit XML.
 //!
 //! This file holds the child harness, the custom assertion the suites use and the throwaway crate
