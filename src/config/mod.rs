@@ -234,6 +234,18 @@ impl Config {
         let root = root.into();
         let mut config = Self::defaults(&root);
         let path = match env_var("PROMPT_TESTER_CONFIG") {
+            // Named on purpose: a file that is not there is a mistake, not the defaults.
+            Some(p) if !root.join(&p).is_file() => {
+                return Err(ConfigError::Env {
+                    name: "PROMPT_TESTER_CONFIG",
+                    value: p.clone(),
+                    expected: format!(
+                        "the path of a configuration file, relative to the crate root {}; no file is at {}",
+                        root.display(),
+                        root.join(&p).display()
+                    ),
+                });
+            }
             Some(p) => root.join(p),
             None => root.join(CONFIG_FILE),
         };
