@@ -163,8 +163,16 @@ fn bad_environment_values_are_errors_that_list_the_valid_ones() {
     // Values accepted silently before the settings were read in one place: each is now an error
     // naming its variable.
     for (var, value, says) in [
-        ("RUST_TEST_THREADS", "0", "RUST_TEST_THREADS=\"0\" is not a whole number of at least 1"),
-        ("PROMPT_TESTER_CONFIG", "missing.toml", "PROMPT_TESTER_CONFIG"),
+        (
+            "RUST_TEST_THREADS",
+            "0",
+            "RUST_TEST_THREADS=\"0\" is not a whole number of at least 1",
+        ),
+        (
+            "PROMPT_TESTER_CONFIG",
+            "missing.toml",
+            "PROMPT_TESTER_CONFIG",
+        ),
     ] {
         let run = scratch.run_example(FIXTURE, &["summary_passes"], &[(var, value)]);
         assert_eq!(run.code(), Some(2), "{var}={value}");

@@ -43,16 +43,13 @@ impl CassetteMode {
     pub const ENV: &'static str = "PROMPT_TESTER_CASSETTE";
 
     /// Parses a mode name; unknown names are an error that lists the valid ones.
-    pub fn parse(value: &str) -> Result<Self, String> {
+    pub fn parse(value: &str) -> Result<Self, ModeError> {
         match value.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(Self::Auto),
             "replay" => Ok(Self::Replay),
             "record" => Ok(Self::Record),
             "off" => Ok(Self::Off),
-            _ => Err(format!(
-                "{}={value:?} is not a cassette mode: use one of auto, replay, record, off",
-                Self::ENV
-            )),
+            _ => Err(ModeError(value.to_string())),
         }
     }
 
@@ -67,13 +64,18 @@ impl CassetteMode {
     }
 
     /// The mode from the environment (`Auto` when unset).
-    pub fn from_env() -> Result<Self, String> {
+    pub fn from_env() -> Result<Self, ModeError> {
         match crate::config::env_var(Self::ENV) {
             Some(value) => Self::parse(&value),
             None => Ok(Self::Auto),
         }
     }
 }
+
+/// A `PROMPT_TESTER_CASSETTE` value that names no mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{env}={0:?} is not a cassette mode: use one of auto, replay, record, off", env = CassetteMode::ENV)]
+pub struct ModeError(pub String);
 
 /// A cassette file error.
 #[derive(Debug, thiserror::Error)]
@@ -585,7 +587,7 @@ mod tests {
     #[test]
     fn modes_parse_and_unknown_lists_valid() {
         assert_eq!(CassetteMode::parse("Record").unwrap(), CassetteMode::Record);
-        let err = CassetteMode::parse("sometimes").unwrap_err();
+        let err = CassetteMode::parse("sometimes").unwrap_err().to_string();
         assert!(err.contains("auto, replay, record, off"), "{err}");
     }
 }

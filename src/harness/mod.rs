@@ -9,6 +9,7 @@
 mod baseline;
 mod calibration;
 mod catalog;
+mod error;
 mod files;
 mod finish;
 pub(crate) mod html;
@@ -36,6 +37,7 @@ use crate::case;
 use crate::config::Config;
 use crate::engine::Engine;
 use catalog::{Catalog, TrialDef, TrialKind};
+use error::HarnessError;
 use finish::{Before, Exit};
 use record::Status;
 use registry::RustTest;
@@ -101,7 +103,7 @@ impl Harness {
         }
     }
 
-    fn try_run(self, argv: Vec<String>) -> Result<ExitCode, String> {
+    fn try_run(self, argv: Vec<String>) -> Result<ExitCode, HarnessError> {
         let root = crate_root();
         trial::install_panic_hook();
         load_dotenv(&root)?;
@@ -134,7 +136,7 @@ impl Harness {
         // Loaded before any call: a missing or broken baseline costs nothing.
         let baseline = match settings.baseline.clone() {
             Some(b) => {
-                let figures = baseline::load(&b.path).map_err(|e| e.to_string())?;
+                let figures = baseline::load(&b.path)?;
                 Some((b, figures))
             }
             None => None,
@@ -148,9 +150,7 @@ impl Harness {
                 ))
             })
         {
-            return Err(format!(
-                "--prune-cassettes refused: {reason}; nothing was run or pruned"
-            ));
+            return Err(HarnessError::PruneRefused(reason));
         }
         // Trials wait on the network, not the CPU: run as many as calls may be in flight.
         args.test_threads = args
@@ -176,8 +176,8 @@ impl Harness {
     }
 
     /// The configuration: `prompt-tester.toml` and the environment, this harness's edits, `--subject`.
-    fn config(self, root: &std::path::Path, settings: &Settings) -> Result<Config, String> {
-        let mut config = Config::load(root).map_err(|e| e.to_string())?;
+    fn config(self, root: &std::path::Path, settings: &Settings) -> Result<Config, HarnessError> {
+        let mut config = Config::load(root)?;
         for edit in self.edits {
             edit(&mut config);
         }
@@ -187,7 +187,10 @@ impl Harness {
         if let Some(subject) = &config.subject {
             config
                 .endpoint(&subject.provider)
-                .map_err(|e| format!("the subject {subject} of this run: {e}"))?;
+                .map_err(|problem| HarnessError::UnknownSubject {
+                    subject: subject.to_string(),
+                    problem,
+                })?;
         }
         Ok(config)
     }
@@ -270,15 +273,16 @@ fn crate_root() -> PathBuf {
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
 }
 
-fn load_dotenv(root: &std::path::Path) -> Result<(), String> {
-    match dotenvy::from_path(root.join(".env")) {
-        Ok(()) => Ok(()),
-        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+fn load_dotenv(root: &std::path::Path) -> Result<(), HarnessError> {
+    let path = root.join(".env");
+    let problem = match dotenvy::from_path(&path) {
+        Ok(()) => return Ok(()),
+        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         // dotenvy's message quotes the line, which may hold a key: name only the position.
-        Err(dotenvy::Error::LineParse(_, index)) => Err(format!(
-            "{}: cannot parse the line at byte {index}",
-            root.join(".env").display()
-        )),
-        Err(e) => Err(format!("{}: {e}", root.join(".env").display())),
-    }
+        Err(dotenvy::Error::LineParse(_, index)) => {
+            format!("cannot parse the line at byte {index}")
+        }
+        Err(e) => e.to_string(),
+    };
+    Err(HarnessError::Dotenv { path, problem })
 }

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use super::baseline;
+use super::error::HarnessError;
 use crate::cassette::CassetteMode;
 use crate::config::env_var;
 use crate::model::Subject;
@@ -76,7 +77,7 @@ pub struct Settings {
 impl Settings {
     /// Takes the harness's flags out of `argv` and reads the environment; returns the settings and the
     /// arguments left for libtest.
-    pub fn read(argv: Vec<String>) -> Result<(Self, Vec<String>), String> {
+    pub fn read(argv: Vec<String>) -> Result<(Self, Vec<String>), HarnessError> {
         let (flags, rest) = Flags::split(argv)?;
         let mode = match flags.mode {
             Some(mode) => mode,
@@ -92,13 +93,15 @@ impl Settings {
         let subject = flags
             .subject
             .as_deref()
-            .map(|value| value.parse().map_err(|e| format!("--subject: {e}")))
+            .map(|value| value.parse().map_err(HarnessError::Subject))
             .transpose()?;
         let settings = Self {
             mode,
             reports,
             prune: flags.prune,
-            baseline: flags.baseline_settings()?,
+            baseline: flags
+                .baseline_settings()
+                .map_err(HarnessError::BaselineFlags)?,
             subject,
             test_threads: test_threads()?,
             ci: crate::config::is_ci(),
@@ -110,16 +113,18 @@ impl Settings {
 }
 
 /// `RUST_TEST_THREADS`: a whole number of at least 1 (0 would start no worker and hang the run).
-fn test_threads() -> Result<Option<usize>, String> {
+fn test_threads() -> Result<Option<usize>, HarnessError> {
     let Some(value) = env_var("RUST_TEST_THREADS") else {
         return Ok(None);
     };
     match value.trim().parse::<usize>() {
         Ok(n) if n >= 1 => Ok(Some(n)),
-        _ => Err(format!(
-            "RUST_TEST_THREADS={value:?} is not a whole number of at least 1; unset it or give the number of \
-             trials to run at once"
-        )),
+        _ => Err(HarnessError::Variable {
+            name: "RUST_TEST_THREADS",
+            value,
+            problem: "is not a whole number of at least 1; unset it or give the number of trials to run \
+                      at once",
+        }),
     }
 }
 
@@ -175,7 +180,7 @@ impl Flags {
         )
     }
 
-    fn split(argv: Vec<String>) -> Result<(Self, Vec<String>), String> {
+    fn split(argv: Vec<String>) -> Result<(Self, Vec<String>), HarnessError> {
         let mut flags = Self::default();
         let mut rest = Vec::with_capacity(argv.len());
         let mut iter = argv.into_iter();
@@ -183,7 +188,7 @@ impl Flags {
             |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
                 inline
                     .or_else(|| iter.next())
-                    .ok_or_else(|| format!("{flag} needs a path: {flag} PATH"))
+                    .ok_or_else(|| HarnessError::Flag(format!("{flag} needs a path: {flag} PATH")))
             };
         while let Some(arg) = iter.next() {
             let (name, inline) = match arg.split_once('=') {
@@ -198,9 +203,12 @@ impl Flags {
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
                 "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),
                 "--baseline-alpha" => {
-                    flags.baseline_alpha = Some(inline.or_else(|| iter.next()).ok_or(
-                        "--baseline-alpha needs a value: --baseline-alpha 0.05".to_string(),
-                    )?)
+                    flags.baseline_alpha =
+                        Some(inline.or_else(|| iter.next()).ok_or_else(|| {
+                            HarnessError::Flag(
+                                "--baseline-alpha needs a value: --baseline-alpha 0.05".into(),
+                            )
+                        })?)
                 }
                 "--fail-on-regression" => flags.fail_on_regression = true,
                 "--subject" => {
@@ -208,8 +216,11 @@ impl Flags {
                     let value = inline
                         .or_else(|| iter.next())
                         .filter(|v| !v.starts_with("--"));
-                    flags.subject =
-                        Some(value.ok_or("--subject needs a model: --subject provider/model")?);
+                    flags.subject = Some(value.ok_or_else(|| {
+                        HarnessError::Flag(
+                            "--subject needs a model: --subject provider/model".into(),
+                        )
+                    })?);
                 }
                 "--html" => flags.html = Some(value_of("--html", inline, &mut iter)?.into()),
                 _ => rest.push(arg),
@@ -223,7 +234,7 @@ impl Flags {
 mod tests {
     use super::*;
 
-    fn split(args: &[&str]) -> Result<(Flags, Vec<String>), String> {
+    fn split(args: &[&str]) -> Result<(Flags, Vec<String>), HarnessError> {
         Flags::split(args.iter().map(|a| a.to_string()).collect())
     }
 
@@ -251,11 +262,13 @@ mod tests {
     #[test]
     fn a_flag_without_its_value_is_an_error_that_shows_the_form() {
         assert_eq!(
-            split(&["prog", "--junit"]).unwrap_err(),
+            split(&["prog", "--junit"]).unwrap_err().to_string(),
             "--junit needs a path: --junit PATH"
         );
         assert_eq!(
-            split(&["prog", "--subject", "--record"]).unwrap_err(),
+            split(&["prog", "--subject", "--record"])
+                .unwrap_err()
+                .to_string(),
             "--subject needs a model: --subject provider/model"
         );
     }

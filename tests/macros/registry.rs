@@ -293,7 +293,7 @@ fn two_harnesses_in_one_process_report_only_their_own_trials() {
     let single = format!("{trial}::run_2");
     assert_eq!(run(&trial, &first), std::process::ExitCode::SUCCESS);
     assert_eq!(run(&single, &second), std::process::ExitCode::SUCCESS);
-    assert_eq!(names(&first), [trial.clone()]);
+    assert_eq!(names(&first), [trial.as_str()]);
     assert_eq!(names(&second), [single]);
     let _ = std::fs::remove_dir_all(&dir);
 }
