@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
-use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Exchange};
+use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Recorded};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
@@ -260,16 +260,9 @@ impl Engine {
             .exchange(
                 call,
                 &client,
-                |exchange| match exchange {
-                    Exchange::Completion { response, .. } => Some(response),
-                    Exchange::Embedding { .. } => None,
-                },
+                &request,
                 client.complete_timed(&request),
                 |result| self.price(result, provider, &request.model),
-                |result| Exchange::Completion {
-                    request: request.clone(),
-                    response: result.clone(),
-                },
             )
             .await?;
         scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
@@ -300,40 +293,32 @@ impl Engine {
             .exchange(
                 call,
                 &client,
-                |exchange| match exchange {
-                    Exchange::Embedding { response, .. } => Some(response),
-                    Exchange::Completion { .. } => None,
-                },
+                &request,
                 client.embed_timed(&request),
                 |embedding| self.price_embedding(embedding, provider, &request.model),
-                |embedding| Exchange::Embedding {
-                    request: request.clone(),
-                    response: embedding.clone(),
-                },
             )
             .await?;
         scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
         Ok(embedding)
     }
 
-    /// The one flow of a call, whatever it asks: the recorded answer (`unpack`ed from its entry) with
-    /// its recorded latency, or `answer` from the provider with the latency of the request that
-    /// answered, recorded as `exchange` of it when the decision says so. Either is `price`d with today's
-    /// table. Returns the answer, its latency and whether it was replayed.
-    async fn exchange<A>(
+    /// The one flow of a call, whatever it asks: the recorded answer to `request` with its recorded
+    /// latency, or `answer` from the provider with the latency of the request that answered, recorded
+    /// with `request` when the decision says so. Either is `price`d with today's table. Returns the
+    /// answer, its latency and whether it was replayed.
+    async fn exchange<R: Recorded>(
         &self,
         call: Call<'_>,
         client: &ProviderClient,
-        unpack: impl FnOnce(Exchange) -> Option<A>,
-        answer: impl Future<Output = Result<(A, Duration), crate::provider::ProviderError>>,
-        price: impl FnOnce(&mut A),
-        exchange: impl FnOnce(&A) -> Exchange,
-    ) -> Result<(A, Duration, bool), CallError> {
+        request: &R,
+        answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
+        price: impl FnOnce(&mut R::Answer),
+    ) -> Result<(R::Answer, Duration, bool), CallError> {
         let (cassette, record) =
             match self.prepare(call.scope, call.role, call.provider, client, &call.key)? {
                 Prepared::Replay(entry) => {
                     let latency = cassette::latency_of(&entry);
-                    let mut answer = unpack(entry.call)
+                    let mut answer = R::answer_in(entry.call)
                         .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
                     price(&mut answer);
                     return Ok((answer, latency, true));
@@ -352,7 +337,7 @@ impl Engine {
                 role: call.role,
                 provider: call.provider.to_string(),
                 model: call.model.to_string(),
-                call: exchange(&answer),
+                call: request.exchange(&answer),
                 latency_ms: latency.as_millis() as u64,
                 recorded_at: cassette::now_rfc3339(),
             };

@@ -220,6 +220,52 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
     digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A request a cassette entry holds with its answer: a completion or an embedding.
+pub trait Recorded {
+    /// What the provider answers it with.
+    type Answer: Clone;
+    /// The answer `exchange` holds, when it holds a call of this kind.
+    fn answer_in(exchange: Exchange) -> Option<Self::Answer>;
+    /// This request and `answer`, as an entry holds them.
+    fn exchange(&self, answer: &Self::Answer) -> Exchange;
+}
+
+impl Recorded for CompletionRequest {
+    type Answer = CompletionResult;
+
+    fn answer_in(exchange: Exchange) -> Option<CompletionResult> {
+        match exchange {
+            Exchange::Completion { response, .. } => Some(response),
+            Exchange::Embedding { .. } => None,
+        }
+    }
+
+    fn exchange(&self, answer: &CompletionResult) -> Exchange {
+        Exchange::Completion {
+            request: self.clone(),
+            response: answer.clone(),
+        }
+    }
+}
+
+impl Recorded for EmbeddingRequest {
+    type Answer = Embedding;
+
+    fn answer_in(exchange: Exchange) -> Option<Embedding> {
+        match exchange {
+            Exchange::Embedding { response, .. } => Some(response),
+            Exchange::Completion { .. } => None,
+        }
+    }
+
+    fn exchange(&self, answer: &Embedding) -> Exchange {
+        Exchange::Embedding {
+            request: self.clone(),
+            response: answer.clone(),
+        }
+    }
+}
+
 /// The current time as RFC 3339 UTC, for `recorded_at`.
 pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()

@@ -18,7 +18,8 @@ pub mod decision;
 mod entry;
 
 pub use entry::{
-    Entry, Exchange, FORMAT_VERSION, FileBody, embedding_key, entry_key, latency_of, now_rfc3339,
+    Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, embedding_key, entry_key, latency_of,
+    now_rfc3339,
 };
 
 use crate::redact::redact;

@@ -146,16 +146,8 @@ fn cost_property(name: &str, tally: &crate::usage::Tally) -> Option<Property> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::record;
     use super::*;
-
-    fn record(name: &str, status: Status, passed: u32, total: u32) -> TrialRecord {
-        TrialRecord {
-            runs_passed: passed,
-            runs_total: total,
-            runs_required: total,
-            ..TrialRecord::unrun(name.into(), status, "why", None)
-        }
-    }
 
     #[test]
     fn junit_properties_hold_the_interval_beside_the_rate() {

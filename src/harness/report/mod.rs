@@ -354,7 +354,8 @@ mod tests {
     use super::*;
     use crate::case::{CaseInfo, SuiteInfo};
 
-    fn record(name: &str, status: Status, passed: u32, total: u32) -> TrialRecord {
+    /// A record of `passed` of `total` samples (shared with the JUnit tests).
+    pub(super) fn record(name: &str, status: Status, passed: u32, total: u32) -> TrialRecord {
         TrialRecord {
             runs_passed: passed,
             runs_total: total,
