@@ -238,31 +238,61 @@ fn walk(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// The models of a case's matrix: `--subject` collapses the model axis onto its one model.
+fn models<'a>(config: &Config, settings: &'a parse::Settings) -> &'a [Subject] {
+    match &config.subject {
+        Some(_) => &[],
+        None => settings.models.as_deref().unwrap_or_default(),
+    }
+}
+
+/// The trials of the case or dataset row `case` (whose row is `suite::case`) that `exact` wants (every one without
+/// it): each column, its trial name, and the case as the reports name it.
+fn wanted(
+    suite: &Suite,
+    variants: &[String],
+    models: &[Subject],
+    (row, case): (&str, &str),
+    category: Option<&String>,
+    exact: Option<&str>,
+) -> Vec<(Column, String, CaseInfo)> {
+    // The case, one of its columns, or one of their numbered runs.
+    if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, row)) {
+        return Vec::new();
+    }
+    Column::all(models, variants)
+        .into_iter()
+        .map(|column| {
+            let name = column.trial(row);
+            (column, name)
+        })
+        .filter(|(_, name)| exact.is_none_or(|f| crate::trial_name::exact_is_in_trial(f, name)))
+        .map(|(column, name)| {
+            let info = CaseInfo {
+                suite: suite.info.clone(),
+                case: case.to_string(),
+                category: category.cloned(),
+            };
+            (column, name, info)
+        })
+        .collect()
+}
+
 /// The items of a parsed suite (with `exact`, only the requested one, resolved for its trial).
 fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<Item> {
     let mut items = Vec::new();
     let variants: Vec<String> = suite.variants.iter().map(|v| v.name.clone()).collect();
     for case in &suite.cases {
         let row = format!("{}::{}", suite.info.name, case.name);
-        // The case, one of its columns, or one of their numbered runs.
-        if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, &row)) {
-            continue;
-        }
-        // `--subject` collapses the model axis onto its one model.
-        let models = match &config.subject {
-            Some(_) => &[][..],
-            None => case.settings.models.as_deref().unwrap_or_default(),
-        };
-        for column in Column::all(models, &variants) {
-            let name = column.trial(&row);
-            if exact.is_some_and(|f| !crate::trial_name::exact_is_in_trial(f, &name)) {
-                continue;
-            }
-            let info = CaseInfo {
-                suite: suite.info.clone(),
-                case: case.name.clone(),
-                category: case.category.clone(),
-            };
+        let models = models(config, &case.settings);
+        for (column, name, info) in wanted(
+            &suite,
+            &variants,
+            models,
+            (&row, &case.name),
+            case.category.as_ref(),
+            exact,
+        ) {
             items.push(match &case.skip {
                 Some(reason) => Item::Skipped {
                     name,
@@ -287,26 +317,18 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
     let Some(rows) = &suite.rows else {
         return items;
     };
-    let models = match &config.subject {
-        Some(_) => &[][..],
-        None => rows.settings.models.as_deref().unwrap_or_default(),
-    };
+    let models = models(config, &rows.settings);
     let config = Arc::new(config.clone());
     for (index, row) in rows.dataset.rows.iter().enumerate() {
         let row_name = format!("{}::{}", suite.info.name, row.name);
-        if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, &row_name)) {
-            continue;
-        }
-        for column in Column::all(models, &variants) {
-            let name = column.trial(&row_name);
-            if exact.is_some_and(|f| !crate::trial_name::exact_is_in_trial(f, &name)) {
-                continue;
-            }
-            let info = CaseInfo {
-                suite: suite.info.clone(),
-                case: row.name.clone(),
-                category: row.category.clone(),
-            };
+        for (column, name, info) in wanted(
+            &suite,
+            &variants,
+            models,
+            (&row_name, &row.name),
+            row.category.as_ref(),
+            exact,
+        ) {
             // A skipped row makes no call: it may lack inputs, but not be unreadable.
             if let Some(reason) = row.skip.as_ref().filter(|_| row.problems.is_empty()) {
                 items.push(Item::Skipped {
