@@ -4,7 +4,11 @@
 #![warn(missing_docs)]
 
 mod args;
+mod checks;
+mod errors;
 mod expand;
+mod raw;
+mod sampling;
 mod suggest;
 
 use proc_macro::TokenStream;
