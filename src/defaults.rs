@@ -39,14 +39,15 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `--baseline-alpha`: the significance level of a baseline comparison.
 pub const BASELINE_ALPHA: f64 = 0.05;
-/// Adaptive sampling: the confidence (`confidence`), so α = β = 5%.
-pub const CONFIDENCE: f64 = 0.95;
+/// Adaptive sampling: the confidence (`confidence`), so α = β = 5%. The attribute's compile-time
+/// check assumes the same (the three are `prompt_tester_keys`'s).
+pub const CONFIDENCE: f64 = prompt_tester_keys::sampling::DEFAULT_CONFIDENCE;
 
 /// Adaptive sampling: the most samples (`max_runs`).
-pub const MAX_RUNS: u32 = 40;
+pub const MAX_RUNS: u32 = prompt_tester_keys::sampling::DEFAULT_MAX_RUNS;
 
 /// Adaptive sampling: the indifference half-width δ (`indifference`).
-pub const INDIFFERENCE: f64 = 0.05;
+pub const INDIFFERENCE: f64 = prompt_tester_keys::sampling::DEFAULT_INDIFFERENCE;
 
 /// The suite root (`suite_roots`), relative to the crate root.
 pub const SUITE_ROOT: &str = "prompt-tests";
