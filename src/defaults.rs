@@ -1,5 +1,5 @@
 //! The documented defaults, in one place. The README and `docs/` state the same values; a test below
-//! keeps them in step.
+//! keeps them in step, and another their key tables in step with the table of keys.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -39,14 +39,15 @@ pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `--baseline-alpha`: the significance level of a baseline comparison.
 pub const BASELINE_ALPHA: f64 = 0.05;
-/// Adaptive sampling: the confidence (`confidence`), so α = β = 5%.
-pub const CONFIDENCE: f64 = 0.95;
+/// Adaptive sampling: the confidence (`confidence`), so α = β = 5%. The attribute's compile-time
+/// check assumes the same (the three are `prompt_tester_keys`'s).
+pub const CONFIDENCE: f64 = prompt_tester_keys::sampling::DEFAULT_CONFIDENCE;
 
 /// Adaptive sampling: the most samples (`max_runs`).
-pub const MAX_RUNS: u32 = 40;
+pub const MAX_RUNS: u32 = prompt_tester_keys::sampling::DEFAULT_MAX_RUNS;
 
 /// Adaptive sampling: the indifference half-width δ (`indifference`).
-pub const INDIFFERENCE: f64 = 0.05;
+pub const INDIFFERENCE: f64 = prompt_tester_keys::sampling::DEFAULT_INDIFFERENCE;
 
 /// The suite root (`suite_roots`), relative to the crate root.
 pub const SUITE_ROOT: &str = "prompt-tests";
@@ -66,6 +67,10 @@ pub fn cassette_dir(root: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use prompt_tester_keys::{Place, names_in};
+
     use super::*;
 
     /// Every place in the README and the docs that states a default states these values.
@@ -158,6 +163,91 @@ mod tests {
             ),
         ] {
             assert!(text.contains(&stated), "{doc} no longer states {stated:?}");
+        }
+    }
+
+    /// The names a table's first column shows in code spans (`[[cases]]` is `cases`,
+    /// `target_prompt_vars(k = v, ...)` is `target_prompt_vars`), for the table after `heading`.
+    fn table_keys(doc: &str, heading: &str) -> BTreeSet<String> {
+        let (_, rest) = doc
+            .split_once(heading)
+            .unwrap_or_else(|| panic!("no {heading:?}"));
+        let rows = rest
+            .lines()
+            .skip_while(|line| !line.starts_with('|'))
+            .take_while(|line| line.starts_with('|'))
+            // The header and the separator.
+            .skip(2);
+        rows.flat_map(|row| {
+            let first = row.split('|').nth(1).unwrap_or_default();
+            let spans: Vec<String> = first
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(|code| {
+                    let code = code.trim_start_matches('[');
+                    code.chars()
+                        .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                        .collect()
+                })
+                .collect();
+            spans
+        })
+        .filter(|name: &String| !name.is_empty())
+        .collect()
+    }
+
+    /// The keys the README's `[defaults]` example writes or shows commented out.
+    fn defaults_block_keys(readme: &str) -> BTreeSet<String> {
+        let (_, rest) = readme
+            .split_once("\n[defaults]")
+            .expect("a [defaults] example");
+        rest.lines()
+            .skip(1)
+            .take_while(|line| !line.trim().is_empty())
+            .filter_map(|line| line.trim_start_matches("# ").split_once(" = "))
+            .map(|(key, _)| key.trim().to_string())
+            .collect()
+    }
+
+    /// The README's `#[prompt_test]` table, the suite and case tables of docs/suites.md and the README's
+    /// `[defaults]` example list exactly the keys the table of keys allows there.
+    #[test]
+    fn the_docs_list_every_key_where_it_is_allowed() {
+        let readme = include_str!("../README.md");
+        let suites = include_str!("../docs/suites.md");
+        let keys = |place: Place| -> BTreeSet<String> {
+            names_in(place).into_iter().map(String::from).collect()
+        };
+        for (doc, listed, place) in [
+            (
+                "README.md, #[prompt_test] keys",
+                table_keys(readme, "### `#[prompt_test]` keys"),
+                Place::Attribute,
+            ),
+            (
+                "docs/suites.md, Top-level keys",
+                table_keys(suites, "## Top-level keys"),
+                Place::Suite,
+            ),
+            (
+                "docs/suites.md, Case keys",
+                table_keys(suites, "## Case keys"),
+                Place::Case,
+            ),
+            (
+                "README.md, [defaults]",
+                defaults_block_keys(readme),
+                Place::Defaults,
+            ),
+        ] {
+            let table = keys(place);
+            let missing: Vec<_> = table.difference(&listed).collect();
+            let extra: Vec<_> = listed.difference(&table).collect();
+            assert!(
+                missing.is_empty() && extra.is_empty(),
+                "{doc}: missing {missing:?}, not a key there {extra:?}"
+            );
         }
     }
 }

@@ -67,10 +67,10 @@ impl SamplePlan {
         // Merged from several levels, `early_stop` or `confidence` may come from one that is not this
         // plan's: only keys written together contradict each other (`SamplingKeys::conflict`).
         if let (Some(_), Some(_)) = (keys.pass_rate, keys.runs) {
-            return Err(SamplingError::Both("runs"));
+            return Err(SamplingError::Both(prompt_tester_keys::Key::Runs));
         }
         if let (Some(_), Some(_)) = (keys.pass_rate, keys.pass_threshold) {
-            return Err(SamplingError::Both("pass_threshold"));
+            return Err(SamplingError::Both(prompt_tester_keys::Key::PassThreshold));
         }
         if let Some(pass_rate) = keys.pass_rate {
             let sprt = Sprt::new(

@@ -298,7 +298,11 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
 /// benchmarks or scripts (`include` in each Cargo.toml).
 #[test]
 fn the_packages_hold_only_sources_readme_and_licences() {
-    for (package, sources) in [("prompt-tester", "src/"), ("prompt-tester-macros", "src/")] {
+    for (package, sources) in [
+        ("prompt-tester", "src/"),
+        ("prompt-tester-macros", "src/"),
+        ("prompt-tester-keys", "src/"),
+    ] {
         let args = ["package", "--list", "--allow-dirty", "-p", package].map(String::from);
         let listed = cargo(&child::repo_root(), &[], &args);
         assert!(listed.status.success(), "{}", text(&listed));
@@ -344,6 +348,8 @@ fn packaging_the_published_crates_warns_only_of_the_missing_repository_url() {
         "prompt-tester",
         "-p",
         "prompt-tester-macros",
+        "-p",
+        "prompt-tester-keys",
     ]
     .map(String::from);
     let packaged = cargo(&child::repo_root(), &[], &args);
@@ -354,8 +360,8 @@ fn packaging_the_published_crates_warns_only_of_the_missing_repository_url() {
         .filter(|l| l.starts_with("warning:"))
         .collect();
     assert_eq!(
-        warnings, ["warning: manifest has no documentation, homepage or repository"; 2],
+        warnings, ["warning: manifest has no documentation, homepage or repository"; 3],
         "{stderr}"
     );
-    assert_eq!(stderr.matches("   Packaging ").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("   Packaging ").count(), 3, "{stderr}");
 }

@@ -7,7 +7,12 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, ReturnType, Type};
 
-use crate::args::{self, Args, Errors, Prompt, value_tokens};
+use prompt_tester_keys::Key;
+use prompt_tester_keys::sampling::SAMPLING_KEYS;
+
+use crate::args::{self, Args};
+use crate::checks::{Prompt, value_tokens};
+use crate::errors::Errors;
 
 /// Expands `#[prompt_test(attr)] item`. On errors the function is still emitted unchanged, so the only
 /// messages the user sees are ours (not "cannot find function" elsewhere).
@@ -205,27 +210,20 @@ fn spec_body(args: &Args) -> TokenStream {
         });
         fields.push(quote!(target_prompt_vars: ::std::vec![#(#vars),*]));
     }
-    if let Some(max_tokens) = &args.max_tokens {
+    if let Some(max_tokens) = args.value(Key::MaxTokens) {
         let value = value_tokens(max_tokens);
         call.push(quote!(max_tokens: ::core::option::Option::Some(#value)));
     }
     // The sampling keys, gathered into the `SamplingKeys` that suites and `[defaults]` share.
-    let sampling: Vec<TokenStream> = [
-        ("runs", &args.runs),
-        ("pass_threshold", &args.pass_threshold),
-        ("early_stop", &args.early_stop),
-        ("pass_rate", &args.pass_rate),
-        ("confidence", &args.confidence),
-        ("max_runs", &args.max_runs),
-        ("indifference", &args.indifference),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| {
-        let key = Ident::new(key, Span::call_site());
-        let value = value_tokens(value.as_ref()?);
-        Some(quote!(#key: ::core::option::Option::Some(#value)))
-    })
-    .collect();
+    let sampling: Vec<TokenStream> = SAMPLING_KEYS
+        .into_iter()
+        .filter_map(|key| {
+            // The fields of `SamplingKeys` are named as the keys.
+            let field = Ident::new(key.name(), Span::call_site());
+            let value = value_tokens(args.value(key)?);
+            Some(quote!(#field: ::core::option::Option::Some(#value)))
+        })
+        .collect();
     if !sampling.is_empty() {
         fields.push(quote! {
             sampling: #private::SamplingKeys {
@@ -234,15 +232,15 @@ fn spec_body(args: &Args) -> TokenStream {
             }
         });
     }
-    if let Some(seed) = &args.seed {
+    if let Some(seed) = args.value(Key::Seed) {
         let value = value_tokens(seed);
         call.push(quote!(seed: ::core::option::Option::Some(#value)));
     }
-    if let Some(enable_cache) = &args.enable_cache {
+    if let Some(enable_cache) = args.value(Key::EnableCache) {
         let value = value_tokens(enable_cache);
         fields.push(quote!(enable_cache: #value));
     }
-    if let Some(temperature) = &args.temperature {
+    if let Some(temperature) = args.value(Key::Temperature) {
         let value = value_tokens(temperature);
         call.push(quote!(temperature: ::core::option::Option::Some(#value)));
     }
@@ -274,7 +272,7 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = quote_spanned!(tools.span()=> ::std::iter::FromIterator::from_iter(#tools));
         request.push(quote!(tools: ::core::option::Option::Some(#value)));
     }
-    if let Some(live_only) = &args.live_only {
+    if let Some(live_only) = args.value(Key::LiveOnly) {
         let value = value_tokens(live_only);
         fields.push(quote!(live_only: #value));
     }

@@ -4,7 +4,11 @@
 #![warn(missing_docs)]
 
 mod args;
+mod checks;
+mod errors;
 mod expand;
+mod raw;
+mod sampling;
 mod suggest;
 
 use proc_macro::TokenStream;
@@ -40,16 +44,21 @@ use proc_macro::TokenStream;
 /// | `target_prompt_file` | a string literal: a file relative to the crate root, read at compile time |
 /// | `subject_model` | a model id string or a `Model` (default: `[defaults] model`) |
 /// | `subject_provider` | a provider name or a `Provider` (default: `[defaults] provider`) |
+/// | `subject_models` | a list of `"provider/model"` strings: one trial per model; not with `subject_model` or `subject_provider` |
 /// | `target_prompt_vars(name = value, ...)` | values for the placeholders, anything `Display` |
 /// | `max_tokens` | `u32`, at least 1 (default: `[defaults] max_tokens`, else 2048) |
 /// | `runs` | `u32`, how many samples, at least 1 (default 1) |
 /// | `pass_threshold` | the share of samples that must pass, in (0, 1] (default 1.0) |
+/// | `early_stop` | `bool`: with `runs`, samples are sent only while the verdict can still change; a bare `early_stop` means `true` |
+/// | `pass_rate`, `confidence`, `max_runs`, `indifference` | adaptive sampling instead of `runs`: the pass rate asked about, in (0, 1); the confidence, in [0.5, 1) (default 0.95); the most samples, a `u32` (default 40); the indifference, in (0, 0.5) (default 0.05) |
+/// | `seed` | a `u32` from 0 to 2147483647: run k sends seed + k − 1 |
 /// | `enable_cache` | `bool`; a bare `enable_cache` means `true` |
 /// | `temperature` | `f32` |
 /// | `system` | the system prompt, `&str` or `String` |
 /// | `run_fn` | an `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>` used instead of the provider |
 /// | `tools` | the tools the model may call: a `Vec<ToolSpec>` (or an array or iterator of them); one model call, its tool calls in `run.tool_calls` |
 /// | `agent` | a `Toolbox` (tools with handlers, MCP servers) or a `fn() -> Toolbox`: the model call becomes an agent loop; not with `tools` or `run_fn` |
+/// | `live_only` | `bool`: without a recording the test is ignored, not run; a bare `live_only` means `true` |
 ///
 /// Exactly one of `target_prompt` and `target_prompt_file` is required. Literal values are checked at
 /// compile time (`runs = 0`, `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key); every mistake is
@@ -73,5 +82,40 @@ fn fn_name_line(item: &TokenStream) -> Option<u32> {
     match tokens.next()? {
         proc_macro::TokenTree::Ident(name) => u32::try_from(name.span().line()).ok(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use prompt_tester_keys::{Place, names_in};
+
+    /// The attribute's documentation lists every key of the table, and no other.
+    #[test]
+    fn the_docs_list_every_key() {
+        let listed: BTreeSet<String> = include_str!("lib.rs")
+            .lines()
+            .filter_map(|line| line.strip_prefix("/// | `"))
+            .filter_map(|row| row.split(" | ").next())
+            .flat_map(|first| {
+                let names: Vec<String> = format!("`{first}")
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(|code| {
+                        code.chars()
+                            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                            .collect()
+                    })
+                    .collect();
+                names
+            })
+            .collect();
+        let keys: BTreeSet<String> = names_in(Place::Attribute)
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(listed, keys);
     }
 }

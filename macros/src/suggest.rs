@@ -35,7 +35,7 @@ fn contains_segments(key: &str, word: &str) -> bool {
 mod tests {
     use super::*;
 
-    use crate::args::KEYS;
+    use prompt_tester_keys::{Place, names_in};
 
     /// The distance the suggestions rank by: Levenshtein, counted in chars (strsim's).
     #[test]
@@ -51,23 +51,27 @@ mod tests {
 
     #[test]
     fn suggests_typos_and_familiar_short_names() {
-        assert_eq!(closest("run", KEYS), Some("runs"));
-        assert_eq!(closest("pass_treshold", KEYS), Some("pass_threshold"));
-        assert_eq!(closest("max_token", KEYS), Some("max_tokens"));
-        assert_eq!(closest("model", KEYS), Some("subject_model"));
-        assert_eq!(closest("provider", KEYS), Some("subject_provider"));
-        assert_eq!(closest("prompt", KEYS), Some("target_prompt"));
-        assert_eq!(closest("vars", KEYS), Some("target_prompt_vars"));
-        assert_eq!(closest("threshold", KEYS), Some("pass_threshold"));
-        assert_eq!(closest("system_prompt", KEYS), Some("system"));
-        assert_eq!(closest("temp", KEYS), Some("temperature"));
-        assert_eq!(closest("cache", KEYS), Some("enable_cache"));
+        let keys = names_in(Place::Attribute);
+        let keys = keys.as_slice();
+        assert_eq!(closest("run", keys), Some("runs"));
+        assert_eq!(closest("pass_treshold", keys), Some("pass_threshold"));
+        assert_eq!(closest("max_token", keys), Some("max_tokens"));
+        assert_eq!(closest("model", keys), Some("subject_model"));
+        assert_eq!(closest("provider", keys), Some("subject_provider"));
+        assert_eq!(closest("prompt", keys), Some("target_prompt"));
+        assert_eq!(closest("vars", keys), Some("target_prompt_vars"));
+        assert_eq!(closest("threshold", keys), Some("pass_threshold"));
+        assert_eq!(closest("system_prompt", keys), Some("system"));
+        assert_eq!(closest("temp", keys), Some("temperature"));
+        assert_eq!(closest("cache", keys), Some("enable_cache"));
     }
 
     #[test]
     fn suggests_nothing_for_unrelated_words() {
-        assert_eq!(closest("banana", KEYS), None);
-        assert_eq!(closest("x", KEYS), None);
-        assert_eq!(closest("timeout", KEYS), None);
+        let keys = names_in(Place::Attribute);
+        let keys = keys.as_slice();
+        assert_eq!(closest("banana", keys), None);
+        assert_eq!(closest("x", keys), None);
+        assert_eq!(closest("timeout", keys), None);
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use prompt_tester_keys::{Key, Range};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -36,6 +37,7 @@ struct File {
     prices: BTreeMap<String, Price>,
 }
 
+/// `[defaults]`: the keys the table allows in `Place::Defaults` (a test checks they are the same).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileDefaults {
@@ -94,6 +96,11 @@ struct FileProvider {
     /// Every model on this endpoint costs $0 (a self-hosted server).
     #[serde(default)]
     free: bool,
+}
+
+/// The seeds `[defaults] seed` takes: the table's (a `u32` already has the lower end).
+fn seed_range() -> Range {
+    Key::Seed.row().range.expect("`seed` has a range")
 }
 
 fn default_kind() -> WireFormat {
@@ -156,7 +163,7 @@ impl Config {
         let line_of = |start: usize| text[..start.min(text.len())].matches('\n').count() + 1;
         let d = &file.defaults;
         if let Some(seed) = &d.seed
-            && *seed.get_ref() > MAX_SEED
+            && !seed_range().contains_whole(i128::from(*seed.get_ref()))
         {
             return Err(ConfigError::Invalid {
                 path: path.to_path_buf(),
@@ -178,21 +185,18 @@ impl Config {
         };
         if let Err(e) = self.sampling.check_defaults() {
             let key = e.key();
+            // The adaptive keys are the ones `check_defaults` finds fault with.
             let span = match key {
-                "pass_rate" => d.pass_rate.as_ref().map(Spanned::span),
-                "confidence" => d.confidence.as_ref().map(Spanned::span),
-                "max_runs" => d.max_runs.as_ref().map(Spanned::span),
+                Key::PassRate => d.pass_rate.as_ref().map(Spanned::span),
+                Key::Confidence => d.confidence.as_ref().map(Spanned::span),
+                Key::MaxRuns => d.max_runs.as_ref().map(Spanned::span),
                 _ => d.indifference.as_ref().map(Spanned::span),
             };
-            let shown = e.to_string();
             return Err(ConfigError::Invalid {
                 path: path.to_path_buf(),
                 line: span.map(|s| line_of(s.start)),
                 key: format!("defaults.{key}"),
-                problem: shown
-                    .strip_prefix(&format!("`{key}` "))
-                    .unwrap_or(&shown)
-                    .to_string(),
+                problem: e.problem(),
             });
         }
         self.defaults = Defaults {
@@ -462,6 +466,27 @@ output_mtok = 2.0
             let err = from_file(text).unwrap_err().to_string();
             assert!(err.starts_with(start), "{err}");
         }
+    }
+
+    /// `[defaults]` takes exactly the keys the table allows there: serde lists the fields it expects
+    /// beside an unknown one.
+    #[test]
+    fn defaults_take_the_keys_of_the_table() {
+        let err = from_file("[defaults]\nnot_a_key = 1\n")
+            .unwrap_err()
+            .to_string();
+        let (_, expected) = err
+            .split_once("expected one of ")
+            .unwrap_or_else(|| panic!("{err}"));
+        let mut read: Vec<&str> = expected
+            .split(", ")
+            .map(|field| field.trim().trim_matches('`'))
+            .take_while(|field| !field.is_empty() && !field.contains(char::is_whitespace))
+            .collect();
+        let mut table = prompt_tester_keys::names_in(prompt_tester_keys::Place::Defaults);
+        read.sort_unstable();
+        table.sort_unstable();
+        assert_eq!(read, table, "{err}");
     }
 
     #[test]

@@ -3,11 +3,16 @@
 //! level fills in from another, and what is contradictory. `plan::SamplePlan::from_keys` makes the
 //! plan.
 
+use std::fmt;
+
+use prompt_tester_keys::Key;
+use prompt_tester_keys::sampling::{Conflict, TooFewRuns};
+
 use crate::defaults;
 use crate::stats::sprt::{Sprt, SprtError};
 
 /// The largest `seed`: Gemini's seed is a signed 32-bit integer.
-pub const MAX_SEED: u32 = i32::MAX as u32;
+pub use prompt_tester_keys::MAX_SEED;
 
 /// The seed run `run` (1-based) sends: `seed + run − 1`, wrapping past [`MAX_SEED`] to 0.
 pub fn run_seed(seed: u32, run: u32) -> u32 {
@@ -34,50 +39,80 @@ pub struct SamplingKeys {
     pub indifference: Option<f64>,
 }
 
-/// What is wrong with a set of sampling keys. `key()` names the key to fix.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// What is wrong with a set of sampling keys. `key()` names the key to fix; the message reads
+/// "`key` {problem}".
+#[derive(Debug, Clone, PartialEq)]
 pub enum SamplingError {
     /// `runs` is 0.
-    #[error("`runs` is 0; it must be at least 1 (the number of samples)")]
     NoRuns,
     /// `pass_threshold` outside (0, 1].
-    #[error(
-        "`pass_threshold` is {0}; it must be in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5"
-    )]
     Threshold(f64),
-    /// A fixed-sample key and an adaptive one in the same place.
-    #[error(
-        "`pass_rate` cannot be combined with `{0}`: `pass_rate` samples until the pass rate is known (adaptive \
-         sampling, at most `max_runs`), `runs` and `pass_threshold` take a fixed number; keep one of the two"
-    )]
-    Both(&'static str),
-    /// A key of adaptive sampling beside `runs` / `pass_threshold`.
-    #[error(
-        "`{0}` applies only to adaptive sampling (`pass_rate = ...`), not beside `runs` / `pass_threshold`; \
-         remove it, or replace `runs` and `pass_threshold` with `pass_rate`"
-    )]
-    AdaptiveOnly(&'static str),
+    /// A fixed-sample key (the one held) and an adaptive one in the same place.
+    Both(Key),
+    /// A key of adaptive sampling (the one held) beside `runs` / `pass_threshold`.
+    AdaptiveOnly(Key),
     /// `early_stop` beside `pass_rate`.
-    #[error(
-        "`early_stop` applies to `runs = N`; adaptive sampling (`pass_rate`) stops as soon as it can by \
-         itself: remove `early_stop`"
-    )]
     EarlyStopAdaptive,
     /// An adaptive value out of range.
-    #[error(transparent)]
-    Sprt(#[from] SprtError),
+    Sprt(SprtError),
 }
 
 impl SamplingError {
     /// The key the problem is about.
-    pub fn key(&self) -> &'static str {
+    pub fn key(&self) -> Key {
         match self {
-            SamplingError::NoRuns => "runs",
-            SamplingError::Threshold(_) => "pass_threshold",
-            SamplingError::Both(_) => "pass_rate",
-            SamplingError::AdaptiveOnly(key) => key,
-            SamplingError::EarlyStopAdaptive => "early_stop",
+            SamplingError::NoRuns => Key::Runs,
+            SamplingError::Threshold(_) => Key::PassThreshold,
             SamplingError::Sprt(e) => e.key(),
+            SamplingError::Both(_)
+            | SamplingError::AdaptiveOnly(_)
+            | SamplingError::EarlyStopAdaptive => self.conflict().key(),
+        }
+    }
+
+    /// What is wrong, after the key: "is 0; it must be at least 1 (the number of samples)".
+    pub fn problem(&self) -> String {
+        match self {
+            SamplingError::NoRuns => "is 0; it must be at least 1 (the number of samples)".into(),
+            SamplingError::Threshold(threshold) => Key::PassThreshold.is_out_of_range(*threshold),
+            SamplingError::Sprt(e) => e.problem(),
+            SamplingError::Both(_)
+            | SamplingError::AdaptiveOnly(_)
+            | SamplingError::EarlyStopAdaptive => self.conflict().problem().to_string(),
+        }
+    }
+
+    /// A contradiction as the attribute reports it too (same key, same message); only asked of the
+    /// three conflict variants.
+    fn conflict(&self) -> Conflict {
+        match self {
+            SamplingError::Both(key) => Conflict::Both(*key),
+            SamplingError::AdaptiveOnly(key) => Conflict::AdaptiveOnly(*key),
+            _ => Conflict::EarlyStopAdaptive,
+        }
+    }
+}
+
+impl fmt::Display for SamplingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` {}", self.key(), self.problem())
+    }
+}
+
+impl std::error::Error for SamplingError {}
+
+impl From<SprtError> for SamplingError {
+    fn from(e: SprtError) -> Self {
+        SamplingError::Sprt(e)
+    }
+}
+
+impl From<Conflict> for SamplingError {
+    fn from(conflict: Conflict) -> Self {
+        match conflict {
+            Conflict::Both(key) => SamplingError::Both(key),
+            Conflict::AdaptiveOnly(key) => SamplingError::AdaptiveOnly(key),
+            Conflict::EarlyStopAdaptive => SamplingError::EarlyStopAdaptive,
         }
     }
 }
@@ -109,25 +144,18 @@ impl SamplingKeys {
 
     /// What is contradictory among keys written in one place (one attribute, one table), if anything.
     pub fn conflict(&self) -> Option<SamplingError> {
-        let fixed = [
-            ("runs", self.runs.is_some()),
-            ("pass_threshold", self.pass_threshold.is_some()),
-        ];
-        let fixed = fixed.iter().find(|(_, set)| *set).map(|(k, _)| *k);
-        let adaptive_only = [
-            ("confidence", self.confidence.is_some()),
-            ("max_runs", self.max_runs.is_some()),
-            ("indifference", self.indifference.is_some()),
-        ];
-        let adaptive_only = adaptive_only.iter().find(|(_, set)| *set).map(|(k, _)| *k);
-        match (self.pass_rate, fixed, adaptive_only) {
-            (Some(_), Some(key), _) => Some(SamplingError::Both(key)),
-            (Some(_), None, _) if self.early_stop == Some(true) => {
-                Some(SamplingError::EarlyStopAdaptive)
-            }
-            (None, Some(_), Some(key)) => Some(SamplingError::AdaptiveOnly(key)),
-            _ => None,
-        }
+        // `early_stop = false` beside `pass_rate` says nothing, so it is no contradiction.
+        Conflict::among(|key| match key {
+            Key::Runs => self.runs.is_some(),
+            Key::PassThreshold => self.pass_threshold.is_some(),
+            Key::EarlyStop => self.early_stop == Some(true),
+            Key::PassRate => self.pass_rate.is_some(),
+            Key::Confidence => self.confidence.is_some(),
+            Key::MaxRuns => self.max_runs.is_some(),
+            Key::Indifference => self.indifference.is_some(),
+            _ => false,
+        })
+        .map(SamplingError::from)
     }
 
     /// What is out of range in keys that fill in for others (`[defaults]`): an adaptive value is
@@ -136,23 +164,24 @@ impl SamplingKeys {
     /// `early_stop` and `pass_rate` may both be defaults: each applies to its own kind of test.
     pub fn check_defaults(&self) -> Result<(), SamplingError> {
         let max_runs = self.max_runs.unwrap_or(defaults::MAX_RUNS);
+        let pass_rate = self.pass_rate.unwrap_or(0.5);
+        let indifference = self.indifference.unwrap_or(defaults::INDIFFERENCE);
+        let confidence = self.confidence.unwrap_or(defaults::CONFIDENCE);
         if max_runs == 0 {
-            return Err(SamplingError::Sprt(SprtError::MaxRuns {
-                max_runs,
+            return Err(SamplingError::Sprt(SprtError::MaxRuns(TooFewRuns {
+                max_runs: 0,
                 needed: 1,
-                pass_rate: self.pass_rate.unwrap_or(0.5),
-                indifference: self.indifference.unwrap_or(defaults::INDIFFERENCE),
-                confidence: self.confidence.unwrap_or(defaults::CONFIDENCE),
-            }));
+                pass_rate,
+                indifference,
+                confidence,
+            })));
         }
-        Sprt::new(
-            self.pass_rate.unwrap_or(0.5),
-            self.indifference.unwrap_or(defaults::INDIFFERENCE),
-            self.confidence.unwrap_or(defaults::CONFIDENCE),
+        match Sprt::new(pass_rate, indifference, confidence, max_runs) {
             // The runs needed depend on the test's pass rate unless it is here.
-            self.pass_rate.map_or(u32::MAX, |_| max_runs),
-        )?;
-        Ok(())
+            Err(SprtError::MaxRuns(_)) if self.pass_rate.is_none() => Ok(()),
+            Err(e) => Err(e.into()),
+            Ok(_) => Ok(()),
+        }
     }
 }
 
@@ -193,9 +222,9 @@ mod tests {
         };
         assert_eq!(
             both.over(&adaptive).conflict(),
-            Some(SamplingError::Both("runs"))
+            Some(SamplingError::Both(Key::Runs))
         );
-        assert_eq!(both.conflict().unwrap().key(), "pass_rate");
+        assert_eq!(both.conflict().unwrap().key(), Key::PassRate);
         let stray = SamplingKeys {
             pass_threshold: Some(0.8),
             confidence: Some(0.9),
@@ -203,7 +232,7 @@ mod tests {
         };
         assert_eq!(
             stray.conflict(),
-            Some(SamplingError::AdaptiveOnly("confidence"))
+            Some(SamplingError::AdaptiveOnly(Key::Confidence))
         );
         let early = SamplingKeys {
             pass_rate: Some(0.8),
@@ -211,5 +240,48 @@ mod tests {
             ..SamplingKeys::default()
         };
         assert_eq!(early.conflict(), Some(SamplingError::EarlyStopAdaptive));
+    }
+
+    /// `[defaults]` values are checked as far as they can be, in bounded time even for an extreme
+    /// indifference; `max_runs` only against a pass rate written beside it.
+    #[test]
+    fn defaults_are_checked_without_the_tests_own_keys() {
+        let tiny = SamplingKeys {
+            indifference: Some(1e-10),
+            ..SamplingKeys::default()
+        };
+        assert_eq!(tiny.check_defaults(), Ok(()));
+        let with_rate = SamplingKeys {
+            pass_rate: Some(0.5),
+            ..tiny
+        };
+        let err = with_rate.check_defaults().unwrap_err();
+        assert_eq!(err.key(), Key::MaxRuns);
+        assert!(
+            err.to_string().starts_with("`max_runs` is 40, but"),
+            "{err}"
+        );
+        let few = SamplingKeys {
+            max_runs: Some(10),
+            ..SamplingKeys::default()
+        };
+        assert_eq!(few.check_defaults(), Ok(()));
+        let none = SamplingKeys {
+            max_runs: Some(0),
+            ..SamplingKeys::default()
+        };
+        assert_eq!(none.check_defaults().unwrap_err().key(), Key::MaxRuns);
+        assert_eq!(
+            SamplingError::NoRuns.to_string(),
+            "`runs` is 0; it must be at least 1 (the number of samples)"
+        );
+        assert_eq!(
+            SamplingError::Threshold(1.5).to_string(),
+            "`pass_threshold` is 1.5; it must be in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5"
+        );
+        assert_eq!(
+            SamplingError::NoRuns.problem(),
+            "is 0; it must be at least 1 (the number of samples)"
+        );
     }
 }

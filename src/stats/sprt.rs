@@ -9,6 +9,19 @@
 //! samples (inconclusive). A pass when p ≤ p0 happens at most about α of the time, a failure when
 //! p ≥ p1 at most about β (simulated in the tests below).
 
+use std::fmt;
+
+use prompt_tester_keys::sampling::{TooFewRuns, indifference_limit, shown};
+use prompt_tester_keys::sprt::{
+    BOUNDARY_TOLERANCE, fewest, pass_boundary, pass_step, passes_needed,
+};
+use prompt_tester_keys::{Key, Range};
+
+/// The table's range of a key.
+fn range_of(key: Key) -> Range {
+    key.row().range.expect("the sampling keys have ranges")
+}
+
 /// The SPRT of one adaptive test: its hypotheses, error rates and truncation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sprt {
@@ -22,24 +35,15 @@ pub struct Sprt {
     pub max_runs: u32,
 }
 
-/// Why an SPRT cannot be built from the values given.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Why an SPRT cannot be built from the values given. `key()` names the key to fix; the message reads
+/// "`key` {problem}".
+#[derive(Debug, Clone, PartialEq)]
 pub enum SprtError {
     /// `pass_rate` outside (0, 1).
-    #[error(
-        "`pass_rate` is {0}; it must be above 0 and below 1, e.g. 0.8 (the pass rate to tell apart)"
-    )]
     PassRate(f64),
     /// `confidence` outside [0.5, 1).
-    #[error(
-        "`confidence` is {0}; it must be at least 0.5 and below 1, e.g. 0.95 (the test is wrong at most 5% of the time)"
-    )]
     Confidence(f64),
     /// `indifference` not leaving both hypotheses inside (0, 1).
-    #[error(
-        "`indifference` is {indifference}; with `pass_rate = {pass_rate}` it must be above 0 and below {limit} \
-         (pass_rate − indifference and pass_rate + indifference must lie strictly between 0 and 1), e.g. 0.05"
-    )]
     Indifference {
         /// The value given.
         indifference: f64,
@@ -49,36 +53,47 @@ pub enum SprtError {
         limit: f64,
     },
     /// `max_runs` too small for the test ever to pass.
-    #[error(
-        "`max_runs` is {max_runs}, but even when every run passes the test needs {needed} runs to pass (pass_rate \
-         {pass_rate}, indifference {indifference}, confidence {confidence}); raise `max_runs` to at least {needed}, \
-         or widen `indifference` or lower `confidence`"
-    )]
-    MaxRuns {
-        /// The value given.
-        max_runs: u32,
-        /// The passes needed in a row.
-        needed: u32,
-        /// The pass rate.
-        pass_rate: f64,
-        /// The indifference.
-        indifference: f64,
-        /// The confidence.
-        confidence: f64,
-    },
+    MaxRuns(TooFewRuns),
 }
 
 impl SprtError {
     /// The key the problem is about (`pass_rate`, `confidence`, `indifference`, `max_runs`).
-    pub fn key(&self) -> &'static str {
+    pub fn key(&self) -> Key {
         match self {
-            SprtError::PassRate(_) => "pass_rate",
-            SprtError::Confidence(_) => "confidence",
-            SprtError::Indifference { .. } => "indifference",
-            SprtError::MaxRuns { .. } => "max_runs",
+            SprtError::PassRate(_) => Key::PassRate,
+            SprtError::Confidence(_) => Key::Confidence,
+            SprtError::Indifference { .. } => Key::Indifference,
+            SprtError::MaxRuns(too_few) => too_few.key(),
+        }
+    }
+
+    /// What is wrong, after the key: "is 1.5; it must be at least 0.5 and below 1, ...".
+    pub fn problem(&self) -> String {
+        match self {
+            SprtError::PassRate(pass_rate) => format!(
+                "is {pass_rate}; it must be above 0 and below 1, e.g. 0.8 (the pass rate to tell apart)"
+            ),
+            SprtError::Confidence(confidence) => Key::Confidence.is_out_of_range(*confidence),
+            SprtError::Indifference {
+                indifference,
+                pass_rate,
+                limit,
+            } => format!(
+                "is {indifference}; with `pass_rate = {pass_rate}` it must be above 0 and below {limit} \
+                 (pass_rate − indifference and pass_rate + indifference must lie strictly between 0 and 1), e.g. 0.05"
+            ),
+            SprtError::MaxRuns(too_few) => too_few.problem().to_string(),
         }
     }
 }
+
+impl fmt::Display for SprtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` {}", self.key(), self.problem())
+    }
+}
+
+impl std::error::Error for SprtError {}
 
 /// What the samples so far say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,9 +108,8 @@ pub enum SprtVerdict {
     Continue(u32),
 }
 
-/// How far inside a boundary the ratio must be, so that `k` passes reaching it exactly in real
-/// arithmetic reach it in floating point too.
-const EPS: f64 = 1e-9;
+/// How far inside a boundary the ratio must be (the attribute's check uses the same).
+const EPS: f64 = BOUNDARY_TOLERANCE;
 
 impl Sprt {
     /// The SPRT of these values, or what is wrong with them.
@@ -105,19 +119,19 @@ impl Sprt {
         confidence: f64,
         max_runs: u32,
     ) -> Result<Self, SprtError> {
-        // Written so that NaN fails every check.
-        if !(pass_rate > 0.0 && pass_rate < 1.0) {
+        // The table's ranges never hold NaN.
+        if !range_of(Key::PassRate).contains(pass_rate) {
             return Err(SprtError::PassRate(pass_rate));
         }
-        if !((0.5..1.0).contains(&confidence)) {
+        if !range_of(Key::Confidence).contains(confidence) {
             return Err(SprtError::Confidence(confidence));
         }
-        let limit = pass_rate.min(1.0 - pass_rate);
+        let limit = indifference_limit(pass_rate);
         if !(indifference > 0.0 && indifference < limit) {
             return Err(SprtError::Indifference {
                 indifference,
                 pass_rate,
-                limit: (limit * 1e6).round() / 1e6,
+                limit: shown(limit),
             });
         }
         let sprt = Self {
@@ -126,15 +140,16 @@ impl Sprt {
             confidence,
             max_runs,
         };
-        let needed = sprt.passes_to_pass(0);
-        if max_runs < needed {
-            return Err(SprtError::MaxRuns {
-                max_runs,
+        // The bound the attribute checks at compile time, computed by the same function.
+        let needed = passes_needed(pass_rate, indifference, confidence);
+        if u64::from(max_runs) < needed {
+            return Err(SprtError::MaxRuns(TooFewRuns {
+                max_runs: u64::from(max_runs),
                 needed,
                 pass_rate,
                 indifference,
                 confidence,
-            });
+            }));
         }
         Ok(sprt)
     }
@@ -155,55 +170,54 @@ impl Sprt {
     /// The log likelihood ratio's step for a pass (> 0) and for a failure (< 0).
     fn steps(&self) -> (f64, f64) {
         let (p0, p1) = self.hypotheses();
-        ((p1 / p0).ln(), ((1.0 - p1) / (1.0 - p0)).ln())
+        (
+            pass_step(self.pass_rate, self.indifference),
+            ((1.0 - p1) / (1.0 - p0)).ln(),
+        )
     }
 
     /// The lower (fail) and upper (pass) boundaries of the log likelihood ratio.
     fn bounds(&self) -> (f64, f64) {
         let (a, b) = (self.alpha(), self.alpha());
-        ((b / (1.0 - a)).ln(), ((1.0 - b) / a).ln())
+        ((b / (1.0 - a)).ln(), pass_boundary(self.confidence))
     }
 
-    fn ratio(&self, passed: u32, failed: u32) -> f64 {
+    /// The ratio after `passed` passes and `failed` failures (as floats, so that a search can ask
+    /// about counts past `u32`).
+    fn ratio(&self, passed: f64, failed: f64) -> f64 {
         let (up, down) = self.steps();
-        f64::from(passed) * up + f64::from(failed) * down
+        // No sample adds nothing, even an infinite step: p1 rounds to 1 for `pass_rate = 0.95,
+        // indifference = 0.05`, so a failure's step is −∞ (one failure decides), and 0 × −∞ would be NaN.
+        let sum = |count: f64, step: f64| if count == 0.0 { 0.0 } else { count * step };
+        sum(passed, up) + sum(failed, down)
     }
 
     fn passes(&self, passed: u32, failed: u32) -> bool {
-        self.ratio(passed, failed) >= self.bounds().1 - EPS
+        self.passes_at(f64::from(passed), failed)
+    }
+
+    fn passes_at(&self, passed: f64, failed: u32) -> bool {
+        self.ratio(passed, f64::from(failed)) >= self.bounds().1 - EPS
     }
 
     fn fails(&self, passed: u32, failed: u32) -> bool {
-        self.ratio(passed, failed) <= self.bounds().0 + EPS
+        self.fails_at(passed, f64::from(failed))
     }
 
-    /// The passes that, with `failed` failures, pass the test (the fewest).
+    fn fails_at(&self, passed: u32, failed: f64) -> bool {
+        self.ratio(f64::from(passed), failed) <= self.bounds().0 + EPS
+    }
+
+    /// The passes that, with `failed` failures, pass the test (the fewest; `u32::MAX` when more).
     pub fn passes_to_pass(&self, failed: u32) -> u32 {
-        let (up, _) = self.steps();
-        let missing = self.bounds().1 - self.ratio(0, failed);
-        // An estimate from the real-valued ratio, then the exact count around it.
-        let mut n = ((missing / up).floor().max(0.0)) as u32;
-        while n > 0 && self.passes(n - 1, failed) {
-            n -= 1;
-        }
-        while !self.passes(n, failed) {
-            n += 1;
-        }
-        n
+        let fewest = fewest(|n| self.passes_at(n as f64, failed));
+        u32::try_from(fewest).unwrap_or(u32::MAX)
     }
 
-    /// The failures that, with `passed` passes, fail the test (the fewest).
+    /// The failures that, with `passed` passes, fail the test (the fewest; `u32::MAX` when more).
     pub fn failures_to_fail(&self, passed: u32) -> u32 {
-        let (_, down) = self.steps();
-        let missing = self.ratio(passed, 0) - self.bounds().0;
-        let mut n = ((missing / -down).floor().max(0.0)) as u32;
-        while n > 0 && self.fails(passed, n - 1) {
-            n -= 1;
-        }
-        while !self.fails(passed, n) {
-            n += 1;
-        }
-        n
+        let fewest = fewest(|n| self.fails_at(passed, n as f64));
+        u32::try_from(fewest).unwrap_or(u32::MAX)
     }
 
     /// What `passed` passes and `failed` failures say: pass, fail, inconclusive, or how many more
@@ -304,16 +318,101 @@ mod tests {
     #[test]
     fn values_out_of_range_are_rejected_naming_the_key() {
         let err = |r: Result<Sprt, SprtError>| r.unwrap_err().key();
-        assert_eq!(err(Sprt::new(1.0, 0.05, 0.95, 40)), "pass_rate");
-        assert_eq!(err(Sprt::new(f64::NAN, 0.05, 0.95, 40)), "pass_rate");
-        assert_eq!(err(Sprt::new(0.8, 0.05, 1.5, 40)), "confidence");
-        assert_eq!(err(Sprt::new(0.8, 0.05, 1.0, 40)), "confidence");
-        assert_eq!(err(Sprt::new(0.8, 0.2, 0.95, 40)), "indifference");
-        assert_eq!(err(Sprt::new(0.8, 0.0, 0.95, 40)), "indifference");
+        assert_eq!(err(Sprt::new(1.0, 0.05, 0.95, 40)), Key::PassRate);
+        assert_eq!(err(Sprt::new(f64::NAN, 0.05, 0.95, 40)), Key::PassRate);
+        assert_eq!(err(Sprt::new(0.8, 0.05, 1.5, 40)), Key::Confidence);
+        assert_eq!(err(Sprt::new(0.8, 0.05, 1.0, 40)), Key::Confidence);
+        assert_eq!(err(Sprt::new(0.8, 0.2, 0.95, 40)), Key::Indifference);
+        assert_eq!(err(Sprt::new(0.8, 0.0, 0.95, 40)), Key::Indifference);
         let short = Sprt::new(0.8, 0.05, 0.95, 23).unwrap_err();
-        assert_eq!(short.key(), "max_runs");
+        assert_eq!(short.key(), Key::MaxRuns);
         assert!(short.to_string().contains("at least 24"), "{short}");
         assert!(Sprt::new(0.8, 0.05, 0.95, 24).is_ok());
+        // The messages read "`key` problem".
+        for (result, message) in [
+            (
+                Sprt::new(1.0, 0.05, 0.95, 40),
+                "`pass_rate` is 1; it must be above 0 and below 1, e.g. 0.8 (the pass rate to tell apart)",
+            ),
+            (
+                Sprt::new(0.8, 0.05, 1.5, 40),
+                "`confidence` is 1.5; it must be at least 0.5 and below 1, e.g. 0.95 (the test is wrong at most \
+                 5% of the time)",
+            ),
+            (
+                Sprt::new(0.9, 0.1, 0.95, 40),
+                "`indifference` is 0.1; with `pass_rate = 0.9` it must be above 0 and below 0.1 (pass_rate − \
+                 indifference and pass_rate + indifference must lie strictly between 0 and 1), e.g. 0.05",
+            ),
+            (
+                Sprt::new(0.8, 0.05, 0.95, 23),
+                "`max_runs` is 23, but even when every run passes the test needs 24 runs to pass (pass_rate 0.8, \
+                 indifference 0.05, confidence 0.95); raise `max_runs` to at least 24, or widen `indifference` or \
+                 lower `confidence`",
+            ),
+        ] {
+            let err = result.unwrap_err();
+            assert_eq!(err.to_string(), message);
+            assert_eq!(format!("`{}` {}", err.key(), err.problem()), message);
+        }
+    }
+
+    /// The passes that pass the test with no failure are the bound the attribute checks
+    /// (`prompt_tester_keys::sprt::passes_needed`), and every boundary count is the fewest that
+    /// reaches it (the count before it does not).
+    #[test]
+    fn the_counts_are_the_fewest_and_the_attributes_bound() {
+        for pass_rate in [0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95] {
+            for indifference in [0.01, 0.02, 0.05, 0.08] {
+                for confidence in [0.5, 0.8, 0.9, 0.95, 0.99] {
+                    let Ok(t) = Sprt::new(pass_rate, indifference, confidence, u32::MAX) else {
+                        continue;
+                    };
+                    let needed = passes_needed(pass_rate, indifference, confidence);
+                    assert_eq!(u64::from(t.passes_to_pass(0)), needed, "{t:?}");
+                    // `u32::MAX` is "never" (after a failure when p1 rounds to 1).
+                    for k in [0, 1, 3, 10] {
+                        let n = t.passes_to_pass(k);
+                        let fewest = t.passes(n, k) && (n == 0 || !t.passes(n - 1, k));
+                        assert!(fewest || (n == u32::MAX && !t.passes(n, k)), "{t:?} {k}");
+                        let m = t.failures_to_fail(k);
+                        assert!(t.fails(k, m) && (m == 0 || !t.fails(k, m - 1)), "{t:?} {k}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// p1 = 0.95 + 0.05 rounds to 1 (the limit, 1 − 0.95, rounds above 0.05): a failure's step is
+    /// −∞, and no count is NaN.
+    #[test]
+    fn a_hypothesis_at_one_decides_on_one_failure() {
+        let t = Sprt::new(0.95, 0.05, 0.95, 40).unwrap();
+        assert_eq!(t.hypotheses().1, 1.0);
+        assert_eq!(t.passes_to_pass(0), 28);
+        assert_eq!(t.failures_to_fail(0), 1);
+        assert_eq!(t.verdict(0, 0), SprtVerdict::Continue(1));
+        assert_eq!(t.verdict(5, 1), SprtVerdict::Fail);
+        assert_eq!(t.verdict(28, 0), SprtVerdict::Pass);
+    }
+
+    /// An indifference of 1e-10 needs more passes than any `max_runs`: an error, not a loop. Just
+    /// within `u32`, a test builds and its counts saturate rather than wrap.
+    #[test]
+    fn extreme_indifferences_end() {
+        let err = Sprt::new(0.5, 1e-10, 0.95, u32::MAX).unwrap_err();
+        let SprtError::MaxRuns(too_few) = err else {
+            panic!("{err}");
+        };
+        assert!(too_few.needed > u64::from(u32::MAX), "{too_few}");
+        assert!(Sprt::new(0.5, 1e-300, 0.95, u32::MAX).is_err());
+        let t = Sprt::new(0.5, 1e-9, 0.95, u32::MAX).unwrap();
+        let SprtVerdict::Continue(k) = t.verdict(0, 0) else {
+            panic!("{:?}", t.verdict(0, 0));
+        };
+        assert!(k > 1_000_000, "{k}");
+        assert_eq!(t.passes_to_pass(u32::MAX), u32::MAX);
+        assert_eq!(t.verdict(0, u32::MAX - 1), SprtVerdict::Fail);
     }
 
     /// The fixed-sample size checked against its definition at n and n − 1, and against the normal

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 
+use prompt_tester_keys::{Key, Place, names_in};
 use toml::de::{DeTable, DeValue};
 
 use super::assert::Assertion;
@@ -19,7 +20,7 @@ use crate::spanned::{Node, Problem, Reader, Report, found, scalar_text, string, 
 mod settings;
 
 pub use settings::Settings;
-use settings::{SETTING_KEYS, settings};
+use settings::settings;
 
 /// One case of a suite.
 #[derive(Debug)]
@@ -64,34 +65,14 @@ pub struct Suite {
     pub rows: Option<Rows>,
 }
 
-const SUITE_KEYS: [&str; 9] = [
-    "prompt",
-    "cases_file",
-    "prompts",
-    "prompt_id",
-    "prompt_version",
-    "dataset_version",
-    "description",
-    "assert",
-    "cases",
-];
-const CASE_KEYS: [&str; 7] = [
-    "name",
-    "category",
-    "expected",
-    "description",
-    "inputs",
-    "assert",
-    "skip",
-];
-
-/// Notes every key of `table` that is neither in `keys` nor a setting (`prefix` leads the key's path).
-fn unknown_keys(r: &mut Reader<'_>, table: &DeTable<'_>, keys: &[&str], prefix: &str, place: &str) {
-    let valid: Vec<&str> = keys.iter().chain(SETTING_KEYS.iter()).copied().collect();
+/// Notes every key of `table` that `place` does not take, by the table of keys (`prefix` leads the
+/// key's path; `where_` says the place in the message, e.g. "in a case").
+fn unknown_keys(r: &mut Reader<'_>, table: &DeTable<'_>, place: Place, prefix: &str, where_: &str) {
+    let valid = names_in(place);
     for (key, _) in table.iter() {
         let k = key.get_ref().as_ref();
-        if !valid.contains(&k) {
-            unknown_key(r, key, &format!("{prefix}{k}"), &valid, place);
+        if Key::named_in(k, place).is_none() {
+            unknown_key(r, key, &format!("{prefix}{k}"), &valid, where_);
         }
     }
 }
@@ -126,7 +107,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     let mut r = Reader::new(file, dir, text);
     let table = root.get_ref();
 
-    unknown_keys(&mut r, table, &SUITE_KEYS, "", "at the top of a suite");
+    unknown_keys(&mut r, table, Place::Suite, "", "at the top of a suite");
 
     let suite_settings = settings(&mut r, table, "");
     let (prompt, prompt_file) = prompt(&mut r, table);
@@ -393,7 +374,7 @@ fn case(
     src: Source<'_>,
 ) -> Option<Case> {
     let problems_before = r.problems.len();
-    unknown_keys(r, table, &CASE_KEYS, &format!("{path}."), "in a case");
+    unknown_keys(r, table, Place::Case, &format!("{path}."), "in a case");
     let name = match table.get("name") {
         None => {
             r.problem(

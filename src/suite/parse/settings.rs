@@ -1,11 +1,13 @@
 //! The settings of a suite or a case (provider, model, sampling, thresholds, tools): their keys,
 //! how each is read, and how a case's settings fill in from the suite's.
 
+use prompt_tester_keys::sampling::SAMPLING_KEYS;
+use prompt_tester_keys::{Key, Place};
 use toml::de::{DeTable, DeValue};
 
 use crate::case::Written;
 use crate::completion::ToolSpec;
-use crate::config::{Defaults, MAX_SEED, SamplingError, SamplingKeys};
+use crate::config::{Defaults, SamplingError, SamplingKeys};
 use crate::model::Subject;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
@@ -19,7 +21,7 @@ pub struct Settings {
     pub sampling: SamplingKeys,
     /// Where each sampling key was written (`file:line`), for the problems found once `[defaults]`
     /// fill the gaps.
-    pub sampling_at: Vec<(&'static str, String)>,
+    pub sampling_at: Vec<(Key, String)>,
     /// The score a sample needs (weights of passing assertions over all weights): the key `threshold`,
     /// named apart from `pass_threshold`, a share of samples.
     pub min_score: Option<f64>,
@@ -48,145 +50,68 @@ impl Settings {
     }
 }
 
-/// The keys of the settings, valid at the top of a suite and in a case.
-pub(super) const SETTING_KEYS: [&str; 17] = [
-    "provider",
-    "model",
-    "max_tokens",
-    "temperature",
-    "seed",
-    "system",
-    "runs",
-    "pass_threshold",
-    "early_stop",
-    "pass_rate",
-    "confidence",
-    "max_runs",
-    "indifference",
-    "threshold",
-    "tools",
-    "live_only",
-    "models",
-];
-
-/// The sampling keys, as `SamplingError::key` names them.
-const SAMPLING_KEYS: [&str; 7] = [
-    "runs",
-    "pass_threshold",
-    "early_stop",
-    "pass_rate",
-    "confidence",
-    "max_runs",
-    "indifference",
-];
-
-/// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top).
+/// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top): each
+/// by its row of the table of keys, which gives its range and the help its problems show.
 pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) -> Settings {
-    let path = |key: &str| {
+    let path = |key: Key| {
         if prefix.is_empty() {
             key.to_string()
         } else {
             format!("{prefix}.{key}")
         }
     };
+    let node_of = |key: Key| table.get(key.name());
+    // A case's ranges are its suite's.
+    let range_of = |key: Key| {
+        key.row()
+            .range_in(Place::Suite)
+            .expect("the table gives every number a range")
+    };
     // Each setting is read where it is written, if it is.
-    let text = |r: &mut Reader<'_>, key: &str, example: &str| {
-        let node = table.get(key)?;
+    let text = |r: &mut Reader<'_>, key: Key, example: &str| {
+        let node = node_of(key)?;
         string(r, node, &path(key), example)
     };
-    let count = |r: &mut Reader<'_>, key: &str, min: u64, max: u64, meaning: &str| {
-        let node = table.get(key)?;
-        whole(r, node, &path(key), min, max, meaning).map(|n| n as u32)
+    let count = |r: &mut Reader<'_>, key: Key| {
+        let node = node_of(key)?;
+        let (min, max) = range_of(key)
+            .whole_bounds()
+            .expect("a count's range is whole");
+        whole(r, node, &path(key), min, max, key.row().help).map(|n| n as u32)
     };
-    let fraction = |r: &mut Reader<'_>, key: &str, ok: fn(f64) -> bool, allowed: &str| {
-        let node = table.get(key)?;
-        real(r, node, &path(key), ok, allowed)
+    let fraction = |r: &mut Reader<'_>, key: Key| {
+        let node = node_of(key)?;
+        let range = range_of(key);
+        real(r, node, &path(key), |x| range.contains(x), key.row().help)
     };
-    let provider = text(r, "provider", "\"anthropic\"");
-    let model = text(r, "model", "\"claude-haiku-4-5\"");
-    let system = text(r, "system", "\"You are a support agent.\"");
-    let max_tokens = count(
-        r,
-        "max_tokens",
-        1,
-        u64::from(u32::MAX),
-        "the most tokens to generate",
-    );
-    let runs = count(r, "runs", 1, 10_000, "samples per case");
-    let temperature = fraction(
-        r,
-        "temperature",
-        |t| (0.0..=2.0).contains(&t),
-        "a temperature from 0.0 to 2.0",
-    );
-    let pass_threshold = fraction(
-        r,
-        "pass_threshold",
-        |t| t > 0.0 && t <= 1.0,
-        "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)",
-    );
-    let min_score = fraction(
-        r,
-        "threshold",
-        |t| (0.0..=1.0).contains(&t),
-        "a score from 0 to 1 (the weight of passing assertions over all weights)",
-    );
-    let tools = table
-        .get("tools")
-        .and_then(|node| tool_specs(r, node, &path("tools")));
-    let boolean = |r: &mut Reader<'_>, key: &str, fix: &str| {
-        let node = table.get(key)?;
+    let provider = text(r, Key::Provider, "\"anthropic\"");
+    let model = text(r, Key::Model, "\"claude-haiku-4-5\"");
+    let system = text(r, Key::System, "\"You are a support agent.\"");
+    let max_tokens = count(r, Key::MaxTokens);
+    let runs = count(r, Key::Runs);
+    let temperature = fraction(r, Key::Temperature);
+    let pass_threshold = fraction(r, Key::PassThreshold);
+    let min_score = fraction(r, Key::Threshold);
+    let tools = node_of(Key::Tools).and_then(|node| tool_specs(r, node, &path(Key::Tools)));
+    let boolean = |r: &mut Reader<'_>, key: Key| {
+        let node = node_of(key)?;
         match node.get_ref() {
             DeValue::Boolean(b) => Some(*b),
             other => {
                 let found = format!("expected `true` or `false`, found {}", a_type(other));
+                let fix = format!("write `{key} = true` ({})", key.row().help);
                 r.problem(node.span(), &path(key), found, fix);
                 None
             }
         }
     };
-    let live_only = boolean(
-        r,
-        "live_only",
-        "write `live_only = true` (without a recording the case is ignored, not run)",
-    );
-    let early_stop = boolean(
-        r,
-        "early_stop",
-        "write `early_stop = true` (samples are sent only while the verdict can still change)",
-    );
-    let seed = count(
-        r,
-        "seed",
-        0,
-        u64::from(MAX_SEED),
-        "the seed of run 1; run k sends seed + k - 1",
-    );
-    let pass_rate = fraction(
-        r,
-        "pass_rate",
-        |p| p > 0.0 && p < 1.0,
-        "a pass rate above 0 and below 1, e.g. 0.8 (adaptive sampling: is the pass rate above it?)",
-    );
-    let confidence = fraction(
-        r,
-        "confidence",
-        |c| (0.5..1.0).contains(&c),
-        "a confidence from 0.5 to below 1, e.g. 0.95 (the test is wrong at most 5% of the time)",
-    );
-    let indifference = fraction(
-        r,
-        "indifference",
-        |d| d > 0.0 && d < 0.5,
-        "a half-width above 0 and below 0.5, e.g. 0.05 (pass rates within it of pass_rate may go either way)",
-    );
-    let max_runs = count(
-        r,
-        "max_runs",
-        1,
-        10_000,
-        "the most samples adaptive sampling takes",
-    );
+    let live_only = boolean(r, Key::LiveOnly);
+    let early_stop = boolean(r, Key::EarlyStop);
+    let seed = count(r, Key::Seed);
+    let pass_rate = fraction(r, Key::PassRate);
+    let confidence = fraction(r, Key::Confidence);
+    let indifference = fraction(r, Key::Indifference);
+    let max_runs = count(r, Key::MaxRuns);
     let sampling = SamplingKeys {
         runs,
         pass_threshold,
@@ -199,7 +124,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
     // Keys written together that contradict each other; the rest is checked once `[defaults]` fill in.
     if let Some(problem) = sampling.conflict() {
         let key = problem.key();
-        let span = table.get(key).map_or(0..0, |n| n.span());
+        let span = node_of(key).map_or(0..0, |n| n.span());
         let fix = match problem {
             SamplingError::Both(_) => {
                 "keep either `runs` / `pass_threshold` (a fixed number of samples) or `pass_rate` (adaptive sampling)"
@@ -209,15 +134,13 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         r.problem(span, &path(key), problem.to_string(), fix);
     }
     let sampling_at = SAMPLING_KEYS
-        .iter()
-        .filter_map(|&key| Some((key, r.at(&table.get(key)?.span()))))
+        .into_iter()
+        .filter_map(|key| Some((key, r.at(&node_of(key)?.span()))))
         .collect();
-    let models = table
-        .get("models")
-        .and_then(|node| subjects(r, node, &path("models")));
+    let models = node_of(Key::Models).and_then(|node| subjects(r, node, &path(Key::Models)));
     if models.is_some() {
-        for key in ["provider", "model"] {
-            if let Some(node) = table.get(key) {
+        for key in [Key::Provider, Key::Model] {
+            if let Some(node) = node_of(key) {
                 r.problem(
                     node.span(),
                     &path(key),
@@ -364,4 +287,86 @@ fn tool_specs(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Tool
         specs.push(ToolSpec::new(name, description, input_schema));
     }
     (r.problems.len() == problems_before).then_some(specs)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use prompt_tester_keys::{Kind, keys_in};
+
+    use super::super::{parse, report};
+    use super::*;
+
+    const FILE: &str = "s.evals.toml";
+
+    /// The report of a suite that has problems.
+    fn problems(text: &str) -> String {
+        match parse("s", FILE, Path::new("/nonexistent"), text) {
+            Ok(_) => panic!("no problem in\n{text}"),
+            Err(problems) => report(FILE, text, &problems),
+        }
+    }
+
+    /// A value of the wrong type for a key of `kind`.
+    fn wrong(kind: Kind) -> &'static str {
+        match kind {
+            Kind::Table => "\"not a table\"",
+            _ => "{ not = \"this\" }",
+        }
+    }
+
+    /// Every key the table gives a suite or a case is read there: a value of the wrong type is
+    /// reported at the key (a key the reader ignored would be silently accepted), and none is unknown.
+    #[test]
+    fn every_key_of_the_table_is_read() {
+        let case = "[[cases]]\nname = \"a\"\ninputs = { x = \"1\" }\n";
+        for key in keys_in(Place::Suite) {
+            let line = format!("{key} = {}\n", wrong(key.row().kind));
+            let text = match key {
+                Key::Prompt | Key::Prompts => format!("{line}{case}"),
+                Key::Cases => format!("prompt = \"Say {{x}}\"\n{line}"),
+                _ => format!("prompt = \"Say {{x}}\"\n{line}{case}"),
+            };
+            let report = problems(&text);
+            assert!(report.contains(&format!(": `{key}")), "{key}:\n{report}");
+            assert!(!report.contains("unknown key"), "{key}:\n{report}");
+        }
+        for key in keys_in(Place::Case) {
+            let line = format!("{key} = {}\n", wrong(key.row().kind));
+            let case = match key {
+                Key::Name => line,
+                Key::Inputs => format!("name = \"a\"\n{line}"),
+                _ => format!("name = \"a\"\ninputs = {{ x = \"1\" }}\n{line}"),
+            };
+            let report = problems(&format!("prompt = \"Say {{x}}\"\n[[cases]]\n{case}"));
+            assert!(
+                report.contains(&format!(": `cases[0].{key}")),
+                "{key}:\n{report}"
+            );
+            assert!(!report.contains("unknown key"), "{key}:\n{report}");
+        }
+        let report = problems("prompt = \"Hi\"\nenable_cache = true\n[[cases]]\nname = \"a\"\n");
+        assert!(report.contains("unknown key `enable_cache`"), "{report}");
+    }
+
+    /// A range's problem shows the table's range and help line.
+    #[test]
+    fn problems_show_the_tables_range_and_help() {
+        let report = problems("prompt = \"Hi\"\nmax_runs = 20000\n[[cases]]\nname = \"a\"\n");
+        assert!(
+            report.contains(
+                ":2:12: `max_runs`: 20000 is out of range\n2 | max_runs = 20000\n  |            ^\n  fix: use a \
+                 whole number from 1 to 10000 (the most samples adaptive sampling takes)"
+            ),
+            "{report}"
+        );
+        let report = problems("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nlive_only = 1\n");
+        assert!(
+            report.contains(
+                "fix: write `live_only = true` (without a recording the case is ignored, not run)"
+            ),
+            "{report}"
+        );
+    }
 }
