@@ -11,8 +11,7 @@ use prompt_tester_keys::{Key, Place, names_in};
 use toml::de::{DeTable, DeValue};
 
 use super::assert::Assertion;
-use super::dataset::{self, Format, Row, RowProblem};
-use super::rows::Rows;
+use super::dataset::{self, Dataset, Format, Row, RowProblem};
 use super::template::{self, EXPECTED, Pending, Source};
 use crate::case::SuiteInfo;
 use crate::spanned::{Node, Problem, Reader, Report, found, scalar_text, string, unknown_key};
@@ -39,6 +38,23 @@ pub struct Case {
     pub settings: Settings,
     /// Inputs no placeholder uses (a warning, not an error: they may be kept for the record).
     pub unused_inputs: Vec<String>,
+}
+
+/// A suite's `cases_file` and what its rows share.
+#[derive(Debug)]
+pub struct Rows {
+    /// The rows.
+    pub dataset: Dataset,
+    /// The suite's settings (a row has none of its own).
+    pub settings: Settings,
+    /// The suite's assertions, checked on every row before its own.
+    pub asserts: Vec<Pending>,
+    /// The prompt's placeholders: each needs an input.
+    pub placeholders: Vec<String>,
+    /// The suite file as shown, and its directory (schema files are relative to it).
+    pub suite_file: String,
+    /// The suite's directory.
+    pub dir: std::path::PathBuf,
 }
 
 /// One version of a suite's prompt (`prompts = [...]`): every case runs against each.

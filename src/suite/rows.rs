@@ -1,28 +1,9 @@
 //! A dataset row as a suite case, built only for a row whose trial is wanted: its placeholders are
 //! checked and its assertions (the suite's, then its own) filled in here, not when the file is read.
 
-use std::path::PathBuf;
-
-use super::dataset::{Dataset, Row, RowProblem, row_report};
-use super::parse::{Case, Settings};
-use super::template::{self, Pending, Source};
-
-/// A suite's `cases_file` and what its rows share.
-#[derive(Debug)]
-pub struct Rows {
-    /// The rows.
-    pub dataset: Dataset,
-    /// The suite's settings (a row has none of its own).
-    pub settings: Settings,
-    /// The suite's assertions, checked on every row before its own.
-    pub asserts: Vec<Pending>,
-    /// The prompt's placeholders: each needs an input.
-    pub placeholders: Vec<String>,
-    /// The suite file as shown, and its directory (schema files are relative to it).
-    pub suite_file: String,
-    /// The suite's directory.
-    pub dir: PathBuf,
-}
+use super::dataset::{Row, RowProblem, row_report};
+use super::parse::{Case, Rows};
+use super::template::{self, Source};
 
 impl Rows {
     /// The case of `row`, or the failing trial's message.
