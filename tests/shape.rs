@@ -1,0 +1,93 @@
+//! The shape of the code that the project keeps: no file in `src/`, `macros/src/` or `keys/src/` over
+//! 700 lines, at most eight documented public modules at the crate root, and no module of the library
+//! that imports one that imports it back.
+
+mod prereq;
+
+use std::path::{Path, PathBuf};
+
+use prompt_tester_testkit::child::repo_root;
+
+/// The most lines a source file of the published crates holds: a longer one is split by job.
+const MAX_LINES: usize = 700;
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_source_file_of_the_published_crates_is_over_700_lines() {
+    let root = repo_root();
+    let mut files = Vec::new();
+    for dir in ["src", "macros/src", "keys/src"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .map(|f| (f, std::fs::read_to_string(f).unwrap().lines().count()))
+        .filter(|(_, lines)| *lines > MAX_LINES)
+        .map(|(f, lines)| {
+            format!(
+                "{} ({lines} lines)",
+                f.strip_prefix(&root).unwrap().display()
+            )
+        })
+        .collect();
+    assert!(long.is_empty(), "split by job: {long:?}");
+}
+
+#[test]
+fn the_crate_root_has_at_most_eight_documented_public_modules() {
+    let lib = std::fs::read_to_string(repo_root().join("src/lib.rs")).unwrap();
+    let lines: Vec<&str> = lib.lines().collect();
+    let documented: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let name = line.strip_prefix("pub mod ")?;
+            let name = name.trim_end_matches([';', ' ', '{']);
+            let hidden = i > 0 && lines[i - 1].trim() == "#[doc(hidden)]";
+            // Modules holding only guide text are named with a leading underscore (clap's `_tutorial`).
+            (!hidden && !name.starts_with('_')).then_some(name)
+        })
+        .collect();
+    assert!(documented.len() >= 5, "{documented:?}");
+    assert!(
+        documented.len() <= 8,
+        "{} documented public modules: {documented:?}",
+        documented.len()
+    );
+}
+
+#[test]
+fn no_module_imports_one_that_imports_it_back() {
+    let root = repo_root();
+    let tool = root.join("../shared/tools/module-cycles.py");
+    if !tool.is_file() {
+        return prereq::missing(
+            "no_module_imports_one_that_imports_it_back",
+            &format!("{} is absent", tool.display()),
+            "the import-circle check is part of the shared tools beside the clone (../shared/tools)",
+        );
+    }
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg("src")
+        .current_dir(&root)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.to_lowercase().contains("no import circles"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
