@@ -165,9 +165,6 @@ impl Drop for InFlight<'_> {
 impl Engine {
     /// The engine of one run: `ci` says whether `CI` is set (read once by the run's settings).
     pub fn new(config: Config, mode: CassetteMode, ci: bool) -> Arc<Self> {
-        // reqwest is built without a bundled crypto provider; ring is ours. A provider installed
-        // earlier by the application is kept.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
             config
@@ -180,10 +177,7 @@ impl Engine {
             .thread_name("prompt-tester")
             .build()
             .expect("the tokio runtime starts");
-        let http = reqwest::Client::builder()
-            .pool_max_idle_per_host(config.concurrency.max(16))
-            .build()
-            .expect("the HTTP client builds");
+        let http = crate::provider::http_client(config.concurrency.max(16));
         Arc::new(Self {
             cassettes: CassetteStore::new(&config.cassette_dir),
             config,

@@ -2,7 +2,7 @@
 //! failure messages) passes through [`redact`] first.
 
 use std::borrow::Cow;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{LazyLock, OnceLock, RwLock};
 
 /// Values shorter than this are not treated as secrets: redacting `1` or `true` would mangle text.
 const MIN_SECRET_LEN: usize = 8;
@@ -63,8 +63,21 @@ fn collect(
     found
 }
 
+/// The credentials of every URL in `text` (`scheme://user:password@host`) replaced: a base URL may carry
+/// them, and it is shown in errors and written in reports.
+fn without_userinfo(text: &str) -> Cow<'_, str> {
+    if !text.contains("://") || !text.contains('@') {
+        return Cow::Borrowed(text);
+    }
+    static USERINFO: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#@\s]+@")
+            .expect("the pattern compiles")
+    });
+    USERINFO.replace_all(text, "${1}[REDACTED]@")
+}
+
 fn redact_with<'a>(text: &'a str, secrets: &[(String, String)]) -> Cow<'a, str> {
-    let mut out = Cow::Borrowed(text);
+    let mut out = without_userinfo(text);
     for (name, value) in secrets {
         if out.contains(value.as_str()) {
             out = Cow::Owned(out.replace(value.as_str(), &format!("[REDACTED:{name}]")));
@@ -74,7 +87,8 @@ fn redact_with<'a>(text: &'a str, secrets: &[(String, String)]) -> Cow<'a, str> 
 }
 
 /// Replaces the value of every environment variable whose name ends in `KEY`, `TOKEN` or `SECRET`, or
-/// that [`protect_vars`] declared (values of 8 characters or more), with `[REDACTED:NAME]`.
+/// that [`protect_vars`] declared (values of 8 characters or more), with `[REDACTED:NAME]`, and the
+/// credentials of every URL (`scheme://user:password@host`) with `[REDACTED]`.
 ///
 /// The list is read once per process, after `.env` is loaded by the harness, and again when variables
 /// are declared.
@@ -109,6 +123,20 @@ mod tests {
             "x-api-key: [REDACTED:ANTHROPIC_API_KEY] token=[REDACTED:GITHUB_TOKEN] \
              s=[REDACTED:my_secret] abc /usr/bin:/bin"
         );
+    }
+
+    #[test]
+    fn credentials_in_urls_are_removed() {
+        assert_eq!(
+            redact_with(
+                "cannot connect to http://bob:s3cretpw@127.0.0.1:9/v1/chat/completions (and https://t0k3n@h/x)",
+                &[]
+            ),
+            "cannot connect to http://[REDACTED]@127.0.0.1:9/v1/chat/completions (and https://[REDACTED]@h/x)"
+        );
+        for plain in ["mail bob@example.com", "http://h/a@b", "no url here"] {
+            assert_eq!(redact_with(plain, &[]), plain);
+        }
     }
 
     #[test]

@@ -879,3 +879,41 @@ fn seeded_runs_send_consecutive_seeds_where_the_wire_takes_one() {
     let warning = "warning: `seed` is not supported by provider `anthropic`";
     assert_eq!(run.stderr().matches(warning).count(), 1, "{}", run.stderr());
 }
+
+#[test]
+fn credentials_in_a_base_url_reach_neither_the_console_nor_a_report() {
+    let scratch = Scratch::new("harness", "userinfo");
+    let run = scratch.run_example(
+        FIXTURE,
+        &[
+            "--exact",
+            "fake_outage",
+            "--no-cassette",
+            "--report",
+            "report.json",
+            "--junit",
+            "junit.xml",
+            "--html",
+            "report.html",
+        ],
+        // Nothing listens on port 9: the calls fail, and their error names the URL.
+        &[
+            ("OPENAI_BASE_URL", "http://bob:s3cretpw@127.0.0.1:9/v1"),
+            ("OPENAI_API_KEY", "sk-test-0123456789abcdef"),
+        ],
+    );
+    let context = run.context();
+    assert!(
+        context.contains("http://[REDACTED]@127.0.0.1:9/v1"),
+        "the failure names the URL without its credentials: {context}"
+    );
+    for file in ["report.json", "junit.xml", "report.html"] {
+        let text = std::fs::read_to_string(scratch.0.join(file)).expect(file);
+        assert!(text.contains("[REDACTED]@127.0.0.1:9"), "{file}: {text}");
+        assert!(
+            !text.contains("s3cretpw") && !text.contains("bob:"),
+            "{file}"
+        );
+    }
+    assert!(!context.contains("s3cretpw"), "{context}");
+}

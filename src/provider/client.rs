@@ -35,7 +35,7 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
 }
 
 /// A client for one endpoint.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProviderClient {
     endpoint: EndpointConfig,
     api_key: Option<String>,
@@ -44,6 +44,33 @@ pub struct ProviderClient {
     http: reqwest::Client,
     /// The endpoint's adaptive in-flight limit, shared by the clones of this client.
     limiter: Arc<Limiter>,
+}
+
+/// Shows the endpoint and whether a key is held, never the key.
+impl std::fmt::Debug for ProviderClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderClient")
+            .field("endpoint", &self.endpoint.name)
+            .field("wire", &self.endpoint.wire)
+            .field("base_url", &crate::redact::redact(&self.endpoint.base_url))
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The HTTP client every provider call is made on. It follows no redirect: a key header (`x-api-key`,
+/// `x-goog-api-key`) would go with the request to whatever host the redirect names, and reqwest strips
+/// only `Authorization` and cookies across hosts. A 3xx answer is an error that names its `Location`.
+pub(crate) fn http_client(max_idle_per_host: usize) -> reqwest::Client {
+    // reqwest is built without a bundled crypto provider; ring is ours. A provider installed earlier
+    // by the application is kept.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(max_idle_per_host)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("the HTTP client builds")
 }
 
 /// The key from the first of `endpoint`'s variables that is set.
@@ -56,10 +83,7 @@ fn env_key(endpoint: &EndpointConfig) -> Option<String> {
 
 /// An HTTP client of its own, for a client built outside the engine.
 fn own_http() -> reqwest::Client {
-    // reqwest is built without a bundled crypto provider; ring is ours, as in the engine. A provider
-    // installed earlier by the application is kept.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
+    http_client(usize::MAX)
 }
 
 /// One failed attempt, before deciding whether to retry.
@@ -329,6 +353,24 @@ impl ProviderClient {
                     retry_after: None,
                 }),
             };
+        }
+        if (300..400).contains(&status) {
+            let location = headers
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("(no Location header)");
+            return Err(Failure {
+                status: Some(status),
+                error_type: Some("redirect".into()),
+                message: format!(
+                    "the endpoint answered {status} and redirects to {}; provider calls follow no redirect \
+                     (the key would go with it): set the endpoint's base URL to where it should go",
+                    crate::redact::redact(location)
+                ),
+                request_id: header_id,
+                retryable: false,
+                retry_after: None,
+            });
         }
         let parsed = parse_error_body(self.endpoint.wire, &bytes);
         let message = parsed.message.unwrap_or_else(|| {

@@ -46,7 +46,7 @@ use serde_json::Value;
 
 use crate::config::WireFormat;
 pub use client::ProviderClient;
-pub(crate) use client::missing_key_for;
+pub(crate) use client::{http_client, missing_key_for};
 pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;
 pub(crate) use error::{ErrorBody, ParseError};

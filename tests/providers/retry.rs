@@ -344,3 +344,46 @@ async fn succeeds_within(fake: &FakeProvider, wire: Wire, retry: RetryConfig, li
     let waited = started.elapsed();
     assert!(waited < limit, "{wire:?} waited {waited:?}");
 }
+
+#[tokio::test]
+async fn redirects_are_not_followed_and_the_error_names_the_location_without_the_key() {
+    // The host a redirect names would receive the key headers with the request (x-api-key and
+    // x-goog-api-key are not stripped across hosts): no provider call follows one.
+    let other = FakeProvider::start();
+    let fake = FakeProvider::start();
+    let port = other.url().rsplit(':').next().unwrap().to_string();
+    let location = format!("http://localhost:{port}/v1/messages");
+    for wire in ALL {
+        fake.reset();
+        fake.push(Reply::raw(307, "text/plain", "").with_header("location", &location));
+        let error = client(&fake, wire, fast_retry(3))
+            .complete(&simple(wire))
+            .await
+            .unwrap_err();
+        let text = assert_clean(&error);
+        assert!(
+            text.contains("307") && text.contains(&location) && text.contains("no redirect"),
+            "{wire:?}: {text}"
+        );
+        assert_eq!(
+            fake.request_count(),
+            1,
+            "{wire:?}: a redirect is not retried"
+        );
+    }
+    assert_eq!(
+        other.request_count(),
+        0,
+        "the redirect's host got a request"
+    );
+}
+
+#[test]
+fn a_client_s_debug_shows_no_key() {
+    let fake = FakeProvider::start();
+    for wire in ALL {
+        let shown = format!("{:?}", client(&fake, wire, fast_retry(1)));
+        assert!(!shown.contains(KEY), "{shown}");
+        assert!(shown.contains("[REDACTED]"), "{shown}");
+    }
+}
