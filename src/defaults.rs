@@ -31,6 +31,10 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 /// `[retry] rate_limit_budget_secs`: how long a call retries 429s.
 pub const RATE_LIMIT_BUDGET_SECS: u64 = 180;
 
+/// The largest answer body a provider call reads, in bytes (`[retry] max_response_bytes`): far above
+/// any real answer, so that a broken or hostile server cannot exhaust memory with calls in flight.
+pub const MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// How many model calls an agent loop makes at most.
 pub const MAX_TURNS: u32 = 8;
 
@@ -127,6 +131,11 @@ mod tests {
                 "README.md",
                 readme,
                 format!("\nrate_limit_budget_secs = {RATE_LIMIT_BUDGET_SECS} "),
+            ),
+            (
+                "README.md",
+                readme,
+                format!("\nmax_response_bytes = {MAX_RESPONSE_BYTES} "),
             ),
             (
                 "README.md",

@@ -15,6 +15,9 @@ use super::{
 use crate::config::sampling::MAX_SEED;
 use crate::pricing::Price;
 
+/// The smallest `[retry] max_response_bytes`: a real answer is larger than a few kilobytes.
+const MIN_RESPONSE_BYTES: u64 = 64 * 1024;
+
 /// The longest duration a `[retry]` key accepts, in seconds (a day): longer waits are mistakes, and
 /// far larger values would overflow the clock.
 const MAX_RETRY_SECS: f64 = 86_400.0;
@@ -77,6 +80,7 @@ struct FileRetry {
     max_backoff_ms: Option<u64>,
     timeout_secs: Option<Spanned<f64>>,
     rate_limit_budget_secs: Option<Spanned<f64>>,
+    max_response_bytes: Option<Spanned<u64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -232,6 +236,26 @@ impl Config {
         }
         if let Some(secs) = &file.retry.timeout_secs {
             r.request_timeout = seconds("retry.timeout_secs", secs, f64::MIN_POSITIVE)?;
+        }
+        if let Some(bytes) = &file.retry.max_response_bytes {
+            let value = *bytes.get_ref();
+            if value < MIN_RESPONSE_BYTES {
+                return Err(ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    line: Some(
+                        text[..bytes.span().start.min(text.len())]
+                            .matches('\n')
+                            .count()
+                            + 1,
+                    ),
+                    key: "retry.max_response_bytes".into(),
+                    problem: format!(
+                        "is {value}: use a number of bytes, at least {MIN_RESPONSE_BYTES} (a real answer is \
+                         larger than a few kilobytes)"
+                    ),
+                });
+            }
+            r.max_response_bytes = value;
         }
         if let Some(secs) = &file.retry.rate_limit_budget_secs {
             r.rate_limit_budget = seconds("retry.rate_limit_budget_secs", secs, 0.0)?;
@@ -496,6 +520,21 @@ output_mtok = 2.0
             .apply_file(Path::new("p.toml"), "concurrency = 0")
             .unwrap_err();
         assert!(err.to_string().contains("`concurrency`"));
+    }
+
+    #[test]
+    fn a_response_cap_below_a_real_answer_names_the_line_and_key() {
+        let err = from_file("[retry]\n\nmax_response_bytes = 100\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "prompt-tester.toml:3: `retry.max_response_bytes` is 100: use a number of bytes"
+            ),
+            "{err}"
+        );
+        let config = from_file("[retry]\nmax_response_bytes = 1048576\n").unwrap();
+        assert_eq!(config.retry.max_response_bytes, 1_048_576);
     }
 
     #[test]

@@ -112,6 +112,8 @@ pub struct RetryConfig {
     /// How long a call keeps retrying rate-limit answers (429), counted from the first one; they do
     /// not count against `max_attempts`.
     pub rate_limit_budget: Duration,
+    /// The largest answer body read, in bytes: a longer one makes the call fail (not retried).
+    pub max_response_bytes: u64,
 }
 
 /// The default of `[retry] rate_limit_budget_secs`.
@@ -125,6 +127,7 @@ impl Default for RetryConfig {
             max_backoff: defaults::MAX_BACKOFF,
             request_timeout: defaults::REQUEST_TIMEOUT,
             rate_limit_budget: Duration::from_secs(defaults::RATE_LIMIT_BUDGET_SECS),
+            max_response_bytes: defaults::MAX_RESPONSE_BYTES,
         }
     }
 }

@@ -319,10 +319,7 @@ impl ProviderClient {
                 .map_err(|e| self.transport_failure(url, &e))?;
             let status = response.status().as_u16();
             let headers = response.headers().clone();
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|e| self.transport_failure(url, &e))?;
+            let bytes = self.body_of(url, response).await?;
             let latency = sent.elapsed();
             // Paced before the slot is released, so that the waiter it wakes sees the pace.
             if let Some(window) = limiter::window(&headers, SystemTime::now()) {
@@ -388,6 +385,43 @@ impl ProviderClient {
             retryable: retry::is_retryable_status(status),
             retry_after: retry::retry_after(&headers, SystemTime::now()).or(parsed.retry_delay),
         })
+    }
+
+    /// The answer's body, read up to `[retry] max_response_bytes`: a longer one fails the call, so a
+    /// broken server cannot exhaust memory with calls in flight.
+    async fn body_of(
+        &self,
+        url: &str,
+        mut response: reqwest::Response,
+    ) -> Result<Vec<u8>, Failure> {
+        let limit = self.retry.max_response_bytes;
+        let status = response.status().as_u16();
+        let too_long = |read: u64| Failure {
+            status: Some(status),
+            error_type: Some("response_too_large".into()),
+            message: format!(
+                "the answer's body is longer than {limit} bytes (read {read}); raise `[retry] \
+                 max_response_bytes` in prompt-tester.toml if a real answer is this long"
+            ),
+            request_id: None,
+            retryable: false,
+            retry_after: None,
+        };
+        if response.content_length().is_some_and(|n| n > limit) {
+            return Err(too_long(response.content_length().unwrap_or(0)));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.transport_failure(url, &e))?
+        {
+            if body.len() as u64 + chunk.len() as u64 > limit {
+                return Err(too_long(body.len() as u64 + chunk.len() as u64));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
     }
 
     fn auth_headers(&self) -> Result<Vec<(&'static str, reqwest::header::HeaderValue)>, Failure> {

@@ -387,3 +387,27 @@ fn a_client_s_debug_shows_no_key() {
         assert!(shown.contains("[REDACTED]"), "{shown}");
     }
 }
+
+#[tokio::test]
+async fn an_answer_longer_than_the_cap_fails_the_call_without_a_retry() {
+    let fake = FakeProvider::start();
+    let retry = RetryConfig {
+        max_response_bytes: 4096,
+        ..fast_retry(3)
+    };
+    for wire in ALL {
+        fake.reset();
+        // 64 KiB of JSON whitespace: as long as the server likes, never a real answer.
+        fake.push(Reply::raw(200, "application/json", vec![b' '; 64 * 1024]));
+        let error = client(&fake, wire, retry.clone())
+            .complete(&simple(wire))
+            .await
+            .unwrap_err();
+        let text = assert_clean(&error);
+        assert!(
+            text.contains("longer than 4096 bytes") && text.contains("max_response_bytes"),
+            "{wire:?}: {text}"
+        );
+        assert_eq!(fake.request_count(), 1, "{wire:?}: not retried");
+    }
+}
