@@ -113,9 +113,45 @@ struct CaseCounts {
 }
 
 #[derive(Deserialize)]
+#[serde(try_from = "RawRunCounts")]
 struct RunCounts {
     runs_passed: u32,
     runs_total: u32,
+}
+
+/// The most samples one entry of a baseline may count: far more than any run takes, so that a
+/// hand-edited or corrupted file is an error rather than hours of arithmetic.
+const MAX_BASELINE_RUNS: u32 = 10_000_000;
+
+#[derive(Deserialize)]
+struct RawRunCounts {
+    runs_passed: u32,
+    runs_total: u32,
+}
+
+impl TryFrom<RawRunCounts> for RunCounts {
+    type Error = String;
+
+    fn try_from(raw: RawRunCounts) -> Result<Self, String> {
+        let RawRunCounts {
+            runs_passed,
+            runs_total,
+        } = raw;
+        if runs_passed > runs_total {
+            return Err(format!(
+                "runs_passed {runs_passed} is more than runs_total {runs_total}"
+            ));
+        }
+        if runs_total > MAX_BASELINE_RUNS {
+            return Err(format!(
+                "runs_total {runs_total} is more than {MAX_BASELINE_RUNS}, more samples than a run takes"
+            ));
+        }
+        Ok(Self {
+            runs_passed,
+            runs_total,
+        })
+    }
 }
 
 impl RunCounts {
@@ -453,6 +489,29 @@ fn parse_switch(name: &str, value: &str) -> Result<bool, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_a_run_cannot_have_are_refused_before_any_arithmetic() {
+        let report = |passed: u64, total: u64| {
+            format!(
+                r#"{{"suites": [], "tests": [{{"name": "t", "runs_passed": {passed}, "runs_total": {total}}}]}}"#
+            )
+        };
+        for (passed, total, says) in [
+            (
+                1,
+                4_000_000_000,
+                "runs_total 4000000000 is more than 10000000",
+            ),
+            (6, 5, "runs_passed 6 is more than runs_total 5"),
+        ] {
+            let err = figures_of_json(&report(passed, total))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
+        }
+        assert!(figures_of_json(&report(4, 5)).is_ok());
+    }
 
     fn test(name: &str) -> Subject {
         Subject::Test(name.into())
