@@ -14,14 +14,38 @@ use crate::role::CallRole;
 use crate::completion::CompletionResult;
 use crate::embedding::Embedding;
 
+/// One field of a sum of counts, added to: whole counts saturate (a provider or a replayed cassette
+/// may report `u64::MAX` tokens; the sum stays the largest count instead of overflowing), costs add.
+trait Accumulate {
+    fn accumulate(&mut self, other: Self);
+}
+
+impl Accumulate for u64 {
+    fn accumulate(&mut self, other: Self) {
+        *self = self.saturating_add(other);
+    }
+}
+
+impl Accumulate for f64 {
+    fn accumulate(&mut self, other: Self) {
+        *self += other;
+    }
+}
+
 /// `+=` and `+` that add every field of a sum of counts. The destructuring names every field, so a
 /// field added to the type and not here is a compile error, not a count silently dropped.
 macro_rules! adds_fieldwise {
     ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl Accumulate for $ty {
+            fn accumulate(&mut self, other: Self) {
+                let $ty { $($field),* } = other;
+                $(self.$field.accumulate($field);)*
+            }
+        }
+
         impl AddAssign for $ty {
             fn add_assign(&mut self, other: Self) {
-                let $ty { $($field),* } = other;
-                $(self.$field += $field;)*
+                self.accumulate(other);
             }
         }
 
@@ -284,6 +308,24 @@ impl AddAssign<&Usage> for Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_at_the_largest_number_saturate_instead_of_overflowing() {
+        // A replayed entry may say u64::MAX tokens: twice of it stays the largest count.
+        let mut huge = CompletionResult::new("x", u64::MAX, u64::MAX);
+        huge.cost_usd = Some(1.0);
+        let mut usage = Usage::default();
+        for _ in 0..2 {
+            usage.add_call(CallRole::Subject, "p", "m", &huge, true);
+        }
+        let total = usage.total();
+        assert_eq!(total.tokens.input, u64::MAX);
+        assert_eq!(total.tokens.output, u64::MAX);
+        assert_eq!(total.calls, 2);
+        let mut twice = usage.clone();
+        twice += &usage;
+        assert_eq!(twice.total().tokens.input, u64::MAX);
+    }
 
     fn call(input: u64, output: u64, cost: Option<f64>) -> CompletionResult {
         let mut result = CompletionResult::new("", input, output);

@@ -77,10 +77,12 @@ pub fn assign(verdicts: Vec<Parsed>, n: usize) -> Vec<Option<Parsed>> {
     for (position, verdict) in verdicts.into_iter().enumerate() {
         match verdict.index {
             Some(index) => {
-                let slot = index - offset;
-                if !(0..n as i64).contains(&slot) {
+                let Some(slot) = index
+                    .checked_sub(offset)
+                    .filter(|s| (0..n as i64).contains(s))
+                else {
                     continue;
-                }
+                };
                 let slot = slot as usize;
                 if slots[slot].is_some() || ambiguous[slot] {
                     ambiguous[slot] = true;
@@ -350,6 +352,20 @@ mod tests {
             }],
             ..CompletionResult::default()
         }
+    }
+
+    #[test]
+    fn an_index_at_the_smallest_number_is_dropped_not_overflowed() {
+        let reply = CompletionResult::new(
+            format!(
+                r#"{{"verdicts": [{{"index": {}, "reasoning": "r", "answer": "yes"}}, {{"index": 1, "reasoning": "r", "answer": "no"}}]}}"#,
+                i64::MIN
+            ),
+            1,
+            1,
+        );
+        let verdicts = several(&reply, 1).unwrap();
+        assert!(verdicts[0].as_ref().is_some_and(|v| !v.yes), "{verdicts:?}");
     }
 
     #[test]

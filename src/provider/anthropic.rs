@@ -116,7 +116,9 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
     let usage = body.get("usage").unwrap_or(&Value::Null);
     let cache_read = count(usage, "cache_read_input_tokens");
     let cache_write = count(usage, "cache_creation_input_tokens");
-    result.input_tokens = count(usage, "input_tokens") + cache_read + cache_write;
+    result.input_tokens = count(usage, "input_tokens")
+        .saturating_add(cache_read)
+        .saturating_add(cache_write);
     result.cached_input_tokens = cache_read;
     result.cache_creation_tokens = cache_write;
     result.output_tokens = count(usage, "output_tokens");
@@ -144,6 +146,17 @@ pub(super) fn parse_error(body: &Value) -> ErrorBody {
 mod tests {
     use super::*;
     use crate::completion::{ResponseSchema, ToolSpec};
+
+    #[test]
+    fn token_counts_at_the_largest_number_saturate() {
+        let body = serde_json::json!({
+            "content": [{"type": "text", "text": "hi"}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": u64::MAX, "output_tokens": 1,
+                      "cache_read_input_tokens": u64::MAX, "cache_creation_input_tokens": 5}
+        });
+        assert_eq!(parse(&body).unwrap().input_tokens, u64::MAX);
+    }
 
     #[test]
     fn cached_system_tools_and_forced_schema() {

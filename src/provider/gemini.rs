@@ -320,10 +320,11 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
     }
     let usage = body.get("usageMetadata").unwrap_or(&Value::Null);
     result.input_tokens =
-        count(usage, "promptTokenCount") + count(usage, "toolUsePromptTokenCount");
+        count(usage, "promptTokenCount").saturating_add(count(usage, "toolUsePromptTokenCount"));
     result.cached_input_tokens = count(usage, "cachedContentTokenCount");
     result.thoughts_tokens = count(usage, "thoughtsTokenCount");
-    result.output_tokens = count(usage, "candidatesTokenCount") + result.thoughts_tokens;
+    result.output_tokens =
+        count(usage, "candidatesTokenCount").saturating_add(result.thoughts_tokens);
     result.model_version = string(body, "modelVersion");
     result.model_used = result
         .model_version
@@ -363,6 +364,20 @@ mod tests {
     use super::*;
     use crate::completion::{ResponseSchema, ToolSpec};
     use std::time::Duration;
+
+    #[test]
+    fn token_counts_at_the_largest_number_saturate() {
+        let body = serde_json::json!({
+            "candidates": [{"content": {"parts": [{"text": "hi"}], "role": "model"}, "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": u64::MAX, "toolUsePromptTokenCount": 3,
+                              "candidatesTokenCount": u64::MAX, "thoughtsTokenCount": 7}
+        });
+        let result = parse(&body).unwrap();
+        assert_eq!(
+            (result.input_tokens, result.output_tokens),
+            (u64::MAX, u64::MAX)
+        );
+    }
 
     #[test]
     fn schema_conversion() {
