@@ -113,9 +113,14 @@ pub struct TooFewRuns {
 }
 
 impl TooFewRuns {
-    /// The key to fix: `max_runs`.
+    /// The key to fix: `max_runs`, or `indifference` when no `max_runs` could be enough (the runs
+    /// needed are more than a whole number of runs can count).
     pub fn key(&self) -> Key {
-        Key::MaxRuns
+        if self.needed > u64::from(u32::MAX) {
+            Key::Indifference
+        } else {
+            Key::MaxRuns
+        }
     }
 
     /// The message after "`max_runs` ".
@@ -127,7 +132,16 @@ impl TooFewRuns {
             indifference,
             confidence,
         } = *self;
+        let unreachable = self.key() == Key::Indifference;
         Shown(move |f| {
+            if unreachable {
+                return write!(
+                    f,
+                    "is {indifference}: too small for any test to decide (even when every run passes it would \
+                     need {needed} runs, more than `max_runs` can be; pass_rate {pass_rate}, confidence \
+                     {confidence}); widen `indifference` (e.g. 0.05) or lower `confidence`"
+                );
+            }
             write!(
                 f,
                 "is {max_runs}, but even when every run passes the test needs {needed} runs to pass (pass_rate \

@@ -523,6 +523,18 @@ output_mtok = 2.0
     }
 
     #[test]
+    fn an_indifference_too_small_to_decide_names_its_line_in_defaults() {
+        let err = from_file("[defaults]\npass_rate = 0.8\nindifference = 1e-10\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("prompt-tester.toml:3")
+                && err.contains("too small for any test to decide"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn a_response_cap_below_a_real_answer_names_the_line_and_key() {
         let err = from_file("[retry]\n\nmax_response_bytes = 100\n")
             .unwrap_err()

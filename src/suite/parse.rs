@@ -631,6 +631,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_indifference_too_small_to_decide_is_a_located_error_not_a_hang() {
+        // Once `passes_to_pass` overflowed here (a panic in a debug build, a loop in a release build),
+        // even under `--list`.
+        let text = "prompt = \"Say hi.\"\nprovider = \"local\"\nmodel = \"m\"\npass_rate = 0.8\nindifference = 1e-10\n\n[[cases]]\nname = \"a\"\n";
+        let started = std::time::Instant::now();
+        let suite = parse("s", "s.evals.toml", Path::new("/nonexistent"), text)
+            .unwrap_or_else(|p| panic!("{}", report("s.evals.toml", text, &p)));
+        let config = crate::config::Config::defaults(Path::new("."));
+        let problem =
+            super::super::plan(&config, &suite, &suite.cases[0], "s::a").expect_err("rejected");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // Located at the key, with the range that works.
+        assert!(problem.contains("s.evals.toml:5:"), "{problem}");
+        assert!(
+            problem.contains("`indifference` is 0.0000000001: too small for any test to decide")
+                && problem.contains("widen `indifference`"),
+            "{problem}"
+        );
+    }
+
+    #[test]
     fn prompt_paths_are_told_from_prompt_text() {
         assert!(looks_like_path("support_reply.md"));
         assert!(looks_like_path("prompts/reply.txt"));
