@@ -453,7 +453,10 @@ mod tests {
             CallError::Failed("HTTP 503".into()).into(),
             CassetteError::Invalid {
                 path: "x.json".into(),
+                line: 1,
+                conflict: false,
                 message: "bad".into(),
+                rerecord: None,
             }
             .into(),
             AgentError::Mcp(McpError::Spawn {

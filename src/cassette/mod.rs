@@ -89,13 +89,23 @@ pub enum CassetteError {
         /// Why.
         source: std::io::Error,
     },
-    /// The file is not a cassette.
-    #[error("cassette {path} is not valid: {message}. Delete it and record again.")]
+    /// The file is not a cassette: most often a merge left conflict markers in it.
+    #[error(
+        "cassette {}:{line} is not valid: {message}; {}",
+        path.display(),
+        invalid_advice(path, *conflict, rerecord.as_deref())
+    )]
     Invalid {
         /// The file.
         path: PathBuf,
+        /// The line the reader stopped at (the first conflict marker's, when there is one).
+        line: usize,
+        /// The file holds merge conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`).
+        conflict: bool,
         /// serde's message.
         message: String,
+        /// The command that re-records this file alone, when the cassette's name is known.
+        rerecord: Option<String>,
     },
 }
 
@@ -318,6 +328,22 @@ impl Cassette {
     }
 }
 
+/// What to do about a cassette that does not parse: never "delete it", which loses every recording.
+fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String {
+    let first = if conflict {
+        "it holds merge conflict markers: resolve them (keep one side of each conflicting recording)".to_string()
+    } else {
+        format!(
+            "restore it from version control (`git checkout -- {}`)",
+            path.display()
+        )
+    };
+    match rerecord {
+        Some(command) => format!("{first}, or record this cassette again: `{command}`"),
+        None => first,
+    }
+}
+
 fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
@@ -329,9 +355,19 @@ fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
             });
         }
     };
-    let body: FileBody = serde_json::from_str(&text).map_err(|e| CassetteError::Invalid {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+    let body: FileBody = serde_json::from_str(&text).map_err(|e| {
+        let marker = text.lines().position(|l| {
+            ["<<<<<<<", "=======", ">>>>>>>"]
+                .iter()
+                .any(|m| l.starts_with(m))
+        });
+        CassetteError::Invalid {
+            path: path.to_path_buf(),
+            line: marker.map_or(e.line(), |i| i + 1),
+            conflict: marker.is_some(),
+            message: e.to_string(),
+            rerecord: None,
+        }
     })?;
     Ok(body
         .entries
@@ -368,7 +404,22 @@ impl CassetteStore {
         if let Some(cassette) = open.get(&stem) {
             return Ok(cassette.clone());
         }
-        let cassette = Arc::new(Cassette::load(self.path_for(name))?);
+        let cassette = Arc::new(Cassette::load(self.path_for(name)).map_err(|e| match e {
+            CassetteError::Invalid {
+                path,
+                line,
+                conflict,
+                message,
+                rerecord: None,
+            } => CassetteError::Invalid {
+                path,
+                line,
+                conflict,
+                message,
+                rerecord: Some(crate::commands::record(name, None)),
+            },
+            other => other,
+        })?);
         open.insert(stem, cassette.clone());
         Ok(cassette)
     }
@@ -431,6 +482,36 @@ fn file_stem(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
+        let dir = std::env::temp_dir().join(format!("pt-invalid-cassette-{}", std::process::id()));
+        let store = CassetteStore::new(&dir);
+        let path = store.path_for("quick_start");
+        std::fs::create_dir_all(&dir).unwrap();
+        let conflicted = "{\n  \"version\": 1,\n<<<<<<< HEAD\n  \"entries\": []\n=======\n  \"entries\": []\n>>>>>>> theirs\n}\n";
+        std::fs::write(&path, conflicted).unwrap();
+        let shown = store.open("quick_start").unwrap_err().to_string();
+        assert!(
+            shown.contains(".cassette.json:3 is not valid")
+                && shown.contains("merge conflict markers")
+                && shown.contains(
+                    "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- quick_start"
+                ),
+            "{shown}"
+        );
+        assert!(!shown.to_lowercase().contains("delete"), "{shown}");
+        std::fs::write(&path, "{\"version\": 1, \"entries\": [}").unwrap();
+        let shown = CassetteStore::new(&dir)
+            .open("quick_start")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            shown.contains(":1 is not valid") && shown.contains("git checkout --"),
+            "{shown}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     use crate::completion::{CompletionRequest, CompletionResult};
     use crate::role::CallRole;
 
