@@ -256,9 +256,11 @@ mod tests {
             ..tiny
         };
         let err = with_rate.check_defaults().unwrap_err();
-        assert_eq!(err.key(), Key::MaxRuns);
+        // No `max_runs` could decide it: the key to fix is the indifference.
+        assert_eq!(err.key(), Key::Indifference);
         assert!(
-            err.to_string().starts_with("`max_runs` is 40, but"),
+            err.to_string()
+                .starts_with("`indifference` is 0.0000000001: too small for any test to decide"),
             "{err}"
         );
         let few = SamplingKeys {
