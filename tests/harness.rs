@@ -10,7 +10,7 @@ const FIXTURE: &str = "harness_fixture";
 fn list_prints_only_name_test_lines_including_numbered_runs() {
     let scratch = Scratch::new("harness", "list");
     let run = scratch.run_example(FIXTURE, &["--list"], &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.assert_success();
     let stdout = run.stdout();
     for line in stdout.lines() {
         assert!(line.ends_with(": test"), "unexpected --list line {line:?}");
@@ -55,7 +55,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
 fn threshold_failure_lists_each_failed_run_and_the_count() {
     let scratch = Scratch::new("harness", "flaky");
     let run = scratch.run_example(FIXTURE, &["flaky", "--exact"], &[]);
-    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_code(101);
     assert_eq!(run.outcome("flaky"), "FAILED");
     for line in [
         "[run 3/5] FAILED: run 3 said \"SAY HI\"",
@@ -65,7 +65,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     ] {
         run.assert_stdout_has(line);
     }
-    assert!(!run.stdout().contains("[run 1/5]"), "{}", run.context());
+    run.assert_stdout_lacks("[run 1/5]");
     // The summary on stderr counts the five calls.
     run.assert_stderr_has("prompt-tester summary");
 }
@@ -82,13 +82,13 @@ fn a_met_threshold_passes_despite_a_panicking_run() {
 fn a_filter_naming_one_run_runs_it_strictly() {
     let scratch = Scratch::new("harness", "single");
     let bad = scratch.run_example(FIXTURE, &["flaky::run_3"], &[]);
-    assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
+    bad.assert_code(101);
     assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
     bad.assert_stdout_has("1 failed; 0 ignored");
-    assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
+    bad.assert_stdout_has("run 3 said");
 
     let good = scratch.run_example(FIXTURE, &["--exact", "flaky::run_2"], &[]);
-    assert_eq!(good.code(), Some(0), "{}", good.stdout());
+    good.assert_success();
     assert_eq!(good.outcome("flaky::run_2"), "ok");
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
@@ -100,20 +100,8 @@ fn a_filter_naming_one_run_runs_it_strictly() {
 fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     let scratch = Scratch::new("harness", "panic");
     // `many` prints from its samples, which may land inside a result line this test reads.
-    let run = scratch.run_example(
-        FIXTURE,
-        &[
-            "--skip",
-            "fake_",
-            "--skip",
-            "needs_judge",
-            "--skip",
-            "many",
-            "--skip",
-            "sampling::",
-        ],
-        &[],
-    );
+    let skips = child::skipping(&["fake_", "needs_judge", "many", "sampling::"]);
+    let run = scratch.run_example(FIXTURE, &skips, &[]);
     assert_eq!(run.code(), Some(101));
     assert_eq!(run.outcome("panics"), "FAILED");
     assert_eq!(run.outcome("summary_passes"), "ok");
@@ -193,7 +181,7 @@ fn base_url_variables_point_every_provider_at_any_compatible_server() {
         ]
     );
     // The summary prices the two hosted models and names the unpriced one.
-    assert!(run.stderr().contains("unpriced models"), "{}", run.stderr());
+    run.assert_stderr_has("unpriced models");
     run.assert_stderr_has("openai/fake-model");
 }
 
@@ -342,7 +330,7 @@ fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
             && stdout.contains("`pass_threshold` is NaN; it must be in (0, 1]"),
         "{stdout}"
     );
-    assert!(!run.stderr().contains("panicked"), "{}", run.stderr());
+    run.assert_stderr_lacks("panicked");
 }
 
 /// Reads the JSON report and the JUnit XML a fixture run wrote in the scratch root.
@@ -459,23 +447,10 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
 #[test]
 fn failures_and_errors_are_told_apart() {
     let scratch = Scratch::new("harness", "kinds");
-    let run = scratch.run_example(
-        FIXTURE,
-        &[
-            "--skip",
-            "fake_",
-            // Out-of-range values fail their tests too; they are checked on their own.
-            "--skip",
-            "bad_",
-            "--skip",
-            "sampling::",
-            "--report",
-            "report.json",
-            "--junit",
-            "junit.xml",
-        ],
-        &[],
-    );
+    // Out-of-range values (`bad_`) fail their tests too; they are checked on their own.
+    let mut args = child::skipping(&["fake_", "bad_", "sampling::"]);
+    args.extend(["--report", "report.json", "--junit", "junit.xml"]);
+    let run = scratch.run_example(FIXTURE, &args, &[]);
     let context = run.context();
     assert_eq!(run.code(), Some(101), "{context}");
     let (report, junit) = reports(&scratch);
@@ -597,14 +572,10 @@ fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
         &["matrix::fake_", "--no-cassette", "--report", "report.json"],
         &env,
     );
-    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_code(101);
     assert_eq!(run.outcome("matrix::fake_capital[openai/fake-a]"), "ok");
     assert_eq!(run.outcome("matrix::fake_capital[openai/fake-b]"), "FAILED");
-    assert!(
-        run.stdout().contains("fake-b said \"Lyon.\""),
-        "{}",
-        run.context()
-    );
+    run.assert_stdout_has("fake-b said \"Lyon.\"");
     assert_eq!(
         models_called(&server),
         ["fake-a", "fake-a", "fake-b", "fake-b"]
@@ -627,7 +598,7 @@ fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
 
     // A filter on the column runs that model only; a numbered run of one column runs one sample.
     let only_a = scratch.run_example(FIXTURE, &["[openai/fake-a", "--no-cassette"], &env);
-    assert_eq!(only_a.code(), Some(0), "{}", only_a.context());
+    only_a.assert_success();
     let one = scratch.run_example(
         FIXTURE,
         &[
@@ -683,15 +654,11 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
         &[("OPENAI_BASE_URL", url.as_str())],
     );
     // The model axis collapses: one trial, named as the test, against the one model.
-    assert_eq!(run.code(), Some(0), "{}", run.context());
+    run.assert_success();
     assert_eq!(run.outcome("matrix::fake_capital"), "ok");
     assert_eq!(run.outcome("nested::fake_colour"), "ok");
     assert_eq!(models_called(&server), ["fake-c", "fake-c", "fake-c"]);
-    assert!(
-        !run.stderr().contains("prompt-tester matrix"),
-        "{}",
-        run.stderr()
-    );
+    run.assert_stderr_lacks("prompt-tester matrix");
 }
 
 /// The progress line goes to stderr only when it is a terminal (here a pty made by `script`) and
@@ -700,7 +667,7 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
 fn the_progress_line_reaches_a_terminal_stderr_only() {
     let scratch = Scratch::new("harness", "progress");
     let piped = scratch.run_example(FIXTURE, &["summary_passes"], &[]);
-    assert_eq!(piped.code(), Some(0), "{}", piped.context());
+    piped.assert_success();
     assert!(
         !piped.stderr().contains("in flight") && !piped.stderr().contains('\u{1b}'),
         "a piped stderr got the progress line:\n{}",
@@ -771,7 +738,7 @@ fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
     for i in 1..=4 {
         run.assert_stdout_has(&format!("early_stopped ran sample {i}"));
     }
-    assert!(!run.stdout().contains("ran sample 5"), "{}", run.context());
+    run.assert_stdout_lacks("ran sample 5");
     run.assert_stderr_has("4 model calls (0 replayed from cassettes, 1 runs not needed)");
     let record = reported(&report, trial);
     assert_eq!(
@@ -796,14 +763,14 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
     let trial = "sampling::adaptive_fails_fast";
     let args = [trial, "--exact", "--report", report.to_str().unwrap()];
     let run = scratch.run_example(FIXTURE, &args, &[]);
-    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_code(101);
     assert_eq!(run.outcome(trial), "FAILED");
     run.assert_stdout_has("[run 6/40] FAILED: ");
     run.assert_stdout_has(
         "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than at \
          least 85%, 95% confidence)",
     );
-    assert!(!run.stdout().contains("ran sample 7"), "{}", run.context());
+    run.assert_stdout_lacks("ran sample 7");
     let record = reported(&report, trial);
     assert_eq!(
         (&record["runs_total"], &record["runs_skipped"]),

@@ -321,24 +321,58 @@ impl Run {
     }
 
     /// Panics with the output unless the run exited with 0.
+    #[track_caller]
     pub fn assert_success(&self) {
-        assert_eq!(self.code(), Some(0), "{}", self.context());
+        self.assert_code(0);
+    }
+
+    /// Panics with the output unless the run exited with `code`.
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) {
+        assert_eq!(self.code(), Some(code), "{}", self.context());
+    }
+
+    /// The trial names a `--list` run printed (its `<name>: test` lines), in order.
+    pub fn listed(&self) -> Vec<String> {
+        self.stdout()
+            .lines()
+            .filter_map(|l| l.strip_suffix(": test"))
+            .map(|name| name.trim().to_string())
+            .collect()
     }
 
     /// Panics with the output unless stdout contains `text`.
+    #[track_caller]
     pub fn assert_stdout_has(&self, text: &str) {
-        assert!(
-            self.stdout().contains(text),
-            "no {text:?} in:\n{}",
-            self.context()
-        );
+        self.assert_stream(&self.stdout(), text, true);
     }
 
     /// Panics with the output unless stderr contains `text`.
+    #[track_caller]
     pub fn assert_stderr_has(&self, text: &str) {
-        assert!(
-            self.stderr().contains(text),
-            "no {text:?} in:\n{}",
+        self.assert_stream(&self.stderr(), text, true);
+    }
+
+    /// Panics with the output if stdout contains `text`.
+    #[track_caller]
+    pub fn assert_stdout_lacks(&self, text: &str) {
+        self.assert_stream(&self.stdout(), text, false);
+    }
+
+    /// Panics with the output if stderr contains `text`.
+    #[track_caller]
+    pub fn assert_stderr_lacks(&self, text: &str) {
+        self.assert_stream(&self.stderr(), text, false);
+    }
+
+    /// Panics with the output unless `stream` (its stdout or stderr) contains `text` as `has` says.
+    #[track_caller]
+    fn assert_stream(&self, stream: &str, text: &str, has: bool) {
+        let said = if has { "missing" } else { "present" };
+        assert_eq!(
+            stream.contains(text),
+            has,
+            "{text:?} {said} in:\n{}",
             self.context()
         );
     }
@@ -366,6 +400,23 @@ pub fn outcome(stdout: &str, trial: &str) -> Option<String> {
         .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
         .find(|(name, _)| name.trim_end() == trial)
         .map(|(_, outcome)| outcome.trim().to_string())
+}
+
+/// The arguments that make libtest skip every trial whose name contains one of `filters`:
+/// `--skip <filter>` for each (libtest takes one positional filter, so the others are skips).
+pub fn skipping<'a>(filters: &[&'a str]) -> Vec<&'a str> {
+    filters
+        .iter()
+        .flat_map(|filter| ["--skip", filter])
+        .collect()
+}
+
+/// Panics, showing `text`, unless it contains each of `parts`.
+#[track_caller]
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "no {part:?} in:\n{text}");
+    }
 }
 
 /// The body of the ignored test `child_harness` of a test binary that [`Child::harness`] starts: in

@@ -118,7 +118,7 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
         "  tea: 1/1 passed (100%); corrected 100% (95% CI ",
     ] {
         assert!(
-            out.stderr.contains(line),
+            out.stderr().contains(line),
             "no {line:?} in:\n{}",
             out.context()
         );
@@ -143,11 +143,7 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
     again.assert_code(0);
     assert_eq!(judge_calls(&fake), 5, "replayed from the cassette");
     assert_eq!(std::fs::read_to_string(&result_path).unwrap(), written);
-    assert!(
-        again.stderr.contains("accuracy 75% (95% CI 30–95%)"),
-        "{}",
-        again.context()
-    );
+    again.assert_stderr_has("accuracy 75% (95% CI 30–95%)");
 
     // A minimum the judge misses fails the set, naming the item it got wrong; the item alone fails too.
     f.file(
@@ -187,7 +183,7 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
     let out = f.run(&[]);
     out.assert_code(0);
     let line = "  tea: 1/1 passed (100%); the judge is too weak to correct for (TPR + TNR - 1 = 0.00, below 0.2)";
-    assert!(out.stderr.contains(line), "{}", out.context());
+    out.assert_stderr_has(line);
     let corrected = &out.suite("tea")["judge_corrected"];
     assert_eq!(corrected["kind"], "too_weak", "{corrected}");
     assert_eq!(corrected["informedness"], 0.0);
@@ -200,7 +196,7 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
     );
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    assert!(!out.stderr.contains("judge-corrected"), "{}", out.context());
+    out.assert_stderr_lacks("judge-corrected");
     let report = out.report.as_ref().unwrap();
     assert_eq!(report["calibration"]["sets"][0]["stale"], true);
     assert!(out.suite("tea").get("judge_corrected").is_none());

@@ -15,23 +15,16 @@ fn a_missing_recording_fails_its_case_and_the_others_still_run() {
     );
     f.answer("partial", "Q 1", 1, "a");
     let out = f.run(&[]);
-    assert_eq!(
-        out.status_of("partial::recorded"),
-        "ok",
-        "{}",
-        out.context()
-    );
-    assert_eq!(out.status_of("partial::changed"), "FAILED");
-    let reason = out.failure("partial", "changed");
-    assert!(
-        reason.contains(
-            "model call failed: partial.cassette.json has 1 recording(s) but none for this call"
-        ),
-        "{reason}"
-    );
-    assert!(
-        reason.contains("-- partial"),
-        "the re-record command filters on the suite: {reason}"
+    out.assert_statuses(&[("partial::recorded", "ok")]);
+    assert_eq!(out.outcome("partial::changed"), "FAILED");
+    out.assert_failure_has(
+        "partial",
+        "changed",
+        &[
+            "model call failed: partial.cassette.json has 1 recording(s) but none for this call",
+            // The re-record command filters on the suite.
+            "-- partial",
+        ],
     );
 }
 
@@ -55,8 +48,8 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     let out = f.run(&[]);
     out.assert_code(101);
     // A recorded live-only case replays.
-    assert_eq!(out.status_of("live::recorded"), "ok", "{}", out.context());
-    let ignored = out.status_of("live::unrecorded");
+    out.assert_statuses(&[("live::recorded", "ok")]);
+    let ignored = out.outcome("live::unrecorded");
     assert!(
         ignored.starts_with(
             "ignored (live only, not run: no recording in prompt-tests/cassettes/live.cassette.json"
@@ -69,17 +62,15 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
         ("live::not_live", "FAILED"),
         ("fresh::nobody_recorded", "FAILED"),
     ]);
-    let reason = out.failure("fresh", "nobody_recorded");
-    assert!(
-        reason.contains("Under CI, auto mode never calls a provider for a missing recording")
-            && reason.contains("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh"),
-        "{reason}"
+    out.assert_failure_has(
+        "fresh",
+        "nobody_recorded",
+        &[
+            "Under CI, auto mode never calls a provider for a missing recording",
+            "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh",
+        ],
     );
-    assert!(
-        out.stderr.contains("live only, not run: live::unrecorded"),
-        "{}",
-        out.context()
-    );
+    out.assert_stderr_has("live only, not run: live::unrecorded");
     let live = out.suite("live");
     assert_eq!(
         (live["skipped"].as_u64(), live["total"].as_u64()),
@@ -111,13 +102,14 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
     let out = f.run(&[]);
     out.assert_code(101);
     out.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
-    assert!(
-        out.failure("geo", "spain")
-            .contains(r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#)
+    out.assert_failure_has(
+        "geo",
+        "spain",
+        &[r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#],
     );
     let reason = out.failure("geo", "nowhere");
     assert!(reason.starts_with("model call failed:"), "{reason}");
-    assert!(reason.contains("no such country: Nowhere"), "{reason}");
+    out.assert_failure_has("geo", "nowhere", &["no such country: Nowhere"]);
 
     // What went over the wire: the rendered prompt, the model and the options of the suite.
     let requests = fake.requests();
@@ -171,10 +163,6 @@ fn a_suite_records_one_cassette_then_replays_it_offline() {
     f.mode = "replay";
     let again = f.run(&["--skip", "geo::nowhere"]);
     again.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
-    assert!(
-        again.stderr.contains("(2 replayed from cassettes)"),
-        "{}",
-        again.context()
-    );
+    again.assert_stderr_has("(2 replayed from cassettes)");
     assert_eq!(again.suite("geo")["usage"]["subject"]["replayed"], 2);
 }
