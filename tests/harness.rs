@@ -152,16 +152,14 @@ fn bad_environment_values_are_errors_that_list_the_valid_ones() {
 
 #[test]
 fn base_url_variables_point_every_provider_at_any_compatible_server() {
-    use prompt_tester_testkit::{FakeProvider, Wire};
+    use prompt_tester_testkit::FakeProvider;
     let server = FakeProvider::start();
     let scratch = Scratch::new("harness", "baseurl");
-    let urls = [
-        ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
-        ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
-        ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
-    ];
-    let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let run = scratch.run_example(FIXTURE, &["nested::fake_", "--no-cassette"], &env);
+    let run = scratch
+        .example(FIXTURE)
+        .args(["nested::fake_", "--no-cassette"])
+        .base_urls(&server)
+        .run();
     run.assert_success();
     for trial in [
         "nested::fake_colour",
@@ -518,15 +516,11 @@ fn failures_and_errors_are_told_apart() {
     );
 }
 
-/// `fake-a` knows the capital of France, `fake-b` does not; any other model says which it is.
+/// `fake-a` (and any other model) knows the capital of France, `fake-b` does not.
 fn two_model_server() -> prompt_tester_testkit::FakeProvider {
-    use prompt_tester_testkit::{FakeProvider, Reply};
-    FakeProvider::builder()
-        .respond_with(|request| match request.model().as_deref() {
-            Some("fake-a") => Reply::answer(request, "Paris."),
-            Some("fake-b") => Reply::answer(request, "Lyon."),
-            other => Reply::answer(request, &format!("Paris, says {other:?}")),
-        })
+    prompt_tester_testkit::FakeProvider::builder()
+        .answer_model("fake-b", "Lyon.")
+        .echo_text("Paris.")
         .start()
 }
 
@@ -797,13 +791,11 @@ fn seeded_runs_send_consecutive_seeds_where_the_wire_takes_one() {
     use prompt_tester_testkit::{FakeProvider, Wire};
     let server = FakeProvider::start();
     let scratch = Scratch::new("harness", "seeds");
-    let urls = [
-        ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
-        ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
-        ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
-    ];
-    let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let run = scratch.run_example(FIXTURE, &["sampling::fake_seeded_", "--no-cassette"], &env);
+    let run = scratch
+        .example(FIXTURE)
+        .args(["sampling::fake_seeded_", "--no-cassette"])
+        .base_urls(&server)
+        .run();
     run.assert_success();
     let mut seeds: std::collections::BTreeMap<String, Vec<Option<u64>>> = Default::default();
     for request in server.requests() {

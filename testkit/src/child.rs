@@ -268,6 +268,14 @@ impl Child {
         self
     }
 
+    /// Points every provider at `fake`: the base URL variable of each wire.
+    pub fn base_urls(self, fake: &crate::FakeProvider) -> Self {
+        use crate::Wire;
+        self.env("OPENAI_BASE_URL", fake.base_url(Wire::OpenAi))
+            .env("ANTHROPIC_BASE_URL", fake.base_url(Wire::Anthropic))
+            .env("GOOGLE_GEMINI_BASE_URL", fake.base_url(Wire::Gemini))
+    }
+
     /// Removes a variable.
     pub fn env_remove(mut self, key: &str) -> Self {
         self.0.env_remove(key);

@@ -1,7 +1,7 @@
 //! The model matrix and prompt variants in suites: `models = [...]` x `prompts = [...]`, one trial per
 //! cell, one cassette per suite, the side-by-side table, `--subject`, and the problems in such a file.
 
-use prompt_tester_testkit::{FakeProvider, Reply};
+use prompt_tester_testkit::FakeProvider;
 use serde_json::Value;
 
 use super::*;
@@ -27,14 +27,11 @@ fn matrix_suite(f: &Fixture) {
     f.file("prompt-tests/capital_v2.md", V2);
 }
 
-/// Model `a` answers Paris, model `b` Lyon, whatever the prompt; any other model says so.
+/// Model `a` answers Paris, model `b` Lyon, whatever the prompt; any other model echoes it.
 fn two_models() -> FakeProvider {
     FakeProvider::builder()
-        .respond_with(|request| match request.model().as_deref() {
-            Some("a") => Reply::answer(request, "Paris, of course."),
-            Some("b") => Reply::answer(request, "I believe it is Lyon."),
-            other => Reply::answer(request, &format!("model {other:?} here")),
-        })
+        .answer_model("a", "Paris, of course.")
+        .answer_model("b", "I believe it is Lyon.")
         .start()
 }
 

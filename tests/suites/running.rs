@@ -80,17 +80,16 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
 
 /// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
 fn geo_server() -> FakeProvider {
+    let refusal = Reply::error(
+        Wire::OpenAi,
+        400,
+        "invalid_request_error",
+        "no such country: Nowhere",
+    );
     FakeProvider::builder()
-        .respond_with(|request| match request.last_user_text().as_deref() {
-            Some("Capital of France?") => Reply::answer(request, "Paris is the capital."),
-            Some("Capital of Nowhere?") => Reply::error(
-                Wire::OpenAi,
-                400,
-                "invalid_request_error",
-                "no such country: Nowhere",
-            ),
-            _ => Reply::answer(request, "I do not know."),
-        })
+        .answer_prompt("Capital of France?", "Paris is the capital.")
+        .reply_prompt("Capital of Nowhere?", refusal)
+        .echo_text("I do not know.")
         .start()
 }
 
