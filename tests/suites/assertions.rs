@@ -427,13 +427,14 @@ fn every_assertion_kind_passes_and_fails_with_its_message() {
 
 #[test]
 fn custom_assertions_are_listed_in_unknown_assertion_messages() {
-    let f = Fixture::new("custom");
-    f.file(
-        "prompt-tests/c.evals.toml",
+    let out = run_with_file(
+        "custom",
+        "c.evals.toml",
         "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ min_sentence = 1 }]\n",
     );
-    let out = f.run(&[]);
     let error = out.suite("c")["error"].as_str().unwrap().to_string();
-    assert!(error.contains("did you mean `min_sentences`?"), "{error}");
-    assert!(error.contains("custom: min_sentences"), "{error}");
+    child::assert_contains(
+        &error,
+        &["did you mean `min_sentences`?", "custom: min_sentences"],
+    );
 }

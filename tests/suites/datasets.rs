@@ -27,12 +27,17 @@ const JSONL: &str = r#"{"dataset_version": "2026-06"}
 
 fn fixture(name: &str) -> Fixture {
     let mut f = Fixture::new(name);
-    f.file("prompt-tests/golden.evals.toml", SUITE);
+    f.recorded_suite(
+        "golden",
+        SUITE,
+        &[
+            ("Capital of Switzerland?", "Bern"),
+            ("Capital of France?", " Paris\n"),
+            ("Capital of Italy?", "Milan"),
+            ("Capital of Peru?", "Lima (PE)"),
+        ],
+    );
     f.file("prompt-tests/golden/capitals.jsonl", JSONL);
-    f.answer("golden", "Capital of Switzerland?", 1, "Bern");
-    f.answer("golden", "Capital of France?", 1, " Paris\n");
-    f.answer("golden", "Capital of Italy?", 1, "Milan");
-    f.answer("golden", "Capital of Peru?", 1, "Lima (PE)");
     f
 }
 
@@ -100,8 +105,7 @@ fn exact_runs_one_row_and_reads_no_other() {
     out.assert_stdout_has("1 passed");
     // A malformed row alone, by its line.
     let out = fixture("exact_line").run(&["--exact", "golden::line_6"]);
-    out.assert_code(101);
-    out.assert_statuses(&[("golden::line_6", "FAILED")]);
+    out.assert_fails_at("golden::line_6", &[]);
 }
 
 #[test]
@@ -111,18 +115,15 @@ fn a_csv_dataset_names_the_column_and_is_versioned_by_its_hash() {
                paris,europe,Paris,\"Paris, France\"\n\
                ,europe,Rome,Rome\n\
                lima,americas,Lima,Lima\n";
-    f.file(
-        "prompt-tests/cities.evals.toml",
+    f.recorded_suite(
+        "cities",
         "prompt = \"Where is {city}?\"\ncases_file = \"cities.csv\"\nassert = [{ starts_with = \"{expected}\" }]\n",
+        &[
+            ("Where is Paris, France?", "Paris is in France."),
+            ("Where is Lima?", "In Peru."),
+        ],
     );
     f.file("prompt-tests/cities.csv", csv);
-    f.answer(
-        "cities",
-        "Where is Paris, France?",
-        1,
-        "Paris is in France.",
-    );
-    f.answer("cities", "Where is Lima?", 1, "In Peru.");
     let out = f.run(&[]);
     out.assert_statuses(&[
         ("cities::paris", "ok"),

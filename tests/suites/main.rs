@@ -159,6 +159,16 @@ output_mtok = 2.0
         self.file(&format!("prompt-tests/{file}"), &text);
     }
 
+    /// Writes `text` as the suite `suite` (`a::b` is `prompt-tests/a/b.evals.toml`) and records each
+    /// `(prompt, output)` of `answers` as the usual answer to the first run of that prompt.
+    fn recorded_suite(&mut self, suite: &str, text: &str, answers: &[(&str, &str)]) {
+        let path = suite.replace("::", "/");
+        self.file(&format!("prompt-tests/{path}.evals.toml"), text);
+        for (prompt, output) in answers {
+            self.answer(suite, prompt, 1, output);
+        }
+    }
+
     /// Records `result` as the answer to `prompt` (sent as-is) for run `run` of a case of `suite`.
     fn answer_with(
         &mut self,
@@ -245,6 +255,13 @@ output_mtok = 2.0
     }
 }
 
+/// Runs a crate holding the default configuration and `text` in `prompt-tests/<file>`, nothing more.
+fn run_with_file(name: &str, file: &str, text: &str) -> Outcome {
+    let f = Fixture::new(name);
+    f.file(&format!("prompt-tests/{file}"), text);
+    f.run(&[])
+}
+
 impl Drop for Fixture {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
@@ -278,6 +295,17 @@ impl Outcome {
     fn assert_statuses(&self, expected: &[(&str, &str)]) {
         for (trial, status) in expected {
             assert_eq!(self.outcome(trial), *status, "{trial}:\n{}", self.context());
+        }
+    }
+
+    /// Panics with the whole output unless the run failed (exit 101) with `trial` failing and the
+    /// console saying each of `says`.
+    #[track_caller]
+    fn assert_fails_at(&self, trial: &str, says: &[&str]) {
+        self.assert_code(101);
+        self.assert_statuses(&[(trial, "FAILED")]);
+        for text in says {
+            self.assert_stdout_has(text);
         }
     }
 

@@ -27,19 +27,21 @@ fn matrix_suite(f: &Fixture) {
     f.file("prompt-tests/capital_v2.md", V2);
 }
 
-/// Model `a` answers Paris, model `b` Lyon, whatever the prompt; any other model echoes it.
-fn two_models() -> FakeProvider {
-    FakeProvider::builder()
+/// The matrix suite in a crate calling a fake where model `a` answers Paris, model `b` Lyon, whatever
+/// the prompt (any other model echoes it), run in cassette `mode`.
+fn two_models(name: &str, mode: &'static str) -> (FakeProvider, Fixture) {
+    let fake = FakeProvider::builder()
         .answer_model("a", "Paris, of course.")
         .answer_model("b", "I believe it is Lyon.")
-        .start()
+        .start();
+    let f = Fixture::calling(name, &fake, mode);
+    matrix_suite(&f);
+    (fake, f)
 }
 
 #[test]
 fn two_models_and_two_prompt_variants_record_one_cassette_and_replay_side_by_side() {
-    let fake = two_models();
-    let mut f = Fixture::calling("matrix-record", &fake, "auto");
-    matrix_suite(&f);
+    let (fake, mut f) = two_models("matrix-record", "auto");
     let first = f.run(&[]);
     first.assert_code(101);
     first.assert_statuses(&TRIALS);
@@ -181,9 +183,7 @@ total         2/2 100% [34-100%] $0.00010 0.75s  2/2 100% [34-100%] $0.00010 1.2
 
 #[test]
 fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
-    let fake = two_models();
-    let f = Fixture::calling("matrix-filter", &fake, "off");
-    matrix_suite(&f);
+    let (fake, f) = two_models("matrix-filter", "off");
     let list = f.run(&["--list"]);
     let names = list.listed();
     assert_eq!(names, TRIALS.map(|(n, _)| n), "{}", list.context());
@@ -224,9 +224,7 @@ fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
 
 #[test]
 fn subject_retargets_every_case_at_one_model_and_bad_values_are_errors() {
-    let fake = two_models();
-    let f = Fixture::calling("matrix-subject", &fake, "off");
-    matrix_suite(&f);
+    let (fake, f) = two_models("matrix-subject", "off");
     f.file(
         "prompt-tests/plain.evals.toml",
         "prompt = \"Capital of {country}?\"\n[[cases]]\nname = \"france\"\ninputs = { country = \"France\" }\n\

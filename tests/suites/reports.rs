@@ -46,11 +46,11 @@ fn reports_hold_suites_categories_failures_and_junit_properties() {
     let mut f = Fixture::new("reports");
     kinds_suite(&mut f);
     // A second suite whose answer quotes a secret: the reports must not.
-    f.file(
-        "prompt-tests/leak.evals.toml",
+    f.recorded_suite(
+        "leak",
         "prompt = \"Repeat the key\"\n[[cases]]\nname = \"quote\"\nassert = [{ contains = \"nothing\" }]\n",
+        &[("Repeat the key", &format!("the key is {SECRET}"))],
     );
-    f.answer("leak", "Repeat the key", 1, &format!("the key is {SECRET}"));
     let out = f.run(&[]);
     let report = out
         .report

@@ -8,12 +8,12 @@ use super::*;
 #[test]
 fn a_missing_recording_fails_its_case_and_the_others_still_run() {
     let mut f = Fixture::new("missing");
-    f.file(
-        "prompt-tests/partial.evals.toml",
+    f.recorded_suite(
+        "partial",
         "prompt = \"Q {q}\"\n[[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
          [[cases]]\nname = \"changed\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n",
+        &[("Q 1", "a")],
     );
-    f.answer("partial", "Q 1", 1, "a");
     let out = f.run(&[]);
     out.assert_statuses(&[("partial::recorded", "ok")]);
     assert_eq!(out.outcome("partial::changed"), "FAILED");
@@ -33,18 +33,18 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     let mut f = Fixture::new("liveonly");
     f.mode = "auto";
     f.env.push(("CI", "true"));
-    f.file(
-        "prompt-tests/live.evals.toml",
+    f.recorded_suite(
+        "live",
         "prompt = \"Q {q}\"\nlive_only = true\n\
          [[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
          [[cases]]\nname = \"unrecorded\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n\
          [[cases]]\nname = \"not_live\"\nlive_only = false\ninputs = { q = \"3\" }\nassert = [{ contains = \"a\" }]\n",
+        &[("Q 1", "a")],
     );
     f.file(
         "prompt-tests/fresh.evals.toml",
         "prompt = \"New {q}\"\n[[cases]]\nname = \"nobody_recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n",
     );
-    f.answer("live", "Q 1", 1, "a");
     let out = f.run(&[]);
     out.assert_code(101);
     // A recorded live-only case replays.
@@ -78,26 +78,28 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     );
 }
 
-/// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
-fn geo_server() -> FakeProvider {
+/// The suite `geo` in a crate calling a fake that answers the capital of France, refuses Nowhere with
+/// a provider error and knows nothing else, run in cassette `mode`.
+fn geo_server(name: &str, mode: &'static str) -> (FakeProvider, Fixture) {
     let refusal = Reply::error(
         Wire::OpenAi,
         400,
         "invalid_request_error",
         "no such country: Nowhere",
     );
-    FakeProvider::builder()
+    let fake = FakeProvider::builder()
         .answer_prompt("Capital of France?", "Paris is the capital.")
         .reply_prompt("Capital of Nowhere?", refusal)
         .echo_text("I do not know.")
-        .start()
+        .start();
+    let f = Fixture::calling(name, &fake, mode);
+    f.suite("geo");
+    (fake, f)
 }
 
 #[test]
 fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
-    let fake = geo_server();
-    let f = Fixture::calling("http", &fake, "off");
-    f.suite("geo");
+    let (fake, f) = geo_server("http", "off");
     let out = f.run(&[]);
     out.assert_code(101);
     out.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
@@ -137,9 +139,7 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
 
 #[test]
 fn a_suite_records_one_cassette_then_replays_it_offline() {
-    let fake = geo_server();
-    let mut f = Fixture::calling("record", &fake, "auto");
-    f.suite("geo");
+    let (fake, mut f) = geo_server("record", "auto");
     let first = f.run(&["--skip", "geo::nowhere"]);
     assert_eq!(fake.request_count(), 2, "{}", first.context());
     let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
