@@ -150,24 +150,31 @@ fn bad_environment_values_are_errors_that_list_the_valid_ones() {
     run.assert_stderr_has("use one of auto, replay, record, off");
 }
 
-#[test]
-fn base_url_variables_point_every_provider_at_any_compatible_server() {
-    use prompt_tester_testkit::FakeProvider;
-    let server = FakeProvider::start();
-    let scratch = Scratch::new("harness", "baseurl");
+/// Runs the fixture's trials that `filter` selects without cassettes, every provider pointed at an
+/// echoing fake.
+fn run_at_echo(name: &str, filter: &str) -> (prompt_tester_testkit::FakeProvider, Run) {
+    let server = prompt_tester_testkit::FakeProvider::start();
+    let scratch = Scratch::new("harness", name);
     let run = scratch
         .example(FIXTURE)
-        .args(["nested::fake_", "--no-cassette"])
+        .args([filter, "--no-cassette"])
         .base_urls(&server)
         .run();
     run.assert_success();
-    for trial in [
-        "nested::fake_colour",
-        "nested::fake_anthropic",
-        "nested::fake_google",
-    ] {
-        assert_eq!(run.outcome(trial), "ok");
-    }
+    (server, run)
+}
+
+#[test]
+fn base_url_variables_point_every_provider_at_any_compatible_server() {
+    let (server, run) = run_at_echo("baseurl", "nested::fake_");
+    run.assert_outcomes(
+        &[
+            "nested::fake_colour",
+            "nested::fake_priced[anthropic/claude-haiku-4-5]",
+            "nested::fake_priced[google/gemini-2.5-flash]",
+        ],
+        "ok",
+    );
     let mut paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
     paths.sort();
     assert_eq!(
@@ -707,26 +714,30 @@ fn the_progress_line_reaches_a_terminal_stderr_only() {
     assert!(!lines.contains("in flight"), "{lines}");
 }
 
-/// The JSON report's record of `trial`.
-fn reported(path: &std::path::Path, trial: &str) -> serde_json::Value {
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    report["tests"]
+/// Runs the fixture's `trial` alone with a JSON report: the scratch root, the run and the trial's
+/// record in the report.
+fn run_reported(name: &str, trial: &str) -> (Scratch, Run, serde_json::Value) {
+    let scratch = Scratch::new("harness", name);
+    let report = scratch.path().join("report.json");
+    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
+    let run = scratch.run_example(FIXTURE, &args, &[]);
+    let text = std::fs::read_to_string(&report)
+        .unwrap_or_else(|e| panic!("no report: {e}\n{}", run.context()));
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let record = report["tests"]
         .as_array()
         .unwrap()
         .iter()
         .find(|t| t["name"] == trial)
         .unwrap_or_else(|| panic!("{trial} not in {report}"))
-        .clone()
+        .clone();
+    (scratch, run, record)
 }
 
 #[test]
 fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
-    let scratch = Scratch::new("harness", "early-stop");
-    let report = scratch.path().join("report.json");
     let trial = "sampling::early_stopped";
-    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
-    let run = scratch.run_example(FIXTURE, &args, &[]);
+    let (_scratch, run, record) = run_reported("early-stop", trial);
     run.assert_success();
     assert_eq!(run.outcome(trial), "ok");
     for i in 1..=4 {
@@ -734,7 +745,6 @@ fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
     }
     run.assert_stdout_lacks("ran sample 5");
     run.assert_stderr_has("4 model calls (0 replayed from cassettes, 1 runs not needed)");
-    let record = reported(&report, trial);
     assert_eq!(
         (
             &record["runs_total"],
@@ -752,11 +762,8 @@ fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
 
 #[test]
 fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
-    let scratch = Scratch::new("harness", "adaptive");
-    let report = scratch.path().join("report.json");
     let trial = "sampling::adaptive_fails_fast";
-    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
-    let run = scratch.run_example(FIXTURE, &args, &[]);
+    let (scratch, run, record) = run_reported("adaptive", trial);
     run.assert_code(101);
     assert_eq!(run.outcome(trial), "FAILED");
     run.assert_stdout_has("[run 6/40] FAILED: ");
@@ -765,7 +772,6 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
          least 85%, 95% confidence)",
     );
     run.assert_stdout_lacks("ran sample 7");
-    let record = reported(&report, trial);
     assert_eq!(
         (&record["runs_total"], &record["runs_skipped"]),
         (&serde_json::json!(6), &serde_json::json!(34)),
@@ -788,15 +794,8 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
 /// none is sent and one warning says so.
 #[test]
 fn seeded_runs_send_consecutive_seeds_where_the_wire_takes_one() {
-    use prompt_tester_testkit::{FakeProvider, Wire};
-    let server = FakeProvider::start();
-    let scratch = Scratch::new("harness", "seeds");
-    let run = scratch
-        .example(FIXTURE)
-        .args(["sampling::fake_seeded_", "--no-cassette"])
-        .base_urls(&server)
-        .run();
-    run.assert_success();
+    use prompt_tester_testkit::Wire;
+    let (server, run) = run_at_echo("seeds", "sampling::fake_seeded");
     let mut seeds: std::collections::BTreeMap<String, Vec<Option<u64>>> = Default::default();
     for request in server.requests() {
         let body = request.json.clone().unwrap();
