@@ -149,7 +149,7 @@ fn a_missing_baseline_or_a_bad_value_is_an_error_before_any_trial_runs() {
         run.assert_code(2);
         run.assert_stderr_has(error);
         // No trial runs.
-        run.assert_stdout_lacks("test result");
+        child::assert_lacks(&run.stdout(), "test result");
     }
 }
 

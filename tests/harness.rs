@@ -65,7 +65,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     ] {
         run.assert_stdout_has(line);
     }
-    run.assert_stdout_lacks("[run 1/5]");
+    child::assert_lacks(&run.stdout(), "[run 1/5]");
     // The summary on stderr counts the five calls.
     run.assert_stderr_has("prompt-tester summary");
 }
@@ -335,7 +335,7 @@ fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
             && stdout.contains("`pass_threshold` is NaN; it must be in (0, 1]"),
         "{stdout}"
     );
-    run.assert_stderr_lacks("panicked");
+    child::assert_lacks(&run.stderr(), "panicked");
 }
 
 /// Reads the JSON report and the JUnit XML a fixture run wrote in the scratch root.
@@ -659,7 +659,7 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
     assert_eq!(run.outcome("matrix::fake_capital"), "ok");
     assert_eq!(run.outcome("nested::fake_colour"), "ok");
     assert_eq!(models_called(&server), ["fake-c", "fake-c", "fake-c"]);
-    run.assert_stderr_lacks("prompt-tester matrix");
+    child::assert_lacks(&run.stderr(), "prompt-tester matrix");
 }
 
 /// The progress line goes to stderr only when it is a terminal (here a pty made by `script`) and
@@ -743,7 +743,7 @@ fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
     for i in 1..=4 {
         run.assert_stdout_has(&format!("early_stopped ran sample {i}"));
     }
-    run.assert_stdout_lacks("ran sample 5");
+    child::assert_lacks(&run.stdout(), "ran sample 5");
     run.assert_stderr_has("4 model calls (0 replayed from cassettes, 1 runs not needed)");
     assert_eq!(
         (
@@ -771,7 +771,7 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
         "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than at \
          least 85%, 95% confidence)",
     );
-    run.assert_stdout_lacks("ran sample 7");
+    child::assert_lacks(&run.stdout(), "ran sample 7");
     assert_eq!(
         (&record["runs_total"], &record["runs_skipped"]),
         (&serde_json::json!(6), &serde_json::json!(34)),

@@ -197,7 +197,7 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
     );
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    out.assert_stderr_lacks("judge-corrected");
+    child::assert_lacks(&out.stderr(), "judge-corrected");
     let report = out.report.as_ref().unwrap();
     assert_eq!(report["calibration"]["sets"][0]["stale"], true);
     assert!(out.suite("tea").get("judge_corrected").is_none());

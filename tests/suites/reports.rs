@@ -27,8 +27,8 @@ fn a_free_endpoint_prices_every_model_at_zero() {
     let out = f.run(&[]);
     out.assert_code(0);
     out.assert_statuses(&[("free::hi", "ok")]);
-    out.assert_stderr_lacks("unpriced");
-    out.assert_stderr_lacks("warning");
+    child::assert_lacks(&out.stderr(), "unpriced");
+    child::assert_lacks(&out.stderr(), "warning");
     let stderr = out.stderr();
     let row = stderr
         .lines()
@@ -193,7 +193,7 @@ fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
             list.context()
         );
     }
-    list.assert_stdout_lacks("runs::once::run_1");
+    child::assert_lacks(&list.stdout(), "runs::once::run_1");
 
     let out = f.run(&[]);
     out.assert_statuses(&[
