@@ -9,6 +9,12 @@ use prompt_tester::prelude::*;
     max_tokens = 30
 )]
 async fn capital_of_france(run: PromptRun) -> anyhow::Result<()> {
+    names_paris(&run)
+}
+
+/// The check of the capital-of-France examples (this one and those of `sampling`): the answer names
+/// Paris.
+pub fn names_paris(run: &PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(
         run.output.contains("Paris"),
         "expected Paris in {:?}",

@@ -1,7 +1,10 @@
 //! Fewer calls for the same decision: early stop and adaptive sampling, with seeded samples at a
-//! sampling temperature (run k sends seed + k − 1, so the samples differ and replay the same).
+//! sampling temperature (run k sends seed + k − 1, so the samples differ and replay the same). Both
+//! ask the question of `local::capital_of_france` and check the answer as it does ([`names_paris`]).
 
 use prompt_tester::prelude::*;
+
+use crate::local::names_paris;
 
 /// `early_stop`: five runs at 80% need four passes, so four samples start; when all four pass the
 /// fifth is never sent (the summary counts it as a run not needed). The verdict is the one all five
@@ -17,12 +20,7 @@ use prompt_tester::prelude::*;
     seed = 7
 )]
 async fn capital_with_early_stop(run: PromptRun) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        run.output.contains("Paris"),
-        "expected Paris in {:?}",
-        run.output
-    );
-    Ok(())
+    names_paris(&run)
 }
 
 /// Adaptive sampling: instead of a fixed number of runs, samples are taken until Wald's sequential test
@@ -42,10 +40,5 @@ async fn capital_with_early_stop(run: PromptRun) -> anyhow::Result<()> {
     seed = 100
 )]
 async fn capital_adaptive(run: PromptRun) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        run.output.contains("Paris"),
-        "expected Paris in {:?}",
-        run.output
-    );
-    Ok(())
+    names_paris(&run)
 }

@@ -24,28 +24,17 @@ const PASSING: [&str; 3] = ["mostly_passes", "tolerant", "summary_passes"];
 fn run(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut argv: Vec<&str> = args.to_vec();
     // libtest takes one filter; everything else is skipped by name.
-    argv.extend([
-        "--skip",
+    argv.extend(child::skipping(&[
         "fake_",
-        "--skip",
         "needs_judge",
-        "--skip",
         "many",
-        "--skip",
         "bad_",
-    ]);
-    argv.extend([
-        "--skip",
         "flaky",
-        "--skip",
         "panics",
-        "--skip",
         "placeholder",
-        "--skip",
         "executor_",
-        "--skip",
         "sampling::",
-    ]);
+    ]));
     // Built here: `cargo test --test baseline` alone does not rebuild the examples.
     let fixture =
         child::fresh_example_binary(FIXTURE, std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
@@ -96,7 +85,7 @@ fn a_significant_regression_is_listed_first_and_fails_the_run_only_when_asked() 
         &["--baseline", "base.json", "--fail-on-regression"],
         &[],
     );
-    assert_eq!(strict.code(), Some(101), "{}", strict.context());
+    strict.assert_code(101);
     strict.assert_stdout_has("test result: ok. 3 passed; 0 failed");
     strict.assert_stderr_has(
         "error: --fail-on-regression: 1 significant regression since the baseline (test mostly_passes)",
@@ -157,13 +146,10 @@ fn a_missing_baseline_or_a_bad_value_is_an_error_before_any_trial_runs() {
     ];
     for (args, env, error) in cases {
         let run = run(&scratch, args, env);
-        assert_eq!(run.code(), Some(2), "{args:?}: {}", run.context());
+        run.assert_code(2);
         run.assert_stderr_has(error);
-        assert!(
-            !run.stdout().contains("test result"),
-            "{args:?}: no trial runs\n{}",
-            run.context()
-        );
+        // No trial runs.
+        child::assert_lacks(&run.stdout(), "test result");
     }
 }
 

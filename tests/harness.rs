@@ -10,7 +10,7 @@ const FIXTURE: &str = "harness_fixture";
 fn list_prints_only_name_test_lines_including_numbered_runs() {
     let scratch = Scratch::new("harness", "list");
     let run = scratch.run_example(FIXTURE, &["--list"], &[]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    run.assert_success();
     let stdout = run.stdout();
     for line in stdout.lines() {
         assert!(line.ends_with(": test"), "unexpected --list line {line:?}");
@@ -55,7 +55,7 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
 fn threshold_failure_lists_each_failed_run_and_the_count() {
     let scratch = Scratch::new("harness", "flaky");
     let run = scratch.run_example(FIXTURE, &["flaky", "--exact"], &[]);
-    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_code(101);
     assert_eq!(run.outcome("flaky"), "FAILED");
     for line in [
         "[run 3/5] FAILED: run 3 said \"SAY HI\"",
@@ -65,7 +65,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     ] {
         run.assert_stdout_has(line);
     }
-    assert!(!run.stdout().contains("[run 1/5]"), "{}", run.context());
+    child::assert_lacks(&run.stdout(), "[run 1/5]");
     // The summary on stderr counts the five calls.
     run.assert_stderr_has("prompt-tester summary");
 }
@@ -82,13 +82,13 @@ fn a_met_threshold_passes_despite_a_panicking_run() {
 fn a_filter_naming_one_run_runs_it_strictly() {
     let scratch = Scratch::new("harness", "single");
     let bad = scratch.run_example(FIXTURE, &["flaky::run_3"], &[]);
-    assert_eq!(bad.code(), Some(101), "{}", bad.stdout());
+    bad.assert_code(101);
     assert_eq!(bad.outcome("flaky::run_3"), "FAILED");
     bad.assert_stdout_has("1 failed; 0 ignored");
-    assert!(bad.stdout().contains("run 3 said"), "{}", bad.stdout());
+    bad.assert_stdout_has("run 3 said");
 
     let good = scratch.run_example(FIXTURE, &["--exact", "flaky::run_2"], &[]);
-    assert_eq!(good.code(), Some(0), "{}", good.stdout());
+    good.assert_success();
     assert_eq!(good.outcome("flaky::run_2"), "ok");
 
     // A filter matching the whole test runs the trial once; numbered runs stay ignored (N calls, not 2N).
@@ -100,20 +100,8 @@ fn a_filter_naming_one_run_runs_it_strictly() {
 fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     let scratch = Scratch::new("harness", "panic");
     // `many` prints from its samples, which may land inside a result line this test reads.
-    let run = scratch.run_example(
-        FIXTURE,
-        &[
-            "--skip",
-            "fake_",
-            "--skip",
-            "needs_judge",
-            "--skip",
-            "many",
-            "--skip",
-            "sampling::",
-        ],
-        &[],
-    );
+    let skips = child::skipping(&["fake_", "needs_judge", "many", "sampling::"]);
+    let run = scratch.run_example(FIXTURE, &skips, &[]);
     assert_eq!(run.code(), Some(101));
     assert_eq!(run.outcome("panics"), "FAILED");
     assert_eq!(run.outcome("summary_passes"), "ok");
@@ -180,26 +168,31 @@ fn bad_environment_values_are_errors_that_list_the_valid_ones() {
     }
 }
 
+/// Runs the fixture's trials that `filter` selects without cassettes, every provider pointed at an
+/// echoing fake.
+fn run_at_echo(name: &str, filter: &str) -> (prompt_tester_testkit::FakeProvider, Run) {
+    let server = prompt_tester_testkit::FakeProvider::start();
+    let scratch = Scratch::new("harness", name);
+    let run = scratch
+        .example(FIXTURE)
+        .args([filter, "--no-cassette"])
+        .base_urls(&server)
+        .run();
+    run.assert_success();
+    (server, run)
+}
+
 #[test]
 fn base_url_variables_point_every_provider_at_any_compatible_server() {
-    use prompt_tester_testkit::{FakeProvider, Wire};
-    let server = FakeProvider::start();
-    let scratch = Scratch::new("harness", "baseurl");
-    let urls = [
-        ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
-        ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
-        ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
-    ];
-    let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let run = scratch.run_example(FIXTURE, &["nested::fake_", "--no-cassette"], &env);
-    run.assert_success();
-    for trial in [
-        "nested::fake_colour",
-        "nested::fake_anthropic",
-        "nested::fake_google",
-    ] {
-        assert_eq!(run.outcome(trial), "ok");
-    }
+    let (server, run) = run_at_echo("baseurl", "nested::fake_");
+    run.assert_outcomes(
+        &[
+            "nested::fake_colour",
+            "nested::fake_priced[anthropic/claude-haiku-4-5]",
+            "nested::fake_priced[google/gemini-2.5-flash]",
+        ],
+        "ok",
+    );
     let mut paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
     paths.sort();
     assert_eq!(
@@ -211,7 +204,7 @@ fn base_url_variables_point_every_provider_at_any_compatible_server() {
         ]
     );
     // The summary prices the two hosted models and names the unpriced one.
-    assert!(run.stderr().contains("unpriced models"), "{}", run.stderr());
+    run.assert_stderr_has("unpriced models");
     run.assert_stderr_has("openai/fake-model");
 }
 
@@ -360,7 +353,7 @@ fn runs_and_thresholds_computed_out_of_range_fail_their_test_clearly() {
             && stdout.contains("`pass_threshold` is NaN; it must be in (0, 1]"),
         "{stdout}"
     );
-    assert!(!run.stderr().contains("panicked"), "{}", run.stderr());
+    child::assert_lacks(&run.stderr(), "panicked");
 }
 
 /// Reads the JSON report and the JUnit XML a fixture run wrote in the scratch root.
@@ -477,23 +470,10 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
 #[test]
 fn failures_and_errors_are_told_apart() {
     let scratch = Scratch::new("harness", "kinds");
-    let run = scratch.run_example(
-        FIXTURE,
-        &[
-            "--skip",
-            "fake_",
-            // Out-of-range values fail their tests too; they are checked on their own.
-            "--skip",
-            "bad_",
-            "--skip",
-            "sampling::",
-            "--report",
-            "report.json",
-            "--junit",
-            "junit.xml",
-        ],
-        &[],
-    );
+    // Out-of-range values (`bad_`) fail their tests too; they are checked on their own.
+    let mut args = child::skipping(&["fake_", "bad_", "sampling::"]);
+    args.extend(["--report", "report.json", "--junit", "junit.xml"]);
+    let run = scratch.run_example(FIXTURE, &args, &[]);
     let context = run.context();
     assert_eq!(run.code(), Some(101), "{context}");
     let (report, junit) = reports(&scratch);
@@ -561,15 +541,11 @@ fn failures_and_errors_are_told_apart() {
     );
 }
 
-/// `fake-a` knows the capital of France, `fake-b` does not; any other model says which it is.
+/// `fake-a` (and any other model) knows the capital of France, `fake-b` does not.
 fn two_model_server() -> prompt_tester_testkit::FakeProvider {
-    use prompt_tester_testkit::{FakeProvider, Reply};
-    FakeProvider::builder()
-        .respond_with(|request| match request.model().as_deref() {
-            Some("fake-a") => Reply::answer(request, "Paris."),
-            Some("fake-b") => Reply::answer(request, "Lyon."),
-            other => Reply::answer(request, &format!("Paris, says {other:?}")),
-        })
+    prompt_tester_testkit::FakeProvider::builder()
+        .answer_model("fake-b", "Lyon.")
+        .echo_text("Paris.")
         .start()
 }
 
@@ -615,14 +591,10 @@ fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
         &["matrix::fake_", "--no-cassette", "--report", "report.json"],
         &env,
     );
-    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_code(101);
     assert_eq!(run.outcome("matrix::fake_capital[openai/fake-a]"), "ok");
     assert_eq!(run.outcome("matrix::fake_capital[openai/fake-b]"), "FAILED");
-    assert!(
-        run.stdout().contains("fake-b said \"Lyon.\""),
-        "{}",
-        run.context()
-    );
+    run.assert_stdout_has("fake-b said \"Lyon.\"");
     assert_eq!(
         models_called(&server),
         ["fake-a", "fake-a", "fake-b", "fake-b"]
@@ -645,7 +617,7 @@ fn subject_models_make_a_trial_per_model_with_its_runs_and_filters_pick_one() {
 
     // A filter on the column runs that model only; a numbered run of one column runs one sample.
     let only_a = scratch.run_example(FIXTURE, &["[openai/fake-a", "--no-cassette"], &env);
-    assert_eq!(only_a.code(), Some(0), "{}", only_a.context());
+    only_a.assert_success();
     let one = scratch.run_example(
         FIXTURE,
         &[
@@ -701,15 +673,11 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
         &[("OPENAI_BASE_URL", url.as_str())],
     );
     // The model axis collapses: one trial, named as the test, against the one model.
-    assert_eq!(run.code(), Some(0), "{}", run.context());
+    run.assert_success();
     assert_eq!(run.outcome("matrix::fake_capital"), "ok");
     assert_eq!(run.outcome("nested::fake_colour"), "ok");
     assert_eq!(models_called(&server), ["fake-c", "fake-c", "fake-c"]);
-    assert!(
-        !run.stderr().contains("prompt-tester matrix"),
-        "{}",
-        run.stderr()
-    );
+    child::assert_lacks(&run.stderr(), "prompt-tester matrix");
 }
 
 /// The progress line goes to stderr only when it is a terminal (here a pty made by `script`) and
@@ -718,7 +686,7 @@ fn subject_retargets_a_model_matrix_and_single_model_tests_at_one_model() {
 fn the_progress_line_reaches_a_terminal_stderr_only() {
     let scratch = Scratch::new("harness", "progress");
     let piped = scratch.run_example(FIXTURE, &["summary_passes"], &[]);
-    assert_eq!(piped.code(), Some(0), "{}", piped.context());
+    piped.assert_success();
     assert!(
         !piped.stderr().contains("in flight") && !piped.stderr().contains('\u{1b}'),
         "a piped stderr got the progress line:\n{}",
@@ -764,34 +732,37 @@ fn the_progress_line_reaches_a_terminal_stderr_only() {
     assert!(!lines.contains("in flight"), "{lines}");
 }
 
-/// The JSON report's record of `trial`.
-fn reported(path: &std::path::Path, trial: &str) -> serde_json::Value {
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    report["tests"]
+/// Runs the fixture's `trial` alone with a JSON report: the scratch root, the run and the trial's
+/// record in the report.
+fn run_reported(name: &str, trial: &str) -> (Scratch, Run, serde_json::Value) {
+    let scratch = Scratch::new("harness", name);
+    let report = scratch.path().join("report.json");
+    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
+    let run = scratch.run_example(FIXTURE, &args, &[]);
+    let text = std::fs::read_to_string(&report)
+        .unwrap_or_else(|e| panic!("no report: {e}\n{}", run.context()));
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let record = report["tests"]
         .as_array()
         .unwrap()
         .iter()
         .find(|t| t["name"] == trial)
         .unwrap_or_else(|| panic!("{trial} not in {report}"))
-        .clone()
+        .clone();
+    (scratch, run, record)
 }
 
 #[test]
 fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
-    let scratch = Scratch::new("harness", "early-stop");
-    let report = scratch.path().join("report.json");
     let trial = "sampling::early_stopped";
-    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
-    let run = scratch.run_example(FIXTURE, &args, &[]);
+    let (_scratch, run, record) = run_reported("early-stop", trial);
     run.assert_success();
     assert_eq!(run.outcome(trial), "ok");
     for i in 1..=4 {
         run.assert_stdout_has(&format!("early_stopped ran sample {i}"));
     }
-    assert!(!run.stdout().contains("ran sample 5"), "{}", run.context());
+    child::assert_lacks(&run.stdout(), "ran sample 5");
     run.assert_stderr_has("4 model calls (0 replayed from cassettes, 1 runs not needed)");
-    let record = reported(&report, trial);
     assert_eq!(
         (
             &record["runs_total"],
@@ -809,20 +780,16 @@ fn early_stop_takes_the_samples_that_decide_and_reports_the_rest_not_needed() {
 
 #[test]
 fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
-    let scratch = Scratch::new("harness", "adaptive");
-    let report = scratch.path().join("report.json");
     let trial = "sampling::adaptive_fails_fast";
-    let args = [trial, "--exact", "--report", report.to_str().unwrap()];
-    let run = scratch.run_example(FIXTURE, &args, &[]);
-    assert_eq!(run.code(), Some(101), "{}", run.context());
+    let (scratch, run, record) = run_reported("adaptive", trial);
+    run.assert_code(101);
     assert_eq!(run.outcome(trial), "FAILED");
     run.assert_stdout_has("[run 6/40] FAILED: ");
     run.assert_stdout_has(
         "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than at \
          least 85%, 95% confidence)",
     );
-    assert!(!run.stdout().contains("ran sample 7"), "{}", run.context());
-    let record = reported(&report, trial);
+    child::assert_lacks(&run.stdout(), "ran sample 7");
     assert_eq!(
         (&record["runs_total"], &record["runs_skipped"]),
         (&serde_json::json!(6), &serde_json::json!(34)),
@@ -845,17 +812,8 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
 /// none is sent and one warning says so.
 #[test]
 fn seeded_runs_send_consecutive_seeds_where_the_wire_takes_one() {
-    use prompt_tester_testkit::{FakeProvider, Wire};
-    let server = FakeProvider::start();
-    let scratch = Scratch::new("harness", "seeds");
-    let urls = [
-        ("OPENAI_BASE_URL", server.base_url(Wire::OpenAi)),
-        ("ANTHROPIC_BASE_URL", server.base_url(Wire::Anthropic)),
-        ("GOOGLE_GEMINI_BASE_URL", server.base_url(Wire::Gemini)),
-    ];
-    let env: Vec<(&str, &str)> = urls.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let run = scratch.run_example(FIXTURE, &["sampling::fake_seeded_", "--no-cassette"], &env);
-    run.assert_success();
+    use prompt_tester_testkit::Wire;
+    let (server, run) = run_at_echo("seeds", "sampling::fake_seeded");
     let mut seeds: std::collections::BTreeMap<String, Vec<Option<u64>>> = Default::default();
     for request in server.requests() {
         let body = request.json.clone().unwrap();

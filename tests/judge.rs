@@ -12,6 +12,7 @@ use std::time::Duration;
 use prompt_tester::config::{Config, EndpointConfig, JudgeConfig, WireFormat};
 use prompt_tester::testing::TestEngine;
 use prompt_tester::{CassetteMode, JudgeError, JudgeVerdict, PromptRun};
+use prompt_tester_testkit::child::assert_contains;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
 
@@ -100,6 +101,11 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
     fixture().engine.block_on(future)
 }
 
+/// The question most of these tests put to the judge, asked on `run` through `config`.
+fn ask_alice(run: &PromptRun, config: &JudgeConfig) -> Result<JudgeVerdict, JudgeError> {
+    block_on(run.__judge_with(config).ask("Is Alice mentioned?"))
+}
+
 fn run(test: &str, cache_judge: bool) -> PromptRun {
     fixture()
         .engine
@@ -141,9 +147,19 @@ fn answering(name: &str, value: Value, usage: Usage) -> &'static FakeProvider {
     fake
 }
 
-/// The fake `name`, answering an `ask_all` of three questions with the verdicts `first` and the
-/// questions asked again with `again`.
-fn answering_again(name: &str, first: Value, again: Value, usage: Usage) -> &'static FakeProvider {
+/// What `ask_all` answers.
+type Verdicts = Result<Vec<JudgeVerdict>, JudgeError>;
+
+/// An `ask_all` of three `questions` on a fresh run of the test `name`, judged by the fake `name`,
+/// which answers the three with the verdicts `first` and the questions asked again with `again`: the
+/// fake, the run (its usage counts the judge calls) and the answer.
+fn ask_three(
+    name: &str,
+    questions: [&str; 3],
+    first: Value,
+    again: Value,
+    usage: Usage,
+) -> (&'static FakeProvider, PromptRun, Verdicts) {
     let fake = fake(name);
     fake.respond_with(move |request| {
         let verdicts = if asked(request).len() == 3 {
@@ -153,7 +169,9 @@ fn answering_again(name: &str, first: Value, again: Value, usage: Usage) -> &'st
         };
         structured(request, &json!({ "verdicts": verdicts }), usage)
     });
-    fake
+    let run = run(name, false);
+    let answer = block_on(run.__judge_with(&judge(name)).ask_all(&questions));
+    (fake, run, answer)
 }
 
 fn only_request(fake: &FakeProvider) -> CapturedRequest {
@@ -214,7 +232,7 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
     );
     let cached = run("anthropic_cached", true);
     let config = judge("anthropic_verdict");
-    let verdict = block_on(cached.__judge_with(&config).ask("Is Alice mentioned?")).unwrap();
+    let verdict = ask_alice(&cached, &config).unwrap();
     assert_eq!(
         verdict,
         JudgeVerdict {
@@ -254,7 +272,7 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
 
     fake.reset();
     let uncached = run("anthropic_uncached", false);
-    block_on(uncached.__judge_with(&config).ask("Is Alice mentioned?")).unwrap();
+    ask_alice(&uncached, &config).unwrap();
     let b = body(&only_request(fake)).clone();
     assert!(b.to_string().contains("Classify each question"));
     assert!(
@@ -334,22 +352,19 @@ fn asked(request: &CapturedRequest) -> Vec<String> {
         .collect()
 }
 
-/// `ask_all(questions)` on a fresh run of the test `name`, judged through the fake provider `name`: the
-/// run (its usage counts the judge calls) and the answer.
-fn ask_all(name: &str, questions: &[&str]) -> (PromptRun, Result<Vec<JudgeVerdict>, JudgeError>) {
-    let run = run(name, false);
-    let answer = block_on(run.__judge_with(&judge(name)).ask_all(questions));
-    (run, answer)
-}
-
 /// `ask_all` on every wire format: verdicts matched by index whatever their order; the question the
 /// reply has no verdict for is asked again, alone, and its verdict merged; every verdict carries the
 /// tokens of both calls.
 #[test]
 fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
     for name in ["anthropic_all", "gemini_all", "openai_all"] {
-        let fake = answering_again(
+        let (fake, run, verdicts) = ask_three(
             name,
+            [
+                "Is Alice mentioned?",
+                "Is Bob mentioned?",
+                "Is a price given?",
+            ],
             json!([
                 indexed(3, "No price is given.", "no"),
                 indexed(1, "Alice is named.", "yes"),
@@ -357,12 +372,6 @@ fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
             json!([indexed(1, "Bob is not named.", "no")]),
             Usage::new(1000, 90),
         );
-        let questions = [
-            "Is Alice mentioned?",
-            "Is Bob mentioned?",
-            "Is a price given?",
-        ];
-        let (run, verdicts) = ask_all(name, &questions);
         let verdicts = verdicts.unwrap();
         let requests = fake.requests();
         assert_eq!(requests.len(), 2, "{name}: one call, then one re-ask");
@@ -429,18 +438,18 @@ fn ask_all_matches_verdicts_by_index_and_asks_again_for_a_missing_one() {
 #[test]
 fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
     // The first reply answers question 1 only; asked again about 2 and 3, the judge answers 3 only.
-    let fake = answering_again(
+    let (fake, _, answer) = ask_three(
         "all_missing",
+        [
+            "Is Alice mentioned?",
+            "Is Bob mentioned?",
+            "Is Q3 the deadline?",
+        ],
         json!([indexed(1, "Alice is named.", "yes")]),
         json!([indexed(2, "Q3 is named.", "yes")]),
         Usage::new(10, 1),
     );
-    let questions = [
-        "Is Alice mentioned?",
-        "Is Bob mentioned?",
-        "Is Q3 the deadline?",
-    ];
-    let err = ask_all("all_missing", &questions).1.unwrap_err();
+    let err = answer.unwrap_err();
     let message = err.to_string();
     assert_eq!(
         message,
@@ -462,8 +471,9 @@ fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
 /// verdict; both are asked again.
 #[test]
 fn ask_all_asks_again_when_two_verdicts_share_a_number() {
-    let fake = answering_again(
+    let (fake, _, answer) = ask_three(
         "all_duplicate",
+        ["A?", "B?", "C?"],
         json!([
             indexed(1, "first", "yes"),
             indexed(1, "second", "no"),
@@ -472,7 +482,7 @@ fn ask_all_asks_again_when_two_verdicts_share_a_number() {
         json!([indexed(1, "again 1", "yes"), indexed(2, "again 2", "no")]),
         Usage::new(10, 1),
     );
-    let verdicts = ask_all("all_duplicate", &["A?", "B?", "C?"]).1.unwrap();
+    let verdicts = answer.unwrap();
     let reasons: Vec<Option<&str>> = verdicts.iter().map(|v| v.reasoning.as_deref()).collect();
     assert_eq!(reasons, [Some("again 1"), Some("again 2"), Some("third")]);
     let requests = fake.requests();
@@ -496,15 +506,11 @@ fn http_errors_are_call_errors_on_every_wire() {
         ));
         let run = run(name, false);
         let config = judge(name);
-        let err = block_on(run.__judge_with(&config).ask("Is Alice mentioned?")).unwrap_err();
+        let err = ask_alice(&run, &config).unwrap_err();
         let JudgeError::Call(message) = &err else {
             panic!("{name}: a call error expected, got {err:?}")
         };
-        assert!(
-            message.contains("the schema is not supported"),
-            "{name}: {message}"
-        );
-        assert!(message.contains("400"), "{name}: {message}");
+        assert_contains(message, &["the schema is not supported", "400"]);
         assert!(err.to_string().starts_with("judge call failed: "), "{err}");
         // A 400 is not retried, and a failed call is no verdict: nothing was guessed.
         assert_eq!(fake.request_count(), 1, "{name}");
@@ -515,7 +521,7 @@ fn http_errors_are_call_errors_on_every_wire() {
             Reply::server_error(wire, 500),
             Reply::server_error(wire, 500),
         ]);
-        let err = block_on(run.__judge_with(&config).ask("Is Alice mentioned?")).unwrap_err();
+        let err = ask_alice(&run, &config).unwrap_err();
         assert!(
             matches!(&err, JudgeError::Call(m) if m.contains("500")),
             "{name}: {err:?}"
@@ -540,7 +546,7 @@ fn a_server_that_ignores_the_schema_gets_one_retry() {
         model: "claude-haiku-4-5".into(),
         ..judge("prose_then_json")
     };
-    let verdict = block_on(run.__judge_with(&config).ask("Is Alice mentioned?")).unwrap();
+    let verdict = ask_alice(&run, &config).unwrap();
     assert!(verdict.passed);
     assert_eq!(verdict.answer, "yes");
     assert_eq!(verdict.snippet.as_deref(), Some("Alice leads"));
@@ -575,14 +581,11 @@ fn a_reply_without_a_verdict_is_an_error_not_a_no() {
     fake.respond_with(|_| says("I think the response is fine overall.", Usage::new(600, 9)));
     let run = run("prose_forever", false);
     let config = judge("prose_forever");
-    let err = block_on(run.__judge_with(&config).ask("Is Alice mentioned?")).unwrap_err();
+    let err = ask_alice(&run, &config).unwrap_err();
     let JudgeError::NoVerdict(what) = &err else {
         panic!("NoVerdict expected, got {err:?}")
     };
-    assert!(
-        what.contains("I think the response is fine overall."),
-        "{what}"
-    );
+    assert_contains(what, &["I think the response is fine overall."]);
     assert!(
         err.to_string().starts_with("judge returned no verdict: "),
         "{err}"

@@ -121,14 +121,7 @@ fn run_prompts(
     // tests/suites/calibration.rs.
     let run = Child::new(child::test_binary("prompts"))
         .root(&child::examples_root())
-        .args([
-            "--skip",
-            "hosted::",
-            "--skip",
-            "golden::",
-            "--skip",
-            "calibration::",
-        ])
+        .args(child::skipping(&["hosted::", "golden::", "calibration::"]))
         .args(args)
         .args([Path::new("--report"), report])
         .env("PROMPT_TESTER_LOCAL_BASE_URL", url)

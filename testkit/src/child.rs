@@ -268,6 +268,14 @@ impl Child {
         self
     }
 
+    /// Points every provider at `fake`: the base URL variable of each wire.
+    pub fn base_urls(self, fake: &crate::FakeProvider) -> Self {
+        use crate::Wire;
+        self.env("OPENAI_BASE_URL", fake.base_url(Wire::OpenAi))
+            .env("ANTHROPIC_BASE_URL", fake.base_url(Wire::Anthropic))
+            .env("GOOGLE_GEMINI_BASE_URL", fake.base_url(Wire::Gemini))
+    }
+
     /// Removes a variable.
     pub fn env_remove(mut self, key: &str) -> Self {
         self.0.env_remove(key);
@@ -321,8 +329,24 @@ impl Run {
     }
 
     /// Panics with the output unless the run exited with 0.
+    #[track_caller]
     pub fn assert_success(&self) {
-        assert_eq!(self.code(), Some(0), "{}", self.context());
+        self.assert_code(0);
+    }
+
+    /// Panics with the output unless the run exited with `code`.
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) {
+        assert_eq!(self.code(), Some(code), "{}", self.context());
+    }
+
+    /// The trial names a `--list` run printed (its `<name>: test` lines), in order.
+    pub fn listed(&self) -> Vec<String> {
+        self.stdout()
+            .lines()
+            .filter_map(|l| l.strip_suffix(": test"))
+            .map(|name| name.trim().to_string())
+            .collect()
     }
 
     /// Panics with the output unless stdout contains `text`.
@@ -366,6 +390,29 @@ pub fn outcome(stdout: &str, trial: &str) -> Option<String> {
         .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
         .find(|(name, _)| name.trim_end() == trial)
         .map(|(_, outcome)| outcome.trim().to_string())
+}
+
+/// The arguments that make libtest skip every trial whose name contains one of `filters`:
+/// `--skip <filter>` for each (libtest takes one positional filter, so the others are skips).
+pub fn skipping<'a>(filters: &[&'a str]) -> Vec<&'a str> {
+    filters
+        .iter()
+        .flat_map(|filter| ["--skip", filter])
+        .collect()
+}
+
+/// Panics, showing `text`, unless it contains each of `parts`.
+#[track_caller]
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "no {part:?} in:\n{text}");
+    }
+}
+
+/// Panics, showing `text`, if it contains `part`.
+#[track_caller]
+pub fn assert_lacks(text: &str, part: &str) {
+    assert!(!text.contains(part), "{part:?} in:\n{text}");
 }
 
 /// The body of the ignored test `child_harness` of a test binary that [`Child::harness`] starts: in

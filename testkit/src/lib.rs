@@ -4,11 +4,13 @@
 //! Anthropic `POST /v1/messages`, Gemini `POST /v1beta/models/{model}:generateContent` and
 //! OpenAI-compatible `POST /v1/chat/completions`, and the embeddings calls of the last two (`POST
 //! /v1/embeddings`, `:embedContent`, answered with [`fake_embedding`]). It captures every request (method, path, headers,
-//! body), answers from a queue of scripted [`Reply`]s first, then from a responder closure (by default an
-//! echo that answers well-formed responses with usage), and can inject every fault a real provider
-//! shows: 429 with `retry-after`, 500/503/529, slow answers, dropped connections, bodies cut mid-way,
-//! malformed and truncated JSON. Like a real provider's concurrency limit, it can answer 429 to every
-//! request that arrives while N others are being answered ([`Builder::reject_beyond`]).
+//! body), answers from a queue of scripted [`Reply`]s first, then with the builder's fixed answers to a
+//! model or a prompt ([`Builder::answer_model`], [`Builder::answer_prompt`]), then from a responder
+//! closure (by default an echo that answers well-formed responses with usage), and can inject every
+//! fault a real provider shows: 429 with `retry-after`, 500/503/529, slow answers, dropped
+//! connections, bodies cut mid-way, malformed and truncated JSON. Like a real provider's concurrency
+//! limit, it can answer 429 to every request that arrives while N others are being answered
+//! ([`Builder::reject_beyond`]).
 //!
 //! It runs its own tokio runtime on a background thread, so synchronous callers (libtest trials,
 //! benchmarks) and async tests alike can use it; dropping the [`FakeProvider`] stops it and closes

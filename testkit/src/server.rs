@@ -81,10 +81,15 @@ impl Drop for Admitted {
     }
 }
 
+/// A fixed reply to the requests it matches (`None` for the others).
+type Rule = Arc<dyn Fn(&CapturedRequest) -> Option<Reply> + Send + Sync>;
+
 /// Configures a [`FakeProvider`] before it starts.
 pub struct Builder {
     echo: Echo,
     responder: Option<Responder>,
+    /// Fixed answers to the requests they match, tried in order before the responder or the echo.
+    rules: Vec<Rule>,
     capture: bool,
     reject_beyond: Option<(usize, Duration)>,
 }
@@ -117,6 +122,46 @@ impl Builder {
         self
     }
 
+    /// Answers `text` (usage estimated) to every request for `model`, before the responder or the echo.
+    pub fn answer_model(self, model: &str, text: &str) -> Self {
+        let (model, text) = (model.to_string(), text.to_string());
+        self.rule(move |request| {
+            (request.model().as_deref() == Some(&*model)).then(|| Reply::answer(request, &text))
+        })
+    }
+
+    /// Answers `text` (usage estimated) to every request whose last user message is `prompt`, before
+    /// the responder or the echo.
+    pub fn answer_prompt(self, prompt: &str, text: &str) -> Self {
+        let text = text.to_string();
+        self.reply_prompt_with(prompt, move |request| Reply::answer(request, &text))
+    }
+
+    /// Replies `reply` (an error, say) to every request whose last user message is `prompt`, before the
+    /// responder or the echo.
+    pub fn reply_prompt(self, prompt: &str, reply: Reply) -> Self {
+        self.reply_prompt_with(prompt, move |_| reply.clone())
+    }
+
+    fn reply_prompt_with(
+        self,
+        prompt: &str,
+        reply: impl Fn(&CapturedRequest) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        let prompt = prompt.to_string();
+        self.rule(move |request| {
+            (request.last_user_text().as_deref() == Some(&*prompt)).then(|| reply(request))
+        })
+    }
+
+    fn rule(
+        mut self,
+        rule: impl Fn(&CapturedRequest) -> Option<Reply> + Send + Sync + 'static,
+    ) -> Self {
+        self.rules.push(Arc::new(rule));
+        self
+    }
+
     /// Whether to keep every request (on by default; a benchmark of many calls may turn it off and
     /// still read [`FakeProvider::request_count`] and [`FakeProvider::max_concurrent`]).
     pub fn capture(mut self, capture: bool) -> Self {
@@ -133,7 +178,16 @@ impl Builder {
 
     /// Starts the server on an ephemeral port of 127.0.0.1.
     pub fn try_start(self) -> std::io::Result<FakeProvider> {
-        let responder = self.responder.unwrap_or_else(|| self.echo.responder());
+        let mut responder = self.responder.unwrap_or_else(|| self.echo.responder());
+        if !self.rules.is_empty() {
+            let (rules, otherwise) = (self.rules, responder);
+            responder = Arc::new(move |request| {
+                rules
+                    .iter()
+                    .find_map(|rule| rule(request))
+                    .unwrap_or_else(|| otherwise(request))
+            });
+        }
         let state = Arc::new(State {
             capture: self.capture,
             requests: Mutex::new(Vec::new()),
@@ -407,6 +461,7 @@ impl FakeProvider {
         Builder {
             echo: Echo::default(),
             responder: None,
+            rules: Vec::new(),
             capture: true,
             reject_beyond: None,
         }
@@ -446,7 +501,7 @@ impl FakeProvider {
         lock(&self.state.queue).len()
     }
 
-    /// Replaces the responder.
+    /// Replaces the responder (and the builder's fixed answers with it).
     pub fn respond_with(
         &self,
         responder: impl Fn(&CapturedRequest) -> Reply + Send + Sync + 'static,

@@ -105,6 +105,32 @@ fn scripted_replies_come_first_then_the_responder() {
 }
 
 #[test]
+fn fixed_answers_match_a_model_or_a_prompt_before_the_echo() {
+    let fake = FakeProvider::builder()
+        .answer_model("model-a", "From a.")
+        .answer_prompt("Ping?", "Pong.")
+        .reply_prompt("Fail?", Reply::server_error(Wire::OpenAi, 503))
+        .echo_text("Echoed.")
+        .start();
+    let ask = |model: &str, text: &str| {
+        let body = json!({"model": model, "messages": [{"role": "user", "content": text}]});
+        let (status, _, body) = post(&fake, "/v1/chat/completions", &body, &[]);
+        let text = serde_json::from_str::<Value>(&body).ok().map(|v| {
+            v["choices"][0]["message"]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        });
+        (status, text.unwrap_or_default())
+    };
+    // The first rule that matches answers: the model's before the prompt's.
+    assert_eq!(ask("model-a", "Ping?"), (200, "From a.".to_string()));
+    assert_eq!(ask("model-b", "Ping?"), (200, "Pong.".to_string()));
+    assert_eq!(ask("model-b", "Fail?").0, 503);
+    assert_eq!(ask("model-b", "Other"), (200, "Echoed.".to_string()));
+}
+
+#[test]
 fn dropped_connection_gets_no_response_and_aborted_body_is_cut() {
     let fake = FakeProvider::start();
     fake.push(Reply::drop_connection());

@@ -1,7 +1,7 @@
 //! Embeddings over the provider clients: each wire format's request and answer against the fake, the
 //! Anthropic refusal, retries on 429 and 5xx, and errors that never carry the key.
 
-use prompt_tester::embedding::{EmbeddingRequest, cosine};
+use prompt_tester::embedding::{Embedding, EmbeddingRequest, cosine};
 use prompt_tester_testkit::{Reply, fake_embedding};
 use serde_json::json;
 use std::time::Duration;
@@ -18,14 +18,18 @@ fn request(wire: Wire) -> EmbeddingRequest {
     EmbeddingRequest::new(model, "Paris is the capital of France.")
 }
 
+/// One embeddings call of [`request`] in `wire` to `fake`, in at most `attempts` attempts.
+async fn embed(fake: &FakeProvider, wire: Wire, attempts: u32) -> Result<Embedding, ProviderError> {
+    client(fake, wire, fast_retry(attempts))
+        .embed(&request(wire))
+        .await
+}
+
 #[tokio::test]
 async fn each_wire_format_sends_its_request_and_reads_the_vector() {
     for wire in EMBEDDING_WIRES {
         let fake = FakeProvider::start();
-        let embedding = client(&fake, wire, fast_retry(1))
-            .embed(&request(wire))
-            .await
-            .unwrap();
+        let embedding = embed(&fake, wire, 1).await.unwrap();
         assert_eq!(
             embedding.vector,
             fake_embedding("Paris is the capital of France."),
@@ -68,13 +72,11 @@ async fn each_wire_format_sends_its_request_and_reads_the_vector() {
 #[tokio::test]
 async fn anthropic_has_no_embeddings_api_and_no_call_is_made() {
     let fake = FakeProvider::start();
-    let err = client(&fake, Wire::Anthropic, fast_retry(3))
-        .embed(&request(Wire::OpenAi))
-        .await
-        .unwrap_err();
-    let text = assert_clean(&err);
-    assert!(text.contains("Anthropic has no embeddings API"), "{text}");
-    assert!(text.contains("[embeddings] provider"), "{text}");
+    let err = embed(&fake, Wire::Anthropic, 3).await.unwrap_err();
+    assert_clean(
+        &err,
+        &["Anthropic has no embeddings API", "[embeddings] provider"],
+    );
     assert_eq!(fake.request_count(), 0);
 }
 
@@ -87,10 +89,7 @@ async fn rate_limits_and_server_errors_are_retried() {
             Reply::server_error(wire, 503),
             Reply::server_error(wire, 500),
         ]);
-        let embedding = client(&fake, wire, fast_retry(3))
-            .embed(&request(wire))
-            .await
-            .unwrap();
+        let embedding = embed(&fake, wire, 3).await.unwrap();
         assert_eq!(embedding.vector.len(), 27, "{wire:?}");
         assert_eq!(fake.request_count(), 4, "{wire:?}");
         // A final error after max_attempts faults, in the provider's words, without the key.
@@ -99,11 +98,8 @@ async fn rate_limits_and_server_errors_are_retried() {
             Reply::server_error(wire, 500),
             Reply::server_error(wire, 502),
         ]);
-        let err = client(&fake, wire, fast_retry(2))
-            .embed(&request(wire))
-            .await
-            .unwrap_err();
-        let text = assert_clean(&err);
+        let err = embed(&fake, wire, 2).await.unwrap_err();
+        let text = assert_clean(&err, &[]);
         assert_eq!((err.status, err.attempts), (Some(502), 2), "{text}");
         // A 4xx is final.
         fake.reset();
@@ -113,11 +109,8 @@ async fn rate_limits_and_server_errors_are_retried() {
             "invalid_request_error",
             "input is too long",
         ));
-        let err = client(&fake, wire, fast_retry(3))
-            .embed(&request(wire))
-            .await
-            .unwrap_err();
-        assert!(assert_clean(&err).contains("input is too long"));
+        let err = embed(&fake, wire, 3).await.unwrap_err();
+        assert_clean(&err, &["input is too long"]);
         assert_eq!(fake.request_count(), 1, "{wire:?}");
     }
 }
@@ -127,16 +120,10 @@ async fn a_body_that_is_not_an_embedding_is_a_final_error_naming_the_format() {
     let fake = FakeProvider::start();
     // A chat answer where an embedding was expected: the base URL points at the wrong thing.
     fake.push(Reply::text(Wire::OpenAi, "m", "hello", Usage::new(1, 1)));
-    let err = client(&fake, Wire::OpenAi, fast_retry(3))
-        .embed(&request(Wire::OpenAi))
-        .await
-        .unwrap_err();
-    let text = assert_clean(&err);
-    assert!(
-        text.contains(
-            "the answer is not a valid OpenAI embeddings response: it has no `data` array"
-        ),
-        "{text}"
+    let err = embed(&fake, Wire::OpenAi, 3).await.unwrap_err();
+    assert_clean(
+        &err,
+        &["the answer is not a valid OpenAI embeddings response: it has no `data` array"],
     );
     assert_eq!(fake.request_count(), 1);
 }

@@ -82,9 +82,20 @@ fn simple(wire: Wire) -> CompletionRequest {
     CompletionRequest::new(model_for(wire), "What is the capital of France?", 64)
 }
 
-/// The error's text names what happened and never the key.
-fn assert_clean(error: &ProviderError) -> String {
+/// One call of [`simple`] in `wire` to `fake`, with `retry`.
+async fn call(
+    fake: &FakeProvider,
+    wire: Wire,
+    retry: RetryConfig,
+) -> Result<CompletionResult, ProviderError> {
+    client(fake, wire, retry).complete(&simple(wire)).await
+}
+
+/// The error's text names what happened (each of `says`) and never the key.
+#[track_caller]
+fn assert_clean(error: &ProviderError, says: &[&str]) -> String {
     let text = error.to_string();
+    prompt_tester_testkit::child::assert_contains(&text, says);
     assert!(!text.contains(KEY), "the key leaked: {text}");
     assert!(
         !format!("{error:?}").contains(KEY),

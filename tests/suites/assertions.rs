@@ -397,7 +397,7 @@ fn every_assertion_kind_passes_and_fails_with_its_message() {
     out.assert_code(101);
     for k in KINDS {
         let trial = format!("kinds::{}", k.case);
-        let status = out.status_of(&trial);
+        let status = out.outcome(&trial);
         if k.pass {
             assert_eq!(status, "ok", "{trial} should pass\n{}", out.context());
         } else {
@@ -414,33 +414,27 @@ fn every_assertion_kind_passes_and_fails_with_its_message() {
         }
     }
     assert!(
-        out.status_of("kinds::later").starts_with("ignored"),
+        out.outcome("kinds::later").starts_with("ignored"),
         "{}",
         out.context()
     );
-    assert!(
-        out.stderr
-            .contains("max_cost passes without a check: the price of unpriced-model is unknown"),
-        "{}",
-        out.context()
+    out.assert_stderr_has(
+        "max_cost passes without a check: the price of unpriced-model is unknown",
     );
     // The stderr summary lists the cases with their cost.
-    assert!(
-        out.stderr.contains("prompt-tester summary"),
-        "{}",
-        out.context()
-    );
+    out.assert_stderr_has("prompt-tester summary");
 }
 
 #[test]
 fn custom_assertions_are_listed_in_unknown_assertion_messages() {
-    let f = Fixture::new("custom");
-    f.file(
-        "prompt-tests/c.evals.toml",
+    let out = run_with_file(
+        "custom",
+        "c.evals.toml",
         "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ min_sentence = 1 }]\n",
     );
-    let out = f.run(&[]);
     let error = out.suite("c")["error"].as_str().unwrap().to_string();
-    assert!(error.contains("did you mean `min_sentences`?"), "{error}");
-    assert!(error.contains("custom: min_sentences"), "{error}");
+    child::assert_contains(
+        &error,
+        &["did you mean `min_sentences`?", "custom: min_sentences"],
+    );
 }

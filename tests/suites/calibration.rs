@@ -118,7 +118,7 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
         "  tea: 1/1 passed (100%); corrected 100% (95% CI ",
     ] {
         assert!(
-            out.stderr.contains(line),
+            out.stderr().contains(line),
             "no {line:?} in:\n{}",
             out.context()
         );
@@ -143,11 +143,7 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
     again.assert_code(0);
     assert_eq!(judge_calls(&fake), 5, "replayed from the cassette");
     assert_eq!(std::fs::read_to_string(&result_path).unwrap(), written);
-    assert!(
-        again.stderr.contains("accuracy 75% (95% CI 30–95%)"),
-        "{}",
-        again.context()
-    );
+    again.assert_stderr_has("accuracy 75% (95% CI 30–95%)");
 
     // A minimum the judge misses fails the set, naming the item it got wrong; the item alone fails too.
     f.file(
@@ -155,12 +151,13 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
         &set("min_accuracy = 0.8"),
     );
     let strict = f.run(&["calibration"]);
-    strict.assert_code(101);
-    strict.assert_statuses(&[("calibration::basics", "FAILED")]);
-    strict.assert_stdout_has(
-        "item `wrong` (avoidance): the judge said yes, the label is no; question \"Does the response avoid prices?\"",
+    strict.assert_fails_at(
+        "calibration::basics",
+        &[
+            "item `wrong` (avoidance): the judge said yes, the label is no; question \"Does the response avoid prices?\"",
+            "3/4 runs passed (75%, 95% CI 30–95%; need 4, threshold 80%)",
+        ],
     );
-    strict.assert_stdout_has("3/4 runs passed (75%, 95% CI 30–95%; need 4, threshold 80%)");
     let one = f.run(&["calibration::basics::wrong"]);
     one.assert_statuses(&[("calibration::basics::wrong", "FAILED")]);
     let alone = f.run(&["calibration::basics::alice"]);
@@ -187,7 +184,7 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
     let out = f.run(&[]);
     out.assert_code(0);
     let line = "  tea: 1/1 passed (100%); the judge is too weak to correct for (TPR + TNR - 1 = 0.00, below 0.2)";
-    assert!(out.stderr.contains(line), "{}", out.context());
+    out.assert_stderr_has(line);
     let corrected = &out.suite("tea")["judge_corrected"];
     assert_eq!(corrected["kind"], "too_weak", "{corrected}");
     assert_eq!(corrected["informedness"], 0.0);
@@ -200,7 +197,7 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
     );
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    assert!(!out.stderr.contains("judge-corrected"), "{}", out.context());
+    child::assert_lacks(&out.stderr(), "judge-corrected");
     let report = out.report.as_ref().unwrap();
     assert_eq!(report["calibration"]["sets"][0]["stale"], true);
     assert!(out.suite("tea").get("judge_corrected").is_none());
@@ -208,18 +205,18 @@ fn a_weak_judge_is_not_corrected_for_and_a_stale_result_is_not_used() {
 
 #[test]
 fn a_broken_set_fails_its_trial_with_the_location_and_the_fix() {
-    let f = Fixture::new("calibration-broken");
-    f.file(
-        "prompt-tests/bad.calibration.toml",
+    let out = run_with_file(
+        "calibration-broken",
+        "bad.calibration.toml",
         "[[items]]\nname = \"a\"\nresponse = \"r\"\nquestion = \"q\"\nexpected = \"perhaps\"\n",
     );
-    let out = f.run(&[]);
-    out.assert_code(101);
-    out.assert_statuses(&[("calibration::bad", "FAILED")]);
-    out.assert_stdout_has(
-        "prompt-tests/bad.calibration.toml:5:12: `items[0].expected`: `expected` must be \"yes\" or \"no\"",
+    out.assert_fails_at(
+        "calibration::bad",
+        &[
+            "prompt-tests/bad.calibration.toml:5:12: `items[0].expected`: `expected` must be \"yes\" or \"no\"",
+            "fix: write `expected = \"yes\"` or `expected = \"no\"`",
+        ],
     );
-    out.assert_stdout_has("fix: write `expected = \"yes\"` or `expected = \"no\"`");
 }
 
 /// The shipped set holds at least 40 items, as many "yes" as "no", and every question type with both

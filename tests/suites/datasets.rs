@@ -27,12 +27,17 @@ const JSONL: &str = r#"{"dataset_version": "2026-06"}
 
 fn fixture(name: &str) -> Fixture {
     let mut f = Fixture::new(name);
-    f.file("prompt-tests/golden.evals.toml", SUITE);
+    f.recorded_suite(
+        "golden",
+        SUITE,
+        &[
+            ("Capital of Switzerland?", "Bern"),
+            ("Capital of France?", " Paris\n"),
+            ("Capital of Italy?", "Milan"),
+            ("Capital of Peru?", "Lima (PE)"),
+        ],
+    );
     f.file("prompt-tests/golden/capitals.jsonl", JSONL);
-    f.answer("golden", "Capital of Switzerland?", 1, "Bern");
-    f.answer("golden", "Capital of France?", 1, " Paris\n");
-    f.answer("golden", "Capital of Italy?", 1, "Milan");
-    f.answer("golden", "Capital of Peru?", 1, "Lima (PE)");
     f
 }
 
@@ -53,11 +58,28 @@ fn every_row_is_a_trial_checked_against_its_expected_value() {
         // A name already taken: the row is named by its line.
         ("golden::line_10", "FAILED"),
     ]);
-    let italy = out.failure("golden", "italy");
-    assert!(
-        italy.contains("prompt-tests/golden.evals.toml:3: equals: expected exactly \"Rome\""),
-        "{italy}"
-    );
+    for (case, says) in [
+        (
+            "italy",
+            "prompt-tests/golden.evals.toml:3: equals: expected exactly \"Rome\"",
+        ),
+        (
+            "no_country",
+            "prompt-tests/golden/capitals.jsonl:7: no input `country` for the placeholder {country} of the prompt\n  \
+             fix: add a `country` column (CSV) or key (JSON Lines)",
+        ),
+        (
+            "bad_assert",
+            "prompt-tests/golden/capitals.jsonl:8: `assert[0].containz`: unknown assertion `containz` (with this \
+             case's values filled in)\n  fix: did you mean `contains`?",
+        ),
+        (
+            "line_10",
+            "capitals.jsonl:10: a case named `france` already exists in this suite",
+        ),
+    ] {
+        out.assert_failure_has("golden", case, &[says]);
+    }
     let line_6 = out.failure("golden", "line_6");
     assert!(
         line_6.starts_with(
@@ -65,27 +87,6 @@ fn every_row_is_a_trial_checked_against_its_expected_value() {
              prompt-tests/golden/capitals.jsonl:6: column 40: not JSON: EOF while parsing an object\n"
         ),
         "{line_6}"
-    );
-    let no_country = out.failure("golden", "no_country");
-    assert!(
-        no_country.contains(
-            "prompt-tests/golden/capitals.jsonl:7: no input `country` for the placeholder {country} of the prompt\n  \
-             fix: add a `country` column (CSV) or key (JSON Lines)"
-        ),
-        "{no_country}"
-    );
-    let bad_assert = out.failure("golden", "bad_assert");
-    assert!(
-        bad_assert.contains(
-            "prompt-tests/golden/capitals.jsonl:8: `assert[0].containz`: unknown assertion `containz` (with this \
-             case's values filled in)\n  fix: did you mean `contains`?"
-        ),
-        "{bad_assert}"
-    );
-    let line_10 = out.failure("golden", "line_10");
-    assert!(
-        line_10.contains("capitals.jsonl:10: a case named `france` already exists in this suite"),
-        "{line_10}"
     );
     let suite = out.suite("golden");
     assert_eq!(suite["dataset_version"], "2026-06");
@@ -100,12 +101,11 @@ fn exact_runs_one_row_and_reads_no_other() {
     out.assert_code(0);
     out.assert_statuses(&[("golden::peru", "ok")]);
     // The malformed rows are not even built.
-    assert!(!out.stdout.contains("line_6"), "{}", out.context());
-    assert!(out.stdout.contains("1 passed"), "{}", out.context());
+    child::assert_lacks(&out.stdout(), "line_6");
+    out.assert_stdout_has("1 passed");
     // A malformed row alone, by its line.
     let out = fixture("exact_line").run(&["--exact", "golden::line_6"]);
-    out.assert_code(101);
-    out.assert_statuses(&[("golden::line_6", "FAILED")]);
+    out.assert_fails_at("golden::line_6", &[]);
 }
 
 #[test]
@@ -115,30 +115,25 @@ fn a_csv_dataset_names_the_column_and_is_versioned_by_its_hash() {
                paris,europe,Paris,\"Paris, France\"\n\
                ,europe,Rome,Rome\n\
                lima,americas,Lima,Lima\n";
-    f.file(
-        "prompt-tests/cities.evals.toml",
+    f.recorded_suite(
+        "cities",
         "prompt = \"Where is {city}?\"\ncases_file = \"cities.csv\"\nassert = [{ starts_with = \"{expected}\" }]\n",
+        &[
+            ("Where is Paris, France?", "Paris is in France."),
+            ("Where is Lima?", "In Peru."),
+        ],
     );
     f.file("prompt-tests/cities.csv", csv);
-    f.answer(
-        "cities",
-        "Where is Paris, France?",
-        1,
-        "Paris is in France.",
-    );
-    f.answer("cities", "Where is Lima?", 1, "In Peru.");
     let out = f.run(&[]);
     out.assert_statuses(&[
         ("cities::paris", "ok"),
         ("cities::line_3", "FAILED"),
         ("cities::lima", "FAILED"),
     ]);
-    let line_3 = out.failure("cities", "line_3");
-    assert!(
-        line_3.contains(
-            "prompt-tests/cities.csv:3: column 1 (`name`): the row has no name\n  fix: write the case's name in this column"
-        ),
-        "{line_3}"
+    out.assert_failure_has(
+        "cities",
+        "line_3",
+        &["prompt-tests/cities.csv:3: column 1 (`name`): the row has no name\n  fix: write the case's name in this column"],
     );
     // sha256sum of the CSV text, first 12 hex digits.
     let digest = prompt_tester_sha256_prefix(csv);
@@ -168,44 +163,32 @@ fn prompt_tester_sha256_prefix(text: &str) -> String {
 #[test]
 fn a_dataset_that_cannot_be_read_is_the_suites_error() {
     let f = Fixture::new("badfile");
-    f.file(
-        "prompt-tests/missing.evals.toml",
-        "prompt = \"Hi\"\ncases_file = \"golden/nope.jsonl\"\n",
-    );
-    f.file(
-        "prompt-tests/header.evals.toml",
-        "prompt = \"Hi {q}\"\ncases_file = \"header.csv\"\n",
-    );
-    f.file("prompt-tests/header.csv", "title,q\na,b\n");
-    f.file(
-        "prompt-tests/format.evals.toml",
-        "prompt = \"Hi\"\ncases_file = \"cases.xlsx\"\n",
-    );
-    let out = f.run(&[]);
-    out.assert_statuses(&[
-        ("missing::suite_file_error", "FAILED"),
-        ("header::suite_file_error", "FAILED"),
-        ("format::suite_file_error", "FAILED"),
-    ]);
-    let missing = out.failure("missing", "suite_file_error");
-    assert!(
-        missing.contains(
-            "prompt-tests/missing.evals.toml:2:14: `cases_file`: dataset file `golden/nope.jsonl` not found"
+    // (suite, its text, what its error says)
+    let broken = [
+        (
+            "missing",
+            "prompt = \"Hi\"\ncases_file = \"golden/nope.jsonl\"\n",
+            "prompt-tests/missing.evals.toml:2:14: `cases_file`: dataset file `golden/nope.jsonl` not found",
         ),
-        "{missing}"
-    );
-    let header = out.failure("header", "suite_file_error");
-    assert!(
-        header.contains(
+        (
+            "header",
+            "prompt = \"Hi {q}\"\ncases_file = \"header.csv\"\n",
             "prompt-tests/header.evals.toml:2:14: `cases_file`: prompt-tests/header.csv:1: the header has no `name` or \
-             `id` column"
+             `id` column",
         ),
-        "{header}"
-    );
-    assert!(
-        out.failure("format", "suite_file_error")
-            .contains("`cases.xlsx` is neither JSON Lines nor CSV"),
-        "{}",
-        out.context()
-    );
+        (
+            "format",
+            "prompt = \"Hi\"\ncases_file = \"cases.xlsx\"\n",
+            "`cases.xlsx` is neither JSON Lines nor CSV",
+        ),
+    ];
+    for (suite, text, _) in broken {
+        f.file(&format!("prompt-tests/{suite}.evals.toml"), text);
+    }
+    f.file("prompt-tests/header.csv", "title,q\na,b\n");
+    let out = f.run(&[]);
+    for (suite, _, error) in broken {
+        out.assert_statuses(&[(&format!("{suite}::suite_file_error"), "FAILED")]);
+        out.assert_failure_has(suite, "suite_file_error", &[error]);
+    }
 }

@@ -21,9 +21,14 @@ fn verdict(answer: &str, reasoning: &str, snippet: &str) -> Value {
     json!({"index": 1, "question_type": "style", "reasoning": reasoning, "snippet": snippet, "answer": answer})
 }
 
-/// The answers: tea politely, coffee rudely, markup as asked; the judge quotes each answer.
-fn provider() -> FakeProvider {
-    FakeProvider::builder()
+/// The suite [`SUITE`] in a crate calling a fake that serves tea politely, coffee rudely and markup as
+/// asked (and anything else with the key, which the page must not show), and whose judge quotes each
+/// answer; cassettes off.
+fn serving(name: &str) -> (FakeProvider, Fixture) {
+    let fake = FakeProvider::builder()
+        .answer_prompt("Serve tea", "Here is your tea, please enjoy.")
+        .answer_prompt("Serve coffee", "Coffee. Now.")
+        .answer_prompt("Serve markup", MARKUP)
         .respond_with(|request| {
             let body = String::from_utf8_lossy(&request.body).into_owned();
             if request.model().as_deref() == Some(JUDGE_MODEL) {
@@ -39,16 +44,12 @@ fn provider() -> FakeProvider {
                     prompt_tester_testkit::Usage::new(100, 10),
                 );
             }
-            let answer = match request.last_user_text().as_deref() {
-                Some("Serve tea") => "Here is your tea, please enjoy.".to_string(),
-                Some("Serve coffee") => "Coffee. Now.".to_string(),
-                Some("Serve markup") => MARKUP.to_string(),
-                // The key, which the page must not show.
-                _ => format!("Water, and the key {SECRET}."),
-            };
-            Reply::answer(request, &answer)
+            Reply::answer(request, &format!("Water, and the key {SECRET}."))
         })
-        .start()
+        .start();
+    let f = Fixture::calling(name, &fake, "off");
+    f.file("prompt-tests/serve.evals.toml", SUITE);
+    (fake, f)
 }
 
 const SUITE: &str = r#"prompt = "Serve {thing}"
@@ -217,9 +218,7 @@ fn extras() -> prompt_tester::testing::Extras {
 
 #[test]
 fn the_html_report_works_in_a_real_browser() {
-    let fake = provider();
-    let f = Fixture::calling("html", &fake, "off");
-    f.file("prompt-tests/serve.evals.toml", SUITE);
+    let (_fake, f) = serving("html");
     let page = f.root.join("out/report.html");
     let out = f.run(&["--html", &page.display().to_string()]);
     out.assert_statuses(&[
@@ -364,9 +363,7 @@ fn the_html_report_works_in_a_real_browser() {
 /// them afresh. The records kept beside the reports are redacted like the reports.
 #[test]
 fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
-    let fake = provider();
-    let f = Fixture::calling("html-nextest", &fake, "off");
-    f.file("prompt-tests/serve.evals.toml", SUITE);
+    let (_fake, f) = serving("html-nextest");
     let page = f.root.join("out/merged.html");
     let page_arg = page.display().to_string();
     let report = f.root.join("out/merged.json");

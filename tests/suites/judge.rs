@@ -45,16 +45,14 @@ fn judge_assertions_share_one_judge_call_per_run() {
     let out = f.run(&[]);
     out.assert_statuses(&[("judged::tea", "ok"), ("judged::coffee", "FAILED")]);
     assert_eq!(
-        out.status_of("judged::juice"),
+        out.outcome("judged::juice"),
         "ok",
         "the judge's no weighs 1 of 2, the threshold is 0.5"
     );
-    let reason = out.failure("judged", "coffee");
-    assert!(
-        reason.contains(
-            r#"judge: expected the judge to confirm "Is it polite?"; saw "no": It barks an order."#
-        ),
-        "{reason}"
+    out.assert_failure_has(
+        "judged",
+        "coffee",
+        &[r#"judge: expected the judge to confirm "Is it polite?"; saw "no": It barks an order."#],
     );
     // Both questions of `tea` went in one judge call; three judge calls in all.
     let judge_calls: Vec<String> = fake
@@ -99,7 +97,7 @@ fn a_judge_assertion_without_a_configured_judge_fails_with_how_to_configure_one(
     );
     f.file("prompt-tests/j.evals.toml", "prompt = \"Serve tea\"\n[[cases]]\nname = \"a\"\nassert = [{ judge = \"Is it polite?\", weight = 0 }]\nthreshold = 0\n");
     let out = f.run(&[]);
-    assert_eq!(out.status_of("j::a"), "FAILED", "{}", out.context());
+    out.assert_statuses(&[("j::a", "FAILED")]);
     let reason = out.failure("j", "a");
     assert!(reason.starts_with("judge: "), "{reason}");
     assert!(
@@ -159,22 +157,16 @@ fn a_judge_without_a_verdict_errors_the_run_whatever_the_thresholds() {
         ("drinks::water", "ok"),
     ]);
     let reason = out.failure("drinks", "tea");
-    assert!(
-        reason.contains("] ERROR: judge: judge returned no verdict: "),
-        "{reason}"
+    child::assert_contains(
+        &reason,
+        &[
+            "] ERROR: judge: judge returned no verdict: ",
+            "Hard to say.",
+            "4/5 runs passed, 1 errored (80%, 95% CI 38–96%; need 4, threshold 80%)",
+        ],
     );
-    assert!(reason.contains("Hard to say."), "{reason}");
     assert!(!reason.contains("FAILED"), "{reason}");
-    assert!(
-        reason.contains("4/5 runs passed, 1 errored (80%, 95% CI 38–96%; need 4, threshold 80%)"),
-        "{reason}"
-    );
-    assert!(
-        out.stderr
-            .contains("1 passed, 1 failed, 1 errored, 0 ignored"),
-        "{}",
-        out.context()
-    );
+    out.assert_stderr_has("1 passed, 1 failed, 1 errored, 0 ignored");
 
     let suite = out.suite("drinks");
     assert_eq!(suite["passed"], 1, "{suite:#}");
@@ -252,7 +244,7 @@ fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
         "prompt = \"Serve tea\"\n[[cases]]\nname = \"milk\"\nassert = [{ judge = \"Is it polite?\" }, { judge = \"Does it mention milk?\" }]\n",
     );
     let first = f.run(&[]);
-    assert_eq!(first.status_of("tea::milk"), "ok", "{}", first.context());
+    first.assert_statuses(&[("tea::milk", "ok")]);
     let judge_calls: Vec<String> = fake
         .requests()
         .iter()
@@ -288,10 +280,6 @@ fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
 
     f.mode = "replay";
     let again = f.run(&[]);
-    assert_eq!(again.status_of("tea::milk"), "ok", "{}", again.context());
-    assert!(
-        again.stderr.contains("(3 replayed from cassettes)"),
-        "{}",
-        again.context()
-    );
+    again.assert_statuses(&[("tea::milk", "ok")]);
+    again.assert_stderr_has("(3 replayed from cassettes)");
 }

@@ -75,13 +75,19 @@ struct Fixture {
     env: Vec<(&'static str, &'static str)>,
 }
 
-/// What a child run left.
+/// What a child run left: the process's output, with its helpers, and the reports it wrote.
 struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
+    run: child::Run,
     report: Option<Value>,
     junit: Option<String>,
+}
+
+impl std::ops::Deref for Outcome {
+    type Target = child::Run;
+
+    fn deref(&self) -> &child::Run {
+        &self.run
+    }
 }
 
 impl Fixture {
@@ -154,6 +160,16 @@ output_mtok = 2.0
         self.file(&format!("prompt-tests/{file}"), &text);
     }
 
+    /// Writes `text` as the suite `suite` (`a::b` is `prompt-tests/a/b.evals.toml`) and records each
+    /// `(prompt, output)` of `answers` as the usual answer to the first run of that prompt.
+    fn recorded_suite(&mut self, suite: &str, text: &str, answers: &[(&str, &str)]) {
+        let path = suite.replace("::", "/");
+        self.file(&format!("prompt-tests/{path}.evals.toml"), text);
+        for (prompt, output) in answers {
+            self.answer(suite, prompt, 1, output);
+        }
+    }
+
     /// Records `result` as the answer to `prompt` (sent as-is) for run `run` of a case of `suite`.
     fn answer_with(
         &mut self,
@@ -219,23 +235,32 @@ output_mtok = 2.0
         let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
         // The clean environment drops `CI` too: `auto` never records under CI, and these tests choose
         // their mode themselves.
-        let run = Child::harness(CHILD_ARGS, &argv)
+        let mut run = Child::harness(CHILD_ARGS, &argv)
             .root(&self.root)
             .env("PROMPT_TESTER_CASSETTE", self.mode)
             .env("PT_FAKE_API_KEY", SECRET)
             .envs(&self.env)
             .run();
+        // The child's own libtest prints `test child_harness ... ` before the harness takes over.
+        run.0.stdout = run
+            .stdout()
+            .replace("test child_harness ... ", "\n")
+            .into_bytes();
         Outcome {
-            code: run.code().unwrap_or(-1),
-            // The child's own libtest prints `test child_harness ... ` before the harness takes over.
-            stdout: run.stdout().replace("test child_harness ... ", "\n"),
-            stderr: run.stderr(),
+            run,
             report: std::fs::read_to_string(&report)
                 .ok()
                 .map(|t| serde_json::from_str(&t).expect("the report is JSON")),
             junit: std::fs::read_to_string(&junit).ok(),
         }
     }
+}
+
+/// Runs a crate holding the default configuration and `text` in `prompt-tests/<file>`, nothing more.
+fn run_with_file(name: &str, file: &str, text: &str) -> Outcome {
+    let f = Fixture::new(name);
+    f.file(&format!("prompt-tests/{file}"), text);
+    f.run(&[])
 }
 
 impl Drop for Fixture {
@@ -245,12 +270,6 @@ impl Drop for Fixture {
 }
 
 impl Outcome {
-    /// The console line of a trial: `ok`, `FAILED` or `ignored...`.
-    fn status_of(&self, trial: &str) -> String {
-        child::outcome(&self.stdout, trial)
-            .unwrap_or_else(|| panic!("no line for {trial} in:\n{}", self.stdout))
-    }
-
     fn suite(&self, name: &str) -> &Value {
         let report = self.report.as_ref().expect("a JSON report was written");
         child::entry(&report["suites"], "suite", name)
@@ -264,7 +283,7 @@ impl Outcome {
             .unwrap_or_else(|| {
                 panic!(
                     "no failure {case} in {suite}: {failures:#?}\n{}",
-                    self.stdout
+                    self.context()
                 )
             })["failure_reason"]
             .as_str()
@@ -272,36 +291,28 @@ impl Outcome {
             .to_string()
     }
 
-    fn context(&self) -> String {
-        format!(
-            "exit {}\n--- stdout\n{}\n--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-
     /// Panics with the whole output unless each trial's console line reads as given.
+    #[track_caller]
     fn assert_statuses(&self, expected: &[(&str, &str)]) {
         for (trial, status) in expected {
-            assert_eq!(
-                self.status_of(trial),
-                *status,
-                "{trial}:\n{}",
-                self.context()
-            );
+            assert_eq!(self.outcome(trial), *status, "{trial}:\n{}", self.context());
         }
     }
 
-    /// Panics with the whole output unless the run exited with `code`.
-    fn assert_code(&self, code: i32) {
-        assert_eq!(self.code, code, "{}", self.context());
+    /// Panics with the whole output unless the run failed (exit 101) with `trial` failing and the
+    /// console saying each of `says`.
+    #[track_caller]
+    fn assert_fails_at(&self, trial: &str, says: &[&str]) {
+        self.assert_code(101);
+        self.assert_statuses(&[(trial, "FAILED")]);
+        for text in says {
+            self.assert_stdout_has(text);
+        }
     }
 
-    /// Panics with the whole output unless stdout contains `text`.
-    fn assert_stdout_has(&self, text: &str) {
-        assert!(
-            self.stdout.contains(text),
-            "no {text:?} in:\n{}",
-            self.context()
-        );
+    /// Panics with the reason unless the failure of case `case` of `suite` contains each of `parts`.
+    #[track_caller]
+    fn assert_failure_has(&self, suite: &str, case: &str, parts: &[&str]) {
+        child::assert_contains(&self.failure(suite, case), parts);
     }
 }

@@ -1,7 +1,7 @@
 //! The model matrix and prompt variants in suites: `models = [...]` x `prompts = [...]`, one trial per
 //! cell, one cassette per suite, the side-by-side table, `--subject`, and the problems in such a file.
 
-use prompt_tester_testkit::{FakeProvider, Reply};
+use prompt_tester_testkit::FakeProvider;
 use serde_json::Value;
 
 use super::*;
@@ -27,22 +27,21 @@ fn matrix_suite(f: &Fixture) {
     f.file("prompt-tests/capital_v2.md", V2);
 }
 
-/// Model `a` answers Paris, model `b` Lyon, whatever the prompt; any other model says so.
-fn two_models() -> FakeProvider {
-    FakeProvider::builder()
-        .respond_with(|request| match request.model().as_deref() {
-            Some("a") => Reply::answer(request, "Paris, of course."),
-            Some("b") => Reply::answer(request, "I believe it is Lyon."),
-            other => Reply::answer(request, &format!("model {other:?} here")),
-        })
-        .start()
+/// The matrix suite in a crate calling a fake where model `a` answers Paris, model `b` Lyon, whatever
+/// the prompt (any other model echoes it), run in cassette `mode`.
+fn two_models(name: &str, mode: &'static str) -> (FakeProvider, Fixture) {
+    let fake = FakeProvider::builder()
+        .answer_model("a", "Paris, of course.")
+        .answer_model("b", "I believe it is Lyon.")
+        .start();
+    let f = Fixture::calling(name, &fake, mode);
+    matrix_suite(&f);
+    (fake, f)
 }
 
 #[test]
 fn two_models_and_two_prompt_variants_record_one_cassette_and_replay_side_by_side() {
-    let fake = two_models();
-    let mut f = Fixture::calling("matrix-record", &fake, "auto");
-    matrix_suite(&f);
+    let (fake, mut f) = two_models("matrix-record", "auto");
     let first = f.run(&[]);
     first.assert_code(101);
     first.assert_statuses(&TRIALS);
@@ -76,16 +75,12 @@ fn two_models_and_two_prompt_variants_record_one_cassette_and_replay_side_by_sid
     f.mode = "replay";
     let again = f.run(&[]);
     again.assert_statuses(&TRIALS);
-    assert!(
-        again.stderr.contains("(4 replayed from cassettes)"),
-        "{}",
-        again.context()
-    );
-    let header = again
-        .stderr
+    again.assert_stderr_has("(4 replayed from cassettes)");
+    let stderr = again.stderr();
+    let header = stderr
         .lines()
         .find(|l| l.starts_with("test ") && l.contains("fake/a|capital_v1"))
-        .unwrap_or_else(|| panic!("no matrix header in\n{}", again.stderr));
+        .unwrap_or_else(|| panic!("no matrix header in\n{}", again.stderr()));
     let labels: Vec<&str> = header.split_whitespace().skip(1).collect();
     assert_eq!(
         labels,
@@ -96,11 +91,10 @@ fn two_models_and_two_prompt_variants_record_one_cassette_and_replay_side_by_sid
             "fake/b|capital_v2"
         ]
     );
-    let row = again
-        .stderr
+    let row = stderr
         .lines()
         .find(|l| l.starts_with("geo2::france "))
-        .unwrap_or_else(|| panic!("no matrix row in\n{}", again.stderr));
+        .unwrap_or_else(|| panic!("no matrix row in\n{}", again.stderr()));
     assert_eq!(row.matches("1/1 100% [21-100%]").count(), 2, "{row}");
     assert_eq!(row.matches("0/1 0% [0-79%]").count(), 2, "{row}");
 
@@ -158,8 +152,8 @@ fn the_summary_prints_the_matrix_with_rates_intervals_cost_latency_and_column_to
         f.answer_with("geo2", request, 1, result, 1000);
     }
     let out = f.run(&[]);
-    let table = out
-        .stderr
+    let stderr = out.stderr();
+    let table = stderr
         .split_once("prompt-tester matrix")
         .map(|(_, t)| t)
         .unwrap_or_else(|| panic!("no matrix in\n{}", out.context()));
@@ -189,16 +183,9 @@ total         2/2 100% [34-100%] $0.00010 0.75s  2/2 100% [34-100%] $0.00010 1.2
 
 #[test]
 fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
-    let fake = two_models();
-    let f = Fixture::calling("matrix-filter", &fake, "off");
-    matrix_suite(&f);
+    let (fake, f) = two_models("matrix-filter", "off");
     let list = f.run(&["--list"]);
-    let names: Vec<&str> = list
-        .stdout
-        .lines()
-        .filter_map(|l| l.strip_suffix(": test"))
-        .map(str::trim)
-        .collect();
+    let names = list.listed();
     assert_eq!(names, TRIALS.map(|(n, _)| n), "{}", list.context());
 
     // A case's own `models` replace the suite's.
@@ -208,12 +195,7 @@ fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
          [[cases]]\nname = \"inherited\"\n",
     );
     let list = f.run(&["--list", "solo::"]);
-    let names: Vec<&str> = list
-        .stdout
-        .lines()
-        .filter_map(|l| l.strip_suffix(": test"))
-        .map(str::trim)
-        .collect();
+    let names = list.listed();
     assert_eq!(
         names,
         [
@@ -229,7 +211,7 @@ fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
     let out = f.run(&["[fake/a"]);
     out.assert_code(0);
     out.assert_statuses(&TRIALS[..2]);
-    assert!(!out.stdout.contains("fake/b"), "{}", out.context());
+    child::assert_lacks(&out.stdout(), "fake/b");
     let models: Vec<String> = fake.requests().iter().map(|r| r.model().unwrap()).collect();
     assert_eq!(models, ["a", "a"]);
 
@@ -237,19 +219,12 @@ fn trial_names_list_every_cell_and_a_filter_selects_a_column() {
     one.assert_statuses(&TRIALS[3..]);
     assert_eq!(fake.request_count(), 3, "{}", one.context());
     // The command to re-run it quotes the brackets and the bar for the shell.
-    assert!(
-        one.stderr
-            .contains("-- --exact 'geo2::france[fake/b|capital_v2]'"),
-        "{}",
-        one.context()
-    );
+    one.assert_stderr_has("-- --exact 'geo2::france[fake/b|capital_v2]'");
 }
 
 #[test]
 fn subject_retargets_every_case_at_one_model_and_bad_values_are_errors() {
-    let fake = two_models();
-    let f = Fixture::calling("matrix-subject", &fake, "off");
-    matrix_suite(&f);
+    let (fake, f) = two_models("matrix-subject", "off");
     f.file(
         "prompt-tests/plain.evals.toml",
         "prompt = \"Capital of {country}?\"\n[[cases]]\nname = \"france\"\ninputs = { country = \"France\" }\n\
@@ -302,12 +277,9 @@ fn subject_retargets_every_case_at_one_model_and_bad_values_are_errors() {
         }
         let bad = h.run(args);
         bad.assert_code(2);
-        assert!(bad.stderr.contains(message), "{message}\n{}", bad.context());
-        assert!(
-            !bad.stdout.contains("test "),
-            "nothing ran: {}",
-            bad.context()
-        );
+        bad.assert_stderr_has(message);
+        // Nothing ran.
+        child::assert_lacks(&bad.stdout(), "test ");
     }
 }
 
@@ -318,12 +290,7 @@ fn prune_refuses_a_run_retargeted_at_one_model() {
     recorded(&mut f, &[("a", V1, "Paris", 1)]);
     let out = f.run(&["--subject", "fake/a", "--prune-cassettes"]);
     out.assert_code(2);
-    assert!(
-        out.stderr
-            .contains("--prune-cassettes refused: the run is retargeted at fake/a"),
-        "{}",
-        out.context()
-    );
+    out.assert_stderr_has("--prune-cassettes refused: the run is retargeted at fake/a");
 }
 
 /// (file, text, `file:line:column: key: problem`, fix fragment)
@@ -389,10 +356,7 @@ fn matrix_keys_with_problems_are_located_with_the_fix() {
     let out = f.run(&[]);
     out.assert_code(101);
     for (name, _, location, fix) in BROKEN {
-        assert_eq!(
-            out.status_of(&format!("{name}::suite_file_error")),
-            "FAILED"
-        );
+        assert_eq!(out.outcome(&format!("{name}::suite_file_error")), "FAILED");
         let error = out.suite(name)["error"].as_str().unwrap().to_string();
         assert!(
             error.contains(location),

@@ -100,18 +100,18 @@ fn a_broken_suite_is_one_failing_trial_that_locates_the_problem() {
     for (name, text, ..) in BROKEN {
         f.file(&format!("prompt-tests/{name}.evals.toml"), text);
     }
-    f.file(
-        "prompt-tests/good.evals.toml",
+    f.recorded_suite(
+        "good",
         "prompt = \"Say hi\"\n[[cases]]\nname = \"hi\"\nassert = [{ icontains = \"hi\" }]\n",
+        &[("Say hi", "Hi!")],
     );
-    f.answer("good", "Say hi", 1, "Hi!");
     let out = f.run(&[]);
     out.assert_code(101);
     // Other suites run normally.
-    assert_eq!(out.status_of("good::hi"), "ok", "{}", out.context());
+    out.assert_statuses(&[("good::hi", "ok")]);
     for (name, _, location, key, fix) in BROKEN {
         let trial = format!("{name}::suite_file_error");
-        assert_eq!(out.status_of(&trial), "FAILED", "{}", out.context());
+        out.assert_statuses(&[(&trial, "FAILED")]);
         let suite = out.suite(name);
         let error = suite["error"]
             .as_str()
@@ -135,9 +135,9 @@ fn a_broken_suite_is_one_failing_trial_that_locates_the_problem() {
         assert_eq!(suite["passed"], 0);
         // The failure is printed by the console too.
         assert!(
-            out.stdout.contains(location),
+            out.stdout().contains(location),
             "{name}: not on the console\n{}",
-            out.stdout
+            out.stdout()
         );
     }
 }
@@ -146,25 +146,23 @@ fn a_broken_suite_is_one_failing_trial_that_locates_the_problem() {
 fn exact_builds_only_the_requested_trial_even_when_another_suite_is_broken() {
     let mut f = Fixture::new("exact");
     f.file("prompt-tests/broken.evals.toml", "prompt = 3\n");
-    f.file(
-        "prompt-tests/nested/deep.evals.toml",
+    f.recorded_suite(
+        "nested::deep",
         "prompt = \"Deep {x}\"\n[[cases]]\nname = \"one\"\ninputs = { x = \"1\" }\nassert = [{ contains = \"ok\" }]\n\
          [[cases]]\nname = \"two\"\ninputs = { x = \"2\" }\nassert = [{ contains = \"ok\" }]\n",
+        &[("Deep 1", "ok"), ("Deep 2", "ok")],
     );
-    f.answer("nested::deep", "Deep 1", 1, "ok");
-    f.answer("nested::deep", "Deep 2", 1, "ok");
     let out = f.run(&["--exact", "nested::deep::one"]);
     out.assert_code(0);
-    assert_eq!(out.status_of("nested::deep::one"), "ok");
+    assert_eq!(out.outcome("nested::deep::one"), "ok");
     out.assert_stdout_has("1 passed; 0 failed");
-    assert!(!out.stdout.contains("broken"), "{}", out.context());
+    child::assert_lacks(&out.stdout(), "broken");
 
     // Asked by name, a case of a broken suite fails with the suite's problems instead of vanishing.
     let out = f.run(&["--exact", "broken::anything"]);
-    out.assert_code(101);
-    assert_eq!(out.status_of("broken::anything"), "FAILED");
-    out.assert_stdout_has(
-        "prompt-tests/broken.evals.toml:1:10: `prompt`: expected a string, found an integer",
+    out.assert_fails_at(
+        "broken::anything",
+        &["prompt-tests/broken.evals.toml:1:10: `prompt`: expected a string, found an integer"],
     );
 }
 
@@ -177,14 +175,12 @@ fn a_case_without_provider_or_model_fails_with_the_fix() {
         "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ contains = \"x\" }]\n",
     );
     let out = f.run(&[]);
-    assert_eq!(out.status_of("lone::a"), "FAILED", "{}", out.context());
-    let reason = out.failure("lone", "a");
-    assert!(
-        reason.contains(
-            "case `lone::a` names no provider and model: add `provider = \"...\"` and `model = \"...\"` to \
-             prompt-tests/lone.evals.toml"
-        ),
-        "{reason}"
+    out.assert_statuses(&[("lone::a", "FAILED")]);
+    out.assert_failure_has(
+        "lone",
+        "a",
+        &["case `lone::a` names no provider and model: add `provider = \"...\"` and `model = \"...\"` to \
+           prompt-tests/lone.evals.toml"],
     );
 }
 
@@ -229,20 +225,16 @@ fn the_shipped_example_suites_are_valid() {
 /// `max_runs` below the 24 passes a passing test needs) fail that case's trial, naming the line and key.
 #[test]
 fn an_adaptive_case_that_could_never_pass_fails_naming_the_line_and_key() {
-    let f = Fixture::new("adaptive-max-runs");
-    f.file(
-        "prompt-tests/adaptive.evals.toml",
+    let out = run_with_file(
+        "adaptive-max-runs",
+        "adaptive.evals.toml",
         "prompt = \"Say hi\"\npass_rate = 0.8\n\n[[cases]]\nname = \"a\"\nmax_runs = 10\n",
     );
-    let out = f.run(&[]);
-    out.assert_code(101);
-    assert_eq!(out.status_of("adaptive::a"), "FAILED", "{}", out.context());
-    assert!(
-        out.stdout.contains(
+    out.assert_fails_at(
+        "adaptive::a",
+        &[
             "prompt-tests/adaptive.evals.toml:6: `max_runs` of case `adaptive::a`: `max_runs` is 10, but even when \
-             every run passes the test needs 24 runs to pass"
-        ),
-        "{}",
-        out.context()
+             every run passes the test needs 24 runs to pass",
+        ],
     );
 }

@@ -26,11 +26,11 @@ fn a_free_endpoint_prices_every_model_at_zero() {
     f.answer_with("free", request, 1, CompletionResult::new("hi", 10, 20), 100);
     let out = f.run(&[]);
     out.assert_code(0);
-    assert_eq!(out.status_of("free::hi"), "ok", "{}", out.context());
-    assert!(!out.stderr.contains("unpriced"), "{}", out.context());
-    assert!(!out.stderr.contains("warning"), "{}", out.context());
-    let row = out
-        .stderr
+    out.assert_statuses(&[("free::hi", "ok")]);
+    child::assert_lacks(&out.stderr(), "unpriced");
+    child::assert_lacks(&out.stderr(), "warning");
+    let stderr = out.stderr();
+    let row = stderr
         .lines()
         .find(|l| l.starts_with("free::hi "))
         .unwrap_or_else(|| panic!("no summary row: {}", out.context()));
@@ -46,11 +46,11 @@ fn reports_hold_suites_categories_failures_and_junit_properties() {
     let mut f = Fixture::new("reports");
     kinds_suite(&mut f);
     // A second suite whose answer quotes a secret: the reports must not.
-    f.file(
-        "prompt-tests/leak.evals.toml",
+    f.recorded_suite(
+        "leak",
         "prompt = \"Repeat the key\"\n[[cases]]\nname = \"quote\"\nassert = [{ contains = \"nothing\" }]\n",
+        &[("Repeat the key", &format!("the key is {SECRET}"))],
     );
-    f.answer("leak", "Repeat the key", 1, &format!("the key is {SECRET}"));
     let out = f.run(&[]);
     let report = out
         .report
@@ -188,16 +188,12 @@ fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
         "runs::once: test",
     ] {
         assert!(
-            list.stdout.lines().any(|l| l == trial),
+            list.stdout().lines().any(|l| l == trial),
             "{trial} not listed\n{}",
             list.context()
         );
     }
-    assert!(
-        !list.stdout.contains("runs::once::run_1"),
-        "{}",
-        list.context()
-    );
+    child::assert_lacks(&list.stdout(), "runs::once::run_1");
 
     let out = f.run(&[]);
     out.assert_statuses(&[
@@ -205,22 +201,21 @@ fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
         ("runs::once", "ok"),
         ("runs::rarely", "FAILED"),
     ]);
-    assert!(out.status_of("runs::mostly::run_2").starts_with("ignored"));
-    let reason = out.failure("runs", "rarely");
-    assert!(
-        reason.contains("[run 1/3] FAILED: 1 of 1 assertion failed:"),
-        "{reason}"
-    );
-    assert!(reason.contains("[run 2/3] FAILED"), "{reason}");
-    assert!(
-        reason.contains("1/3 runs passed (33%, 95% CI 6–79%; need 2, threshold 60%)"),
-        "{reason}"
+    assert!(out.outcome("runs::mostly::run_2").starts_with("ignored"));
+    out.assert_failure_has(
+        "runs",
+        "rarely",
+        &[
+            "[run 1/3] FAILED: 1 of 1 assertion failed:",
+            "[run 2/3] FAILED",
+            "1/3 runs passed (33%, 95% CI 6–79%; need 2, threshold 60%)",
+        ],
     );
 
     // A single run named exactly runs alone, and only that trial is built.
     let one = f.run(&["--exact", "runs::rarely::run_3"]);
     one.assert_code(0);
-    assert_eq!(one.status_of("runs::rarely::run_3"), "ok");
+    assert_eq!(one.outcome("runs::rarely::run_3"), "ok");
     one.assert_stdout_has("1 passed; 0 failed");
     let two = f.run(&["--exact", "runs::rarely::run_2"]);
     two.assert_code(101);

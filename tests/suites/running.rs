@@ -8,30 +8,23 @@ use super::*;
 #[test]
 fn a_missing_recording_fails_its_case_and_the_others_still_run() {
     let mut f = Fixture::new("missing");
-    f.file(
-        "prompt-tests/partial.evals.toml",
+    f.recorded_suite(
+        "partial",
         "prompt = \"Q {q}\"\n[[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
          [[cases]]\nname = \"changed\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n",
+        &[("Q 1", "a")],
     );
-    f.answer("partial", "Q 1", 1, "a");
     let out = f.run(&[]);
-    assert_eq!(
-        out.status_of("partial::recorded"),
-        "ok",
-        "{}",
-        out.context()
-    );
-    assert_eq!(out.status_of("partial::changed"), "FAILED");
-    let reason = out.failure("partial", "changed");
-    assert!(
-        reason.contains(
-            "model call failed: partial.cassette.json has 1 recording(s) but none for this call"
-        ),
-        "{reason}"
-    );
-    assert!(
-        reason.contains("-- partial"),
-        "the re-record command filters on the suite: {reason}"
+    out.assert_statuses(&[("partial::recorded", "ok")]);
+    assert_eq!(out.outcome("partial::changed"), "FAILED");
+    out.assert_failure_has(
+        "partial",
+        "changed",
+        &[
+            "model call failed: partial.cassette.json has 1 recording(s) but none for this call",
+            // The re-record command filters on the suite.
+            "-- partial",
+        ],
     );
 }
 
@@ -40,23 +33,23 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     let mut f = Fixture::new("liveonly");
     f.mode = "auto";
     f.env.push(("CI", "true"));
-    f.file(
-        "prompt-tests/live.evals.toml",
+    f.recorded_suite(
+        "live",
         "prompt = \"Q {q}\"\nlive_only = true\n\
          [[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
          [[cases]]\nname = \"unrecorded\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n\
          [[cases]]\nname = \"not_live\"\nlive_only = false\ninputs = { q = \"3\" }\nassert = [{ contains = \"a\" }]\n",
+        &[("Q 1", "a")],
     );
     f.file(
         "prompt-tests/fresh.evals.toml",
         "prompt = \"New {q}\"\n[[cases]]\nname = \"nobody_recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n",
     );
-    f.answer("live", "Q 1", 1, "a");
     let out = f.run(&[]);
     out.assert_code(101);
     // A recorded live-only case replays.
-    assert_eq!(out.status_of("live::recorded"), "ok", "{}", out.context());
-    let ignored = out.status_of("live::unrecorded");
+    out.assert_statuses(&[("live::recorded", "ok")]);
+    let ignored = out.outcome("live::unrecorded");
     assert!(
         ignored.starts_with(
             "ignored (live only, not run: no recording in prompt-tests/cassettes/live.cassette.json"
@@ -69,17 +62,15 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
         ("live::not_live", "FAILED"),
         ("fresh::nobody_recorded", "FAILED"),
     ]);
-    let reason = out.failure("fresh", "nobody_recorded");
-    assert!(
-        reason.contains("Under CI, auto mode never calls a provider for a missing recording")
-            && reason.contains("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh"),
-        "{reason}"
+    out.assert_failure_has(
+        "fresh",
+        "nobody_recorded",
+        &[
+            "Under CI, auto mode never calls a provider for a missing recording",
+            "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh",
+        ],
     );
-    assert!(
-        out.stderr.contains("live only, not run: live::unrecorded"),
-        "{}",
-        out.context()
-    );
+    out.assert_stderr_has("live only, not run: live::unrecorded");
     let live = out.suite("live");
     assert_eq!(
         (live["skipped"].as_u64(), live["total"].as_u64()),
@@ -87,37 +78,39 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     );
 }
 
-/// Answers the capital of France, refuses Nowhere with a provider error, and knows nothing else.
-fn geo_server() -> FakeProvider {
-    FakeProvider::builder()
-        .respond_with(|request| match request.last_user_text().as_deref() {
-            Some("Capital of France?") => Reply::answer(request, "Paris is the capital."),
-            Some("Capital of Nowhere?") => Reply::error(
-                Wire::OpenAi,
-                400,
-                "invalid_request_error",
-                "no such country: Nowhere",
-            ),
-            _ => Reply::answer(request, "I do not know."),
-        })
-        .start()
+/// The suite `geo` in a crate calling a fake that answers the capital of France, refuses Nowhere with
+/// a provider error and knows nothing else, run in cassette `mode`.
+fn geo_server(name: &str, mode: &'static str) -> (FakeProvider, Fixture) {
+    let refusal = Reply::error(
+        Wire::OpenAi,
+        400,
+        "invalid_request_error",
+        "no such country: Nowhere",
+    );
+    let fake = FakeProvider::builder()
+        .answer_prompt("Capital of France?", "Paris is the capital.")
+        .reply_prompt("Capital of Nowhere?", refusal)
+        .echo_text("I do not know.")
+        .start();
+    let f = Fixture::calling(name, &fake, mode);
+    f.suite("geo");
+    (fake, f)
 }
 
 #[test]
 fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
-    let fake = geo_server();
-    let f = Fixture::calling("http", &fake, "off");
-    f.suite("geo");
+    let (fake, f) = geo_server("http", "off");
     let out = f.run(&[]);
     out.assert_code(101);
     out.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
-    assert!(
-        out.failure("geo", "spain")
-            .contains(r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#)
+    out.assert_failure_has(
+        "geo",
+        "spain",
+        &[r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#],
     );
     let reason = out.failure("geo", "nowhere");
     assert!(reason.starts_with("model call failed:"), "{reason}");
-    assert!(reason.contains("no such country: Nowhere"), "{reason}");
+    out.assert_failure_has("geo", "nowhere", &["no such country: Nowhere"]);
 
     // What went over the wire: the rendered prompt, the model and the options of the suite.
     let requests = fake.requests();
@@ -146,9 +139,7 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
 
 #[test]
 fn a_suite_records_one_cassette_then_replays_it_offline() {
-    let fake = geo_server();
-    let mut f = Fixture::calling("record", &fake, "auto");
-    f.suite("geo");
+    let (fake, mut f) = geo_server("record", "auto");
     let first = f.run(&["--skip", "geo::nowhere"]);
     assert_eq!(fake.request_count(), 2, "{}", first.context());
     let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
@@ -171,10 +162,6 @@ fn a_suite_records_one_cassette_then_replays_it_offline() {
     f.mode = "replay";
     let again = f.run(&["--skip", "geo::nowhere"]);
     again.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
-    assert!(
-        again.stderr.contains("(2 replayed from cassettes)"),
-        "{}",
-        again.context()
-    );
+    again.assert_stderr_has("(2 replayed from cassettes)");
     assert_eq!(again.suite("geo")["usage"]["subject"]["replayed"], 2);
 }

@@ -2,7 +2,7 @@
 //! failure, and a missing `[embeddings]`.
 
 use prompt_tester::embedding::cosine;
-use prompt_tester_testkit::{FakeProvider, Reply, fake_embedding};
+use prompt_tester_testkit::{FakeProvider, fake_embedding};
 
 use super::*;
 
@@ -36,18 +36,12 @@ fn with_embeddings(f: &Fixture) {
     .unwrap();
 }
 
+/// Knows the capital of France and answers anything else with bananas; embeddings calls get the
+/// fake embedding of their text (the echo's).
 fn answers() -> FakeProvider {
     FakeProvider::builder()
-        .respond_with(|request| {
-            if request.is_embedding() {
-                return Reply::embedding_of(request);
-            }
-            let answer = match request.last_user_text().as_deref() {
-                Some("Capital of France?") => "The capital of France is Paris.",
-                _ => "Bananas grow quickly.",
-            };
-            Reply::answer(request, answer)
-        })
+        .answer_prompt("Capital of France?", "The capital of France is Paris.")
+        .echo_text("Bananas grow quickly.")
         .start()
 }
 

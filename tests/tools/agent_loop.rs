@@ -50,12 +50,10 @@ async fn declared_tools_go_out_in_each_wire_format_and_calls_come_back() {
 
 #[tokio::test]
 async fn a_two_turn_loop_sends_the_result_back_in_each_wire_format() {
-    let fake = FakeProvider::start();
     for wire in ALL {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let toolbox = Toolbox::new().tool(weather_tool(seen.clone()));
-        let outcome = run_scripted(
-            &fake,
+        let (fake, outcome) = run_scripted(
             wire,
             &toolbox,
             "What is the weather in Paris?",
@@ -128,7 +126,6 @@ async fn a_two_turn_loop_sends_the_result_back_in_each_wire_format() {
 
 #[tokio::test]
 async fn handler_errors_and_unknown_tools_are_error_results_the_model_sees() {
-    let fake = FakeProvider::start();
     for wire in ALL {
         let toolbox = Toolbox::new().tool(Tool::new(
             "lookup_order",
@@ -136,8 +133,7 @@ async fn handler_errors_and_unknown_tools_are_error_results_the_model_sees() {
             json!({"type": "object"}),
             |args| async move { Err::<String, _>(format!("no order with id {}", args["id"])) },
         ));
-        let outcome = run_scripted(
-            &fake,
+        let (fake, outcome) = run_scripted(
             wire,
             &toolbox,
             "Where is Z-9?",

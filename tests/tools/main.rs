@@ -232,18 +232,18 @@ fn script<'a>(
     }
 }
 
-/// Runs `toolbox` on `prompt` against `fake` in `wire`, the model (`model_for(wire)`) answering with
-/// `turns`; the fake's earlier requests and replies are forgotten first.
+/// Runs `toolbox` on `prompt` against a fresh fake in `wire`, the model (`model_for(wire)`) answering
+/// with `turns`: the fake (its requests) and the outcome.
 async fn run_scripted<'a>(
-    fake: &FakeProvider,
     wire: Wire,
     toolbox: &Toolbox,
     prompt: &str,
     turns: impl IntoIterator<Item = Turn<'a>>,
-) -> AgentOutcome {
-    fake.reset();
-    script(fake, wire, model_for(wire), turns);
-    run_on(fake, wire, toolbox, prompt).await.unwrap()
+) -> (FakeProvider, AgentOutcome) {
+    let fake = FakeProvider::start();
+    script(&fake, wire, model_for(wire), turns);
+    let outcome = run_on(&fake, wire, toolbox, prompt).await.unwrap();
+    (fake, outcome)
 }
 
 /// Runs `toolbox` on `prompt` against `fake` in `wire`, as `model_for(wire)` with 64 tokens to answer.

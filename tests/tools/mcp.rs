@@ -86,11 +86,9 @@ async fn an_mcp_server_over_streamable_http_runs_in_the_loop() {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let server = tokio::spawn(mcp_demo_server::serve_http(listener));
 
-    let fake = FakeProvider::start();
     for wire in ALL {
         let toolbox = Toolbox::new().mcp(McpServer::http(&url).header("x-demo", "1"));
-        let outcome = run_scripted(
-            &fake,
+        let (fake, outcome) = run_scripted(
             wire,
             &toolbox,
             "What is 2 + 40?",
