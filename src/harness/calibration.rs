@@ -71,34 +71,41 @@ pub struct JudgeCorrected {
 pub(crate) struct AfterRun {
     /// The calibration report, for the summary and the JSON writer.
     pub report: Option<CalibrationReport>,
-    /// Result files that could not be written.
+    /// Result files that could not be read or written.
     pub errors: Vec<String>,
-    /// Result files that could not be read (they are measured again).
-    pub warnings: Vec<String>,
 }
 
 /// After the trials: writes the result of every set whose trial judged all its items (`observed`), then
 /// builds the calibration report from the result files.
 pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
     let mut errors = Vec::new();
-    let mut warnings = Vec::new();
     let mut sets = Vec::new();
     for file in cal::discover(config) {
         let Ok(set) = cal::load(&file) else { continue };
         let path = cal::result_path(&file.path);
         let shown = crate::engine::display_path(&path, &config.root);
+        // A result that cannot be read is never written over: it may hold the measurements of other
+        // judges (a merge conflict is the usual cause), as a cassette that does not parse is kept.
+        let unreadable = |why: String| {
+            format!(
+                "{shown}: cannot read the calibration result ({why}); it was not rewritten, so the judges it \
+                 holds are kept: resolve it (a merge conflict?), or move it away and measure again: {}",
+                crate::commands::rerun(&cal::trial_name(&set.name))
+            )
+        };
         let existing = match std::fs::read_to_string(&path) {
             Ok(text) => match serde_json::from_str::<ResultFile>(&text) {
                 Ok(f) => Some(f),
                 Err(e) => {
-                    warnings.push(format!(
-                        "{shown}: cannot read the calibration result ({e}); re-measure it: {}",
-                        crate::commands::rerun(&cal::trial_name(&set.name))
-                    ));
-                    None
+                    errors.push(unreadable(e.to_string()));
+                    continue;
                 }
             },
-            Err(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                errors.push(unreadable(e.to_string()));
+                continue;
+            }
         };
         let measured = result::measure(&set, &cal::trial_name(&set.name), observed);
         let fresh = measured
@@ -128,7 +135,6 @@ pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
         return AfterRun {
             report: None,
             errors,
-            warnings,
         };
     }
     let pooled = judge.as_ref().and_then(|j| pooled(&sets, j));
@@ -140,7 +146,6 @@ pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
     AfterRun {
         report: Some(report),
         errors,
-        warnings,
     }
 }
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use super::record::TrialRecord;
-use super::reporter::{Event, Run};
+use super::reporter::Run;
 use super::settings::Settings;
 use super::{baseline, calibration, html, matrix, prune, report, summary};
 
@@ -68,11 +68,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     let calibration::AfterRun {
         report: calibrated,
         errors: unwritten_results,
-        warnings,
     } = calibration::after_run(&engine.config, &run.reporter.observations());
-    for warning in warnings {
-        run.reporter.report(Event::Warning(warning));
-    }
     for warning in run.reporter.warnings() {
         eprintln!("warning: {warning}");
     }

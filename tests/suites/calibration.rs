@@ -285,3 +285,25 @@ fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
         "the README does not state the measured {figures:?}"
     );
 }
+
+#[test]
+fn a_result_file_that_does_not_parse_is_refused_and_kept_as_it_is() {
+    let fake = judge();
+    let mut f = Fixture::calling("calibration", &fake, "record");
+    f.file("prompt-tests/basics.calibration.toml", &set(""));
+    // A merge left both sides' judges in the file: rewriting it with this run's judge would lose one.
+    let conflicted = "{\n<<<<<<< HEAD\n  \"set\": \"basics\",\n=======\n  \"set\": \"basics\",\n>>>>>>> theirs\n}\n";
+    f.file("prompt-tests/basics.calibration.result.json", conflicted);
+    let out = f.run(&[]);
+    assert_ne!(out.code(), Some(0), "{}", out.context());
+    assert!(
+        out.stderr()
+            .contains("basics.calibration.result.json: cannot read the calibration result")
+            && out.stderr().contains("it was not rewritten"),
+        "{}",
+        out.context()
+    );
+    let after = std::fs::read_to_string(f.root.join("prompt-tests/basics.calibration.result.json"))
+        .unwrap();
+    assert_eq!(after, conflicted);
+}
