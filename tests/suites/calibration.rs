@@ -289,7 +289,7 @@ fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
 #[test]
 fn a_result_file_that_does_not_parse_is_refused_and_kept_as_it_is() {
     let fake = judge();
-    let mut f = Fixture::calling("calibration", &fake, "record");
+    let f = Fixture::calling("calibration-unreadable", &fake, "record");
     f.file("prompt-tests/basics.calibration.toml", &set(""));
     // A merge left both sides' judges in the file: rewriting it with this run's judge would lose one.
     let conflicted = "{\n<<<<<<< HEAD\n  \"set\": \"basics\",\n=======\n  \"set\": \"basics\",\n>>>>>>> theirs\n}\n";
