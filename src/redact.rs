@@ -97,9 +97,39 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     redact_with(text, &secrets.found)
 }
 
+/// `text` safe to print on a terminal: control characters other than newline and tab (an escape
+/// sequence in a model's answer or a provider's error could move the cursor, retitle the window or hide
+/// lines) are shown escaped, as `\u{1b}`.
+pub fn for_terminal(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if unsafe_char(c) {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_for_the_terminal() {
+        assert_eq!(
+            for_terminal("judge: \u{1b}[2Jgone\u{7}\r ok\n\tnext"),
+            "judge: \\u{1b}[2Jgone\\u{7}\\u{d} ok\n\tnext"
+        );
+        assert!(matches!(for_terminal("plain\ntext"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn redacts_values_of_key_token_and_secret_variables() {

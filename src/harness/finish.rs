@@ -70,7 +70,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         errors: unwritten_results,
     } = calibration::after_run(&engine.config, &run.reporter.observations());
     for warning in run.reporter.warnings() {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
     summary::print(&records, before.started.elapsed());
     if let Some(report) = &calibrated {
@@ -102,7 +102,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         failed = true;
     }
     for error in unwritten_results {
-        eprintln!("error: {error}");
+        eprintln!("error: {}", crate::redact::for_terminal(&error));
         failed = true;
     }
     let written = Written {

@@ -96,8 +96,8 @@ impl Harness {
     pub fn run_with_args(self, args: impl IntoIterator<Item = String>) -> ExitCode {
         match self.try_run(args.into_iter().collect()) {
             Ok(code) => code,
-            Err(message) => {
-                eprintln!("error: {message}");
+            Err(error) => {
+                eprintln!("error: {}", crate::redact::for_terminal(&error.to_string()));
                 Exit::Usage.into()
             }
         }
@@ -254,7 +254,7 @@ fn run_kind(
         }
         TrialKind::Broken(message) => {
             run.reporter.unrun(name, Status::Failed, &message, case);
-            Err(Failed::from(message))
+            Err(Failed::from(crate::redact::for_terminal(&message)))
         }
         TrialKind::Lazy(decide) => run_kind(decide(), name, case, Some(run)),
     }

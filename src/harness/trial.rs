@@ -156,9 +156,10 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
         return Ok(Completion::Completed);
     };
     let message = redact(&message).into_owned();
-    record.message = Some(message.clone());
+    let shown = crate::redact::for_terminal(&message).into_owned();
+    record.message = Some(message);
     finished(record);
-    Err(Failed::from(message))
+    Err(Failed::from(shown))
 }
 
 /// The most samples a wave launches: the in-flight limit of the provider the samples call (the
