@@ -119,6 +119,7 @@ static ENGINE: OnceLock<Engine> = OnceLock::new();
 static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// How many calls are under way in this process.
+#[cfg_attr(not(feature = "progress"), allow(dead_code))]
 pub fn calls_in_flight() -> usize {
     IN_FLIGHT.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -4,16 +4,21 @@
 //! libtest writes its `test name ... ok` lines to stdout, where a progress bar would garble them, so the
 //! line is drawn only where it cannot: stderr is a terminal and stdout is not (redirected), or libtest's
 //! per-test lines are off (`--format terse`, `-q`). Never for `--list`, `--format json`, under nextest
-//! or under CI ([`shows`] decides; the rest is I/O).
+//! or under CI ([`shows`] decides; the rest is I/O). Without the `progress` feature (indicatif) it is
+//! never drawn.
 
-use std::sync::Mutex;
-use std::sync::OnceLock;
+#[cfg(feature = "progress")]
+use std::sync::{Mutex, OnceLock};
+#[cfg(feature = "progress")]
 use std::time::Duration;
 
+#[cfg(feature = "progress")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use libtest_mimic::FormatSetting;
 
-use super::record::{Status, TrialRecord};
+#[cfg(feature = "progress")]
+use super::record::Status;
+use super::record::TrialRecord;
 
 /// Where the run's output goes and how libtest was asked to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -35,6 +40,7 @@ pub struct Console {
 }
 
 /// Whether the progress line is drawn.
+#[cfg_attr(not(feature = "progress"), allow(dead_code))]
 pub fn shows(c: &Console) -> bool {
     if c.list || c.nextest || c.ci || !c.stderr_terminal {
         return false;
@@ -47,14 +53,17 @@ pub fn shows(c: &Console) -> bool {
     !c.stdout_terminal || !per_test_lines
 }
 
+#[cfg(feature = "progress")]
 struct Line {
     bar: ProgressBar,
     so_far: Mutex<(u64, f64)>,
 }
 
+#[cfg(feature = "progress")]
 static LINE: OnceLock<Line> = OnceLock::new();
 
 /// Starts the line for `total` trials, when [`shows`] says so.
+#[cfg(feature = "progress")]
 pub fn start(console: &Console, total: u64) {
     if !shows(console) {
         return;
@@ -80,6 +89,7 @@ pub fn start(console: &Console, total: u64) {
 }
 
 /// Counts a finished trial.
+#[cfg(feature = "progress")]
 pub fn trial_done(record: &TrialRecord) {
     let Some(line) = LINE.get() else { return };
     let mut so_far = line.so_far.lock().unwrap_or_else(|e| e.into_inner());
@@ -90,15 +100,27 @@ pub fn trial_done(record: &TrialRecord) {
 }
 
 /// Removes the line before the summary is printed.
+#[cfg(feature = "progress")]
 pub fn finish() {
     if let Some(line) = LINE.get() {
         line.bar.finish_and_clear();
     }
 }
 
+#[cfg(feature = "progress")]
 fn words(failed: u64, usd: f64) -> String {
     format!("{failed} failed, ${usd:.4}")
 }
+
+/// Without the `progress` feature: no line.
+#[cfg(not(feature = "progress"))]
+pub fn start(_console: &Console, _total: u64) {}
+
+#[cfg(not(feature = "progress"))]
+pub fn trial_done(_record: &TrialRecord) {}
+
+#[cfg(not(feature = "progress"))]
+pub fn finish() {}
 
 #[cfg(test)]
 mod tests {
