@@ -13,7 +13,7 @@ use crate::completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
 };
 use crate::engine::{CallError, CallRole, Completed, RunScope};
-use crate::mcp::{self, McpError, McpSession};
+use crate::mcp::{self, McpSession};
 use crate::provider::{ProviderClient, ProviderError};
 use crate::tools::{Tool, Toolbox};
 use crate::usage::{Cost, Tokens};
@@ -47,8 +47,9 @@ pub enum AgentError {
         last_calls: Vec<ToolCall>,
     },
     /// An MCP server could not be used.
+    #[cfg(feature = "mcp")]
     #[error(transparent)]
-    Mcp(#[from] McpError),
+    Mcp(#[from] crate::mcp::McpError),
     /// A model call failed.
     #[error("turn {turn}: {source}")]
     Provider {

@@ -200,6 +200,7 @@ impl Engine {
     }
 
     /// How many calls are under way.
+    #[cfg_attr(not(feature = "progress"), allow(dead_code))]
     pub fn calls_in_flight(&self) -> usize {
         self.in_flight.load(Ordering::Relaxed)
     }

@@ -23,6 +23,11 @@ mod commands;
 mod defaults;
 mod engine;
 mod harness;
+#[cfg(feature = "mcp")]
+mod mcp;
+/// Without the `mcp` feature a toolbox has no MCP server: the agent loop's MCP steps do nothing.
+#[cfg(not(feature = "mcp"))]
+#[path = "mcp_off.rs"]
 mod mcp;
 mod outcome;
 mod plan;
@@ -51,7 +56,9 @@ pub use provider::ProviderError;
 pub use run::PromptRun;
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
-pub use tools::{McpServer, Tool, ToolOutput, Toolbox, json_subset};
+#[cfg(feature = "mcp")]
+pub use tools::McpServer;
+pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
@@ -60,7 +67,9 @@ pub mod prelude {
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
     pub use crate::run::PromptRun;
-    pub use crate::tools::{McpServer, Tool, Toolbox, json_subset};
+    #[cfg(feature = "mcp")]
+    pub use crate::tools::McpServer;
+    pub use crate::tools::{Tool, Toolbox, json_subset};
     pub use serde_json::json;
 }
 

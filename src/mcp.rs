@@ -360,6 +360,16 @@ fn result_text(result: CallToolResult) -> String {
     parts.join("\n")
 }
 
+/// Whether `error` is an MCP failure: an [`McpError`], or the agent loop's `AgentError::Mcp`, which is
+/// transparent (its source is the MCP error's source, not the MCP error).
+pub(crate) fn is_mcp_error(error: &(dyn std::error::Error + 'static)) -> bool {
+    error.is::<McpError>()
+        || matches!(
+            error.downcast_ref::<crate::agent::AgentError>(),
+            Some(crate::agent::AgentError::Mcp(_))
+        )
+}
+
 /// Connects to every server at once; on any failure the ones already open are closed.
 pub(crate) async fn connect_all(
     servers: &[McpServer],

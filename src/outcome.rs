@@ -5,12 +5,10 @@ use std::error::Error;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::AgentError;
 use crate::cassette::CassetteError;
 use crate::cassette::decision::{Ignore, Unavailable};
 use crate::engine::CallError;
 use crate::judge::JudgeError;
-use crate::mcp::McpError;
 use crate::plan::SamplePlan;
 use crate::provider::ProviderError;
 use crate::stats::sprt::{Sprt, SprtVerdict};
@@ -65,9 +63,7 @@ fn is_library_error(error: &(dyn Error + 'static)) -> bool {
         || error.is::<ProviderError>()
         || error.is::<CallError>()
         || error.is::<CassetteError>()
-        || error.is::<McpError>()
-        // `AgentError::Mcp` is transparent: its source is the MCP error's source, not the MCP error.
-        || matches!(error.downcast_ref::<AgentError>(), Some(AgentError::Mcp(_)))
+        || crate::mcp::is_mcp_error(error)
 }
 
 /// The reason a call was not made, when `error` is one (directly, or as the judge's).
@@ -281,6 +277,7 @@ pub fn percent(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::AgentError;
     use crate::plan::Threshold;
     use anyhow::Context;
 
@@ -445,7 +442,8 @@ mod tests {
     #[test]
     fn library_errors_are_errors_and_everything_else_is_a_failure() {
         let judge = || JudgeError::NoVerdict("prose".into());
-        let errors: Vec<anyhow::Error> = vec![
+        #[allow(unused_mut)] // without the `mcp` feature
+        let mut errors: Vec<anyhow::Error> = vec![
             judge().into(),
             anyhow::Error::from(judge()).context("asking about tone"),
             Err::<(), _>(judge()).context("while judging").unwrap_err(),
@@ -459,12 +457,15 @@ mod tests {
                 rerecord: None,
             }
             .into(),
-            AgentError::Mcp(McpError::Spawn {
+        ];
+        #[cfg(feature = "mcp")]
+        errors.push(
+            AgentError::Mcp(crate::mcp::McpError::Spawn {
                 server: "s".into(),
                 message: "gone".into(),
             })
             .into(),
-        ];
+        );
         for e in errors {
             let shown = format!("{e:#}");
             assert_eq!(classify(Err(e)), SampleOutcome::Errored(shown));

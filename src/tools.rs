@@ -34,6 +34,7 @@ use serde_json::Value;
 use crate::completion::{ToolCall, ToolSpec};
 use crate::run::PromptRun;
 
+#[cfg(feature = "mcp")]
 pub use crate::mcp::{McpError, McpServer};
 
 /// How many model calls an agent loop makes at most, unless [`Toolbox::max_turns`] says.
@@ -218,7 +219,7 @@ impl ToolSpec {
 #[derive(Debug, Clone)]
 pub struct Toolbox {
     pub(crate) tools: Vec<Tool>,
-    pub(crate) servers: Vec<McpServer>,
+    pub(crate) servers: Vec<crate::mcp::McpServer>,
     pub(crate) max_turns: u32,
     pub(crate) tool_timeout: Duration,
 }
@@ -253,6 +254,7 @@ impl Toolbox {
     }
 
     /// Adds a live MCP server: its tools are listed and offered to the model in every run.
+    #[cfg(feature = "mcp")]
     pub fn mcp(mut self, server: McpServer) -> Self {
         self.servers.push(server);
         self
@@ -277,6 +279,7 @@ impl Toolbox {
     }
 
     /// The MCP servers.
+    #[cfg(feature = "mcp")]
     pub fn servers(&self) -> &[McpServer] {
         &self.servers
     }

@@ -56,7 +56,7 @@ fn check_signature(func: &ItemFn, errors: &mut Errors) {
             );
         }
     }
-    if let Some(unsafety) = &sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
         errors.at(unsafety, "a #[prompt_test] function cannot be `unsafe`");
     }
     if !sig.generics.params.is_empty() {

@@ -4,15 +4,22 @@
 //! libtest writes its `test name ... ok` lines to stdout, where a progress bar would garble them, so the
 //! line is drawn only where it cannot: stderr is a terminal and stdout is not (redirected), or libtest's
 //! per-test lines are off (`--format terse`, `-q`). Never for `--list`, `--format json`, under nextest
-//! or under CI ([`shows`] decides; the rest is I/O).
+//! or under CI ([`shows`] decides; the rest is I/O). Without the `progress` feature (indicatif) it is
+//! never drawn.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+#[cfg(feature = "progress")]
+use std::sync::Mutex;
+#[cfg(feature = "progress")]
 use std::time::Duration;
 
+#[cfg(feature = "progress")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use libtest_mimic::FormatSetting;
 
-use super::record::{Status, TrialRecord};
+#[cfg(feature = "progress")]
+use super::record::Status;
+use super::record::TrialRecord;
 use crate::engine::Engine;
 
 /// Where the run's output goes and how libtest was asked to print.
@@ -51,6 +58,7 @@ impl Console {
 }
 
 /// Whether the progress line is drawn.
+#[cfg_attr(not(feature = "progress"), allow(dead_code))]
 pub fn shows(c: &Console) -> bool {
     if c.list || c.nextest || c.ci || !c.stderr_terminal {
         return false;
@@ -64,11 +72,31 @@ pub fn shows(c: &Console) -> bool {
 }
 
 /// The drawn line: trials done of total, and failures and cost so far.
+#[cfg(feature = "progress")]
 pub struct Line {
     bar: ProgressBar,
     so_far: Mutex<(u64, f64)>,
 }
 
+/// Without the `progress` feature there is no line to draw.
+#[cfg(not(feature = "progress"))]
+pub struct Line;
+
+#[cfg(not(feature = "progress"))]
+impl Line {
+    /// Never drawn without the `progress` feature.
+    pub fn start(_console: &Console, _total: u64, _engine: Arc<Engine>) -> Option<Self> {
+        None
+    }
+
+    /// Nothing to count.
+    pub fn trial_done(&self, _record: &TrialRecord) {}
+
+    /// Nothing to remove.
+    pub fn finish(&self) {}
+}
+
+#[cfg(feature = "progress")]
 impl Line {
     /// Starts the line for `total` trials, when [`shows`] says so; the calls in flight are `engine`'s.
     pub fn start(console: &Console, total: u64, engine: Arc<Engine>) -> Option<Self> {
@@ -110,6 +138,7 @@ impl Line {
     }
 }
 
+#[cfg(feature = "progress")]
 fn words(failed: u64, usd: f64) -> String {
     format!("{failed} failed, ${usd:.4}")
 }

@@ -153,7 +153,12 @@ fn every_problem_is_located_with_its_key_and_fix() {
         (asert, "fix: did you mean `assert`?"),
         (
             "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ json_schema = \"none.json\" }]\n",
-            ":4:27: `cases[0].assert[0].json_schema`: schema file `none.json` not found",
+            if cfg!(feature = "json-schema") {
+                ":4:27: `cases[0].assert[0].json_schema`: schema file `none.json` not found"
+            } else {
+                ":4:27: `cases[0].assert[0].json_schema`: the `json_schema` assertion needs the \
+                 `json-schema` feature of prompt-tester"
+            },
         ),
         // The source line is quoted with a caret under the column.
         (

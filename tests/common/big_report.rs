@@ -1,6 +1,6 @@
 //! A synthetic run for the HTML report's benchmark and its browser test: `trials` trials of `samples`
 //! samples each, every tenth one failing, each sample with an output, two assertions and a judge answer
-//! whose snippet is in the output. Shared by `examples/bench.rs` and `tests/suites/html.rs`.
+//! whose snippet is in the output. Shared by `examples/bench/html.rs` and `tests/suites/html.rs`.
 
 use std::time::Duration;
 

@@ -62,6 +62,7 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
         },
         Check::Equals(_) | Check::StartsWith(_) | Check::EndsWith(_) => exact_form(check, out),
         Check::IsJson(want) => is_json(*want, out),
+        #[cfg(feature = "json-schema")]
         Check::JsonSchema(validator) => json_schema(validator, out),
         Check::MaxLatency(max) => max_latency(*max, run),
         Check::MaxCost(max) => max_cost(*max, run),
@@ -175,6 +176,7 @@ fn is_json(want: bool, out: &str) -> Verdict {
     }
 }
 
+#[cfg(feature = "json-schema")]
 fn json_schema(validator: &jsonschema::Validator, out: &str) -> Verdict {
     let value = match serde_json::from_str::<serde_json::Value>(out.trim()) {
         Ok(value) => value,

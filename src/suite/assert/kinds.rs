@@ -1,5 +1,6 @@
 //! What an assertion checks, and where it is written.
 
+#[cfg(feature = "json-schema")]
 use std::sync::Arc;
 
 use regex::Regex;
@@ -26,6 +27,7 @@ pub enum Check {
     /// The stripped output is (`true`) or is not (`false`) JSON.
     IsJson(bool),
     /// The stripped output is JSON valid under the schema.
+    #[cfg(feature = "json-schema")]
     JsonSchema(Arc<jsonschema::Validator>),
     /// Latency in seconds at most.
     MaxLatency(f64),
@@ -76,6 +78,7 @@ impl Check {
             Check::StartsWith(_) => "starts_with",
             Check::EndsWith(_) => "ends_with",
             Check::IsJson(_) => "is_json",
+            #[cfg(feature = "json-schema")]
             Check::JsonSchema(_) => "json_schema",
             Check::MaxLatency(_) => "max_latency",
             Check::MaxCost(_) => "max_cost",

@@ -1,5 +1,6 @@
 //! Reading `assert = [{ kind = value, weight = w }, ...]` from the spanned suite file.
 
+#[cfg(feature = "json-schema")]
 use std::sync::Arc;
 
 use toml::de::DeValue;
@@ -198,7 +199,19 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
                 return None;
             }
         },
+        #[cfg(feature = "json-schema")]
         "json_schema" => Check::JsonSchema(Arc::new(schema(r, node, key)?)),
+        #[cfg(not(feature = "json-schema"))]
+        "json_schema" => {
+            r.problem(
+                node.span(),
+                key,
+                "the `json_schema` assertion needs the `json-schema` feature of prompt-tester",
+                "turn the feature on (it is a default one): `prompt-tester = { version = \"0.1\", \
+                 features = [\"json-schema\"] }` in Cargo.toml",
+            );
+            return None;
+        }
         "max_latency" => Check::MaxLatency(real(
             r,
             node,
@@ -347,6 +360,7 @@ fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> 
 }
 
 /// A JSON schema written inline as a TOML table, or the path of a JSON file beside the suite.
+#[cfg(feature = "json-schema")]
 fn schema(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<jsonschema::Validator> {
     let json = match node.get_ref() {
         DeValue::Table(_) => {

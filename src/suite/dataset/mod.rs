@@ -12,9 +12,11 @@ use std::path::Path;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+#[cfg(feature = "csv")]
 mod csv;
 mod jsonl;
 
+#[cfg(feature = "csv")]
 use self::csv::csv_rows;
 use jsonl::jsonl;
 
@@ -150,6 +152,7 @@ pub(super) const NAME_KEYS: [&str; 2] = ["name", "id"];
 pub(super) const JSONL_KEYS: [&str; 7] = [
     "name", "id", "category", "skip", "expected", "inputs", "assert",
 ];
+#[cfg_attr(not(feature = "csv"), allow(dead_code))]
 pub(super) const CSV_KEYS: [&str; 5] = ["name", "id", "category", "skip", "expected"];
 
 /// Reads a dataset of `format` from its bytes; `file` is how it is shown.
@@ -188,6 +191,18 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Without the `csv` feature a CSV dataset cannot be read: the suite says which feature it needs.
+#[cfg(not(feature = "csv"))]
+fn csv_rows(_bytes: &[u8]) -> Result<Vec<Row>, FileProblem> {
+    Err(FileProblem {
+        line: 1,
+        message: "a `.csv` dataset needs the `csv` feature of prompt-tester".into(),
+        fix: "turn the feature on (it is a default one): `prompt-tester = { version = \"0.1\", features = \
+              [\"csv\"] }` in Cargo.toml, or save the dataset as JSON Lines (`.jsonl`)"
+            .into(),
+    })
 }
 
 #[cfg(test)]
@@ -315,5 +330,17 @@ mod tests {
             assert_eq!(e.line, 1);
             assert!(e.message.contains(want), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    #[cfg(not(feature = "csv"))]
+    fn without_the_csv_feature_a_csv_dataset_names_the_feature() {
+        let e = read(Format::Csv, "d", b"name,q\na,b\n").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert_eq!(
+            e.message,
+            "a `.csv` dataset needs the `csv` feature of prompt-tester"
+        );
+        assert!(e.fix.contains("features = [\"csv\"]"), "{}", e.fix);
     }
 }

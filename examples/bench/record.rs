@@ -1,0 +1,49 @@
+//! The record scenario: the in-flight scenario's calls recorded into a new cassette at zero latency
+//! (`--record`). (`record_entries_per_s`, table only)
+
+use std::time::Duration;
+
+use prompt_tester::testing::cassette::CassetteStore;
+use prompt_tester_testkit::Wire;
+use serde_json::Value;
+
+use crate::Bench;
+use crate::common::{SUITE, counting_server, expect_passed, expect_requests};
+use crate::judge::JUDGE_TRIAL;
+
+pub(crate) struct Record {
+    pub(crate) entries: usize,
+    pub(crate) wall: Duration,
+}
+
+impl Bench {
+    /// The in-flight scenario's calls recorded into a new cassette at zero latency (`--record`): what
+    /// writing recordings costs.
+    pub(crate) fn record(&self) -> Result<Record, String> {
+        let (cases, runs) = (self.options.inflight_cases, self.options.inflight_runs);
+        let entries = cases * runs as usize;
+        eprintln!(
+            "[record] {entries} calls ({cases} cases x {runs} runs) recorded at zero latency"
+        );
+        let server = counting_server(Duration::ZERO);
+        let root = self.crate_root("record", &server.base_url(Wire::OpenAi), cases, runs)?;
+        let run = self.run_child("record", &root, &[], &["--record", "--skip", JUDGE_TRIAL])?;
+        expect_passed("record", &run, cases)?;
+        expect_requests("record", &server, entries)?;
+        let path = CassetteStore::new(root.join("prompt-tests").join("cassettes")).path_for(SUITE);
+        let recorded = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["entries"].as_array().map(Vec::len));
+        if recorded != Some(entries) {
+            return Err(format!(
+                "record: {} holds {recorded:?} entries; expected {entries}",
+                path.display()
+            ));
+        }
+        Ok(Record {
+            entries,
+            wall: run.wall,
+        })
+    }
+}

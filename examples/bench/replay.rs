@@ -1,0 +1,103 @@
+//! The replay scenario: a cassette with many entries replayed offline, the server stopped.
+//! (`replay_entries_per_s`)
+
+use std::path::Path;
+use std::time::Duration;
+
+use prompt_tester::CompletionRequest;
+use prompt_tester::prelude::*;
+use prompt_tester::testing::cassette::{CassetteStore, Entry, entry_key, now_rfc3339};
+use prompt_tester_testkit::{FakeProvider, Wire};
+use serde_json::json;
+
+use crate::Bench;
+use crate::common::{
+    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, case_inputs, case_name, expect_passed, write_file,
+};
+use crate::judge::JUDGE_TRIAL;
+
+pub(crate) struct Replay {
+    pub(crate) entries: usize,
+    pub(crate) cassette_bytes: u64,
+    pub(crate) wall: Duration,
+    pub(crate) rss_kb: Option<u64>,
+}
+
+impl Replay {
+    pub(crate) fn per_s(&self) -> f64 {
+        self.entries as f64 / self.wall.as_secs_f64()
+    }
+}
+
+impl Bench {
+    /// A cassette with many entries, replayed offline: the server is stopped before the run, so a call
+    /// that was not replayed fails its trial (replay mode fails a missing recording anyway).
+    pub(crate) fn replay(&self) -> Result<Replay, String> {
+        let (cases, runs) = (self.options.replay_cases, self.options.replay_runs);
+        let entries = cases * runs as usize;
+        eprintln!(
+            "[replay] {entries} cassette entries ({cases} cases x {runs} runs), server stopped"
+        );
+        let stopped = FakeProvider::builder().capture(false).start();
+        let url = stopped.base_url(Wire::OpenAi);
+        stopped.shutdown();
+        let root = self.crate_root("replay", &url, cases, runs)?;
+        let cassette_bytes = write_cassette(&root, cases, runs)?;
+        let run = self.run_child(
+            "replay",
+            &root,
+            &[("PROMPT_TESTER_CASSETTE", "replay")],
+            &["--skip", JUDGE_TRIAL],
+        )?;
+        expect_passed("replay", &run, cases)?;
+        Ok(Replay {
+            entries,
+            cassette_bytes,
+            wall: run.wall,
+            rss_kb: run.measured["vm_hwm_kb"].as_u64(),
+        })
+    }
+}
+
+/// Writes the suite's cassette as the engine would have recorded it (same keys, same file format), and
+/// returns its size.
+pub(crate) fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
+    let store = CassetteStore::new(root.join("prompt-tests").join("cassettes"));
+    let path = store.path_for(SUITE);
+    let recorded_at = now_rfc3339();
+    let mut entries = Vec::with_capacity(cases * runs as usize);
+    for i in 1..=cases {
+        let (n, text) = case_inputs(i);
+        let prompt =
+            prompt_tester::testing::render::render(PROMPT, &[("n", n), ("text", text)]).text;
+        let request = CompletionRequest::new(MODEL, prompt.clone(), MAX_TOKENS);
+        for run in 1..=runs {
+            let answer = format!("echo: {prompt}");
+            let mut response = CompletionResult::new(answer, (prompt.len() / 4) as u64, 20);
+            response.stop_reason = Some("stop".into());
+            response.model_used = Some(MODEL.into());
+            response.request_id = Some(format!("chatcmpl-bench-{i}-{run}"));
+            entries.push(Entry {
+                key: entry_key(PROVIDER, &request, run),
+                test: format!("{SUITE}::{}", case_name(i)),
+                run,
+                role: prompt_tester::testing::cassette::CallRole::Subject,
+                provider: PROVIDER.into(),
+                model: MODEL.into(),
+                call: prompt_tester::testing::cassette::Exchange::Completion {
+                    request: request.clone(),
+                    response,
+                },
+                latency_ms: 180,
+                recorded_at: recorded_at.clone(),
+            });
+        }
+    }
+    let body = json!({ "version": 1, "entries": entries });
+    let text = serde_json::to_string_pretty(&body).map_err(|e| e.to_string())? + "\n";
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    write_file(&path, &text)?;
+    Ok(text.len() as u64)
+}

@@ -1,0 +1,1 @@
+//! The crate under test (empty: the floor is its test target).
