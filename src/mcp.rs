@@ -360,14 +360,10 @@ fn result_text(result: CallToolResult) -> String {
     parts.join("\n")
 }
 
-/// Whether `error` is an MCP failure: an [`McpError`], or the agent loop's `AgentError::Mcp`, which is
-/// transparent (its source is the MCP error's source, not the MCP error).
+/// Whether `error` is an [`McpError`] (the agent loop's `AgentError::Mcp` is told apart by the
+/// outcome, which knows the agent loop).
 pub(crate) fn is_mcp_error(error: &(dyn std::error::Error + 'static)) -> bool {
     error.is::<McpError>()
-        || matches!(
-            error.downcast_ref::<crate::agent::AgentError>(),
-            Some(crate::agent::AgentError::Mcp(_))
-        )
 }
 
 /// Connects to every server at once; on any failure the ones already open are closed.

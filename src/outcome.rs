@@ -64,6 +64,23 @@ fn is_library_error(error: &(dyn Error + 'static)) -> bool {
         || error.is::<CallError>()
         || error.is::<CassetteError>()
         || crate::mcp::is_mcp_error(error)
+        || is_agent_mcp_error(error)
+}
+
+/// Whether `error` is the agent loop's `AgentError::Mcp`: transparent, its source is the MCP error's
+/// source, not the MCP error.
+#[cfg(feature = "mcp")]
+fn is_agent_mcp_error(error: &(dyn Error + 'static)) -> bool {
+    matches!(
+        error.downcast_ref::<crate::agent::AgentError>(),
+        Some(crate::agent::AgentError::Mcp(_))
+    )
+}
+
+/// Without the `mcp` feature the agent loop has no MCP error.
+#[cfg(not(feature = "mcp"))]
+fn is_agent_mcp_error(_error: &(dyn Error + 'static)) -> bool {
+    false
 }
 
 /// The reason a call was not made, when `error` is one (directly, or as the judge's).
