@@ -153,16 +153,11 @@ pub struct Written {
     pub tools: Option<Vec<ToolSpec>>,
 }
 
-impl Written {
-    /// These settings, each unset one taken from `base`.
-    pub fn over(&self, base: &Written) -> Written {
-        Written {
-            call: self.call.over(&base.call),
-            system: self.system.clone().or_else(|| base.system.clone()),
-            tools: self.tools.clone().or_else(|| base.tools.clone()),
-        }
-    }
-}
+crate::config::layered_fieldwise!(pub Written {
+    call,
+    system,
+    tools
+});
 
 /// The request every sample of a case sends.
 #[derive(Debug, Clone)]

@@ -6,12 +6,13 @@
 //! "did you mean": the format's keys, defaults and wording stay with the format.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use toml::Spanned;
-use toml::de::DeValue;
+use toml::de::{DeTable, DeValue};
 
 /// A spanned value of the document tree.
 pub(crate) type Node<'i> = Spanned<DeValue<'i>>;
@@ -106,6 +107,18 @@ impl fmt::Display for Report<'_> {
     }
 }
 
+/// How a file's problems name an array of tables whose names must differ.
+pub(crate) struct NamedTables {
+    /// The key of the array (`cases`).
+    pub key: &'static str,
+    /// One table (`case`).
+    pub each: &'static str,
+    /// Its article (`a`).
+    pub article: &'static str,
+    /// What holds them (`suite`).
+    pub owner: &'static str,
+}
+
 /// Reads one file: its name, where relative paths start, and the problems found so far.
 pub(crate) struct Reader<'a> {
     /// The file as shown.
@@ -177,6 +190,54 @@ impl<'a> Reader<'a> {
             format!("expected {expected}, found {found}"),
             fix,
         );
+    }
+
+    /// Reads `node`, an array of `[[key]]` tables named as `tables` says, each table with `read` (the
+    /// reader, the table, its span and its path `key[i]`). Notes a value that is not such an array, an
+    /// element that is not a table, and a table whose `name_of` an earlier one has (it is kept: the
+    /// problem fails the file).
+    pub fn named_tables<T>(
+        &mut self,
+        node: &Node<'_>,
+        tables: &NamedTables,
+        name_of: fn(&T) -> &str,
+        mut read: impl FnMut(&mut Self, &DeTable<'_>, Range<usize>, &str) -> Option<T>,
+    ) -> Vec<T> {
+        let NamedTables {
+            key,
+            each,
+            article,
+            owner,
+        } = tables;
+        let write_each = format!("write each {each} as a `[[{key}]]` table");
+        let DeValue::Array(list) = node.get_ref() else {
+            self.mismatch(node, key, "an array of tables", write_each);
+            return Vec::new();
+        };
+        let mut read_so_far = Vec::new();
+        let mut names = BTreeSet::new();
+        for (i, element) in list.iter().enumerate() {
+            let path = format!("{key}[{i}]");
+            let DeValue::Table(table) = element.get_ref() else {
+                self.mismatch(element, &path, "a table", write_each.as_str());
+                continue;
+            };
+            let Some(one) = read(self, table, element.span(), &path) else {
+                continue;
+            };
+            let name = name_of(&one);
+            if !names.insert(name.to_string()) {
+                let span = table.get("name").map_or(element.span(), |n| n.span());
+                self.problem(
+                    span,
+                    &format!("{path}.name"),
+                    format!("{article} {each} named `{name}` already exists in this {owner}"),
+                    format!("give every {each} a distinct name"),
+                );
+            }
+            read_so_far.push(one);
+        }
+        read_so_far
     }
 
     /// `file:line` of a span, for messages about a value that was read well.

@@ -261,14 +261,14 @@ impl Usage {
         result: &CompletionResult,
         replayed: bool,
     ) {
-        if result.cost_usd.is_none() {
-            self.unpriced.insert(format!("{provider}/{model}"));
-        }
-        match role {
-            CallRole::Subject => self.subject.add_call(result, replayed),
-            CallRole::Judge => self.judge.add_call(result, replayed),
-            CallRole::Embedding => self.embedding.add_call(result, replayed),
-        }
+        self.count(
+            role,
+            provider,
+            model,
+            Tokens::of(result),
+            result.cost_usd,
+            replayed,
+        );
     }
 
     /// Counts one embeddings call to `provider/model`.
@@ -279,15 +279,33 @@ impl Usage {
         embedding: &Embedding,
         replayed: bool,
     ) {
-        if embedding.cost_usd.is_none() {
-            self.unpriced.insert(format!("{provider}/{model}"));
-        }
         let tokens = Tokens {
             input: embedding.input_tokens.unwrap_or(0),
             ..Tokens::default()
         };
-        self.embedding
-            .count_call(tokens, embedding.cost_usd, replayed);
+        let cost = embedding.cost_usd;
+        self.count(CallRole::Embedding, provider, model, tokens, cost, replayed);
+    }
+
+    /// Counts one call of `role` to `provider/model`, which is unpriced when `cost_usd` is `None`.
+    fn count(
+        &mut self,
+        role: CallRole,
+        provider: &str,
+        model: &str,
+        tokens: Tokens,
+        cost_usd: Option<f64>,
+        replayed: bool,
+    ) {
+        if cost_usd.is_none() {
+            self.unpriced.insert(format!("{provider}/{model}"));
+        }
+        let tally = match role {
+            CallRole::Subject => &mut self.subject,
+            CallRole::Judge => &mut self.judge,
+            CallRole::Embedding => &mut self.embedding,
+        };
+        tally.count_call(tokens, cost_usd, replayed);
     }
 
     /// Subject, judge and embeddings together.

@@ -189,6 +189,14 @@ impl Row {
         self.rule = Some(rule);
         self
     }
+
+    /// A number of samples (`runs`, `max_runs`): at least 1, and in a suite or a case at most
+    /// [`MAX_SUITE_RUNS`].
+    const fn counts_samples(self) -> Row {
+        self.range(POSITIVE_U32)
+            .suite_range(SUITE_RUNS)
+            .rule("at least 1")
+    }
 }
 
 const fn row(
@@ -257,9 +265,7 @@ pub const ROWS: &[Row] = &[
         .range(POSITIVE_U32)
         .rule("at least 1"),
     row(Key::Runs, "runs", Kind::Whole, TESTS, "samples per case")
-        .range(POSITIVE_U32)
-        .suite_range(SUITE_RUNS)
-        .rule("at least 1"),
+        .counts_samples(),
     row(Key::PassThreshold, "pass_threshold", Kind::Share, TESTS, "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)")
         .range(Range::above_up_to(0.0, 1.0))
         .rule("in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5"),
@@ -271,9 +277,7 @@ pub const ROWS: &[Row] = &[
         .range(Range::from_below(0.5, 1.0))
         .rule("at least 0.5 and below 1, e.g. 0.95 (the test is wrong at most 5% of the time)"),
     row(Key::MaxRuns, "max_runs", Kind::Whole, TESTS_AND_DEFAULTS, "the most samples adaptive sampling takes")
-        .range(POSITIVE_U32)
-        .suite_range(SUITE_RUNS)
-        .rule("at least 1"),
+        .counts_samples(),
     row(Key::Indifference, "indifference", Kind::Share, TESTS_AND_DEFAULTS, "a half-width above 0 and below 0.5, e.g. 0.05 (pass rates within it of pass_rate may go either way)")
         .range(Range::open(0.0, 0.5))
         .rule("above 0 and below 0.5, e.g. 0.05 (and leave pass_rate ± indifference inside (0, 1))"),

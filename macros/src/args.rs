@@ -225,6 +225,14 @@ mod tests {
             .unwrap_or_default()
     }
 
+    /// Checks that there are as many errors as `expected` texts, each containing its own, in order.
+    fn assert_errors(errors: &[String], expected: &[&str]) {
+        assert_eq!(errors.len(), expected.len(), "{errors:?}");
+        for (error, expected) in errors.iter().zip(expected) {
+            assert!(error.contains(expected), "{expected:?} not in {error}");
+        }
+    }
+
     #[test]
     fn accepts_a_full_attribute() {
         let errors = errors_of(quote::quote! {
@@ -254,12 +262,16 @@ mod tests {
         let errors = errors_of(quote::quote! {
             target_prompt = "x", subject_models = ["a/b", "nomodel", "/m", "p/", "a/b", 3],
         });
-        assert_eq!(errors.len(), 5, "{errors:?}");
-        assert!(errors[0].contains("\"nomodel\" is not `provider/model`: there is no `/`"));
-        assert!(errors[1].contains("the provider before the `/` is empty"));
-        assert!(errors[2].contains("the model after the `/` is empty"));
-        assert!(errors[3].contains("listed twice"));
-        assert!(errors[4].contains("is a string"));
+        assert_errors(
+            &errors,
+            &[
+                "\"nomodel\" is not `provider/model`: there is no `/`",
+                "the provider before the `/` is empty",
+                "the model after the `/` is empty",
+                "listed twice",
+                "is a string",
+            ],
+        );
         for (attr, expected) in [
             (
                 quote::quote!(
@@ -278,11 +290,7 @@ mod tests {
                 "expects a list",
             ),
         ] {
-            let errors = errors_of(attr);
-            assert!(
-                errors.len() == 1 && errors[0].contains(expected),
-                "{errors:?}"
-            );
+            assert_errors(&errors_of(attr), &[expected]);
         }
         assert!(errors_of(quote::quote!(target_prompt = "x", subject_models = MODELS)).is_empty());
     }
@@ -292,14 +300,18 @@ mod tests {
         let errors = errors_of(quote::quote! {
             runs = 0, runs = 2, pass_threshold = 1.5, max_tokens = 0, model = "x", temperature = -1,
         });
-        assert_eq!(errors.len(), 7, "{errors:?}");
-        assert!(errors[0].contains("at least 1"));
-        assert!(errors[1].contains("given twice"));
-        assert!(errors[2].contains("(0, 1]"));
-        assert!(errors[3].contains("`max_tokens` must be at least 1"));
-        assert!(errors[4].contains("did you mean `subject_model`?"));
-        assert!(errors[5].contains("cannot be negative"));
-        assert!(errors[6].contains("needs a prompt"));
+        assert_errors(
+            &errors,
+            &[
+                "at least 1",
+                "given twice",
+                "(0, 1]",
+                "`max_tokens` must be at least 1",
+                "did you mean `subject_model`?",
+                "cannot be negative",
+                "needs a prompt",
+            ],
+        );
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Reading a `*.calibration.toml` file into a [`Set`], every problem located by `line:column` and key.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use toml::de::{DeTable, DeValue};
 
 use crate::judge::QUESTION_TYPES;
-use crate::spanned::{Problem, Reader, Report, did_you_mean, real, string, unknown_key};
+use crate::spanned::{
+    NamedTables, Problem, Reader, Report, did_you_mean, real, string, unknown_key,
+};
 
 /// One labelled judge case.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,35 +109,15 @@ pub fn parse(name: &str, file: &str, text: &str) -> Result<Set, Vec<Problem>> {
             "the calibration set has no items",
             "add `[[items]]` tables with `name`, `response`, `question` and `expected = \"yes\"` or \"no\"",
         ),
-        Some((_, DeValue::Array(list))) => {
-            let mut names = BTreeSet::new();
-            for (i, node) in list.iter().enumerate() {
-                let path = format!("items[{i}]");
-                let DeValue::Table(t) = node.get_ref() else {
-                    r.mismatch(node, &path, "a table", "write each item as an `[[items]]` table");
-                    continue;
-                };
-                let Some(item) = item(&mut r, t, node.span(), &path) else {
-                    continue;
-                };
-                if !names.insert(item.name.clone()) {
-                    let span = t.get("name").map_or(node.span(), |n| n.span());
-                    r.problem(
-                        span,
-                        &format!("{path}.name"),
-                        format!("an item named `{}` already exists in this set", item.name),
-                        "give every item a distinct name",
-                    );
-                }
-                items.push(item);
-            }
+        Some((node, _)) => {
+            let tables = NamedTables {
+                key: "items",
+                each: "item",
+                article: "an",
+                owner: "set",
+            };
+            items = r.named_tables(node, &tables, |item: &Item| &item.name, item);
         }
-        Some((node, _)) => r.mismatch(
-            node,
-            "items",
-            "an array of tables",
-            "write each item as an `[[items]]` table",
-        ),
     }
     if !r.problems.is_empty() {
         let mut problems = r.problems;
@@ -319,31 +300,17 @@ response = ""
 question = "q?"
 "#;
         let report = problems(text);
-        assert!(
-            report.contains("s.calibration.toml:1:16: `min_accuracy`: 1.5 is out of range"),
-            "{report}"
-        );
-        assert!(report.contains("unknown key `minimum`"), "{report}");
-        assert!(
-            report.contains("`items[0].type`: unknown question type `factual_presense`"),
-            "{report}"
-        );
-        assert!(
-            report.contains("did you mean `factual_presence`?"),
-            "{report}"
-        );
-        assert!(
-            report.contains("`items[0].expected`: `expected` must be \"yes\" or \"no\""),
-            "{report}"
-        );
-        assert!(
-            report.contains("`items[1].response`: `response` is empty"),
-            "{report}"
-        );
-        assert!(
-            report.contains("`items[1].expected`: the item has no `expected` answer"),
-            "{report}"
-        );
+        for expected in [
+            "s.calibration.toml:1:16: `min_accuracy`: 1.5 is out of range",
+            "unknown key `minimum`",
+            "`items[0].type`: unknown question type `factual_presense`",
+            "did you mean `factual_presence`?",
+            "`items[0].expected`: `expected` must be \"yes\" or \"no\"",
+            "`items[1].response`: `response` is empty",
+            "`items[1].expected`: the item has no `expected` answer",
+        ] {
+            assert!(report.contains(expected), "{expected:?} not in\n{report}");
+        }
         assert!(problems("").contains("the calibration set has no items"));
         assert!(problems("items = 3").contains("expected an array of tables, found an integer"));
         assert!(

@@ -166,26 +166,25 @@ mod tests {
         }
     }
 
+    /// The verdicts `trial` noted: (item, label, judge's answer) each.
+    fn seen_in(trial: &str, verdicts: &[(&str, bool, bool)]) -> Vec<Observation> {
+        verdicts
+            .iter()
+            .map(|&(item, expected, judged)| seen(trial, item, expected, judged))
+            .collect()
+    }
+
     #[test]
     fn a_result_counts_every_item_of_the_set_trial() {
         let set = set();
-        let all = [
-            seen("calibration::s", "a", true, true),
-            seen("calibration::s", "b", false, true),
-            seen("calibration::s", "c", true, false),
-            // A single item's trial does not count.
-            seen("calibration::s::a", "a", true, false),
-        ];
-        let r = measure(&set, "calibration::s", &all).unwrap();
-        assert_eq!(
-            r.counts,
-            Confusion {
-                true_yes: 1,
-                false_no: 1,
-                false_yes: 1,
-                true_no: 0
-            }
+        let mut all = seen_in(
+            "calibration::s",
+            &[("a", true, true), ("b", false, true), ("c", true, false)],
         );
+        // A single item's trial does not count.
+        all.push(seen("calibration::s::a", "a", true, false));
+        let r = measure(&set, "calibration::s", &all).unwrap();
+        assert_eq!(r.counts, Confusion::of(1, 1, 1, 0));
         assert_eq!(r.by_type["avoidance"].total(), 2);
         assert_eq!(r.by_type[UNTYPED].false_no, 1);
         assert_eq!(r.disagreements, ["b", "c"]);
@@ -197,11 +196,10 @@ mod tests {
     #[test]
     fn merging_replaces_only_the_same_judge() {
         let set = set();
-        let all = [
-            seen("t", "a", true, true),
-            seen("t", "b", false, false),
-            seen("t", "c", true, true),
-        ];
+        let all = seen_in(
+            "t",
+            &[("a", true, true), ("b", false, false), ("c", true, true)],
+        );
         let small = measure(&set, "t", &all).unwrap();
         let mut big = small.clone();
         big.model = "big".into();

@@ -193,9 +193,7 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         response_schema: &request.response_schema,
         run,
     };
-    let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
-    let digest = Sha256::digest(&bytes);
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+    digest_of(&keyed)
 }
 
 /// The key of an embeddings call: a hash of the provider, the model and the text. The run index is
@@ -215,7 +213,12 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
         model: &request.model,
         input: &request.input,
     };
-    let bytes = serde_json::to_vec(&keyed).expect("a request always serialises");
+    digest_of(&keyed)
+}
+
+/// The first 12 bytes of the SHA-256 of `keyed`'s JSON, in hex: a cassette key.
+fn digest_of(keyed: &impl Serialize) -> String {
+    let bytes = serde_json::to_vec(keyed).expect("a request always serialises");
     let digest = Sha256::digest(&bytes);
     digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -230,41 +233,32 @@ pub trait Recorded {
     fn exchange(&self, answer: &Self::Answer) -> Exchange;
 }
 
-impl Recorded for CompletionRequest {
-    type Answer = CompletionResult;
+/// Implements [`Recorded`] for a request whose calls an [`Exchange`] variant holds as `request` and
+/// `response`: the two kinds of call differ only in their types and their variant.
+macro_rules! recorded_in {
+    ($variant:ident: $request:ty => $answer:ty) => {
+        impl Recorded for $request {
+            type Answer = $answer;
 
-    fn answer_in(exchange: Exchange) -> Option<CompletionResult> {
-        match exchange {
-            Exchange::Completion { response, .. } => Some(response),
-            Exchange::Embedding { .. } => None,
-        }
-    }
+            fn answer_in(exchange: Exchange) -> Option<$answer> {
+                match exchange {
+                    Exchange::$variant { response, .. } => Some(response),
+                    _ => None,
+                }
+            }
 
-    fn exchange(&self, answer: &CompletionResult) -> Exchange {
-        Exchange::Completion {
-            request: self.clone(),
-            response: answer.clone(),
+            fn exchange(&self, answer: &$answer) -> Exchange {
+                Exchange::$variant {
+                    request: self.clone(),
+                    response: answer.clone(),
+                }
+            }
         }
-    }
+    };
 }
 
-impl Recorded for EmbeddingRequest {
-    type Answer = Embedding;
-
-    fn answer_in(exchange: Exchange) -> Option<Embedding> {
-        match exchange {
-            Exchange::Embedding { response, .. } => Some(response),
-            Exchange::Completion { .. } => None,
-        }
-    }
-
-    fn exchange(&self, answer: &Embedding) -> Exchange {
-        Exchange::Embedding {
-            request: self.clone(),
-            response: answer.clone(),
-        }
-    }
-}
+recorded_in!(Completion: CompletionRequest => CompletionResult);
+recorded_in!(Embedding: EmbeddingRequest => Embedding);
 
 /// The current time as RFC 3339 UTC, for `recorded_at`.
 pub fn now_rfc3339() -> String {

@@ -345,6 +345,19 @@ mod tests {
     use super::super::from_file;
     use super::*;
 
+    /// Why a file of `text` is rejected.
+    fn rejection(text: &str) -> String {
+        from_file(text).unwrap_err().to_string()
+    }
+
+    /// Checks that each file of `cases` is rejected, its message `fits` the expected text.
+    fn assert_rejected(cases: &[(&str, &str)], fits: fn(&str, &str) -> bool) {
+        for (text, expected) in cases {
+            let err = rejection(text);
+            assert!(fits(&err, expected), "{expected:?} does not fit {err}");
+        }
+    }
+
     #[test]
     fn file_configures_judge_endpoints_and_prices() {
         let config = from_file(
@@ -398,9 +411,7 @@ output_mtok = 2.0
 
     #[test]
     fn unknown_keys_name_the_file_line_and_key() {
-        let err = from_file("concurrency = 2\n[judge]\nmodle = \"x\"\n")
-            .unwrap_err()
-            .to_string();
+        let err = rejection("concurrency = 2\n[judge]\nmodle = \"x\"\n");
         assert!(err.contains("prompt-tester.toml"), "{err}");
         assert!(err.contains("line 3"), "{err}");
         assert!(err.contains("modle"), "{err}");
@@ -430,27 +441,27 @@ output_mtok = 2.0
             from_file("[embeddings]\nprovider = \"gemini\"\nmodel = \"gemini-embedding-001\"\n")
                 .is_ok()
         );
-        for (text, expected) in [
-            (
-                "concurrency = 2\n[embeddings]\nprovider = \"anthropic\"\nmodel = \"m\"\n",
-                "prompt-tester.toml:3: `embeddings.provider` is \"anthropic\": Anthropic has no embeddings API",
-            ),
-            (
-                "[embeddings]\nprovider = \"nope\"\nmodel = \"m\"\n",
-                "prompt-tester.toml:2: `embeddings.provider` unknown provider \"nope\"",
-            ),
-            (
-                "[embeddings]\nprovider = \"openai\"\n",
-                "missing field `model`",
-            ),
-            (
-                "[embeddings]\nprovider = \"openai\"\nmodel = \"m\"\ndims = 3\n",
-                "unknown field `dims`",
-            ),
-        ] {
-            let err = from_file(text).unwrap_err().to_string();
-            assert!(err.contains(expected), "{expected:?} not in {err}");
-        }
+        assert_rejected(
+            &[
+                (
+                    "concurrency = 2\n[embeddings]\nprovider = \"anthropic\"\nmodel = \"m\"\n",
+                    "prompt-tester.toml:3: `embeddings.provider` is \"anthropic\": Anthropic has no embeddings API",
+                ),
+                (
+                    "[embeddings]\nprovider = \"nope\"\nmodel = \"m\"\n",
+                    "prompt-tester.toml:2: `embeddings.provider` unknown provider \"nope\"",
+                ),
+                (
+                    "[embeddings]\nprovider = \"openai\"\n",
+                    "missing field `model`",
+                ),
+                (
+                    "[embeddings]\nprovider = \"openai\"\nmodel = \"m\"\ndims = 3\n",
+                    "unknown field `dims`",
+                ),
+            ],
+            |err, expected| err.contains(expected),
+        );
     }
 
     #[test]
@@ -464,41 +475,39 @@ output_mtok = 2.0
             (config.sampling.pass_rate, config.sampling.max_runs),
             (Some(0.9), Some(60))
         );
-        for (text, start) in [
-            (
-                "[defaults]\nmodel = \"m\"\nconfidence = 1.5\n",
-                "prompt-tester.toml:3: `defaults.confidence` is 1.5; it must be at least 0.5 and below 1",
-            ),
-            (
-                "[defaults]\npass_rate = 0.8\nmax_runs = 10\n",
-                "prompt-tester.toml:3: `defaults.max_runs` is 10, but even when every run passes the test needs 24",
-            ),
-            (
-                "[defaults]\npass_rate = 0.9\nindifference = 0.1\n",
-                "prompt-tester.toml:3: `defaults.indifference` is 0.1; with `pass_rate = 0.9` it must be above 0 and \
+        assert_rejected(
+            &[
+                (
+                    "[defaults]\nmodel = \"m\"\nconfidence = 1.5\n",
+                    "prompt-tester.toml:3: `defaults.confidence` is 1.5; it must be at least 0.5 and below 1",
+                ),
+                (
+                    "[defaults]\npass_rate = 0.8\nmax_runs = 10\n",
+                    "prompt-tester.toml:3: `defaults.max_runs` is 10, but even when every run passes the test needs 24",
+                ),
+                (
+                    "[defaults]\npass_rate = 0.9\nindifference = 0.1\n",
+                    "prompt-tester.toml:3: `defaults.indifference` is 0.1; with `pass_rate = 0.9` it must be above 0 and \
                  below 0.1",
-            ),
-            (
-                "[defaults]\nindifference = 0.7\n",
-                "prompt-tester.toml:2: `defaults.indifference` is 0.7",
-            ),
-            (
-                "[defaults]\n\nseed = 3000000000\n",
-                "prompt-tester.toml:3: `defaults.seed` is 3000000000; use a whole number from 0 to 2147483647",
-            ),
-        ] {
-            let err = from_file(text).unwrap_err().to_string();
-            assert!(err.starts_with(start), "{err}");
-        }
+                ),
+                (
+                    "[defaults]\nindifference = 0.7\n",
+                    "prompt-tester.toml:2: `defaults.indifference` is 0.7",
+                ),
+                (
+                    "[defaults]\n\nseed = 3000000000\n",
+                    "prompt-tester.toml:3: `defaults.seed` is 3000000000; use a whole number from 0 to 2147483647",
+                ),
+            ],
+            |err, start| err.starts_with(start),
+        );
     }
 
     /// `[defaults]` takes exactly the keys the table allows there: serde lists the fields it expects
     /// beside an unknown one.
     #[test]
     fn defaults_take_the_keys_of_the_table() {
-        let err = from_file("[defaults]\nnot_a_key = 1\n")
-            .unwrap_err()
-            .to_string();
+        let err = rejection("[defaults]\nnot_a_key = 1\n");
         let (_, expected) = err
             .split_once("expected one of ")
             .unwrap_or_else(|| panic!("{err}"));
@@ -564,7 +573,7 @@ output_mtok = 2.0
                 "retry.rate_limit_budget_secs",
             ),
         ] {
-            let err = from_file(text).unwrap_err().to_string();
+            let err = rejection(text);
             let line = text
                 .lines()
                 .position(|l| l.contains(key.trim_start_matches("retry.")))

@@ -7,6 +7,7 @@
 mod endpoints;
 mod env;
 mod file;
+mod layered;
 mod sampling;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,7 @@ pub use crate::pricing::Price;
 pub use endpoints::EndpointConfig;
 pub(crate) use env::env_var;
 pub use env::is_ci;
+pub(crate) use layered::{Layered, layered_fieldwise};
 pub use sampling::{MAX_SEED, SamplingError, SamplingKeys, run_seed};
 
 /// The configuration file's name, looked up at the crate root.
@@ -148,18 +150,13 @@ pub struct Defaults {
     pub seed: Option<u32>,
 }
 
-impl Defaults {
-    /// These values, each unset one taken from `base`.
-    pub(crate) fn over(&self, base: &Defaults) -> Defaults {
-        Defaults {
-            provider: self.provider.clone().or_else(|| base.provider.clone()),
-            model: self.model.clone().or_else(|| base.model.clone()),
-            max_tokens: self.max_tokens.or(base.max_tokens),
-            temperature: self.temperature.or(base.temperature),
-            seed: self.seed.or(base.seed),
-        }
-    }
-}
+layered_fieldwise!(pub(crate) Defaults {
+    provider,
+    model,
+    max_tokens,
+    temperature,
+    seed
+});
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq)]

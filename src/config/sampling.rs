@@ -117,6 +117,12 @@ impl From<Conflict> for SamplingError {
     }
 }
 
+impl super::Layered for SamplingKeys {
+    fn over(&self, base: &Self) -> Self {
+        SamplingKeys::over(self, base)
+    }
+}
+
 impl SamplingKeys {
     /// These keys, each unset one taken from `base`. A level that chooses fixed sampling (`runs` or
     /// `pass_threshold`) does not inherit `base`'s `pass_rate`, and one that chooses adaptive sampling
@@ -131,15 +137,15 @@ impl SamplingKeys {
         if adaptive && !fixed {
             (base.runs, base.pass_threshold) = (None, None);
         }
-        SamplingKeys {
-            runs: self.runs.or(base.runs),
-            pass_threshold: self.pass_threshold.or(base.pass_threshold),
-            early_stop: self.early_stop.or(base.early_stop),
-            pass_rate: self.pass_rate.or(base.pass_rate),
-            confidence: self.confidence.or(base.confidence),
-            max_runs: self.max_runs.or(base.max_runs),
-            indifference: self.indifference.or(base.indifference),
-        }
+        super::layered_fieldwise!(@fields SamplingKeys {
+            runs,
+            pass_threshold,
+            early_stop,
+            pass_rate,
+            confidence,
+            max_runs,
+            indifference,
+        } self, &base)
     }
 
     /// What is contradictory among keys written in one place (one attribute, one table), if anything.

@@ -517,10 +517,20 @@ mod tests {
         Subject::Test(name.into())
     }
 
-    fn figures(rows: &[(Subject, u32, u32)]) -> Figures {
-        rows.iter()
-            .map(|(s, passed, total)| (s.clone(), Counts::new(*passed, *total)))
-            .collect()
+    /// A subject's `(passed, total)` in one report; `None` where the report lacks it.
+    type Seen = Option<(u32, u32)>;
+
+    /// The baseline's figures and today's, from one row a subject: `(subject, then, now)`.
+    fn then_and_now(history: &[(Subject, Seen, Seen)]) -> (Figures, Figures) {
+        let side = |pick: fn(&(Subject, Seen, Seen)) -> Seen| -> Figures {
+            history
+                .iter()
+                .filter_map(|row| {
+                    pick(row).map(|(passed, total)| (row.0.clone(), Counts::new(passed, total)))
+                })
+                .collect()
+        };
+        (side(|row| row.1), side(|row| row.2))
     }
 
     #[test]
@@ -529,22 +539,15 @@ mod tests {
             suite: "s".into(),
             category: "c".into(),
         };
-        let then = figures(&[
-            (test("dropped"), 10, 10),
-            (test("dipped"), 5, 5),
-            (test("same"), 4, 5),
-            (test("gone"), 3, 3),
-            (test("was_ignored"), 0, 0),
-            (category.clone(), 2, 10),
-        ]);
-        let now = figures(&[
-            (test("dropped"), 2, 10),
-            (test("dipped"), 3, 5),
-            (test("same"), 8, 10),
-            (test("was_ignored"), 1, 1),
-            (test("added"), 1, 1),
-            (test("ignored_now"), 0, 0),
-            (category.clone(), 9, 10),
+        let (then, now) = then_and_now(&[
+            (test("dropped"), Some((10, 10)), Some((2, 10))),
+            (test("dipped"), Some((5, 5)), Some((3, 5))),
+            (test("same"), Some((4, 5)), Some((8, 10))),
+            (test("gone"), Some((3, 3)), None),
+            (test("was_ignored"), Some((0, 0)), Some((1, 1))),
+            (test("added"), None, Some((1, 1))),
+            (test("ignored_now"), None, Some((0, 0))),
+            (category.clone(), Some((2, 10)), Some((9, 10))),
         ]);
         let c = compare(&then, &now, 0.05);
         let rows: Vec<(String, Verdict)> = c
@@ -584,8 +587,10 @@ mod tests {
 
     #[test]
     fn the_rendering_gives_rates_then_and_now_and_the_p_value() {
-        let then = figures(&[(test("t"), 10, 10), (test("u"), 1, 2)]);
-        let now = figures(&[(test("t"), 2, 10), (test("u"), 1, 2)]);
+        let (then, now) = then_and_now(&[
+            (test("t"), Some((10, 10)), Some((2, 10))),
+            (test("u"), Some((1, 2)), Some((1, 2))),
+        ]);
         let text = compare(&then, &now, 0.05).render(Path::new("base.json"));
         assert_eq!(
             text,

@@ -430,42 +430,34 @@ mod tests {
             max_runs: Some(50),
             ..SamplingKeys::default()
         };
+        let plan = |own: SamplingKeys| sampling_plan(&own, &defaults);
         let runs = SamplingKeys {
             runs: Some(5),
             pass_threshold: Some(0.8),
             ..SamplingKeys::default()
         };
-        assert!(matches!(
-            sampling_plan(&runs, &defaults),
-            Ok(SamplePlan::EarlyStop(t)) if t.runs == 5
-        ));
+        assert!(matches!(plan(runs), Ok(SamplePlan::EarlyStop(t)) if t.runs == 5));
         let adaptive = SamplingKeys {
             pass_rate: Some(0.8),
             ..SamplingKeys::default()
         };
         // `early_stop` from [defaults] does not contradict the test's own `pass_rate`.
-        assert!(matches!(
-            sampling_plan(&adaptive, &defaults),
-            Ok(SamplePlan::Adaptive(s)) if s.max_runs == 50
-        ));
-        let both = SamplingKeys {
+        assert!(matches!(plan(adaptive), Ok(SamplePlan::Adaptive(s)) if s.max_runs == 50));
+        let with_runs = SamplingKeys {
             runs: Some(5),
             ..adaptive
         };
-        let err = sampling_plan(&both, &defaults).unwrap_err().to_string();
-        assert!(
-            err.starts_with("`pass_rate` cannot be combined with `runs`"),
-            "{err}"
-        );
-        let short = SamplingKeys {
+        let too_few = SamplingKeys {
             max_runs: Some(10),
             ..adaptive
         };
-        let err = sampling_plan(&short, &defaults).unwrap_err().to_string();
-        assert!(
-            err.starts_with("`max_runs` is 10, but even when every run passes"),
-            "{err}"
-        );
+        for (own, start) in [
+            (with_runs, "`pass_rate` cannot be combined with `runs`"),
+            (too_few, "`max_runs` is 10, but even when every run passes"),
+        ] {
+            let err = plan(own).unwrap_err().to_string();
+            assert!(err.starts_with(start), "{err}");
+        }
     }
 
     #[test]

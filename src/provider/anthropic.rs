@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::{ErrorBody, count, float, string};
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Role, ToolCall};
+use super::{ErrorBody, count, float, string, turns};
+use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, ToolCall};
 
 pub(super) fn url(base: &str) -> String {
     if base.ends_with("/v1") {
@@ -19,17 +19,7 @@ pub(super) fn url(base: &str) -> String {
 }
 
 pub(super) fn body(request: &CompletionRequest) -> Value {
-    let messages: Vec<Value> = request
-        .messages
-        .iter()
-        .map(|m| {
-            let role = match m.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
-            json!({"role": role, "content": m.content.iter().map(block).collect::<Vec<_>>()})
-        })
-        .collect();
+    let messages = turns(request, "assistant", "content", block);
     let mut body = json!({
         "model": request.model,
         "max_tokens": request.max_tokens,

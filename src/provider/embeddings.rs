@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use super::{count, string};
+use super::{count, first_item, string};
 use crate::config::{EndpointConfig, WireFormat};
 use crate::embedding::{Embedding, EmbeddingRequest};
 
@@ -66,12 +66,7 @@ pub(super) fn parse(wire: WireFormat, body: &Value) -> Result<Embedding, String>
             (values, tokens, None)
         }
         WireFormat::OpenAi | WireFormat::Anthropic => {
-            let data = body
-                .get("data")
-                .and_then(Value::as_array)
-                .ok_or("it has no `data` array of an embeddings response")?;
-            let first = data.first().ok_or("its `data` array is empty")?;
-            let values = first
+            let values = first_item(body, "data", "an embeddings response")?
                 .get("embedding")
                 .ok_or("its first `data` item has no `embedding`")?;
             let tokens = body

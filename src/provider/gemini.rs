@@ -14,8 +14,8 @@
 use serde_json::{Map, Value, json};
 
 use super::retry::parse_proto_duration;
-use super::{ErrorBody, count, float, string};
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Role, ToolCall};
+use super::{ErrorBody, count, float, string, turns};
+use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, ToolCall};
 
 /// Finish reasons that mean the provider withheld the answer.
 const BLOCKED: &[&str] = &[
@@ -62,17 +62,7 @@ fn percent(c: char) -> String {
 }
 
 pub(super) fn body(request: &CompletionRequest) -> Value {
-    let contents: Vec<Value> = request
-        .messages
-        .iter()
-        .map(|m| {
-            let role = match m.role {
-                Role::User => "user",
-                Role::Assistant => "model",
-            };
-            json!({"role": role, "parts": m.content.iter().map(part).collect::<Vec<_>>()})
-        })
-        .collect();
+    let contents = turns(request, "model", "parts", part);
     let mut body = json!({ "contents": contents });
     if let Some(system) = &request.system {
         body["systemInstruction"] = json!({"parts": [{"text": system}]});

@@ -44,6 +44,7 @@ pub(crate) mod wire;
 
 use serde_json::Value;
 
+use crate::completion::{CompletionRequest, ContentBlock, Role};
 use crate::config::WireFormat;
 pub use client::ProviderClient;
 pub(crate) use client::{http_client, missing_key_for};
@@ -74,6 +75,39 @@ fn count(value: &Value, key: &str) -> u64 {
 /// A string field.
 fn string(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The first item of `body`'s `key` array (`choices`, `data`: the OpenAI shape of a response), or
+/// why there is none, as an answer that is not `response` (the response it should have been).
+fn first_item<'a>(body: &'a Value, key: &str, response: &str) -> Result<&'a Value, String> {
+    body.get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("it has no `{key}` array of {response}"))?
+        .first()
+        .ok_or_else(|| format!("its `{key}` array is empty"))
+}
+
+/// A request's conversation as the Anthropic and Gemini wires take it: one object a message, with
+/// its role (the model's turns named `assistant_role`) and its blocks under `blocks_key`, each
+/// written by `block`.
+fn turns(
+    request: &CompletionRequest,
+    assistant_role: &str,
+    blocks_key: &str,
+    block: fn(&ContentBlock) -> Value,
+) -> Vec<Value> {
+    request
+        .messages
+        .iter()
+        .map(|m| {
+            let role = match m.role {
+                Role::User => "user",
+                Role::Assistant => assistant_role,
+            };
+            let blocks: Vec<Value> = m.content.iter().map(block).collect();
+            serde_json::json!({"role": role, blocks_key: blocks})
+        })
+        .collect()
 }
 
 fn wire_name(wire: WireFormat) -> &'static str {

@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ErrorBody, count, float, string};
+use super::{ErrorBody, count, first_item, float, string};
 use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Role, ToolCall};
 
 pub(super) fn url(base: &str) -> String {
@@ -141,11 +141,7 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
             error.message.unwrap_or_default()
         ));
     }
-    let choices = body
-        .get("choices")
-        .and_then(Value::as_array)
-        .ok_or("it has no `choices` array of a Chat Completions response")?;
-    let choice = choices.first().ok_or("its `choices` array is empty")?;
+    let choice = first_item(body, "choices", "a Chat Completions response")?;
     let message = choice
         .get("message")
         .ok_or("its first choice has no `message`")?;

@@ -30,6 +30,18 @@ pub struct Confusion {
 }
 
 impl Confusion {
+    /// The four counts in a confusion table's order (label yes: judge yes, judge no; label no: judge
+    /// yes, judge no), for tests that write a table out.
+    #[cfg(test)]
+    pub(crate) fn of(true_yes: u32, false_no: u32, false_yes: u32, true_no: u32) -> Confusion {
+        Confusion {
+            true_yes,
+            false_no,
+            false_yes,
+            true_no,
+        }
+    }
+
     /// Counts one verdict: `label` is the correct answer, `judge` the judge's.
     pub fn add(&mut self, label: bool, judge: bool) {
         match (label, judge) {
@@ -237,15 +249,6 @@ mod tests {
         (a - b).abs() < 5e-6
     }
 
-    fn table(true_yes: u32, false_no: u32, false_yes: u32, true_no: u32) -> Confusion {
-        Confusion {
-            true_yes,
-            false_no,
-            false_yes,
-            true_no,
-        }
-    }
-
     // Kappa values: the worked example in Cohen (1960) as restated in the Wikipedia article "Cohen's
     // kappa" (50 items: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no; p_o = 0.7, p_e = 0.5, kappa 0.4).
     // Standard errors: the FCE (1969) k x k formula, computed here in an independent script (a
@@ -253,10 +256,10 @@ mod tests {
     #[test]
     fn kappa_matches_published_and_reference_values() {
         let cases = [
-            (table(20, 5, 10, 15), 0.4, 0.151092, 0.648908),
-            (table(45, 15, 25, 15), 0.130435, -0.062938, 0.323808),
-            (table(18, 2, 3, 17), 0.75, 0.545278, 0.954722),
-            (table(10, 10, 10, 10), 0.0, -0.309898, 0.309898),
+            (Confusion::of(20, 5, 10, 15), 0.4, 0.151092, 0.648908),
+            (Confusion::of(45, 15, 25, 15), 0.130435, -0.062938, 0.323808),
+            (Confusion::of(18, 2, 3, 17), 0.75, 0.545278, 0.954722),
+            (Confusion::of(10, 10, 10, 10), 0.0, -0.309898, 0.309898),
         ];
         for (t, k, low, high) in cases {
             let e = kappa(&t).unwrap();
@@ -269,23 +272,23 @@ mod tests {
 
     #[test]
     fn kappa_is_undefined_when_everything_is_one_class() {
-        assert_eq!(kappa(&table(0, 0, 0, 0)), None);
-        assert_eq!(kappa(&table(7, 0, 0, 0)), None);
+        assert_eq!(kappa(&Confusion::of(0, 0, 0, 0)), None);
+        assert_eq!(kappa(&Confusion::of(7, 0, 0, 0)), None);
         // A judge that says yes to everything agrees only by chance.
-        let always_yes = kappa(&table(10, 0, 10, 0)).unwrap();
+        let always_yes = kappa(&Confusion::of(10, 0, 10, 0)).unwrap();
         assert!(close(always_yes.value, 0.0), "{always_yes:?}");
     }
 
     #[test]
     fn rates_use_wilson_intervals() {
-        let a = agreement(&table(20, 5, 10, 15));
+        let a = agreement(&Confusion::of(20, 5, 10, 15));
         let accuracy = a.accuracy.unwrap();
         assert!(close(accuracy.value, 0.7));
         let w = wilson(35, 50).unwrap();
         assert!(close(accuracy.ci_low, w.low) && close(accuracy.ci_high, w.high));
         assert!(close(a.tpr.unwrap().value, 0.8));
         assert!(close(a.tnr.unwrap().value, 0.6));
-        let only_yes = agreement(&table(3, 1, 0, 0));
+        let only_yes = agreement(&Confusion::of(3, 1, 0, 0));
         assert_eq!(only_yes.tnr, None);
         assert!(only_yes.tpr.is_some());
     }
@@ -293,7 +296,7 @@ mod tests {
     // Reference values computed here with an independent script of the same published formulas.
     #[test]
     fn rogan_gladen_corrects_and_clamps() {
-        let judge = table(45, 5, 10, 40); // TPR 0.9, TNR 0.8
+        let judge = Confusion::of(45, 5, 10, 40); // TPR 0.9, TNR 0.8
         let Some(Correction::Corrected {
             estimate,
             informedness,
@@ -309,14 +312,15 @@ mod tests {
         );
         // 18 of 20 with TPR 0.9, TNR 0.85: the estimate is exactly 1, the upper end clamped.
         let Some(Correction::Corrected { estimate, .. }) =
-            rogan_gladen(18, 20, &table(18, 2, 3, 17))
+            rogan_gladen(18, 20, &Confusion::of(18, 2, 3, 17))
         else {
             panic!("corrected expected")
         };
         assert!(close(estimate.value, 1.0) && close(estimate.ci_low, 0.752082));
         assert_eq!(estimate.ci_high, 1.0);
         // Everything passes with a judge that says yes too often: the raw estimate exceeds 1.
-        let Some(Correction::Corrected { estimate, .. }) = rogan_gladen(20, 20, &table(9, 1, 4, 6))
+        let Some(Correction::Corrected { estimate, .. }) =
+            rogan_gladen(20, 20, &Confusion::of(9, 1, 4, 6))
         else {
             panic!("corrected expected")
         };
@@ -326,11 +330,11 @@ mod tests {
     #[test]
     fn a_weak_judge_is_not_corrected_for() {
         // TPR 0.6, TNR 0.55: informedness 0.15.
-        match rogan_gladen(10, 20, &table(12, 8, 9, 11)) {
+        match rogan_gladen(10, 20, &Confusion::of(12, 8, 9, 11)) {
             Some(Correction::TooWeak { informedness }) => assert!(close(informedness, 0.15)),
             other => panic!("{other:?}"),
         }
-        assert_eq!(rogan_gladen(0, 0, &table(5, 0, 0, 5)), None);
-        assert_eq!(rogan_gladen(3, 5, &table(5, 0, 0, 0)), None);
+        assert_eq!(rogan_gladen(0, 0, &Confusion::of(5, 0, 0, 5)), None);
+        assert_eq!(rogan_gladen(3, 5, &Confusion::of(5, 0, 0, 0)), None);
     }
 }

@@ -246,53 +246,62 @@ fn models<'a>(config: &Config, settings: &'a parse::Settings) -> &'a [Subject] {
     }
 }
 
-/// The trials of the case or dataset row `case` (whose row is `suite::case`) that `exact` wants (every one without
-/// it): each column, its trial name, and the case as the reports name it.
-fn wanted(
-    suite: &Suite,
-    variants: &[String],
-    models: &[Subject],
-    (row, case): (&str, &str),
-    category: Option<&String>,
-    exact: Option<&str>,
-) -> Vec<(Column, String, CaseInfo)> {
-    // The case, one of its columns, or one of their numbered runs.
-    if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, row)) {
-        return Vec::new();
+/// Which trials of a suite a run asks for: every one, or with `exact` the one it names.
+struct Wanted<'a> {
+    suite: &'a Suite,
+    /// The names of the suite's prompt variants.
+    variants: &'a [String],
+    exact: Option<&'a str>,
+}
+
+impl Wanted<'_> {
+    /// The row of the case or dataset row `case` (`suite::case`), and those of its trials over
+    /// `models` that are wanted: each column, its trial name, and the case as the reports name it.
+    fn trials(
+        &self,
+        models: &[Subject],
+        case: &str,
+        category: Option<&String>,
+    ) -> (String, Vec<(Column, String, CaseInfo)>) {
+        let row = format!("{}::{}", self.suite.info.name, case);
+        let exact = self.exact;
+        // The case, one of its columns, or one of their numbered runs.
+        if exact.is_some_and(|f| !crate::trial_name::exact_is_in_row(f, &row)) {
+            return (row, Vec::new());
+        }
+        let trials = Column::all(models, self.variants)
+            .into_iter()
+            .map(|column| {
+                let name = column.trial(&row);
+                (column, name)
+            })
+            .filter(|(_, name)| exact.is_none_or(|f| crate::trial_name::exact_is_in_trial(f, name)))
+            .map(|(column, name)| {
+                let info = CaseInfo {
+                    suite: self.suite.info.clone(),
+                    case: case.to_string(),
+                    category: category.cloned(),
+                };
+                (column, name, info)
+            })
+            .collect();
+        (row, trials)
     }
-    Column::all(models, variants)
-        .into_iter()
-        .map(|column| {
-            let name = column.trial(row);
-            (column, name)
-        })
-        .filter(|(_, name)| exact.is_none_or(|f| crate::trial_name::exact_is_in_trial(f, name)))
-        .map(|(column, name)| {
-            let info = CaseInfo {
-                suite: suite.info.clone(),
-                case: case.to_string(),
-                category: category.cloned(),
-            };
-            (column, name, info)
-        })
-        .collect()
 }
 
 /// The items of a parsed suite (with `exact`, only the requested one, resolved for its trial).
 fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<Item> {
     let mut items = Vec::new();
     let variants: Vec<String> = suite.variants.iter().map(|v| v.name.clone()).collect();
+    let wanted = Wanted {
+        suite: &suite,
+        variants: &variants,
+        exact,
+    };
     for case in &suite.cases {
-        let row = format!("{}::{}", suite.info.name, case.name);
         let models = models(config, &case.settings);
-        for (column, name, info) in wanted(
-            &suite,
-            &variants,
-            models,
-            (&row, &case.name),
-            case.category.as_ref(),
-            exact,
-        ) {
+        let (row, trials) = wanted.trials(models, &case.name, case.category.as_ref());
+        for (column, name, info) in trials {
             items.push(match &case.skip {
                 Some(reason) => Item::Skipped {
                     name,
@@ -320,15 +329,8 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
     let models = models(config, &rows.settings);
     let config = Arc::new(config.clone());
     for (index, row) in rows.dataset.rows.iter().enumerate() {
-        let row_name = format!("{}::{}", suite.info.name, row.name);
-        for (column, name, info) in wanted(
-            &suite,
-            &variants,
-            models,
-            (&row_name, &row.name),
-            row.category.as_ref(),
-            exact,
-        ) {
+        let (row_name, trials) = wanted.trials(models, &row.name, row.category.as_ref());
+        for (column, name, info) in trials {
             // A skipped row makes no call: it may lack inputs, but not be unreadable.
             if let Some(reason) = row.skip.as_ref().filter(|_| row.problems.is_empty()) {
                 items.push(Item::Skipped {

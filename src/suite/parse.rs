@@ -14,7 +14,9 @@ use super::assert::Assertion;
 use super::dataset::{self, Dataset, Format, Row, RowProblem};
 use super::template::{self, EXPECTED, Pending, Source};
 use crate::case::SuiteInfo;
-use crate::spanned::{Node, Problem, Reader, Report, found, scalar_text, string, unknown_key};
+use crate::spanned::{
+    NamedTables, Node, Problem, Reader, Report, found, scalar_text, string, unknown_key,
+};
 
 mod settings;
 
@@ -179,28 +181,17 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             "add at least one case: `[[cases]]` then `name = \"...\"`, `inputs = { ... }` and `assert = [ ... ]`, \
              or `cases_file = \"golden/cases.jsonl\"`",
         ),
-        Some(node) => match node.get_ref() {
-            DeValue::Array(items) => {
-                let mut names = BTreeSet::new();
-                for (i, item) in items.iter().enumerate() {
-                    let path = format!("cases[{i}]");
-                    let DeValue::Table(case_table) = item.get_ref() else {
-                        r.mismatch(item, &path, "a table", "write each case as a `[[cases]]` table");
-                        continue;
-                    };
-                    if let Some(case) = case(&mut r, case_table, item.span(), &path, &suite_settings, &suite_asserts, templates.as_deref(), src) {
-                        if !names.insert(case.name.clone()) {
-                            let span = case_table.get("name").map_or(item.span(), |n| n.span());
-                            r.problem(span, &format!("{path}.name"), format!("a case named `{}` already exists in this suite", case.name), "give every case a distinct name");
-                        }
-                        cases.push(case);
-                    }
-                }
-            }
-            _ => {
-                r.mismatch(node, "cases", "an array of tables", "write each case as a `[[cases]]` table");
-            }
-        },
+        Some(node) => {
+            let tables = NamedTables {
+                key: "cases",
+                each: "case",
+                article: "a",
+                owner: "suite",
+            };
+            cases = r.named_tables(node, &tables, |case: &Case| &case.name, |r, case_table, span, path| {
+                case(r, case_table, span, path, &suite_settings, &suite_asserts, templates.as_deref(), src)
+            });
+        }
     }
 
     let rows = table.get("cases_file").and_then(|node| {

@@ -213,6 +213,11 @@ mod tests {
         read(format, "d", text.as_bytes()).unwrap().rows
     }
 
+    /// What is first wrong with `row`.
+    fn first_problem(row: &Row) -> &str {
+        &row.problems[0].message
+    }
+
     #[test]
     fn jsonl_rows_read_names_fields_and_inputs() {
         let text = "{\"dataset_version\": \"2025-06\"}\n\n{\"id\": 7, \"category\": \"geo\", \"expected\": \"Paris\", \"country\": \"France\", \"n\": 2}\n{\"name\": \"b\", \"inputs\": {\"country\": \"Italy\"}, \"skip\": \"later\", \"assert\": [{\"contains\": \"Rome\"}]}\n";
@@ -253,15 +258,11 @@ mod tests {
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["a", "line_2", "line_3", "line_4", "line_5"]);
         assert!(rows[0].problems.is_empty());
-        assert!(rows[1].problems[0].message.starts_with("not JSON"));
+        assert!(first_problem(&rows[1]).starts_with("not JSON"));
         assert_eq!(rows[2].problems[0].place, "`name`");
         let places: Vec<&str> = rows[3].problems.iter().map(|p| p.place.as_str()).collect();
         assert_eq!(places, ["`skip`", "`extra`"]);
-        assert!(
-            rows[4].problems[0]
-                .message
-                .contains("only as the first line")
-        );
+        assert!(first_problem(&rows[4]).contains("only as the first line"));
     }
 
     #[test]
@@ -308,12 +309,8 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].problems[0].place, "column 1 (`id`)");
-        assert!(rows[1].problems[0].message.contains("`::`"));
-        assert!(
-            rows[2].problems[0]
-                .message
-                .contains("2 fields; the header has 3")
-        );
+        assert!(first_problem(&rows[1]).contains("`::`"));
+        assert!(first_problem(&rows[2]).contains("2 fields; the header has 3"));
     }
 
     #[test]

@@ -31,24 +31,14 @@ pub struct Settings {
     pub models: Option<Vec<Subject>>,
 }
 
-impl Settings {
-    /// These settings, each unset one taken from `base`.
-    pub fn over(&self, base: &Settings) -> Settings {
-        Settings {
-            request: self.request.over(&base.request),
-            sampling: self.sampling.over(&base.sampling),
-            sampling_at: self
-                .sampling_at
-                .iter()
-                .chain(&base.sampling_at)
-                .cloned()
-                .collect(),
-            min_score: self.min_score.or(base.min_score),
-            live_only: self.live_only.or(base.live_only),
-            models: self.models.clone().or_else(|| base.models.clone()),
-        }
-    }
-}
+crate::config::layered_fieldwise!(pub Settings {
+    request,
+    sampling,
+    sampling_at,
+    min_score,
+    live_only,
+    models
+});
 
 /// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top): each
 /// by its row of the table of keys, which gives its range and the help its problems show.
@@ -106,20 +96,15 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         }
     };
     let live_only = boolean(r, Key::LiveOnly);
-    let early_stop = boolean(r, Key::EarlyStop);
     let seed = count(r, Key::Seed);
-    let pass_rate = fraction(r, Key::PassRate);
-    let confidence = fraction(r, Key::Confidence);
-    let indifference = fraction(r, Key::Indifference);
-    let max_runs = count(r, Key::MaxRuns);
     let sampling = SamplingKeys {
         runs,
         pass_threshold,
-        early_stop,
-        pass_rate,
-        confidence,
-        max_runs,
-        indifference,
+        early_stop: boolean(r, Key::EarlyStop),
+        pass_rate: fraction(r, Key::PassRate),
+        confidence: fraction(r, Key::Confidence),
+        max_runs: count(r, Key::MaxRuns),
+        indifference: fraction(r, Key::Indifference),
     };
     // Keys written together that contradict each other; the rest is checked once `[defaults]` fill in.
     if let Some(problem) = sampling.conflict() {
