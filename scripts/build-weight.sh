@@ -34,12 +34,13 @@ while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --checkout) checkout=$(cd "$2" && pwd); shift 2 ;;
-    --before) before=$(cd "$2" && pwd); only="$only before"; shift 2 ;;
+    --before) before=$(cd "$2" && pwd); shift 2 ;;
     --only) only=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+if [ -n "$before" ]; then case " $only " in *" before "*) ;; *) only="$only before" ;; esac; fi
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time; Debian: apt-get install time)" >&2; exit 1; }
 if [ -n "${RUSTC_WRAPPER:-}${CARGO_BUILD_RUSTC_WRAPPER:-}" ]; then
   echo "note: ignoring the compiler wrapper (RUSTC_WRAPPER): a cached build is not a cold build" >&2
