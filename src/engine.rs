@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -123,8 +122,39 @@ pub struct Engine {
     pub cassettes: CassetteStore,
     /// `CI` is set: read once, when the run starts.
     ci: bool,
-    /// Calls under way (replayed ones too, briefly), for the progress line.
-    in_flight: AtomicUsize,
+    /// Who hears of each call (the run's reporter).
+    observer: Arc<dyn CallObserver>,
+}
+
+/// One call, as the engine tells the run about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallEvent {
+    /// A call (or its replay) starts.
+    Started(CallRole),
+    /// It ended: replayed from a cassette, made, or neither (it failed before an answer).
+    Finished(CallRole, CallEnd),
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallEnd {
+    /// Answered from a recording.
+    Replayed,
+    /// Answered by the provider.
+    Made,
+    /// No answer (a provider error, a missing recording, a refusal).
+    Failed,
+}
+
+/// What hears of every call: the run's reporter, or nothing.
+pub trait CallObserver: Send + Sync {
+    /// Hears one call event.
+    fn call_event(&self, event: CallEvent);
+}
+
+/// Nobody listens (unit tests, an engine outside a harness).
+impl CallObserver for () {
+    fn call_event(&self, _event: CallEvent) {}
 }
 
 impl std::fmt::Debug for Engine {
@@ -146,25 +176,41 @@ impl std::fmt::Debug for RunScope {
     }
 }
 
-/// Counts a call in the engine's in-flight figure while it lives.
-struct InFlight<'a>(&'a AtomicUsize);
+/// A call under way: told to the observer when it starts, and when it ends however it ends (an
+/// early `?` included).
+struct Underway<'a> {
+    observer: &'a dyn CallObserver,
+    role: CallRole,
+    end: CallEnd,
+}
 
-impl<'a> InFlight<'a> {
-    fn enter(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::Relaxed);
-        InFlight(count)
+impl<'a> Underway<'a> {
+    fn start(observer: &'a dyn CallObserver, role: CallRole) -> Self {
+        observer.call_event(CallEvent::Started(role));
+        Self {
+            observer,
+            role,
+            end: CallEnd::Failed,
+        }
     }
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for Underway<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        self.observer
+            .call_event(CallEvent::Finished(self.role, self.end));
     }
 }
 
 impl Engine {
-    /// The engine of one run: `ci` says whether `CI` is set (read once by the run's settings).
-    pub fn new(config: Config, mode: CassetteMode, ci: bool) -> Arc<Self> {
+    /// The engine of one run: `ci` says whether `CI` is set (read once by the run's settings);
+    /// `observer` hears of every call.
+    pub fn new(
+        config: Config,
+        mode: CassetteMode,
+        ci: bool,
+        observer: Arc<dyn CallObserver>,
+    ) -> Arc<Self> {
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
             config
@@ -186,7 +232,7 @@ impl Engine {
             http,
             clients: Mutex::new(BTreeMap::new()),
             ci,
-            in_flight: AtomicUsize::new(0),
+            observer,
         })
     }
 
@@ -196,13 +242,7 @@ impl Engine {
     pub(crate) fn for_unit_tests() -> Arc<Self> {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let config = Config::load(&root).unwrap_or_else(|_| Config::defaults(&root));
-        Self::new(config, CassetteMode::Off, false)
-    }
-
-    /// How many calls are under way.
-    #[cfg_attr(not(feature = "progress"), allow(dead_code))]
-    pub fn calls_in_flight(&self) -> usize {
-        self.in_flight.load(Ordering::Relaxed)
+        Self::new(config, CassetteMode::Off, false, Arc::new(()))
     }
 
     /// Runs a future to completion on the shared runtime (callable from many threads at once).
@@ -242,7 +282,6 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
-        let _in_flight = InFlight::enter(&self.in_flight);
         let client = self.client(provider)?;
         let call = Call {
             scope,
@@ -309,6 +348,7 @@ impl Engine {
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
         price: impl FnOnce(&mut R::Answer),
     ) -> Result<(R::Answer, Duration, bool), CallError> {
+        let mut underway = Underway::start(&*self.observer, call.role);
         let (cassette, record) =
             match self.prepare(call.scope, call.role, call.provider, client, &call.key)? {
                 Prepared::Replay(entry) => {
@@ -316,6 +356,7 @@ impl Engine {
                     let mut answer = R::answer_in(entry.call)
                         .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
                     price(&mut answer);
+                    underway.end = CallEnd::Replayed;
                     return Ok((answer, latency, true));
                 }
                 Prepared::Call { cassette, record } => (cassette, record),
@@ -324,6 +365,8 @@ impl Engine {
             .await
             .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
         price(&mut answer);
+        // Made, and paid for, even if recording it fails below.
+        underway.end = CallEnd::Made;
         if let Some(cassette) = cassette.as_ref().filter(|_| record) {
             let entry = Entry {
                 key: call.key,

@@ -724,7 +724,9 @@ fn the_progress_line_reaches_a_terminal_stderr_only() {
     let terminal = String::from_utf8_lossy(&tty.stdout);
     assert!(tty.status.success(), "{terminal}");
     assert!(
-        terminal.contains("/1 trials, ") && terminal.contains("calls in flight"),
+        terminal.contains("/1 trials, ")
+            && terminal.contains("calls in flight, ")
+            && terminal.contains(" replayed"),
         "no progress line on the terminal:\n{terminal}"
     );
     let lines = std::fs::read_to_string(&stdout).unwrap();

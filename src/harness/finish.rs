@@ -64,7 +64,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     } else {
         None
     };
-    let records = run.reporter.records();
+    let records = run.reporter.take_records();
     let calibration::AfterRun {
         report: calibrated,
         errors: unwritten_results,

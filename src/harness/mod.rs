@@ -35,7 +35,6 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::case;
 use crate::config::Config;
-use crate::engine::Engine;
 use catalog::{Catalog, TrialDef, TrialKind};
 use error::HarnessError;
 use finish::{Before, Exit};
@@ -165,14 +164,18 @@ impl Harness {
             root,
         };
         let console = progress::Console::of(&args, settings.runner.is_nextest(), settings.ci);
-        let run = Run::new(Engine::new(config, settings.mode, settings.ci), console);
+        let run = Run::new(config, settings.mode, settings.ci, console);
         let trials = trials(defs, &choices, Some(&run));
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,
         });
         let conclusion = libtest_mimic::run(&args, trials);
         run.reporter.report(Event::RunFinished);
-        Ok(finish::finish(&run, &settings, before, conclusion.has_failed()).into())
+        let exit = finish::finish(&run, &settings, before, conclusion.has_failed());
+        // Freeing a run (every record, every cassette entry, the runtime) takes milliseconds that
+        // nobody waits for: the process usually exits next. Nothing is written on drop.
+        std::thread::spawn(move || drop(run));
+        Ok(exit.into())
     }
 
     /// The configuration: `prompt-tester.toml` and the environment, this harness's edits, `--subject`.

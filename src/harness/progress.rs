@@ -1,5 +1,5 @@
-//! The live progress line on stderr: trials done of total, calls in flight, failures and cost so far,
-//! elapsed time.
+//! The live progress line on stderr: trials done of total, calls in flight, made and replayed, failures
+//! and cost so far, elapsed time.
 //!
 //! libtest writes its `test name ... ok` lines to stdout, where a progress bar would garble them, so the
 //! line is drawn only where it cannot: stderr is a terminal and stdout is not (redirected), or libtest's
@@ -10,6 +10,7 @@
 use std::sync::Arc;
 #[cfg(feature = "progress")]
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 #[cfg(feature = "progress")]
 use std::time::Duration;
 
@@ -20,7 +21,7 @@ use libtest_mimic::FormatSetting;
 #[cfg(feature = "progress")]
 use super::record::Status;
 use super::record::TrialRecord;
-use crate::engine::Engine;
+use crate::engine::{CallEnd, CallEvent};
 
 /// Where the run's output goes and how libtest was asked to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,6 +58,48 @@ impl Console {
     }
 }
 
+/// The run's calls as they happen: under way, made, replayed, failed.
+#[derive(Debug, Default)]
+pub struct CallCounts {
+    in_flight: AtomicUsize,
+    made: AtomicU64,
+    replayed: AtomicU64,
+    failed: AtomicU64,
+}
+
+impl CallCounts {
+    /// Counts one call event.
+    pub fn count(&self, event: CallEvent) {
+        match event {
+            CallEvent::Started(_) => {
+                self.in_flight.fetch_add(1, Ordering::Relaxed);
+            }
+            CallEvent::Finished(_, end) => {
+                self.in_flight.fetch_sub(1, Ordering::Relaxed);
+                let counter = match end {
+                    CallEnd::Made => &self.made,
+                    CallEnd::Replayed => &self.replayed,
+                    CallEnd::Failed => &self.failed,
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Calls under way now.
+    #[cfg_attr(not(any(feature = "progress", test)), allow(dead_code))]
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Calls that ended so far: (made, replayed, failed).
+    #[cfg_attr(not(any(feature = "progress", test)), allow(dead_code))]
+    pub fn ended(&self) -> (u64, u64, u64) {
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        (load(&self.made), load(&self.replayed), load(&self.failed))
+    }
+}
+
 /// Whether the progress line is drawn.
 #[cfg_attr(not(feature = "progress"), allow(dead_code))]
 pub fn shows(c: &Console) -> bool {
@@ -85,7 +128,7 @@ pub struct Line;
 #[cfg(not(feature = "progress"))]
 impl Line {
     /// Never drawn without the `progress` feature.
-    pub fn start(_console: &Console, _total: u64, _engine: Arc<Engine>) -> Option<Self> {
+    pub fn start(_console: &Console, _total: u64, _calls: Arc<CallCounts>) -> Option<Self> {
         None
     }
 
@@ -98,21 +141,25 @@ impl Line {
 
 #[cfg(feature = "progress")]
 impl Line {
-    /// Starts the line for `total` trials, when [`shows`] says so; the calls in flight are `engine`'s.
-    pub fn start(console: &Console, total: u64, engine: Arc<Engine>) -> Option<Self> {
+    /// Starts the line for `total` trials, when [`shows`] says so, with the run's `calls` in flight.
+    pub fn start(console: &Console, total: u64, calls: Arc<CallCounts>) -> Option<Self> {
         if !shows(console) {
             return None;
         }
-        let style = ProgressStyle::with_template(
-            "{bar:24} {pos}/{len} trials, {inflight} in flight, {msg}, {elapsed}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .with_key(
-            "inflight",
-            move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{} calls", engine.calls_in_flight());
-            },
-        );
+        let style =
+            ProgressStyle::with_template("{bar:24} {pos}/{len} trials, {calls}, {msg}, {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .with_key(
+                    "calls",
+                    move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let (made, replayed, _) = calls.ended();
+                        let in_flight = calls.in_flight();
+                        let _ = write!(
+                            w,
+                            "{in_flight} calls in flight, {made} made, {replayed} replayed"
+                        );
+                    },
+                );
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         bar.set_style(style);
         bar.set_message(words(0, 0.0));

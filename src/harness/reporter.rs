@@ -5,10 +5,12 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::progress::{Console, Line};
+use super::progress::{CallCounts, Console, Line};
 use super::record::{CaseInfo, Status, TrialRecord};
+use crate::cassette::CassetteMode;
 use crate::checks::Observation;
-use crate::engine::Engine;
+use crate::config::Config;
+use crate::engine::{CallEvent, CallObserver, Engine};
 
 /// What happens during a run, as the reporter hears it.
 #[derive(Debug)]
@@ -25,6 +27,8 @@ pub enum Event {
     Warning(String),
     /// Calibration items' verdicts a trial noted, for the result files.
     Observed(Vec<Observation>),
+    /// A model call (or embedding) started or ended, made or replayed.
+    Call(CallEvent),
     /// Every trial has finished.
     RunFinished,
 }
@@ -32,7 +36,7 @@ pub enum Event {
 /// What the run collected, and the console it draws on.
 pub struct Reporter {
     console: Console,
-    engine: Arc<Engine>,
+    calls: Arc<CallCounts>,
     progress: Mutex<Option<Line>>,
     records: Mutex<Vec<TrialRecord>>,
     warnings: Mutex<BTreeSet<String>>,
@@ -40,11 +44,11 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    /// A reporter for a run on `console`, whose calls in flight are `engine`'s.
-    pub fn new(console: Console, engine: Arc<Engine>) -> Self {
+    /// A reporter for a run on `console`.
+    pub fn new(console: Console) -> Self {
         Self {
             console,
-            engine,
+            calls: Arc::default(),
             progress: Mutex::new(None),
             records: Mutex::new(Vec::new()),
             warnings: Mutex::new(BTreeSet::new()),
@@ -56,7 +60,7 @@ impl Reporter {
     pub fn report(&self, event: Event) {
         match event {
             Event::RunStarted { trials } => {
-                *locked(&self.progress) = Line::start(&self.console, trials, self.engine.clone());
+                *locked(&self.progress) = Line::start(&self.console, trials, self.calls.clone());
             }
             Event::TrialFinished(record) => {
                 if let Some(line) = locked(&self.progress).as_ref() {
@@ -70,6 +74,7 @@ impl Reporter {
             Event::Observed(observations) => {
                 locked(&self.observations).extend(observations);
             }
+            Event::Call(event) => self.calls.count(event),
             Event::RunFinished => {
                 if let Some(line) = locked(&self.progress).take() {
                     line.finish();
@@ -85,9 +90,9 @@ impl Reporter {
         ))));
     }
 
-    /// Every record so far, sorted by name.
-    pub fn records(&self) -> Vec<TrialRecord> {
-        let mut records = locked(&self.records).clone();
+    /// Every record so far, sorted by name, taken out (the finish reads them once).
+    pub fn take_records(&self) -> Vec<TrialRecord> {
+        let mut records = std::mem::take(&mut *locked(&self.records));
         records.sort_by(|a, b| a.name.cmp(&b.name));
         records
     }
@@ -97,9 +102,21 @@ impl Reporter {
         locked(&self.observations).clone()
     }
 
+    /// The calls so far.
+    #[cfg(test)]
+    fn calls(&self) -> &CallCounts {
+        &self.calls
+    }
+
     /// Every distinct warning so far, sorted.
     pub fn warnings(&self) -> Vec<String> {
         locked(&self.warnings).iter().cloned().collect()
+    }
+}
+
+impl CallObserver for Reporter {
+    fn call_event(&self, event: CallEvent) {
+        self.report(Event::Call(event));
     }
 }
 
@@ -114,16 +131,18 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 pub struct Run {
     /// The engine every call of the run goes through.
     pub engine: Arc<Engine>,
-    /// Where the run's events go.
-    pub reporter: Reporter,
+    /// Where the run's events go (the engine's calls too).
+    pub reporter: Arc<Reporter>,
 }
 
 impl Run {
-    /// A run on `engine`, reporting to `console`.
-    pub fn new(engine: Arc<Engine>, console: Console) -> Arc<Self> {
+    /// A run of `config`, its cassettes used as `mode` says, reporting to `console`; `ci` says
+    /// whether `CI` is set.
+    pub fn new(config: Config, mode: CassetteMode, ci: bool, console: Console) -> Arc<Self> {
+        let reporter = Arc::new(Reporter::new(console));
         Arc::new(Self {
-            reporter: Reporter::new(console, engine.clone()),
-            engine,
+            engine: Engine::new(config, mode, ci, reporter.clone()),
+            reporter,
         })
     }
 }
@@ -131,16 +150,31 @@ impl Run {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cassette::CassetteMode;
-    use crate::config::Config;
+    use crate::engine::CallEnd;
+    use crate::role::CallRole;
 
     fn run() -> Arc<Run> {
-        let engine = Engine::new(
+        Run::new(
             Config::defaults(std::path::Path::new(".")),
             CassetteMode::Off,
             false,
-        );
-        Run::new(engine, Console::default())
+            Console::default(),
+        )
+    }
+
+    #[test]
+    fn the_reporter_counts_calls_as_the_engine_tells_them() {
+        let run = run();
+        let observer: &dyn CallObserver = &*run.reporter;
+        for end in [CallEnd::Made, CallEnd::Replayed, CallEnd::Replayed] {
+            observer.call_event(CallEvent::Started(CallRole::Subject));
+            observer.call_event(CallEvent::Finished(CallRole::Subject, end));
+        }
+        observer.call_event(CallEvent::Started(CallRole::Judge));
+        assert_eq!(run.reporter.calls().in_flight(), 1);
+        observer.call_event(CallEvent::Finished(CallRole::Judge, CallEnd::Failed));
+        assert_eq!(run.reporter.calls().in_flight(), 0);
+        assert_eq!(run.reporter.calls().ended(), (1, 2, 1));
     }
 
     #[test]
@@ -154,7 +188,7 @@ mod tests {
             .unrun("b::t".into(), Status::Failed, "broken", None);
         let names = |r: &Run| {
             r.reporter
-                .records()
+                .take_records()
                 .into_iter()
                 .map(|r| r.name)
                 .collect::<Vec<_>>()

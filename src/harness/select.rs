@@ -72,27 +72,33 @@ pub fn select(trials: &[Listed<'_>], args: &Arguments) -> Vec<Choice> {
         })
         .collect();
     // Whether libtest-mimic runs a trial of this name and flag (its own filter, on a stand-in).
-    let filtered_out = |name: &str, ignored: bool| {
-        let probe = Trial::test(name, || Ok(())).with_ignored_flag(ignored);
-        args.is_filtered_out(&probe)
-    };
-    let runs_here =
-        |name: &str, ignored: bool| !filtered_out(name, ignored) && (!ignored || run_ignored);
-    let aggregates_here: HashSet<&str> = trials
+    // libtest-mimic's own filter decides, asked once per trial.
+    let filtered: Vec<bool> = trials
         .iter()
         .zip(&flags)
-        .filter(|(t, ignored)| !dropped(t) && t.parent.is_none() && runs_here(t.name, **ignored))
+        .map(|(t, &ignored)| {
+            let probe = Trial::test(t.name, || Ok(())).with_ignored_flag(ignored);
+            args.is_filtered_out(&probe)
+        })
+        .collect();
+    let runs_here = |filtered_out: bool, ignored: bool| !filtered_out && (!ignored || run_ignored);
+    let aggregates_here: HashSet<&str> = trials
+        .iter()
+        .zip(flags.iter().zip(&filtered))
+        .filter(|(t, (ignored, filtered_out))| {
+            !dropped(t) && t.parent.is_none() && runs_here(**filtered_out, **ignored)
+        })
         .map(|(t, _)| t.name)
         .collect();
     trials
         .iter()
-        .zip(flags)
-        .map(|(t, ignored_flag)| {
+        .zip(flags.into_iter().zip(filtered))
+        .map(|(t, (ignored_flag, filtered_out))| {
             let fate = if dropped(t) {
                 Fate::Dropped
-            } else if filtered_out(t.name, ignored_flag) {
+            } else if filtered_out {
                 Fate::FilteredOut
-            } else if !runs_here(t.name, ignored_flag) {
+            } else if !runs_here(filtered_out, ignored_flag) {
                 Fate::Ignored
             } else if t.parent.is_some_and(|p| aggregates_here.contains(p)) {
                 Fate::Covered
