@@ -4,6 +4,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use prompt_tester::JudgeError;
 use prompt_tester::prelude::*;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
@@ -41,26 +42,28 @@ async fn judge_timing(run: PromptRun) -> anyhow::Result<()> {
     }
     let sequential = started.elapsed();
 
-    let started = Instant::now();
-    let verdicts = run.ask_all(&QUESTIONS).await?;
-    let all = started.elapsed();
-    anyhow::ensure!(
-        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
-        "ask_all: {verdicts:?}"
-    );
-
-    let started = Instant::now();
-    let verdicts = run.ask_parallel(&QUESTIONS).await?;
-    let parallel = started.elapsed();
-    anyhow::ensure!(
-        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
-        "ask_parallel: {verdicts:?}"
-    );
+    let all = timed("ask_all", run.ask_all(&QUESTIONS)).await?;
+    let parallel = timed("ask_parallel", run.ask_parallel(&QUESTIONS)).await?;
 
     let ms = |d: Duration| (d.as_secs_f64() * 1e4).round() / 10.0;
     *JUDGE_TIMES.lock().unwrap_or_else(|e| e.into_inner()) =
         Some(json!({ "ask": ms(sequential), "ask_all": ms(all), "ask_parallel": ms(parallel) }));
     Ok(())
+}
+
+/// Times one batch of the questions (`ask_all`, `ask_parallel`): every verdict must pass.
+async fn timed(
+    what: &str,
+    batch: impl Future<Output = Result<Vec<JudgeVerdict>, JudgeError>>,
+) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let verdicts = batch.await?;
+    let elapsed = started.elapsed();
+    anyhow::ensure!(
+        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
+        "{what}: {verdicts:?}"
+    );
+    Ok(elapsed)
 }
 
 pub(crate) struct Judge {
