@@ -244,3 +244,8 @@ pub(crate) fn tail(text: &str, lines: usize) -> String {
 pub(crate) fn mb(kb: Option<u64>) -> Option<f64> {
     kb.map(|kb| (kb as f64 / 1024.0 * 10.0).round() / 10.0)
 }
+
+/// `d` in milliseconds.
+pub(crate) fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

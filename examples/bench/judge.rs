@@ -10,7 +10,8 @@ use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
 
 use crate::Bench;
-use crate::common::{expect_passed, expect_requests};
+use crate::common::{expect_passed, expect_requests, ms};
+use crate::results::{Figure, Report};
 
 /// The trial of the judge scenario: `judge_timing` below, named by its module path as every
 /// `#[prompt_test]` is. Other scenarios skip it.
@@ -66,16 +67,9 @@ async fn timed(
     Ok(elapsed)
 }
 
-pub(crate) struct Judge {
-    pub(crate) latency: Duration,
-    pub(crate) ask: f64,
-    pub(crate) ask_all: f64,
-    pub(crate) ask_parallel: f64,
-}
-
 impl Bench {
     /// Five judge questions three ways, against a judge with a fixed latency.
-    pub(crate) fn judge(&self) -> Result<Judge, String> {
+    pub(crate) fn judge(&self) -> Result<Report, String> {
         let latency = self.options.judge_latency;
         eprintln!(
             "[judge] {} questions: ask x {}, ask_all, ask_parallel at {latency:?}",
@@ -102,12 +96,19 @@ impl Bench {
                 .as_f64()
                 .ok_or_else(|| format!("judge: the child reported no {key} time"))
         };
-        Ok(Judge {
-            latency,
-            ask: get("ask")?,
-            ask_all: get("ask_all")?,
-            ask_parallel: get("ask_parallel")?,
-        })
+        let (ask, ask_all, ask_parallel) = (get("ask")?, get("ask_all")?, get("ask_parallel")?);
+        let figure = |key: &str, ms: f64| Figure::new(format!("judge_ms.{key}"), ms, 0).json(1);
+        let figures = vec![
+            figure("ask", ask).note(format!("({} sequential)", QUESTIONS.len())),
+            figure("ask_all", ask_all),
+            figure("ask_parallel", ask_parallel),
+        ];
+        Ok(Report::new("judge", figures).line(format!(
+            "judge:    {} questions at {:.0} ms: ask one by one {ask:.0} ms, ask_all {ask_all:.0} ms, \
+             ask_parallel {ask_parallel:.0} ms",
+            QUESTIONS.len(),
+            ms(latency),
+        )))
     }
 }
 

@@ -47,9 +47,10 @@
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
 //!
 //! One module per scenario (`inflight.rs`, `ratelimit.rs`, `overhead.rs`, `replay.rs`, `record.rs`,
-//! `judge.rs`, `dataset.rs`, `html.rs`, `sampling.rs`): its figures and how it runs. `common.rs` writes
-//! the crate roots and runs the children, `child.rs` is the child's side, `results.rs` the table and
-//! the JSON line.
+//! `judge.rs`, `dataset.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
+//! and its explanatory line, as data). `common.rs` writes the crate roots and runs the children,
+//! `child.rs` is the child's side, `results.rs` the form of a report and the table and JSON line
+//! rendered from the reports.
 
 #[path = "../../tests/common/big_report.rs"]
 mod big_report;
@@ -228,23 +229,21 @@ impl Bench {
         std::fs::create_dir_all(&self.base).map_err(|e| format!("{}: {e}", self.base.display()))?;
         let inflight = self.inflight()?;
         let ratelimit = self.ratelimit()?;
-        let overhead = self.overhead()?;
+        let (overhead, peak_rss) = self.overhead()?;
         let replay = self.replay()?;
         let record = self.record()?;
-        let judge = self.judge()?;
-        let dataset = self.dataset()?;
-        let html = self.html()?;
-        let sampling = Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 });
-        Ok(Results {
+        // In the order of the lines below the table and of the JSON line.
+        Ok(Results(vec![
             inflight,
             ratelimit,
             overhead,
             replay,
             record,
-            judge,
-            dataset,
-            html,
-            sampling,
-        })
+            peak_rss,
+            self.judge()?,
+            self.dataset()?,
+            self.html()?,
+            Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 }).report(),
+        ]))
     }
 }

@@ -10,16 +10,12 @@ use serde_json::Value;
 use crate::Bench;
 use crate::common::{SUITE, counting_server, expect_passed, expect_requests};
 use crate::judge::JUDGE_TRIAL;
-
-pub(crate) struct Record {
-    pub(crate) entries: usize,
-    pub(crate) wall: Duration,
-}
+use crate::results::{Figure, Report};
 
 impl Bench {
     /// The in-flight scenario's calls recorded into a new cassette at zero latency (`--record`): what
     /// writing recordings costs.
-    pub(crate) fn record(&self) -> Result<Record, String> {
+    pub(crate) fn record(&self) -> Result<Report, String> {
         let (cases, runs) = (self.options.inflight_cases, self.options.inflight_runs);
         let entries = cases * runs as usize;
         eprintln!(
@@ -41,9 +37,11 @@ impl Bench {
                 path.display()
             ));
         }
-        Ok(Record {
-            entries,
-            wall: run.wall,
-        })
+        let per_s = entries as f64 / run.wall.as_secs_f64();
+        let figure = Figure::new("record_entries_per_s", per_s, 0).note("(info)");
+        Ok(Report::new("record", vec![figure]).line(format!(
+            "record:   {entries} calls recorded into one new cassette at zero latency in {:.2} s",
+            run.wall.as_secs_f64()
+        )))
     }
 }

@@ -2,7 +2,6 @@
 //! (`replay_entries_per_s`)
 
 use std::path::Path;
-use std::time::Duration;
 
 use prompt_tester::CompletionRequest;
 use prompt_tester::prelude::*;
@@ -12,27 +11,16 @@ use serde_json::json;
 
 use crate::Bench;
 use crate::common::{
-    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, case_inputs, case_name, expect_passed, write_file,
+    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, case_inputs, case_name, expect_passed, mb,
+    write_file,
 };
 use crate::judge::JUDGE_TRIAL;
-
-pub(crate) struct Replay {
-    pub(crate) entries: usize,
-    pub(crate) cassette_bytes: u64,
-    pub(crate) wall: Duration,
-    pub(crate) rss_kb: Option<u64>,
-}
-
-impl Replay {
-    pub(crate) fn per_s(&self) -> f64 {
-        self.entries as f64 / self.wall.as_secs_f64()
-    }
-}
+use crate::results::{Figure, Report, Target};
 
 impl Bench {
     /// A cassette with many entries, replayed offline: the server is stopped before the run, so a call
     /// that was not replayed fails its trial (replay mode fails a missing recording anyway).
-    pub(crate) fn replay(&self) -> Result<Replay, String> {
+    pub(crate) fn replay(&self) -> Result<Report, String> {
         let (cases, runs) = (self.options.replay_cases, self.options.replay_runs);
         let entries = cases * runs as usize;
         eprintln!(
@@ -50,12 +38,17 @@ impl Bench {
             &["--skip", JUDGE_TRIAL],
         )?;
         expect_passed("replay", &run, cases)?;
-        Ok(Replay {
-            entries,
-            cassette_bytes,
-            wall: run.wall,
-            rss_kb: run.measured["vm_hwm_kb"].as_u64(),
-        })
+        let per_s = entries as f64 / run.wall.as_secs_f64();
+        let rss =
+            mb(run.measured["vm_hwm_kb"].as_u64()).map_or("n/a".into(), |m| format!("{m:.1} MB"));
+        let figure = Figure::new("replay_entries_per_s", per_s, 0)
+            .target(Target::AtLeast(5000.0))
+            .json(0);
+        Ok(Report::new("replay", vec![figure]).line(format!(
+            "replay:   {entries} entries ({:.1} MB cassette) in {:.2} s; peak RSS {rss}",
+            cassette_bytes as f64 / 1e6,
+            run.wall.as_secs_f64(),
+        )))
     }
 }
 
