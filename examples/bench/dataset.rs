@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::Bench;
-use crate::common::{ChildRun, case_inputs, case_name, ms, write_file};
+use crate::common::{ChildRun, Size, case_inputs, case_name, ms, write_file};
 use crate::results::{Figure, Report, Target};
 
 /// Rows in the dataset scenario (both modes: listing them is the figure, and it is quick).
@@ -18,7 +18,7 @@ impl Bench {
     pub(crate) fn dataset(&self) -> Result<Report, String> {
         let rows = DATASET_ROWS;
         eprintln!("[dataset] a {rows}-row JSON Lines dataset listed, then one row with --exact");
-        let root = self.crate_root("dataset", "http://127.0.0.1:9/v1", 1, 1)?;
+        let root = self.crate_root("dataset", "http://127.0.0.1:9/v1", Size::new(1, 1))?;
         let suites = root.join("prompt-tests");
         write_file(
             &suites.join("golden.evals.toml"),

@@ -11,19 +11,14 @@ impl Bench {
     /// Many calls at a fixed latency: does the harness keep C calls in flight all the time?
     pub(crate) fn inflight(&self) -> Result<Report, String> {
         let o = &self.options;
-        let calls = o.inflight_cases * o.inflight_runs as usize;
+        let calls = o.inflight.calls();
         eprintln!(
-            "[inflight] {calls} calls ({} cases x {} runs) at {:?}",
-            o.inflight_cases, o.inflight_runs, o.latency
+            "[inflight] {calls} calls ({}) at {:?}",
+            o.inflight, o.latency
         );
         let server = counting_server(o.latency);
-        let root = self.crate_root(
-            "inflight",
-            &server.base_url(Wire::OpenAi),
-            o.inflight_cases,
-            o.inflight_runs,
-        )?;
-        let run = self.run_live("inflight", &root, o.inflight_cases)?;
+        let root = self.crate_root("inflight", &server.base_url(Wire::OpenAi), o.inflight)?;
+        let run = self.run_live("inflight", &root, o.inflight.cases)?;
         expect_requests("inflight", &server, calls)?;
         let concurrency = o.concurrency();
         let ideal = o.latency.mul_f64(calls as f64 / concurrency as f64);

@@ -10,7 +10,7 @@ use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
 
 use crate::Bench;
-use crate::common::{expect_passed, expect_requests, ms};
+use crate::common::{Size, expect_passed, expect_requests, ms};
 use crate::results::{Figure, Report};
 
 /// The trial of the judge scenario: `judge_timing` below, named by its module path as every
@@ -80,7 +80,7 @@ impl Bench {
             .respond_with(move |r| judge_reply(r).delayed(latency))
             .capture(false)
             .start();
-        let root = self.crate_root("judge", &server.base_url(Wire::OpenAi), 1, 1)?;
+        let root = self.crate_root("judge", &server.base_url(Wire::OpenAi), Size::new(1, 1))?;
         let run = self.run_child(
             "judge",
             &root,

@@ -74,6 +74,7 @@ use std::time::{Duration, Instant};
 use prompt_tester::Config;
 
 use child::child;
+use common::Size;
 use results::Results;
 use sampling::Sampling;
 
@@ -105,12 +106,10 @@ const USAGE: &str = "usage: cargo run --release --example bench -- [--quick] [--
 #[derive(Debug, Clone)]
 struct Options {
     quick: bool,
-    inflight_cases: usize,
-    inflight_runs: u32,
+    inflight: Size,
     latency: Duration,
     overhead_trials: usize,
-    replay_cases: usize,
-    replay_runs: u32,
+    replay: Size,
     judge_latency: Duration,
     /// `None`: the harness's default, as a user gets it.
     concurrency: Option<usize>,
@@ -123,12 +122,10 @@ impl Options {
         let mut options = if quick {
             Self {
                 quick,
-                inflight_cases: 40,
-                inflight_runs: 5,
+                inflight: Size::new(40, 5),
                 latency: Duration::from_millis(100),
                 overhead_trials: 2_000,
-                replay_cases: 400,
-                replay_runs: 5,
+                replay: Size::new(400, 5),
                 judge_latency: Duration::from_millis(100),
                 concurrency: None,
                 keep: false,
@@ -136,12 +133,10 @@ impl Options {
         } else {
             Self {
                 quick,
-                inflight_cases: 200,
-                inflight_runs: 5,
+                inflight: Size::new(200, 5),
                 latency: Duration::from_millis(200),
                 overhead_trials: 10_000,
-                replay_cases: 2_000,
-                replay_runs: 5,
+                replay: Size::new(2_000, 5),
                 judge_latency: Duration::from_millis(200),
                 concurrency: None,
                 keep: false,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use prompt_tester_testkit::Wire;
 
 use crate::Bench;
-use crate::common::{counting_server, expect_requests, mb};
+use crate::common::{Size, counting_server, expect_requests, mb};
 use crate::results::{Figure, Report, Target};
 
 impl Bench {
@@ -16,7 +16,11 @@ impl Bench {
         let trials = self.options.overhead_trials;
         eprintln!("[overhead] {trials} trials of one call at zero latency, cassettes off");
         let server = counting_server(Duration::ZERO);
-        let root = self.crate_root("overhead", &server.base_url(Wire::OpenAi), trials, 1)?;
+        let root = self.crate_root(
+            "overhead",
+            &server.base_url(Wire::OpenAi),
+            Size::new(trials, 1),
+        )?;
         let run = self.run_live("overhead", &root, trials)?;
         expect_requests("overhead", &server, trials)?;
         let harness_wall_ms = run.measured["harness_wall_ms"].as_f64().unwrap_or(f64::NAN);

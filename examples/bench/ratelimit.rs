@@ -6,22 +6,21 @@ use std::time::Duration;
 use prompt_tester_testkit::{FakeProvider, Wire};
 
 use crate::Bench;
-use crate::common::{expect_requests, ms};
+use crate::common::{Size, expect_requests, ms};
 use crate::results::{Figure, Report, Target};
 
 /// The provider's concurrency limit in the rate-limit scenario, its latency and its `retry-after`.
 const RATELIMIT_ALLOWED: usize = 4;
 const RATELIMIT_LATENCY: Duration = Duration::from_millis(100);
 const RATELIMIT_RETRY_AFTER: Duration = Duration::from_millis(500);
-const RATELIMIT_CASES: usize = 20;
-const RATELIMIT_RUNS: u32 = 5;
+const RATELIMIT_SIZE: Size = Size::new(20, 5);
 
 impl Bench {
     /// A provider that limits concurrency: the run must slow down to what it allows, not fail.
     pub(crate) fn ratelimit(&self) -> Result<Report, String> {
-        let calls = RATELIMIT_CASES * RATELIMIT_RUNS as usize;
+        let calls = RATELIMIT_SIZE.calls();
         eprintln!(
-            "[ratelimit] {calls} calls ({RATELIMIT_CASES} cases x {RATELIMIT_RUNS} runs) at {RATELIMIT_LATENCY:?}; \
+            "[ratelimit] {calls} calls ({RATELIMIT_SIZE}) at {RATELIMIT_LATENCY:?}; \
              429 (retry-after {RATELIMIT_RETRY_AFTER:?}) beyond {RATELIMIT_ALLOWED} in flight"
         );
         let server = FakeProvider::builder()
@@ -29,13 +28,8 @@ impl Bench {
             .reject_beyond(RATELIMIT_ALLOWED, RATELIMIT_RETRY_AFTER)
             .capture(false)
             .start();
-        let root = self.crate_root(
-            "ratelimit",
-            &server.base_url(Wire::OpenAi),
-            RATELIMIT_CASES,
-            RATELIMIT_RUNS,
-        )?;
-        let run = self.run_live("ratelimit", &root, RATELIMIT_CASES)?;
+        let root = self.crate_root("ratelimit", &server.base_url(Wire::OpenAi), RATELIMIT_SIZE)?;
+        let run = self.run_live("ratelimit", &root, RATELIMIT_SIZE.cases)?;
         expect_requests("ratelimit", &server, calls + server.rejected())?;
         let stderr = std::fs::read_to_string(root.join("stderr.txt")).unwrap_or_default();
         // The summary's `rate limits: ...` line.

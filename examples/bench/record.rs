@@ -16,15 +16,13 @@ impl Bench {
     /// The in-flight scenario's calls recorded into a new cassette at zero latency (`--record`): what
     /// writing recordings costs.
     pub(crate) fn record(&self) -> Result<Report, String> {
-        let (cases, runs) = (self.options.inflight_cases, self.options.inflight_runs);
-        let entries = cases * runs as usize;
-        eprintln!(
-            "[record] {entries} calls ({cases} cases x {runs} runs) recorded at zero latency"
-        );
+        let size = self.options.inflight;
+        let entries = size.calls();
+        eprintln!("[record] {entries} calls ({size}) recorded at zero latency");
         let server = counting_server(Duration::ZERO);
-        let root = self.crate_root("record", &server.base_url(Wire::OpenAi), cases, runs)?;
+        let root = self.crate_root("record", &server.base_url(Wire::OpenAi), size)?;
         let run = self.run_child("record", &root, &[], &["--record", "--skip", JUDGE_TRIAL])?;
-        expect_passed("record", &run, cases)?;
+        expect_passed("record", &run, size.cases)?;
         expect_requests("record", &server, entries)?;
         let path = CassetteStore::new(root.join("prompt-tests").join("cassettes")).path_for(SUITE);
         let recorded = std::fs::read_to_string(&path)

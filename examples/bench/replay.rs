@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::Bench;
 use crate::common::{
-    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, case_inputs, case_name, expect_passed, mb,
+    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, Size, case_inputs, case_name, expect_passed, mb,
     write_file,
 };
 use crate::judge::JUDGE_TRIAL;
@@ -21,23 +21,21 @@ impl Bench {
     /// A cassette with many entries, replayed offline: the server is stopped before the run, so a call
     /// that was not replayed fails its trial (replay mode fails a missing recording anyway).
     pub(crate) fn replay(&self) -> Result<Report, String> {
-        let (cases, runs) = (self.options.replay_cases, self.options.replay_runs);
-        let entries = cases * runs as usize;
-        eprintln!(
-            "[replay] {entries} cassette entries ({cases} cases x {runs} runs), server stopped"
-        );
+        let size = self.options.replay;
+        let entries = size.calls();
+        eprintln!("[replay] {entries} cassette entries ({size}), server stopped");
         let stopped = FakeProvider::builder().capture(false).start();
         let url = stopped.base_url(Wire::OpenAi);
         stopped.shutdown();
-        let root = self.crate_root("replay", &url, cases, runs)?;
-        let cassette_bytes = write_cassette(&root, cases, runs)?;
+        let root = self.crate_root("replay", &url, size)?;
+        let cassette_bytes = write_cassette(&root, size)?;
         let run = self.run_child(
             "replay",
             &root,
             &[("PROMPT_TESTER_CASSETTE", "replay")],
             &["--skip", JUDGE_TRIAL],
         )?;
-        expect_passed("replay", &run, cases)?;
+        expect_passed("replay", &run, size.cases)?;
         let per_s = entries as f64 / run.wall.as_secs_f64();
         let rss =
             mb(run.measured["vm_hwm_kb"].as_u64()).map_or("n/a".into(), |m| format!("{m:.1} MB"));
@@ -54,11 +52,12 @@ impl Bench {
 
 /// Writes the suite's cassette as the engine would have recorded it (same keys, same file format), and
 /// returns its size.
-pub(crate) fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
+pub(crate) fn write_cassette(root: &Path, size: Size) -> Result<u64, String> {
+    let Size { cases, runs } = size;
     let store = CassetteStore::new(root.join("prompt-tests").join("cassettes"));
     let path = store.path_for(SUITE);
     let recorded_at = now_rfc3339();
-    let mut entries = Vec::with_capacity(cases * runs as usize);
+    let mut entries = Vec::with_capacity(size.calls());
     for i in 1..=cases {
         let (n, text) = case_inputs(i);
         let prompt =
