@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 
 use crate::Options;
 
-/// The table's order, by report name: the order the rows were added in, not the scenarios' own.
+/// The table's order, by report name (the lines below it and the JSON line keep the order of
+/// `Results`).
 const TABLE: [&str; 10] = [
     "inflight",
     "ratelimit",
