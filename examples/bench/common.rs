@@ -1,7 +1,7 @@
-//! What the scenarios share: the generated crate roots and suites, running a scenario in a child
-//! process, and the checks of its outcome.
+//! What the scenarios share: the generated crate roots and suites (a suite's `Size`), running a
+//! scenario in a child process, and the checks of its outcome.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,6 +20,30 @@ pub(crate) const SUITE: &str = "bench";
 pub(crate) const PROMPT: &str = "Case {n}: repeat the customer's message. {text}";
 pub(crate) const MAX_TOKENS: u32 = 64;
 
+/// A generated suite's size: its cases, and the runs of each.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Size {
+    pub(crate) cases: usize,
+    pub(crate) runs: u32,
+}
+
+impl Size {
+    pub(crate) const fn new(cases: usize, runs: u32) -> Self {
+        Self { cases, runs }
+    }
+
+    /// Every run of every case: the calls of a live run, the entries of a cassette.
+    pub(crate) fn calls(self) -> usize {
+        self.cases * self.runs as usize
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} cases x {} runs", self.cases, self.runs)
+    }
+}
+
 /// What one child run produced.
 pub(crate) struct ChildRun {
     /// The child's wall time from spawn to exit, as the parent saw it.
@@ -33,14 +57,8 @@ pub(crate) struct ChildRun {
 
 impl Bench {
     /// A crate root for a scenario: `prompt-tester.toml` naming the provider at `url`, and a suite of
-    /// `cases` cases of `runs` runs each.
-    pub(crate) fn crate_root(
-        &self,
-        name: &str,
-        url: &str,
-        cases: usize,
-        runs: u32,
-    ) -> Result<PathBuf, String> {
+    /// `size`.
+    pub(crate) fn crate_root(&self, name: &str, url: &str, size: Size) -> Result<PathBuf, String> {
         let root = self.base.join(name);
         let suites = root.join("prompt-tests");
         std::fs::create_dir_all(&suites).map_err(|e| format!("{}: {e}", suites.display()))?;
@@ -60,7 +78,7 @@ impl Bench {
         write_file(&root.join("prompt-tester.toml"), &config)?;
         write_file(
             &suites.join(format!("{SUITE}.evals.toml")),
-            &suite_toml(cases, runs),
+            &suite_toml(size),
         )?;
         Ok(root)
     }
@@ -155,8 +173,9 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The generated suite: `cases` cases with their own inputs, each checked against its own answer.
-pub(crate) fn suite_toml(cases: usize, runs: u32) -> String {
+/// The generated suite: `size.cases` cases with their own inputs, each checked against its own
+/// answer.
+pub(crate) fn suite_toml(Size { cases, runs }: Size) -> String {
     let mut toml = format!(
         "# Written by examples/bench.\nprompt = {prompt:?}\nmax_tokens = {MAX_TOKENS}\nruns = {runs}\n",
         prompt = PROMPT
@@ -243,4 +262,9 @@ pub(crate) fn tail(text: &str, lines: usize) -> String {
 
 pub(crate) fn mb(kb: Option<u64>) -> Option<f64> {
     kb.map(|kb| (kb as f64 / 1024.0 * 10.0).round() / 10.0)
+}
+
+/// `d` in milliseconds.
+pub(crate) fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }

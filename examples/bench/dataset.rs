@@ -3,30 +3,22 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::json;
 
 use crate::Bench;
-use crate::common::{ChildRun, case_inputs, case_name, write_file};
+use crate::common::{ChildRun, Size, case_inputs, case_name, ms, write_file};
+use crate::results::{Figure, Report, Target};
 
 /// Rows in the dataset scenario (both modes: listing them is the figure, and it is quick).
 pub(crate) const DATASET_ROWS: usize = 5_000;
 
-pub(crate) struct DatasetFigures {
-    pub(crate) rows: usize,
-    pub(crate) list: Duration,
-    pub(crate) list_harness_ms: f64,
-    pub(crate) exact: Duration,
-    pub(crate) exact_harness_ms: f64,
-}
-
 impl Bench {
     /// A 5,000-row golden dataset listed whole, then with `--exact` naming one row.
-    pub(crate) fn dataset(&self) -> Result<DatasetFigures, String> {
+    pub(crate) fn dataset(&self) -> Result<Report, String> {
         let rows = DATASET_ROWS;
         eprintln!("[dataset] a {rows}-row JSON Lines dataset listed, then one row with --exact");
-        let root = self.crate_root("dataset", "http://127.0.0.1:9/v1", 1, 1)?;
+        let root = self.crate_root("dataset", "http://127.0.0.1:9/v1", Size::new(1, 1))?;
         let suites = root.join("prompt-tests");
         write_file(
             &suites.join("golden.evals.toml"),
@@ -66,12 +58,21 @@ impl Bench {
         listed(&exact, &stdout(&root), 1)?;
         let harness_ms =
             |run: &ChildRun| run.measured["harness_wall_ms"].as_f64().unwrap_or(f64::NAN);
-        Ok(DatasetFigures {
-            rows,
-            list: list.wall,
-            list_harness_ms: harness_ms(&list),
-            exact: exact.wall,
-            exact_harness_ms: harness_ms(&exact),
-        })
+        let figures = vec![
+            Figure::new("dataset_list_ms", ms(list.wall), 0)
+                .target(Target::Below(500.0))
+                .json(1),
+            Figure::new("dataset_exact_ms", ms(exact.wall), 0)
+                .target(Target::Below(100.0))
+                .json(1),
+        ];
+        Ok(Report::new("dataset", figures).line(format!(
+            "dataset:  {rows} JSON Lines rows listed in {:.0} ms ({:.0} ms inside the harness); --exact one row \
+             {:.0} ms ({:.1} ms inside)",
+            ms(list.wall),
+            harness_ms(&list),
+            ms(exact.wall),
+            harness_ms(&exact)
+        )))
     }
 }

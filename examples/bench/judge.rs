@@ -4,12 +4,14 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use prompt_tester::JudgeError;
 use prompt_tester::prelude::*;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
 
 use crate::Bench;
-use crate::common::{expect_passed, expect_requests};
+use crate::common::{Size, expect_passed, expect_requests, ms};
+use crate::results::{Figure, Report};
 
 /// The trial of the judge scenario: `judge_timing` below, named by its module path as every
 /// `#[prompt_test]` is. Other scenarios skip it.
@@ -41,21 +43,8 @@ async fn judge_timing(run: PromptRun) -> anyhow::Result<()> {
     }
     let sequential = started.elapsed();
 
-    let started = Instant::now();
-    let verdicts = run.ask_all(&QUESTIONS).await?;
-    let all = started.elapsed();
-    anyhow::ensure!(
-        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
-        "ask_all: {verdicts:?}"
-    );
-
-    let started = Instant::now();
-    let verdicts = run.ask_parallel(&QUESTIONS).await?;
-    let parallel = started.elapsed();
-    anyhow::ensure!(
-        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
-        "ask_parallel: {verdicts:?}"
-    );
+    let all = timed("ask_all", run.ask_all(&QUESTIONS)).await?;
+    let parallel = timed("ask_parallel", run.ask_parallel(&QUESTIONS)).await?;
 
     let ms = |d: Duration| (d.as_secs_f64() * 1e4).round() / 10.0;
     *JUDGE_TIMES.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -63,16 +52,24 @@ async fn judge_timing(run: PromptRun) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub(crate) struct Judge {
-    pub(crate) latency: Duration,
-    pub(crate) ask: f64,
-    pub(crate) ask_all: f64,
-    pub(crate) ask_parallel: f64,
+/// Times one batch of the questions (`ask_all`, `ask_parallel`): every verdict must pass.
+async fn timed(
+    what: &str,
+    batch: impl Future<Output = Result<Vec<JudgeVerdict>, JudgeError>>,
+) -> anyhow::Result<Duration> {
+    let started = Instant::now();
+    let verdicts = batch.await?;
+    let elapsed = started.elapsed();
+    anyhow::ensure!(
+        verdicts.len() == QUESTIONS.len() && verdicts.iter().all(|v| v.passed),
+        "{what}: {verdicts:?}"
+    );
+    Ok(elapsed)
 }
 
 impl Bench {
     /// Five judge questions three ways, against a judge with a fixed latency.
-    pub(crate) fn judge(&self) -> Result<Judge, String> {
+    pub(crate) fn judge(&self) -> Result<Report, String> {
         let latency = self.options.judge_latency;
         eprintln!(
             "[judge] {} questions: ask x {}, ask_all, ask_parallel at {latency:?}",
@@ -83,7 +80,7 @@ impl Bench {
             .respond_with(move |r| judge_reply(r).delayed(latency))
             .capture(false)
             .start();
-        let root = self.crate_root("judge", &server.base_url(Wire::OpenAi), 1, 1)?;
+        let root = self.crate_root("judge", &server.base_url(Wire::OpenAi), Size::new(1, 1))?;
         let run = self.run_child(
             "judge",
             &root,
@@ -99,12 +96,19 @@ impl Bench {
                 .as_f64()
                 .ok_or_else(|| format!("judge: the child reported no {key} time"))
         };
-        Ok(Judge {
-            latency,
-            ask: get("ask")?,
-            ask_all: get("ask_all")?,
-            ask_parallel: get("ask_parallel")?,
-        })
+        let (ask, ask_all, ask_parallel) = (get("ask")?, get("ask_all")?, get("ask_parallel")?);
+        let figure = |key: &str, ms: f64| Figure::new(format!("judge_ms.{key}"), ms, 0).json(1);
+        let figures = vec![
+            figure("ask", ask).note(format!("({} sequential)", QUESTIONS.len())),
+            figure("ask_all", ask_all),
+            figure("ask_parallel", ask_parallel),
+        ];
+        Ok(Report::new("judge", figures).line(format!(
+            "judge:    {} questions at {:.0} ms: ask one by one {ask:.0} ms, ask_all {ask_all:.0} ms, \
+             ask_parallel {ask_parallel:.0} ms",
+            QUESTIONS.len(),
+            ms(latency),
+        )))
     }
 }
 

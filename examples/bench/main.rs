@@ -47,9 +47,10 @@
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
 //!
 //! One module per scenario (`inflight.rs`, `ratelimit.rs`, `overhead.rs`, `replay.rs`, `record.rs`,
-//! `judge.rs`, `dataset.rs`, `html.rs`, `sampling.rs`): its figures and how it runs. `common.rs` writes
-//! the crate roots and runs the children, `child.rs` is the child's side, `results.rs` the table and
-//! the JSON line.
+//! `judge.rs`, `dataset.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
+//! and its explanatory line, as data). `common.rs` writes the crate roots and runs the children,
+//! `child.rs` is the child's side, `results.rs` the form of a report and the table and JSON line
+//! rendered from the reports.
 
 #[path = "../../tests/common/big_report.rs"]
 mod big_report;
@@ -73,6 +74,7 @@ use std::time::{Duration, Instant};
 use prompt_tester::Config;
 
 use child::child;
+use common::Size;
 use results::Results;
 use sampling::Sampling;
 
@@ -104,12 +106,10 @@ const USAGE: &str = "usage: cargo run --release --example bench -- [--quick] [--
 #[derive(Debug, Clone)]
 struct Options {
     quick: bool,
-    inflight_cases: usize,
-    inflight_runs: u32,
+    inflight: Size,
     latency: Duration,
     overhead_trials: usize,
-    replay_cases: usize,
-    replay_runs: u32,
+    replay: Size,
     judge_latency: Duration,
     /// `None`: the harness's default, as a user gets it.
     concurrency: Option<usize>,
@@ -122,12 +122,10 @@ impl Options {
         let mut options = if quick {
             Self {
                 quick,
-                inflight_cases: 40,
-                inflight_runs: 5,
+                inflight: Size::new(40, 5),
                 latency: Duration::from_millis(100),
                 overhead_trials: 2_000,
-                replay_cases: 400,
-                replay_runs: 5,
+                replay: Size::new(400, 5),
                 judge_latency: Duration::from_millis(100),
                 concurrency: None,
                 keep: false,
@@ -135,12 +133,10 @@ impl Options {
         } else {
             Self {
                 quick,
-                inflight_cases: 200,
-                inflight_runs: 5,
+                inflight: Size::new(200, 5),
                 latency: Duration::from_millis(200),
                 overhead_trials: 10_000,
-                replay_cases: 2_000,
-                replay_runs: 5,
+                replay: Size::new(2_000, 5),
                 judge_latency: Duration::from_millis(200),
                 concurrency: None,
                 keep: false,
@@ -228,23 +224,21 @@ impl Bench {
         std::fs::create_dir_all(&self.base).map_err(|e| format!("{}: {e}", self.base.display()))?;
         let inflight = self.inflight()?;
         let ratelimit = self.ratelimit()?;
-        let overhead = self.overhead()?;
+        let (overhead, peak_rss) = self.overhead()?;
         let replay = self.replay()?;
         let record = self.record()?;
-        let judge = self.judge()?;
-        let dataset = self.dataset()?;
-        let html = self.html()?;
-        let sampling = Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 });
-        Ok(Results {
+        // In the order of the lines below the table and of the JSON line.
+        Ok(Results(vec![
             inflight,
             ratelimit,
             overhead,
             replay,
             record,
-            judge,
-            dataset,
-            html,
-            sampling,
-        })
+            peak_rss,
+            self.judge()?,
+            self.dataset()?,
+            self.html()?,
+            Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 }).report(),
+        ]))
     }
 }

@@ -10,25 +10,19 @@ use serde_json::Value;
 use crate::Bench;
 use crate::common::{SUITE, counting_server, expect_passed, expect_requests};
 use crate::judge::JUDGE_TRIAL;
-
-pub(crate) struct Record {
-    pub(crate) entries: usize,
-    pub(crate) wall: Duration,
-}
+use crate::results::{Figure, Report};
 
 impl Bench {
     /// The in-flight scenario's calls recorded into a new cassette at zero latency (`--record`): what
     /// writing recordings costs.
-    pub(crate) fn record(&self) -> Result<Record, String> {
-        let (cases, runs) = (self.options.inflight_cases, self.options.inflight_runs);
-        let entries = cases * runs as usize;
-        eprintln!(
-            "[record] {entries} calls ({cases} cases x {runs} runs) recorded at zero latency"
-        );
+    pub(crate) fn record(&self) -> Result<Report, String> {
+        let size = self.options.inflight;
+        let entries = size.calls();
+        eprintln!("[record] {entries} calls ({size}) recorded at zero latency");
         let server = counting_server(Duration::ZERO);
-        let root = self.crate_root("record", &server.base_url(Wire::OpenAi), cases, runs)?;
+        let root = self.crate_root("record", &server.base_url(Wire::OpenAi), size)?;
         let run = self.run_child("record", &root, &[], &["--record", "--skip", JUDGE_TRIAL])?;
-        expect_passed("record", &run, cases)?;
+        expect_passed("record", &run, size.cases)?;
         expect_requests("record", &server, entries)?;
         let path = CassetteStore::new(root.join("prompt-tests").join("cassettes")).path_for(SUITE);
         let recorded = std::fs::read_to_string(&path)
@@ -41,9 +35,11 @@ impl Bench {
                 path.display()
             ));
         }
-        Ok(Record {
-            entries,
-            wall: run.wall,
-        })
+        let per_s = entries as f64 / run.wall.as_secs_f64();
+        let figure = Figure::new("record_entries_per_s", per_s, 0).note("(info)");
+        Ok(Report::new("record", vec![figure]).line(format!(
+            "record:   {entries} calls recorded into one new cassette at zero latency in {:.2} s",
+            run.wall.as_secs_f64()
+        )))
     }
 }

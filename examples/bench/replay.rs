@@ -2,7 +2,6 @@
 //! (`replay_entries_per_s`)
 
 use std::path::Path;
-use std::time::Duration;
 
 use prompt_tester::CompletionRequest;
 use prompt_tester::prelude::*;
@@ -12,60 +11,53 @@ use serde_json::json;
 
 use crate::Bench;
 use crate::common::{
-    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, case_inputs, case_name, expect_passed, write_file,
+    MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, Size, case_inputs, case_name, expect_passed, mb,
+    write_file,
 };
 use crate::judge::JUDGE_TRIAL;
-
-pub(crate) struct Replay {
-    pub(crate) entries: usize,
-    pub(crate) cassette_bytes: u64,
-    pub(crate) wall: Duration,
-    pub(crate) rss_kb: Option<u64>,
-}
-
-impl Replay {
-    pub(crate) fn per_s(&self) -> f64 {
-        self.entries as f64 / self.wall.as_secs_f64()
-    }
-}
+use crate::results::{Figure, Report, Target};
 
 impl Bench {
     /// A cassette with many entries, replayed offline: the server is stopped before the run, so a call
     /// that was not replayed fails its trial (replay mode fails a missing recording anyway).
-    pub(crate) fn replay(&self) -> Result<Replay, String> {
-        let (cases, runs) = (self.options.replay_cases, self.options.replay_runs);
-        let entries = cases * runs as usize;
-        eprintln!(
-            "[replay] {entries} cassette entries ({cases} cases x {runs} runs), server stopped"
-        );
+    pub(crate) fn replay(&self) -> Result<Report, String> {
+        let size = self.options.replay;
+        let entries = size.calls();
+        eprintln!("[replay] {entries} cassette entries ({size}), server stopped");
         let stopped = FakeProvider::builder().capture(false).start();
         let url = stopped.base_url(Wire::OpenAi);
         stopped.shutdown();
-        let root = self.crate_root("replay", &url, cases, runs)?;
-        let cassette_bytes = write_cassette(&root, cases, runs)?;
+        let root = self.crate_root("replay", &url, size)?;
+        let cassette_bytes = write_cassette(&root, size)?;
         let run = self.run_child(
             "replay",
             &root,
             &[("PROMPT_TESTER_CASSETTE", "replay")],
             &["--skip", JUDGE_TRIAL],
         )?;
-        expect_passed("replay", &run, cases)?;
-        Ok(Replay {
-            entries,
-            cassette_bytes,
-            wall: run.wall,
-            rss_kb: run.measured["vm_hwm_kb"].as_u64(),
-        })
+        expect_passed("replay", &run, size.cases)?;
+        let per_s = entries as f64 / run.wall.as_secs_f64();
+        let rss =
+            mb(run.measured["vm_hwm_kb"].as_u64()).map_or("n/a".into(), |m| format!("{m:.1} MB"));
+        let figure = Figure::new("replay_entries_per_s", per_s, 0)
+            .target(Target::AtLeast(5000.0))
+            .json(0);
+        Ok(Report::new("replay", vec![figure]).line(format!(
+            "replay:   {entries} entries ({:.1} MB cassette) in {:.2} s; peak RSS {rss}",
+            cassette_bytes as f64 / 1e6,
+            run.wall.as_secs_f64(),
+        )))
     }
 }
 
 /// Writes the suite's cassette as the engine would have recorded it (same keys, same file format), and
 /// returns its size.
-pub(crate) fn write_cassette(root: &Path, cases: usize, runs: u32) -> Result<u64, String> {
+pub(crate) fn write_cassette(root: &Path, size: Size) -> Result<u64, String> {
+    let Size { cases, runs } = size;
     let store = CassetteStore::new(root.join("prompt-tests").join("cassettes"));
     let path = store.path_for(SUITE);
     let recorded_at = now_rfc3339();
-    let mut entries = Vec::with_capacity(cases * runs as usize);
+    let mut entries = Vec::with_capacity(size.calls());
     for i in 1..=cases {
         let (n, text) = case_inputs(i);
         let prompt =

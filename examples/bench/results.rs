@@ -1,146 +1,200 @@
-//! Every scenario's figures: the table, then the JSON object of the last line.
+//! The scenarios' figures as data (each scenario's `Report`: its `Figure`s, the JSON it adds, its
+//! explanatory line), and what is rendered from them: the table with the lines below it, then the JSON
+//! object of the last line.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use crate::Options;
-use crate::common::mb;
-use crate::dataset::DatasetFigures;
-use crate::html::HtmlReport;
-use crate::inflight::Inflight;
-use crate::judge::{Judge, QUESTIONS};
-use crate::overhead::Overhead;
-use crate::ratelimit::{RATELIMIT_ALLOWED, RATELIMIT_LATENCY, RateLimit};
-use crate::record::Record;
-use crate::replay::Replay;
-use crate::sampling::{
-    EARLY_RUNS, EARLY_THRESHOLD, SAMPLING_CONCURRENCY, SAMPLING_RATES, Sampling,
-};
 
-/// Every scenario's figures.
-pub(crate) struct Results {
-    pub(crate) inflight: Inflight,
-    pub(crate) ratelimit: RateLimit,
-    pub(crate) overhead: Overhead,
-    pub(crate) replay: Replay,
-    pub(crate) record: Record,
-    pub(crate) judge: Judge,
-    pub(crate) dataset: DatasetFigures,
-    pub(crate) html: HtmlReport,
-    pub(crate) sampling: Sampling,
+/// The table's order, by report name (the lines below it and the JSON line keep the order of
+/// `Results`).
+const TABLE: [&str; 10] = [
+    "inflight",
+    "ratelimit",
+    "overhead",
+    "replay",
+    "peak_rss",
+    "dataset",
+    "record",
+    "sampling",
+    "judge",
+    "html",
+];
+
+/// A figure's target, in the unit the table shows it in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Target {
+    AtLeast(f64),
+    AtMost(f64),
+    Below(f64),
 }
+
+impl Target {
+    fn split(self) -> (&'static str, f64) {
+        match self {
+            Self::AtLeast(bound) => (">=", bound),
+            Self::AtMost(bound) => ("<=", bound),
+            Self::Below(bound) => ("<", bound),
+        }
+    }
+
+    fn met(self, shown: f64) -> bool {
+        match self {
+            Self::AtLeast(bound) => shown >= bound,
+            Self::AtMost(bound) => shown <= bound,
+            Self::Below(bound) => shown < bound,
+        }
+    }
+}
+
+/// One row of the table, and (most of them) one number of the JSON line.
+#[derive(Debug)]
+pub(crate) struct Figure {
+    /// The table's name for it, also its path in the JSON line (`judge_ms.ask` nests `ask` in
+    /// `judge_ms`) unless `json_at` names another.
+    key: String,
+    /// Said after the key in the table: `(info)`, `(5 sequential)`.
+    note: Option<String>,
+    /// `None`: not measured on this machine, `n/a` in the table and `null` in the JSON line.
+    value: Option<f64>,
+    /// The table shows `value` times `scale` with `places` decimals and `unit`; its target is in
+    /// that unit.
+    scale: f64,
+    places: usize,
+    unit: &'static str,
+    target: Option<Target>,
+    /// Its path in the JSON line and the decimals it is rounded to there; `None`: the table only.
+    json: Option<(String, i32)>,
+}
+
+impl Figure {
+    /// `value` shown with `places` decimals: no target, not in the JSON line.
+    pub(crate) fn new(
+        key: impl Into<String>,
+        value: impl Into<Option<f64>>,
+        places: usize,
+    ) -> Self {
+        Self {
+            key: key.into(),
+            note: None,
+            value: value.into(),
+            scale: 1.0,
+            places,
+            unit: "",
+            target: None,
+            json: None,
+        }
+    }
+
+    /// A share shown as a percentage (its target in percent); the JSON line keeps the share.
+    pub(crate) fn percent(self) -> Self {
+        Self {
+            scale: 100.0,
+            unit: "%",
+            ..self
+        }
+    }
+
+    pub(crate) fn note(self, note: impl Into<String>) -> Self {
+        Self {
+            note: Some(note.into()),
+            ..self
+        }
+    }
+
+    pub(crate) fn target(self, target: Target) -> Self {
+        Self {
+            target: Some(target),
+            ..self
+        }
+    }
+
+    /// In the JSON line under its key, rounded to `places` decimals.
+    pub(crate) fn json(self, places: i32) -> Self {
+        let path = self.key.clone();
+        self.json_at(path, places)
+    }
+
+    /// In the JSON line at `path`, rounded to `places` decimals.
+    pub(crate) fn json_at(self, path: impl Into<String>, places: i32) -> Self {
+        Self {
+            json: Some((path.into(), places)),
+            ..self
+        }
+    }
+
+    /// The table's row: figure, value, target, ok.
+    fn row(&self) -> [String; 4] {
+        let name = match &self.note {
+            Some(note) => format!("{} {note}", self.key),
+            None => self.key.clone(),
+        };
+        let shown = self.value.map(|v| v * self.scale);
+        let value = shown.map_or("n/a".into(), |v| {
+            format!("{v:.places$}{}", self.unit, places = self.places)
+        });
+        let (target, ok) = match self.target {
+            None => ("-".into(), "-"),
+            Some(t) => {
+                let (op, bound) = t.split();
+                let ok = shown.map_or("n/a", |v| if t.met(v) { "yes" } else { "NO" });
+                (format!("{op} {bound}{}", self.unit), ok)
+            }
+        };
+        [name, value, target, ok.into()]
+    }
+}
+
+/// What one scenario reports.
+#[derive(Debug)]
+pub(crate) struct Report {
+    /// Where its rows stand in the table: see `TABLE`.
+    name: &'static str,
+    figures: Vec<Figure>,
+    /// What it adds to the JSON line before its figures: top-level keys and their values.
+    data: Map<String, Value>,
+    /// Below the table (none for some).
+    line: Option<String>,
+}
+
+impl Report {
+    pub(crate) fn new(name: &'static str, figures: Vec<Figure>) -> Self {
+        Self {
+            name,
+            figures,
+            data: Map::new(),
+            line: None,
+        }
+    }
+
+    /// Adds `key: value` to the JSON line, ahead of the figures (which may nest in it).
+    pub(crate) fn data(mut self, key: &str, value: Value) -> Self {
+        self.data.insert(key.into(), value);
+        self
+    }
+
+    pub(crate) fn line(self, line: String) -> Self {
+        Self {
+            line: Some(line),
+            ..self
+        }
+    }
+}
+
+/// Every scenario's report, in the order of the lines below the table and of the JSON line.
+pub(crate) struct Results(pub(crate) Vec<Report>);
 
 impl Results {
     pub(crate) fn table(&self, o: &Options) -> String {
-        let rl = &self.ratelimit;
-        let (i, ov, r, rec, j) = (
-            &self.inflight,
-            &self.overhead,
-            &self.replay,
-            &self.record,
-            &self.judge,
-        );
-        let yes = |ok: bool| if ok { "yes" } else { "NO" };
-        let rss = mb(ov.rss_kb);
-        let d = &self.dataset;
-        let rows: Vec<[String; 4]> = vec![
-            [
-                "inflight_efficiency".into(),
-                format!("{:.3}", i.efficiency()),
-                ">= 0.9".into(),
-                yes(i.efficiency() >= 0.9).into(),
-            ],
-            [
-                "ratelimit_slowdown".into(),
-                format!("{:.2}", rl.slowdown()),
-                "<= 1.5".into(),
-                yes(rl.slowdown() <= 1.5).into(),
-            ],
-            [
-                "overhead_us_per_trial".into(),
-                format!("{:.0}", ov.us_per_trial()),
-                "< 1000".into(),
-                yes(ov.us_per_trial() < 1000.0).into(),
-            ],
-            [
-                "replay_entries_per_s".into(),
-                format!("{:.0}", r.per_s()),
-                ">= 5000".into(),
-                yes(r.per_s() >= 5000.0).into(),
-            ],
-            [
-                "peak_rss_mb".into(),
-                rss.map_or("n/a".into(), |m| format!("{m:.1}")),
-                "< 200".into(),
-                rss.map_or("n/a", |m| yes(m < 200.0)).into(),
-            ],
-            [
-                "dataset_list_ms".into(),
-                format!("{:.0}", d.list.as_secs_f64() * 1e3),
-                "< 500".into(),
-                yes(d.list < Duration::from_millis(500)).into(),
-            ],
-            [
-                "dataset_exact_ms".into(),
-                format!("{:.0}", d.exact.as_secs_f64() * 1e3),
-                "< 100".into(),
-                yes(d.exact < Duration::from_millis(100)).into(),
-            ],
-            [
-                "record_entries_per_s (info)".into(),
-                format!("{:.0}", rec.entries as f64 / rec.wall.as_secs_f64()),
-                "-".into(),
-                "-".into(),
-            ],
-            [
-                "sampling.adaptive_saving".into(),
-                format!("{:.0}%", self.sampling.adaptive_saving() * 100.0),
-                ">= 30%".into(),
-                yes(self.sampling.adaptive_saving() >= 0.3).into(),
-            ],
-            [
-                "sampling.early_stop_saving (info)".into(),
-                format!("{:.0}%", self.sampling.early_saving() * 100.0),
-                "-".into(),
-                "-".into(),
-            ],
-            [
-                "judge_ms.ask (5 sequential)".into(),
-                format!("{:.0}", j.ask),
-                "-".into(),
-                "-".into(),
-            ],
-            [
-                "judge_ms.ask_all".into(),
-                format!("{:.0}", j.ask_all),
-                "-".into(),
-                "-".into(),
-            ],
-            [
-                "judge_ms.ask_parallel".into(),
-                format!("{:.0}", j.ask_parallel),
-                "-".into(),
-                "-".into(),
-            ],
-            [
-                format!(
-                    "html_report_mb ({}x{})",
-                    self.html.trials, self.html.samples
-                ),
-                format!("{:.2}", self.html.bytes as f64 / 1e6),
-                "-".into(),
-                "-".into(),
-            ],
-            [
-                "html_report_write_ms".into(),
-                format!("{:.0}", self.html.write.as_secs_f64() * 1000.0),
-                "< 1000".into(),
-                yes(self.html.write < Duration::from_secs(1)).into(),
-            ],
-        ];
+        let mut reports: Vec<&Report> = self.0.iter().collect();
+        reports.sort_by_key(|r| {
+            TABLE
+                .iter()
+                .position(|n| *n == r.name)
+                .unwrap_or(TABLE.len())
+        });
         let mut out = String::from("\n");
         writeln!(
             out,
@@ -149,119 +203,14 @@ impl Results {
         )
         .ok();
         writeln!(out, "{}", "-".repeat(57)).ok();
-        for [figure, value, target, ok] in rows {
+        for figure in reports.iter().flat_map(|r| &r.figures) {
+            let [figure, value, target, ok] = figure.row();
             writeln!(out, "{figure:<30} {value:>10}  {target:>8}  {ok:>3}").ok();
         }
-        let secs = |d: Duration| d.as_secs_f64();
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
         writeln!(out).ok();
-        writeln!(
-            out,
-            "inflight: {} calls at {:.0} ms, C = {}: ideal {:.2} s ({:.2} s in whole rounds of C calls), \
-             measured {:.2} s; most calls in flight at the server: {}",
-            i.calls,
-            ms(i.latency),
-            i.concurrency,
-            secs(i.ideal()),
-            secs(i.whole_rounds()),
-            secs(i.wall),
-            i.max_in_flight
-        )
-        .ok();
-        writeln!(
-            out,
-            "ratelimit: {} calls at {:.0} ms, {} allowed in flight: ideal {:.2} s, measured {:.2} s \
-             ({:.2}x), 0 failed; the provider answered {} requests 429; {}",
-            rl.calls,
-            ms(RATELIMIT_LATENCY),
-            RATELIMIT_ALLOWED,
-            secs(rl.ideal()),
-            secs(rl.wall),
-            rl.slowdown(),
-            rl.rejected,
-            rl.summary
-        )
-        .ok();
-        writeln!(
-            out,
-            "overhead: {} trials at zero latency in {:.2} s ({:.2} s inside the harness); CPU {} per trial",
-            ov.trials,
-            secs(ov.wall),
-            ov.harness_wall_ms / 1e3,
-            ov.cpu_ms.map_or("n/a".into(), |c| format!("{:.0} us", c * 1e3 / ov.trials as f64)),
-        )
-        .ok();
-        writeln!(
-            out,
-            "replay:   {} entries ({:.1} MB cassette) in {:.2} s; peak RSS {}",
-            r.entries,
-            r.cassette_bytes as f64 / 1e6,
-            secs(r.wall),
-            mb(r.rss_kb).map_or("n/a".into(), |m| format!("{m:.1} MB")),
-        )
-        .ok();
-        writeln!(
-            out,
-            "record:   {} calls recorded into one new cassette at zero latency in {:.2} s",
-            rec.entries,
-            secs(rec.wall)
-        )
-        .ok();
-        writeln!(
-            out,
-            "peak_rss_mb: the {}-trial run of the overhead scenario",
-            ov.trials
-        )
-        .ok();
-        writeln!(
-            out,
-            "judge:    {} questions at {:.0} ms: ask one by one {:.0} ms, ask_all {:.0} ms, ask_parallel {:.0} ms",
-            QUESTIONS.len(),
-            ms(j.latency),
-            j.ask,
-            j.ask_all,
-            j.ask_parallel
-        )
-        .ok();
-        writeln!(
-            out,
-            "dataset:  {} JSON Lines rows listed in {:.0} ms ({:.0} ms inside the harness); --exact one row \
-             {:.0} ms ({:.1} ms inside)",
-            d.rows,
-            ms(d.list),
-            d.list_harness_ms,
-            ms(d.exact),
-            d.exact_harness_ms
-        )
-        .ok();
-        let sm = &self.sampling;
-        let per_rate = |rows: &[(f64, f64)]| {
-            SAMPLING_RATES
-                .iter()
-                .zip(rows)
-                .map(|(p, (calls, passed))| {
-                    format!("p={p}: {calls:.1} calls ({:.1}% passed)", passed * 100.0)
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        writeln!(
-            out,
-            "sampling: mean calls per decided test over {} simulated tests per rate, waves of at most {}:\n  \
-             adaptive (pass_rate 0.8, indifference 0.05, confidence 0.95): {}; mean {:.1} vs the fixed-sample N = {} \
-             at the same alpha, beta, delta ({:.0}% fewer)\n  \
-             early_stop (runs {EARLY_RUNS}, threshold {EARLY_THRESHOLD}): {}; mean {:.2} vs {EARLY_RUNS} ({:.0}% fewer)",
-            sm.tests,
-            SAMPLING_CONCURRENCY,
-            per_rate(&sm.adaptive),
-            Sampling::mean(&sm.adaptive),
-            sm.fixed_n,
-            sm.adaptive_saving() * 100.0,
-            per_rate(&sm.early),
-            Sampling::mean(&sm.early),
-            sm.early_saving() * 100.0,
-        )
-        .ok();
+        for line in self.0.iter().filter_map(|r| r.line.as_ref()) {
+            writeln!(out, "{line}").ok();
+        }
         if o.quick {
             writeln!(
                 out,
@@ -273,38 +222,40 @@ impl Results {
     }
 
     pub(crate) fn json(&self, mode: &str) -> Value {
-        let round = |x: f64, places: i32| {
-            let f = 10f64.powi(places);
-            (x * f).round() / f
-        };
-        let mut judge = BTreeMap::new();
-        judge.insert("ask", self.judge.ask);
-        judge.insert("ask_all", self.judge.ask_all);
-        judge.insert("ask_parallel", self.judge.ask_parallel);
-        json!({
-            "inflight_efficiency": round(self.inflight.efficiency(), 3),
-            "ratelimit_slowdown": round(self.ratelimit.slowdown(), 3),
-            "overhead_us_per_trial": round(self.overhead.us_per_trial(), 1),
-            "replay_entries_per_s": round(self.replay.per_s(), 0),
-            "peak_rss_mb": mb(self.overhead.rss_kb),
-            "judge_ms": judge,
-            "dataset_list_ms": round(self.dataset.list.as_secs_f64() * 1e3, 1),
-            "dataset_exact_ms": round(self.dataset.exact.as_secs_f64() * 1e3, 1),
-            "html_report": {
-                "trials": self.html.trials,
-                "samples": self.html.samples,
-                "bytes": self.html.bytes,
-                "write_ms": round(self.html.write.as_secs_f64() * 1000.0, 1),
-            },
-            "sampling": {
-                "fixed_n": self.sampling.fixed_n,
-                "adaptive_mean_calls": self.sampling.adaptive.iter().map(|(c, _)| round(*c, 2)).collect::<Vec<_>>(),
-                "early_stop_mean_calls": self.sampling.early.iter().map(|(c, _)| round(*c, 3)).collect::<Vec<_>>(),
-                "rates": SAMPLING_RATES,
-                "adaptive_saving": round(self.sampling.adaptive_saving(), 3),
-                "early_stop_saving": round(self.sampling.early_saving(), 3),
-            },
-            "mode": mode,
-        })
+        let mut out = Map::new();
+        for report in &self.0 {
+            out.extend(report.data.clone());
+            for figure in &report.figures {
+                if let Some((path, places)) = &figure.json {
+                    let value = figure.value.map(|v| round(v, *places));
+                    insert(&mut out, path, value.into());
+                }
+            }
+        }
+        out.insert("mode".into(), mode.into());
+        Value::Object(out)
     }
+}
+
+/// Sets `path` (`a.b` for `b` in the object `a`) in `map`.
+fn insert(map: &mut Map<String, Value>, path: &str, value: Value) {
+    match path.split_once('.') {
+        Some((outer, inner)) => {
+            let entry = map
+                .entry(outer)
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(nested) = entry {
+                insert(nested, inner, value);
+            }
+        }
+        None => {
+            map.insert(path.into(), value);
+        }
+    }
+}
+
+/// `x` rounded to `places` decimals.
+pub(crate) fn round(x: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (x * f).round() / f
 }

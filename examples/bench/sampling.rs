@@ -1,24 +1,28 @@
 //! The sampling scenario: calls per decided test, simulated with the harness's wave rule on prompts of
 //! known pass rates, adaptive sampling and `early_stop` against fixed samples. (`sampling`)
 
+use serde_json::json;
+
+use crate::results::{Figure, Report, Target, round};
+
 /// The true pass rates of the simulated prompts.
-pub(crate) const SAMPLING_RATES: [f64; 4] = [0.5, 0.8, 0.95, 1.0];
+const SAMPLING_RATES: [f64; 4] = [0.5, 0.8, 0.95, 1.0];
 /// The runs and threshold of the early-stop comparison (the README's example), and the wave limit
 /// (the `local` endpoint's `max_in_flight`).
-pub(crate) const EARLY_RUNS: u32 = 5;
-pub(crate) const EARLY_THRESHOLD: f64 = 0.8;
-pub(crate) const SAMPLING_CONCURRENCY: u32 = 4;
+const EARLY_RUNS: u32 = 5;
+const EARLY_THRESHOLD: f64 = 0.8;
+const SAMPLING_CONCURRENCY: u32 = 4;
 
 /// Calls per decided test, simulated with the harness's own wave rule (`next_wave`) on prompts whose
 /// samples pass at a known rate (a fixed RNG seed): adaptive sampling (`pass_rate = 0.8`, defaults
 /// δ = 0.05, 95%, not truncated: `max_runs` 10,000) against the fixed-sample test with the same α, β
 /// and δ (its N from `stats::sprt`), and `early_stop` against plain `runs = 5, pass_threshold = 0.8`.
 pub(crate) struct Sampling {
-    pub(crate) tests: u32,
-    pub(crate) fixed_n: u32,
+    tests: u32,
+    fixed_n: u32,
     /// Per rate: mean calls, share passed.
-    pub(crate) adaptive: Vec<(f64, f64)>,
-    pub(crate) early: Vec<(f64, f64)>,
+    adaptive: Vec<(f64, f64)>,
+    early: Vec<(f64, f64)>,
 }
 
 impl Sampling {
@@ -99,16 +103,69 @@ impl Sampling {
         }
     }
 
-    pub(crate) fn mean(rows: &[(f64, f64)]) -> f64 {
+    fn mean(rows: &[(f64, f64)]) -> f64 {
         rows.iter().map(|(calls, _)| calls).sum::<f64>() / rows.len() as f64
     }
 
     /// The share of calls adaptive sampling saves over the fixed N, averaged over the rates.
-    pub(crate) fn adaptive_saving(&self) -> f64 {
+    fn adaptive_saving(&self) -> f64 {
         1.0 - Self::mean(&self.adaptive) / f64::from(self.fixed_n)
     }
 
-    pub(crate) fn early_saving(&self) -> f64 {
+    fn early_saving(&self) -> f64 {
         1.0 - Self::mean(&self.early) / f64::from(EARLY_RUNS)
+    }
+
+    /// The savings, the mean calls per rate in the JSON line, and the calls and share passed per rate
+    /// below the table.
+    pub(crate) fn report(&self) -> Report {
+        let figures = vec![
+            Figure::new("sampling.adaptive_saving", self.adaptive_saving(), 0)
+                .percent()
+                .target(Target::AtLeast(30.0))
+                .json(3),
+            Figure::new("sampling.early_stop_saving", self.early_saving(), 0)
+                .percent()
+                .note("(info)")
+                .json(3),
+        ];
+        let calls = |rows: &[(f64, f64)], places| -> Vec<f64> {
+            rows.iter().map(|(c, _)| round(*c, places)).collect()
+        };
+        let data = json!({
+            "fixed_n": self.fixed_n,
+            "adaptive_mean_calls": calls(&self.adaptive, 2),
+            "early_stop_mean_calls": calls(&self.early, 3),
+            "rates": SAMPLING_RATES,
+        });
+        let per_rate = |rows: &[(f64, f64)]| {
+            SAMPLING_RATES
+                .iter()
+                .zip(rows)
+                .map(|(p, (calls, passed))| {
+                    format!("p={p}: {calls:.1} calls ({:.1}% passed)", passed * 100.0)
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let line = format!(
+            "sampling: mean calls per decided test over {} simulated tests per rate, waves of at most \
+             {SAMPLING_CONCURRENCY}:\n  \
+             adaptive (pass_rate 0.8, indifference 0.05, confidence 0.95): {}; mean {:.1} vs the \
+             fixed-sample N = {} at the same alpha, beta, delta ({:.0}% fewer)\n  \
+             early_stop (runs {EARLY_RUNS}, threshold {EARLY_THRESHOLD}): {}; mean {:.2} vs \
+             {EARLY_RUNS} ({:.0}% fewer)",
+            self.tests,
+            per_rate(&self.adaptive),
+            Self::mean(&self.adaptive),
+            self.fixed_n,
+            self.adaptive_saving() * 100.0,
+            per_rate(&self.early),
+            Self::mean(&self.early),
+            self.early_saving() * 100.0,
+        );
+        Report::new("sampling", figures)
+            .data("sampling", data)
+            .line(line)
     }
 }
