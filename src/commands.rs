@@ -14,6 +14,9 @@ pub fn record(filter: &str, missing_key: Option<&str>) -> String {
     format!("{key}PROMPT_TESTER_CASSETTE=record {}", cargo_test(filter))
 }
 
+/// Reviews the pending recordings, one screen each.
+pub const REVIEW: &str = "cargo prompt-tester review";
+
 /// Re-runs exactly one trial.
 pub fn rerun(trial: &str) -> String {
     cargo_test(&format!("--exact {}", shell_word(trial)))

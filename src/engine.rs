@@ -7,8 +7,11 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::cassette::decision::{self, CallSite, Decision, Recording, Situation, Unavailable};
-use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Recorded};
+use crate::cassette::decision::{
+    self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
+};
+use crate::cassette::pending::SampleId;
+use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, Recorded, ReplaceInto};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
@@ -122,6 +125,8 @@ pub struct Engine {
     pub cassettes: CassetteStore,
     /// `CI` is set: read once, when the run starts.
     ci: bool,
+    /// Where answers that replace a sample's recordings go.
+    replacements: Replacements,
     /// Who hears of each call (the run's reporter).
     observer: Arc<dyn CallObserver>,
 }
@@ -203,14 +208,9 @@ impl Drop for Underway<'_> {
 }
 
 impl Engine {
-    /// The engine of one run: `ci` says whether `CI` is set (read once by the run's settings);
+    /// The engine of one run, using cassettes as `policy` says (read once by the run's settings);
     /// `observer` hears of every call.
-    pub fn new(
-        config: Config,
-        mode: CassetteMode,
-        ci: bool,
-        observer: Arc<dyn CallObserver>,
-    ) -> Arc<Self> {
+    pub fn new(config: Config, policy: Policy, observer: Arc<dyn CallObserver>) -> Arc<Self> {
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
             config
@@ -225,13 +225,15 @@ impl Engine {
             .expect("the tokio runtime starts");
         let http = crate::provider::http_client(config.concurrency.max(16));
         Arc::new(Self {
-            cassettes: CassetteStore::new(&config.cassette_dir),
+            cassettes: CassetteStore::new(&config.cassette_dir)
+                .with_pending_dir(policy.pending_dir),
             config,
-            mode,
+            mode: policy.mode,
             runtime,
             http,
             clients: Mutex::new(BTreeMap::new()),
-            ci,
+            ci: policy.ci,
+            replacements: policy.replacements,
             observer,
         })
     }
@@ -242,7 +244,7 @@ impl Engine {
     pub(crate) fn for_unit_tests() -> Arc<Self> {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let config = Config::load(&root).unwrap_or_else(|_| Config::defaults(&root));
-        Self::new(config, CassetteMode::Off, false, Arc::new(()))
+        Self::new(config, Policy::off(), Arc::new(()))
     }
 
     /// Runs a future to completion on the shared runtime (callable from many threads at once).
@@ -349,25 +351,29 @@ impl Engine {
         price: impl FnOnce(&mut R::Answer),
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
-        let (cassette, record) =
-            match self.prepare(call.scope, call.role, call.provider, client, &call.key)? {
-                Prepared::Replay(entry) => {
-                    let latency = cassette::latency_of(&entry);
-                    let mut answer = R::answer_in(entry.call)
-                        .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
-                    price(&mut answer);
-                    underway.end = CallEnd::Replayed;
-                    return Ok((answer, latency, true));
-                }
-                Prepared::Call { cassette, record } => (cassette, record),
-            };
+        let keep = match self.prepare(&call, client, request.completion())? {
+            Prepared::Replay(entry) => {
+                let latency = cassette::latency_of(&entry);
+                let mut answer = R::answer_in(entry.call)
+                    .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
+                price(&mut answer);
+                underway.end = CallEnd::Replayed;
+                return Ok((answer, latency, true));
+            }
+            Prepared::Call(keep) => keep,
+        };
         let (mut answer, latency) = answer
             .await
             .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
         price(&mut answer);
         // Made, and paid for, even if recording it fails below.
         underway.end = CallEnd::Made;
-        if let Some(cassette) = cassette.as_ref().filter(|_| record) {
+        let to = match &keep {
+            Keep::Nowhere => None,
+            Keep::First(cassette) => Some((cassette, None)),
+            Keep::Replacing(cassette, into) => Some((cassette, Some(*into))),
+        };
+        if let Some((cassette, replacing)) = to {
             let entry = Entry {
                 key: call.key,
                 test: call.scope.test.clone(),
@@ -379,9 +385,11 @@ impl Engine {
                 latency_ms: latency.as_millis() as u64,
                 recorded_at: cassette::now_rfc3339(),
             };
-            cassette
-                .record(entry)
-                .map_err(|e| CallError::Failed(e.to_string()))?;
+            match replacing {
+                None => cassette.record(entry),
+                Some(into) => cassette.record_replacing(entry, into),
+            }
+            .map_err(|e| CallError::Failed(e.to_string()))?;
         }
         Ok((answer, latency, false))
     }
@@ -410,17 +418,17 @@ impl Engine {
         Ok(client.clone())
     }
 
-    /// Looks the call up in `scope`'s cassette and decides what to do with it: the recorded entry to
-    /// replay, or a call to make (and whether to record it); a call neither made nor replayed is the
-    /// error.
+    /// Looks the call up in its scope's cassette and decides what to do with it: the recorded entry
+    /// to replay, or the call to make and where its answer goes; an ignored or refused call is an
+    /// error worded for the user. `request` is the completion asked (none for an embedding), for
+    /// saying what changed when the recording is stale.
     fn prepare(
         &self,
-        scope: &RunScope,
-        role: CallRole,
-        provider: &str,
+        call: &Call<'_>,
         client: &ProviderClient,
-        key: &str,
+        request: Option<&crate::completion::CompletionRequest>,
     ) -> Result<Prepared, CallError> {
+        let scope = call.scope;
         let cassette = match self.mode {
             CassetteMode::Off => None,
             _ => Some(
@@ -429,17 +437,27 @@ impl Engine {
                     .map_err(|e| CallError::Failed(e.to_string()))?,
             ),
         };
+        let sample = SampleId {
+            test: scope.test.clone(),
+            run: scope.run_index,
+        };
         let (recording, entry) = match &cassette {
-            // Record mode overwrites: a recorded entry is neither looked up nor marked used.
-            Some(c) if self.mode != CassetteMode::Record => match c.lookup(key) {
-                Some(entry) => (Recording::Found, Some(entry)),
-                None => (
-                    c.recorded_len()
-                        .map_or(Recording::Absent, |recorded| Recording::Stale { recorded }),
-                    None,
-                ),
-            },
-            _ => (Recording::Absent, None),
+            Some(c) => {
+                // Record mode calls anyway: a recorded entry is neither looked up nor marked used.
+                let found = (self.mode != CassetteMode::Record)
+                    .then(|| c.lookup(&call.key))
+                    .flatten();
+                match found {
+                    Some(entry) => (Recording::Found, Some(entry)),
+                    // Embeddings are keyed by their text alone: a new text is a first recording.
+                    None if call.role == CallRole::Embedding => (Recording::Absent, None),
+                    None => match c.sample_recordings(&sample) {
+                        0 => (Recording::Absent, None),
+                        recorded => (Recording::Stale { recorded }, None),
+                    },
+                }
+            }
+            None => (Recording::Absent, None),
         };
         let missing_key = client.missing_key();
         let decision = decision::decide(&Situation {
@@ -448,19 +466,33 @@ impl Engine {
             missing_key: missing_key.as_deref(),
             ci: self.ci,
             live_only: scope.live_only,
+            replacements: self.replacements,
         });
+        let site = |changes| self.call_site(call, cassette.as_deref(), &missing_key, changes);
         match decision {
             Decision::Replay => Ok(Prepared::Replay(Box::new(
                 entry.expect("a found recording has its entry"),
             ))),
-            Decision::Call { record } => Ok(Prepared::Call { cassette, record }),
-            Decision::Ignore(why) => {
-                let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
-                Err(CallError::Unavailable(site.unavailable(why)))
-            }
+            Decision::Call { write } => Ok(Prepared::Call(match (write, cassette) {
+                (Write::Nowhere, _) | (_, None) => Keep::Nowhere,
+                (_, Some(c)) if recording == Recording::Absent => Keep::First(c),
+                (Write::Cassette, Some(c)) => Keep::Replacing(c, ReplaceInto::Cassette),
+                (Write::Pending, Some(c)) => Keep::Replacing(c, ReplaceInto::Pending),
+            })),
+            Decision::Ignore(why) => Err(CallError::Unavailable(site(Vec::new()).unavailable(why))),
             Decision::Fail(refusal) => {
-                let site = self.call_site(scope, role, provider, cassette.as_deref(), &missing_key);
-                Err(CallError::Failed(site.refusal(&refusal)))
+                let changes = match (&refusal, &cassette, request) {
+                    (Refusal::Stale { .. }, Some(c), Some(request)) => {
+                        let recorded = c.recorded_requests(&sample, call.role);
+                        recorded
+                            .iter()
+                            .map(|old| cassette::changes::describe(old, request))
+                            .min_by_key(Vec::len)
+                            .unwrap_or_default()
+                    }
+                    _ => Vec::new(),
+                };
+                Err(CallError::Failed(site(changes).refusal(&refusal)))
             }
         }
     }
@@ -469,12 +501,12 @@ impl Engine {
     /// pays for these strings.
     fn call_site<'a>(
         &self,
-        scope: &'a RunScope,
-        role: CallRole,
-        provider: &'a str,
+        call: &Call<'a>,
         cassette: Option<&cassette::Cassette>,
         missing_key: &'a Option<String>,
+        changes: Vec<String>,
     ) -> CallSite<'a> {
+        let scope = call.scope;
         let path = cassette.map_or_else(
             || self.cassettes.path_for(&scope.cassette),
             |c| c.path().to_path_buf(),
@@ -483,11 +515,12 @@ impl Engine {
             filter: &scope.filter,
             cassette: display_path(&path, &self.config.root),
             cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),
-            role,
+            role: call.role,
             run: (scope.run_index, scope.runs),
-            provider,
+            provider: call.provider,
             mode: self.mode,
             missing_key: missing_key.as_deref(),
+            changes,
         }
     }
 
@@ -537,11 +570,18 @@ struct Call<'a> {
 enum Prepared {
     /// Replay this entry.
     Replay(Box<Entry>),
-    /// Make the call; record it into `cassette` when `record`.
-    Call {
-        cassette: Option<Arc<cassette::Cassette>>,
-        record: bool,
-    },
+    /// Make the call, and keep its answer as this says.
+    Call(Keep),
+}
+
+/// Where a call's answer is kept.
+enum Keep {
+    /// Nowhere (cassettes off).
+    Nowhere,
+    /// In the cassette, as the sample's first recording.
+    First(Arc<cassette::Cassette>),
+    /// As a replacement of the sample's recordings, pending or accepted at once.
+    Replacing(Arc<cassette::Cassette>, ReplaceInto),
 }
 
 /// The error of an entry whose kind is not the call's (a hand-edited cassette: keys of completions and

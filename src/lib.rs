@@ -92,3 +92,9 @@ pub mod __private {
 /// changes without notice (as insta's `_cargo_insta_support`).
 #[doc(hidden)]
 pub mod testing;
+
+/// What the `cargo prompt-tester` subcommand reaches: the crate's cassettes and pending recordings,
+/// accepting and rejecting. Not a public API (as insta's `_cargo_insta_support`).
+#[doc(hidden)]
+#[path = "review_support.rs"]
+pub mod _cargo_prompt_tester_support;

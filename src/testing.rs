@@ -60,12 +60,12 @@ pub struct TestEngine(Arc<Engine>);
 impl TestEngine {
     /// An engine on `config`, with cassettes used as `mode` says.
     pub fn new(config: Config, mode: CassetteMode) -> Self {
-        Self(Engine::new(
-            config,
+        let policy = crate::cassette::Policy {
             mode,
-            crate::config::is_ci(),
-            Arc::new(()),
-        ))
+            ci: crate::config::is_ci(),
+            ..Default::default()
+        };
+        Self(Engine::new(config, policy, Arc::new(())))
     }
 
     /// Runs `future` on the engine's runtime, where its HTTP client lives.

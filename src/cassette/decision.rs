@@ -1,7 +1,8 @@
 //! What one model call does: replay it, make it (and record it or not), ignore the trial, or fail.
 //!
 //! One pure function, [`decide`], takes everything that matters (cassette mode, whether the call is
-//! recorded, whether a needed key is missing, CI, `live_only`) so that the whole policy is one table;
+//! recorded, whether a needed key is missing, CI, `live_only`, where replacements go) so that the whole
+//! policy is one table;
 //! the engine only acts on the answer. What the user reads about a call that is not made (why, and the
 //! command that fixes it) is written here too, by pure functions of the decision.
 
@@ -14,12 +15,14 @@ use crate::role::CallRole;
 pub enum Recording {
     /// An entry for this very call.
     Found,
-    /// Entries, but none for this call: the prompt or the inputs changed since they were recorded.
+    /// Recordings of this very sample (test and run), but none for this call: the prompt, the inputs
+    /// or a setting changed since they were recorded. A new answer *replaces* them.
     Stale {
-        /// How many entries the cassette holds.
+        /// How many entries the cassette holds for the sample.
         recorded: usize,
     },
-    /// No cassette file, or one without entries (or cassettes are off).
+    /// Nothing recorded for this sample (no file, another test's entries only, or cassettes off): a
+    /// new answer is a *first* recording.
     Absent,
 }
 
@@ -36,6 +39,32 @@ pub struct Situation<'a> {
     pub ci: bool,
     /// Whether the test is meant only for live runs (`live_only = true`).
     pub live_only: bool,
+    /// Where an answer that replaces a sample's recordings goes.
+    pub replacements: Replacements,
+}
+
+/// Where a new answer that replaces a sample's accepted recordings goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Replacements {
+    /// Pending beside the cassette, for `cargo prompt-tester review` (the default).
+    #[default]
+    Pending,
+    /// Pending in `PROMPT_TESTER_PENDING_DIR`: under CI too, a stale call is then made (a live job
+    /// that keeps the folder as an artifact).
+    PendingDir,
+    /// Straight into the cassette (`--accept`, `PROMPT_TESTER_ACCEPT=1`).
+    Accept,
+}
+
+/// Where a call's answer is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// Nowhere (cassettes off).
+    Nowhere,
+    /// Into the cassette: a first recording, or a replacement accepted at once.
+    Cassette,
+    /// Into the pending recordings, for review: it would replace what the cassette holds.
+    Pending,
 }
 
 /// Why a trial is ignored rather than run.
@@ -74,10 +103,10 @@ pub enum Refusal {
 pub enum Decision {
     /// Answer from the cassette.
     Replay,
-    /// Call the provider, and record the answer when `record` is set.
+    /// Call the provider, and write the answer where `write` says.
     Call {
-        /// Whether to write the answer into the cassette.
-        record: bool,
+        /// Where the answer goes.
+        write: Write,
     },
     /// Make no call; the trial is ignored.
     Ignore(Ignore),
@@ -85,27 +114,51 @@ pub enum Decision {
     Fail(Refusal),
 }
 
-/// The policy, in one place. Auto mode replays what is recorded; for the rest it calls and records
-/// when a key is at hand, ignores the trial (with the key to set) when none is, and under CI fails
-/// with the record command instead (a test nobody recorded must not leave the build green). A
-/// `live_only` test without a recording is ignored in auto and replay modes, under CI too.
+/// The policy, in one place. Auto mode replays what is recorded; a first recording it makes and
+/// writes into the cassette when a key is at hand, ignores the trial (with the key to set) when none
+/// is, and under CI fails with the record command instead (a test nobody recorded must not leave the
+/// build green). A stale call (the sample has recordings, none for this request) is made locally with
+/// a key and its answer goes pending for review; under CI it fails, unless a pending folder is set.
+/// `--record` calls everything; what would replace a recording goes pending too, unless accepted at
+/// once. A `live_only` test without a recording is ignored in auto and replay modes, under CI too.
 pub fn decide(s: &Situation<'_>) -> Decision {
     let missing_key = |var: &str| {
         Decision::Fail(Refusal::MissingKey {
             var: var.to_string(),
         })
     };
+    let replacing = match s.replacements {
+        Replacements::Accept => Write::Cassette,
+        Replacements::Pending | Replacements::PendingDir => Write::Pending,
+    };
     match s.mode {
-        CassetteMode::Off | CassetteMode::Record => match s.missing_key {
+        CassetteMode::Off => match s.missing_key {
             Some(var) => missing_key(var),
             None => Decision::Call {
-                record: s.mode == CassetteMode::Record,
+                write: Write::Nowhere,
             },
+        },
+        CassetteMode::Record => match (s.missing_key, s.recording) {
+            (Some(var), _) => missing_key(var),
+            (None, Recording::Absent) => Decision::Call {
+                write: Write::Cassette,
+            },
+            (None, Recording::Found | Recording::Stale { .. }) => {
+                Decision::Call { write: replacing }
+            }
         },
         CassetteMode::Auto | CassetteMode::Replay => match s.recording {
             Recording::Found => Decision::Replay,
             _ if s.live_only => Decision::Ignore(Ignore::LiveOnly),
-            Recording::Stale { recorded } => Decision::Fail(Refusal::Stale { recorded }),
+            Recording::Stale { recorded } => {
+                let stale = Decision::Fail(Refusal::Stale { recorded });
+                let may_call = s.mode == CassetteMode::Auto
+                    && (!s.ci || s.replacements == Replacements::PendingDir);
+                match s.missing_key {
+                    None if may_call => Decision::Call { write: replacing },
+                    _ => stale,
+                }
+            }
             Recording::Absent if s.mode == CassetteMode::Replay => {
                 Decision::Fail(Refusal::NotRecorded)
             }
@@ -114,7 +167,9 @@ pub fn decide(s: &Situation<'_>) -> Decision {
                 Some(var) => Decision::Ignore(Ignore::NoKey {
                     var: var.to_string(),
                 }),
-                None => Decision::Call { record: true },
+                None => Decision::Call {
+                    write: Write::Cassette,
+                },
             },
         },
     }
@@ -136,6 +191,7 @@ pub fn ignored_without_recording(
             missing_key,
             ci,
             live_only,
+            replacements: Replacements::Pending,
         }),
         Decision::Ignore(_)
     )
@@ -173,6 +229,9 @@ pub struct CallSite<'a> {
     pub mode: CassetteMode,
     /// The key variable to set, when it is missing.
     pub missing_key: Option<&'a str>,
+    /// For a stale call: what differs between the recorded request and this one, said briefly
+    /// ("model a → b", "max_tokens 200 → 400", a diff of the prompt).
+    pub changes: Vec<String>,
 }
 
 impl CallSite<'_> {
@@ -205,11 +264,19 @@ impl CallSite<'_> {
             self.run.1
         );
         match refusal {
-            Refusal::Stale { recorded } => format!(
-                "{} has {recorded} recording(s) but none for this call ({call}). The prompt or the case inputs \
-                 changed since it was recorded. Re-record with: {record}",
-                self.cassette_file,
-            ),
+            Refusal::Stale { recorded } => {
+                let what = if self.changes.is_empty() {
+                    "The prompt or the case inputs changed since it was recorded".to_string()
+                } else {
+                    format!("Changed since it was recorded: {}", self.changes.join("; "))
+                };
+                format!(
+                    "{} has {recorded} recording(s) of this sample but none for this call ({call}). {what}. \
+                     Record the new answers as pending with: {record} (then review them: {})",
+                    self.cassette_file,
+                    commands::REVIEW,
+                )
+            }
             Refusal::NotRecorded => format!(
                 "{path} has no recording for this call ({call}) and cassettes are replay-only \
                  (PROMPT_TESTER_CASSETTE=replay). Record it with: {record}"
@@ -240,9 +307,12 @@ mod tests {
 
     const STALE: Recording = Recording::Stale { recorded: 3 };
 
-    fn call(record: bool) -> Decision {
-        Decision::Call { record }
+    fn call(write: Write) -> Decision {
+        Decision::Call { write }
     }
+    const CASSETTE: Write = Write::Cassette;
+    const PENDING: Write = Write::Pending;
+    const NOWHERE: Write = Write::Nowhere;
     fn no_key() -> Decision {
         Decision::Ignore(Ignore::NoKey { var: "K".into() })
     }
@@ -259,18 +329,21 @@ mod tests {
     #[test]
     fn the_whole_table() {
         let stale = fail(Refusal::Stale { recorded: 3 });
-        // (mode, recording, key set, ci, live_only) -> decision
+        // (mode, recording, key set, ci, live_only) -> decision, replacements pending beside the cassette
         #[rustfmt::skip]
         let table: Vec<(CassetteMode, Recording, bool, bool, bool, Decision)> = vec![
             // auto: replay what is recorded, whatever else holds
             (Auto, Found, false, false, false, Decision::Replay),
             (Auto, Found, true, true, true, Decision::Replay),
-            // auto, changed since recorded: fail (re-record), unless live only
-            (Auto, STALE, true, false, false, stale.clone()),
+            // auto, changed since recorded: locally with a key, call and keep the answer pending
+            (Auto, STALE, true, false, false, call(PENDING)),
+            // ... without a key, or under CI: fail (nothing to call with, or CI never calls)
+            (Auto, STALE, false, false, false, stale.clone()),
+            (Auto, STALE, true, true, false, stale.clone()),
             (Auto, STALE, false, true, false, stale.clone()),
             (Auto, STALE, true, true, true, live_only()),
-            // auto, nothing recorded, locally: record with a key, else ignore with the key to set
-            (Auto, Absent, true, false, false, call(true)),
+            // auto, nothing recorded for the sample, locally: record with a key, else ignore
+            (Auto, Absent, true, false, false, call(CASSETTE)),
             (Auto, Absent, false, false, false, no_key()),
             // ... under CI: fail with the record command, key or no key (no provider call)
             (Auto, Absent, true, true, false, fail(Refusal::NotRecordedUnderCi)),
@@ -287,14 +360,15 @@ mod tests {
             (Replay, Absent, true, true, false, fail(Refusal::NotRecorded)),
             (Replay, Absent, false, true, true, live_only()),
             (Replay, STALE, true, false, true, live_only()),
-            // record: always calls and records; a missing key fails
-            (Record, Found, true, false, false, call(true)),
-            (Record, Absent, true, true, true, call(true)),
+            // record: always calls; a first recording goes into the cassette, a replacement pending
+            (Record, Found, true, false, false, call(PENDING)),
+            (Record, STALE, true, true, false, call(PENDING)),
+            (Record, Absent, true, true, true, call(CASSETTE)),
             (Record, Found, false, false, false, missing_key()),
             (Record, Absent, false, true, true, missing_key()),
             // off: always calls, records nothing; a missing key fails
-            (Off, Absent, true, false, false, call(false)),
-            (Off, Absent, true, true, true, call(false)),
+            (Off, Absent, true, false, false, call(NOWHERE)),
+            (Off, Found, true, true, true, call(NOWHERE)),
             (Off, Absent, false, true, false, missing_key()),
             (Off, Absent, false, false, true, missing_key()),
         ];
@@ -305,8 +379,39 @@ mod tests {
                 missing_key: (!key).then_some("K"),
                 ci,
                 live_only,
+                replacements: Replacements::Pending,
             };
             assert_eq!(decide(&situation), want, "{situation:?}");
         }
+    }
+
+    #[test]
+    fn a_pending_folder_lets_ci_make_stale_calls_and_accept_writes_them_into_the_cassette() {
+        let decide_with = |mode, recording, ci, replacements| {
+            decide(&Situation {
+                mode,
+                recording,
+                missing_key: None,
+                ci,
+                live_only: false,
+                replacements,
+            })
+        };
+        use Replacements::{Accept, PendingDir};
+        // Under CI, a pending folder and a key: the stale call is made, and lands pending.
+        assert_eq!(decide_with(Auto, STALE, true, PendingDir), call(PENDING));
+        // A first recording under CI still fails: a pending folder holds replacements only.
+        assert_eq!(
+            decide_with(Auto, Absent, true, PendingDir),
+            fail(Refusal::NotRecordedUnderCi)
+        );
+        // --accept: replacements go straight into the cassette, locally and under --record.
+        assert_eq!(decide_with(Auto, STALE, false, Accept), call(CASSETTE));
+        assert_eq!(decide_with(Record, Found, true, Accept), call(CASSETTE));
+        // ... but CI still never makes a stale call without a pending folder.
+        assert_eq!(
+            decide_with(Auto, STALE, true, Accept),
+            fail(Refusal::Stale { recorded: 3 })
+        );
     }
 }

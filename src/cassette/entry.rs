@@ -231,12 +231,14 @@ pub trait Recorded {
     fn answer_in(exchange: Exchange) -> Option<Self::Answer>;
     /// This request and `answer`, as an entry holds them.
     fn exchange(&self, answer: &Self::Answer) -> Exchange;
+    /// The request as a completion, when it is one (what a stale call's message compares).
+    fn completion(&self) -> Option<&CompletionRequest>;
 }
 
 /// Implements [`Recorded`] for a request whose calls an [`Exchange`] variant holds as `request` and
 /// `response`: the two kinds of call differ only in their types and their variant.
 macro_rules! recorded_in {
-    ($variant:ident: $request:ty => $answer:ty) => {
+    ($variant:ident: $request:ty => $answer:ty, $completion:expr) => {
         impl Recorded for $request {
             type Answer = $answer;
 
@@ -253,12 +255,16 @@ macro_rules! recorded_in {
                     response: answer.clone(),
                 }
             }
+
+            fn completion(&self) -> Option<&CompletionRequest> {
+                $completion(self)
+            }
         }
     };
 }
 
-recorded_in!(Completion: CompletionRequest => CompletionResult);
-recorded_in!(Embedding: EmbeddingRequest => Embedding);
+recorded_in!(Completion: CompletionRequest => CompletionResult, Some);
+recorded_in!(Embedding: EmbeddingRequest => Embedding, |_| None);
 
 /// The current time as RFC 3339 UTC, for `recorded_at`.
 pub fn now_rfc3339() -> String {

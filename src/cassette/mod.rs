@@ -9,20 +9,24 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod changes;
 pub mod decision;
 mod entry;
+mod file;
+pub mod pending;
 
-pub use entry::{
-    Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, embedding_key, entry_key, latency_of,
-    now_rfc3339,
-};
+pub use entry::{Entry, Exchange, Recorded, embedding_key, entry_key, latency_of, now_rfc3339};
 
-use crate::redact::redact;
+pub use file::CassetteError;
+pub(crate) use file::read_entry_list;
+#[cfg(test)]
+use file::{WORK_DIR, WORK_DIR_GITIGNORE};
+use file::{WhenEmpty, read_entries, rewrite_locked};
+use pending::SampleId;
 
 /// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,60 +77,35 @@ impl CassetteMode {
     }
 }
 
+/// How a run uses its cassettes: the mode, whether `CI` is set, and where answers that replace a
+/// sample's recordings go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// The cassette mode.
+    pub mode: CassetteMode,
+    /// `CI` is set.
+    pub ci: bool,
+    /// Pending for review, or accepted at once.
+    pub replacements: decision::Replacements,
+    /// `PROMPT_TESTER_PENDING_DIR`: pending recordings go there instead of beside their cassettes.
+    pub pending_dir: Option<PathBuf>,
+}
+
+impl Policy {
+    /// Cassettes off, outside CI.
+    #[cfg(test)]
+    pub fn off() -> Self {
+        Self {
+            mode: CassetteMode::Off,
+            ..Self::default()
+        }
+    }
+}
+
 /// A `PROMPT_TESTER_CASSETTE` value that names no mode.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{env}={0:?} is not a cassette mode: use one of auto, replay, record, off", env = CassetteMode::ENV)]
 pub struct ModeError(pub String);
-
-/// A cassette file error.
-#[derive(Debug, thiserror::Error)]
-pub enum CassetteError {
-    /// Reading or writing failed.
-    #[error("cassette {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not a cassette: most often a merge left conflict markers in it.
-    #[error(
-        "cassette {}:{line} is not valid: {message}; {}",
-        path.display(),
-        invalid_advice(path, *conflict, rerecord.as_deref())
-    )]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// The line the reader stopped at (the first conflict marker's, when there is one).
-        line: usize,
-        /// The file holds merge conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`).
-        conflict: bool,
-        /// serde's message.
-        message: String,
-        /// The command that re-records this file alone, when the cassette's name is known.
-        rerecord: Option<String>,
-    },
-}
-
-/// The directory, inside the cassette directory, of the lock and temporary files of writes. It holds a
-/// `.gitignore` of `*` (as cargo's `target/` does), so git never shows them, even after a `kill -9`.
-pub const WORK_DIR: &str = ".prompt-tester";
-
-const WORK_DIR_GITIGNORE: &str =
-    "# Written by prompt-tester: lock and temporary files of cassette writes.\n*\n";
-
-/// Creates `<dir>/.prompt-tester` with its `.gitignore` and returns its path. The `.gitignore` is
-/// rewritten when it is not ours, so one left empty by a process killed while writing it is mended.
-fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
-    let work = dir.join(WORK_DIR);
-    fs::create_dir_all(&work)?;
-    let ignore = work.join(".gitignore");
-    if fs::read_to_string(&ignore).ok().as_deref() != Some(WORK_DIR_GITIGNORE) {
-        fs::write(&ignore, WORK_DIR_GITIGNORE)?;
-    }
-    Ok(work)
-}
 
 /// What [`Cassette::prune`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,18 +120,41 @@ pub struct Pruned {
 #[derive(Debug)]
 pub struct Cassette {
     path: PathBuf,
+    /// Where replacements go when they are pending (see [`pending`]).
+    pending_path: PathBuf,
     state: Mutex<State>,
 }
 
 #[derive(Debug, Default)]
 struct State {
     entries: HashMap<String, Entry>,
-    /// Whether the file held entries when it was loaded (a missing entry then means the test changed).
-    recorded: bool,
+    /// How many entries each sample has in the file as loaded; built on the first miss (a replay that
+    /// finds every call never pays for it).
+    samples: Option<HashMap<SampleId, usize>>,
     used: BTreeSet<String>,
-    /// Recorded but not yet written.
-    pending: Vec<Entry>,
+    /// First recordings not yet written.
+    unwritten: Vec<Entry>,
+    /// Samples recorded anew in this run that replace what the file holds: every call each made.
+    replacing: BTreeMap<SampleId, Replacement>,
+    /// Of those, the ones with calls not yet written.
+    replacing_unwritten: BTreeSet<SampleId>,
     last_write: Option<Instant>,
+}
+
+/// A sample's new calls, and where they go.
+#[derive(Debug)]
+struct Replacement {
+    to: ReplaceInto,
+    entries: Vec<Entry>,
+}
+
+/// Where a sample's replacing calls are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplaceInto {
+    /// The pending file, for review.
+    Pending,
+    /// The cassette itself, replacing the sample's recordings (accepted at once).
+    Cassette,
 }
 
 /// Recordings are written at most this often (and at the end of the run): rewriting the whole file
@@ -160,22 +162,30 @@ struct State {
 const WRITE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Cassette {
-    fn load(path: PathBuf) -> Result<Self, CassetteError> {
+    fn load(path: PathBuf, pending_path: PathBuf) -> Result<Self, CassetteError> {
         let entries = read_entries(&path)?;
-        let recorded = !entries.is_empty();
         Ok(Self {
             path,
+            pending_path,
             state: Mutex::new(State {
                 entries,
-                recorded,
                 ..State::default()
             }),
         })
     }
 
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where this cassette's pending recordings go.
+    pub fn pending_path(&self) -> &Path {
+        &self.pending_path
     }
 
     /// The file name, for messages.
@@ -186,49 +196,156 @@ impl Cassette {
             .unwrap_or_default()
     }
 
-    /// The recorded entry for `key`, marking it used.
+    /// The recorded entry for `key`, marking it used (and counting it in its sample's replacement,
+    /// when the sample is being recorded anew: a replacement holds every call of the sample).
     pub fn lookup(&self, key: &str) -> Option<Entry> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = state.entries.get(key).cloned();
-        if entry.is_some() {
-            state.used.insert(key.to_string());
+        let mut state = self.state();
+        let entry = state.entries.get(key).cloned()?;
+        state.used.insert(key.to_string());
+        if !state.replacing.is_empty()
+            && let Some(sample) = SampleId::of(&entry)
+            && let Some(replacement) = state.replacing.get_mut(&sample)
+        {
+            replacement.entries.push(entry.clone());
+            state.replacing_unwritten.insert(sample);
         }
-        entry
+        Some(entry)
     }
 
-    /// How many entries the file held when loaded, if it held any.
-    pub fn recorded_len(&self) -> Option<usize> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.recorded.then_some(state.entries.len())
+    /// How many entries it holds.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.state().entries.len()
     }
 
-    /// Adds (or replaces) an entry; the file is written at most once a second and by [`Cassette::flush`].
+    /// How many entries the file held for `sample` when loaded.
+    pub fn sample_recordings(&self, sample: &SampleId) -> usize {
+        let mut state = self.state();
+        let State {
+            entries, samples, ..
+        } = &mut *state;
+        let index = samples.get_or_insert_with(|| {
+            let mut index = HashMap::new();
+            for entry in entries.values() {
+                if let Some(sample) = SampleId::of(entry) {
+                    *index.entry(sample).or_insert(0) += 1;
+                }
+            }
+            index
+        });
+        index.get(sample).copied().unwrap_or(0)
+    }
+
+    /// The requests the file holds for `sample` made by `role`, as loaded.
+    pub fn recorded_requests(
+        &self,
+        sample: &SampleId,
+        role: crate::role::CallRole,
+    ) -> Vec<crate::completion::CompletionRequest> {
+        let state = self.state();
+        let mut found: Vec<(&String, &crate::completion::CompletionRequest)> = state
+            .entries
+            .values()
+            .filter(|e| e.role == role && SampleId::of(e).as_ref() == Some(sample))
+            .filter_map(|e| match &e.call {
+                Exchange::Completion { request, .. } => Some((&e.key, request)),
+                Exchange::Embedding { .. } => None,
+            })
+            .collect();
+        found.sort_by_key(|(key, _)| *key);
+        found.into_iter().map(|(_, r)| r.clone()).collect()
+    }
+
+    /// Adds a first recording (nothing was recorded for its sample); the file is written at most once
+    /// a second and by [`Cassette::flush`].
     pub fn record(&self, entry: Entry) -> Result<(), CassetteError> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.state();
         state.used.insert(entry.key.clone());
         state.entries.insert(entry.key.clone(), entry.clone());
-        state.pending.push(entry);
+        state.unwritten.push(entry);
+        self.flush_due(&mut state)
+    }
+
+    /// Adds a call of a sample that replaces the sample's recordings, into the pending file or (when
+    /// accepted at once) the cassette. The sample's calls replayed so far in this run go with it.
+    pub fn record_replacing(&self, entry: Entry, to: ReplaceInto) -> Result<(), CassetteError> {
+        let Some(sample) = SampleId::of(&entry) else {
+            return self.record(entry);
+        };
+        let mut state = self.state();
+        if !state.replacing.contains_key(&sample) {
+            let used = &state.used;
+            let replayed: Vec<Entry> = state
+                .entries
+                .values()
+                .filter(|e| used.contains(&e.key) && SampleId::of(e).as_ref() == Some(&sample))
+                .cloned()
+                .collect();
+            state.replacing.insert(
+                sample.clone(),
+                Replacement {
+                    to,
+                    entries: replayed,
+                },
+            );
+        }
+        if let Some(replacement) = state.replacing.get_mut(&sample) {
+            replacement.entries.retain(|e| e.key != entry.key);
+            replacement.entries.push(entry);
+        }
+        state.replacing_unwritten.insert(sample);
+        self.flush_due(&mut state)
+    }
+
+    /// The samples of this run whose new calls went pending.
+    pub fn pending_samples(&self) -> Vec<SampleId> {
+        let state = self.state();
+        state
+            .replacing
+            .iter()
+            .filter(|(_, r)| r.to == ReplaceInto::Pending)
+            .map(|(s, _)| s.clone())
+            .collect()
+    }
+
+    fn flush_due(&self, state: &mut State) -> Result<(), CassetteError> {
         if state
             .last_write
             .is_none_or(|t| t.elapsed() >= WRITE_INTERVAL)
         {
-            self.flush_locked(&mut state)?;
+            self.flush_locked(state)?;
         }
         Ok(())
     }
 
     /// Writes the recordings not written yet.
     pub fn flush(&self) -> Result<(), CassetteError> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.state();
         self.flush_locked(&mut state)
     }
 
     fn flush_locked(&self, state: &mut State) -> Result<(), CassetteError> {
-        if state.pending.is_empty() {
+        if state.unwritten.is_empty() && state.replacing_unwritten.is_empty() {
             return Ok(());
         }
-        self.write_merged(&state.pending, None)?;
-        state.pending.clear();
+        let mut into_cassette = BTreeMap::new();
+        let mut pending = BTreeMap::new();
+        for sample in std::mem::take(&mut state.replacing_unwritten) {
+            if let Some(replacement) = state.replacing.get(&sample) {
+                let target = match replacement.to {
+                    ReplaceInto::Cassette => &mut into_cassette,
+                    ReplaceInto::Pending => &mut pending,
+                };
+                target.insert(sample, replacement.entries.clone());
+            }
+        }
+        if !state.unwritten.is_empty() || !into_cassette.is_empty() {
+            self.write_merged(&state.unwritten, &into_cassette, None)?;
+        }
+        if !pending.is_empty() {
+            pending::write_samples(&self.pending_path, &pending)?;
+        }
+        state.unwritten.clear();
         state.last_write = Some(Instant::now());
         Ok(())
     }
@@ -236,7 +353,7 @@ impl Cassette {
     /// Marks the entries recorded by trial `test` (or by its `::run_N` trials) as used, though it did
     /// not run: a case skipped on purpose keeps its recordings through a prune.
     pub fn keep_recordings_of(&self, test: &str) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.state();
         let runs = format!("{test}::");
         let keys: Vec<String> = state
             .entries
@@ -249,14 +366,14 @@ impl Cassette {
 
     /// Rewrites the file keeping only the entries used in this run.
     pub fn prune(&self) -> Result<Pruned, CassetteError> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self.state();
         self.flush_locked(&mut state)?;
         let used = state.used.clone();
         let before = state.entries.len();
         state.entries.retain(|key, _| used.contains(key));
         let kept = state.entries.len();
         if kept < before {
-            self.write_merged(&[], Some(&used))?;
+            self.write_merged(&[], &BTreeMap::new(), Some(&used))?;
         }
         Ok(Pruned {
             removed: before - kept,
@@ -264,132 +381,74 @@ impl Cassette {
         })
     }
 
-    /// Under the lock: re-reads the file (another process may have recorded), merges `new`, keeps
-    /// only `keep` if given, and writes atomically (a temporary file renamed over the cassette).
-    ///
-    /// The lock file is never deleted: deleting it while a process waits on it would let that process
-    /// and a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
+    /// Under the lock: merges `new` (by key) and `replaced` (each sample as a whole) into the file as
+    /// it is now, keeps only `keep` if given, and writes it atomically.
     fn write_merged(
         &self,
         new: &[Entry],
+        replaced: &BTreeMap<SampleId, Vec<Entry>>,
         keep: Option<&BTreeSet<String>>,
     ) -> Result<(), CassetteError> {
-        let io = |source| CassetteError::Io {
-            path: self.path.clone(),
-            source,
-        };
-        let work = work_dir(self.path.parent().unwrap_or(Path::new("."))).map_err(io)?;
-        let name = self.file_name();
-        let lock_path = work.join(format!("{name}.lock"));
-        let lock = fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io)?;
-        lock.lock().map_err(io)?;
-        let mut merged = read_entries(&self.path)?;
-        for entry in new {
-            merged.insert(entry.key.clone(), entry.clone());
-        }
-        if let Some(keep) = keep {
-            merged.retain(|key, _| keep.contains(key));
-        }
-        let mut entries: Vec<Entry> = merged.into_values().collect();
-        entries.sort_by(|a, b| {
-            (&a.test, a.run, a.role.as_str(), &a.key).cmp(&(
-                &b.test,
-                b.run,
-                b.role.as_str(),
-                &b.key,
-            ))
-        });
-        let body = FileBody {
-            version: FORMAT_VERSION,
-            entries,
-        };
-        let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
-        let json = redact(&json);
-        // Only the lock holder writes it: one name per cassette, overwritten after a killed writer.
-        // Inside the cassette's directory (same file system), so the rename is atomic.
-        let tmp = work.join(format!("{name}.tmp"));
-        let result = (|| {
-            let mut file = fs::File::create(&tmp)?;
-            file.write_all(json.as_bytes())?;
-            file.write_all(b"\n")?;
-            file.sync_all()?;
-            fs::rename(&tmp, &self.path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        drop(lock);
-        result.map_err(io)
+        rewrite_locked(&self.path, WhenEmpty::Keep, |held| {
+            let mut merged: HashMap<String, Entry> = pending::replace_samples(held, replaced)
+                .into_iter()
+                .map(|e| (e.key.clone(), e))
+                .collect();
+            for entry in new {
+                merged.insert(entry.key.clone(), entry.clone());
+            }
+            if let Some(keep) = keep {
+                merged.retain(|key, _| keep.contains(key));
+            }
+            merged.into_values().collect()
+        })
     }
-}
-
-/// What to do about a cassette that does not parse: never "delete it", which loses every recording.
-fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String {
-    let first = if conflict {
-        "it holds merge conflict markers: resolve them (keep one side of each conflicting recording)".to_string()
-    } else {
-        format!(
-            "restore it from version control (`git checkout -- {}`)",
-            path.display()
-        )
-    };
-    match rerecord {
-        Some(command) => format!("{first}, or record this cassette again: `{command}`"),
-        None => first,
-    }
-}
-
-fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(source) => {
-            return Err(CassetteError::Io {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let body: FileBody = serde_json::from_str(&text).map_err(|e| {
-        let marker = text.lines().position(|l| {
-            ["<<<<<<<", "=======", ">>>>>>>"]
-                .iter()
-                .any(|m| l.starts_with(m))
-        });
-        CassetteError::Invalid {
-            path: path.to_path_buf(),
-            line: marker.map_or(e.line(), |i| i + 1),
-            conflict: marker.is_some(),
-            message: e.to_string(),
-            rerecord: None,
-        }
-    })?;
-    Ok(body
-        .entries
-        .into_iter()
-        .map(|e| (e.key.clone(), e))
-        .collect())
 }
 
 /// Every cassette this process opened, loaded once each.
 #[derive(Debug, Default)]
 pub struct CassetteStore {
     dir: PathBuf,
+    /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go instead of beside their cassettes.
+    pending_dir: Option<PathBuf>,
     open: Mutex<BTreeMap<String, Arc<Cassette>>>,
 }
 
 impl CassetteStore {
-    /// A store for the cassettes under `dir`.
+    /// A store for the cassettes under `dir`, their pending recordings beside them.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self {
             dir: dir.into(),
+            pending_dir: None,
             open: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// The same store, its pending recordings in `dir` (when given) instead.
+    pub fn with_pending_dir(self, dir: Option<PathBuf>) -> Self {
+        Self {
+            pending_dir: dir,
+            ..self
+        }
+    }
+
+    /// The cassette directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where pending recordings are kept: the pending folder, else the cassette directory.
+    pub fn pending_dir(&self) -> &Path {
+        self.pending_dir.as_deref().unwrap_or(&self.dir)
+    }
+
+    /// The samples of this run whose new calls went pending, by cassette.
+    pub fn pending_samples(&self) -> Vec<(PathBuf, Vec<SampleId>)> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.values()
+            .map(|c| (c.pending_path.clone(), c.pending_samples()))
+            .filter(|(_, samples)| !samples.is_empty())
+            .collect()
     }
 
     /// The file for a test or suite name: `a::b` becomes `a.b.cassette.json`.
@@ -404,7 +463,9 @@ impl CassetteStore {
         if let Some(cassette) = open.get(&stem) {
             return Ok(cassette.clone());
         }
-        let cassette = Arc::new(Cassette::load(self.path_for(name)).map_err(|e| match e {
+        let path = self.path_for(name);
+        let pending = pending::pending_path(&path, self.pending_dir.as_deref());
+        let cassette = Arc::new(Cassette::load(path, pending).map_err(|e| match e {
             CassetteError::Invalid {
                 path,
                 line,
@@ -557,28 +618,23 @@ mod tests {
         let store = CassetteStore::new(&dir);
         let a = store.open("mod::greet").unwrap();
         assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
-        assert_eq!(a.recorded_len(), None);
+        assert_eq!(a.len(), 0);
         a.record(entry("k1", 1)).unwrap();
         a.record(entry("k0", 1)).unwrap();
-        let on_disk = || {
-            CassetteStore::new(&dir)
-                .open("mod::greet")
-                .unwrap()
-                .recorded_len()
-        };
+        let on_disk = || CassetteStore::new(&dir).open("mod::greet").unwrap().len();
         assert_eq!(
             on_disk(),
-            Some(1),
+            1,
             "the second recording within a second is buffered"
         );
         a.flush().unwrap();
-        assert_eq!(on_disk(), Some(2));
+        assert_eq!(on_disk(), 2);
         // A second process (a second store) records into the same file without losing k1.
         let other = CassetteStore::new(&dir).open("mod::greet").unwrap();
         other.record(entry("k2", 2)).unwrap();
         other.flush().unwrap();
         let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
-        assert_eq!(reloaded.recorded_len(), Some(3));
+        assert_eq!(reloaded.len(), 3);
         assert!(reloaded.lookup("k2").is_some());
         assert_eq!(
             reloaded.prune().unwrap(),

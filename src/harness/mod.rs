@@ -23,6 +23,7 @@ mod reporter;
 pub(crate) mod rust_test;
 mod select;
 mod settings;
+pub(crate) use settings::PENDING_DIR;
 mod summary;
 mod table;
 pub mod trial;
@@ -164,7 +165,7 @@ impl Harness {
             root,
         };
         let console = progress::Console::of(&args, settings.runner.is_nextest(), settings.ci);
-        let run = Run::new(config, settings.mode, settings.ci, console);
+        let run = Run::new(config, settings.cassette_policy(), console);
         let trials = trials(defs, &choices, Some(&run));
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,

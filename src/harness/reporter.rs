@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::progress::{CallCounts, Console, Line};
 use super::record::{CaseInfo, Status, TrialRecord};
-use crate::cassette::CassetteMode;
+use crate::cassette::Policy;
 use crate::checks::Observation;
 use crate::config::Config;
 use crate::engine::{CallEvent, CallObserver, Engine};
@@ -136,12 +136,11 @@ pub struct Run {
 }
 
 impl Run {
-    /// A run of `config`, its cassettes used as `mode` says, reporting to `console`; `ci` says
-    /// whether `CI` is set.
-    pub fn new(config: Config, mode: CassetteMode, ci: bool, console: Console) -> Arc<Self> {
+    /// A run of `config`, its cassettes used as `policy` says, reporting to `console`.
+    pub fn new(config: Config, policy: Policy, console: Console) -> Arc<Self> {
         let reporter = Arc::new(Reporter::new(console));
         Arc::new(Self {
-            engine: Engine::new(config, mode, ci, reporter.clone()),
+            engine: Engine::new(config, policy, reporter.clone()),
             reporter,
         })
     }
@@ -156,8 +155,7 @@ mod tests {
     fn run() -> Arc<Run> {
         Run::new(
             Config::defaults(std::path::Path::new(".")),
-            CassetteMode::Off,
-            false,
+            Policy::off(),
             Console::default(),
         )
     }

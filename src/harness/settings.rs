@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use super::baseline;
 use super::error::HarnessError;
-use crate::cassette::CassetteMode;
+use crate::cassette::decision::Replacements;
+use crate::cassette::{CassetteMode, Policy};
 use crate::config::env_var;
 use crate::model::Subject;
 
@@ -72,6 +73,11 @@ pub struct Settings {
     pub runner: Runner,
     /// `GITHUB_SHA`: the commit the run tests, for the HTML report (else git is asked).
     pub commit: Option<String>,
+    /// `--accept` / `PROMPT_TESTER_ACCEPT`: answers that replace recordings go straight into the
+    /// cassettes instead of pending.
+    pub accept: bool,
+    /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go (else beside their cassettes).
+    pub pending_dir: Option<PathBuf>,
 }
 
 impl Settings {
@@ -107,8 +113,46 @@ impl Settings {
             ci: crate::config::is_ci(),
             runner: runner(),
             commit: env_var("GITHUB_SHA").map(|sha| sha.chars().take(12).collect()),
+            accept: flags.accept || switch("PROMPT_TESTER_ACCEPT")?,
+            pending_dir: env_var(PENDING_DIR).map(PathBuf::from),
         };
         Ok((settings, rest))
+    }
+
+    /// How the run uses its cassettes.
+    pub fn cassette_policy(&self) -> Policy {
+        let replacements = if self.accept {
+            Replacements::Accept
+        } else if self.pending_dir.is_some() {
+            Replacements::PendingDir
+        } else {
+            Replacements::Pending
+        };
+        Policy {
+            mode: self.mode,
+            ci: self.ci,
+            replacements,
+            pending_dir: self.pending_dir.clone(),
+        }
+    }
+}
+
+/// The variable that sends pending recordings to a folder of their own (a CI artifact).
+pub const PENDING_DIR: &str = "PROMPT_TESTER_PENDING_DIR";
+
+/// An on/off variable: unset, `0` or `false` is off; `1` or `true` is on; anything else is an error.
+fn switch(name: &'static str) -> Result<bool, HarnessError> {
+    let Some(value) = env_var(name) else {
+        return Ok(false);
+    };
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(HarnessError::Variable {
+            name,
+            value,
+            problem: "is not a switch; use 1 or true, 0 or false",
+        }),
     }
 }
 
@@ -146,6 +190,7 @@ struct Flags {
     report: Option<PathBuf>,
     html: Option<PathBuf>,
     prune: bool,
+    accept: bool,
     baseline: Option<String>,
     baseline_alpha: Option<String>,
     fail_on_regression: bool,
@@ -199,6 +244,7 @@ impl Flags {
                 "--record" => flags.mode = Some(CassetteMode::Record),
                 "--no-cassette" => flags.mode = Some(CassetteMode::Off),
                 "--prune-cassettes" => flags.prune = true,
+                "--accept" => flags.accept = true,
                 "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
                 "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),

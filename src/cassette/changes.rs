@@ -1,0 +1,159 @@
+//! What changed between a recorded request and a new one, said briefly: the fields of the cassette
+//! key that differ ("model gpt-4o-mini → gpt-4.1-mini", "max_tokens 200 → 400") and, for text, a short
+//! line diff. A stale call's failure says this instead of "the prompt changed"; the review shows the
+//! same diff in full.
+
+use similar::{ChangeTag, TextDiff};
+
+use crate::completion::{CompletionRequest, ContentBlock, Message};
+
+/// Lines of a text diff shown in a one-line message before it is cut.
+const SHORT_DIFF_LINES: usize = 6;
+
+/// Each field that differs between `old` and `new`, in key order; empty when the two are the same.
+pub fn describe(old: &CompletionRequest, new: &CompletionRequest) -> Vec<String> {
+    let mut changes = Vec::new();
+    let mut setting = |name: &str, old: String, new: String| {
+        if old != new {
+            changes.push(format!("{name} {old} → {new}"));
+        }
+    };
+    setting("model", old.model.clone(), new.model.clone());
+    setting(
+        "max_tokens",
+        old.max_tokens.to_string(),
+        new.max_tokens.to_string(),
+    );
+    setting(
+        "temperature",
+        shown(old.temperature),
+        shown(new.temperature),
+    );
+    setting("seed", shown(old.seed), shown(new.seed));
+    let names = |r: &CompletionRequest| {
+        let names: Vec<&str> = r.tools.iter().map(|t| t.name.as_str()).collect();
+        format!("[{}]", names.join(", "))
+    };
+    setting("tools", names(old), names(new));
+    if old.tools != new.tools && names(old) == names(new) {
+        changes.push("tools: a tool's description or schema changed".into());
+    }
+    if old.response_schema != new.response_schema {
+        changes.push("response_schema changed".into());
+    }
+    let system = |r: &CompletionRequest| r.system.clone().unwrap_or_default();
+    if let Some(diff) = short_diff(&system(old), &system(new)) {
+        changes.push(format!("system: {diff}"));
+    }
+    if old.messages.len() != new.messages.len() {
+        changes.push(format!(
+            "messages: {} → {}",
+            old.messages.len(),
+            new.messages.len()
+        ));
+    }
+    for (i, (a, b)) in old.messages.iter().zip(&new.messages).enumerate() {
+        if a == b {
+            continue;
+        }
+        let what = if i + 1 == new.messages.len() && b.role == crate::completion::Role::User {
+            "prompt".to_string()
+        } else {
+            format!("message {}", i + 1)
+        };
+        match short_diff(&text_of(a), &text_of(b)) {
+            Some(diff) => changes.push(format!("{what}: {diff}")),
+            None => changes.push(format!("{what}: its role or tool calls changed")),
+        }
+    }
+    changes
+}
+
+fn shown<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "unset".into(), |v| v.to_string())
+}
+
+/// A message's text as one string (tool calls and results as short labels).
+pub fn text_of(message: &Message) -> String {
+    message
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::ToolUse { name, input, .. } => format!("[tool call {name} {input}]"),
+            ContentBlock::ToolResult { name, content, .. } => {
+                format!("[tool result {name}: {content}]")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A few lines of `-old` / `+new`, cut after [`SHORT_DIFF_LINES`]; `None` when the texts are equal.
+pub fn short_diff(old: &str, new: &str) -> Option<String> {
+    if old == new {
+        return None;
+    }
+    let diff = TextDiff::from_lines(old, new);
+    let lines: Vec<String> = diff
+        .iter_all_changes()
+        .filter(|c| c.tag() != ChangeTag::Equal)
+        .map(|c| {
+            let sign = if c.tag() == ChangeTag::Delete {
+                '-'
+            } else {
+                '+'
+            };
+            format!("{sign}{:?}", c.value().trim_end_matches('\n'))
+        })
+        .collect();
+    let shown = lines.len().min(SHORT_DIFF_LINES);
+    let mut out = lines[..shown].join(" ");
+    if lines.len() > shown {
+        out.push_str(&format!(
+            " (and {} more changed lines)",
+            lines.len() - shown
+        ));
+    }
+    Some(out)
+}
+
+/// A full line diff of `old` and `new` in unified style (`-`, `+`, ` ` prefixes), for the review.
+pub fn line_diff(old: &str, new: &str) -> Vec<(ChangeTag, String)> {
+    TextDiff::from_lines(old, new)
+        .iter_all_changes()
+        .map(|c| (c.tag(), c.value().trim_end_matches('\n').to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_each_changed_setting_and_diffs_the_prompt() {
+        let old = CompletionRequest::new("gpt-4o-mini", "Summarise:\nAlice met Bob.", 200);
+        let mut new =
+            CompletionRequest::new("gpt-4.1-mini", "Summarise briefly:\nAlice met Bob.", 400);
+        new.temperature = Some(0.5);
+        let changes = describe(&old, &new);
+        assert_eq!(
+            changes,
+            [
+                "model gpt-4o-mini → gpt-4.1-mini",
+                "max_tokens 200 → 400",
+                "temperature unset → 0.5",
+                "prompt: -\"Summarise:\" +\"Summarise briefly:\"",
+            ]
+        );
+        assert!(describe(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn a_long_diff_is_cut_and_says_how_much_is_left() {
+        let old: String = (0..20).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..20).map(|i| format!("LINE {i}\n")).collect();
+        let diff = short_diff(&old, &new).unwrap();
+        assert!(diff.ends_with("(and 34 more changed lines)"), "{diff}");
+    }
+}

@@ -1,0 +1,186 @@
+//! Cassette and pending files on disk: reading one (with a located error and advice that never says
+//! "delete it"), and rewriting one under its lock with an atomic rename. Lock and temporary files live
+//! in [`WORK_DIR`], which ignores itself for git.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::entry::{Entry, FORMAT_VERSION, FileBody};
+use crate::redact::redact;
+
+/// A cassette file error.
+#[derive(Debug, thiserror::Error)]
+pub enum CassetteError {
+    /// Reading or writing failed.
+    #[error("cassette {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a cassette: most often a merge left conflict markers in it.
+    #[error(
+        "cassette {}:{line} is not valid: {message}; {}",
+        path.display(),
+        invalid_advice(path, *conflict, rerecord.as_deref())
+    )]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The line the reader stopped at (the first conflict marker's, when there is one).
+        line: usize,
+        /// The file holds merge conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`).
+        conflict: bool,
+        /// serde's message.
+        message: String,
+        /// The command that re-records this file alone, when the cassette's name is known.
+        rerecord: Option<String>,
+    },
+}
+
+/// The directory, inside the cassette directory, of the lock and temporary files of writes. It holds a
+/// `.gitignore` of `*` (as cargo's `target/` does), so git never shows them, even after a `kill -9`.
+pub const WORK_DIR: &str = ".prompt-tester";
+
+pub(super) const WORK_DIR_GITIGNORE: &str =
+    "# Written by prompt-tester: lock and temporary files of cassette writes.\n*\n";
+
+/// Creates `<dir>/.prompt-tester` with its `.gitignore` and returns its path. The `.gitignore` is
+/// rewritten when it is not ours, so one left empty by a process killed while writing it is mended.
+fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    let work = dir.join(WORK_DIR);
+    fs::create_dir_all(&work)?;
+    let ignore = work.join(".gitignore");
+    if fs::read_to_string(&ignore).ok().as_deref() != Some(WORK_DIR_GITIGNORE) {
+        fs::write(&ignore, WORK_DIR_GITIGNORE)?;
+    }
+    Ok(work)
+}
+
+/// What to do about a cassette that does not parse: never "delete it", which loses every recording.
+fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String {
+    let first = if conflict {
+        "it holds merge conflict markers: resolve them (keep one side of each conflicting recording)".to_string()
+    } else {
+        format!(
+            "restore it from version control (`git checkout -- {}`)",
+            path.display()
+        )
+    };
+    match rerecord {
+        Some(command) => format!("{first}, or record this cassette again: `{command}`"),
+        None => first,
+    }
+}
+
+/// The entries of the file at `path`, in file order (none when it does not exist).
+pub fn read_entry_list(path: &Path) -> Result<Vec<Entry>, CassetteError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(CassetteError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let body: FileBody = serde_json::from_str(&text).map_err(|e| {
+        let marker = text.lines().position(|l| {
+            ["<<<<<<<", "=======", ">>>>>>>"]
+                .iter()
+                .any(|m| l.starts_with(m))
+        });
+        CassetteError::Invalid {
+            path: path.to_path_buf(),
+            line: marker.map_or(e.line(), |i| i + 1),
+            conflict: marker.is_some(),
+            message: e.to_string(),
+            rerecord: None,
+        }
+    })?;
+    Ok(body.entries)
+}
+
+/// The entries of the file at `path`, by key.
+pub fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
+    Ok(read_entry_list(path)?
+        .into_iter()
+        .map(|e| (e.key.clone(), e))
+        .collect())
+}
+
+/// What to do with a file whose rewrite leaves no entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenEmpty {
+    /// Write it empty (a cassette: its name says the test was recorded).
+    Keep,
+    /// Remove it (a pending file: nothing left to review).
+    Remove,
+}
+
+/// Under the file's lock: re-reads it (another process may have written), applies `edit`, and writes
+/// the result atomically (a temporary file renamed over it), sorted and redacted.
+///
+/// The lock file is never deleted: deleting it while a process waits on it would let that process
+/// and a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
+pub fn rewrite_locked(
+    path: &Path,
+    when_empty: WhenEmpty,
+    edit: impl FnOnce(Vec<Entry>) -> Vec<Entry>,
+) -> Result<(), CassetteError> {
+    let io = |source| CassetteError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let work = work_dir(dir).map_err(io)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let lock_path = work.join(format!("{name}.lock"));
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io)?;
+    lock.lock().map_err(io)?;
+    let mut entries = edit(read_entry_list(path)?);
+    if entries.is_empty() && when_empty == WhenEmpty::Remove {
+        let removed = match fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        };
+        drop(lock);
+        return removed.map_err(io);
+    }
+    entries.sort_by(|a, b| {
+        (&a.test, a.run, a.role.as_str(), &a.key).cmp(&(&b.test, b.run, b.role.as_str(), &b.key))
+    });
+    let body = FileBody {
+        version: FORMAT_VERSION,
+        entries,
+    };
+    let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
+    let json = redact(&json);
+    // Only the lock holder writes it: one name per file, overwritten after a killed writer. Inside the
+    // file's directory (same file system), so the rename is atomic.
+    let tmp = work.join(format!("{name}.tmp"));
+    let result = (|| {
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(json.as_bytes())?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    drop(lock);
+    result.map_err(io)
+}

@@ -1,0 +1,194 @@
+//! Pending recordings: new answers that would replace what a cassette already holds for a sample,
+//! kept beside it (`<stem>.pending.json`, or under `PROMPT_TESTER_PENDING_DIR`) until a person
+//! accepts or rejects them (`cargo prompt-tester review`, `accept`, `reject`).
+//!
+//! A pending file has the cassette's own format. It holds whole samples: every call a sample made in
+//! the run that went pending (the replayed ones too), so that accepting replaces the sample's
+//! recordings as a whole and never mixes old and new calls of one sample.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::CassetteError;
+use super::entry::Entry;
+use super::file::{WhenEmpty, read_entry_list, rewrite_locked};
+use crate::role::CallRole;
+
+/// How a pending file's name ends; the cassette's ends in `.cassette.json`.
+pub const PENDING_SUFFIX: &str = ".pending.json";
+
+/// How a cassette file's name ends.
+pub const CASSETTE_SUFFIX: &str = ".cassette.json";
+
+/// One sample of one test: what a pending recording replaces as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SampleId {
+    /// The trial that recorded it.
+    pub test: String,
+    /// The run index, 1-based.
+    pub run: u32,
+}
+
+impl SampleId {
+    /// The sample `entry` belongs to, when it belongs to one: embeddings are keyed by their text alone
+    /// and shared by every sample, so no sample owns them.
+    pub fn of(entry: &Entry) -> Option<Self> {
+        (entry.role != CallRole::Embedding).then(|| Self {
+            test: entry.test.clone(),
+            run: entry.run,
+        })
+    }
+}
+
+impl std::fmt::Display for SampleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (run {})", self.test, self.run)
+    }
+}
+
+/// The pending file of the cassette at `cassette`: beside it, or in `dir` when one is given.
+pub fn pending_path(cassette: &Path, dir: Option<&Path>) -> PathBuf {
+    let name = cassette
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(CASSETTE_SUFFIX).unwrap_or(&name);
+    let file = format!("{stem}{PENDING_SUFFIX}");
+    match dir {
+        Some(dir) => dir.join(file),
+        None => cassette.with_file_name(file),
+    }
+}
+
+/// The cassette a pending file at `pending` belongs to, in `cassette_dir`.
+pub fn cassette_path(pending: &Path, cassette_dir: &Path) -> PathBuf {
+    let name = pending
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(PENDING_SUFFIX).unwrap_or(&name);
+    cassette_dir.join(format!("{stem}{CASSETTE_SUFFIX}"))
+}
+
+/// Every pending file in `dir`, sorted.
+pub fn pending_files(dir: &Path) -> Result<Vec<PathBuf>, CassetteError> {
+    let listing = match fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(CassetteError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut files: Vec<PathBuf> = listing
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(PENDING_SUFFIX))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Groups `entries` by the sample they belong to (embeddings left out).
+pub fn by_sample(entries: Vec<Entry>) -> BTreeMap<SampleId, Vec<Entry>> {
+    let mut samples: BTreeMap<SampleId, Vec<Entry>> = BTreeMap::new();
+    for entry in entries {
+        if let Some(sample) = SampleId::of(&entry) {
+            samples.entry(sample).or_default().push(entry);
+        }
+    }
+    samples
+}
+
+/// Writes `samples` into the pending file at `path` under its lock: each replaces what the file held
+/// for that sample (a later run supersedes an earlier pending answer); every other sample stays.
+pub fn write_samples(
+    path: &Path,
+    samples: &BTreeMap<SampleId, Vec<Entry>>,
+) -> Result<(), CassetteError> {
+    rewrite_locked(path, WhenEmpty::Remove, |held| {
+        replace_samples(held, samples)
+    })
+}
+
+/// `held` with every entry of the samples in `samples` replaced by theirs.
+pub fn replace_samples(held: Vec<Entry>, samples: &BTreeMap<SampleId, Vec<Entry>>) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = held
+        .into_iter()
+        .filter(|e| SampleId::of(e).is_none_or(|s| !samples.contains_key(&s)))
+        .collect();
+    let mut keys: BTreeSet<String> = entries.iter().map(|e| e.key.clone()).collect();
+    for entry in samples.values().flatten() {
+        if keys.insert(entry.key.clone()) {
+            entries.push(entry.clone());
+        } else if let Some(old) = entries.iter_mut().find(|e| e.key == entry.key) {
+            *old = entry.clone();
+        }
+    }
+    entries
+}
+
+/// What accepting or rejecting did to one cassette.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Settled {
+    /// The samples settled.
+    pub samples: Vec<SampleId>,
+    /// Entries written into the cassette (accept) or dropped (reject).
+    pub entries: usize,
+}
+
+/// Accepts the pending samples of `pending` that `chosen` picks into `cassette`: under the cassette's
+/// lock, each replaces that sample's recordings (every other entry stays), then the samples leave the
+/// pending file (which is removed when empty).
+pub fn accept(
+    cassette: &Path,
+    pending: &Path,
+    chosen: impl Fn(&SampleId) -> bool,
+) -> Result<Settled, CassetteError> {
+    let picked = picked(pending, &chosen)?;
+    if picked.is_empty() {
+        return Ok(Settled::default());
+    }
+    rewrite_locked(cassette, WhenEmpty::Keep, |held| {
+        replace_samples(held, &picked)
+    })?;
+    drop_samples(pending, &picked)
+}
+
+/// Rejects the pending samples of `pending` that `chosen` picks: they leave the pending file, and the
+/// cassette keeps its recordings.
+pub fn reject(
+    pending: &Path,
+    chosen: impl Fn(&SampleId) -> bool,
+) -> Result<Settled, CassetteError> {
+    let picked = picked(pending, &chosen)?;
+    drop_samples(pending, &picked)
+}
+
+/// The pending samples `chosen` picks.
+fn picked(
+    pending: &Path,
+    chosen: &impl Fn(&SampleId) -> bool,
+) -> Result<BTreeMap<SampleId, Vec<Entry>>, CassetteError> {
+    let mut samples = by_sample(read_entry_list(pending)?);
+    samples.retain(|s, _| chosen(s));
+    Ok(samples)
+}
+
+/// Removes `samples` from the pending file; the file goes when nothing is left.
+fn drop_samples(
+    pending: &Path,
+    samples: &BTreeMap<SampleId, Vec<Entry>>,
+) -> Result<Settled, CassetteError> {
+    rewrite_locked(pending, WhenEmpty::Remove, |held| {
+        held.into_iter()
+            .filter(|e| SampleId::of(e).is_none_or(|s| !samples.contains_key(&s)))
+            .collect()
+    })?;
+    Ok(Settled {
+        samples: samples.keys().cloned().collect(),
+        entries: samples.values().map(Vec::len).sum(),
+    })
+}
