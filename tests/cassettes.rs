@@ -82,16 +82,20 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
     replay.assert_stdout_has("replayed=true");
     replay.assert_stderr_has("(2 replayed from cassettes)");
 
-    // A changed input has no recording: it fails (even without a key) and says how to re-record.
+    // A changed input has no recording: under CI it fails without calling (locally with a key it
+    // would be made and go pending) and says what changed and how to record it.
     let changed = scratch.run_example(
         FIXTURE,
         &["fake_recorded", "--exact"],
-        &[("FIXTURE_THING", "shape")],
+        &[("FIXTURE_THING", "shape"), ("CI", "true")],
     );
     assert_eq!(changed.code(), Some(101), "{}", changed.stdout());
-    changed.assert_stdout_has("fake_recorded.cassette.json has 2 recording(s) but none for this call (subject call of run 1/2). \
-             The prompt or the case inputs changed since it was recorded. Re-record with: \
-             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded");
+    // What changed is named, with the command that records the new answers as pending.
+    changed.assert_stdout_has("fake_recorded.cassette.json has 1 recording(s) of this sample but none for this call \
+             (subject call of run 1/2). Changed since it was recorded: prompt: -\"Name a colour.\" +\"Name a shape.\". \
+             Record the new answers as pending with: \
+             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded \
+             (then review them: cargo prompt-tester review)");
 
     // Replay-only mode with a missing recording fails too.
     let strict = scratch.run_example(
@@ -552,12 +556,13 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     let server = FakeProvider::start();
     let scratch = recorded_suites("prune", &server);
     let key = ("FAKE_API_KEY", SECRET);
-    // Case `a::y` changes its input: the new one is recorded beside the old.
-    suite(&scratch, "a", 2, &[("x", "colour"), ("y", "planet")]);
-    let again = scratch.run_example(SUITES_ONLY, &["a::y", "--record"], &[key]);
+    // Case `a::y` is renamed `a::w`: its first recording goes in beside the old case's, which no
+    // test uses any more.
+    suite(&scratch, "a", 2, &[("x", "colour"), ("w", "planet")]);
+    let again = scratch.run_example(SUITES_ONLY, &["a::w", "--record"], &[key]);
     again.assert_success();
     let a = scratch.cassettes().join("a.cassette.json");
-    assert_eq!(entries(&a).len(), 6, "old and new recordings of a::y");
+    assert_eq!(entries(&a).len(), 6, "the recordings of a::y and of a::w");
     // `b::z` is skipped for now, and a cassette's suite is gone.
     write_suite(
         &scratch,
@@ -583,7 +588,7 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     );
     assert_eq!(
         tests_in(&a),
-        ["a::x#1", "a::x#2", "a::y#1", "a::y#2"],
+        ["a::w#1", "a::w#2", "a::x#1", "a::x#2"],
         "the current recordings stay"
     );
     assert_eq!(

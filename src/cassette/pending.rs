@@ -192,3 +192,159 @@ fn drop_samples(
         entries: samples.values().map(Vec::len).sum(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::{CassetteStore, Exchange, ReplaceInto, now_rfc3339};
+    use crate::completion::{CompletionRequest, CompletionResult};
+
+    fn entry(test: &str, run: u32, role: CallRole, key: &str, answer: &str) -> Entry {
+        Entry {
+            key: key.into(),
+            test: test.into(),
+            run,
+            role,
+            provider: "openai".into(),
+            model: "m".into(),
+            call: Exchange::Completion {
+                request: CompletionRequest::new("m", key, 10),
+                response: CompletionResult::new(answer, 1, 2),
+            },
+            latency_ms: 5,
+            recorded_at: now_rfc3339(),
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pt-pending-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A cassette holding sample (t, 1) as a subject and a judge call, and sample (u, 1).
+    fn recorded(dir: &Path) -> PathBuf {
+        let store = CassetteStore::new(dir);
+        let c = store.open("s").unwrap();
+        c.record(entry("t", 1, CallRole::Subject, "old", "old answer"))
+            .unwrap();
+        c.record(entry("t", 1, CallRole::Judge, "judge", "YES"))
+            .unwrap();
+        c.record(entry("u", 1, CallRole::Subject, "other", "kept"))
+            .unwrap();
+        c.flush().unwrap();
+        c.path().to_path_buf()
+    }
+
+    fn keys(path: &Path) -> Vec<String> {
+        let mut keys: Vec<String> = read_entry_list(path)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.key)
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// A new run of sample (t, 1): its judge call replays, its subject call is new.
+    fn rerun(store: CassetteStore, into: ReplaceInto) -> PathBuf {
+        let c = store.open("s").unwrap();
+        assert_eq!(
+            c.sample_recordings(&SampleId {
+                test: "t".into(),
+                run: 1
+            }),
+            2
+        );
+        assert!(c.lookup("judge").is_some());
+        c.record_replacing(entry("t", 1, CallRole::Subject, "new", "new answer"), into)
+            .unwrap();
+        c.flush().unwrap();
+        c.pending_path().to_path_buf()
+    }
+
+    #[test]
+    fn a_replacing_sample_goes_pending_whole_and_the_cassette_stays_byte_identical() {
+        let dir = scratch("whole");
+        let cassette = recorded(&dir);
+        let before = fs::read(&cassette).unwrap();
+        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Pending);
+        assert_eq!(pending, dir.join("s.pending.json"));
+        assert_eq!(fs::read(&cassette).unwrap(), before);
+        // The sample as a whole: the new subject call and the judge call it replayed.
+        assert_eq!(keys(&pending), ["judge", "new"]);
+        let settled = accept(&cassette, &pending, |_| true).unwrap();
+        assert_eq!(
+            settled.samples,
+            [SampleId {
+                test: "t".into(),
+                run: 1
+            }]
+        );
+        // The old subject call is gone, the other sample untouched, the pending file removed.
+        assert_eq!(keys(&cassette), ["judge", "new", "other"]);
+        assert!(!pending.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn rejecting_keeps_the_accepted_recordings_and_removes_the_pending_file() {
+        let dir = scratch("reject");
+        let cassette = recorded(&dir);
+        let before = fs::read(&cassette).unwrap();
+        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Pending);
+        let settled = reject(&pending, |s| s.test == "t").unwrap();
+        assert_eq!(settled.entries, 2);
+        assert_eq!(fs::read(&cassette).unwrap(), before);
+        assert!(!pending.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_later_run_supersedes_an_earlier_pending_answer_of_the_same_sample() {
+        let dir = scratch("later");
+        recorded(&dir);
+        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Pending);
+        let again = CassetteStore::new(&dir).open("s").unwrap();
+        again
+            .record_replacing(
+                entry("t", 1, CallRole::Subject, "newer", "newer answer"),
+                ReplaceInto::Pending,
+            )
+            .unwrap();
+        again.flush().unwrap();
+        // Never old and new calls of one sample mixed: the first pending run's calls are gone.
+        assert_eq!(keys(&pending), ["newer"]);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn accepted_at_once_a_sample_is_replaced_as_a_whole_in_the_cassette() {
+        let dir = scratch("accept-now");
+        let cassette = recorded(&dir);
+        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Cassette);
+        assert_eq!(keys(&cassette), ["judge", "new", "other"]);
+        assert!(!pending.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_pending_folder_receives_the_pending_file_and_accept_reads_it_back() {
+        let dir = scratch("folder");
+        let elsewhere = dir.join("artifacts");
+        let cassette = recorded(&dir);
+        let store = CassetteStore::new(&dir).with_pending_dir(Some(elsewhere.clone()));
+        let pending = rerun(store, ReplaceInto::Pending);
+        assert_eq!(pending, elsewhere.join("s.pending.json"));
+        assert!(!dir.join("s.pending.json").exists());
+        assert_eq!(cassette_path(&pending, &dir), cassette);
+        assert_eq!(
+            pending_files(&elsewhere).unwrap(),
+            std::slice::from_ref(&pending)
+        );
+        accept(&cassette, &pending, |_| true).unwrap();
+        assert_eq!(keys(&cassette), ["judge", "new", "other"]);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

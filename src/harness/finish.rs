@@ -9,6 +9,7 @@ use super::record::TrialRecord;
 use super::reporter::Run;
 use super::settings::Settings;
 use super::{baseline, calibration, html, matrix, prune, report, summary};
+use crate::cassette::pending::SampleId;
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,13 +117,27 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         run,
     };
     failed |= !written.reports();
+    let pending = engine.cassettes.pending_on_disk();
+    match &pending {
+        Ok(files) => {
+            if let Some(line) = pending_line(files) {
+                eprintln!("{line}");
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {}", crate::redact::for_terminal(&e.to_string()));
+            failed = true;
+        }
+    }
     if settings.prune {
         let on_purpose = before
             .skipped
             .iter()
             .map(|(_, trial)| trial.clone())
             .collect();
-        match prune::refusal_after_run(&records, &on_purpose, incomplete) {
+        let refusal = pending_refusal(&pending)
+            .or_else(|| prune::refusal_after_run(&records, &on_purpose, incomplete));
+        match refusal {
             Some(reason) => {
                 eprintln!("error: --prune-cassettes refused: {reason}; nothing was pruned");
                 failed = true;
@@ -131,6 +146,40 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         }
     }
     if failed { Exit::Failed } else { Exit::Passed }
+}
+
+/// Why a prune must not run while recordings wait for review (it would drop the recordings they
+/// replace, and a reject could no longer keep them).
+pub fn pending_refusal(pending: &PendingOnDisk) -> Option<String> {
+    match pending {
+        Ok(files) if !files.is_empty() => Some(format!(
+            "recordings are pending review in {} file(s); accept or reject them first: {}",
+            files.len(),
+            crate::commands::REVIEW
+        )),
+        Ok(_) => None,
+        Err(e) => Some(format!("the pending recordings cannot be read ({e})")),
+    }
+}
+
+/// What is pending review, as the cassette store reads it.
+type PendingOnDisk = Result<Vec<(PathBuf, Vec<SampleId>)>, crate::cassette::CassetteError>;
+
+/// The summary's last line when recordings are pending review: how many tests, and the command.
+fn pending_line(files: &[(PathBuf, Vec<SampleId>)]) -> Option<String> {
+    let samples: usize = files.iter().map(|(_, s)| s.len()).sum();
+    if samples == 0 {
+        return None;
+    }
+    let tests: std::collections::BTreeSet<&str> = files
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|s| s.test.as_str()))
+        .collect();
+    Some(format!(
+        "{} test(s) have pending recordings ({samples} sample(s)): review them with `{}`",
+        tests.len(),
+        crate::commands::REVIEW
+    ))
 }
 
 /// What the report writers are given.

@@ -142,13 +142,19 @@ impl Harness {
             None => None,
         };
         if settings.prune
-            && let Some(reason) = prune::refusal_before_run(settings.mode, &args).or_else(|| {
-                // The other models' recordings are not used, yet still wanted.
-                let s = config.subject.as_ref()?;
-                Some(format!(
-                    "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
-                ))
-            })
+            && let Some(reason) = prune::refusal_before_run(settings.mode, &args)
+                .or_else(|| {
+                    // The other models' recordings are not used, yet still wanted.
+                    let s = config.subject.as_ref()?;
+                    Some(format!(
+                        "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
+                    ))
+                })
+                .or_else(|| {
+                    let store = crate::cassette::CassetteStore::new(&config.cassette_dir)
+                        .with_pending_dir(settings.pending_dir.clone());
+                    finish::pending_refusal(&store.pending_on_disk())
+                })
         {
             return Err(HarnessError::PruneRefused(reason));
         }
