@@ -194,3 +194,133 @@ fn accept_and_record_write_the_new_answers_straight_into_the_cassette() {
     assert_eq!(bad.code(), Some(2));
     bad.assert_stderr_has("PROMPT_TESTER_ACCEPT");
 }
+
+/// A suite `stress` of `cases` cases, two runs each; each case's input ends in `version`.
+fn stress_suite(scratch: &Scratch, cases: usize, version: &str) {
+    let mut text = String::from(
+        "prompt = \"Name a {thing}.\"\nprovider = \"fake\"\nmodel = \"fake-model\"\nruns = 2\n",
+    );
+    for i in 1..=cases {
+        text.push_str(&format!(
+            "[[cases]]\nname = \"c{i:02}\"\ninputs = {{ thing = \"thing {i} {version}\" }}\n\
+             assert = [{{ contains = \"echo: Name a\" }}]\n"
+        ));
+    }
+    scratch.file("prompt-tests/stress.evals.toml", &text);
+}
+
+/// The prompts of every entry of a cassette or pending file, sorted.
+fn prompts_in(file: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut prompts: Vec<String> = body["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let text = &e["request"]["messages"][0]["content"][0]["text"];
+            format!(
+                "{}#{} {}",
+                e["test"].as_str().unwrap(),
+                e["run"],
+                text.as_str().unwrap()
+            )
+        })
+        .collect();
+    prompts.sort();
+    prompts
+}
+
+#[test]
+fn many_processes_writing_pending_answers_while_accept_runs_lose_none() {
+    // As nextest runs it: one process per case, each writing its new answers into the suite's one
+    // pending file, while `accept` keeps taking what is there into the cassette.
+    const CASES: usize = 16;
+    let server = FakeProvider::builder()
+        .latency(std::time::Duration::from_millis(100))
+        .start();
+    let scratch = scratch("stress", &server);
+    stress_suite(&scratch, CASES, "v1");
+    scratch
+        .run_example("cassette_fixture", &[], &[])
+        .assert_success();
+    let cassette = scratch.cassettes().join("stress.cassette.json");
+    let pending = scratch.cassettes().join("stress.pending.json");
+    stress_suite(&scratch, CASES, "v2");
+    let children: Vec<_> = (1..=CASES)
+        .map(|i| {
+            let trial = format!("stress::c{i:02}");
+            scratch
+                .command("cassette_fixture", &["--exact", &trial], &[])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("the fixture starts")
+        })
+        .collect();
+    let layout = layout(&scratch);
+    let mut accepted_rounds = 0;
+    let mut running = children;
+    let mut finished = Vec::new();
+    while !running.is_empty() {
+        for file in layout.pending().unwrap() {
+            if !file.accept(|_| true).unwrap().samples.is_empty() {
+                accepted_rounds += 1;
+            }
+        }
+        let (done, still) = running.into_iter().partition_map_done();
+        finished.extend(done);
+        running = still;
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for out in finished {
+        assert!(
+            out.status.success(),
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for file in layout.pending().unwrap() {
+        file.accept(|_| true).unwrap();
+    }
+    eprintln!("accepted while the run wrote, in {accepted_rounds} round(s)");
+    assert!(
+        accepted_rounds > 0,
+        "accept never ran while the processes wrote: the test proves nothing"
+    );
+    assert!(!pending.exists(), "everything was accepted");
+    let expected: Vec<String> = {
+        let mut all: Vec<String> = (1..=CASES)
+            .flat_map(|i| {
+                (1..=2).map(move |run| format!("stress::c{i:02}#{run} Name a thing {i} v2."))
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    assert_eq!(
+        prompts_in(&cassette),
+        expected,
+        "every new answer is in, no old one is left"
+    );
+}
+
+/// Children split into the finished (with their output) and the running.
+trait PartitionDone {
+    fn partition_map_done(self) -> (Vec<std::process::Output>, Vec<std::process::Child>);
+}
+
+impl PartitionDone for std::vec::IntoIter<std::process::Child> {
+    fn partition_map_done(self) -> (Vec<std::process::Output>, Vec<std::process::Child>) {
+        let mut done = Vec::new();
+        let mut running = Vec::new();
+        for mut child in self {
+            match child.try_wait().expect("the child can be waited on") {
+                Some(_) => done.push(child.wait_with_output().unwrap()),
+                None => running.push(child),
+            }
+        }
+        (done, running)
+    }
+}
