@@ -371,6 +371,8 @@ impl Engine {
             let entry = Entry {
                 key: call.key,
                 test: call.scope.test.clone(),
+                // The cassette names the target that records it.
+                target: None,
                 run: call.scope.run_index,
                 role: call.role,
                 provider: call.provider.to_string(),

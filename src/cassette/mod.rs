@@ -1,28 +1,35 @@
 //! Cassettes: model calls recorded once into committed JSON files and replayed offline.
 //!
-//! One file per test (or per suite): `<cassette_dir>/<name>.cassette.json`. Entries are keyed by a hash
-//! of what decides the answer (provider, model, the rendered request, the run index) and written in a
-//! stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file that is
-//! renamed over the old one while holding a lock file, so concurrent trials (threads or processes)
-//! never lose each other's entries and a killed run never leaves a truncated cassette. Lock and
-//! temporary files live in [`WORK_DIR`], which ignores itself for git.
+//! One file per test (or per suite): `<cassette_dir>/<name>.cassette.json` (`name.rs` keeps two names
+//! from sharing one). Entries are keyed by a hash of what decides the answer (provider, model, the
+//! rendered request, the run index) and by the test target that recorded them (`owner.rs`), and
+//! written in a stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file
+//! that is renamed over the old one while holding a lock file, so concurrent trials (threads or
+//! processes) never lose each other's entries and a killed run never leaves a truncated cassette. Lock
+//! and temporary files live in [`WORK_DIR`], which ignores itself for git.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub mod decision;
 mod entry;
+mod name;
+mod owner;
+mod store;
 
 pub use entry::{
-    Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, embedding_key, entry_key, latency_of,
-    now_rfc3339,
+    Entry, Exchange, FORMAT_VERSION, FileBody, OLDEST_VERSION, Recorded, embedding_key, entry_key,
+    latency_of, now_rfc3339,
 };
+pub use owner::Target;
+pub use store::{Blocker, CassetteStore};
 
 use crate::redact::redact;
+use owner::{Recordings, Slot};
 
 /// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -107,6 +114,23 @@ pub enum CassetteError {
         /// The command that re-records this file alone, when the cassette's name is known.
         rerecord: Option<String>,
     },
+    /// The file is of a format version this prompt-tester does not read.
+    #[error(
+        "cassette {} is in format version {version}, which this prompt-tester does not read (it reads \
+         versions {OLDEST_VERSION} to {FORMAT_VERSION}); {}",
+        path.display(),
+        if *version > FORMAT_VERSION {
+            "a newer prompt-tester wrote it: upgrade prompt-tester".to_string()
+        } else {
+            format!("restore it from version control (`git checkout -- {}`)", path.display())
+        }
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its `version`.
+        version: u32,
+    },
 }
 
 /// The directory, inside the cassette directory, of the lock and temporary files of writes. It holds a
@@ -129,30 +153,49 @@ fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// What [`Cassette::prune`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Pruned {
     /// Entries removed.
     pub removed: usize,
-    /// Entries kept.
+    /// Entries kept (this target's and every other's).
     pub kept: usize,
+    /// Entries that named no target and now name this one (`--claim-cassettes`).
+    pub claimed: usize,
+    /// The file held nothing else, and is gone (only a file no trial of this run opened).
+    pub deleted: bool,
 }
 
 /// One cassette file, loaded once and shared by every trial that uses it.
 #[derive(Debug)]
 pub struct Cassette {
     path: PathBuf,
+    /// The test target this process runs: it records as this target and prunes only its entries.
+    target: Target,
     state: Mutex<State>,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    entries: HashMap<String, Entry>,
+    entries: Recordings,
     /// Whether the file held entries when it was loaded (a missing entry then means the test changed).
     recorded: bool,
-    used: BTreeSet<String>,
+    used: BTreeSet<Slot>,
     /// Recorded but not yet written.
     pending: Vec<Entry>,
     last_write: Option<Instant>,
+}
+
+/// What a write does to the file as it is on disk (another process may have written it since).
+#[derive(Default)]
+struct Edit<'a> {
+    /// Recorded since the last write.
+    new: &'a [Entry],
+    /// Entries to remove.
+    remove: BTreeSet<Slot>,
+    /// Keys whose entry naming no target becomes this target's.
+    claim: BTreeSet<String>,
+    /// Delete the file when nothing is left in it.
+    delete_if_empty: bool,
 }
 
 /// Recordings are written at most this often (and at the end of the run): rewriting the whole file
@@ -160,11 +203,12 @@ struct State {
 const WRITE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Cassette {
-    fn load(path: PathBuf) -> Result<Self, CassetteError> {
-        let entries = read_entries(&path)?;
+    fn load(path: PathBuf, target: Target) -> Result<Self, CassetteError> {
+        let entries = Recordings::new(read_entries(&path)?);
         let recorded = !entries.is_empty();
         Ok(Self {
             path,
+            target,
             state: Mutex::new(State {
                 entries,
                 recorded,
@@ -186,12 +230,13 @@ impl Cassette {
             .unwrap_or_default()
     }
 
-    /// The recorded entry for `key`, marking it used.
+    /// The recorded entry for `key` (this target's own first, see [`Recordings::find`]), marking it
+    /// used.
     pub fn lookup(&self, key: &str) -> Option<Entry> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = state.entries.get(key).cloned();
-        if entry.is_some() {
-            state.used.insert(key.to_string());
+        let entry = state.entries.find(key, &self.target).cloned();
+        if let Some(entry) = &entry {
+            state.used.insert((entry.target.clone(), key.to_string()));
         }
         entry
     }
@@ -202,11 +247,13 @@ impl Cassette {
         state.recorded.then_some(state.entries.len())
     }
 
-    /// Adds (or replaces) an entry; the file is written at most once a second and by [`Cassette::flush`].
-    pub fn record(&self, entry: Entry) -> Result<(), CassetteError> {
+    /// Adds (or replaces) this target's entry; the file is written at most once a second and by
+    /// [`Cassette::flush`].
+    pub fn record(&self, mut entry: Entry) -> Result<(), CassetteError> {
+        entry.target = self.target.clone();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.used.insert(entry.key.clone());
-        state.entries.insert(entry.key.clone(), entry.clone());
+        state.used.insert((entry.target.clone(), entry.key.clone()));
+        state.entries.record(entry.clone());
         state.pending.push(entry);
         if state
             .last_write
@@ -227,7 +274,10 @@ impl Cassette {
         if state.pending.is_empty() {
             return Ok(());
         }
-        self.write_merged(&state.pending, None)?;
+        self.write_merged(Edit {
+            new: &state.pending,
+            ..Edit::default()
+        })?;
         state.pending.clear();
         state.last_write = Some(Instant::now());
         Ok(())
@@ -238,42 +288,109 @@ impl Cassette {
     pub fn keep_recordings_of(&self, test: &str) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let runs = format!("{test}::");
-        let keys: Vec<String> = state
+        let slots: Vec<Slot> = state
             .entries
-            .values()
+            .iter()
             .filter(|e| e.test == test || e.test.starts_with(&runs))
-            .map(|e| e.key.clone())
+            .map(|e| (e.target.clone(), e.key.clone()))
             .collect();
-        state.used.extend(keys);
+        state.used.extend(slots);
     }
 
-    /// Rewrites the file keeping only the entries used in this run.
-    pub fn prune(&self) -> Result<Pruned, CassetteError> {
+    /// How many entries name no target and were not used in this run: whether another target uses
+    /// them, no prune can tell.
+    pub fn unattributed(&self) -> usize {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state
+            .entries
+            .iter()
+            .filter(|e| e.target.is_none() && !state.used.contains(&(None, e.key.clone())))
+            .count()
+    }
+
+    /// Removes this target's entries not used in this run; with `claim`, entries that name no target
+    /// count as this target's (the used ones are rewritten naming it). Other targets' entries stay.
+    pub fn prune(&self, claim: bool) -> Result<Pruned, CassetteError> {
+        self.prune_with(claim, false)
+    }
+
+    /// Rewrites the entries that name no target and that this run used as this target's; returns how
+    /// many.
+    pub fn claim_used(&self) -> Result<usize, CassetteError> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         self.flush_locked(&mut state)?;
-        let used = state.used.clone();
-        let before = state.entries.len();
-        state.entries.retain(|key, _| used.contains(key));
-        let kept = state.entries.len();
-        if kept < before {
-            self.write_merged(&[], Some(&used))?;
+        if self.target.is_none() {
+            return Ok(0);
         }
-        Ok(Pruned {
-            removed: before - kept,
-            kept,
-        })
+        let used: Vec<String> = state
+            .used
+            .iter()
+            .filter(|(target, _)| target.is_none())
+            .map(|(_, key)| key.clone())
+            .collect();
+        let mut claim = BTreeSet::new();
+        for key in used {
+            if state.entries.claim(&key, &self.target) {
+                claim.insert(key);
+            }
+        }
+        let claimed = claim.len();
+        if claimed > 0 {
+            self.write_merged(Edit {
+                claim,
+                ..Edit::default()
+            })?;
+        }
+        Ok(claimed)
     }
 
-    /// Under the lock: re-reads the file (another process may have recorded), merges `new`, keeps
-    /// only `keep` if given, and writes atomically (a temporary file renamed over the cassette).
+    /// [`Cassette::prune`]; with `delete_if_empty`, a file left with no entry is deleted.
+    fn prune_with(&self, claim: bool, delete_if_empty: bool) -> Result<Pruned, CassetteError> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.flush_locked(&mut state)?;
+        let mine = |entry: &Entry| match (&self.target, &entry.target) {
+            (Some(this), Some(theirs)) => this == theirs,
+            (Some(_), None) => claim,
+            // A process that cannot tell its target owns nothing.
+            (None, _) => false,
+        };
+        let mut edit = Edit {
+            delete_if_empty,
+            ..Edit::default()
+        };
+        for entry in state.entries.iter().filter(|e| mine(e)) {
+            let slot = (entry.target.clone(), entry.key.clone());
+            if !state.used.contains(&slot) {
+                edit.remove.insert(slot);
+            } else if entry.target.is_none() {
+                edit.claim.insert(entry.key.clone());
+            }
+        }
+        for slot in &edit.remove {
+            state.entries.remove(slot);
+        }
+        for key in &edit.claim {
+            state.entries.claim(key, &self.target);
+        }
+        let mut pruned = Pruned {
+            removed: edit.remove.len(),
+            kept: state.entries.len(),
+            claimed: edit.claim.len(),
+            deleted: false,
+        };
+        if pruned.removed + pruned.claimed > 0 {
+            pruned.deleted = self.write_merged(edit)?;
+        }
+        Ok(pruned)
+    }
+
+    /// Under the lock: re-reads the file (another process may have recorded), applies `edit`, and
+    /// writes atomically (a temporary file renamed over the cassette). Returns whether the file was
+    /// deleted instead (`edit.delete_if_empty`, and nothing left).
     ///
     /// The lock file is never deleted: deleting it while a process waits on it would let that process
     /// and a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
-    fn write_merged(
-        &self,
-        new: &[Entry],
-        keep: Option<&BTreeSet<String>>,
-    ) -> Result<(), CassetteError> {
+    fn write_merged(&self, edit: Edit<'_>) -> Result<bool, CassetteError> {
         let io = |source| CassetteError::Io {
             path: self.path.clone(),
             source,
@@ -288,25 +405,26 @@ impl Cassette {
             .open(&lock_path)
             .map_err(io)?;
         lock.lock().map_err(io)?;
-        let mut merged = read_entries(&self.path)?;
-        for entry in new {
-            merged.insert(entry.key.clone(), entry.clone());
+        let mut merged = Recordings::new(read_entries(&self.path)?);
+        for entry in edit.new {
+            merged.record(entry.clone());
         }
-        if let Some(keep) = keep {
-            merged.retain(|key, _| keep.contains(key));
+        for slot in &edit.remove {
+            merged.remove(slot);
         }
-        let mut entries: Vec<Entry> = merged.into_values().collect();
-        entries.sort_by(|a, b| {
-            (&a.test, a.run, a.role.as_str(), &a.key).cmp(&(
-                &b.test,
-                b.run,
-                b.role.as_str(),
-                &b.key,
-            ))
-        });
+        for key in &edit.claim {
+            merged.claim(key, &self.target);
+        }
+        if edit.delete_if_empty && merged.is_empty() {
+            let result = fs::remove_file(&self.path);
+            drop(lock);
+            return result.map(|()| true).map_err(io);
+        }
+        // Every file written is of the current version: one of an older version is rewritten only
+        // when it is written anyway.
         let body = FileBody {
             version: FORMAT_VERSION,
-            entries,
+            entries: merged.into_sorted(),
         };
         let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
         let json = redact(&json);
@@ -324,7 +442,7 @@ impl Cassette {
             let _ = fs::remove_file(&tmp);
         }
         drop(lock);
-        result.map_err(io)
+        result.map(|()| false).map_err(io)
     }
 }
 
@@ -344,10 +462,11 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
     }
 }
 
-fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
+/// The entries of the cassette at `path` (none when it does not exist).
+fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {
             return Err(CassetteError::Io {
                 path: path.to_path_buf(),
@@ -369,307 +488,14 @@ fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
             rerecord: None,
         }
     })?;
-    Ok(body
-        .entries
-        .into_iter()
-        .map(|e| (e.key.clone(), e))
-        .collect())
-}
-
-/// Every cassette this process opened, loaded once each.
-#[derive(Debug, Default)]
-pub struct CassetteStore {
-    dir: PathBuf,
-    open: Mutex<BTreeMap<String, Arc<Cassette>>>,
-}
-
-impl CassetteStore {
-    /// A store for the cassettes under `dir`.
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self {
-            dir: dir.into(),
-            open: Mutex::new(BTreeMap::new()),
-        }
+    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&body.version) {
+        return Err(CassetteError::Version {
+            path: path.to_path_buf(),
+            version: body.version,
+        });
     }
-
-    /// The file for a test or suite name: `a::b` becomes `a.b.cassette.json`.
-    pub fn path_for(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("{}.cassette.json", file_stem(name)))
-    }
-
-    /// The cassette for `name`, loaded on first use.
-    pub fn open(&self, name: &str) -> Result<Arc<Cassette>, CassetteError> {
-        let stem = file_stem(name);
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(cassette) = open.get(&stem) {
-            return Ok(cassette.clone());
-        }
-        let cassette = Arc::new(Cassette::load(self.path_for(name)).map_err(|e| match e {
-            CassetteError::Invalid {
-                path,
-                line,
-                conflict,
-                message,
-                rerecord: None,
-            } => CassetteError::Invalid {
-                path,
-                line,
-                conflict,
-                message,
-                rerecord: Some(crate::commands::record(name, None)),
-            },
-            other => other,
-        })?);
-        open.insert(stem, cassette.clone());
-        Ok(cassette)
-    }
-
-    /// Writes every opened cassette's pending recordings; returns the failures.
-    pub fn flush_all(&self) -> Vec<CassetteError> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.values().filter_map(|c| c.flush().err()).collect()
-    }
-
-    /// Prunes every opened cassette to the entries used in this run; returns what each prune did.
-    pub fn prune_all(&self) -> Vec<(PathBuf, Result<Pruned, CassetteError>)> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.values().map(|c| (c.path.clone(), c.prune())).collect()
-    }
-
-    /// Deletes the cassette files in the directory that no trial of this run opened (their tests are
-    /// gone or renamed); returns each deleted file with how many entries it held (`None`: it did not
-    /// parse). Only meaningful after a run of every test.
-    pub fn remove_unopened(&self) -> Result<Vec<(PathBuf, Option<usize>)>, CassetteError> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        let opened: BTreeSet<PathBuf> = open.values().map(|c| c.path.clone()).collect();
-        let io = |source| CassetteError::Io {
-            path: self.dir.clone(),
-            source,
-        };
-        let listing = match fs::read_dir(&self.dir) {
-            Ok(listing) => listing,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(e)),
-        };
-        let mut removed = Vec::new();
-        for entry in listing {
-            let path = entry.map_err(io)?.path();
-            let is_cassette = path.to_string_lossy().ends_with(".cassette.json");
-            if is_cassette && !opened.contains(&path) {
-                let entries = read_entries(&path).ok().map(|e| e.len());
-                fs::remove_file(&path).map_err(io)?;
-                removed.push((path, entries));
-            }
-        }
-        removed.sort();
-        Ok(removed)
-    }
-}
-
-fn file_stem(name: &str) -> String {
-    name.replace("::", ".")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    Ok(body.entries)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
-        let dir = std::env::temp_dir().join(format!("pt-invalid-cassette-{}", std::process::id()));
-        let store = CassetteStore::new(&dir);
-        let path = store.path_for("quick_start");
-        std::fs::create_dir_all(&dir).unwrap();
-        let conflicted = "{\n  \"version\": 1,\n<<<<<<< HEAD\n  \"entries\": []\n=======\n  \"entries\": []\n>>>>>>> theirs\n}\n";
-        std::fs::write(&path, conflicted).unwrap();
-        let shown = store.open("quick_start").unwrap_err().to_string();
-        assert!(
-            shown.contains(".cassette.json:3 is not valid")
-                && shown.contains("merge conflict markers")
-                && shown.contains(
-                    "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- quick_start"
-                ),
-            "{shown}"
-        );
-        assert!(!shown.to_lowercase().contains("delete"), "{shown}");
-        std::fs::write(&path, "{\"version\": 1, \"entries\": [}").unwrap();
-        let shown = CassetteStore::new(&dir)
-            .open("quick_start")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            shown.contains(":1 is not valid") && shown.contains("git checkout --"),
-            "{shown}"
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    use crate::completion::{CompletionRequest, CompletionResult};
-    use crate::role::CallRole;
-
-    fn entry(key: &str, run: u32) -> Entry {
-        Entry {
-            key: key.into(),
-            test: "t".into(),
-            run,
-            role: CallRole::Subject,
-            provider: "openai".into(),
-            model: "m".into(),
-            call: Exchange::Completion {
-                request: CompletionRequest::new("m", "hi", 10),
-                response: CompletionResult::new("hello", 1, 2),
-            },
-            latency_ms: 5,
-            recorded_at: now_rfc3339(),
-        }
-    }
-
-    #[test]
-    fn key_depends_on_run_and_request_only() {
-        let req = CompletionRequest::new("m", "hi", 10);
-        let k1 = entry_key("openai", &req, 1);
-        assert_eq!(k1, entry_key("openai", &req, 1));
-        assert_ne!(k1, entry_key("openai", &req, 2));
-        assert_ne!(k1, entry_key("anthropic", &req, 1));
-        let mut other = req.clone();
-        other.temperature = Some(0.0);
-        assert_ne!(k1, entry_key("openai", &other, 1));
-        // A seed is part of the key when set; unset, the key is the one computed before seeds existed
-        // (sha256 of `{"provider":"openai","model":"m","system":null,...,"run":1}`), so older
-        // recordings still match.
-        assert_eq!(k1, "c56028db4903ef4f9ea93a59");
-        let mut seeded = req.clone();
-        seeded.seed = Some(42);
-        assert_ne!(k1, entry_key("openai", &seeded, 1));
-    }
-
-    #[test]
-    fn record_merge_prune_roundtrip() {
-        let dir = std::env::temp_dir().join(format!("pt-cassette-{}", std::process::id()));
-        let store = CassetteStore::new(&dir);
-        let a = store.open("mod::greet").unwrap();
-        assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
-        assert_eq!(a.recorded_len(), None);
-        a.record(entry("k1", 1)).unwrap();
-        a.record(entry("k0", 1)).unwrap();
-        let on_disk = || {
-            CassetteStore::new(&dir)
-                .open("mod::greet")
-                .unwrap()
-                .recorded_len()
-        };
-        assert_eq!(
-            on_disk(),
-            Some(1),
-            "the second recording within a second is buffered"
-        );
-        a.flush().unwrap();
-        assert_eq!(on_disk(), Some(2));
-        // A second process (a second store) records into the same file without losing k1.
-        let other = CassetteStore::new(&dir).open("mod::greet").unwrap();
-        other.record(entry("k2", 2)).unwrap();
-        other.flush().unwrap();
-        let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
-        assert_eq!(reloaded.recorded_len(), Some(3));
-        assert!(reloaded.lookup("k2").is_some());
-        assert_eq!(
-            reloaded.prune().unwrap(),
-            Pruned {
-                removed: 2,
-                kept: 1
-            }
-        );
-        let after = CassetteStore::new(&dir).open("mod::greet").unwrap();
-        assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
-        let _ = fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
-        let dir = std::env::temp_dir().join(format!("pt-cassette-work-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let store = CassetteStore::new(&dir);
-        let cassette = store.open("greet").unwrap();
-        cassette.record(entry("k1", 1)).unwrap();
-        let work = dir.join(WORK_DIR);
-        let listing = |d: &Path| {
-            let mut names: Vec<String> = fs::read_dir(d)
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            names.sort();
-            names
-        };
-        assert_eq!(listing(&dir), [WORK_DIR, "greet.cassette.json"]);
-        // The lock file outlives the write: removing it is what let two writers hold "the" lock.
-        assert_eq!(listing(&work), [".gitignore", "greet.cassette.json.lock"]);
-        assert!(
-            fs::read_to_string(work.join(".gitignore"))
-                .unwrap()
-                .ends_with("\n*\n")
-        );
-
-        // A writer killed mid-write left a partial temporary file and an empty `.gitignore`: the next
-        // write mends the one and consumes the other.
-        fs::write(work.join(".gitignore"), "").unwrap();
-        fs::write(
-            work.join("greet.cassette.json.tmp"),
-            "{\"version\": 1, \"entr",
-        )
-        .unwrap();
-        cassette.record(entry("k2", 2)).unwrap();
-        cassette.flush().unwrap();
-        assert_eq!(listing(&work), [".gitignore", "greet.cassette.json.lock"]);
-        assert_eq!(
-            fs::read_to_string(work.join(".gitignore")).unwrap(),
-            WORK_DIR_GITIGNORE
-        );
-        assert_eq!(read_entries(&cassette.path).unwrap().len(), 2);
-        let _ = fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn a_skipped_test_keeps_its_recordings_through_a_prune() {
-        let dir = std::env::temp_dir().join(format!("pt-cassette-keep-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let recorder = CassetteStore::new(&dir).open("suite").unwrap();
-        let recorded = |test: &str, key: &str| Entry {
-            test: test.into(),
-            ..entry(key, 1)
-        };
-        recorder.record(recorded("suite::a", "a")).unwrap();
-        recorder.record(recorded("suite::ab", "ab")).unwrap();
-        recorder.record(recorded("suite::a::run_2", "a2")).unwrap();
-        recorder.record(recorded("suite::gone", "gone")).unwrap();
-        recorder.flush().unwrap();
-        let cassette = CassetteStore::new(&dir).open("suite").unwrap();
-        assert!(cassette.lookup("ab").is_some());
-        cassette.keep_recordings_of("suite::a");
-        assert_eq!(
-            cassette.prune().unwrap(),
-            Pruned {
-                removed: 1,
-                kept: 3
-            }
-        );
-        let mut kept: Vec<String> = read_entries(&cassette.path).unwrap().into_keys().collect();
-        kept.sort();
-        assert_eq!(kept, ["a", "a2", "ab"]);
-        let _ = fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn modes_parse_and_unknown_lists_valid() {
-        assert_eq!(CassetteMode::parse("Record").unwrap(), CassetteMode::Record);
-        let err = CassetteMode::parse("sometimes").unwrap_err().to_string();
-        assert!(err.contains("auto, replay, record, off"), "{err}");
-    }
-}
+mod tests;

@@ -60,6 +60,8 @@ pub struct Settings {
     pub reports: Reports,
     /// `--prune-cassettes`.
     pub prune: bool,
+    /// `--claim-cassettes`: recordings that name no test target are this target's (see `prune.rs`).
+    pub claim: bool,
     /// `--baseline` and its companions, checked (an error when one is given without a baseline).
     pub baseline: Option<baseline::Settings>,
     /// `--subject provider/model`: the run's model, replacing every test's.
@@ -99,6 +101,7 @@ impl Settings {
             mode,
             reports,
             prune: flags.prune,
+            claim: flags.claim,
             baseline: flags
                 .baseline_settings()
                 .map_err(HarnessError::BaselineFlags)?,
@@ -146,6 +149,7 @@ struct Flags {
     report: Option<PathBuf>,
     html: Option<PathBuf>,
     prune: bool,
+    claim: bool,
     baseline: Option<String>,
     baseline_alpha: Option<String>,
     fail_on_regression: bool,
@@ -199,6 +203,7 @@ impl Flags {
                 "--record" => flags.mode = Some(CassetteMode::Record),
                 "--no-cassette" => flags.mode = Some(CassetteMode::Off),
                 "--prune-cassettes" => flags.prune = true,
+                "--claim-cassettes" => flags.claim = true,
                 "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
                 "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),
@@ -250,8 +255,10 @@ mod tests {
             "a::b",
             "--subject",
             "fake/m",
+            "--claim-cassettes",
         ])
         .unwrap();
+        assert!(flags.claim && !flags.prune);
         assert_eq!(flags.mode, Some(CassetteMode::Record));
         assert_eq!(flags.junit, Some(PathBuf::from("j.xml")));
         assert_eq!(flags.report, Some(PathBuf::from("r.json")));
