@@ -33,6 +33,13 @@ fn shell_word(text: &str) -> String {
     }
 }
 
+/// Claims for test target `target` the recordings that name none (`--claim-cassettes`), and prunes
+/// when `prune`. The target is this process's, not always `prompts`.
+pub fn claim(target: &str, prune: bool) -> String {
+    let prune = if prune { "--prune-cassettes " } else { "" };
+    format!("cargo test --test {target} -- {prune}--claim-cassettes")
+}
+
 /// Writes the JSON report of a run to `path` (a baseline for `--baseline`).
 pub fn report(path: &str) -> String {
     cargo_test(&format!("--report {path}"))
@@ -60,6 +67,14 @@ mod tests {
         assert_eq!(
             rerun("s::c[fake/a|v1]"),
             "cargo test --test prompts -- --exact 's::c[fake/a|v1]'"
+        );
+        assert_eq!(
+            claim("agents", true),
+            "cargo test --test agents -- --prune-cassettes --claim-cassettes"
+        );
+        assert_eq!(
+            claim("prompts", false),
+            "cargo test --test prompts -- --claim-cassettes"
         );
         assert_eq!(
             rerun("it's"),

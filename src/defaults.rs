@@ -41,6 +41,41 @@ pub const MAX_TURNS: u32 = 8;
 /// How long one tool call may take.
 pub const TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The variables of the harness's environment a stdio MCP server gets besides the ones it is given
+/// (`McpServer::env`, `McpServer::inherit_env`): what finding programs, the user's files, the locale and a
+/// temporary directory need (the Windows names for the same), and no key.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub const MCP_BASE_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TERM",
+    "TZ",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+];
+
+/// How long what is left of a stdio MCP server's process group has after SIGTERM before SIGKILL.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub const MCP_STOP_GRACE: Duration = Duration::from_secs(2);
+
 /// `--baseline-alpha`: the significance level of a baseline comparison.
 pub const BASELINE_ALPHA: f64 = 0.05;
 /// Adaptive sampling: the confidence (`confidence`), so α = β = 5%. The attribute's compile-time
@@ -145,6 +180,26 @@ mod tests {
             (
                 "README.md",
                 readme,
+                format!(
+                    "those that are set: {} (the last ones are Windows')",
+                    MCP_BASE_ENV
+                        .iter()
+                        .map(|name| format!("`{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            (
+                "README.md",
+                readme,
+                format!(
+                    "gets SIGTERM, and SIGKILL after {} s.",
+                    secs(MCP_STOP_GRACE)
+                ),
+            ),
+            (
+                "README.md",
+                readme,
                 format!("(`--baseline-alpha`, default {BASELINE_ALPHA})"),
             ),
             (
@@ -171,7 +226,12 @@ mod tests {
                 format!("(default: the harness's default, {CONCURRENCY})"),
             ),
         ] {
-            assert!(text.contains(&stated), "{doc} no longer states {stated:?}");
+            // A statement on one line may be wrapped in the doc.
+            let wrapped = || text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                text.contains(&stated) || wrapped().contains(&stated),
+                "{doc} no longer states {stated:?}"
+            );
         }
     }
 

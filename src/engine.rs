@@ -10,7 +10,6 @@ use std::time::Duration;
 use crate::cassette::decision::{
     self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
 };
-use crate::cassette::pending::SampleId;
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, Recorded, ReplaceInto};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
@@ -377,6 +376,8 @@ impl Engine {
             let entry = Entry {
                 key: call.key,
                 test: call.scope.test.clone(),
+                // The cassette names the target that records it.
+                target: None,
                 run: call.scope.run_index,
                 role: call.role,
                 provider: call.provider.to_string(),
@@ -437,10 +438,6 @@ impl Engine {
                     .map_err(|e| CallError::Failed(e.to_string()))?,
             ),
         };
-        let sample = SampleId {
-            test: scope.test.clone(),
-            run: scope.run_index,
-        };
         let (recording, entry) = match &cassette {
             Some(c) => {
                 // Record mode calls anyway: a recorded entry is neither looked up nor marked used.
@@ -451,7 +448,7 @@ impl Engine {
                     Some(entry) => (Recording::Found, Some(entry)),
                     // Embeddings are keyed by their text alone: a new text is a first recording.
                     None if call.role == CallRole::Embedding => (Recording::Absent, None),
-                    None => match c.sample_recordings(&sample) {
+                    None => match c.sample_recordings(&c.sample(&scope.test, scope.run_index)) {
                         0 => (Recording::Absent, None),
                         recorded => (Recording::Stale { recorded }, None),
                     },
@@ -483,6 +480,7 @@ impl Engine {
             Decision::Fail(refusal) => {
                 let changes = match (&refusal, &cassette, request) {
                     (Refusal::Stale { .. }, Some(c), Some(request)) => {
+                        let sample = c.sample(&scope.test, scope.run_index);
                         let recorded = c.recorded_requests(&sample, call.role);
                         recorded
                             .iter()

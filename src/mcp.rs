@@ -3,7 +3,13 @@
 //!
 //! Each run of an agent test connects to its servers, lists their tools, calls them as the model asks,
 //! and closes the connections when the run ends (a stdio server gets its stdin closed, then SIGTERM,
-//! then a kill). Connecting per run keeps runs independent, and no process outlives its test.
+//! then a kill, and so does what is left of its process group). Connecting per run keeps runs
+//! independent, and no process outlives its test. A stdio server gets a minimal environment, not the
+//! harness's (which holds the provider keys), and what a server's messages say about it (its label,
+//! its errors) never shows its credentials: the label reaches the model, and so the cassettes.
+
+mod label;
+mod process;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -20,7 +26,8 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
 use crate::completion::ToolSpec;
-use crate::redact::redact;
+use label::Secrets;
+use process::Group;
 
 /// How much of a stdio server's stderr is kept to explain a failed connection.
 const STDERR_TAIL: usize = 2000;
@@ -37,6 +44,8 @@ enum Transport {
         command: String,
         args: Vec<String>,
         env: Vec<(String, String)>,
+        /// Variables passed on from the harness's environment.
+        inherit: Vec<String>,
         cwd: Option<PathBuf>,
     },
     Http {
@@ -45,7 +54,8 @@ enum Transport {
     },
 }
 
-// Header values (tokens) and environment values (keys) are never shown.
+// Header values (tokens), environment values (keys), credentials and query values of the URL and
+// secret-looking arguments are never shown.
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.transport {
@@ -53,17 +63,19 @@ impl fmt::Debug for McpServer {
                 command,
                 args,
                 env,
+                inherit,
                 cwd,
             } => f
                 .debug_struct("McpServer::stdio")
                 .field("command", command)
-                .field("args", args)
+                .field("args", &label::shown_args(args).0)
                 .field("env", &env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                .field("inherit_env", inherit)
                 .field("cwd", cwd)
                 .finish(),
             Transport::Http { url, headers } => f
                 .debug_struct("McpServer::http")
-                .field("url", url)
+                .field("url", &crate::redact::url_for_display(url))
                 .field(
                     "headers",
                     &headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
@@ -73,23 +85,21 @@ impl fmt::Debug for McpServer {
     }
 }
 
+/// The label messages and tool results name the server by: ``MCP server `cmd args` `` or
+/// `MCP server at URL`, without its secrets.
 impl fmt::Display for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.transport {
-            Transport::Stdio { command, args, .. } => {
-                write!(f, "MCP server `{command}")?;
-                for arg in args {
-                    write!(f, " {arg}")?;
-                }
-                write!(f, "`")
-            }
-            Transport::Http { url, .. } => write!(f, "MCP server at {url}"),
-        }
+        f.write_str(&label::label(self))
     }
 }
 
 impl McpServer {
     /// A server started as a child process speaking MCP on its stdin and stdout.
+    ///
+    /// It gets a minimal environment, not the harness's: `PATH`, `HOME`, the locale, the temporary
+    /// directory and the like (the README's "Tools and agents" lists them), the variables named with
+    /// [`inherit_env`](Self::inherit_env), and those set with [`env`](Self::env). It runs in a process
+    /// group of its own (on Unix), ended with it.
     pub fn stdio(
         command: impl Into<String>,
         args: impl IntoIterator<Item = impl Into<String>>,
@@ -99,6 +109,7 @@ impl McpServer {
                 command: command.into(),
                 args: args.into_iter().map(Into::into).collect(),
                 env: Vec::new(),
+                inherit: Vec::new(),
                 cwd: None,
             },
         }
@@ -118,6 +129,15 @@ impl McpServer {
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         if let Transport::Stdio { env, .. } = &mut self.transport {
             env.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// Passes these variables of the harness's environment on to a stdio server as they are (those
+    /// unset are skipped; ignored for HTTP), e.g. `["GITHUB_TOKEN"]` for a server that needs it.
+    pub fn inherit_env(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        if let Transport::Stdio { inherit, .. } = &mut self.transport {
+            inherit.extend(names.into_iter().map(Into::into));
         }
         self
     }
@@ -181,7 +201,11 @@ pub enum McpError {
 /// An open connection to one server, with its tools.
 pub(crate) struct McpSession {
     label: String,
+    /// What is taken out of everything the server sends back.
+    secrets: Secrets,
     service: RunningService<RoleClient, ()>,
+    /// A stdio server's process group.
+    group: Option<Group>,
     /// The server's tools as specs.
     pub(crate) tools: Vec<ToolSpec>,
 }
@@ -189,31 +213,31 @@ pub(crate) struct McpSession {
 impl McpSession {
     /// Connects to `server` and lists its tools, giving up after `timeout`.
     pub(crate) async fn connect(server: &McpServer, timeout: Duration) -> Result<Self, McpError> {
-        let label = server.to_string();
+        let label = label::label(server);
+        let secrets = Secrets::of(server);
         let connect_error = |message: String| McpError::Connect {
             server: label.clone(),
-            message,
+            message: secrets.message(&message),
         };
         let stderr_tail = Arc::new(Mutex::new(String::new()));
+        let mut group = None;
         let service = match &server.transport {
             Transport::Stdio {
                 command,
                 args,
                 env,
+                inherit,
                 cwd,
             } => {
-                let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
-                if let Some(dir) = cwd {
-                    cmd.current_dir(dir);
-                }
+                let cmd = process::command(command, args, env, inherit, cwd.as_deref());
                 let (transport, stderr) = TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
                     .map_err(|e| McpError::Spawn {
                         server: label.clone(),
-                        message: e.to_string(),
+                        message: secrets.message(&e.to_string()),
                     })?;
+                group = Group::led_by(transport.id());
                 if let Some(mut stderr) = stderr {
                     // Drained all along so a chatty server never blocks on a full pipe; the tail
                     // explains a failed handshake.
@@ -266,7 +290,7 @@ impl McpSession {
             if tail.is_empty() {
                 message
             } else {
-                format!("{message}; its stderr ends: {}", redact(tail))
+                format!("{message}; its stderr ends: {tail}")
             }
         };
         let service = match service {
@@ -285,13 +309,13 @@ impl McpSession {
         let listed = match tokio::time::timeout(timeout, service.list_all_tools()).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(e)) => {
-                let _ = service.cancel().await;
+                stop(service, group).await;
                 return Err(connect_error(with_stderr(format!(
                     "listing its tools failed: {e}"
                 ))));
             }
             Err(_) => {
-                let _ = service.cancel().await;
+                stop(service, group).await;
                 return Err(connect_error(format!(
                     "it did not list its tools within {timeout:?}"
                 )));
@@ -307,7 +331,9 @@ impl McpSession {
             .collect();
         Ok(Self {
             label,
+            secrets,
             service,
+            group,
             tools,
         })
     }
@@ -323,16 +349,29 @@ impl McpSession {
         match self.service.call_tool(params).await {
             Ok(result) => {
                 let is_error = result.is_error == Some(true);
-                let text = result_text(result);
+                let text = self.secrets.scrub(&result_text(result));
                 if is_error { Err(text) } else { Ok(text) }
             }
-            Err(e) => Err(format!("{}: {e}", self.label)),
+            Err(e) => Err(format!(
+                "{}: {}",
+                self.label,
+                self.secrets.message(&e.to_string())
+            )),
         }
     }
 
-    /// Closes the connection (and stops a stdio server).
+    /// Closes the connection (and stops a stdio server and its process group).
     pub(crate) async fn close(self) {
-        let _ = self.service.cancel().await;
+        stop(self.service, self.group).await;
+    }
+}
+
+/// Closes `service` (the SDK stops a stdio server: stdin closed, SIGTERM, a kill), then ends what is
+/// left of its process group: a grandchild the server started would outlive it otherwise.
+async fn stop(service: RunningService<RoleClient, ()>, group: Option<Group>) {
+    let _ = service.cancel().await;
+    if let Some(group) = group {
+        group.end().await;
     }
 }
 

@@ -5,11 +5,34 @@ use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock, RwLock};
 
 /// Values shorter than this are not treated as secrets: redacting `1` or `true` would mangle text.
-const MIN_SECRET_LEN: usize = 8;
+pub(crate) const MIN_SECRET_LEN: usize = 8;
+
+/// What replaces a secret that has no variable name to show.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) const REDACTED: &str = "[REDACTED]";
 
 fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     ["KEY", "TOKEN", "SECRET"]
+        .iter()
+        .any(|suffix| upper.ends_with(suffix))
+}
+
+/// Whether a variable, a command-line flag (`--api-key`) or a header (`Authorization`) names a secret:
+/// the variables' rule, and the words a password or a credential goes by.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) fn names_a_secret(name: &str) -> bool {
+    let upper = name.trim().trim_start_matches('-').to_ascii_uppercase();
+    is_secret_name(&upper)
+        || [
+            "PASSWORD",
+            "PASSWD",
+            "CREDENTIAL",
+            "CREDENTIALS",
+            "AUTH",
+            "AUTHORIZATION",
+            "COOKIE",
+        ]
         .iter()
         .any(|suffix| upper.ends_with(suffix))
 }
@@ -74,6 +97,72 @@ fn without_userinfo(text: &str) -> Cow<'_, str> {
             .expect("the pattern compiles")
     });
     USERINFO.replace_all(text, "${1}[REDACTED]@")
+}
+
+/// `url` as it may be shown: no credentials (`user:password@` becomes `[REDACTED]@`), and no value of
+/// its query or fragment (`?token=abc&x` becomes `?token=[REDACTED]&[REDACTED]`). A query value is a
+/// credential or a session id more often than not, and scheme, host and path say which server it is.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) fn url_for_display(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let host = match authority.rfind('@') {
+        Some(at) => format!("{REDACTED}@{}", &authority[at + 1..]),
+        None => authority.to_string(),
+    };
+    let (tail, fragment) = match tail.split_once('#') {
+        Some((tail, fragment)) => (tail, Some(fragment)),
+        None => (tail, None),
+    };
+    let (path, query) = match tail.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (tail, None),
+    };
+    let mut shown = format!("{scheme}://{host}{path}");
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, "")) => format!("{name}="),
+                Some((name, _)) => format!("{name}={REDACTED}"),
+                None if pair.is_empty() => String::new(),
+                None => REDACTED.to_string(),
+            })
+            .collect();
+        shown.push('?');
+        shown.push_str(&pairs.join("&"));
+    }
+    if fragment.is_some_and(|f| !f.is_empty()) {
+        shown.push('#');
+        shown.push_str(REDACTED);
+    }
+    shown
+}
+
+/// A URL ends at white space, a quote, an angle bracket, a brace or a parenthesis: error texts put it
+/// in `(...)`. Square brackets stay: an IPv6 host is one, and so is an earlier `[REDACTED]`.
+static URL: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r#"[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'`<>(){}]+"#)
+        .expect("the pattern compiles")
+});
+
+/// Every URL in `text` as [`url_for_display`] shows it: for messages that may quote a server's URL
+/// (a transport error names the URL it could not reach).
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) fn urls_for_display(text: &str) -> Cow<'_, str> {
+    if !text.contains("://") {
+        return Cow::Borrowed(text);
+    }
+    URL.replace_all(text, |c: &regex::Captures<'_>| url_for_display(&c[0]))
+}
+
+/// The URLs in `text`.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) fn urls_in(text: &str) -> impl Iterator<Item = &str> {
+    URL.find_iter(text).map(|m| m.as_str())
 }
 
 fn redact_with<'a>(text: &'a str, secrets: &[(String, String)]) -> Cow<'a, str> {
@@ -166,6 +255,61 @@ mod tests {
         );
         for plain in ["mail bob@example.com", "http://h/a@b", "no url here"] {
             assert_eq!(redact_with(plain, &[]), plain);
+        }
+    }
+
+    #[test]
+    fn urls_are_shown_without_credentials_query_values_or_fragment() {
+        for (url, shown) in [
+            (
+                "http://mcpuser:hunter2pw@127.0.0.1:9/mcp?token=tok-123&team=blue&flag&empty=",
+                "http://[REDACTED]@127.0.0.1:9/mcp?token=[REDACTED]&team=[REDACTED]&[REDACTED]&empty=",
+            ),
+            (
+                "https://h.example/a/b#access_token=x",
+                "https://h.example/a/b#[REDACTED]",
+            ),
+            ("https://h.example?k=v", "https://h.example?k=[REDACTED]"),
+            ("https://t0k3n@h", "https://[REDACTED]@h"),
+            ("http://127.0.0.1:8000/mcp", "http://127.0.0.1:8000/mcp"),
+            (
+                "http://[::1]:8000/mcp?key=k",
+                "http://[::1]:8000/mcp?key=[REDACTED]",
+            ),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(url_for_display(url), shown);
+        }
+        assert_eq!(
+            urls_for_display(
+                "error sending request for url (http://u:p@h/mcp?token=abc): refused; see \"https://x/?a=b\""
+            ),
+            "error sending request for url (http://[REDACTED]@h/mcp?token=[REDACTED]): refused; \
+             see \"https://x/?a=[REDACTED]\""
+        );
+        // Shown twice, the same.
+        let once = urls_for_display("at http://u:p@[::1]/m?t=v#f").into_owned();
+        assert_eq!(once, "at http://[REDACTED]@[::1]/m?t=[REDACTED]#[REDACTED]");
+        assert_eq!(urls_for_display(&once), once);
+        assert!(matches!(urls_for_display("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn names_of_secrets_include_passwords_and_credentials() {
+        for name in [
+            "--api-key",
+            "--token",
+            "ANTHROPIC_API_KEY",
+            "--password",
+            "db_passwd",
+            "Authorization",
+            "--client-secret",
+            "GOOGLE_CREDENTIALS",
+        ] {
+            assert!(names_a_secret(name), "{name}");
+        }
+        for name in ["--port", "--key-file", "PATH", "--verbose", "x-demo"] {
+            assert!(!names_a_secret(name), "{name}");
         }
     }
 

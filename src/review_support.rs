@@ -57,8 +57,8 @@ impl Layout {
         let mut files = Vec::new();
         for path in pending::pending_files(&self.pending_dir)? {
             let cassette = pending::cassette_path(&path, &self.cassette_dir);
-            let accepted = pending::by_sample(crate::cassette::read_entry_list(&cassette)?);
-            let samples = pending::by_sample(crate::cassette::read_entry_list(&path)?)
+            let accepted = pending::by_sample(crate::cassette::read_entries(&cassette)?);
+            let samples = pending::by_sample(crate::cassette::read_entries(&path)?)
                 .into_iter()
                 .map(|(id, new)| PendingSample {
                     old: accepted.get(&id).cloned().unwrap_or_default(),

@@ -1,7 +1,8 @@
 //! Cassettes end to end: record against a loopback provider, replay with it stopped, detect a changed
 //! prompt, ignore a trial with neither recording nor key (fail it under CI), `live_only`, redact secrets,
 //! prune unused entries (and refuse to prune after a partial run), many processes recording into one
-//! file, a writer killed with SIGKILL.
+//! file, a writer killed with SIGKILL; two test targets sharing the cassettes (`targets.rs`), and names
+//! that once shared a file or made one too long (`names.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -9,6 +10,11 @@ use std::time::{Duration, Instant};
 
 use prompt_tester_testkit::FakeProvider;
 use prompt_tester_testkit::child::Scratch;
+
+#[path = "cassettes/names.rs"]
+mod names;
+#[path = "cassettes/targets.rs"]
+mod targets;
 
 /// The harness fixture: the prompt tests these tests run.
 const FIXTURE: &str = "harness_fixture";

@@ -72,6 +72,7 @@ pub(crate) fn write_cassette(root: &Path, size: Size) -> Result<u64, String> {
             entries.push(Entry {
                 key: entry_key(PROVIDER, &request, run),
                 test: format!("{SUITE}::{}", case_name(i)),
+                target: None,
                 run,
                 role: prompt_tester::testing::cassette::CallRole::Subject,
                 provider: PROVIDER.into(),

@@ -18,6 +18,9 @@ pub struct Entry {
     pub key: String,
     /// The trial that recorded it.
     pub test: String,
+    /// The test target that recorded it (`prompts`, see [`super::owner`]): a prune removes only its own
+    /// target's. `None` in recordings of format version 1, made before entries named their target.
+    pub target: Option<String>,
     /// The run index (1-based) it belongs to.
     pub run: u32,
     /// `subject`, `judge` or `embedding`.
@@ -61,6 +64,8 @@ pub enum Exchange {
 struct RawEntry {
     key: String,
     test: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    target: Option<String>,
     run: u32,
     role: CallRole,
     provider: String,
@@ -113,6 +118,7 @@ impl TryFrom<RawEntry> for Entry {
         Ok(Entry {
             key: raw.key,
             test: raw.test,
+            target: raw.target,
             run: raw.run,
             role: raw.role,
             provider: raw.provider,
@@ -137,6 +143,7 @@ impl From<Entry> for RawEntry {
         RawEntry {
             key: entry.key,
             test: entry.test,
+            target: entry.target,
             run: entry.run,
             role: entry.role,
             provider: entry.provider,
@@ -160,8 +167,14 @@ pub struct FileBody {
     pub entries: Vec<Entry>,
 }
 
-/// The version a cassette file written now has.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version a cassette file written now has. Version 1: entries name no target. Version 2: each
+/// entry names the test target that recorded it (`target`), so that a prune removes only its own.
+/// Files of every version from [`OLDEST_VERSION`] on are read (a version 1 file replays unchanged, and
+/// is written as version 2 when it is recorded into); a newer one is refused, not misread.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest version read.
+pub const OLDEST_VERSION: u32 = 1;
 
 /// The key of a call: a hash of the provider, the model, the rendered request and the run index.
 /// It never includes a key or a URL, so a cassette replays against any endpoint.

@@ -2,12 +2,11 @@
 //! "delete it"), and rewriting one under its lock with an atomic rename. Lock and temporary files live
 //! in [`WORK_DIR`], which ignores itself for git.
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::entry::{Entry, FORMAT_VERSION, FileBody};
+use super::entry::{Entry, FORMAT_VERSION, FileBody, OLDEST_VERSION};
 use crate::redact::redact;
 
 /// A cassette file error.
@@ -38,6 +37,23 @@ pub enum CassetteError {
         message: String,
         /// The command that re-records this file alone, when the cassette's name is known.
         rerecord: Option<String>,
+    },
+    /// The file is of a format version this prompt-tester does not read.
+    #[error(
+        "cassette {} is in format version {version}, which this prompt-tester does not read (it reads \
+         versions {OLDEST_VERSION} to {FORMAT_VERSION}); {}",
+        path.display(),
+        if *version > FORMAT_VERSION {
+            "a newer prompt-tester wrote it: upgrade prompt-tester".to_string()
+        } else {
+            format!("restore it from version control (`git checkout -- {}`)", path.display())
+        }
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its `version`.
+        version: u32,
     },
 }
 
@@ -77,7 +93,7 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
 }
 
 /// The entries of the file at `path`, in file order (none when it does not exist).
-pub fn read_entry_list(path: &Path) -> Result<Vec<Entry>, CassetteError> {
+pub fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -102,15 +118,13 @@ pub fn read_entry_list(path: &Path) -> Result<Vec<Entry>, CassetteError> {
             rerecord: None,
         }
     })?;
+    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&body.version) {
+        return Err(CassetteError::Version {
+            path: path.to_path_buf(),
+            version: body.version,
+        });
+    }
     Ok(body.entries)
-}
-
-/// The entries of the file at `path`, by key.
-pub fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
-    Ok(read_entry_list(path)?
-        .into_iter()
-        .map(|e| (e.key.clone(), e))
-        .collect())
 }
 
 /// What to do with a file whose rewrite leaves no entry.
@@ -122,8 +136,11 @@ pub enum WhenEmpty {
     Remove,
 }
 
-/// Under the file's lock: re-reads it (another process may have written), applies `edit`, and writes
-/// the result atomically (a temporary file renamed over it), sorted and redacted.
+/// Under the file's lock: re-reads it (another process may have written), applies `edit` (which
+/// returns the entries in the order to write them), and writes the result atomically (a temporary
+/// file renamed over it), redacted, in the current format version (a file of an older version is
+/// rewritten only when it is written anyway). Returns whether the file was removed instead
+/// ([`WhenEmpty::Remove`] and nothing left).
 ///
 /// The lock file is never deleted: deleting it while a process waits on it would let that process
 /// and a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
@@ -131,7 +148,7 @@ pub fn rewrite_locked(
     path: &Path,
     when_empty: WhenEmpty,
     edit: impl FnOnce(Vec<Entry>) -> Vec<Entry>,
-) -> Result<(), CassetteError> {
+) -> Result<bool, CassetteError> {
     let io = |source| CassetteError::Io {
         path: path.to_path_buf(),
         source,
@@ -150,18 +167,15 @@ pub fn rewrite_locked(
         .open(&lock_path)
         .map_err(io)?;
     lock.lock().map_err(io)?;
-    let mut entries = edit(read_entry_list(path)?);
+    let entries = edit(read_entries(path)?);
     if entries.is_empty() && when_empty == WhenEmpty::Remove {
         let removed = match fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         };
         drop(lock);
-        return removed.map_err(io);
+        return removed.map(|()| true).map_err(io);
     }
-    entries.sort_by(|a, b| {
-        (&a.test, a.run, a.role.as_str(), &a.key).cmp(&(&b.test, b.run, b.role.as_str(), &b.key))
-    });
     let body = FileBody {
         version: FORMAT_VERSION,
         entries,
@@ -182,5 +196,5 @@ pub fn rewrite_locked(
         let _ = fs::remove_file(&tmp);
     }
     drop(lock);
-    result.map_err(io)
+    result.map(|()| false).map_err(io)
 }

@@ -1,31 +1,39 @@
 //! Cassettes: model calls recorded once into committed JSON files and replayed offline.
 //!
-//! One file per test (or per suite): `<cassette_dir>/<name>.cassette.json`. Entries are keyed by a hash
-//! of what decides the answer (provider, model, the rendered request, the run index) and written in a
-//! stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file that is
-//! renamed over the old one while holding a lock file, so concurrent trials (threads or processes)
-//! never lose each other's entries and a killed run never leaves a truncated cassette. Lock and
-//! temporary files live in [`WORK_DIR`], which ignores itself for git.
+//! One file per test (or per suite): `<cassette_dir>/<name>.cassette.json` (`name.rs` keeps two names
+//! from sharing one). Entries are keyed by a hash of what decides the answer (provider, model, the
+//! rendered request, the run index) and by the test target that recorded them (`owner.rs`), and
+//! written in a stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file
+//! that is renamed over the old one while holding a lock file, so concurrent trials (threads or
+//! processes) never lose each other's entries and a killed run never leaves a truncated cassette. Lock
+//! and temporary files live in [`WORK_DIR`], which ignores itself for git.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub mod changes;
 pub mod decision;
 mod entry;
 mod file;
+mod name;
+mod owner;
 pub mod pending;
+mod store;
 
+#[cfg(test)]
+use entry::FileBody;
 pub use entry::{Entry, Exchange, Recorded, embedding_key, entry_key, latency_of, now_rfc3339};
-
 pub use file::CassetteError;
-pub(crate) use file::read_entry_list;
+pub(crate) use file::read_entries;
 #[cfg(test)]
 use file::{WORK_DIR, WORK_DIR_GITIGNORE};
-use file::{WhenEmpty, read_entries, rewrite_locked};
+pub use owner::Target;
+pub use store::{Blocker, CassetteStore};
+
+use file::{WhenEmpty, rewrite_locked};
+use owner::{Recordings, Slot};
 use pending::SampleId;
 
 /// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
@@ -108,12 +116,16 @@ impl Policy {
 pub struct ModeError(pub String);
 
 /// What [`Cassette::prune`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Pruned {
     /// Entries removed.
     pub removed: usize,
-    /// Entries kept.
+    /// Entries kept (this target's and every other's).
     pub kept: usize,
+    /// Entries that named no target and now name this one (`--claim-cassettes`).
+    pub claimed: usize,
+    /// The file held nothing else, and is gone (only a file no trial of this run opened).
+    pub deleted: bool,
 }
 
 /// One cassette file, loaded once and shared by every trial that uses it.
@@ -122,16 +134,20 @@ pub struct Cassette {
     path: PathBuf,
     /// Where replacements go when they are pending (see [`pending`]).
     pending_path: PathBuf,
+    /// The test target this process runs: it records as this target and prunes only its entries.
+    target: Target,
     state: Mutex<State>,
 }
 
 #[derive(Debug, Default)]
 struct State {
-    entries: HashMap<String, Entry>,
+    entries: Recordings,
+    /// Whether the file held entries when it was loaded (a missing entry then means the test changed).
+    recorded: bool,
+    used: BTreeSet<Slot>,
     /// How many entries each sample has in the file as loaded; built on the first miss (a replay that
     /// finds every call never pays for it).
     samples: Option<HashMap<SampleId, usize>>,
-    used: BTreeSet<String>,
     /// First recordings not yet written.
     unwritten: Vec<Entry>,
     /// Samples recorded anew in this run that replace what the file holds: every call each made.
@@ -157,30 +173,48 @@ pub enum ReplaceInto {
     Cassette,
 }
 
+/// What a write does to the file as it is on disk (another process may have written it since).
+#[derive(Default)]
+struct Edit<'a> {
+    /// Recorded since the last write.
+    new: &'a [Entry],
+    /// Samples whose recordings are replaced as a whole by these calls.
+    replaced: BTreeMap<SampleId, Vec<Entry>>,
+    /// Entries to remove.
+    remove: BTreeSet<Slot>,
+    /// Keys whose entry naming no target becomes this target's.
+    claim: BTreeSet<String>,
+    /// Delete the file when nothing is left in it.
+    delete_if_empty: bool,
+}
+
 /// Recordings are written at most this often (and at the end of the run): rewriting the whole file
 /// for every entry made recording quadratic in the entries of one cassette.
 const WRITE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Cassette {
-    fn load(path: PathBuf, pending_path: PathBuf) -> Result<Self, CassetteError> {
-        let entries = read_entries(&path)?;
+    fn load(path: PathBuf, pending_path: PathBuf, target: Target) -> Result<Self, CassetteError> {
+        let entries = Recordings::new(read_entries(&path)?);
+        let recorded = !entries.is_empty();
         Ok(Self {
             path,
             pending_path,
+            target,
             state: Mutex::new(State {
                 entries,
+                recorded,
                 ..State::default()
             }),
         })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Where this cassette's pending recordings go.
@@ -196,14 +230,17 @@ impl Cassette {
             .unwrap_or_default()
     }
 
-    /// The recorded entry for `key`, marking it used (and counting it in its sample's replacement,
-    /// when the sample is being recorded anew: a replacement holds every call of the sample).
+    /// The recorded entry for `key` (this target's own first, see [`Recordings::find`]), marking it
+    /// used.
+    ///
+    /// When the call's sample is being recorded anew in this run, the entry joins its replacement: a
+    /// replacement holds every call of the sample.
     pub fn lookup(&self, key: &str) -> Option<Entry> {
         let mut state = self.state();
-        let entry = state.entries.get(key).cloned()?;
-        state.used.insert(key.to_string());
+        let entry = state.entries.find(key, &self.target).cloned()?;
+        state.used.insert((entry.target.clone(), key.to_string()));
         if !state.replacing.is_empty()
-            && let Some(sample) = SampleId::of(&entry)
+            && let Some(sample) = SampleId::of(&entry, &self.target)
             && let Some(replacement) = state.replacing.get_mut(&sample)
         {
             replacement.entries.push(entry.clone());
@@ -212,22 +249,27 @@ impl Cassette {
         Some(entry)
     }
 
-    /// How many entries it holds.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.state().entries.len()
+    /// The sample a call of `test`'s run `run` belongs to, as this target records it.
+    pub fn sample(&self, test: &str, run: u32) -> SampleId {
+        SampleId {
+            target: self.target.clone(),
+            test: test.to_string(),
+            run,
+        }
     }
 
-    /// How many entries the file held for `sample` when loaded.
+    /// How many entries the file held for `sample` when loaded (this target's, and those that name
+    /// no target).
     pub fn sample_recordings(&self, sample: &SampleId) -> usize {
         let mut state = self.state();
         let State {
             entries, samples, ..
         } = &mut *state;
+        let target = &self.target;
         let index = samples.get_or_insert_with(|| {
             let mut index = HashMap::new();
-            for entry in entries.values() {
-                if let Some(sample) = SampleId::of(entry) {
+            for entry in entries.iter() {
+                if let Some(sample) = SampleId::of(entry, target) {
                     *index.entry(sample).or_insert(0) += 1;
                 }
             }
@@ -245,8 +287,8 @@ impl Cassette {
         let state = self.state();
         let mut found: Vec<(&String, &crate::completion::CompletionRequest)> = state
             .entries
-            .values()
-            .filter(|e| e.role == role && SampleId::of(e).as_ref() == Some(sample))
+            .iter()
+            .filter(|e| e.role == role && sample.owns(e))
             .filter_map(|e| match &e.call {
                 Exchange::Completion { request, .. } => Some((&e.key, request)),
                 Exchange::Embedding { .. } => None,
@@ -256,29 +298,38 @@ impl Cassette {
         found.into_iter().map(|(_, r)| r.clone()).collect()
     }
 
-    /// Adds a first recording (nothing was recorded for its sample); the file is written at most once
-    /// a second and by [`Cassette::flush`].
-    pub fn record(&self, entry: Entry) -> Result<(), CassetteError> {
+    /// How many entries the file held when loaded, if it held any.
+    pub fn recorded_len(&self) -> Option<usize> {
+        let state = self.state();
+        state.recorded.then_some(state.entries.len())
+    }
+
+    /// Adds (or replaces) this target's entry as a first recording (nothing was recorded for its
+    /// sample); the file is written at most once a second and by [`Cassette::flush`].
+    pub fn record(&self, mut entry: Entry) -> Result<(), CassetteError> {
+        entry.target = self.target.clone();
         let mut state = self.state();
-        state.used.insert(entry.key.clone());
-        state.entries.insert(entry.key.clone(), entry.clone());
+        state.used.insert((entry.target.clone(), entry.key.clone()));
+        state.entries.record(entry.clone());
         state.unwritten.push(entry);
         self.flush_due(&mut state)
     }
 
     /// Adds a call of a sample that replaces the sample's recordings, into the pending file or (when
     /// accepted at once) the cassette. The sample's calls replayed so far in this run go with it.
-    pub fn record_replacing(&self, entry: Entry, to: ReplaceInto) -> Result<(), CassetteError> {
-        let Some(sample) = SampleId::of(&entry) else {
+    pub fn record_replacing(&self, mut entry: Entry, to: ReplaceInto) -> Result<(), CassetteError> {
+        entry.target = self.target.clone();
+        let Some(sample) = SampleId::of(&entry, &self.target) else {
             return self.record(entry);
         };
         let mut state = self.state();
         if !state.replacing.contains_key(&sample) {
-            let used = &state.used;
             let replayed: Vec<Entry> = state
                 .entries
-                .values()
-                .filter(|e| used.contains(&e.key) && SampleId::of(e).as_ref() == Some(&sample))
+                .iter()
+                .filter(|e| {
+                    sample.owns(e) && state.used.contains(&(e.target.clone(), e.key.clone()))
+                })
                 .cloned()
                 .collect();
             state.replacing.insert(
@@ -340,7 +391,11 @@ impl Cassette {
             }
         }
         if !state.unwritten.is_empty() || !into_cassette.is_empty() {
-            self.write_merged(&state.unwritten, &into_cassette, None)?;
+            self.write_merged(Edit {
+                new: &state.unwritten,
+                replaced: into_cassette,
+                ..Edit::default()
+            })?;
         }
         if !pending.is_empty() {
             pending::write_samples(&self.pending_path, &pending)?;
@@ -355,202 +410,126 @@ impl Cassette {
     pub fn keep_recordings_of(&self, test: &str) {
         let mut state = self.state();
         let runs = format!("{test}::");
-        let keys: Vec<String> = state
+        let slots: Vec<Slot> = state
             .entries
-            .values()
+            .iter()
             .filter(|e| e.test == test || e.test.starts_with(&runs))
-            .map(|e| e.key.clone())
+            .map(|e| (e.target.clone(), e.key.clone()))
             .collect();
-        state.used.extend(keys);
+        state.used.extend(slots);
     }
 
-    /// Rewrites the file keeping only the entries used in this run.
-    pub fn prune(&self) -> Result<Pruned, CassetteError> {
+    /// How many entries name no target and were not used in this run: whether another target uses
+    /// them, no prune can tell.
+    pub fn unattributed(&self) -> usize {
+        let state = self.state();
+        state
+            .entries
+            .iter()
+            .filter(|e| e.target.is_none() && !state.used.contains(&(None, e.key.clone())))
+            .count()
+    }
+
+    /// Removes this target's entries not used in this run; with `claim`, entries that name no target
+    /// count as this target's (the used ones are rewritten naming it). Other targets' entries stay.
+    pub fn prune(&self, claim: bool) -> Result<Pruned, CassetteError> {
+        self.prune_with(claim, false)
+    }
+
+    /// Rewrites the entries that name no target and that this run used as this target's; returns how
+    /// many.
+    pub fn claim_used(&self) -> Result<usize, CassetteError> {
         let mut state = self.state();
         self.flush_locked(&mut state)?;
-        let used = state.used.clone();
-        let before = state.entries.len();
-        state.entries.retain(|key, _| used.contains(key));
-        let kept = state.entries.len();
-        if kept < before {
-            self.write_merged(&[], &BTreeMap::new(), Some(&used))?;
+        if self.target.is_none() {
+            return Ok(0);
         }
-        Ok(Pruned {
-            removed: before - kept,
-            kept,
-        })
-    }
-
-    /// Under the lock: merges `new` (by key) and `replaced` (each sample as a whole) into the file as
-    /// it is now, keeps only `keep` if given, and writes it atomically.
-    fn write_merged(
-        &self,
-        new: &[Entry],
-        replaced: &BTreeMap<SampleId, Vec<Entry>>,
-        keep: Option<&BTreeSet<String>>,
-    ) -> Result<(), CassetteError> {
-        rewrite_locked(&self.path, WhenEmpty::Keep, |held| {
-            let mut merged: HashMap<String, Entry> = pending::replace_samples(held, replaced)
-                .into_iter()
-                .map(|e| (e.key.clone(), e))
-                .collect();
-            for entry in new {
-                merged.insert(entry.key.clone(), entry.clone());
-            }
-            if let Some(keep) = keep {
-                merged.retain(|key, _| keep.contains(key));
-            }
-            merged.into_values().collect()
-        })
-    }
-}
-
-/// Every cassette this process opened, loaded once each.
-#[derive(Debug, Default)]
-pub struct CassetteStore {
-    dir: PathBuf,
-    /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go instead of beside their cassettes.
-    pending_dir: Option<PathBuf>,
-    open: Mutex<BTreeMap<String, Arc<Cassette>>>,
-}
-
-impl CassetteStore {
-    /// A store for the cassettes under `dir`, their pending recordings beside them.
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self {
-            dir: dir.into(),
-            pending_dir: None,
-            open: Mutex::new(BTreeMap::new()),
-        }
-    }
-
-    /// The same store, its pending recordings in `dir` (when given) instead.
-    pub fn with_pending_dir(self, dir: Option<PathBuf>) -> Self {
-        Self {
-            pending_dir: dir,
-            ..self
-        }
-    }
-
-    /// The cassette directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Where pending recordings are kept: the pending folder, else the cassette directory.
-    pub fn pending_dir(&self) -> &Path {
-        self.pending_dir.as_deref().unwrap_or(&self.dir)
-    }
-
-    /// What is pending review in the pending folder now (this run's and earlier runs'): each file
-    /// with its samples. A file that does not parse is an error.
-    pub fn pending_on_disk(&self) -> Result<Vec<(PathBuf, Vec<SampleId>)>, CassetteError> {
-        let mut found = Vec::new();
-        for path in pending::pending_files(self.pending_dir())? {
-            let samples = pending::by_sample(read_entry_list(&path)?);
-            if !samples.is_empty() {
-                found.push((path, samples.into_keys().collect()));
+        let used: Vec<String> = state
+            .used
+            .iter()
+            .filter(|(target, _)| target.is_none())
+            .map(|(_, key)| key.clone())
+            .collect();
+        let mut claim = BTreeSet::new();
+        for key in used {
+            if state.entries.claim(&key, &self.target) {
+                claim.insert(key);
             }
         }
-        Ok(found)
-    }
-
-    /// The samples of this run whose new calls went pending, by cassette.
-    pub fn pending_samples(&self) -> Vec<(PathBuf, Vec<SampleId>)> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.values()
-            .map(|c| (c.pending_path.clone(), c.pending_samples()))
-            .filter(|(_, samples)| !samples.is_empty())
-            .collect()
-    }
-
-    /// The file for a test or suite name: `a::b` becomes `a.b.cassette.json`.
-    pub fn path_for(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("{}.cassette.json", file_stem(name)))
-    }
-
-    /// The cassette for `name`, loaded on first use.
-    pub fn open(&self, name: &str) -> Result<Arc<Cassette>, CassetteError> {
-        let stem = file_stem(name);
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(cassette) = open.get(&stem) {
-            return Ok(cassette.clone());
+        let claimed = claim.len();
+        if claimed > 0 {
+            self.write_merged(Edit {
+                claim,
+                ..Edit::default()
+            })?;
         }
-        let path = self.path_for(name);
-        let pending = pending::pending_path(&path, self.pending_dir.as_deref());
-        let cassette = Arc::new(Cassette::load(path, pending).map_err(|e| match e {
-            CassetteError::Invalid {
-                path,
-                line,
-                conflict,
-                message,
-                rerecord: None,
-            } => CassetteError::Invalid {
-                path,
-                line,
-                conflict,
-                message,
-                rerecord: Some(crate::commands::record(name, None)),
-            },
-            other => other,
-        })?);
-        open.insert(stem, cassette.clone());
-        Ok(cassette)
+        Ok(claimed)
     }
 
-    /// Writes every opened cassette's pending recordings; returns the failures.
-    pub fn flush_all(&self) -> Vec<CassetteError> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.values().filter_map(|c| c.flush().err()).collect()
-    }
-
-    /// Prunes every opened cassette to the entries used in this run; returns what each prune did.
-    pub fn prune_all(&self) -> Vec<(PathBuf, Result<Pruned, CassetteError>)> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        open.values().map(|c| (c.path.clone(), c.prune())).collect()
-    }
-
-    /// Deletes the cassette files in the directory that no trial of this run opened (their tests are
-    /// gone or renamed); returns each deleted file with how many entries it held (`None`: it did not
-    /// parse). Only meaningful after a run of every test.
-    pub fn remove_unopened(&self) -> Result<Vec<(PathBuf, Option<usize>)>, CassetteError> {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        let opened: BTreeSet<PathBuf> = open.values().map(|c| c.path.clone()).collect();
-        let io = |source| CassetteError::Io {
-            path: self.dir.clone(),
-            source,
+    /// [`Cassette::prune`]; with `delete_if_empty`, a file left with no entry is deleted.
+    fn prune_with(&self, claim: bool, delete_if_empty: bool) -> Result<Pruned, CassetteError> {
+        let mut state = self.state();
+        self.flush_locked(&mut state)?;
+        let mine = |entry: &Entry| match (&self.target, &entry.target) {
+            (Some(this), Some(theirs)) => this == theirs,
+            (Some(_), None) => claim,
+            // A process that cannot tell its target owns nothing.
+            (None, _) => false,
         };
-        let listing = match fs::read_dir(&self.dir) {
-            Ok(listing) => listing,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(e)),
+        let mut edit = Edit {
+            delete_if_empty,
+            ..Edit::default()
         };
-        let mut removed = Vec::new();
-        for entry in listing {
-            let path = entry.map_err(io)?.path();
-            let is_cassette = path.to_string_lossy().ends_with(".cassette.json");
-            if is_cassette && !opened.contains(&path) {
-                let entries = read_entries(&path).ok().map(|e| e.len());
-                fs::remove_file(&path).map_err(io)?;
-                removed.push((path, entries));
+        for entry in state.entries.iter().filter(|e| mine(e)) {
+            let slot = (entry.target.clone(), entry.key.clone());
+            if !state.used.contains(&slot) {
+                edit.remove.insert(slot);
+            } else if entry.target.is_none() {
+                edit.claim.insert(entry.key.clone());
             }
         }
-        removed.sort();
-        Ok(removed)
+        for slot in &edit.remove {
+            state.entries.remove(slot);
+        }
+        for key in &edit.claim {
+            state.entries.claim(key, &self.target);
+        }
+        let mut pruned = Pruned {
+            removed: edit.remove.len(),
+            kept: state.entries.len(),
+            claimed: edit.claim.len(),
+            deleted: false,
+        };
+        if pruned.removed + pruned.claimed > 0 {
+            pruned.deleted = self.write_merged(edit)?;
+        }
+        Ok(pruned)
     }
-}
 
-fn file_stem(name: &str) -> String {
-    name.replace("::", ".")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
+    /// Under the lock: re-reads the file (another process may have recorded), applies `edit`, and
+    /// writes atomically (see [`file::rewrite_locked`]). Returns whether the file was deleted instead
+    /// (`edit.delete_if_empty`, and nothing left).
+    fn write_merged(&self, edit: Edit<'_>) -> Result<bool, CassetteError> {
+        let when_empty = if edit.delete_if_empty {
+            WhenEmpty::Remove
+        } else {
+            WhenEmpty::Keep
+        };
+        rewrite_locked(&self.path, when_empty, |held| {
+            let held = pending::replace_samples(held, &edit.replaced);
+            let mut merged = Recordings::new(held);
+            for entry in edit.new {
+                merged.record(entry.clone());
             }
+            for slot in &edit.remove {
+                merged.remove(slot);
+            }
+            for key in &edit.claim {
+                merged.claim(key, &self.target);
+            }
+            merged.into_sorted()
         })
-        .collect()
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use super::CassetteError;
 use super::entry::Entry;
-use super::file::{WhenEmpty, read_entry_list, rewrite_locked};
+use super::file::{WhenEmpty, read_entries, rewrite_locked};
+use super::owner::Target;
 use crate::role::CallRole;
 
 /// How a pending file's name ends; the cassette's ends in `.cassette.json`.
@@ -21,9 +22,11 @@ pub const PENDING_SUFFIX: &str = ".pending.json";
 /// How a cassette file's name ends.
 pub const CASSETTE_SUFFIX: &str = ".cassette.json";
 
-/// One sample of one test: what a pending recording replaces as a whole.
+/// One sample of one test of one test target: what a pending recording replaces as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SampleId {
+    /// The test target that records it (none: recorded before entries named their target).
+    pub target: Target,
     /// The trial that recorded it.
     pub test: String,
     /// The run index, 1-based.
@@ -31,13 +34,22 @@ pub struct SampleId {
 }
 
 impl SampleId {
-    /// The sample `entry` belongs to, when it belongs to one: embeddings are keyed by their text alone
-    /// and shared by every sample, so no sample owns them.
-    pub fn of(entry: &Entry) -> Option<Self> {
-        (entry.role != CallRole::Embedding).then(|| Self {
+    /// The sample `entry` belongs to as `target` sees it, when it belongs to one of `target`'s:
+    /// embeddings are keyed by their text alone and shared by every sample, so no sample owns them;
+    /// another target's entries are its own; an entry that names no target is a recording of the same
+    /// call made before entries named theirs.
+    pub fn of(entry: &Entry, target: &Target) -> Option<Self> {
+        let ours = entry.target.is_none() || entry.target == *target;
+        (entry.role != CallRole::Embedding && ours).then(|| Self {
+            target: target.clone(),
             test: entry.test.clone(),
             run: entry.run,
         })
+    }
+
+    /// Whether `entry` is one of this sample's recordings.
+    pub fn owns(&self, entry: &Entry) -> bool {
+        SampleId::of(entry, &self.target).as_ref() == Some(self)
     }
 }
 
@@ -95,7 +107,8 @@ pub fn pending_files(dir: &Path) -> Result<Vec<PathBuf>, CassetteError> {
 pub fn by_sample(entries: Vec<Entry>) -> BTreeMap<SampleId, Vec<Entry>> {
     let mut samples: BTreeMap<SampleId, Vec<Entry>> = BTreeMap::new();
     for entry in entries {
-        if let Some(sample) = SampleId::of(&entry) {
+        let target = entry.target.clone();
+        if let Some(sample) = SampleId::of(&entry, &target) {
             samples.entry(sample).or_default().push(entry);
         }
     }
@@ -109,15 +122,21 @@ pub fn write_samples(
     samples: &BTreeMap<SampleId, Vec<Entry>>,
 ) -> Result<(), CassetteError> {
     rewrite_locked(path, WhenEmpty::Remove, |held| {
-        replace_samples(held, samples)
-    })
+        sorted(replace_samples(held, samples))
+    })?;
+    Ok(())
+}
+
+/// Entries in the order a file holds them (see `owner::Recordings::into_sorted`).
+fn sorted(entries: Vec<Entry>) -> Vec<Entry> {
+    super::owner::Recordings::new(entries).into_sorted()
 }
 
 /// `held` with every entry of the samples in `samples` replaced by theirs.
 pub fn replace_samples(held: Vec<Entry>, samples: &BTreeMap<SampleId, Vec<Entry>>) -> Vec<Entry> {
     let mut entries: Vec<Entry> = held
         .into_iter()
-        .filter(|e| SampleId::of(e).is_none_or(|s| !samples.contains_key(&s)))
+        .filter(|e| !samples.keys().any(|s| s.owns(e)))
         .collect();
     let mut keys: BTreeSet<String> = entries.iter().map(|e| e.key.clone()).collect();
     for entry in samples.values().flatten() {
@@ -152,7 +171,7 @@ pub fn accept(
         return Ok(Settled::default());
     }
     rewrite_locked(cassette, WhenEmpty::Keep, |held| {
-        replace_samples(held, &picked)
+        sorted(replace_samples(held, &picked))
     })?;
     drop_samples(pending, &picked)
 }
@@ -172,7 +191,7 @@ fn picked(
     pending: &Path,
     chosen: &impl Fn(&SampleId) -> bool,
 ) -> Result<BTreeMap<SampleId, Vec<Entry>>, CassetteError> {
-    let mut samples = by_sample(read_entry_list(pending)?);
+    let mut samples = by_sample(read_entries(pending)?);
     samples.retain(|s, _| chosen(s));
     Ok(samples)
 }
@@ -184,7 +203,7 @@ fn drop_samples(
 ) -> Result<Settled, CassetteError> {
     rewrite_locked(pending, WhenEmpty::Remove, |held| {
         held.into_iter()
-            .filter(|e| SampleId::of(e).is_none_or(|s| !samples.contains_key(&s)))
+            .filter(|e| !samples.keys().any(|s| s.owns(e)))
             .collect()
     })?;
     Ok(Settled {
@@ -202,6 +221,7 @@ mod tests {
     fn entry(test: &str, run: u32, role: CallRole, key: &str, answer: &str) -> Entry {
         Entry {
             key: key.into(),
+            target: None,
             test: test.into(),
             run,
             role,
@@ -238,7 +258,7 @@ mod tests {
     }
 
     fn keys(path: &Path) -> Vec<String> {
-        let mut keys: Vec<String> = read_entry_list(path)
+        let mut keys: Vec<String> = read_entries(path)
             .unwrap()
             .into_iter()
             .map(|e| e.key)
@@ -250,13 +270,7 @@ mod tests {
     /// A new run of sample (t, 1): its judge call replays, its subject call is new.
     fn rerun(store: CassetteStore, into: ReplaceInto) -> PathBuf {
         let c = store.open("s").unwrap();
-        assert_eq!(
-            c.sample_recordings(&SampleId {
-                test: "t".into(),
-                run: 1
-            }),
-            2
-        );
+        assert_eq!(c.sample_recordings(&c.sample("t", 1)), 2);
         assert!(c.lookup("judge").is_some());
         c.record_replacing(entry("t", 1, CallRole::Subject, "new", "new answer"), into)
             .unwrap();
@@ -275,13 +289,12 @@ mod tests {
         // The sample as a whole: the new subject call and the judge call it replayed.
         assert_eq!(keys(&pending), ["judge", "new"]);
         let settled = accept(&cassette, &pending, |_| true).unwrap();
-        assert_eq!(
-            settled.samples,
-            [SampleId {
-                test: "t".into(),
-                run: 1
-            }]
-        );
+        let settled: Vec<(&str, u32)> = settled
+            .samples
+            .iter()
+            .map(|s| (s.test.as_str(), s.run))
+            .collect();
+        assert_eq!(settled, [("t", 1)]);
         // The old subject call is gone, the other sample untouched, the pending file removed.
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
         assert!(!pending.exists());

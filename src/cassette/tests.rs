@@ -1,6 +1,10 @@
-//! The cassette store's own tests: keys, merges, prunes, the work directory, modes.
+//! The cassette files: records, merges, prunes, their lock and temporary files, and errors.
+
+use std::fs;
 
 use super::*;
+use crate::completion::{CompletionRequest, CompletionResult};
+use crate::role::CallRole;
 
 #[test]
 fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
@@ -30,13 +34,12 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
-use crate::completion::{CompletionRequest, CompletionResult};
-use crate::role::CallRole;
 
 fn entry(key: &str, run: u32) -> Entry {
     Entry {
         key: key.into(),
         test: "t".into(),
+        target: None,
         run,
         role: CallRole::Subject,
         provider: "openai".into(),
@@ -75,29 +78,35 @@ fn record_merge_prune_roundtrip() {
     let store = CassetteStore::new(&dir);
     let a = store.open("mod::greet").unwrap();
     assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
-    assert_eq!(a.len(), 0);
+    assert_eq!(a.recorded_len(), None);
     a.record(entry("k1", 1)).unwrap();
     a.record(entry("k0", 1)).unwrap();
-    let on_disk = || CassetteStore::new(&dir).open("mod::greet").unwrap().len();
+    let on_disk = || {
+        CassetteStore::new(&dir)
+            .open("mod::greet")
+            .unwrap()
+            .recorded_len()
+    };
     assert_eq!(
         on_disk(),
-        1,
+        Some(1),
         "the second recording within a second is buffered"
     );
     a.flush().unwrap();
-    assert_eq!(on_disk(), 2);
+    assert_eq!(on_disk(), Some(2));
     // A second process (a second store) records into the same file without losing k1.
     let other = CassetteStore::new(&dir).open("mod::greet").unwrap();
     other.record(entry("k2", 2)).unwrap();
     other.flush().unwrap();
     let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
-    assert_eq!(reloaded.len(), 3);
+    assert_eq!(reloaded.recorded_len(), Some(3));
     assert!(reloaded.lookup("k2").is_some());
     assert_eq!(
-        reloaded.prune().unwrap(),
+        reloaded.prune(false).unwrap(),
         Pruned {
             removed: 2,
-            kept: 1
+            kept: 1,
+            ..Pruned::default()
         }
     );
     let after = CassetteStore::new(&dir).open("mod::greet").unwrap();
@@ -167,13 +176,18 @@ fn a_skipped_test_keeps_its_recordings_through_a_prune() {
     assert!(cassette.lookup("ab").is_some());
     cassette.keep_recordings_of("suite::a");
     assert_eq!(
-        cassette.prune().unwrap(),
+        cassette.prune(false).unwrap(),
         Pruned {
             removed: 1,
-            kept: 3
+            kept: 3,
+            ..Pruned::default()
         }
     );
-    let mut kept: Vec<String> = read_entries(&cassette.path).unwrap().into_keys().collect();
+    let mut kept: Vec<String> = read_entries(&cassette.path)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.key)
+        .collect();
     kept.sort();
     assert_eq!(kept, ["a", "a2", "ab"]);
     let _ = fs::remove_dir_all(&dir);
@@ -184,4 +198,332 @@ fn modes_parse_and_unknown_lists_valid() {
     assert_eq!(CassetteMode::parse("Record").unwrap(), CassetteMode::Record);
     let err = CassetteMode::parse("sometimes").unwrap_err().to_string();
     assert!(err.contains("auto, replay, record, off"), "{err}");
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pt-cassette-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn store_of(dir: &Path, target: &str) -> CassetteStore {
+    CassetteStore::for_target(dir, Some(target.to_string()))
+}
+
+/// `(target, key)` of every entry of the file at `path`, in file order.
+fn owners(path: &Path) -> Vec<(Option<String>, String)> {
+    read_entries(path)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.target, e.key))
+        .collect()
+}
+
+fn owned(target: Option<&str>, key: &str) -> (Option<String>, String) {
+    (target.map(str::to_string), key.to_string())
+}
+
+#[test]
+fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_only_their_own() {
+    let dir = scratch("targets");
+    // `prompts` and `agents` each have a test `plan` with the same first call (`same`).
+    for (target, own) in [("prompts", "p-only"), ("agents", "a-only")] {
+        let plan = store_of(&dir, target).open("plan").unwrap();
+        plan.record(entry("same", 1)).unwrap();
+        plan.record(entry(own, 1)).unwrap();
+        plan.flush().unwrap();
+    }
+    let path = dir.join("plan.cassette.json");
+    assert_eq!(owners(&path).len(), 4, "{:?}", owners(&path));
+    assert!(
+        fs::read_to_string(&path)
+            .unwrap()
+            .contains("\"version\": 2")
+    );
+    // `prompts` changed its test: it now uses `same` only, and prunes.
+    let prompts = store_of(&dir, "prompts");
+    let plan = prompts.open("plan").unwrap();
+    assert_eq!(
+        plan.lookup("same").unwrap().target.as_deref(),
+        Some("prompts"),
+        "its own recording first"
+    );
+    assert!(prompts.blockers().unwrap().is_empty());
+    assert_eq!(
+        plan.prune(false).unwrap(),
+        Pruned {
+            removed: 1,
+            kept: 3,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        owners(&path),
+        [
+            owned(Some("agents"), "a-only"),
+            owned(Some("agents"), "same"),
+            owned(Some("prompts"), "same"),
+        ]
+    );
+    // A cassette no trial of `prompts` opened: only its entries go; a file left empty goes too.
+    let other = store_of(&dir, "agents").open("other").unwrap();
+    other.record(entry("x", 1)).unwrap();
+    other.flush().unwrap();
+    let mine = store_of(&dir, "prompts").open("gone").unwrap();
+    mine.record(entry("y", 1)).unwrap();
+    mine.flush().unwrap();
+    let pruned = store_of(&dir, "prompts").prune_unopened(false).unwrap();
+    let pruned: Vec<(PathBuf, Pruned)> = pruned.into_iter().map(|(p, r)| (p, r.unwrap())).collect();
+    let removed = Pruned {
+        removed: 1,
+        deleted: true,
+        ..Pruned::default()
+    };
+    assert_eq!(
+        pruned,
+        [
+            (dir.join("gone.cassette.json"), removed),
+            (
+                path.clone(),
+                Pruned {
+                    removed: 1,
+                    kept: 2,
+                    ..Pruned::default()
+                }
+            )
+        ]
+    );
+    assert!(!dir.join("gone.cassette.json").exists());
+    assert_eq!(owners(&dir.join("other.cassette.json")).len(), 1);
+    assert_eq!(
+        owners(&path),
+        [
+            owned(Some("agents"), "a-only"),
+            owned(Some("agents"), "same")
+        ]
+    );
+    // Without a recording of its own, a target replays another's: the key decides the answer.
+    let replayed = store_of(&dir, "prompts")
+        .open("plan")
+        .unwrap()
+        .lookup("same");
+    assert_eq!(replayed.unwrap().target.as_deref(), Some("agents"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A cassette as version 1 wrote it: entries without a target.
+fn version_1(entries: &[&str]) -> String {
+    let entries: Vec<Entry> = entries.iter().map(|k| entry(k, 1)).collect();
+    let body = FileBody {
+        version: 1,
+        entries,
+    };
+    serde_json::to_string_pretty(&body).unwrap() + "\n"
+}
+
+#[test]
+fn a_version_1_file_replays_unchanged_and_is_rewritten_only_when_recorded_into() {
+    let dir = scratch("v1");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("greet.cassette.json");
+    let old = version_1(&["a", "b"]);
+    fs::write(&path, &old).unwrap();
+    let store = store_of(&dir, "prompts");
+    let greet = store.open("greet").unwrap();
+    assert!(greet.lookup("a").is_some() && greet.lookup("b").is_some());
+    assert!(store.flush_all().is_empty());
+    assert_eq!(
+        greet.prune(false).unwrap(),
+        Pruned {
+            kept: 2,
+            ..Pruned::default()
+        }
+    );
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        old,
+        "replayed, untouched"
+    );
+    greet.record(entry("c", 1)).unwrap();
+    greet.flush().unwrap();
+    let new = fs::read_to_string(&path).unwrap();
+    assert!(new.contains("\"version\": 2"), "{new}");
+    assert_eq!(
+        owners(&path),
+        [
+            owned(None, "a"),
+            owned(None, "b"),
+            owned(Some("prompts"), "c")
+        ]
+    );
+    // A recording of a call recorded before replaces the old one.
+    greet.record(entry("a", 1)).unwrap();
+    greet.flush().unwrap();
+    assert_eq!(
+        owners(&path),
+        [
+            owned(Some("prompts"), "a"),
+            owned(None, "b"),
+            owned(Some("prompts"), "c")
+        ]
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
+    let dir = scratch("version");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("greet.cassette.json");
+    fs::write(&path, "{\"version\": 3, \"entries\": []}").unwrap();
+    let shown = CassetteStore::new(&dir)
+        .open("greet")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        shown.contains("greet.cassette.json is in format version 3")
+            && shown.contains("reads versions 1 to 2")
+            && shown.contains("upgrade prompt-tester"),
+        "{shown}"
+    );
+    fs::write(&path, "{\"version\": 0, \"entries\": []}").unwrap();
+    let shown = CassetteStore::new(&dir)
+        .open("greet")
+        .unwrap_err()
+        .to_string();
+    assert!(shown.contains("git checkout --"), "{shown}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn recordings_that_name_no_target_block_a_prune_until_claimed() {
+    let dir = scratch("claim");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("greet.cassette.json"),
+        version_1(&["used", "stale"]),
+    )
+    .unwrap();
+    fs::write(dir.join("gone.cassette.json"), version_1(&["g"])).unwrap();
+    fs::write(dir.join("broken.cassette.json"), "<<<<<<< HEAD\n").unwrap();
+    let store = store_of(&dir, "prompts");
+    let greet = store.open("greet").unwrap();
+    assert!(greet.lookup("used").is_some());
+    let blockers: Vec<(String, String)> = store
+        .blockers()
+        .unwrap()
+        .into_iter()
+        .map(|(path, b)| {
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
+            let why = match b {
+                Blocker::Unattributed(n) => n.to_string(),
+                Blocker::Unreadable(e) => e.to_string(),
+            };
+            (file, why)
+        })
+        .collect();
+    assert_eq!(blockers.len(), 3, "{blockers:?}");
+    assert!(blockers[0].0 == "broken.cassette.json" && blockers[0].1.contains(":1 is not valid"));
+    assert_eq!(blockers[1], ("gone.cassette.json".into(), "1".into()));
+    assert_eq!(blockers[2], ("greet.cassette.json".into(), "1".into()));
+    fs::remove_file(dir.join("broken.cassette.json")).unwrap();
+
+    // Claimed: the used one names the target, the stale one and the unopened file go.
+    assert_eq!(
+        store.prune_all(true)[0].1.as_ref().unwrap(),
+        &Pruned {
+            removed: 1,
+            kept: 1,
+            claimed: 1,
+            deleted: false
+        }
+    );
+    assert_eq!(store.prune_unopened(true).unwrap().len(), 1);
+    assert!(!dir.join("gone.cassette.json").exists());
+    assert_eq!(
+        owners(&dir.join("greet.cassette.json")),
+        [owned(Some("prompts"), "used")]
+    );
+    assert!(store.blockers().unwrap().is_empty());
+
+    // Without a prune, a claim names the target in what the run used, and nothing else changes.
+    fs::write(dir.join("two.cassette.json"), version_1(&["x", "y"])).unwrap();
+    let store = store_of(&dir, "agents");
+    assert!(store.open("two").unwrap().lookup("x").is_some());
+    let claimed: Vec<usize> = store
+        .claim_all()
+        .into_iter()
+        .map(|(_, n)| n.unwrap())
+        .collect();
+    assert_eq!(claimed, [1]);
+    assert_eq!(
+        owners(&dir.join("two.cassette.json")),
+        [owned(Some("agents"), "x"), owned(None, "y")]
+    );
+    // A process that cannot tell its target owns nothing: it prunes nothing.
+    let unknown = CassetteStore::for_target(&dir, None);
+    assert!(unknown.prune_unopened(true).unwrap().is_empty());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn names_that_shared_a_file_record_into_their_own_and_a_long_one_records() {
+    let dir = scratch("names");
+    let store = store_of(&dir, "prompts");
+    let long = "x".repeat(300);
+    let names = ["挨拶", "質問", "a::b", "a.b", long.as_str()];
+    for (i, name) in names.iter().enumerate() {
+        let cassette = store.open(name).unwrap();
+        let recorded = Entry {
+            test: format!("{name}::case"),
+            ..entry(&format!("k{i}"), 1)
+        };
+        cassette.record(recorded).unwrap();
+        cassette.flush().unwrap();
+    }
+    let mut files: Vec<PathBuf> = names.iter().map(|n| store.path_for(n)).collect();
+    assert_eq!(
+        files[2],
+        dir.join("a.b.cassette.json"),
+        "ASCII words keep their name"
+    );
+    files.sort();
+    files.dedup();
+    assert_eq!(files.len(), names.len(), "{files:?}");
+    for (i, name) in names.iter().enumerate() {
+        let reread = store_of(&dir, "prompts").open(name).unwrap();
+        assert_eq!(reread.recorded_len(), Some(1), "{name}");
+        assert!(reread.lookup(&format!("k{i}")).is_some(), "{name}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_name_alone() {
+    let dir = scratch("legacy-names");
+    fs::create_dir_all(&dir).unwrap();
+    let legacy = dir.join("__.cassette.json");
+    let of = |test: &str| Entry {
+        test: test.into(),
+        ..entry(test, 1)
+    };
+    let body = |entries: Vec<Entry>| {
+        serde_json::to_string(&FileBody {
+            version: 1,
+            entries,
+        })
+        .unwrap()
+    };
+    fs::write(&legacy, body(vec![of("挨拶::a"), of("挨拶::b")])).unwrap();
+    let store = store_of(&dir, "prompts");
+    assert_eq!(store.path_for("挨拶"), legacy, "its recordings, its file");
+    assert_ne!(store.path_for("質問"), legacy, "another name's file");
+    assert!(store.open("挨拶").unwrap().lookup("挨拶::a").is_some());
+    // A file both recorded into before is neither's: each records into its own.
+    fs::write(&legacy, body(vec![of("挨拶::a"), of("質問::a")])).unwrap();
+    let store = store_of(&dir, "prompts");
+    assert_ne!(store.path_for("挨拶"), legacy);
+    assert_ne!(store.path_for("質問"), legacy);
+    let _ = fs::remove_dir_all(&dir);
 }

@@ -142,8 +142,17 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
                 eprintln!("error: --prune-cassettes refused: {reason}; nothing was pruned");
                 failed = true;
             }
-            None => failed |= !prune::prune(&engine.cassettes, &before.skipped, &before.root),
+            None => {
+                failed |= !prune::prune(
+                    &engine.cassettes,
+                    &before.skipped,
+                    &before.root,
+                    settings.claim,
+                )
+            }
         }
+    } else if settings.claim {
+        failed |= !prune::claim(&engine.cassettes, &before.root);
     }
     if failed { Exit::Failed } else { Exit::Passed }
 }

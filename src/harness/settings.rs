@@ -61,6 +61,8 @@ pub struct Settings {
     pub reports: Reports,
     /// `--prune-cassettes`.
     pub prune: bool,
+    /// `--claim-cassettes`: recordings that name no test target are this target's (see `prune.rs`).
+    pub claim: bool,
     /// `--baseline` and its companions, checked (an error when one is given without a baseline).
     pub baseline: Option<baseline::Settings>,
     /// `--subject provider/model`: the run's model, replacing every test's.
@@ -105,6 +107,7 @@ impl Settings {
             mode,
             reports,
             prune: flags.prune,
+            claim: flags.claim,
             baseline: flags
                 .baseline_settings()
                 .map_err(HarnessError::BaselineFlags)?,
@@ -191,6 +194,7 @@ struct Flags {
     html: Option<PathBuf>,
     prune: bool,
     accept: bool,
+    claim: bool,
     baseline: Option<String>,
     baseline_alpha: Option<String>,
     fail_on_regression: bool,
@@ -245,6 +249,7 @@ impl Flags {
                 "--no-cassette" => flags.mode = Some(CassetteMode::Off),
                 "--prune-cassettes" => flags.prune = true,
                 "--accept" => flags.accept = true,
+                "--claim-cassettes" => flags.claim = true,
                 "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
                 "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),
@@ -296,8 +301,10 @@ mod tests {
             "a::b",
             "--subject",
             "fake/m",
+            "--claim-cassettes",
         ])
         .unwrap();
+        assert!(flags.claim && !flags.prune);
         assert_eq!(flags.mode, Some(CassetteMode::Record));
         assert_eq!(flags.junit, Some(PathBuf::from("j.xml")));
         assert_eq!(flags.report, Some(PathBuf::from("r.json")));

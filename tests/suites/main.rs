@@ -182,6 +182,7 @@ output_mtok = 2.0
         let entry = Entry {
             key: entry_key(PROVIDER, &request, run),
             test: suite.to_string(),
+            target: None,
             run,
             role: prompt_tester::testing::cassette::CallRole::Subject,
             provider: PROVIDER.into(),

@@ -15,7 +15,7 @@ const AGENTS: [&str; 4] = [
 ];
 
 /// A scratch crate root for one fixture run, configured with the fake's three endpoints.
-fn scratch(name: &str, fake: &FakeProvider) -> Scratch {
+pub(super) fn scratch(name: &str, fake: &FakeProvider) -> Scratch {
     let scratch = Scratch::new("tools", name);
     scratch.config(&format!(
         "[providers.fake_anthropic]\nkind = \"anthropic\"\nbase_url = \"{}\"\n\n\
@@ -29,7 +29,7 @@ fn scratch(name: &str, fake: &FakeProvider) -> Scratch {
 }
 
 /// Runs the agent fixture in `scratch`.
-fn run_agents(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Run {
+pub(super) fn run_agents(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Run {
     scratch
         .child(example_binary("agent_fixture"))
         .args(args)
@@ -89,7 +89,8 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
 
     let recorded = run_agents(
         &scratch,
-        &["--test-threads", "2"],
+        // The MCP tests need servers (`mcp_harness`).
+        &["--test-threads", "2", "--skip", "mcp_"],
         &[("PROMPT_TESTER_CASSETTE", "record")],
     );
     let stdout = recorded.stdout();
@@ -123,7 +124,7 @@ fn agent_tests_run_through_the_harness_and_replay_every_turn_from_cassettes() {
     fake.shutdown();
     let replayed = run_agents(
         &scratch,
-        &["--skip", "agent_loops"],
+        &["--skip", "agent_loops", "--skip", "mcp_"],
         &[
             ("PROMPT_TESTER_CASSETTE", "replay"),
             ("FIXTURE_EXPECT_REPLAYED", "1"),

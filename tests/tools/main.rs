@@ -5,7 +5,9 @@
 //!
 //! This file holds what the modules share (a client per wire, the weather tool, what a request
 //! declared and answered); the tests are in `agent_loop` (the loop in each wire format), `mcp` (MCP
-//! servers), `harness` (agent tests and suite cases through the harness) and `local` (the local model).
+//! servers), `harness` (agent tests and suite cases through the harness), `mcp_harness` (MCP servers
+//! through the harness: their environment, their processes, their secrets) and `local` (the local
+//! model).
 
 use prompt_tester::completion::CompletionRequest;
 use prompt_tester::config::RetryConfig;
@@ -22,6 +24,7 @@ mod agent_loop;
 mod harness;
 mod local;
 mod mcp;
+mod mcp_harness;
 
 #[path = "../common/mod.rs"]
 mod common;

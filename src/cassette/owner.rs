@@ -1,0 +1,278 @@
+//! Who owns a recording: the test target a process runs, and a cassette's entries by key and by the
+//! target that recorded them. Two targets sharing a cassette (one `cassette_dir`, a test or suite of
+//! the same name) keep their recordings apart, and a prune removes only its own target's.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use super::entry::Entry;
+
+/// The test target that recorded an entry: `None` for a recording made before entries named it
+/// (format version 1), which no prune can attribute.
+pub type Target = Option<String>;
+
+/// An entry's place in a cassette: its target and its key.
+pub type Slot = (Target, String);
+
+/// The test target this process runs, as [`target_of`] reads it from the executable's name; `None`
+/// when the process cannot tell its executable (its recordings then name no target, as old ones).
+pub fn this_target() -> Target {
+    // Why the executable's name and not `env!("CARGO_CRATE_NAME")`: in this library that is
+    // `prompt_tester`, and capturing the target's own would take a macro in the user's `main`
+    // (`prompt_tester::main!()`) that every existing `fn main() { prompt_tester::main() }` would have
+    // to adopt; `#[prompt_test]` registrations may come from any crate linked in, and a target of
+    // suites alone registers none. `CARGO_CRATE_NAME` and `CARGO_BIN_NAME` are not set at run time.
+    // Cargo names every test binary the same way (`deps/<crate name>-<16 hex digits>`, which
+    // `cargo test`, nextest and coverage tools all run), so the name is there with nothing to adopt.
+    let exe = std::env::current_exe()
+        .ok()
+        .or_else(|| std::env::args_os().next().map(Into::into))?;
+    target_of(&exe)
+}
+
+/// The test target of the executable at `exe`: its file name without the platform's executable
+/// suffix and without the `-<16 hex digits>` metadata hash cargo gives test binaries
+/// (`deps/prompts-0123456789abcdef` is `prompts`), with `-` as `_` (`CARGO_CRATE_NAME`'s spelling,
+/// which the hashed name already has: target `my-agents` runs as `my_agents-<hash>`). A binary cargo
+/// copied out without the hash (`examples/harness_fixture`) is its name.
+pub fn target_of(exe: &Path) -> Target {
+    let name = exe.file_name()?.to_str()?;
+    let name = name
+        .strip_suffix(std::env::consts::EXE_SUFFIX)
+        .filter(|_| !std::env::consts::EXE_SUFFIX.is_empty())
+        .unwrap_or(name);
+    let name = match name.rsplit_once('-') {
+        Some((target, hash))
+            if !target.is_empty()
+                && hash.len() == 16
+                && hash.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            target
+        }
+        _ => name,
+    };
+    (!name.is_empty()).then(|| name.replace('-', "_"))
+}
+
+/// The entries of one cassette file: by key, then by the target that recorded them.
+#[derive(Debug, Default, Clone)]
+pub struct Recordings(HashMap<String, BTreeMap<Target, Entry>>);
+
+impl Recordings {
+    /// The entries as read from a file; of two with the same key and target, the later wins.
+    pub fn new(entries: Vec<Entry>) -> Self {
+        let mut recordings = Self::default();
+        for entry in entries {
+            recordings.put(entry);
+        }
+        recordings
+    }
+
+    fn put(&mut self, entry: Entry) {
+        self.0
+            .entry(entry.key.clone())
+            .or_default()
+            .insert(entry.target.clone(), entry);
+    }
+
+    /// How many entries there are.
+    pub fn len(&self) -> usize {
+        self.0.values().map(BTreeMap::len).sum()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every entry.
+    pub fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.0.values().flat_map(BTreeMap::values)
+    }
+
+    /// The entry that answers `key` for `target`: its own, else one that names no target, else
+    /// another target's (a key is a hash of everything that decides the answer, so any recording of
+    /// it answers; a suite that two targets run replays from either's recordings).
+    pub fn find(&self, key: &str, target: &Target) -> Option<&Entry> {
+        let by_target = self.0.get(key)?;
+        by_target
+            .get(target)
+            .or_else(|| by_target.get(&None))
+            .or_else(|| by_target.values().next())
+    }
+
+    /// Adds `entry` recorded now (replacing its target's own recording of the key): a recording of
+    /// the same key that names no target is the same call recorded before, and goes.
+    pub fn record(&mut self, entry: Entry) {
+        if let Some(by_target) = self.0.get_mut(&entry.key) {
+            by_target.remove(&None);
+        }
+        self.put(entry);
+    }
+
+    /// Removes the entry in `slot`, if any.
+    pub fn remove(&mut self, (target, key): &Slot) -> Option<Entry> {
+        let by_target = self.0.get_mut(key)?;
+        let removed = by_target.remove(target);
+        if by_target.is_empty() {
+            self.0.remove(key);
+        }
+        removed
+    }
+
+    /// Makes the recording of `key` that names no target `target`'s own, unless `target` has one
+    /// (then the one naming none is a copy of the same call, and goes). Returns whether there was one.
+    pub fn claim(&mut self, key: &str, target: &Target) -> bool {
+        let Some(mut entry) = self.remove(&(None, key.to_string())) else {
+            return false;
+        };
+        let by_target = self.0.entry(key.to_string()).or_default();
+        if !by_target.contains_key(target) {
+            entry.target = target.clone();
+            by_target.insert(target.clone(), entry);
+        }
+        true
+    }
+
+    /// The entries in the order a file holds them: by test, run, role, key and target (a call
+    /// recorded again keeps its place, two targets' recordings of it sit together), so that a diff
+    /// reviews well.
+    pub fn into_sorted(self) -> Vec<Entry> {
+        let mut entries: Vec<Entry> = self
+            .0
+            .into_values()
+            .flat_map(BTreeMap::into_values)
+            .collect();
+        entries.sort_by(|a, b| {
+            (&a.test, a.run, a.role.as_str(), &a.key, &a.target).cmp(&(
+                &b.test,
+                b.run,
+                b.role.as_str(),
+                &b.key,
+                &b.target,
+            ))
+        });
+        entries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::entry::Exchange;
+    use crate::completion::{CompletionRequest, CompletionResult};
+    use crate::role::CallRole;
+
+    fn entry(key: &str, target: Option<&str>, answer: &str) -> Entry {
+        Entry {
+            key: key.into(),
+            test: "t".into(),
+            target: target.map(str::to_string),
+            run: 1,
+            role: CallRole::Subject,
+            provider: "openai".into(),
+            model: "m".into(),
+            call: Exchange::Completion {
+                request: CompletionRequest::new("m", "hi", 10),
+                response: CompletionResult::new(answer, 1, 2),
+            },
+            latency_ms: 5,
+            recorded_at: "2025-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn the_target_is_the_executable_s_name_without_cargo_s_hash() {
+        let target = |exe: &str| target_of(Path::new(exe));
+        // `cargo test --test prompts` and nextest run `deps/<crate name>-<metadata hash>`.
+        assert_eq!(
+            target("/repo/target/debug/deps/prompts-0123456789abcdef").as_deref(),
+            Some("prompts")
+        );
+        assert_eq!(
+            target("target/debug/deps/my_agents-FEDCBA9876543210").as_deref(),
+            Some("my_agents")
+        );
+        // Examples and `cargo run` binaries are copied out without the hash.
+        assert_eq!(
+            target("/repo/target/debug/examples/cassette_fixture").as_deref(),
+            Some("cassette_fixture")
+        );
+        assert_eq!(
+            target("target/debug/examples/my-agents").as_deref(),
+            Some("my_agents")
+        );
+        // Only cargo's hash goes: 16 hex digits after the last dash, and something before it.
+        assert_eq!(
+            target("deps/prompts-deadbeef").as_deref(),
+            Some("prompts_deadbeef")
+        );
+        assert_eq!(
+            target("deps/prompts-0123456789abcdeg").as_deref(),
+            Some("prompts_0123456789abcdeg")
+        );
+        assert_eq!(
+            target("deps/-0123456789abcdef").as_deref(),
+            Some("_0123456789abcdef")
+        );
+        assert_eq!(target("/"), None);
+        if cfg!(windows) {
+            assert_eq!(
+                target(r"C:\t\deps\prompts-0123456789abcdef.exe").as_deref(),
+                Some("prompts")
+            );
+        }
+        // This very test runs as `deps/prompt_tester-<hash>`.
+        assert_eq!(this_target().as_deref(), Some("prompt_tester"));
+    }
+
+    #[test]
+    fn a_target_finds_its_own_recording_first_and_any_other_after() {
+        let prompts = Some("prompts".to_string());
+        let agents = Some("agents".to_string());
+        let mut recordings = Recordings::new(vec![
+            entry("k", Some("agents"), "theirs"),
+            entry("k", None, "old"),
+        ]);
+        let answer = |r: &Recordings, target: &Target| {
+            let found = r.find("k", target).unwrap();
+            (found.target.clone(), found.call.clone())
+        };
+        assert_eq!(answer(&recordings, &agents).0, agents);
+        assert_eq!(answer(&recordings, &prompts).0, None, "the old one first");
+        recordings.record(entry("k", Some("prompts"), "mine"));
+        assert_eq!(
+            recordings.len(),
+            2,
+            "the old recording of the same call went"
+        );
+        assert_eq!(answer(&recordings, &prompts).0, prompts);
+        assert_eq!(answer(&recordings, &agents).0, agents, "kept apart");
+        // A target with none of its own replays another's.
+        assert!(recordings.find("k", &Some("third".into())).is_some());
+        assert!(recordings.find("other", &prompts).is_none());
+    }
+
+    #[test]
+    fn a_claimed_recording_names_the_target_unless_it_has_its_own() {
+        let prompts = Some("prompts".to_string());
+        let mut recordings = Recordings::new(vec![
+            entry("a", None, "old a"),
+            entry("b", None, "old b"),
+            entry("b", Some("prompts"), "new b"),
+        ]);
+        assert!(recordings.claim("a", &prompts));
+        assert!(recordings.claim("b", &prompts));
+        assert!(!recordings.claim("absent", &prompts));
+        let entries = recordings.into_sorted();
+        let held: Vec<(&str, Option<&str>)> = entries
+            .iter()
+            .map(|e| (e.key.as_str(), e.target.as_deref()))
+            .collect();
+        assert_eq!(held, [("a", Some("prompts")), ("b", Some("prompts"))]);
+        assert!(matches!(
+            &entries[1].call,
+            Exchange::Completion { response, .. } if response.text == "new b"
+        ));
+    }
+}

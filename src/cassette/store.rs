@@ -1,0 +1,252 @@
+//! The cassettes of one run: each file opened once, found by its test's or suite's name, flushed and
+//! pruned together; and the files in the directory that no trial of the run opened.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::name::{self, SUFFIX, Stem};
+use super::owner::{Target, this_target};
+use super::pending::{self, SampleId};
+use super::{Cassette, CassetteError, Pruned, read_entries};
+
+/// Every cassette this process opened, loaded once each.
+#[derive(Debug)]
+pub struct CassetteStore {
+    dir: PathBuf,
+    /// The test target this process runs (see [`this_target`]).
+    target: Target,
+    /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go instead of beside their cassettes.
+    pending_dir: Option<PathBuf>,
+    /// By test or suite name.
+    open: Mutex<BTreeMap<String, Arc<Cassette>>>,
+}
+
+/// What a prune did to each cassette file it changed (or why it could not).
+pub type PruneResults = Vec<(PathBuf, Result<Pruned, CassetteError>)>;
+
+/// Why a prune cannot decide about a cassette file.
+#[derive(Debug)]
+pub enum Blocker {
+    /// It holds this many entries that name no target and that this run did not use.
+    Unattributed(usize),
+    /// It does not parse (a file no trial of this run opened).
+    Unreadable(CassetteError),
+}
+
+impl CassetteStore {
+    /// A store for the cassettes under `dir`, recording as this process's test target.
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self::for_target(dir, this_target())
+    }
+
+    /// A store for the cassettes under `dir`, recording as `target`.
+    pub fn for_target(dir: impl Into<PathBuf>, target: Target) -> Self {
+        Self {
+            dir: dir.into(),
+            target,
+            pending_dir: None,
+            open: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The same store, its pending recordings in `dir` (when given) instead of beside the cassettes.
+    pub fn with_pending_dir(self, dir: Option<PathBuf>) -> Self {
+        Self {
+            pending_dir: dir,
+            ..self
+        }
+    }
+
+    /// Where pending recordings are kept: the pending folder, else the cassette directory.
+    pub fn pending_dir(&self) -> &Path {
+        self.pending_dir.as_deref().unwrap_or(&self.dir)
+    }
+
+    /// What is pending review in the pending folder now (this run's and earlier runs'): each file
+    /// with its samples. A file that does not parse is an error.
+    pub fn pending_on_disk(&self) -> Result<Vec<(PathBuf, Vec<SampleId>)>, CassetteError> {
+        let mut found = Vec::new();
+        for path in pending::pending_files(self.pending_dir())? {
+            let samples = pending::by_sample(read_entries(&path)?);
+            if !samples.is_empty() {
+                found.push((path, samples.into_keys().collect()));
+            }
+        }
+        Ok(found)
+    }
+
+    /// The test target it records as, when the process could tell it.
+    pub fn target(&self) -> Option<&str> {
+        self.target.as_deref()
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file for a test or suite name: `a::b` is `a.b.cassette.json`; a name that is not ASCII
+    /// words joined by `::` gets a hash in its file name (see `name.rs`), unless a file it recorded
+    /// into before hashes holds its recordings alone: that file keeps its name.
+    pub fn path_for(&self, name: &str) -> PathBuf {
+        let file = |stem: &str| self.dir.join(format!("{stem}{SUFFIX}"));
+        match name::stem(name) {
+            Stem::Plain(stem) => file(&stem),
+            Stem::Hashed { stem, legacy } => {
+                let hashed = file(&stem);
+                let legacy = legacy.map(|stem| file(&stem)).filter(|legacy| {
+                    !hashed.exists()
+                        && read_entries(legacy).is_ok_and(|entries| {
+                            !entries.is_empty()
+                                && entries.iter().all(|e| name::belongs(&e.test, name))
+                        })
+                });
+                legacy.unwrap_or(hashed)
+            }
+        }
+    }
+
+    /// The cassette for `name`, loaded on first use.
+    pub fn open(&self, name: &str) -> Result<Arc<Cassette>, CassetteError> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(cassette) = open.get(name) {
+            return Ok(cassette.clone());
+        }
+        let path = self.path_for(name);
+        // Two names on one file (a name whose old file another name now records into) share one
+        // cassette, so that neither prunes what the other used.
+        let shared = open.values().find(|c| c.path == path).cloned();
+        let cassette = match shared {
+            Some(cassette) => cassette,
+            None => Arc::new(
+                Cassette::load(
+                    path.clone(),
+                    pending::pending_path(&path, self.pending_dir.as_deref()),
+                    self.target.clone(),
+                )
+                .map_err(|e| match e {
+                    CassetteError::Invalid {
+                        path,
+                        line,
+                        conflict,
+                        message,
+                        rerecord: None,
+                    } => CassetteError::Invalid {
+                        path,
+                        line,
+                        conflict,
+                        message,
+                        rerecord: Some(crate::commands::record(name, None)),
+                    },
+                    other => other,
+                })?,
+            ),
+        };
+        open.insert(name.to_string(), cassette.clone());
+        Ok(cassette)
+    }
+
+    /// The opened cassettes, one each.
+    fn opened(&self) -> Vec<Arc<Cassette>> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = BTreeSet::new();
+        open.values()
+            .filter(|c| seen.insert(c.path.clone()))
+            .cloned()
+            .collect()
+    }
+
+    /// Writes every opened cassette's pending recordings; returns the failures.
+    pub fn flush_all(&self) -> Vec<CassetteError> {
+        self.opened()
+            .iter()
+            .filter_map(|c| c.flush().err())
+            .collect()
+    }
+
+    /// What keeps a prune from deciding: the files (opened or not) holding entries that name no
+    /// target and that this run did not use, and the files no trial opened that do not parse.
+    pub fn blockers(&self) -> Result<Vec<(PathBuf, Blocker)>, CassetteError> {
+        let mut blockers: Vec<(PathBuf, Blocker)> = self
+            .opened()
+            .iter()
+            .map(|c| (c.path.clone(), c.unattributed()))
+            .filter(|(_, n)| *n > 0)
+            .map(|(path, n)| (path, Blocker::Unattributed(n)))
+            .collect();
+        for path in self.unopened()? {
+            match read_entries(&path) {
+                Ok(entries) => {
+                    let n = entries.iter().filter(|e| e.target.is_none()).count();
+                    if n > 0 {
+                        blockers.push((path, Blocker::Unattributed(n)));
+                    }
+                }
+                Err(e) => blockers.push((path, Blocker::Unreadable(e))),
+            }
+        }
+        blockers.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(blockers)
+    }
+
+    /// Prunes every opened cassette to this target's entries used in this run (and every other
+    /// target's); `claim` as in [`Cassette::prune`]. Returns what each prune did.
+    pub fn prune_all(&self, claim: bool) -> PruneResults {
+        self.opened()
+            .iter()
+            .map(|c| (c.path.clone(), c.prune(claim)))
+            .collect()
+    }
+
+    /// Rewrites the entries that name no target and that this run used as this target's
+    /// (`--claim-cassettes` without a prune); returns how many each file had.
+    pub fn claim_all(&self) -> Vec<(PathBuf, Result<usize, CassetteError>)> {
+        self.opened()
+            .iter()
+            .map(|c| (c.path.clone(), c.claim_used()))
+            .filter(|(_, claimed)| !matches!(claimed, Ok(0)))
+            .collect()
+    }
+
+    /// Removes this target's entries (with `claim`, also those naming no target) from the cassette
+    /// files in the directory that no trial of this run opened (their tests are gone or renamed, or
+    /// they are another target's), deleting a file left empty. Returns what changed in each file it
+    /// changed. Only meaningful after a run of every test.
+    pub fn prune_unopened(&self, claim: bool) -> Result<PruneResults, CassetteError> {
+        let mut pruned = Vec::new();
+        for path in self.unopened()? {
+            let pending = pending::pending_path(&path, self.pending_dir.as_deref());
+            let result = Cassette::load(path.clone(), pending, self.target.clone())
+                .and_then(|c| c.prune_with(claim, true));
+            if !matches!(result, Ok(Pruned { removed: 0, .. })) {
+                pruned.push((path, result));
+            }
+        }
+        Ok(pruned)
+    }
+
+    /// The cassette files in the directory that no trial of this run opened, sorted.
+    fn unopened(&self) -> Result<Vec<PathBuf>, CassetteError> {
+        let opened: BTreeSet<PathBuf> = self.opened().iter().map(|c| c.path.clone()).collect();
+        let io = |source| CassetteError::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        let listing = match fs::read_dir(&self.dir) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(e)),
+        };
+        let mut found = Vec::new();
+        for entry in listing {
+            let path = entry.map_err(io)?.path();
+            if path.to_string_lossy().ends_with(SUFFIX) && !opened.contains(&path) {
+                found.push(path);
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+}

@@ -1,0 +1,221 @@
+//! Two test targets of one crate sharing its cassette directory, as `prompts` and `agents` do: each
+//! prunes only the recordings it made, two tests of one name keep their recordings apart, and
+//! recordings made before entries named their target block a prune until they are claimed.
+
+use super::*;
+
+/// The targets: each has a test of its own (`plan_day`, `plan_trip`) and `greet`, the same call in both.
+const PROMPTS: &str = "two_targets_prompts";
+const AGENTS: &str = "two_targets_agents";
+
+const KEY: (&str, &str) = ("FAKE_API_KEY", SECRET);
+
+/// A scratch root in which both targets recorded every test.
+fn recorded_targets(name: &str, server: &FakeProvider) -> Scratch {
+    let scratch = scratch_with_fake(name, server);
+    for target in [PROMPTS, AGENTS] {
+        scratch
+            .run_example(target, &["--record"], &[KEY])
+            .assert_success();
+    }
+    scratch
+}
+
+/// The `target` of every entry of a cassette file, sorted (`-` for none).
+fn targets_in(file: &Path) -> Vec<String> {
+    let mut targets: Vec<String> = entries(file)
+        .iter()
+        .map(|e| e["target"].as_str().unwrap_or("-").to_string())
+        .collect();
+    targets.sort();
+    targets
+}
+
+/// The example `name` as cargo built it, `examples/<name>-<16 hex digits>` (the hard link without the
+/// hash is what the other tests run): a test target runs with such a name.
+fn hashed_binary(name: &str) -> PathBuf {
+    let dir = prompt_tester_testkit::child::profile_dir().join("examples");
+    let prefix = format!("{name}-");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            let file = file
+                .strip_suffix(std::env::consts::EXE_SUFFIX)
+                .unwrap_or(&file)
+                .to_string();
+            file.strip_prefix(&prefix)
+                .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .unwrap_or_else(|| panic!("no {name}-<hash> in {}", dir.display()))
+}
+
+#[test]
+fn a_prune_of_one_target_removes_only_its_own_recordings() {
+    let server = FakeProvider::start();
+    let scratch = recorded_targets("two-targets", &server);
+    let dir = scratch.cassettes();
+    let (day, trip, greet) = (
+        dir.join("plan_day.cassette.json"),
+        dir.join("plan_trip.cassette.json"),
+        dir.join("greet.cassette.json"),
+    );
+    let before = snapshot(&scratch);
+
+    // The reproduction: `prompts` prunes after a full run. `plan_trip` is not its to remove. Run as
+    // `cargo test` runs a target, under its hashed name.
+    let pruned = scratch
+        .child(hashed_binary(PROMPTS))
+        .args(["--prune-cassettes"])
+        .run();
+    pruned.assert_success();
+    assert_eq!(
+        lines_with(&pruned.stderr(), "cassette.json"),
+        Vec::<String>::new()
+    );
+    assert_eq!(snapshot(&scratch), before, "a prune changed a cassette");
+    assert_eq!(targets_in(&trip), [AGENTS]);
+    assert_eq!(
+        targets_in(&greet),
+        [AGENTS, PROMPTS],
+        "one call, recorded by each target: kept apart"
+    );
+
+    // `plan_day` changes its input and records anew (accepted at once: the sample is replaced as a
+    // whole); a recording of a sample it no longer takes is left over, unused, and goes alone.
+    let week = ("FIXTURE_THING", "week");
+    scratch
+        .run_example(PROMPTS, &["plan_day", "--record", "--accept"], &[KEY, week])
+        .assert_success();
+    assert_eq!(entries(&day).len(), 1);
+    let mut body: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&day).unwrap()).unwrap();
+    let mut leftover = body["entries"][0].clone();
+    leftover["key"] = "000000000000000000000000".into();
+    leftover["run"] = 2.into();
+    body["entries"].as_array_mut().unwrap().push(leftover);
+    std::fs::write(&day, serde_json::to_string_pretty(&body).unwrap()).unwrap();
+    assert_eq!(entries(&day).len(), 2);
+    // A file of a test that is gone, held by both targets: only `prompts`'s recording goes.
+    let gone = dir.join("gone.cassette.json");
+    std::fs::copy(&greet, &gone).unwrap();
+    let pruned = scratch.run_example(PROMPTS, &["--prune-cassettes"], &[week]);
+    pruned.assert_success();
+    assert_eq!(
+        lines_with(&pruned.stderr(), "cassette.json"),
+        [
+            "pruned 1 unused recording(s) from prompt-tests/cassettes/plan_day.cassette.json (1 kept)",
+            "pruned 1 recording(s) of `two_targets_prompts` from prompt-tests/cassettes/gone.cassette.json: no \
+             test of it uses them (1 of other targets kept)",
+        ],
+        "{}",
+        pruned.stderr()
+    );
+    assert_eq!(targets_in(&gone), [AGENTS]);
+    assert_eq!(targets_in(&greet), [AGENTS, PROMPTS]);
+
+    // `agents` replays everything offline and prunes what is its: `gone` now holds its alone.
+    drop(server);
+    let replay = scratch.run_example(AGENTS, &["--prune-cassettes"], &[]);
+    replay.assert_success();
+    replay.assert_stderr_has("(2 replayed from cassettes)");
+    assert_eq!(
+        lines_with(&replay.stderr(), "cassette.json"),
+        ["removed prompt-tests/cassettes/gone.cassette.json (1 recording(s); no test uses it)"]
+    );
+    assert!(day.exists() && trip.exists() && greet.exists());
+    let replay = scratch.run_example(PROMPTS, &[], &[week]);
+    replay.assert_success();
+    replay.assert_stderr_has("(2 replayed from cassettes)");
+}
+
+/// Rewrites every cassette as version 1 wrote it: no `target`, one entry per key.
+fn as_version_1(scratch: &Scratch) {
+    for (file, _) in snapshot(scratch) {
+        let path = scratch.cassettes().join(file);
+        let mut seen = std::collections::BTreeSet::new();
+        let old: Vec<serde_json::Value> = entries(&path)
+            .into_iter()
+            .filter(|e| seen.insert(e["key"].as_str().unwrap().to_string()))
+            .map(|mut e| {
+                e.as_object_mut().unwrap().remove("target");
+                e
+            })
+            .collect();
+        let body = serde_json::json!({ "version": 1, "entries": old });
+        std::fs::write(&path, serde_json::to_string_pretty(&body).unwrap() + "\n").unwrap();
+    }
+}
+
+#[test]
+fn recordings_made_before_targets_were_named_replay_and_block_a_prune_until_claimed() {
+    let server = FakeProvider::start();
+    let scratch = recorded_targets("two-targets-v1", &server);
+    drop(server);
+    as_version_1(&scratch);
+    let before = snapshot(&scratch);
+
+    // Old files replay unchanged, in both targets.
+    for target in [PROMPTS, AGENTS] {
+        let replay = scratch.run_example(target, &[], &[]);
+        replay.assert_success();
+        replay.assert_stderr_has("(2 replayed from cassettes)");
+    }
+    assert_eq!(snapshot(&scratch), before, "a replay rewrote a cassette");
+
+    // Whose is `plan_trip`? `prompts` cannot tell: it refuses, and says what to do.
+    let refused = scratch.run_example(PROMPTS, &["--prune-cassettes"], &[]);
+    assert_eq!(refused.code(), Some(101), "{}", refused.stderr());
+    let refusal = lines_with(&refused.stderr(), "--prune-cassettes refused");
+    assert_eq!(refusal.len(), 1, "{}", refused.stderr());
+    for part in [
+        "1 recording(s) in 1 file(s) (prompt-tests/cassettes/plan_trip.cassette.json) name no test target",
+        "`cargo test --test two_targets_prompts -- --prune-cassettes --claim-cassettes`",
+        "`cargo test --test <target> -- --claim-cassettes`",
+        "; nothing was pruned",
+    ] {
+        assert!(refusal[0].contains(part), "{part:?} in {}", refusal[0]);
+    }
+    assert_eq!(
+        snapshot(&scratch),
+        before,
+        "a refused prune changed a cassette"
+    );
+
+    // `agents` claims what it replays; then `prompts` claims the rest and prunes.
+    let claimed = scratch.run_example(AGENTS, &["--claim-cassettes"], &[]);
+    claimed.assert_success();
+    assert_eq!(
+        lines_with(&claimed.stderr(), "claimed"),
+        [
+            "claimed 1 recording(s) in prompt-tests/cassettes/greet.cassette.json for `two_targets_agents` \
+             (they named no test target)",
+            "claimed 1 recording(s) in prompt-tests/cassettes/plan_trip.cassette.json for `two_targets_agents` \
+             (they named no test target)",
+        ]
+    );
+    let pruned = scratch.run_example(PROMPTS, &["--prune-cassettes", "--claim-cassettes"], &[]);
+    pruned.assert_success();
+    assert_eq!(
+        lines_with(&pruned.stderr(), "cassette.json"),
+        [
+            "claimed 1 recording(s) in prompt-tests/cassettes/plan_day.cassette.json for \
+          `two_targets_prompts` (they named no test target)"
+        ],
+        "{}",
+        pruned.stderr()
+    );
+    let dir = scratch.cassettes();
+    assert_eq!(targets_in(&dir.join("plan_trip.cassette.json")), [AGENTS]);
+    assert_eq!(targets_in(&dir.join("greet.cassette.json")), [AGENTS]);
+    assert_eq!(targets_in(&dir.join("plan_day.cassette.json")), [PROMPTS]);
+    let again = scratch.run_example(PROMPTS, &["--prune-cassettes"], &[]);
+    again.assert_success();
+    assert_eq!(
+        lines_with(&again.stderr(), "cassette.json"),
+        Vec::<String>::new()
+    );
+}
