@@ -237,14 +237,19 @@ impl Cassette {
     /// not run: a case skipped on purpose keeps its recordings through a prune.
     pub fn keep_recordings_of(&self, test: &str) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let runs = format!("{test}::");
         let keys: Vec<String> = state
             .entries
             .values()
-            .filter(|e| e.test == test || e.test.starts_with(&runs))
+            .filter(|e| recorded_by(e, test))
             .map(|e| e.key.clone())
             .collect();
         state.used.extend(keys);
+    }
+
+    /// Whether it holds an entry recorded by trial `test` (or by its `::run_N` trials).
+    pub fn has_recordings_of(&self, test: &str) -> bool {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.entries.values().any(|e| recorded_by(e, test))
     }
 
     /// Rewrites the file keeping only the entries used in this run.
@@ -329,6 +334,14 @@ impl Cassette {
 }
 
 /// What to do about a cassette that does not parse: never "delete it", which loses every recording.
+/// Whether trial `test` or one of its `::run_N` trials recorded `entry`.
+fn recorded_by(entry: &Entry, test: &str) -> bool {
+    entry
+        .test
+        .strip_prefix(test)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+}
+
 fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String {
     let first = if conflict {
         "it holds merge conflict markers: resolve them (keep one side of each conflicting recording)".to_string()
