@@ -277,7 +277,9 @@ fn run_kind(
         TrialKind::Plan(build) => trial::execute(build(), run),
         TrialKind::Skip(reason) => {
             run.reporter.unrun(name, Status::Ignored, &reason, case);
-            Ok(Completion::ignored_with(reason))
+            Ok(Completion::ignored_with(crate::redact::for_terminal(
+                &reason,
+            )))
         }
         TrialKind::Broken(message) => {
             run.reporter.unrun(name, Status::Failed, &message, case);

@@ -400,7 +400,7 @@ fn case(
                         node.span(),
                         &format!("{path}.name"),
                         format!("{n:?} is not a usable case name: {why}"),
-                        "use a non-empty name without `::` and without leading or trailing spaces",
+                        "use a non-empty name without `::`, control characters or leading or trailing spaces",
                     );
                     None
                 }
