@@ -290,6 +290,10 @@ pub struct Case {
     pub executor: Executor,
     /// How a run is judged.
     pub evaluator: Evaluator,
+    /// The calls besides the subject's that its samples are known, before they run, to make (a suite's
+    /// `judge` and `similar` assertions; a test body's are not known): the nextest pre-check looks at
+    /// their keys too.
+    pub other_calls: Vec<CallRole>,
     /// Warnings to print once, after the trials.
     pub warnings: Vec<String>,
     /// The suite case, if it is one.

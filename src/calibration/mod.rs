@@ -208,6 +208,8 @@ pub fn case(set: Set, judge: Subject) -> Case {
         },
         executor: Executor::Given(given),
         evaluator,
+        // Its only calls are the judge's, which is its subject.
+        other_calls: Vec::new(),
         warnings: Vec::new(),
         info: None,
         cell: None,

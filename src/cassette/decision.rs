@@ -175,26 +175,11 @@ pub fn decide(s: &Situation<'_>) -> Decision {
     }
 }
 
-/// Whether a test with no cassette file at all is ignored rather than run: the harness asks this
-/// before the run, so that nextest (which reads an ignored trial's exit status as a pass) can be told
-/// up front.
-pub fn ignored_without_recording(
-    mode: CassetteMode,
-    missing_key: Option<&str>,
-    ci: bool,
-    live_only: bool,
-) -> bool {
-    matches!(
-        decide(&Situation {
-            mode,
-            recording: Recording::Absent,
-            missing_key,
-            ci,
-            live_only,
-            replacements: Replacements::Pending,
-        }),
-        Decision::Ignore(_)
-    )
+/// Whether a call in `situation` is ignored rather than made or replayed: the harness asks this before
+/// the run, with what it can tell of the recording then, so that nextest (which reads an ignored
+/// trial's exit status as a pass) can be told up front.
+pub fn ignored(situation: &Situation<'_>) -> bool {
+    matches!(decide(situation), Decision::Ignore(_))
 }
 
 /// How the summary and libtest say a `live_only` test without a recording was not run.

@@ -409,14 +409,18 @@ impl Cassette {
     /// not run: a case skipped on purpose keeps its recordings through a prune.
     pub fn keep_recordings_of(&self, test: &str) {
         let mut state = self.state();
-        let runs = format!("{test}::");
         let slots: Vec<Slot> = state
             .entries
             .iter()
-            .filter(|e| e.test == test || e.test.starts_with(&runs))
+            .filter(|e| recorded_by(e, test))
             .map(|e| (e.target.clone(), e.key.clone()))
             .collect();
         state.used.extend(slots);
+    }
+
+    /// Whether it holds an entry recorded by trial `test` (or by its `::run_N` trials).
+    pub fn has_recordings_of(&self, test: &str) -> bool {
+        self.state().entries.iter().any(|e| recorded_by(e, test))
     }
 
     /// How many entries name no target and were not used in this run: whether another target uses
@@ -530,6 +534,14 @@ impl Cassette {
             merged.into_sorted()
         })
     }
+}
+
+/// Whether trial `test` or one of its `::run_N` trials recorded `entry`.
+fn recorded_by(entry: &Entry, test: &str) -> bool {
+    entry
+        .test
+        .strip_prefix(test)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
 }
 
 #[cfg(test)]

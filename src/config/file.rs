@@ -8,12 +8,8 @@ use prompt_tester_keys::{Key, Range};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{
-    Config, ConfigError, Defaults, EmbeddingsConfig, EndpointConfig, JudgeConfig, SamplingKeys,
-    WireFormat, defaults, env_var,
-};
+use super::{Config, ConfigError, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys, defaults};
 use crate::config::sampling::MAX_SEED;
-use crate::pricing::Price;
 
 /// The smallest `[retry] max_response_bytes`: a real answer is larger than a few kilobytes.
 const MIN_RESPONSE_BYTES: u64 = 64 * 1024;
@@ -35,9 +31,9 @@ struct File {
     #[serde(default)]
     retry: FileRetry,
     #[serde(default)]
-    providers: BTreeMap<String, FileProvider>,
+    providers: BTreeMap<String, super::providers::FileProvider>,
     #[serde(default)]
-    prices: BTreeMap<String, Price>,
+    prices: BTreeMap<String, super::providers::FilePrice>,
 }
 
 /// `[defaults]`: the keys the table allows in `Place::Defaults` (a test checks they are the same).
@@ -83,32 +79,9 @@ struct FileRetry {
     max_response_bytes: Option<Spanned<u64>>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileProvider {
-    #[serde(default = "default_kind")]
-    kind: WireFormat,
-    base_url: Option<String>,
-    /// An environment variable that, when set, overrides `base_url`.
-    base_url_env: Option<String>,
-    /// Where the endpoint's embeddings are served, when not at `base_url` (a second llama-server).
-    embeddings_base_url: Option<String>,
-    /// An environment variable that, when set, overrides `embeddings_base_url`.
-    embeddings_base_url_env: Option<String>,
-    api_key_env: Option<String>,
-    max_in_flight: Option<usize>,
-    /// Every model on this endpoint costs $0 (a self-hosted server).
-    #[serde(default)]
-    free: bool,
-}
-
 /// The seeds `[defaults] seed` takes: the table's (a `u32` already has the lower end).
 fn seed_range() -> Range {
     Key::Seed.row().range.expect("`seed` has a range")
-}
-
-fn default_kind() -> WireFormat {
-    WireFormat::OpenAi
 }
 
 impl Config {
@@ -260,60 +233,8 @@ impl Config {
         if let Some(secs) = &file.retry.rate_limit_budget_secs {
             r.rate_limit_budget = seconds("retry.rate_limit_budget_secs", secs, 0.0)?;
         }
-        for (name, p) in file.providers {
-            let key = format!("providers.{name}");
-            let builtin = self.endpoints.get(&name).cloned();
-            let base_url = p
-                .base_url_env
-                .as_deref()
-                .and_then(env_var)
-                .or(p.base_url)
-                .or_else(|| builtin.as_ref().map(|b| b.base_url.clone()))
-                .ok_or_else(|| invalid(&key, "needs `base_url = \"http://host:port/v1\"`"))?;
-            let api_key_env = match p.api_key_env {
-                Some(var) => vec![var],
-                None => builtin
-                    .as_ref()
-                    .map(|b| b.api_key_env.clone())
-                    .unwrap_or_default(),
-            };
-            let wire = builtin.as_ref().map(|b| b.wire).unwrap_or(p.kind);
-            let max_in_flight = p.max_in_flight.unwrap_or(self.concurrency);
-            if max_in_flight == 0 {
-                return Err(invalid(
-                    &format!("{key}.max_in_flight"),
-                    "must be at least 1",
-                ));
-            }
-            match p
-                .embeddings_base_url_env
-                .as_deref()
-                .and_then(env_var)
-                .or(p.embeddings_base_url)
-            {
-                Some(url) => self.embeddings_base_urls.insert(name.clone(), url),
-                None => self.embeddings_base_urls.remove(&name),
-            };
-            if p.free {
-                self.free_endpoints.insert(name.clone());
-            } else {
-                self.free_endpoints.remove(&name);
-            }
-            if p.max_in_flight.is_some() {
-                self.own_in_flight.insert(name.clone());
-            }
-            self.endpoints.insert(
-                name.clone(),
-                EndpointConfig {
-                    name,
-                    wire,
-                    base_url,
-                    api_key_env,
-                    max_in_flight,
-                },
-            );
-        }
-        self.prices.extend(file.prices);
+        self.apply_providers(path, text, file.providers)?;
+        self.apply_prices(path, text, file.prices)?;
         if let Some(embeddings) = file.embeddings {
             let at = embeddings.provider.span().start.min(text.len());
             let provider = embeddings.provider.into_inner();
@@ -344,6 +265,7 @@ impl Config {
 mod tests {
     use super::super::from_file;
     use super::*;
+    use crate::config::WireFormat;
 
     /// Why a file of `text` is rejected.
     fn rejection(text: &str) -> String {

@@ -1,13 +1,15 @@
 //! Configuration in one place: `prompt-tester.toml` at the crate root, then environment variables,
 //! then the builder in `main` (each overrides the one before).
 //!
-//! The file format is in `file`, the environment in `env`, endpoints and their prices in `endpoints`;
+//! The file format is in `file` (its `[providers]` and `[prices]` in `providers`), the environment in
+//! `env`, endpoints and their prices in `endpoints`;
 //! the defaults themselves are in `src/defaults.rs`.
 
 mod endpoints;
 mod env;
 mod file;
 mod layered;
+mod providers;
 mod sampling;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -10,7 +10,10 @@ use super::rust_test;
 use super::settings::Settings;
 use crate::calibration::{self as cal, Entry};
 use crate::case::{self, Case, Plan};
+use crate::cassette::CassetteStore;
+use crate::cassette::decision::{Recording, Situation};
 use crate::config::Config;
+use crate::role::CallRole;
 use crate::suite;
 use crate::trial_name::{self, TrialName};
 
@@ -43,14 +46,41 @@ pub enum TrialKind {
 /// What the catalog is built from: the configuration, the run's settings and the `--exact` name.
 pub struct Catalog<'a> {
     /// The configuration.
-    pub config: &'a Config,
+    config: &'a Config,
     /// The run's settings (cassette mode, CI, nextest).
-    pub settings: &'a Settings,
+    settings: &'a Settings,
     /// The one trial asked for with `--exact`.
-    pub exact: Option<&'a str>,
+    exact: Option<&'a str>,
+    /// The cassettes, read for the nextest pre-check only (each file once).
+    cassettes: CassetteStore,
 }
 
-impl Catalog<'_> {
+/// What the nextest pre-check looks at for one trial.
+#[derive(Clone, Copy)]
+struct Calls<'a> {
+    /// The trial (its numbered runs' recordings count as its own).
+    trial: &'a str,
+    /// The cassette it records into.
+    cassette: &'a str,
+    /// The subject's provider, when known.
+    subject: Option<&'a str>,
+    /// The other calls it is known to make.
+    others: &'a [CallRole],
+    /// `live_only = true`.
+    live_only: bool,
+}
+
+impl<'a> Catalog<'a> {
+    /// The catalog of `config` for a run with `settings`; `exact` is the one trial asked for, if any.
+    pub fn new(config: &'a Config, settings: &'a Settings, exact: Option<&'a str>) -> Self {
+        Catalog {
+            config,
+            settings,
+            exact,
+            cassettes: CassetteStore::new(&config.cassette_dir),
+        }
+    }
+
     /// Every trial: the registered functions', the suites', the calibration sets'.
     pub fn trials(&self) -> Vec<TrialDef> {
         let mut defs = self.rust_trials();
@@ -59,34 +89,47 @@ impl Catalog<'_> {
         defs
     }
 
-    /// Whether a trial is known, before it runs, to be ignored: it has no cassette file, and the
-    /// decision for an unrecorded call is to ignore it (no key outside CI, or `live_only`).
+    /// Whether a trial is known, before it runs, not to run. libtest runs such a trial to report it
+    /// ignored with its reason; under nextest, which reads an ignored trial's exit status as a pass, it
+    /// is flagged ignored up front so that nextest shows it skipped.
     ///
-    /// Such trials are ignored at run time with a reason (libtest shows it); under nextest, which reads
-    /// an ignored trial's exit status as a pass, they are marked ignored up front so nextest shows them
-    /// skipped.
-    fn statically_unavailable(
-        &self,
-        provider: Option<&str>,
-        cassette: &str,
-        live_only: bool,
-    ) -> bool {
-        if !self.settings.runner.is_nextest()
-            || crate::cassette::CassetteStore::new(&self.config.cassette_dir)
-                .path_for(cassette)
-                .exists()
-        {
+    /// What is known then is whether its cassette holds anything this trial recorded. Without, each of
+    /// its calls would be a first recording: one whose key is missing is ignored (outside CI), the
+    /// subject's or one of the other calls the case is known to make (the judge's, an embeddings
+    /// call), and so is a `live_only` trial. A trial with recordings of its own is expected to replay:
+    /// what it finds only while running fails it under nextest instead (`mod.rs`).
+    fn statically_unavailable(&self, calls: Calls<'_>) -> bool {
+        if !self.settings.runner.is_nextest() {
             return false;
         }
-        let missing_key = provider
-            .and_then(|p| self.config.endpoint(p).ok())
-            .and_then(crate::provider::missing_key_for);
-        crate::cassette::decision::ignored_without_recording(
-            self.settings.mode,
-            missing_key.as_deref(),
-            self.settings.ci,
-            live_only,
-        )
+        let recording = match self.cassettes.open(calls.cassette) {
+            // The trial reports the broken file when it runs.
+            Err(_) => return false,
+            Ok(c) if c.has_recordings_of(calls.trial) => return false,
+            Ok(_) => Recording::Absent,
+        };
+        let ignored = |provider: Option<&str>| {
+            let missing_key = provider
+                .and_then(|p| self.config.endpoint(p).ok())
+                .and_then(crate::provider::missing_key_for);
+            crate::cassette::decision::ignored(&Situation {
+                mode: self.settings.mode,
+                recording,
+                missing_key: missing_key.as_deref(),
+                ci: self.settings.ci,
+                live_only: calls.live_only,
+                replacements: self.settings.cassette_policy().replacements,
+            })
+        };
+        let config = self.config;
+        ignored(calls.subject)
+            || calls.others.iter().any(|role| {
+                ignored(match role {
+                    CallRole::Subject => calls.subject,
+                    CallRole::Judge => config.judge.as_ref().map(|j| j.provider.as_str()),
+                    CallRole::Embedding => config.embeddings.as_ref().map(|e| e.provider.as_str()),
+                })
+            })
     }
 
     /// Trials of the registered `#[prompt_test]` functions.
@@ -143,11 +186,17 @@ impl Catalog<'_> {
                     .map(|s| s.provider.clone())
                     .or_else(|| spec.request.call.provider.clone())
                     .or_else(|| config.defaults.provider.clone());
-                let unrecordable =
-                    self.statically_unavailable(provider.as_deref(), &name, spec.live_only);
+                let trial = column.trial(&name);
+                let unrecordable = self.statically_unavailable(Calls {
+                    trial: &trial,
+                    cassette: &name,
+                    subject: provider.as_deref(),
+                    others: &[],
+                    live_only: spec.live_only,
+                });
                 let column = Arc::new(column);
                 defs.extend(trials_with_runs(
-                    &column.trial(&name),
+                    &trial,
                     plan.max_runs(),
                     exact,
                     unrecordable,
@@ -210,11 +259,13 @@ impl Catalog<'_> {
 
     /// The trial of a resolved case and its numbered runs.
     fn case_trials(&self, case: Case) -> Vec<TrialDef> {
-        let unrecordable = self.statically_unavailable(
-            case.request.provider(),
-            &case.cassette,
-            case.sampling.live_only,
-        );
+        let unrecordable = self.statically_unavailable(Calls {
+            trial: &case.name,
+            cassette: &case.cassette,
+            subject: case.request.provider(),
+            others: &case.other_calls,
+            live_only: case.sampling.live_only,
+        });
         let case = Arc::new(case);
         trials_with_runs(
             &case.name.clone(),
@@ -235,8 +286,13 @@ impl Catalog<'_> {
 
     /// The trials of a dataset row: its case is built when one of them runs.
     fn row_trials(&self, row: suite::LazyRow) -> Vec<TrialDef> {
-        let unrecordable =
-            self.statically_unavailable(row.provider.as_deref(), &row.cassette, row.live_only);
+        let unrecordable = self.statically_unavailable(Calls {
+            trial: &row.name,
+            cassette: &row.cassette,
+            subject: row.provider.as_deref(),
+            others: &row.other_calls,
+            live_only: row.live_only,
+        });
         let build = row.build;
         trials_with_runs(
             &row.name,
@@ -274,8 +330,13 @@ impl Catalog<'_> {
                     kind: TrialKind::Broken(message),
                 }),
                 Entry::Set { case, items } => {
-                    let ignored =
-                        self.statically_unavailable(case.request.provider(), &case.cassette, false);
+                    let ignored = self.statically_unavailable(Calls {
+                        trial: &case.name,
+                        cassette: &case.cassette,
+                        subject: case.request.provider(),
+                        others: &case.other_calls,
+                        live_only: false,
+                    });
                     let case = Arc::new(*case);
                     let set = case.name.clone();
                     let plan = |trial: String, only_run: Option<u32>| {

@@ -74,13 +74,15 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
     summary::print(&records, before.started.elapsed());
+    // What comes from files and providers (names, paths) is printed escaped, as the summary is.
+    let say = |text: &str| eprint!("{}", crate::redact::for_terminal(text));
     if let Some(report) = &calibrated {
-        eprint!(
-            "{}",
-            calibration::render(report, &calibration::judged_suites(&records))
-        );
+        say(&calibration::render(
+            report,
+            &calibration::judged_suites(&records),
+        ));
     }
-    eprint!("{}", summary::rate_limits(&engine.rate_limits()));
+    say(&summary::rate_limits(&engine.rate_limits()));
     let mut failed = trial_failed;
     let mut extras = html::Extras {
         matrix: matrix::compute(&records).map(|m| matrix::table(&m)),
@@ -89,21 +91,21 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     if let Some((baseline, then)) = &before.baseline {
         let now = baseline::figures_of_records(&records);
         let comparison = baseline::compare(then, &now, baseline.alpha);
-        eprint!("{}", comparison.render(&baseline.path));
+        say(&comparison.render(&baseline.path));
         extras.baseline = Some(comparison.table(&baseline.path));
         if baseline.fail_on_regression
             && let Some(why) = comparison.failure()
         {
-            eprintln!("error: {why}");
+            say(&format!("error: {why}\n"));
             failed = true;
         }
     }
     for error in unwritten {
-        eprintln!("error: recordings were not written: {error}");
+        say(&format!("error: recordings were not written: {error}\n"));
         failed = true;
     }
     for error in unwritten_results {
-        eprintln!("error: {}", crate::redact::for_terminal(&error));
+        say(&format!("error: {error}\n"));
         failed = true;
     }
     let written = Written {
@@ -139,7 +141,9 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             .or_else(|| prune::refusal_after_run(&records, &on_purpose, incomplete));
         match refusal {
             Some(reason) => {
-                eprintln!("error: --prune-cassettes refused: {reason}; nothing was pruned");
+                say(&format!(
+                    "error: --prune-cassettes refused: {reason}; nothing was pruned\n"
+                ));
                 failed = true;
             }
             None => {

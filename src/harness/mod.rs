@@ -110,11 +110,11 @@ impl Harness {
         let (settings, libtest_args) = Settings::read(argv)?;
         let mut args = Arguments::from_iter(libtest_args);
         let config = self.config(&root, &settings)?;
-        let defs = Catalog {
-            config: &config,
-            settings: &settings,
-            exact: args.filter.as_deref().filter(|_| args.exact),
-        }
+        let defs = Catalog::new(
+            &config,
+            &settings,
+            args.filter.as_deref().filter(|_| args.exact),
+        )
         .trials();
         // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
         let skipped = skipped_on_purpose(&defs);
@@ -130,7 +130,7 @@ impl Harness {
         // Covered runs report ignored without a record: the progress line does not wait for them.
         let to_run = choices.iter().filter(|c| c.fate == Fate::Runs).count();
         if args.list {
-            let trials = trials(defs, &choices, None);
+            let trials = trials(defs, &choices, None, false);
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
         // Loaded before any call: a missing or broken baseline costs nothing.
@@ -172,7 +172,7 @@ impl Harness {
         };
         let console = progress::Console::of(&args, settings.runner.is_nextest(), settings.ci);
         let run = Run::new(config, settings.cassette_policy(), console);
-        let trials = trials(defs, &choices, Some(&run));
+        let trials = trials(defs, &choices, Some(&run), settings.runner.is_nextest());
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,
         });
@@ -222,8 +222,13 @@ fn skipped_on_purpose(defs: &[TrialDef]) -> Vec<(String, String)> {
 }
 
 /// The libtest-mimic trials of `defs` as `choices` decided; `run` is what they run in (none for
-/// `--list`, which runs nothing).
-fn trials(defs: Vec<TrialDef>, choices: &[select::Choice], run: Option<&Arc<Run>>) -> Vec<Trial> {
+/// `--list`, which runs nothing). Under `nextest` a trial that comes back ignored fails instead.
+fn trials(
+    defs: Vec<TrialDef>,
+    choices: &[select::Choice],
+    run: Option<&Arc<Run>>,
+    nextest: bool,
+) -> Vec<Trial> {
     defs.into_iter()
         .zip(choices)
         .filter(|(_, choice)| choice.fate != Fate::Dropped)
@@ -238,12 +243,34 @@ fn trials(defs: Vec<TrialDef>, choices: &[select::Choice], run: Option<&Arc<Run>
                     run_kind(kind, name, case, run.as_deref()).map(drop)
                 }),
                 kind => Trial::ignorable_test(def.name, move || {
-                    run_kind(kind, name, case, run.as_deref())
+                    let done = run_kind(kind, name, case, run.as_deref());
+                    if nextest {
+                        failed_if_not_run(done)
+                    } else {
+                        done
+                    }
                 }),
             };
             trial.with_ignored_flag(choice.ignored_flag)
         })
         .collect()
+}
+
+/// A trial that did not run, as nextest must see it: failed. nextest reads an ignored trial's exit
+/// status 0 as a pass and has no status for a trial skipped while it runs; a trial known before the
+/// run not to run is listed ignored instead (`Catalog`), and nextest shows it skipped.
+fn failed_if_not_run(done: Result<Completion, Failed>) -> Result<Completion, Failed> {
+    match done {
+        Ok(Completion::Ignored { reason }) => {
+            let reason = reason.unwrap_or_else(|| "ignored".to_string());
+            Err(Failed::from(format!(
+                "not run: {}\n(under nextest a trial that does not run fails: nextest would count it as \
+                 passed)",
+                crate::redact::for_terminal(&reason)
+            )))
+        }
+        other => other,
+    }
 }
 
 /// Runs a trial of `kind` named `name` in `run`.
@@ -260,7 +287,9 @@ fn run_kind(
         TrialKind::Plan(build) => trial::execute(build(), run),
         TrialKind::Skip(reason) => {
             run.reporter.unrun(name, Status::Ignored, &reason, case);
-            Ok(Completion::ignored_with(reason))
+            Ok(Completion::ignored_with(crate::redact::for_terminal(
+                &reason,
+            )))
         }
         TrialKind::Broken(message) => {
             run.reporter.unrun(name, Status::Failed, &message, case);

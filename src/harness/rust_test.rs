@@ -71,6 +71,7 @@ pub fn case(
         },
         executor,
         evaluator,
+        other_calls: Vec::new(),
         warnings,
         info: None,
     }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use owo_colors::{OwoColorize, Stream};
 
 use super::record::{Status, TrialRecord};
+use crate::redact::for_terminal;
 use crate::stats::Counts;
 use crate::usage::{Tally, Usage};
 
@@ -86,12 +87,14 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             Status::LiveOnly => "live only".to_string(),
             _ => rate(r.counts()),
         };
-        let line = row(
+        // Escaped before it is coloured: the colours are the harness's own escapes.
+        let line = for_terminal(&row(
             &crate::render::shorten(&r.name, width),
             &rate,
             &r.usage,
             width,
-        );
+        ))
+        .into_owned();
         let line = match r.status {
             Status::Failed | Status::Errored => line
                 .if_supports_color(Stream::Stderr, |t| t.red())
@@ -104,6 +107,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    let rows = out;
+    let mut out = String::new();
     out.push_str(&row(
         "total",
         &rate(Counts::new(passed, passed + failed + errored)),
@@ -174,7 +179,9 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         ));
     }
     out.push_str(&super::matrix::render(records));
-    out
+    let mut text = rows;
+    text.push_str(&for_terminal(&out));
+    text
 }
 
 /// One line per endpoint that answered 429/529 during the run: how often, and the in-flight limit
@@ -212,6 +219,29 @@ mod tests {
             runs_errored: errored,
             runs_total: total,
             ..TrialRecord::unrun(name.into(), status, "", None)
+        }
+    }
+
+    #[test]
+    fn names_are_printed_with_their_control_characters_escaped() {
+        // A name read from a file: its row, the flaky and live-only lists and the rerun command.
+        let name = "s::\u{1b}]0;pwned\u{7}";
+        let records = [
+            record(name, Status::Failed, 2, 0, 3),
+            record(&format!("{name}x"), Status::LiveOnly, 0, 0, 0),
+        ];
+        let text = super::render(&records, Duration::ZERO);
+        let text = regex::Regex::new("\x1b\\[[0-9;]*m")
+            .unwrap()
+            .replace_all(&text, "")
+            .into_owned();
+        assert!(!text.contains(['\u{1b}', '\u{7}']), "{text:?}");
+        for shown in [
+            "s::\\u{1b}]0;pwned\\u{7}  ",
+            "flaky (some samples passed, some failed): s::\\u{1b}]0;pwned\\u{7} 2/3",
+            "live only, not run: s::\\u{1b}]0;pwned\\u{7}x",
+        ] {
+            assert!(text.contains(shown), "{shown:?} not in {text}");
         }
     }
 

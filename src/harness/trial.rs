@@ -147,9 +147,10 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
         |record: TrialRecord| run.reporter.report(Event::TrialFinished(Box::new(record)));
     if matches!(record.status, Status::Ignored | Status::LiveOnly) {
         let reason = decision.message.unwrap_or_default();
-        record.message = Some(reason.clone());
+        let shown = crate::redact::for_terminal(&reason).into_owned();
+        record.message = Some(reason);
         finished(record);
-        return Ok(Completion::ignored_with(reason));
+        return Ok(Completion::ignored_with(shown));
     }
     let Some(message) = decision.message else {
         finished(record);

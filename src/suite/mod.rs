@@ -89,6 +89,8 @@ pub struct LazyRow {
     pub cassette: String,
     /// The suite's `live_only`.
     pub live_only: bool,
+    /// The calls besides the subject's that the suite's assertions make (a row's own are not read).
+    pub other_calls: Vec<crate::role::CallRole>,
     /// The case, or the failing trial's message; built on first use.
     pub build: Arc<dyn Fn() -> Result<Arc<Case>, String> + Send + Sync>,
 }
@@ -376,6 +378,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                 provider: call.provider,
                 cassette: suite.info.name.clone(),
                 live_only: rows.settings.live_only.unwrap_or(false),
+                other_calls: other_calls(rows.asserts.iter().filter_map(|a| a.call())),
                 build: Arc::new(build),
             })));
         }
@@ -464,6 +467,7 @@ fn resolve(
     let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));
+    let other_calls = other_calls(case.asserts.iter().filter_map(|a| a.check.call()));
     let asserts = Arc::new(case.asserts.clone());
     let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
@@ -483,10 +487,22 @@ fn resolve(
         },
         executor: Executor::Call,
         evaluator,
+        other_calls,
         warnings,
         info: Some(info),
         cell: column.cell(row),
     }
+}
+
+/// Each of `calls` once, in order.
+fn other_calls(calls: impl Iterator<Item = crate::role::CallRole>) -> Vec<crate::role::CallRole> {
+    let mut once = Vec::new();
+    for call in calls {
+        if !once.contains(&call) {
+            once.push(call);
+        }
+    }
+    once
 }
 
 /// What is suspicious about a case that still runs: inputs no placeholder uses, no assertions, a

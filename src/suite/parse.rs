@@ -400,7 +400,7 @@ fn case(
                         node.span(),
                         &format!("{path}.name"),
                         format!("{n:?} is not a usable case name: {why}"),
-                        "use a non-empty name without `::` and without leading or trailing spaces",
+                        "use a non-empty name without `::`, control characters or leading or trailing spaces",
                     );
                     None
                 }
@@ -515,6 +515,16 @@ fn case(
         }
     }
     let settings = own.over(suite);
+    if let Some(problem) = unweighted(settings.min_score, &asserts) {
+        let (at, key) = match table.get(Key::Threshold.name()) {
+            Some(node) => (node.span(), format!("{path}.threshold")),
+            None => (
+                table.get("assert").map_or(span.clone(), |n| n.span()),
+                format!("{path}.assert"),
+            ),
+        };
+        r.problem(at, &key, problem, UNWEIGHTED_FIX);
+    }
 
     let mut unused_inputs = Vec::new();
     if let Some(prompt) = prompt {
@@ -554,6 +564,23 @@ fn case(
         skip,
         settings,
         unused_inputs,
+    })
+}
+
+/// How to fix a case whose assertions all weigh 0 under a `threshold`.
+pub(super) const UNWEIGHTED_FIX: &str =
+    "give the assertions that count a weight above 0 (1 by default), or remove `threshold`";
+
+/// What is wrong with a scored case (`threshold` set) whose assertions all weigh 0: its score is
+/// always 1, so it passes whatever the output.
+pub(super) fn unweighted(min_score: Option<f64>, asserts: &[Assertion]) -> Option<String> {
+    // `threshold = 0` passes any score: the weights change nothing there.
+    let threshold = min_score.filter(|t| *t > 0.0)?;
+    (!asserts.is_empty() && asserts.iter().all(|a| a.weight == 0.0)).then(|| {
+        format!(
+            "every assertion weighs 0, so the score is always 1 and the case passes `threshold = {threshold}` \
+             whatever the output"
+        )
     })
 }
 

@@ -50,6 +50,13 @@ impl Rows {
                 Vec::new()
             }
         };
+        if let Some(problem) = super::parse::unweighted(self.settings.min_score, &asserts) {
+            problems.push(RowProblem::new(
+                "`assert`",
+                problem,
+                super::parse::UNWEIGHTED_FIX,
+            ));
+        }
         if !problems.is_empty() {
             return Err(row_report(file, row, &problems));
         }

@@ -29,6 +29,27 @@ pub enum Pending {
     Template(Template),
 }
 
+impl Pending {
+    /// The call besides the subject's that checking it makes (see [`assert::Check::call`]); a
+    /// template's kind is its table's key.
+    pub fn call(&self) -> Option<crate::role::CallRole> {
+        use crate::role::CallRole;
+        match self {
+            Pending::Ready(a) => a.check.call(),
+            Pending::Template(t) => {
+                let table = t.value.as_table()?;
+                if table.contains_key("judge") {
+                    Some(CallRole::Judge)
+                } else if table.contains_key("similar") {
+                    Some(CallRole::Embedding)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
 /// An assertion table that names `{placeholders}`.
 #[derive(Debug, Clone)]
 pub struct Template {

@@ -610,6 +610,51 @@ fn a_row_with_problems_is_its_own_failure_located_by_line() {
 }
 
 #[test]
+fn a_scored_case_whose_assertions_all_weigh_0_is_a_located_error() {
+    let zero = "[{ contains = \"a\", weight = 0 }, { max_words = 9, weight = 0.0 }]";
+    let own =
+        format!("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nthreshold = 0.5\nassert = {zero}\n");
+    let report = problems(&own);
+    for expected in [
+        "prompt-tests/s.evals.toml:4:13: `cases[0].threshold`: every assertion weighs 0, so the score is always 1 \
+         and the case passes `threshold = 0.5` whatever the output",
+        "fix: give the assertions that count a weight above 0 (1 by default), or remove `threshold`",
+    ] {
+        assert!(report.contains(expected), "{expected:?} not in\n{report}");
+    }
+    // The suite's threshold: the case's assertions are named.
+    let report = problems(&format!(
+        "prompt = \"Hi\"\nthreshold = 0.5\n[[cases]]\nname = \"a\"\nassert = {zero}\n"
+    ));
+    assert!(
+        report.contains(
+            "prompt-tests/s.evals.toml:5:10: `cases[0].assert`: every assertion weighs 0"
+        ),
+        "{report}"
+    );
+    let fine = |extra: &str, assert: &str| {
+        let text = format!("prompt = \"Hi\"\n{extra}[[cases]]\nname = \"a\"\nassert = {assert}\n");
+        parsed(&text, Path::new("/nonexistent")).unwrap_or_else(|e| panic!("{e}"));
+    };
+    fine(
+        "threshold = 0.5\n",
+        "[{ contains = \"a\", weight = 0 }, { max_words = 9 }]",
+    );
+    fine("", zero);
+    fine("threshold = 0\n", zero);
+    // A dataset row too.
+    let suite = "prompt = \"Q {q}\"\ncases_file = \"d.jsonl\"\nthreshold = 0.8\nassert = [{ contains = \"Q\", weight = 0 }]\n";
+    let data = "{\"id\": \"zero\", \"q\": \"1\"}\n{\"id\": \"one\", \"q\": \"1\", \"assert\": [{\"contains\": \"1\"}]}\n";
+    let rows = rows_of("unweighted", suite, "d.jsonl", data);
+    let message = rows[0].as_ref().expect_err("a problem");
+    assert!(
+        message.contains("prompt-tests/d.jsonl:1: `assert`: every assertion weighs 0"),
+        "{message}"
+    );
+    assert!(rows[1].is_ok());
+}
+
+#[test]
 fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
     let dir = std::env::temp_dir().join(format!("pt-rows-{}-empty", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

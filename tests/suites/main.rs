@@ -21,6 +21,7 @@ mod assertions;
 mod big_report;
 mod calibration;
 mod datasets;
+mod escapes;
 mod html;
 mod judge;
 mod matrix;

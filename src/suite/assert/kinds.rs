@@ -91,6 +91,16 @@ impl Check {
             Check::Custom(c, _) => c.name,
         }
     }
+
+    /// The call besides the subject's that checking it makes: the judge's, or an embeddings call.
+    pub fn call(&self) -> Option<crate::role::CallRole> {
+        use crate::role::CallRole;
+        match self {
+            Check::Judge(_) => Some(CallRole::Judge),
+            Check::Similar { .. } => Some(CallRole::Embedding),
+            _ => None,
+        }
+    }
 }
 
 /// One assertion of a case.

@@ -134,7 +134,7 @@ pub(super) fn csv_rows(bytes: &[u8]) -> Result<Vec<Row>, FileProblem> {
                 Some(why) => row.problems.push(RowProblem::new(
                     place(name_at.unwrap_or(0)),
                     format!("{n:?} is not a usable name: {why}"),
-                    "use a non-empty name without `::` and without leading or trailing spaces",
+                    "use a non-empty name without `::`, control characters or leading or trailing spaces",
                 )),
             },
         }

@@ -162,7 +162,7 @@ fn jsonl_row(value: Value, line: usize, misplaced_meta: bool) -> Row {
                     Some(why) => problem(
                         key,
                         format!("{n:?} is not a usable name: {why}"),
-                        "use a non-empty name without `::` and without leading or trailing spaces",
+                        "use a non-empty name without `::`, control characters or leading or trailing spaces",
                     ),
                 },
                 None => problem(

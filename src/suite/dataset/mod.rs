@@ -188,6 +188,9 @@ pub fn name_problem(name: &str) -> Option<&'static str> {
         Some("the name has leading or trailing spaces")
     } else if name.contains(['\n', '\r']) {
         Some("the name contains a line break")
+    } else if name.contains(char::is_control) {
+        // libtest prints trial names as they are: an escape would reach the terminal.
+        Some("the name contains a control character")
     } else {
         None
     }

@@ -1,0 +1,175 @@
+//! The harness under a real `cargo nextest run`: nextest lists the trials (`--list --format terse`, and
+//! again with `--ignored`), then runs each in its own process (`--exact NAME`) and reads its exit
+//! status. A trial that does not run must never look like a pass there: what is known before the run is
+//! listed ignored (nextest shows SKIP), what is found only while running fails (FAIL).
+//!
+//! nextest runs the test targets of a crate: the scratch crate's one target, `prompts`, is a few lines
+//! that run the `cassette_fixture` harness (built with the tests) with nextest's arguments, so only
+//! that small crate is compiled here.
+
+use prompt_tester_testkit::child::{self, Scratch};
+use prompt_tester_testkit::{FakeProvider, Wire};
+
+const KEY: &str = "sk-fake-subject-key";
+
+/// The scratch crate: its `prompts` target runs the harness binary named by `PT_HARNESS`.
+fn wrapper_crate(scratch: &Scratch) {
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"pt-nextest\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n\
+         [[test]]\nname = \"prompts\"\npath = \"prompts.rs\"\nharness = false\n",
+    );
+    scratch.file(
+        "prompts.rs",
+        "fn main() {\n    let harness = std::env::var_os(\"PT_HARNESS\").expect(\"PT_HARNESS\");\n    \
+         let status = std::process::Command::new(harness)\n        .args(std::env::args_os().skip(1))\n        \
+         .status()\n        .expect(\"the harness runs\");\n    std::process::exit(status.code().unwrap_or(101));\n}\n",
+    );
+}
+
+/// `cargo nextest run` with `args` on the scratch crate, in a clean environment with `env`; `None`
+/// (after saying so) when cargo-nextest is not installed outside CI.
+fn nextest(scratch: &Scratch, args: &[&str], env: &[(&str, &str)]) -> Option<child::Run> {
+    let mut cargo = child::cargo();
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if child::CLEARED.contains(&key.as_ref())
+            || child::CLEARED_PREFIXES.iter().any(|p| key.starts_with(p))
+        {
+            cargo.env_remove(key.as_ref());
+        }
+    }
+    cargo
+        .args(["nextest", "run", "--no-fail-fast", "--color", "never"])
+        .args(["--status-level", "all", "--final-status-level", "none"])
+        .args(args)
+        .arg("--manifest-path")
+        .arg(scratch.path().join("Cargo.toml"))
+        .current_dir(scratch.path())
+        .env("CARGO_TARGET_DIR", scratch.path().join("target"))
+        .env("PT_HARNESS", child::example_binary("cassette_fixture"))
+        .env("NO_COLOR", "1");
+    for (key, value) in env {
+        cargo.env(key, value);
+    }
+    let run = child::Run(cargo.output().expect("cargo runs"));
+    if !run.success() && run.stderr().contains("no such command") {
+        let message = "cargo-nextest is not installed: `cargo install --locked cargo-nextest`";
+        assert!(
+            !prompt_tester::config::is_ci(),
+            "{message} (required under CI)"
+        );
+        eprintln!("SKIPPED: {message}");
+        return None;
+    }
+    Some(run)
+}
+
+/// The status nextest printed for `trial` (`PASS`, `FAIL`, `SKIP`, ...): its line ends with the test.
+fn status(run: &child::Run, trial: &str) -> String {
+    let out = format!("{}\n{}", run.stdout(), run.stderr());
+    out.lines()
+        .find(|l| l.ends_with(&format!(" pt-nextest::prompts {trial}")))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no status line for {trial}:\n{}", run.context()))
+        .to_string()
+}
+
+/// The suite `mixed`: a recorded case, a `live_only` one never recorded, and a `live_only` one whose
+/// recording no longer matches (its input is `changed`).
+fn mixed_suite(scratch: &Scratch, changed: &str) {
+    let case = |name: &str, thing: &str, live_only: bool| {
+        format!(
+            "[[cases]]\nname = \"{name}\"\nlive_only = {live_only}\ninputs = {{ thing = \"{thing}\" }}\n\
+             assert = [{{ contains = \"echo: Name a\" }}]\n"
+        )
+    };
+    scratch.file(
+        "prompt-tests/mixed.evals.toml",
+        &format!(
+            "prompt = \"Name a {{thing}}.\"\nprovider = \"fake\"\nmodel = \"fake-model\"\n{}{}{}",
+            case("recorded", "colour", false),
+            case("live", "shape", true),
+            case("changed", changed, true),
+        ),
+    );
+}
+
+/// A crate whose subject is the fake provider (a named endpoint: no key needed) and whose judge is
+/// Anthropic at its public URL, whose key is never set; with the suites `mixed` (after recording,
+/// `mixed::changed`'s input changes) and `judged` (a `judge` assertion, nothing recorded).
+fn recorded(group: &str) -> (FakeProvider, Scratch) {
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("nextest", group);
+    wrapper_crate(&scratch);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_API_KEY\"\n\n\
+         [judge]\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\n",
+        fake.base_url(Wire::OpenAi),
+    ));
+    mixed_suite(&scratch, "square");
+    scratch.file(
+        "prompt-tests/judged.evals.toml",
+        "prompt = \"Name a tree.\"\nprovider = \"fake\"\nmodel = \"fake-model\"\n\
+         [[cases]]\nname = \"tree\"\nassert = [{ judge = \"It names a tree.\" }]\n",
+    );
+    let record = scratch.run_example(
+        "cassette_fixture",
+        &["mixed::", "--skip", "mixed::live"],
+        &[("FAKE_API_KEY", KEY), ("PROMPT_TESTER_CASSETTE", "record")],
+    );
+    record.assert_success();
+    assert_eq!(fake.request_count(), 2, "{}", record.context());
+    mixed_suite(&scratch, "circle");
+    (fake, scratch)
+}
+
+#[test]
+fn a_trial_that_does_not_run_is_skipped_or_failed_under_nextest_never_passed() {
+    let (fake, scratch) = recorded("unrun");
+    // The subject's key is set, the judge's is not.
+    let key = [("FAKE_API_KEY", KEY)];
+    let Some(run) = nextest(&scratch, &[], &key) else {
+        return;
+    };
+    assert_eq!(status(&run, "mixed::recorded"), "PASS", "{}", run.context());
+    // Known before the run: a live-only case beside recorded ones, a judge without its key.
+    assert_eq!(status(&run, "mixed::live"), "SKIP", "{}", run.context());
+    assert_eq!(status(&run, "judged::tree"), "SKIP", "{}", run.context());
+    // Found only while running: its own recording no longer matches.
+    assert_eq!(status(&run, "mixed::changed"), "FAIL", "{}", run.context());
+    // nextest shows the failing trial's output (on its stderr).
+    child::assert_contains(
+        &run.stderr(),
+        &[
+            "not run: live only, not run: no recording in prompt-tests/cassettes/mixed.cassette.json",
+        ],
+    );
+    assert_eq!(run.code(), Some(100), "{}", run.context());
+    assert_eq!(fake.request_count(), 2, "a skipped trial makes no call");
+
+    // Asked to run the ignored ones, those that cannot run fail rather than pass.
+    let ignored = nextest(&scratch, &["--run-ignored", "only"], &key).expect("nextest ran above");
+    for trial in ["mixed::live", "judged::tree"] {
+        assert_eq!(status(&ignored, trial), "FAIL", "{}", ignored.context());
+    }
+    child::assert_contains(&ignored.stderr(), &["not run: live only, not run"]);
+}
+
+#[test]
+fn plain_cargo_test_still_reports_those_trials_ignored() {
+    let (_fake, scratch) = recorded("plain");
+    let run = scratch.run_example("cassette_fixture", &[], &[("FAKE_API_KEY", KEY)]);
+    run.assert_success();
+    assert_eq!(run.outcome("mixed::recorded"), "ok");
+    for trial in ["mixed::live", "mixed::changed", "judged::tree"] {
+        assert!(
+            run.outcome(trial).starts_with("ignored"),
+            "{trial}: {}",
+            run.context()
+        );
+    }
+    // libtest runs them to say why: none is listed ignored up front.
+    let listed = scratch.run_example("cassette_fixture", &["--list", "--ignored"], &[]);
+    assert!(listed.listed().is_empty(), "{}", listed.context());
+}
