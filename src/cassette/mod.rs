@@ -345,7 +345,7 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
 }
 
 fn read_entries(path: &Path) -> Result<HashMap<String, Entry>, CassetteError> {
-    let text = match fs::read_to_string(path) {
+    let text = match crate::text::read(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
         Err(source) => {

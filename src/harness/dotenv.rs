@@ -19,12 +19,13 @@ pub(crate) fn load(root: &Path) -> Result<(), HarnessError> {
 
 /// The names the file at `path` sets, in order (`None`: there is no file), without loading them.
 pub(crate) fn read(path: &Path) -> Result<Option<Vec<String>>, HarnessError> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+    let text = match crate::text::read(path) {
+        Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(error(path.to_path_buf(), &dotenvy::Error::Io(e), b"")),
     };
-    let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+    let body = text.as_bytes();
+    let body = body.strip_prefix(BOM).unwrap_or(body);
     dotenvy::from_read_iter(body)
         .map(|item| item.map(|(name, _)| name))
         .collect::<Result<Vec<_>, _>>()
@@ -48,9 +49,6 @@ fn error(path: PathBuf, e: &dotenvy::Error, body: &[u8]) -> HarnessError {
                 "{at} is not `NAME=value` (an unclosed quote, or a name a variable cannot have); its text is \
                  not shown, as it may hold a key"
             )
-        }
-        dotenvy::Error::Io(io) if io.kind() == std::io::ErrorKind::InvalidData => {
-            "the file is not UTF-8 text".to_string()
         }
         other => other.to_string(),
     };
@@ -85,10 +83,10 @@ mod tests {
     }
 
     #[test]
-    fn bytes_that_are_not_utf8_are_an_error_naming_the_file() {
-        let error = problem(b"A=\xff\xfe\n");
+    fn bytes_that_are_not_utf8_are_an_error_naming_the_file_and_line() {
+        let error = problem(b"A=1\nB=\xff\xfe\n");
         assert!(
-            error.contains(".env: the file is not UTF-8 text"),
+            error.contains(".env: line 2, column 3 is not UTF-8 text"),
             "{error}"
         );
     }

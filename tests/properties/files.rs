@@ -84,6 +84,19 @@ fn each_names(problems: &[String], files: &[&str]) {
     }
 }
 
+/// When `bytes` are not UTF-8, one of `problems` says where they stop being so.
+#[track_caller]
+fn not_utf8_is_located(bytes: &[u8], problems: &[String]) {
+    if std::str::from_utf8(bytes).is_err() {
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("is not UTF-8 text") && p.contains("line ")),
+            "no problem locates the bytes that are not UTF-8: {problems:?}"
+        );
+    }
+}
+
 /// The problems a run at `root` lists; the configuration is valid, so a run can start.
 fn listing(root: &Path) -> Vec<String> {
     let root = root.to_path_buf();
@@ -123,7 +136,9 @@ fn a_suite_file_lists_and_every_problem_names_it() {
     let root = root("suite");
     proptest!(config(), |(bytes in hostile(suites().into_iter().map(String::into_bytes).collect()))| {
         write(root.path(), "s.evals.toml", &bytes);
-        each_names(&listing(root.path()), &["s.evals.toml", "golden/questions.jsonl"]);
+        let problems = listing(root.path());
+        each_names(&problems, &["s.evals.toml", "golden/questions.jsonl"]);
+        not_utf8_is_located(&bytes, &problems);
     });
 }
 
@@ -143,7 +158,9 @@ fn a_calibration_set_lists_and_every_problem_names_it() {
     let root = root("calibration-set");
     proptest!(config(), |(bytes in hostile_text(&[&example("judge_basics.calibration.toml")]))| {
         write(root.path(), "c.calibration.toml", &bytes);
-        each_names(&listing(root.path()), &["c.calibration.toml"]);
+        let problems = listing(root.path());
+        each_names(&problems, &["c.calibration.toml"]);
+        not_utf8_is_located(&bytes, &problems);
     });
 }
 
@@ -163,6 +180,7 @@ fn a_calibration_result_is_read_or_refused_naming_it() {
         let (_, errors) = returns("the calibration results", move || readers::calibration_results(&at))
             .unwrap_or_else(|e| panic!("{e}"));
         each_names(&errors, &["judge_basics.calibration.result.json"]);
+        not_utf8_is_located(&bytes, &errors);
     });
 }
 
@@ -175,9 +193,9 @@ fn a_cassette_is_read_or_refused_naming_it() {
         let opened = returns("the cassette reader", move || {
             CassetteStore::new(&dir).open("c").map(|c| c.recorded_len()).map_err(|e| e.to_string())
         });
-        if let Err(e) = opened {
-            each_names(&[e], &["c.cassette.json"]);
-        }
+        let errors: Vec<String> = opened.err().into_iter().collect();
+        each_names(&errors, &["c.cassette.json"]);
+        not_utf8_is_located(&bytes, &errors);
     });
 }
 
@@ -187,9 +205,9 @@ fn a_baseline_is_compared_or_refused_naming_it() {
     proptest!(config(), |(bytes in hostile_text(&[BASELINE]))| {
         let path = root.path().join("baseline.json");
         std::fs::write(&path, &bytes).unwrap();
-        if let Err(e) = returns("the baseline reader", move || readers::baseline(&path)) {
-            each_names(&[e], &["baseline.json"]);
-        }
+        let errors: Vec<String> = returns("the baseline reader", move || readers::baseline(&path)).err().into_iter().collect();
+        each_names(&errors, &["baseline.json"]);
+        not_utf8_is_located(&bytes, &errors);
     });
 }
 
@@ -199,9 +217,9 @@ fn a_configuration_is_read_or_refused_naming_it() {
     proptest!(config(), |(bytes in hostile_text(&[CONFIG, &example("prompt-tester.toml")]))| {
         write(root.path(), "prompt-tester.toml", &bytes);
         let at = root.path().to_path_buf();
-        if let Err(e) = returns("the configuration reader", move || readers::listing(&at)) {
-            each_names(&[e], &["prompt-tester.toml"]);
-        }
+        let errors: Vec<String> = returns("the configuration reader", move || readers::listing(&at)).err().into_iter().collect();
+        each_names(&errors, &["prompt-tester.toml"]);
+        not_utf8_is_located(&bytes, &errors);
     });
 }
 
@@ -211,9 +229,9 @@ fn a_dotenv_file_is_read_or_refused_naming_it() {
     proptest!(config(), |(bytes in hostile_text(&[DOTENV]))| {
         let path = root.path().join(".env");
         std::fs::write(&path, &bytes).unwrap();
-        if let Err(e) = returns("the .env reader", move || readers::dotenv(&path)) {
-            each_names(&[e], &[".env"]);
-        }
+        let errors: Vec<String> = returns("the .env reader", move || readers::dotenv(&path)).err().into_iter().collect();
+        each_names(&errors, &[".env"]);
+        not_utf8_is_located(&bytes, &errors);
     });
 }
 
