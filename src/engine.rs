@@ -217,6 +217,15 @@ impl Engine {
                 .values()
                 .flat_map(|e| e.api_key_env.iter().map(String::as_str)),
         );
+        // A base URL's credentials go to the server, which may send them back bare.
+        for url in config
+            .endpoints
+            .values()
+            .map(|e| &e.base_url)
+            .chain(config.embeddings_base_urls.values())
+        {
+            crate::redact::protect_userinfo(url);
+        }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("prompt-tester")

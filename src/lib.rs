@@ -39,6 +39,7 @@ mod run;
 mod spanned;
 mod stats;
 mod suite;
+mod text;
 mod trial_name;
 mod usage;
 

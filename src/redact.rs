@@ -43,15 +43,27 @@ pub(crate) fn names_a_secret(name: &str) -> bool {
 #[derive(Default)]
 struct Secrets {
     declared: Vec<String>,
+    /// Secrets that are not variables: the credentials of the base URLs ([`protect_userinfo`]).
+    given: Vec<(String, String)>,
     found: Vec<(String, String)>,
+}
+
+impl Secrets {
+    fn refresh(&mut self) {
+        let mut found = collect(std::env::vars(), &self.declared);
+        found.extend(self.given.iter().cloned());
+        found.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
+        found.dedup();
+        self.found = found;
+    }
 }
 
 fn secrets() -> &'static RwLock<Secrets> {
     static SECRETS: OnceLock<RwLock<Secrets>> = OnceLock::new();
     SECRETS.get_or_init(|| {
         RwLock::new(Secrets {
-            declared: Vec::new(),
             found: collect(std::env::vars(), &[]),
+            ..Secrets::default()
         })
     })
 }
@@ -67,8 +79,104 @@ pub fn protect_vars<'a>(names: impl IntoIterator<Item = &'a str>) {
         }
     }
     if secrets.declared.len() > before {
-        secrets.found = collect(std::env::vars(), &secrets.declared);
+        secrets.refresh();
     }
+}
+
+/// The name credentials of a base URL are redacted under: `[REDACTED:URL_USERINFO]`.
+const USERINFO: &str = "URL_USERINFO";
+
+/// Treats the credentials in `url` (`scheme://user:password@host`) as secrets wherever they appear,
+/// not only inside a URL: the user and the password as written and decoded, and the HTTP Basic
+/// credential the client sends for them. A server may send any of these back in a body.
+pub fn protect_userinfo(url: &str) {
+    let values = userinfo_values(url);
+    if values.is_empty() {
+        return;
+    }
+    let mut secrets = secrets().write().unwrap_or_else(|e| e.into_inner());
+    let before = secrets.given.len();
+    for value in values {
+        let pair = (USERINFO.to_string(), value);
+        if !secrets.given.contains(&pair) {
+            secrets.given.push(pair);
+        }
+    }
+    if secrets.given.len() > before {
+        secrets.refresh();
+    }
+}
+
+/// The secret forms of `url`'s userinfo (values shorter than [`MIN_SECRET_LEN`] left out).
+fn userinfo_values(url: &str) -> Vec<String> {
+    static AUTHORITY: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"^\s*[A-Za-z][A-Za-z0-9+.\-]*://([^/?#@\s]+)@")
+            .expect("the pattern compiles")
+    });
+    let Some(userinfo) = AUTHORITY.captures(url).and_then(|c| c.get(1)) else {
+        return Vec::new();
+    };
+    let (user, password) = userinfo
+        .as_str()
+        .split_once(':')
+        .unwrap_or((userinfo.as_str(), ""));
+    let (user_text, password_text) = (percent_decoded(user), percent_decoded(password));
+    // As the HTTP client sends them: `Authorization: Basic base64(user:password)`.
+    let basic = base64(format!("{user_text}:{password_text}").as_bytes());
+    let mut values = vec![
+        user.to_string(),
+        password.to_string(),
+        user_text,
+        password_text,
+        basic,
+    ];
+    values.retain(|v| v.len() >= MIN_SECRET_LEN);
+    values.sort();
+    values.dedup();
+    values
+}
+
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Standard base64 with padding (RFC 4648), for the Basic credential.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 fn collect(
@@ -176,8 +284,10 @@ fn redact_with<'a>(text: &'a str, secrets: &[(String, String)]) -> Cow<'a, str> 
 }
 
 /// Replaces the value of every environment variable whose name ends in `KEY`, `TOKEN` or `SECRET`, or
-/// that [`protect_vars`] declared (values of 8 characters or more), with `[REDACTED:NAME]`, and the
-/// credentials of every URL (`scheme://user:password@host`) with `[REDACTED]`.
+/// that [`protect_vars`] declared (values of 8 characters or more), with `[REDACTED:NAME]`, the
+/// credentials of the base URLs wherever they appear ([`protect_userinfo`]) with
+/// `[REDACTED:URL_USERINFO]`, and the credentials of every URL (`scheme://user:password@host`) with
+/// `[REDACTED]`.
 ///
 /// The list is read once per process, after `.env` is loaded by the harness, and again when variables
 /// are declared.
@@ -311,6 +421,30 @@ mod tests {
         for name in ["--port", "--key-file", "PATH", "--verbose", "x-demo"] {
             assert!(!names_a_secret(name), "{name}");
         }
+    }
+
+    #[test]
+    fn the_credentials_of_a_base_url_are_secrets_bare_decoded_and_as_basic_auth() {
+        assert_eq!(
+            base64(b"Aladdin:open sesame"),
+            "QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
+        );
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b""), "");
+        let values = userinfo_values("http://pt-hostile-user:p%40ss-w0rd-long@127.0.0.1:9/v1");
+        assert_eq!(
+            values,
+            [
+                "cHQtaG9zdGlsZS11c2VyOnBAc3MtdzByZC1sb25n",
+                "p%40ss-w0rd-long",
+                "p@ss-w0rd-long",
+                "pt-hostile-user",
+            ]
+        );
+        // Short parts are left to the URL pattern; no userinfo, no secret.
+        assert_eq!(userinfo_values("http://bob:pw@h/v1"), ["Ym9iOnB3"]);
+        assert!(userinfo_values("http://127.0.0.1:9/v1").is_empty());
+        assert!(userinfo_values("mail bob@example.com").is_empty());
     }
 
     #[test]

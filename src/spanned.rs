@@ -264,7 +264,7 @@ impl<'a> Reader<'a> {
         fix: &str,
     ) -> Option<(String, PathBuf)> {
         let path = self.resolve(relative);
-        match std::fs::read_to_string(&path) {
+        match crate::text::read(&path) {
             Ok(text) => Some((text, path)),
             Err(e) => {
                 let why = if e.kind() == std::io::ErrorKind::NotFound {

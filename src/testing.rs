@@ -85,3 +85,68 @@ impl TestEngine {
         PromptRun::given(self.0.clone(), test, prompt, output, cache_judge)
     }
 }
+
+/// Every reader of what comes from a file or the network, as the property tests drive it: each returns
+/// what the reader accepted, or its error as the user sees it.
+pub mod readers {
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use crate::completion::CompletionResult;
+    use crate::config::{Config, WireFormat};
+    use crate::embedding::Embedding;
+
+    /// The problems a run at `root` lists (see `harness::listed_problems`): its `.env`, its
+    /// `prompt-tester.toml`, its suites, datasets and calibration sets.
+    pub fn listing(root: &Path) -> Result<Vec<String>, String> {
+        crate::harness::listed_problems(root)
+    }
+
+    /// The calibration results under `root`, read as the end of a run reads them: the calibration
+    /// section of the JSON report and of the summary (with one judged suite, corrected by them), and
+    /// the run's errors.
+    pub fn calibration_results(root: &Path) -> Result<(String, Vec<String>), String> {
+        use crate::harness::calibration::{after_run, render};
+        let config = Config::load(root).map_err(|e| e.to_string())?;
+        let after = after_run(&config, &[]);
+        let shown = match after.report {
+            Some(report) => format!(
+                "{}\n{}",
+                serde_json::to_string(&report).map_err(|e| e.to_string())?,
+                render(&report, &[("suite".to_string(), 3, 5)])
+            ),
+            None => String::new(),
+        };
+        Ok((shown, after.errors))
+    }
+
+    /// The baseline at `path`, compared with itself as `--baseline` compares it: the comparison's text.
+    pub fn baseline(path: &Path) -> Result<String, String> {
+        use crate::harness::baseline;
+        let figures = baseline::load(path).map_err(|e| e.to_string())?;
+        Ok(baseline::compare(&figures, &figures, 0.05).render(path))
+    }
+
+    /// The names the `.env` file at `path` sets (`None`: there is none); nothing is loaded.
+    pub fn dotenv(path: &Path) -> Result<Option<Vec<String>>, String> {
+        crate::harness::dotenv::read(path).map_err(|e| e.to_string())
+    }
+
+    /// The embeddings answer `body` of `wire`, read as the client reads it.
+    pub fn embedding(wire: WireFormat, body: &[u8]) -> Result<Embedding, String> {
+        let json: Value = crate::provider::wire::parse_json(body).map_err(|e| e.to_string())?;
+        crate::provider::embeddings::parse(wire, &json)
+    }
+
+    /// The verdict of a judge reply to one question, and the verdicts of the same reply read as the
+    /// answer to `n` questions.
+    pub fn judge_reply(
+        result: &CompletionResult,
+        n: usize,
+    ) -> (Result<bool, String>, Result<usize, String>) {
+        let one = crate::judge::parse::single(result).map(|p| p.yes);
+        let several = crate::judge::parse::several(result, n).map(|v| v.iter().flatten().count());
+        (one, several)
+    }
+}

@@ -79,7 +79,7 @@ pub fn discover(config: &Config) -> Vec<SuiteFile> {
 
 /// Reads and parses one set file; `Err` is the failing trial's message.
 pub fn load(file: &SuiteFile) -> Result<Set, String> {
-    let text = std::fs::read_to_string(&file.path)
+    let text = crate::text::read(&file.path)
         .map_err(|e| format!("{}: cannot read the calibration set: {e}", file.display))?;
     parse::parse(&file.name, &file.display, &text)
         .map_err(|problems| parse::report(&file.display, &text, &problems))

@@ -94,7 +94,7 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
 
 /// The entries of the file at `path`, in file order (none when it does not exist).
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
-    let text = match fs::read_to_string(path) {
+    let text = match crate::text::read(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {

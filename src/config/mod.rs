@@ -252,7 +252,7 @@ impl Config {
             None => root.join(CONFIG_FILE),
         };
         if path.exists() {
-            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+            let text = crate::text::read(&path).map_err(|source| ConfigError::Read {
                 path: path.clone(),
                 source,
             })?;

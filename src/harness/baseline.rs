@@ -197,7 +197,7 @@ pub fn figures_of_records(records: &[TrialRecord]) -> Figures {
 
 /// The figures of the baseline at `path`.
 pub fn load(path: &Path) -> Result<Figures, BaselineError> {
-    let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+    let text = crate::text::read(path).map_err(|source| BaselineError::Read {
         path: path.to_path_buf(),
         source,
     })?;

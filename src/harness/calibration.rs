@@ -93,7 +93,7 @@ pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
                 crate::commands::rerun(&cal::trial_name(&set.name))
             )
         };
-        let existing = match std::fs::read_to_string(&path) {
+        let existing = match crate::text::read(&path) {
             Ok(text) => match serde_json::from_str::<ResultFile>(&text) {
                 Ok(f) => Some(f),
                 Err(e) => {

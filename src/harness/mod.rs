@@ -6,9 +6,10 @@
 //! `select` decides which run (pure), `trial` runs one, `reporter` hears what happens, `finish` turns
 //! the records into the summary, the reports and the exit code.
 
-mod baseline;
-mod calibration;
+pub(crate) mod baseline;
+pub(crate) mod calibration;
 mod catalog;
+pub(crate) mod dotenv;
 mod error;
 mod files;
 mod finish;
@@ -106,7 +107,7 @@ impl Harness {
     fn try_run(self, argv: Vec<String>) -> Result<ExitCode, HarnessError> {
         let root = crate_root();
         trial::install_panic_hook();
-        load_dotenv(&root)?;
+        dotenv::load(&root)?;
         let (settings, libtest_args) = Settings::read(argv)?;
         let mut args = Arguments::from_iter(libtest_args);
         let config = self.config(&root, &settings)?;
@@ -299,6 +300,31 @@ fn run_kind(
     }
 }
 
+/// What listing the trials of the crate at `root` finds wrong, as a run lists them (its `.env` read but
+/// not loaded, its configuration, every suite, dataset and calibration set parsed, each dataset row's
+/// case built): the message of every trial that fails without a call; `Err` when a run cannot start.
+/// For the property tests, through `testing::readers`.
+pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, String> {
+    let fail = |e: HarnessError| e.to_string();
+    dotenv::read(&root.join(".env")).map_err(fail)?;
+    let (settings, _) = Settings::read(vec!["listing".into()]).map_err(fail)?;
+    let config = Harness::new().config(root, &settings).map_err(fail)?;
+    let catalog = Catalog::new(&config, &settings, None);
+    let mut problems = Vec::new();
+    for def in catalog.trials() {
+        let mut kind = def.kind;
+        loop {
+            match kind {
+                TrialKind::Lazy(decide) => kind = decide(),
+                TrialKind::Broken(message) => break problems.push(message),
+                TrialKind::Plan(build) => break drop(build()),
+                TrialKind::Skip(_) => break,
+            }
+        }
+    }
+    Ok(problems)
+}
+
 /// The crate root: cargo and nextest set `CARGO_MANIFEST_DIR` when they run a test binary.
 fn crate_root() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
@@ -310,18 +336,4 @@ fn crate_root() -> PathBuf {
                 .map(|t| PathBuf::from(t.manifest_dir))
         })
         .unwrap_or_else(|| std::env::current_dir().unwrap_or_default())
-}
-
-fn load_dotenv(root: &std::path::Path) -> Result<(), HarnessError> {
-    let path = root.join(".env");
-    let problem = match dotenvy::from_path(&path) {
-        Ok(()) => return Ok(()),
-        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        // dotenvy's message quotes the line, which may hold a key: name only the position.
-        Err(dotenvy::Error::LineParse(_, index)) => {
-            format!("cannot parse the line at byte {index}")
-        }
-        Err(e) => e.to_string(),
-    };
-    Err(HarnessError::Dotenv { path, problem })
 }

@@ -26,7 +26,7 @@
 //!   cannot be split honestly), so sum them per `ask_all`, not per verdict; the per-test judge cost in
 //!   the summary counts each call once.
 
-mod parse;
+pub(crate) mod parse;
 mod prompt;
 
 pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};

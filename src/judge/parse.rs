@@ -123,12 +123,20 @@ fn candidates(result: &CompletionResult) -> Vec<Value> {
     out
 }
 
+/// How many places that open a JSON value but do not parse a reply is scanned past. Each costs a parse
+/// (up to serde's 128 levels of nesting): a reply of thousands of nested brackets took seconds per
+/// kilobyte. Prose around a verdict holds a few such places; a reply with more is broken.
+const MAX_FAILED_STARTS: usize = 256;
+
 /// Every top-level JSON object or array in `text`, in order, skipping anything around them (prose,
-/// code fences). Nested values are not listed separately: the outermost one that parses wins.
+/// code fences). Nested values are not listed separately: the outermost one that parses wins. The
+/// scan stops after [`MAX_FAILED_STARTS`] places that do not parse.
 pub fn json_values_in(text: &str) -> Vec<Value> {
     let mut out = Vec::new();
-    let mut pos = 0;
-    while let Some(found) = text[pos..].find(['{', '[']) {
+    let (mut pos, mut failed) = (0, 0);
+    while let Some(found) = text[pos..].find(['{', '['])
+        && failed < MAX_FAILED_STARTS
+    {
         let start = pos + found;
         let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
         match stream.next() {
@@ -136,7 +144,10 @@ pub fn json_values_in(text: &str) -> Vec<Value> {
                 pos = start + stream.byte_offset();
                 out.push(value);
             }
-            _ => pos = start + 1,
+            _ => {
+                pos = start + 1;
+                failed += 1;
+            }
         }
     }
     out

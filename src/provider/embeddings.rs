@@ -52,7 +52,7 @@ pub fn request_body(wire: WireFormat, request: &EmbeddingRequest) -> Value {
 }
 
 /// Reads a success body of `wire` (`cost_usd` stays `None`).
-pub(super) fn parse(wire: WireFormat, body: &Value) -> Result<Embedding, String> {
+pub(crate) fn parse(wire: WireFormat, body: &Value) -> Result<Embedding, String> {
     let (values, input_tokens, model_used) = match wire {
         WireFormat::Google => {
             let values = body
@@ -79,11 +79,13 @@ pub(super) fn parse(wire: WireFormat, body: &Value) -> Result<Embedding, String>
     let values = values
         .as_array()
         .ok_or("the embedding is not an array of numbers (ask for float encoding, not base64)")?;
+    // A value beyond f32's range would be infinite, which a cassette cannot hold (JSON has no
+    // infinity): the recording would make the whole file unreadable.
     let vector = values
         .iter()
-        .map(|v| v.as_f64().map(|x| x as f32))
+        .map(|v| v.as_f64().map(|x| x as f32).filter(|x| x.is_finite()))
         .collect::<Option<Vec<f32>>>()
-        .ok_or("the embedding holds a value that is not a number")?;
+        .ok_or("the embedding holds a value that is not a number within f32's range")?;
     if vector.is_empty() {
         return Err("the embedding is empty".into());
     }

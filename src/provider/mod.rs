@@ -34,7 +34,7 @@
 
 mod anthropic;
 mod client;
-mod embeddings;
+pub(crate) mod embeddings;
 mod error;
 mod gemini;
 mod limiter;

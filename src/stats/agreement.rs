@@ -16,8 +16,13 @@ use serde::{Deserialize, Serialize};
 
 use super::interval::{Interval, Z_95, wilson};
 
-/// Judge verdicts against labels, as counts.
+/// The most verdicts one table may count: far more than any calibration set holds, so that a table
+/// read from a hand-edited or corrupted result file cannot overflow its sums.
+pub const MAX_VERDICTS: u32 = 10_000_000;
+
+/// Judge verdicts against labels, as counts. A table that is read holds at most [`MAX_VERDICTS`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawConfusion")]
 pub struct Confusion {
     /// Label yes, judge yes.
     pub true_yes: u32,
@@ -27,6 +32,44 @@ pub struct Confusion {
     pub false_yes: u32,
     /// Label no, judge no.
     pub true_no: u32,
+}
+
+/// A table as a file holds it, before its counts are checked.
+#[derive(Deserialize)]
+struct RawConfusion {
+    true_yes: u32,
+    false_no: u32,
+    false_yes: u32,
+    true_no: u32,
+}
+
+impl TryFrom<RawConfusion> for Confusion {
+    type Error = String;
+
+    fn try_from(raw: RawConfusion) -> Result<Self, String> {
+        let RawConfusion {
+            true_yes,
+            false_no,
+            false_yes,
+            true_no,
+        } = raw;
+        let total: u64 = [true_yes, false_no, false_yes, true_no]
+            .into_iter()
+            .map(u64::from)
+            .sum();
+        if total > u64::from(MAX_VERDICTS) {
+            return Err(format!(
+                "the counts add up to {total} verdicts, more than {MAX_VERDICTS}: not counts a calibration run \
+                 writes"
+            ));
+        }
+        Ok(Confusion {
+            true_yes,
+            false_no,
+            false_yes,
+            true_no,
+        })
+    }
 }
 
 impl Confusion {
@@ -52,34 +95,36 @@ impl Confusion {
         }
     }
 
-    /// Both tables' counts added.
+    /// Both tables' counts added. The sums saturate: tables pooled over many sets stay tables, if
+    /// wrong ones, rather than a panic after the run.
     pub fn merged(&self, other: &Confusion) -> Confusion {
         Confusion {
-            true_yes: self.true_yes + other.true_yes,
-            false_no: self.false_no + other.false_no,
-            false_yes: self.false_yes + other.false_yes,
-            true_no: self.true_no + other.true_no,
+            true_yes: self.true_yes.saturating_add(other.true_yes),
+            false_no: self.false_no.saturating_add(other.false_no),
+            false_yes: self.false_yes.saturating_add(other.false_yes),
+            true_no: self.true_no.saturating_add(other.true_no),
         }
     }
 
     /// Verdicts counted.
     pub fn total(&self) -> u32 {
-        self.true_yes + self.false_no + self.false_yes + self.true_no
+        self.agreed()
+            .saturating_add(self.false_no.saturating_add(self.false_yes))
     }
 
     /// Verdicts that agree with their label.
     pub fn agreed(&self) -> u32 {
-        self.true_yes + self.true_no
+        self.true_yes.saturating_add(self.true_no)
     }
 
     /// Items labelled yes.
     pub fn labelled_yes(&self) -> u32 {
-        self.true_yes + self.false_no
+        self.true_yes.saturating_add(self.false_no)
     }
 
     /// Items labelled no.
     pub fn labelled_no(&self) -> u32 {
-        self.false_yes + self.true_no
+        self.false_yes.saturating_add(self.true_no)
     }
 }
 
@@ -247,6 +292,27 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 5e-6
+    }
+
+    #[test]
+    fn a_table_read_counts_at_most_max_verdicts_and_pooled_tables_saturate() {
+        let read = |json: &str| serde_json::from_str::<Confusion>(json).map_err(|e| e.to_string());
+        // Once a result file holding this made the end of the run panic on the sum.
+        let error =
+            read(r#"{"true_yes": 4294967295, "false_no": 15, "false_yes": 4, "true_no": 17}"#)
+                .unwrap_err();
+        assert!(
+            error.contains("the counts add up to 4294967331 verdicts, more than 10000000"),
+            "{error}"
+        );
+        assert_eq!(
+            read(r#"{"true_yes": 6, "false_no": 15, "false_yes": 4, "true_no": 17}"#),
+            Ok(Confusion::of(6, 15, 4, 17))
+        );
+        let full = Confusion::of(u32::MAX, u32::MAX, 1, 1);
+        assert_eq!(full.total(), u32::MAX);
+        assert_eq!(full.merged(&full).true_yes, u32::MAX);
+        assert!(agreement(&full.merged(&full)).accuracy.is_some());
     }
 
     // Kappa values: the worked example in Cohen (1960) as restated in the Wikipedia article "Cohen's

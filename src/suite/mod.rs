@@ -143,7 +143,7 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
 
 /// Reads and parses one suite file; `Err` is the failing trial's message.
 pub fn load(file: &SuiteFile) -> Result<Suite, String> {
-    let text = std::fs::read_to_string(&file.path)
+    let text = crate::text::read(&file.path)
         .map_err(|e| format!("{}: cannot read the suite file: {e}", file.display))?;
     let dir = file.path.parent().unwrap_or(Path::new("."));
     parse::parse(&file.name, &file.display, dir, &text)

@@ -14,6 +14,9 @@ pub enum Fault {
     DropConnection,
     /// Send the status, headers and the first half of the body, then close the connection mid-body.
     AbortBody,
+    /// Send the body again and again, once per interval, and never end it: a body without end, fast
+    /// (beyond any size cap) or slow (beyond any timeout).
+    Endless(Duration),
 }
 
 /// A scripted answer: status, headers, body, an optional delay before answering and an optional fault.
@@ -84,6 +87,19 @@ impl Reply {
     pub fn aborted_mid_body(mut self) -> Self {
         self.fault = Some(Fault::AbortBody);
         self
+    }
+
+    /// A body that never ends: `chunk` sent every `every` (chunked, no length), forever.
+    pub fn endless(
+        status: u16,
+        content_type: &str,
+        chunk: impl Into<Vec<u8>>,
+        every: Duration,
+    ) -> Self {
+        Self {
+            fault: Some(Fault::Endless(every)),
+            ..Self::raw(status, content_type, chunk)
+        }
     }
 
     /// Closes the socket without any response.
@@ -383,7 +399,7 @@ fn gemini_usage(u: Usage) -> Value {
     let mut usage = json!({
         "promptTokenCount": u.input_tokens,
         "candidatesTokenCount": u.output_tokens.saturating_sub(u.thoughts_tokens),
-        "totalTokenCount": u.input_tokens + u.output_tokens,
+        "totalTokenCount": u.input_tokens.saturating_add(u.output_tokens),
     });
     if u.cached_input_tokens > 0 {
         usage["cachedContentTokenCount"] = json!(u.cached_input_tokens);
@@ -398,7 +414,7 @@ fn openai_usage(u: Usage) -> Value {
     json!({
         "prompt_tokens": u.input_tokens,
         "completion_tokens": u.output_tokens,
-        "total_tokens": u.input_tokens + u.output_tokens,
+        "total_tokens": u.input_tokens.saturating_add(u.output_tokens),
         "prompt_tokens_details": {"cached_tokens": u.cached_input_tokens},
         "completion_tokens_details": {"reasoning_tokens": u.thoughts_tokens},
     })

@@ -357,13 +357,16 @@ fn respond(reply: Reply) -> Response<ReplyBody> {
             ReplyBody {
                 data: Some(Bytes::copy_from_slice(&reply.body[..half])),
                 abort: true,
-                pause: None,
+                ..ReplyBody::default()
             }
         }
+        Some(Fault::Endless(every)) => ReplyBody {
+            endless: Some((Bytes::from(reply.body), every)),
+            ..ReplyBody::default()
+        },
         _ => ReplyBody {
             data: Some(Bytes::from(reply.body)),
-            abort: false,
-            pause: None,
+            ..ReplyBody::default()
         },
     };
     response.body(body).unwrap_or_else(|e| {
@@ -380,12 +383,14 @@ fn respond(reply: Reply) -> Response<ReplyBody> {
 }
 
 /// A response body: the bytes, then (for [`Fault::AbortBody`]) a short pause, so that hyper flushes
-/// what it has, and an error that makes hyper close the connection mid-body.
+/// what it has, and an error that makes hyper close the connection mid-body; or (for
+/// [`Fault::Endless`]) the same bytes once per interval, forever.
 #[derive(Default)]
 pub struct ReplyBody {
     data: Option<Bytes>,
     abort: bool,
     pause: Option<Pin<Box<tokio::time::Sleep>>>,
+    endless: Option<(Bytes, Duration)>,
 }
 
 impl Body for ReplyBody {
@@ -398,6 +403,16 @@ impl Body for ReplyBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         if let Some(data) = self.data.take() {
             return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        if let Some((chunk, every)) = self.endless.clone() {
+            let pause = self
+                .pause
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep(every)));
+            if pause.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            self.pause = None;
+            return Poll::Ready(Some(Ok(Frame::data(chunk))));
         }
         if self.abort {
             let pause = self
@@ -416,12 +431,12 @@ impl Body for ReplyBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.data.is_none() && !self.abort
+        self.data.is_none() && !self.abort && self.endless.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {
-        match (&self.data, self.abort) {
-            // An aborted body has no known length, so hyper sends it chunked and the cut shows.
+        match (&self.data, self.abort || self.endless.is_some()) {
+            // An aborted or endless body has no known length: hyper sends it chunked.
             (_, true) => SizeHint::default(),
             (Some(data), false) => SizeHint::with_exact(data.len() as u64),
             (None, false) => SizeHint::with_exact(0),

@@ -2,7 +2,8 @@
 //! against every recorded real provider response in `../shared/fixtures/provider-recordings/`.
 //!
 //! One module per concern: each wire format's request shape and answer (`anthropic`, `gemini`,
-//! `openai`), what all three share (`wires`), retries and errors (`retry`), the in-flight limit
+//! `openai`), what all three share (`wires`), retries and errors (`retry`), a hostile provider
+//! (`hostile`: endless bodies, bytes not UTF-8, huge counts and waits), the in-flight limit
 //! (`limits`), the recorded responses (`recordings`, with their expected fields in `expected`) and a
 //! live OpenAI-compatible server (`local`).
 
@@ -15,6 +16,7 @@ mod anthropic;
 mod embeddings;
 mod expected;
 mod gemini;
+mod hostile;
 mod limits;
 mod local;
 mod openai;

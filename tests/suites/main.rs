@@ -5,7 +5,8 @@
 //!
 //! This file holds the child harness, the custom assertion the suites use and the throwaway crate
 //! ([`Fixture`]); the tests are grouped by concern: assertion kinds (`assertions`), broken and shipped
-//! suites (`parsing`), running against recordings and HTTP providers (`running`), reports (`reports`)
+//! suites (`parsing`), running against recordings and HTTP providers (`running`), a hostile provider
+//! and the secrets it sends back (`hostile`), reports (`reports`)
 //! and judge assertions (`judge`).
 
 use prompt_tester::testing::cassette::{Entry, entry_key};
@@ -22,6 +23,7 @@ mod big_report;
 mod calibration;
 mod datasets;
 mod escapes;
+mod hostile;
 mod html;
 mod judge;
 mod matrix;

@@ -1,0 +1,104 @@
+//! The crate's `.env` file: read whole and checked first, then loaded (variables already set win).
+
+use std::path::{Path, PathBuf};
+
+use super::error::HarnessError;
+
+/// The byte-order mark dotenvy skips when it loads a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Loads `<root>/.env` into the environment, if there is one. A file that does not parse loads
+/// nothing: the error names its line, never its text (which may hold a key).
+pub(crate) fn load(root: &Path) -> Result<(), HarnessError> {
+    let path = root.join(".env");
+    if read(&path)?.is_none() {
+        return Ok(());
+    }
+    dotenvy::from_path(&path).map_err(|e| error(path, &e, b""))
+}
+
+/// The names the file at `path` sets, in order (`None`: there is no file), without loading them.
+pub(crate) fn read(path: &Path) -> Result<Option<Vec<String>>, HarnessError> {
+    let text = match crate::text::read(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(error(path.to_path_buf(), &dotenvy::Error::Io(e), b"")),
+    };
+    let body = text.as_bytes();
+    let body = body.strip_prefix(BOM).unwrap_or(body);
+    dotenvy::from_read_iter(body)
+        .map(|item| item.map(|(name, _)| name))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+        .map_err(|e| error(path.to_path_buf(), &e, body))
+}
+
+/// The error for `e`, located by its line in `body` where dotenvy says which line it was.
+fn error(path: PathBuf, e: &dotenvy::Error, body: &[u8]) -> HarnessError {
+    let problem = match e {
+        // dotenvy's message quotes the line, which may hold a key: name only where it is.
+        dotenvy::Error::LineParse(line, _) => {
+            let text = String::from_utf8_lossy(body);
+            let at = match text.find(line.as_str()) {
+                Some(offset) if !line.is_empty() => {
+                    format!("line {}", text[..offset].matches('\n').count() + 1)
+                }
+                _ => "a line".to_string(),
+            };
+            format!(
+                "{at} is not `NAME=value` (an unclosed quote, or a name a variable cannot have); its text is \
+                 not shown, as it may hold a key"
+            )
+        }
+        other => other.to_string(),
+    };
+    HarnessError::Dotenv { path, problem }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(text: &[u8]) -> String {
+        let dir = std::env::temp_dir().join(format!("pt-dotenv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{:x}.env", text.len()));
+        std::fs::write(&path, text).unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        let _ = std::fs::remove_file(&path);
+        error
+    }
+
+    #[test]
+    fn a_line_that_does_not_parse_is_named_by_number_without_its_text() {
+        let error = problem(b"A=1\n# c\nB=2\nSECRET_KEY sk-live-abcdefgh\n");
+        assert!(
+            error.contains(".env: line 4 is not `NAME=value`"),
+            "{error}"
+        );
+        assert!(!error.contains("sk-live"), "{error}");
+        let error = problem(b"A=1\nB=\"unclosed sk-live-abcdefgh\nC=3\n");
+        assert!(error.contains(": line 2 is not"), "{error}");
+        assert!(!error.contains("sk-live"), "{error}");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_an_error_naming_the_file_and_line() {
+        let error = problem(b"A=1\nB=\xff\xfe\n");
+        assert!(
+            error.contains(".env: line 2, column 3 is not UTF-8 text"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_as_dotenvy_skips_it() {
+        let dir = std::env::temp_dir().join(format!("pt-dotenv-bom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(".env");
+        std::fs::write(&path, b"\xEF\xBB\xBFPT_BOM_NAME=1\n").unwrap();
+        assert_eq!(read(&path).unwrap(), Some(vec!["PT_BOM_NAME".to_string()]));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(read(&dir.join("none")).unwrap(), None);
+    }
+}

@@ -1,0 +1,38 @@
+//! Text files as every reader reads them: UTF-8, or an error that says where it is not.
+
+use std::io;
+use std::path::Path;
+
+/// The file at `path` as UTF-8 text. A file that is not (a binary, another encoding, a cut multi-byte
+/// character) is an `InvalidData` error naming the line and column of its first byte that is not.
+pub(crate) fn read(path: &Path) -> io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = valid.len() - line_start + 1;
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("line {line}, column {column} is not UTF-8 text (save the file as UTF-8)"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_byte_that_is_not_utf8_is_located() {
+        let path = std::env::temp_dir().join(format!("pt-text-{}.toml", std::process::id()));
+        std::fs::write(&path, b"a = 1\nb = \"caf\xe9\"\n").unwrap();
+        let error = read(&path).unwrap_err();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            error.to_string(),
+            "line 2, column 9 is not UTF-8 text (save the file as UTF-8)"
+        );
+    }
+}
