@@ -295,3 +295,31 @@ fn review_without_a_terminal_refuses_and_names_the_other_commands() {
     assert_lacks(&run.stdout(), "pending 1 of");
     assert_eq!(std::fs::read(fixture.pending("quick")).unwrap(), before);
 }
+
+#[test]
+fn a_broken_pending_file_is_named_with_its_line_and_nothing_is_settled() {
+    let fixture = Fixture::new("broken");
+    std::fs::write(
+        fixture.pending("quick"),
+        "{\"version\": 1,\n \"entries\": [\n<<<<<<< HEAD\n",
+    )
+    .unwrap();
+    let cassette = std::fs::read(fixture.cassette("quick")).unwrap();
+    for command in [&["pending"][..], &["accept"], &["reject", "greet"]] {
+        let run = fixture.run(command);
+        assert_eq!(run.code(), Some(1), "{command:?}: {}", run.context());
+        assert_contains(
+            &run.stderr(),
+            &[
+                "error: cassette ",
+                "prompt-tests/cassettes/quick.pending.json:3 is not valid",
+                "merge conflict markers",
+            ],
+        );
+    }
+    assert_eq!(std::fs::read(fixture.cassette("quick")).unwrap(), cassette);
+    assert!(
+        fixture.pending("suite").exists(),
+        "accept went on past the broken file"
+    );
+}
