@@ -5,7 +5,8 @@
 //! tmux is a prerequisite: under CI its absence fails these tests (`.ci/run` installs it); elsewhere
 //! they are skipped with a `SKIPPED` line.
 
-use std::path::Path;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -14,9 +15,10 @@ use prompt_tester_testkit::child::{Child, assert_contains, assert_lacks};
 
 use super::{Fixture, binary, keys, prereq};
 
-/// A tmux server of its own running the review in `root`, killed when dropped.
+/// A tmux server of its own running the review in `root`, killed (and its socket removed) when
+/// dropped.
 struct Tmux {
-    socket: String,
+    socket: PathBuf,
 }
 
 impl Tmux {
@@ -34,7 +36,8 @@ impl Tmux {
         // A server per session: one started on the socket of a server being killed may die with it.
         static SESSIONS: AtomicUsize = AtomicUsize::new(0);
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
-        let socket = format!("pt-review-{test}-{}-{n}", std::process::id());
+        let socket =
+            std::env::temp_dir().join(format!("pt-review-tmux-{}-{n}", std::process::id()));
         // The pane stays after the review ends, to show what it printed and its exit code.
         let script = format!(
             "'{}' prompt-tester review; echo \"[review exited $?]\"; sleep 300",
@@ -65,7 +68,12 @@ impl Tmux {
         Child::new("tmux")
             .env_remove("TMUX")
             .env_remove("CARGO_MANIFEST_DIR")
-            .args(["-f", "/dev/null", "-L", &self.socket])
+            .args([
+                OsStr::new("-f"),
+                OsStr::new("/dev/null"),
+                OsStr::new("-S"),
+                self.socket.as_os_str(),
+            ])
     }
 
     /// What the terminal shows now.
@@ -107,6 +115,7 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.command().args(["kill-server"]).run();
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
