@@ -11,6 +11,8 @@ pub use crate::cassette::{CassetteError, Entry, Exchange};
 pub use crate::role::CallRole;
 pub use similar::ChangeTag;
 
+use similar::TextDiff;
+
 use crate::cassette::pending;
 
 /// The variable naming a folder of pending recordings brought from another machine (or written by
@@ -117,5 +119,150 @@ pub fn matches_filter(name: &str, filter: Option<&str>, exact: bool) -> bool {
         None => true,
         Some(f) if exact => name == f,
         Some(f) => name.contains(f),
+    }
+}
+
+/// A word diff of `old` and `new` (words and the spaces between them as tokens), for answers short
+/// enough that a line diff would only say "everything changed".
+pub fn word_diff(old: &str, new: &str) -> Vec<(ChangeTag, String)> {
+    TextDiff::from_words(old, new)
+        .iter_all_changes()
+        .map(|c| (c.tag(), c.value().to_string()))
+        .collect()
+}
+
+/// The questions a judge request asks, in order: the line after `QUESTION:`, or each numbered line
+/// after `QUESTIONS`, as the judge's prompt (`judge/prompt.rs`) writes them. Empty when the request is
+/// not shaped so (a judge prompt of another version).
+pub fn judge_questions(request: &crate::completion::CompletionRequest) -> Vec<String> {
+    let Some(text) = request.messages.last().map(text_of) else {
+        return Vec::new();
+    };
+    // The questions follow the fenced response, so the last heading is the one that counts.
+    let one = text.rfind("\nQUESTION:\n");
+    let several = text.rfind("\nQUESTIONS");
+    match (one, several) {
+        (Some(one), several) if several.is_none_or(|s| s < one) => text
+            [one + "\nQUESTION:\n".len()..]
+            .lines()
+            .next()
+            .map(str::to_string)
+            .into_iter()
+            .collect(),
+        (_, Some(at)) => text[at + 1..]
+            .lines()
+            .skip(1)
+            .map_while(|line| {
+                let (number, question) = line.split_once(". ")?;
+                number.parse::<u32>().ok()?;
+                Some(question.to_string())
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The answers ("yes", "no") a judge reply gives, in the order it gives them: every `answer` (or
+/// `verdict`) in the JSON of its tool calls and its text. What the judge said, read leniently for a
+/// person to compare; the run's own verdicts are the judge module's to decide (it reads more shapes).
+pub fn judge_answers(result: &crate::completion::CompletionResult) -> Vec<String> {
+    let mut values: Vec<serde_json::Value> = result
+        .tool_calls
+        .iter()
+        .map(|call| match &call.arguments {
+            serde_json::Value::String(s) => serde_json::from_str(s).unwrap_or_default(),
+            other => other.clone(),
+        })
+        .collect();
+    let text = result.text.trim();
+    if let (Some(start), Some(end)) = (text.find(['{', '[']), text.rfind(['}', ']']))
+        && start < end
+    {
+        values.extend(serde_json::from_str(&text[start..=end]).ok());
+    }
+    let mut answers = Vec::new();
+    for value in &values {
+        collect_answers(value, &mut answers);
+    }
+    answers
+}
+
+fn collect_answers(value: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => items.iter().for_each(|v| collect_answers(v, out)),
+        Value::Object(object) => {
+            let answer = object.iter().find(|(k, _)| {
+                k.eq_ignore_ascii_case("answer") || k.eq_ignore_ascii_case("verdict")
+            });
+            match answer {
+                Some((_, Value::Bool(b))) => out.push(if *b { "yes" } else { "no" }.into()),
+                Some((_, Value::String(s))) => out.push(s.trim().to_lowercase()),
+                _ => object.values().for_each(|v| collect_answers(v, out)),
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::completion::{CompletionRequest, CompletionResult};
+
+    #[test]
+    fn reads_the_questions_of_one_and_of_several() {
+        let one = CompletionRequest::new(
+            "m",
+            "PROMPT:\n<<<P x\nQUESTION:\nnot this\nP x>>>\n\nQUESTION:\nIs Bob mentioned?\n",
+            10,
+        );
+        assert_eq!(judge_questions(&one), ["Is Bob mentioned?"]);
+        let several = CompletionRequest::new(
+            "m",
+            "RESPONSE:\nhi\n\nQUESTIONS (judge each independently):\n1. Is it short?\n2. Is it kind?\n",
+            10,
+        );
+        assert_eq!(judge_questions(&several), ["Is it short?", "Is it kind?"]);
+        assert!(judge_questions(&CompletionRequest::new("m", "hello", 10)).is_empty());
+    }
+
+    #[test]
+    fn reads_the_answers_of_text_lists_and_tool_calls() {
+        let text = CompletionResult::new(
+            "```json\n{\"reasoning\": \"r\", \"answer\": \"No\"}\n```",
+            1,
+            1,
+        );
+        assert_eq!(judge_answers(&text), ["no"]);
+        let list = CompletionResult::new(
+            r#"{"verdicts": [{"index": 1, "answer": "yes"}, {"index": 2, "answer": false}]}"#,
+            1,
+            1,
+        );
+        assert_eq!(judge_answers(&list), ["yes", "no"]);
+        let mut tool = CompletionResult::new("", 1, 1);
+        tool.tool_calls.push(crate::completion::ToolCall {
+            id: "t".into(),
+            name: "verdict".into(),
+            arguments: serde_json::json!({"answer": "yes"}),
+            thought_signature: None,
+        });
+        assert_eq!(judge_answers(&tool), ["yes"]);
+        assert!(judge_answers(&CompletionResult::new("I think so", 1, 1)).is_empty());
+    }
+
+    #[test]
+    fn a_word_diff_keeps_the_unchanged_words() {
+        let diff = word_diff("Alice leads Phoenix.", "Alice runs Phoenix.");
+        let changed: Vec<_> = diff
+            .iter()
+            .filter(|(tag, _)| *tag != ChangeTag::Equal)
+            .map(|(tag, word)| (*tag, word.as_str()))
+            .collect();
+        assert_eq!(
+            changed,
+            [(ChangeTag::Delete, "leads"), (ChangeTag::Insert, "runs")]
+        );
     }
 }

@@ -298,10 +298,11 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
 /// benchmarks or scripts (`include` in each Cargo.toml).
 #[test]
 fn the_packages_hold_only_sources_readme_and_licences() {
-    for (package, sources) in [
-        ("prompt-tester", "src/"),
-        ("prompt-tester-macros", "src/"),
-        ("prompt-tester-keys", "src/"),
+    for (package, sources, root) in [
+        ("prompt-tester", "src/", "src/lib.rs"),
+        ("prompt-tester-macros", "src/", "src/lib.rs"),
+        ("prompt-tester-keys", "src/", "src/lib.rs"),
+        ("cargo-prompt-tester", "src/", "src/main.rs"),
     ] {
         let args = ["package", "--list", "--allow-dirty", "-p", package].map(String::from);
         let listed = cargo(&child::repo_root(), &[], &args);
@@ -326,7 +327,7 @@ fn the_packages_hold_only_sources_readme_and_licences() {
                 "{package} would publish {file}: {files:?}"
             );
         }
-        for file in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "src/lib.rs"] {
+        for file in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", root] {
             assert!(
                 files.iter().any(|f| f == file),
                 "{package} lacks {file}: {files:?}"
@@ -350,6 +351,8 @@ fn packaging_the_published_crates_warns_only_of_the_missing_repository_url() {
         "prompt-tester-macros",
         "-p",
         "prompt-tester-keys",
+        "-p",
+        "cargo-prompt-tester",
     ]
     .map(String::from);
     let packaged = cargo(&child::repo_root(), &[], &args);
@@ -360,8 +363,8 @@ fn packaging_the_published_crates_warns_only_of_the_missing_repository_url() {
         .filter(|l| l.starts_with("warning:"))
         .collect();
     assert_eq!(
-        warnings, ["warning: manifest has no documentation, homepage or repository"; 3],
+        warnings, ["warning: manifest has no documentation, homepage or repository"; 4],
         "{stderr}"
     );
-    assert_eq!(stderr.matches("   Packaging ").count(), 3, "{stderr}");
+    assert_eq!(stderr.matches("   Packaging ").count(), 4, "{stderr}");
 }

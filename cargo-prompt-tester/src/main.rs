@@ -1,0 +1,161 @@
+//! `cargo prompt-tester`: what a prompt change did to the recorded answers, and keeping the good ones.
+//!
+//! A run that would replace a sample's recordings writes the new answers *pending* beside the
+//! cassette (`<stem>.pending.json`, or under `PROMPT_TESTER_PENDING_DIR`). This command lists them
+//! (`pending`), shows each against the accepted one in the terminal (`review`), and accepts or rejects
+//! them by test name (`accept`, `reject`). It reaches the library only through its
+//! `_cargo_prompt_tester_support` module, which is why the library's version is pinned exactly.
+
+mod locate;
+mod review;
+mod settle;
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::locate::Place;
+
+/// Review what a prompt change did to recorded model answers, then accept or reject it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo prompt-tester",
+    bin_name = "cargo prompt-tester",
+    version
+)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// What every subcommand takes.
+#[derive(Debug, Args)]
+struct Global {
+    /// The crate's Cargo.toml; its folder is the crate root [default: the nearest Cargo.toml at or
+    /// above the current folder, or the current folder when that is a workspace's root]
+    #[arg(long, global = true, value_name = "PATH")]
+    manifest_path: Option<PathBuf>,
+    /// Where the pending recordings are, for ones brought from another machine or a CI artifact
+    /// [default: PROMPT_TESTER_PENDING_DIR, else beside the cassettes]
+    #[arg(long, global = true, value_name = "DIR")]
+    pending_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show each pending sample against the accepted one, and accept, reject or skip it (needs a
+    /// terminal)
+    Review,
+    /// Accept pending recordings into their cassettes, replacing each sample's recordings
+    Accept(Filter),
+    /// Reject pending recordings: the cassettes keep theirs, the pending ones are deleted
+    Reject(Filter),
+    /// List the pending recordings, one line per test and sample
+    Pending {
+        /// Print one JSON array, an object per pending test and sample
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Which tests, by name, as libtest filters them.
+#[derive(Debug, Args)]
+struct Filter {
+    /// Only the tests whose name contains FILTER [default: every test]
+    filter: Option<String>,
+    /// The test named exactly FILTER
+    #[arg(long, requires = "filter")]
+    exact: bool,
+}
+
+/// Exit codes: 0 done, 1 an error (a file, the configuration), 2 a usage error (as clap's).
+const USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(arguments(std::env::args_os()));
+    match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The arguments without the `prompt-tester` that cargo passes first when run as `cargo
+/// prompt-tester ...`, so the binary also runs as `cargo-prompt-tester ...`.
+fn arguments(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    if args.get(1).is_some_and(|a| a == "prompt-tester") {
+        args.remove(1);
+    }
+    args
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if matches!(cli.command, Command::Review)
+        && !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal())
+    {
+        eprintln!(
+            "error: `cargo prompt-tester review` is interactive and needs a terminal (its input and output \
+             are not one). Without a terminal use:\n  \
+             cargo prompt-tester pending [--json]       list what is pending\n  \
+             cargo prompt-tester accept [FILTER]        accept it into the cassettes\n  \
+             cargo prompt-tester reject [FILTER]        reject it (the cassettes keep theirs)"
+        );
+        return Ok(ExitCode::from(USAGE));
+    }
+    let place = Place::find(
+        cli.global.manifest_path.as_deref(),
+        cli.global.pending_dir.as_deref(),
+    )?;
+    match cli.command {
+        Command::Review => review::run(&place)?,
+        Command::Accept(f) => settle::settle(&place, settle::Verdict::Accept, f.filter, f.exact)?,
+        Command::Reject(f) => settle::settle(&place, settle::Verdict::Reject, f.filter, f.exact)?,
+        Command::Pending { json } => settle::list(&place, json)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(args: &[&str]) -> Cli {
+        Cli::try_parse_from(arguments(args.iter().map(OsString::from))).unwrap()
+    }
+
+    #[test]
+    fn takes_the_subcommand_name_cargo_passes_or_none() {
+        let cli = parsed(&["cargo-prompt-tester", "prompt-tester", "pending", "--json"]);
+        assert!(matches!(cli.command, Command::Pending { json: true }));
+        let cli = parsed(&["cargo-prompt-tester", "accept", "greet", "--exact"]);
+        match cli.command {
+            Command::Accept(f) => assert_eq!((f.filter.as_deref(), f.exact), (Some("greet"), true)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn global_options_go_before_or_after_the_subcommand() {
+        let cli = parsed(&["c", "prompt-tester", "--pending-dir", "p", "reject"]);
+        assert_eq!(cli.global.pending_dir, Some(PathBuf::from("p")));
+        let cli = parsed(&["c", "review", "--manifest-path", "x/Cargo.toml"]);
+        assert_eq!(
+            cli.global.manifest_path,
+            Some(PathBuf::from("x/Cargo.toml"))
+        );
+    }
+
+    #[test]
+    fn exact_needs_a_filter() {
+        let args = ["c", "accept", "--exact"].map(OsString::from);
+        assert!(Cli::try_parse_from(args).is_err());
+    }
+}

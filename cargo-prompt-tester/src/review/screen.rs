@@ -1,0 +1,380 @@
+//! One review screen as lines of toned text: the test and sample, what changed in the request, the
+//! accepted answer against the new one, the judge's answers, and tokens, cost and latency on each
+//! side. Pure, so its content is tested without a terminal; `super` draws it.
+
+use prompt_tester::_cargo_prompt_tester_support::{
+    CallRole, ChangeTag, PendingSample, judge_answers, judge_questions, line_diff, text_of,
+    word_diff,
+};
+
+use super::compare::{self, Call, Pair, Totals};
+
+/// How a piece of text is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Ordinary text.
+    Plain,
+    /// The screen's title.
+    Title,
+    /// A section's heading.
+    Heading,
+    /// What matters less: paths, hints, unchanged lines.
+    Dim,
+    /// Only on the new side.
+    Added,
+    /// Only on the accepted side.
+    Removed,
+}
+
+/// One line of the screen: pieces of text and their tones.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Line(pub Vec<(Tone, String)>);
+
+impl Line {
+    fn new(tone: Tone, text: impl Into<String>) -> Self {
+        Self(vec![(tone, text.into())])
+    }
+
+    fn plain(text: impl Into<String>) -> Self {
+        Self::new(Tone::Plain, text)
+    }
+
+    fn and(mut self, tone: Tone, text: impl Into<String>) -> Self {
+        self.0.push((tone, text.into()));
+        self
+    }
+
+    /// The line's text without its tones.
+    #[cfg(test)]
+    pub fn text(&self) -> String {
+        self.0.iter().map(|(_, t)| t.as_str()).collect()
+    }
+}
+
+/// Where a sample is in the review and how much of it to show.
+#[derive(Debug, Clone, Copy)]
+pub struct Position {
+    /// 1-based.
+    pub index: usize,
+    /// How many samples the review holds.
+    pub total: usize,
+    /// Whether the full diff of the requests is shown.
+    pub request_diff: bool,
+}
+
+/// The screen of `sample`, whose recordings are in `cassette` and `pending` (as shown to the user).
+pub fn lines(sample: &PendingSample, (cassette, pending): (&str, &str), at: Position) -> Vec<Line> {
+    let mut out = vec![
+        Line::new(
+            Tone::Title,
+            format!("pending {} of {}: {}", at.index, at.total, sample.id),
+        ),
+        Line::new(Tone::Dim, format!("cassette {cassette}")),
+        Line::new(Tone::Dim, format!("pending  {pending}")),
+    ];
+    if sample.old.is_empty() {
+        out.push(Line::plain(
+            "The cassette holds nothing for this sample: accepting adds these calls.",
+        ));
+    }
+    let subject = compare::paired(
+        compare::calls(&sample.old, CallRole::Subject),
+        compare::calls(&sample.new, CallRole::Subject),
+    );
+    let judge = compare::paired(
+        compare::calls(&sample.old, CallRole::Judge),
+        compare::calls(&sample.new, CallRole::Judge),
+    );
+    out.push(Line::default());
+    out.push(Line::new(Tone::Heading, "What changed in the request"));
+    for (i, pair) in subject.iter().enumerate() {
+        for change in compare::request_changes(pair) {
+            out.push(Line::plain(format!("  call {}: {change}", i + 1)));
+        }
+        if at.request_diff {
+            request_diff(&mut out, i + 1, pair);
+        }
+    }
+    if !at.request_diff {
+        out.push(Line::new(
+            Tone::Dim,
+            "  (d shows the full diff of the prompt, the system prompt and every message)",
+        ));
+    }
+    out.push(Line::default());
+    out.push(Line::new(Tone::Heading, "Answer (accepted → new)"));
+    for (i, pair) in subject.iter().enumerate() {
+        answer_diff(&mut out, &format!("call {}", i + 1), pair);
+    }
+    if !judge.is_empty() {
+        out.push(Line::default());
+        out.push(Line::new(Tone::Heading, "Judge (accepted → new)"));
+        for (i, pair) in judge.iter().enumerate() {
+            judge_lines(&mut out, i + 1, pair);
+        }
+    }
+    out.push(Line::default());
+    usage(&mut out, &subject, &judge);
+    out
+}
+
+/// The full diff of one pair's request: the system prompt, then each message that differs.
+fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>) {
+    let (Some(old), Some(new)) = pair else {
+        return;
+    };
+    let system = |c: &Call<'_>| c.request.system.clone().unwrap_or_default();
+    if system(old) != system(new) {
+        out.push(Line::plain(format!("  call {call}, system prompt:")));
+        diff_lines(out, &system(old), &system(new));
+    }
+    let (a, b) = (&old.request.messages, &new.request.messages);
+    for k in 0..a.len().max(b.len()) {
+        let text =
+            |m: Option<&prompt_tester::completion::Message>| m.map(text_of).unwrap_or_default();
+        let (old_text, new_text) = (text(a.get(k)), text(b.get(k)));
+        if old_text == new_text {
+            continue;
+        }
+        let what = if k + 1 == b.len() {
+            "prompt"
+        } else {
+            "message"
+        };
+        out.push(Line::plain(format!("  call {call}, {what} {}:", k + 1)));
+        diff_lines(out, &old_text, &new_text);
+    }
+}
+
+/// A line diff, each line marked `-`, `+` or ` ` and indented under its label.
+fn diff_lines(out: &mut Vec<Line>, old: &str, new: &str) {
+    for (tag, line) in line_diff(old, new) {
+        let (tone, sign) = match tag {
+            ChangeTag::Delete => (Tone::Removed, '-'),
+            ChangeTag::Insert => (Tone::Added, '+'),
+            ChangeTag::Equal => (Tone::Dim, ' '),
+        };
+        out.push(Line::new(tone, format!("    {sign} {line}")));
+    }
+}
+
+/// The accepted answer against the new one: a word diff on one line when both are one line, else a
+/// line diff.
+fn answer_diff(out: &mut Vec<Line>, label: &str, pair: &Pair<'_>) {
+    let text = |c: &Option<Call<'_>>| c.map(|c| compare::answer_text(c.response));
+    match (text(&pair.0), text(&pair.1)) {
+        (Some(old), Some(new)) if old == new => {
+            out.push(Line::plain(format!("  {label}: the same answer")));
+            for line in new.lines() {
+                out.push(Line::new(Tone::Dim, format!("      {line}")));
+            }
+        }
+        (Some(old), Some(new)) if !old.contains('\n') && !new.contains('\n') => {
+            out.push(Line::plain(format!("  {label}:")));
+            let mut line = Line::plain("    ");
+            for (tag, word) in word_diff(&old, &new) {
+                line = match tag {
+                    ChangeTag::Equal => line.and(Tone::Plain, word),
+                    ChangeTag::Delete => line.and(Tone::Removed, format!("[-{word}-]")),
+                    ChangeTag::Insert => line.and(Tone::Added, format!("{{+{word}+}}")),
+                };
+            }
+            out.push(line);
+        }
+        (old, new) => {
+            let what = match (&old, &new) {
+                (None, _) => " (new call)",
+                (_, None) => " (no longer made)",
+                _ => "",
+            };
+            out.push(Line::plain(format!("  {label}{what}:")));
+            diff_lines(out, &old.unwrap_or_default(), &new.unwrap_or_default());
+        }
+    }
+}
+
+/// A judge call's questions and the answer to each, accepted and new; the raw replies when they are
+/// not in the judge's usual shape.
+fn judge_lines(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>) {
+    let questions = pair
+        .1
+        .or(pair.0)
+        .map(|c| judge_questions(c.request))
+        .unwrap_or_default();
+    let answers = |c: &Option<Call<'_>>| c.map(|c| judge_answers(c.response)).unwrap_or_default();
+    let (old, new) = (answers(&pair.0), answers(&pair.1));
+    if questions.is_empty() || (old.is_empty() && new.is_empty()) {
+        answer_diff(out, &format!("judge call {call}"), pair);
+        return;
+    }
+    for (i, question) in questions.iter().enumerate() {
+        let shown = |a: &[String]| a.get(i).cloned().unwrap_or_else(|| "-".into());
+        let (before, after) = (shown(&old), shown(&new));
+        let line = Line::plain(format!("  {question}  ")).and(Tone::Dim, before.clone());
+        let line = line.and(Tone::Plain, " → ");
+        let line = if before == after {
+            line.and(Tone::Dim, after)
+        } else {
+            line.and(Tone::Added, after).and(Tone::Plain, "  (changed)")
+        };
+        out.push(line);
+    }
+}
+
+/// Tokens, cost and latency of each role's calls, accepted and new.
+fn usage(out: &mut Vec<Line>, subject: &[Pair<'_>], judge: &[Pair<'_>]) {
+    let row = |label: &str, old: String, new: String| {
+        Line::plain(format!("  {label:<15} {old:<28} {new}"))
+    };
+    out.push(Line::new(
+        Tone::Heading,
+        format!("{:<17} {:<28} {}", "Usage", "accepted", "new"),
+    ));
+    for (role, pairs) in [("subject", subject), ("judge", judge)] {
+        if pairs.is_empty() {
+            continue;
+        }
+        let side = |new: bool| {
+            let calls: Vec<Call<'_>> = pairs
+                .iter()
+                .filter_map(|p| if new { p.1 } else { p.0 })
+                .collect();
+            Totals::of(&calls)
+        };
+        let (old, new) = (side(false), side(true));
+        let each = |f: &dyn Fn(&Totals) -> String| (f(&old), f(&new));
+        let (a, b) = each(&|t| t.calls.to_string());
+        out.push(row(&format!("{role} calls"), a, b));
+        let (a, b) = each(&|t| format!("{} in, {} out", t.input_tokens, t.output_tokens));
+        out.push(row("  tokens", a, b));
+        let (a, b) = each(&Totals::cost);
+        out.push(row("  cost", a, b));
+        let (a, b) = each(&|t| format!("{} ms", t.latency_ms));
+        out.push(row("  latency", a, b));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prompt_tester::_cargo_prompt_tester_support::{Entry, Exchange, SampleId};
+    use prompt_tester::{CompletionRequest, CompletionResult};
+
+    fn entry(role: CallRole, prompt: &str, answer: &str, cost: Option<f64>) -> Entry {
+        let mut response = CompletionResult::new(answer, 10, 4);
+        response.cost_usd = cost;
+        Entry {
+            key: format!("{prompt}{answer}"),
+            target: Some("prompts".into()),
+            test: "t".into(),
+            run: 1,
+            role,
+            provider: "p".into(),
+            model: "m".into(),
+            call: Exchange::Completion {
+                request: CompletionRequest::new("m", prompt, 10),
+                response,
+            },
+            latency_ms: 500,
+            recorded_at: String::new(),
+        }
+    }
+
+    fn screen(sample: &PendingSample, request_diff: bool) -> String {
+        let at = Position {
+            index: 2,
+            total: 3,
+            request_diff,
+        };
+        lines(sample, ("c.cassette.json", "c.pending.json"), at)
+            .iter()
+            .map(Line::text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn sample() -> PendingSample {
+        let judged = |answer: &str| format!("RESPONSE:\n{answer}\n\nQUESTION:\nIs Alice named?\n");
+        PendingSample {
+            id: SampleId {
+                target: Some("prompts".into()),
+                test: "greet".into(),
+                run: 1,
+            },
+            old: vec![
+                entry(
+                    CallRole::Subject,
+                    "Say hi to Alice.",
+                    "Hi Alice!",
+                    Some(0.001),
+                ),
+                entry(
+                    CallRole::Judge,
+                    &judged("Hi Alice!"),
+                    r#"{"answer": "yes"}"#,
+                    None,
+                ),
+            ],
+            new: vec![
+                entry(
+                    CallRole::Subject,
+                    "Say hello to Alice.",
+                    "Hello there!",
+                    Some(0.002),
+                ),
+                entry(
+                    CallRole::Judge,
+                    &judged("Hello there!"),
+                    r#"{"answer": "no"}"#,
+                    None,
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn shows_the_change_the_answers_the_judge_and_the_usage() {
+        let text = screen(&sample(), false);
+        for part in [
+            "pending 2 of 3: greet (run 1)",
+            "cassette c.cassette.json",
+            r#"call 1: prompt: -"Say hi to Alice." +"Say hello to Alice.""#,
+            "(d shows the full diff",
+            "[-Hi-]",
+            "{+Hello+}",
+            "Is Alice named?  yes → no  (changed)",
+            "subject calls   1",
+            "$0.001000",
+            "$0.002000",
+            "unpriced",
+            "500 ms",
+        ] {
+            assert!(text.contains(part), "no {part:?} in:\n{text}");
+        }
+        assert!(!text.contains("    - Say hi to Alice."), "{text}");
+    }
+
+    #[test]
+    fn d_shows_the_prompt_as_a_line_diff() {
+        let text = screen(&sample(), true);
+        assert!(text.contains("call 1, prompt 1:"), "{text}");
+        assert!(
+            text.contains("    - Say hi to Alice.\n    + Say hello to Alice."),
+            "{text}"
+        );
+        assert!(!text.contains("(d shows"), "{text}");
+    }
+
+    #[test]
+    fn a_first_recording_and_a_multi_line_answer() {
+        let mut first = sample();
+        first.old.clear();
+        first.new[0] = entry(CallRole::Subject, "p", "one\ntwo", None);
+        let text = screen(&first, false);
+        assert!(text.contains("accepting adds these calls"), "{text}");
+        assert!(
+            text.contains("call 1 (new call):\n    + one\n    + two"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,301 @@
+//! `cargo prompt-tester review` in a real terminal: the binary runs in a tmux session (a private
+//! server per test), the test reads the screen with `capture-pane` and types with `send-keys`, and
+//! checks the files after each key, since each accept or reject is written at once.
+//!
+//! tmux is a prerequisite: under CI its absence fails these tests (`.ci/run` installs it); elsewhere
+//! they are skipped with a `SKIPPED` line.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use prompt_tester_testkit::child::{Child, assert_contains, assert_lacks};
+
+use super::{Fixture, binary, keys, prereq};
+
+/// A tmux server of its own running the review in `root`, killed (and its socket removed) when
+/// dropped.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    /// The review of the crate at `root` in a 120 x 60 terminal; `None` (after saying so) without
+    /// tmux.
+    fn review(test: &str, root: &Path) -> Option<Self> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            prereq::missing(
+                test,
+                "tmux is not installed",
+                "install it (`apt-get install tmux`): the review is tested in a real terminal",
+            );
+            return None;
+        }
+        // A server per session: one started on the socket of a server being killed may die with it.
+        static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+        let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        let socket =
+            std::env::temp_dir().join(format!("pt-review-tmux-{}-{n}", std::process::id()));
+        // The pane stays after the review ends, to show what it printed and its exit code.
+        let script = format!(
+            "'{}' prompt-tester review; echo \"[review exited $?]\"; sleep 300",
+            binary().display()
+        );
+        let tmux = Self { socket };
+        let run = tmux
+            .command()
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                "review",
+                "-x",
+                "120",
+                "-y",
+                "60",
+                "-c",
+            ])
+            .args([root.as_os_str(), script.as_ref()])
+            .run();
+        run.assert_success();
+        Some(tmux)
+    }
+
+    /// tmux on this test's server, with a clean environment (and not nested in the developer's tmux).
+    fn command(&self) -> Child {
+        Child::new("tmux")
+            .env_remove("TMUX")
+            .env_remove("CARGO_MANIFEST_DIR")
+            .args([
+                OsStr::new("-f"),
+                OsStr::new("/dev/null"),
+                OsStr::new("-S"),
+                self.socket.as_os_str(),
+            ])
+    }
+
+    /// What the terminal shows now.
+    fn screen(&self) -> String {
+        let run = self
+            .command()
+            .args(["capture-pane", "-p", "-t", "review"])
+            .run();
+        run.assert_success();
+        run.stdout()
+    }
+
+    /// The screen once it shows every one of `parts`; panics with the screen after 20 s.
+    #[track_caller]
+    fn wait_for(&self, parts: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if parts.iter().all(|p| screen.contains(p)) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                let missing: Vec<_> = parts.iter().filter(|p| !screen.contains(*p)).collect();
+                panic!("the screen never showed {missing:?}:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Types `keys` (literally).
+    fn send(&self, keys: &str) {
+        self.command()
+            .args(["send-keys", "-t", "review", "-l", keys])
+            .run()
+            .assert_success();
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command().args(["kill-server"]).run();
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+#[test]
+fn each_key_does_what_it_says_and_writes_at_once() {
+    let test = "each_key_does_what_it_says_and_writes_at_once";
+    let fixture = Fixture::new("keys");
+    let Some(tmux) = Tmux::review(test, fixture.root()) else {
+        return;
+    };
+    let first = tmux.wait_for(&["pending 1 of 3: quick::greet (run 1)", "q quit"]);
+    assert_contains(
+        &first,
+        &[
+            "cassette prompt-tests/cassettes/quick.cassette.json",
+            "pending  prompt-tests/cassettes/quick.pending.json",
+            "What changed in the request",
+            r#"call 1: prompt: -"Say hi to Alice." +"Say hello to Alice.""#,
+            "Answer (accepted → new)",
+            "[-Hi-]",
+            "{+Hello+}",
+            "[-Alice!-]",
+            "{+there!+}",
+            "Judge (accepted → new)",
+            "Is Alice greeted?  yes → no  (changed)",
+            "Usage",
+            "subject calls   1",
+            "judge calls     1",
+            "$0.000100",
+            "401 ms",
+            "a accept  r reject  s skip  A/R/S all left  d request diff",
+        ],
+    );
+    assert_lacks(&first, "- Say hi to Alice.");
+
+    // d shows the request's full diff, and hides it again.
+    tmux.send("d");
+    let diff = tmux.wait_for(&["call 1, prompt 1:"]);
+    assert_contains(
+        &diff,
+        &["    - Say hi to Alice.", "    + Say hello to Alice."],
+    );
+    tmux.send("d");
+    tmux.wait_for(&["(d shows the full diff"]);
+
+    // a: accepted into the cassette before the review goes on.
+    tmux.send("a");
+    tmux.wait_for(&["pending 2 of 3: quick::greet (run 2)"]);
+    let quick = keys(&fixture.cassette("quick"));
+    assert!(
+        quick.contains(&fixture.new[0].key) && quick.contains(&fixture.new[1].key),
+        "{quick:?}"
+    );
+    assert!(!quick.contains(&fixture.old[0].key), "{quick:?}");
+    assert_eq!(
+        keys(&fixture.pending("quick")),
+        [fixture.new[2].key.clone()]
+    );
+
+    // r: the cassette keeps run 2's recording; the pending file, now empty, goes.
+    tmux.send("r");
+    let third = tmux.wait_for(&["pending 3 of 3: suite::case_a (run 1)"]);
+    assert_contains(
+        &third,
+        &[
+            "call 1: the same request, answered again",
+            "[-Paris-]",
+            "{+Paris.+}",
+        ],
+    );
+    assert!(keys(&fixture.cassette("quick")).contains(&fixture.old[2].key));
+    assert!(!fixture.pending("quick").exists());
+
+    // s: kept for later; the review ends and says what it did.
+    tmux.send("s");
+    let end = tmux.wait_for(&["[review exited 0]"]);
+    assert_contains(
+        &end,
+        &[
+            "accepted quick::greet (run 1) (prompt-tests/cassettes/quick.cassette.json)",
+            "rejected quick::greet (run 2)",
+            "skipped suite::case_a (run 1)",
+            "accepted 1, rejected 1, skipped 1",
+            "1 still pending: `cargo prompt-tester review` shows them again",
+        ],
+    );
+    assert_eq!(
+        keys(&fixture.pending("suite")),
+        [fixture.new[3].key.clone()]
+    );
+}
+
+#[test]
+fn q_quits_and_the_capitals_settle_every_sample_left() {
+    let test = "q_quits_and_the_capitals_settle_every_sample_left";
+    let fixture = Fixture::new("capitals");
+    let pending = |stem: &str| std::fs::read(fixture.pending(stem)).ok();
+    let before = (pending("quick"), pending("suite"));
+
+    let tmux = Tmux::review(test, fixture.root());
+    let Some(tmux) = tmux else {
+        return;
+    };
+    tmux.wait_for(&["pending 1 of 3"]);
+    tmux.send("q");
+    let end = tmux.wait_for(&["[review exited 0]"]);
+    assert_contains(
+        &end,
+        &["accepted 0, rejected 0, skipped 0", "3 still pending"],
+    );
+    assert_eq!(
+        (pending("quick"), pending("suite")),
+        before,
+        "q changed a file"
+    );
+    drop(tmux);
+
+    // s once, then S skips the rest.
+    let tmux = Tmux::review(test, fixture.root()).unwrap();
+    tmux.wait_for(&["pending 1 of 3"]);
+    tmux.send("s");
+    tmux.wait_for(&["pending 2 of 3"]);
+    tmux.send("S");
+    assert_contains(
+        &tmux.wait_for(&["[review exited 0]"]),
+        &["skipped 3", "3 still pending"],
+    );
+    assert_eq!(
+        (pending("quick"), pending("suite")),
+        before,
+        "S changed a file"
+    );
+    drop(tmux);
+
+    // a once, then R rejects the rest.
+    let tmux = Tmux::review(test, fixture.root()).unwrap();
+    tmux.wait_for(&["pending 1 of 3"]);
+    tmux.send("a");
+    tmux.wait_for(&["pending 2 of 3"]);
+    tmux.send("R");
+    let end = tmux.wait_for(&["[review exited 0]"]);
+    assert_contains(&end, &["accepted 1, rejected 2, skipped 0"]);
+    assert_lacks(&end, "still pending");
+    assert_eq!(
+        keys(&fixture.cassette("suite")),
+        [fixture.old[4].key.clone()]
+    );
+    assert!(!fixture.pending("quick").exists() && !fixture.pending("suite").exists());
+    drop(tmux);
+
+    // With nothing pending, the review says so and ends.
+    let tmux = Tmux::review(test, fixture.root()).unwrap();
+    assert_contains(
+        &tmux.wait_for(&["[review exited 0]"]),
+        &["no pending recordings"],
+    );
+}
+
+#[test]
+fn capital_a_accepts_every_sample_left() {
+    let test = "capital_a_accepts_every_sample_left";
+    let fixture = Fixture::new("accept-all");
+    let Some(tmux) = Tmux::review(test, fixture.root()) else {
+        return;
+    };
+    tmux.wait_for(&["pending 1 of 3"]);
+    tmux.send("A");
+    let end = tmux.wait_for(&["[review exited 0]"]);
+    assert_contains(&end, &["accepted 3, rejected 0, skipped 0"]);
+    let quick = keys(&fixture.cassette("quick"));
+    for new in &fixture.new[..3] {
+        assert!(quick.contains(&new.key), "{quick:?}");
+    }
+    assert!(
+        quick.contains(&fixture.old[3].key),
+        "quick::other lost: {quick:?}"
+    );
+    assert_eq!(
+        keys(&fixture.cassette("suite")),
+        [fixture.new[3].key.clone()]
+    );
+    assert!(!fixture.pending("quick").exists() && !fixture.pending("suite").exists());
+}
