@@ -518,11 +518,42 @@ impl Case {
         };
         let outcome = (self.evaluator)(run).await;
         detail.checks = scope.take_checks();
+        scope
+            .engine
+            .note_verdict(&scope, verdict_of(&outcome, &detail.checks));
         Sample {
             outcome,
             output: Some(output),
             detail,
         }
+    }
+}
+
+/// What a sample's checks decided, as its cassette keeps it beside the calls (the engine names the
+/// sample).
+fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verdict {
+    let status = match outcome {
+        SampleOutcome::Passed => "passed",
+        SampleOutcome::Failed(_) => "failed",
+        SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_) => "errored",
+    };
+    let assertions = checks
+        .assertions
+        .iter()
+        .map(|a| crate::cassette::CheckVerdict {
+            check: format!("{} ({})", a.kind, a.at),
+            passed: a.passed,
+        });
+    let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
+        check: format!("judge: {}", j.question),
+        passed: j.passed,
+    });
+    crate::cassette::Verdict {
+        target: None,
+        test: String::new(),
+        run: 0,
+        status: status.to_string(),
+        checks: assertions.chain(judged).collect(),
     }
 }
 

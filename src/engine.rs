@@ -531,6 +531,23 @@ impl Engine {
         }
     }
 
+    /// Keeps what `scope`'s checks decided beside the calls it recorded in this run (see
+    /// [`cassette::Cassette::note_verdict`]); `verdict` names no sample yet, the scope does. A write
+    /// that fails here is retried, and reported, when the run flushes its recordings.
+    pub fn note_verdict(&self, scope: &RunScope, mut verdict: cassette::Verdict) {
+        if self.mode == CassetteMode::Off {
+            return;
+        }
+        let Ok(cassette) = self.cassettes.open(&scope.cassette) else {
+            return;
+        };
+        let sample = cassette.sample(&scope.test, scope.run_index);
+        verdict.target = sample.target.clone();
+        verdict.test = sample.test.clone();
+        verdict.run = sample.run;
+        let _ = cassette.note_verdict(&sample, verdict);
+    }
+
     /// Accounts a result produced by a custom executor (`run_fn`) as a subject call.
     pub fn account_external(
         &self,

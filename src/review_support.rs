@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
-pub use crate::cassette::pending::{SampleId, Settled};
-pub use crate::cassette::{CassetteError, Entry, Exchange};
+pub use crate::cassette::pending::{PendingFile, PendingSample, SampleId, Settled};
+pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, Verdict};
 pub use crate::role::CallRole;
 pub use similar::ChangeTag;
 
@@ -56,59 +56,7 @@ impl Layout {
 
     /// Every pending sample, by pending file, with what the cassette holds for it now.
     pub fn pending(&self) -> Result<Vec<PendingFile>, CassetteError> {
-        let mut files = Vec::new();
-        for path in pending::pending_files(&self.pending_dir)? {
-            let cassette = pending::cassette_path(&path, &self.cassette_dir);
-            let accepted = pending::by_sample(crate::cassette::read_entries(&cassette)?);
-            let samples = pending::by_sample(crate::cassette::read_entries(&path)?)
-                .into_iter()
-                .map(|(id, new)| PendingSample {
-                    old: accepted.get(&id).cloned().unwrap_or_default(),
-                    id,
-                    new,
-                })
-                .collect();
-            files.push(PendingFile {
-                cassette,
-                pending: path,
-                samples,
-            });
-        }
-        Ok(files)
-    }
-}
-
-/// One pending file and the cassette it belongs to.
-#[derive(Debug, Clone)]
-pub struct PendingFile {
-    /// The cassette the samples would go into.
-    pub cassette: PathBuf,
-    /// The pending file.
-    pub pending: PathBuf,
-    /// Its samples, sorted by test and run.
-    pub samples: Vec<PendingSample>,
-}
-
-/// One pending sample: its new calls and the accepted ones they would replace.
-#[derive(Debug, Clone)]
-pub struct PendingSample {
-    /// The test and run.
-    pub id: SampleId,
-    /// The calls recorded anew.
-    pub new: Vec<Entry>,
-    /// The calls the cassette holds for the sample now (none: it would be a first recording).
-    pub old: Vec<Entry>,
-}
-
-impl PendingFile {
-    /// Accepts the samples `chosen` picks into the cassette, replacing theirs.
-    pub fn accept(&self, chosen: impl Fn(&SampleId) -> bool) -> Result<Settled, CassetteError> {
-        pending::accept(&self.cassette, &self.pending, chosen)
-    }
-
-    /// Rejects the samples `chosen` picks: the cassette keeps its recordings.
-    pub fn reject(&self, chosen: impl Fn(&SampleId) -> bool) -> Result<Settled, CassetteError> {
-        pending::reject(&self.pending, chosen)
+        pending::pending_in(&self.pending_dir, &self.cassette_dir)
     }
 }
 

@@ -44,8 +44,31 @@ fn recorded_then_changed(name: &str, server: &FakeProvider) -> (Scratch, Vec<u8>
     assert!(!pending(&scratch).exists(), "a first recording goes in");
     let accepted = std::fs::read(cassette(&scratch)).unwrap();
     let calls = server.request_count();
-    let changed = run(&scratch, "shape", &[], &[]);
+    let page = scratch.path().join("report.html");
+    let page_arg = page.to_string_lossy().into_owned();
+    let changed = run(&scratch, "shape", &["--html", &page_arg], &[]);
     changed.assert_success();
+    // The report shows each pending sample's accepted and new answers side by side, with the checks.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let data = prompt_tester::testing::read_html_data(&html).expect("the page's data");
+    let rows = data["pending"]["rows"].as_array().expect("a pending table");
+    assert_eq!(rows.len(), 2, "{}", data["pending"]);
+    assert_eq!(rows[0][0], TEST);
+    assert!(
+        rows[0][2].as_str().unwrap().contains("colour"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[0][3].as_str().unwrap().contains("shape"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[0][5].as_str().unwrap().starts_with("passed"),
+        "{}",
+        rows[0]
+    );
     assert_eq!(
         server.request_count(),
         calls + 2,

@@ -1,6 +1,7 @@
 //! One recorded call as a cassette file holds it, the file's body and version, and the keys that
 //! find a call's recording.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -72,6 +73,9 @@ struct RawEntry {
     model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     request: Option<CompletionRequest>,
+    /// The request's system prompt, when the file's `texts` hold it (format version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    system_text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     response: Option<CompletionResult>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,6 +153,7 @@ impl From<Entry> for RawEntry {
             provider: entry.provider,
             model: entry.model,
             request,
+            system_text: None,
             response,
             embedding_request,
             embedding,
@@ -159,19 +164,142 @@ impl From<Entry> for RawEntry {
 }
 
 /// A cassette file: its format version and its entries.
-#[derive(Debug, Default, Serialize, Deserialize)]
+///
+/// On disk (version 3), a system prompt of [`SHARED_TEXT_MIN`] bytes or more is written once, in the
+/// file's `texts` under a short hash, and each entry that sends it names the hash as `system_text`:
+/// the judge's instructions, the same in every judge call, no longer repeat in every entry, so a diff
+/// of the file shows what changed. Reading puts each text back; nothing replay needs is lost.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(try_from = "DiskBody", into = "DiskBody")]
 pub struct FileBody {
     /// The format version ([`FORMAT_VERSION`]).
     pub version: u32,
     /// The recordings.
     pub entries: Vec<Entry>,
+    /// What the checks of each sample recorded here decided when it was recorded (version 3; older
+    /// files have none): what a review shows as "before".
+    pub verdicts: Vec<Verdict>,
+}
+
+/// What one sample's checks decided on the answers recorded with it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// The test target that recorded the sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The trial.
+    pub test: String,
+    /// The run index, 1-based.
+    pub run: u32,
+    /// `passed`, `failed` or `errored`.
+    pub status: String,
+    /// Each check: a suite assertion (`contains at file:line`) or a judge question, and how it went.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckVerdict>,
+}
+
+/// One check of a sample and how it went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckVerdict {
+    /// What was checked: `contains (a.evals.toml:4)`, `judge: Is Alice named?`.
+    pub check: String,
+    /// Whether it held.
+    pub passed: bool,
+}
+
+/// A system prompt at least this long is stored once per file (see [`FileBody`]).
+pub const SHARED_TEXT_MIN: usize = 256;
+
+/// A cassette file as written.
+#[derive(Serialize, Deserialize)]
+struct DiskBody {
+    version: u32,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    texts: BTreeMap<String, String>,
+    entries: Vec<RawEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    verdicts: Vec<Verdict>,
+}
+
+impl From<FileBody> for DiskBody {
+    fn from(body: FileBody) -> Self {
+        let mut texts = BTreeMap::new();
+        let entries = body
+            .entries
+            .into_iter()
+            .map(|entry| {
+                let mut raw = RawEntry::from(entry);
+                let long = raw
+                    .request
+                    .as_mut()
+                    .and_then(|r| r.system.take_if(|system| system.len() >= SHARED_TEXT_MIN));
+                if let Some(system) = long {
+                    let name = text_name(&system);
+                    texts.insert(name.clone(), system);
+                    raw.system_text = Some(name);
+                }
+                raw
+            })
+            .collect();
+        DiskBody {
+            version: body.version,
+            texts,
+            entries,
+            verdicts: body.verdicts,
+        }
+    }
+}
+
+impl TryFrom<DiskBody> for FileBody {
+    type Error = String;
+
+    fn try_from(disk: DiskBody) -> Result<Self, String> {
+        let entries = disk
+            .entries
+            .into_iter()
+            .map(|mut raw| {
+                if let Some(name) = raw.system_text.take() {
+                    let text = disk.texts.get(&name).ok_or_else(|| {
+                        format!(
+                            "entry {}: its `system_text` {name:?} is not in the file's `texts`",
+                            raw.key
+                        )
+                    })?;
+                    match raw.request.as_mut() {
+                        Some(request) => request.system = Some(text.clone()),
+                        None => {
+                            return Err(format!(
+                                "entry {}: `system_text` is given without a `request`",
+                                raw.key
+                            ));
+                        }
+                    }
+                }
+                Entry::try_from(raw)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(FileBody {
+            version: disk.version,
+            entries,
+            verdicts: disk.verdicts,
+        })
+    }
+}
+
+/// The name a shared text is stored under: the first 8 bytes of its SHA-256, in hex.
+fn text_name(text: &str) -> String {
+    Sha256::digest(text.as_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The version a cassette file written now has. Version 1: entries name no target. Version 2: each
 /// entry names the test target that recorded it (`target`), so that a prune removes only its own.
+/// Version 3: long system prompts (the judge's instructions) are stored once per file, in `texts`.
 /// Files of every version from [`OLDEST_VERSION`] on are read (a version 1 file replays unchanged, and
-/// is written as version 2 when it is recorded into); a newer one is refused, not misread.
-pub const FORMAT_VERSION: u32 = 2;
+/// is written in the current version when it is recorded into); a newer one is refused, not misread.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;

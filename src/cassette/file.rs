@@ -94,9 +94,19 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
 
 /// The entries of the file at `path`, in file order (none when it does not exist).
 pub fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
+    Ok(read_body(path)?.entries)
+}
+
+/// The file at `path`: its entries and verdicts (an empty body when it does not exist).
+pub fn read_body(path: &Path) -> Result<FileBody, CassetteError> {
     let text = match crate::text::read(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(FileBody {
+                version: FORMAT_VERSION,
+                ..FileBody::default()
+            });
+        }
         Err(source) => {
             return Err(CassetteError::Io {
                 path: path.to_path_buf(),
@@ -124,7 +134,7 @@ pub fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
             version: body.version,
         });
     }
-    Ok(body.entries)
+    Ok(body)
 }
 
 /// What to do with a file whose rewrite leaves no entry.
@@ -147,7 +157,7 @@ pub enum WhenEmpty {
 pub fn rewrite_locked(
     path: &Path,
     when_empty: WhenEmpty,
-    edit: impl FnOnce(Vec<Entry>) -> Vec<Entry>,
+    edit: impl FnOnce(FileBody) -> FileBody,
 ) -> Result<bool, CassetteError> {
     let io = |source| CassetteError::Io {
         path: path.to_path_buf(),
@@ -167,8 +177,8 @@ pub fn rewrite_locked(
         .open(&lock_path)
         .map_err(io)?;
     lock.lock().map_err(io)?;
-    let entries = edit(read_entries(path)?);
-    if entries.is_empty() && when_empty == WhenEmpty::Remove {
+    let mut body = edit(read_body(path)?);
+    if body.entries.is_empty() && when_empty == WhenEmpty::Remove {
         let removed = match fs::remove_file(path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
@@ -176,10 +186,7 @@ pub fn rewrite_locked(
         drop(lock);
         return removed.map(|()| true).map_err(io);
     }
-    let body = FileBody {
-        version: FORMAT_VERSION,
-        entries,
-    };
+    body.version = FORMAT_VERSION;
     let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
     let json = redact(&json);
     // Only the lock holder writes it: one name per file, overwritten after a killed writer. Inside the

@@ -22,9 +22,10 @@ mod owner;
 pub mod pending;
 mod store;
 
-#[cfg(test)]
-use entry::FileBody;
-pub use entry::{Entry, Exchange, Recorded, embedding_key, entry_key, latency_of, now_rfc3339};
+pub use entry::{
+    CheckVerdict, Entry, Exchange, FileBody, Recorded, Verdict, embedding_key, entry_key,
+    latency_of, now_rfc3339,
+};
 pub use file::CassetteError;
 pub(crate) use file::read_entries;
 #[cfg(test)]
@@ -34,7 +35,7 @@ pub use store::{Blocker, CassetteStore};
 
 use file::{WhenEmpty, rewrite_locked};
 use owner::{Recordings, Slot};
-use pending::SampleId;
+use pending::{SampleCalls, SampleId};
 
 /// How cassettes are used, from `PROMPT_TESTER_CASSETTE` or the `--record` / `--no-cassette` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,6 +151,10 @@ struct State {
     samples: Option<HashMap<SampleId, usize>>,
     /// First recordings not yet written.
     unwritten: Vec<Entry>,
+    /// The samples this run recorded first (nothing was recorded for them before).
+    first_recorded: BTreeSet<SampleId>,
+    /// The verdicts of first-recorded samples, not yet written.
+    verdicts_unwritten: Vec<Verdict>,
     /// Samples recorded anew in this run that replace what the file holds: every call each made.
     replacing: BTreeMap<SampleId, Replacement>,
     /// Of those, the ones with calls not yet written.
@@ -162,6 +167,7 @@ struct State {
 struct Replacement {
     to: ReplaceInto,
     entries: Vec<Entry>,
+    verdict: Option<Verdict>,
 }
 
 /// Where a sample's replacing calls are written.
@@ -179,7 +185,9 @@ struct Edit<'a> {
     /// Recorded since the last write.
     new: &'a [Entry],
     /// Samples whose recordings are replaced as a whole by these calls.
-    replaced: BTreeMap<SampleId, Vec<Entry>>,
+    replaced: BTreeMap<SampleId, SampleCalls>,
+    /// Verdicts of samples recorded first, since the last write.
+    verdicts: Vec<Verdict>,
     /// Entries to remove.
     remove: BTreeSet<Slot>,
     /// Keys whose entry naming no target becomes this target's.
@@ -310,8 +318,27 @@ impl Cassette {
         entry.target = self.target.clone();
         let mut state = self.state();
         state.used.insert((entry.target.clone(), entry.key.clone()));
+        if let Some(sample) = SampleId::of(&entry, &self.target) {
+            state.first_recorded.insert(sample);
+        }
         state.entries.record(entry.clone());
         state.unwritten.push(entry);
+        self.flush_due(&mut state)
+    }
+
+    /// Keeps what `sample`'s checks decided, with the calls it recorded in this run (first recorded
+    /// or replacing): what a later review shows as "before" or "after". A sample that only replayed
+    /// keeps the verdict it has.
+    pub fn note_verdict(&self, sample: &SampleId, verdict: Verdict) -> Result<(), CassetteError> {
+        let mut state = self.state();
+        if let Some(replacement) = state.replacing.get_mut(sample) {
+            replacement.verdict = Some(verdict);
+            state.replacing_unwritten.insert(sample.clone());
+        } else if state.first_recorded.contains(sample) {
+            state.verdicts_unwritten.push(verdict);
+        } else {
+            return Ok(());
+        }
         self.flush_due(&mut state)
     }
 
@@ -337,6 +364,7 @@ impl Cassette {
                 Replacement {
                     to,
                     entries: replayed,
+                    verdict: None,
                 },
             );
         }
@@ -376,7 +404,10 @@ impl Cassette {
     }
 
     fn flush_locked(&self, state: &mut State) -> Result<(), CassetteError> {
-        if state.unwritten.is_empty() && state.replacing_unwritten.is_empty() {
+        if state.unwritten.is_empty()
+            && state.replacing_unwritten.is_empty()
+            && state.verdicts_unwritten.is_empty()
+        {
             return Ok(());
         }
         let mut into_cassette = BTreeMap::new();
@@ -387,13 +418,21 @@ impl Cassette {
                     ReplaceInto::Cassette => &mut into_cassette,
                     ReplaceInto::Pending => &mut pending,
                 };
-                target.insert(sample, replacement.entries.clone());
+                let calls = SampleCalls {
+                    entries: replacement.entries.clone(),
+                    verdict: replacement.verdict.clone(),
+                };
+                target.insert(sample, calls);
             }
         }
-        if !state.unwritten.is_empty() || !into_cassette.is_empty() {
+        if !state.unwritten.is_empty()
+            || !into_cassette.is_empty()
+            || !state.verdicts_unwritten.is_empty()
+        {
             self.write_merged(Edit {
                 new: &state.unwritten,
                 replaced: into_cassette,
+                verdicts: std::mem::take(&mut state.verdicts_unwritten),
                 ..Edit::default()
             })?;
         }
@@ -521,7 +560,7 @@ impl Cassette {
         };
         rewrite_locked(&self.path, when_empty, |held| {
             let held = pending::replace_samples(held, &edit.replaced);
-            let mut merged = Recordings::new(held);
+            let mut merged = Recordings::new(held.entries);
             for entry in edit.new {
                 merged.record(entry.clone());
             }
@@ -531,9 +570,32 @@ impl Cassette {
             for key in &edit.claim {
                 merged.claim(key, &self.target);
             }
-            merged.into_sorted()
+            let entries = merged.into_sorted();
+            // A verdict stays while its sample has recordings, and a new one replaces the old.
+            let recorded: std::collections::HashSet<(&str, u32)> =
+                entries.iter().map(|e| (e.test.as_str(), e.run)).collect();
+            let mut verdicts: Vec<Verdict> = held
+                .verdicts
+                .into_iter()
+                .filter(|v| {
+                    !edit.verdicts.iter().any(|n| same_sample(n, v))
+                        && recorded.contains(&(v.test.as_str(), v.run))
+                })
+                .collect();
+            verdicts.extend(edit.verdicts.iter().cloned());
+            pending::sort_verdicts(&mut verdicts);
+            FileBody {
+                version: held.version,
+                entries,
+                verdicts,
+            }
         })
     }
+}
+
+/// Whether two verdicts are of one sample.
+fn same_sample(a: &Verdict, b: &Verdict) -> bool {
+    a.test == b.test && a.run == b.run && a.target == b.target
 }
 
 /// Whether trial `test` or one of its `::run_N` trials recorded `entry`.

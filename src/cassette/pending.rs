@@ -11,8 +11,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::CassetteError;
-use super::entry::Entry;
-use super::file::{WhenEmpty, read_entries, rewrite_locked};
+use super::entry::{Entry, FileBody, Verdict};
+use super::file::{WhenEmpty, read_body, rewrite_locked};
 use super::owner::Target;
 use crate::role::CallRole;
 
@@ -50,6 +50,13 @@ impl SampleId {
     /// Whether `entry` is one of this sample's recordings.
     pub fn owns(&self, entry: &Entry) -> bool {
         SampleId::of(entry, &self.target).as_ref() == Some(self)
+    }
+
+    /// Whether `verdict` is this sample's.
+    pub fn judged_by(&self, verdict: &Verdict) -> bool {
+        verdict.test == self.test
+            && verdict.run == self.run
+            && (verdict.target.is_none() || verdict.target == self.target)
     }
 }
 
@@ -115,38 +122,153 @@ pub fn by_sample(entries: Vec<Entry>) -> BTreeMap<SampleId, Vec<Entry>> {
     samples
 }
 
+/// One sample's calls, and what its checks decided on them when they were recorded (when known).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SampleCalls {
+    /// Every call of the sample.
+    pub entries: Vec<Entry>,
+    /// Its checks' verdict.
+    pub verdict: Option<Verdict>,
+}
+
+/// The samples of a file: their calls, each with its verdict when the file holds one.
+pub fn samples_of(body: FileBody) -> BTreeMap<SampleId, SampleCalls> {
+    let mut samples: BTreeMap<SampleId, SampleCalls> = by_sample(body.entries)
+        .into_iter()
+        .map(|(id, entries)| {
+            let calls = SampleCalls {
+                entries,
+                verdict: None,
+            };
+            (id, calls)
+        })
+        .collect();
+    for verdict in body.verdicts {
+        if let Some((_, calls)) = samples.iter_mut().find(|(id, _)| id.judged_by(&verdict)) {
+            calls.verdict = Some(verdict);
+        }
+    }
+    samples
+}
+
 /// Writes `samples` into the pending file at `path` under its lock: each replaces what the file held
 /// for that sample (a later run supersedes an earlier pending answer); every other sample stays.
 pub fn write_samples(
     path: &Path,
-    samples: &BTreeMap<SampleId, Vec<Entry>>,
+    samples: &BTreeMap<SampleId, SampleCalls>,
 ) -> Result<(), CassetteError> {
     rewrite_locked(path, WhenEmpty::Remove, |held| {
-        sorted(replace_samples(held, samples))
+        replace_samples(held, samples)
     })?;
     Ok(())
 }
 
-/// Entries in the order a file holds them (see `owner::Recordings::into_sorted`).
-fn sorted(entries: Vec<Entry>) -> Vec<Entry> {
-    super::owner::Recordings::new(entries).into_sorted()
-}
-
-/// `held` with every entry of the samples in `samples` replaced by theirs.
-pub fn replace_samples(held: Vec<Entry>, samples: &BTreeMap<SampleId, Vec<Entry>>) -> Vec<Entry> {
+/// `held` with every entry and verdict of the samples in `samples` replaced by theirs; the entries
+/// in the order a file holds them (see `owner::Recordings::into_sorted`).
+pub fn replace_samples(held: FileBody, samples: &BTreeMap<SampleId, SampleCalls>) -> FileBody {
     let mut entries: Vec<Entry> = held
+        .entries
         .into_iter()
         .filter(|e| !samples.keys().any(|s| s.owns(e)))
         .collect();
     let mut keys: BTreeSet<String> = entries.iter().map(|e| e.key.clone()).collect();
-    for entry in samples.values().flatten() {
+    for entry in samples.values().flat_map(|c| &c.entries) {
         if keys.insert(entry.key.clone()) {
             entries.push(entry.clone());
         } else if let Some(old) = entries.iter_mut().find(|e| e.key == entry.key) {
             *old = entry.clone();
         }
     }
-    entries
+    let mut verdicts: Vec<Verdict> = held
+        .verdicts
+        .into_iter()
+        .filter(|v| !samples.keys().any(|s| s.judged_by(v)))
+        .collect();
+    verdicts.extend(samples.values().filter_map(|c| c.verdict.clone()));
+    sort_verdicts(&mut verdicts);
+    FileBody {
+        version: held.version,
+        entries: super::owner::Recordings::new(entries).into_sorted(),
+        verdicts,
+    }
+}
+
+/// Verdicts in the order a file holds them: by test, run and target.
+pub(super) fn sort_verdicts(verdicts: &mut [Verdict]) {
+    verdicts.sort_by(|a, b| (&a.test, a.run, &a.target).cmp(&(&b.test, b.run, &b.target)));
+}
+
+/// One pending file and the cassette it belongs to, with each sample's new and accepted calls.
+#[derive(Debug, Clone)]
+pub struct PendingFile {
+    /// The cassette the samples would go into.
+    pub cassette: PathBuf,
+    /// The pending file.
+    pub pending: PathBuf,
+    /// Its samples, sorted by target, test and run.
+    pub samples: Vec<PendingSample>,
+}
+
+/// One pending sample: its new calls and the accepted ones they would replace, with what the checks
+/// decided on each side when it was recorded.
+#[derive(Debug, Clone)]
+pub struct PendingSample {
+    /// The test and run.
+    pub id: SampleId,
+    /// The calls recorded anew.
+    pub new: Vec<Entry>,
+    /// The calls the cassette holds for the sample now (none: it would be a first recording).
+    pub old: Vec<Entry>,
+    /// What the sample's checks decided on the new calls (none: recorded before verdicts were kept).
+    pub new_verdict: Option<Verdict>,
+    /// What they decided on the accepted calls, when the cassette kept it.
+    pub old_verdict: Option<Verdict>,
+}
+
+impl PendingFile {
+    /// Accepts the samples `chosen` picks into the cassette, replacing theirs.
+    pub fn accept(&self, chosen: impl Fn(&SampleId) -> bool) -> Result<Settled, CassetteError> {
+        accept(&self.cassette, &self.pending, chosen)
+    }
+
+    /// Rejects the samples `chosen` picks: the cassette keeps its recordings.
+    pub fn reject(&self, chosen: impl Fn(&SampleId) -> bool) -> Result<Settled, CassetteError> {
+        reject(&self.pending, chosen)
+    }
+}
+
+/// Every pending file in `pending_dir` with its samples, beside what their cassettes in
+/// `cassette_dir` hold now.
+pub fn pending_in(
+    pending_dir: &Path,
+    cassette_dir: &Path,
+) -> Result<Vec<PendingFile>, CassetteError> {
+    let mut files = Vec::new();
+    for path in pending_files(pending_dir)? {
+        let cassette = cassette_path(&path, cassette_dir);
+        let accepted = read_body(&cassette)?;
+        let samples = samples_of(read_body(&path)?)
+            .into_iter()
+            .map(|(id, calls)| PendingSample {
+                old: accepted
+                    .entries
+                    .iter()
+                    .filter(|e| id.owns(e))
+                    .cloned()
+                    .collect(),
+                old_verdict: accepted.verdicts.iter().find(|v| id.judged_by(v)).cloned(),
+                new: calls.entries,
+                new_verdict: calls.verdict,
+                id,
+            })
+            .collect();
+        files.push(PendingFile {
+            cassette,
+            pending: path,
+            samples,
+        });
+    }
+    Ok(files)
 }
 
 /// What accepting or rejecting did to one cassette.
@@ -159,8 +281,8 @@ pub struct Settled {
 }
 
 /// Accepts the pending samples of `pending` that `chosen` picks into `cassette`: under the cassette's
-/// lock, each replaces that sample's recordings (every other entry stays), then the samples leave the
-/// pending file (which is removed when empty).
+/// lock, each replaces that sample's recordings and verdict (every other entry stays), then the
+/// samples leave the pending file (which is removed when empty).
 pub fn accept(
     cassette: &Path,
     pending: &Path,
@@ -171,7 +293,7 @@ pub fn accept(
         return Ok(Settled::default());
     }
     rewrite_locked(cassette, WhenEmpty::Keep, |held| {
-        sorted(replace_samples(held, &picked))
+        replace_samples(held, &picked)
     })?;
     drop_samples(pending, &picked)
 }
@@ -190,8 +312,8 @@ pub fn reject(
 fn picked(
     pending: &Path,
     chosen: &impl Fn(&SampleId) -> bool,
-) -> Result<BTreeMap<SampleId, Vec<Entry>>, CassetteError> {
-    let mut samples = by_sample(read_entries(pending)?);
+) -> Result<BTreeMap<SampleId, SampleCalls>, CassetteError> {
+    let mut samples = samples_of(read_body(pending)?);
     samples.retain(|s, _| chosen(s));
     Ok(samples)
 }
@@ -199,16 +321,24 @@ fn picked(
 /// Removes `samples` from the pending file; the file goes when nothing is left.
 fn drop_samples(
     pending: &Path,
-    samples: &BTreeMap<SampleId, Vec<Entry>>,
+    samples: &BTreeMap<SampleId, SampleCalls>,
 ) -> Result<Settled, CassetteError> {
-    rewrite_locked(pending, WhenEmpty::Remove, |held| {
-        held.into_iter()
+    rewrite_locked(pending, WhenEmpty::Remove, |held| FileBody {
+        version: held.version,
+        entries: held
+            .entries
+            .into_iter()
             .filter(|e| !samples.keys().any(|s| s.owns(e)))
-            .collect()
+            .collect(),
+        verdicts: held
+            .verdicts
+            .into_iter()
+            .filter(|v| !samples.keys().any(|s| s.judged_by(v)))
+            .collect(),
     })?;
     Ok(Settled {
         samples: samples.keys().cloned().collect(),
-        entries: samples.values().map(Vec::len).sum(),
+        entries: samples.values().map(|c| c.entries.len()).sum(),
     })
 }
 
@@ -258,8 +388,9 @@ mod tests {
     }
 
     fn keys(path: &Path) -> Vec<String> {
-        let mut keys: Vec<String> = read_entries(path)
+        let mut keys: Vec<String> = read_body(path)
             .unwrap()
+            .entries
             .into_iter()
             .map(|e| e.key)
             .collect();
@@ -358,6 +489,75 @@ mod tests {
         );
         accept(&cassette, &pending, |_| true).unwrap();
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    fn verdict(status: &str, passed: bool) -> Verdict {
+        Verdict {
+            target: None,
+            test: String::new(),
+            run: 0,
+            status: status.into(),
+            checks: vec![crate::cassette::CheckVerdict {
+                check: "judge: Is it kind?".into(),
+                passed,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_sample_s_verdict_is_kept_with_its_calls_and_accepted_with_them() {
+        let dir = scratch("verdicts");
+        let store = CassetteStore::new(&dir);
+        let c = store.open("s").unwrap();
+        let sample = c.sample("t", 1);
+        c.record(entry("t", 1, CallRole::Subject, "old", "old answer"))
+            .unwrap();
+        let named = |mut v: Verdict| {
+            v.target = sample.target.clone();
+            v.test = "t".into();
+            v.run = 1;
+            v
+        };
+        c.note_verdict(&sample, named(verdict("passed", true)))
+            .unwrap();
+        // A sample that only replayed keeps what it has: nothing to note for (u, 1).
+        c.note_verdict(&c.sample("u", 1), named(verdict("failed", false)))
+            .unwrap();
+        c.flush().unwrap();
+        let cassette = c.path().to_path_buf();
+        let kept = read_body(&cassette).unwrap().verdicts;
+        assert_eq!(kept, [named(verdict("passed", true))]);
+
+        let again = CassetteStore::new(&dir).open("s").unwrap();
+        again
+            .record_replacing(
+                entry("t", 1, CallRole::Subject, "new", "new answer"),
+                crate::cassette::ReplaceInto::Pending,
+            )
+            .unwrap();
+        again
+            .note_verdict(&sample, named(verdict("failed", false)))
+            .unwrap();
+        again.flush().unwrap();
+        let pending = again.pending_path().to_path_buf();
+        let waiting = samples_of(read_body(&pending).unwrap());
+        assert_eq!(
+            waiting[&sample].verdict,
+            Some(named(verdict("failed", false))),
+            "the new verdict waits with the new calls"
+        );
+        assert_eq!(
+            read_body(&cassette).unwrap().verdicts,
+            kept,
+            "the accepted one stays"
+        );
+        accept(&cassette, &pending, |_| true).unwrap();
+        assert_eq!(
+            read_body(&cassette).unwrap().verdicts,
+            [named(verdict("failed", false))],
+            "accepted with its calls"
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use super::name::{self, SUFFIX, Stem};
 use super::owner::{Target, this_target};
-use super::pending::{self, SampleId};
+use super::pending;
 use super::{Cassette, CassetteError, Pruned, read_entries};
 
 /// Every cassette this process opened, loaded once each.
@@ -62,19 +62,6 @@ impl CassetteStore {
     /// Where pending recordings are kept: the pending folder, else the cassette directory.
     pub fn pending_dir(&self) -> &Path {
         self.pending_dir.as_deref().unwrap_or(&self.dir)
-    }
-
-    /// What is pending review in the pending folder now (this run's and earlier runs'): each file
-    /// with its samples. A file that does not parse is an error.
-    pub fn pending_on_disk(&self) -> Result<Vec<(PathBuf, Vec<SampleId>)>, CassetteError> {
-        let mut found = Vec::new();
-        for path in pending::pending_files(self.pending_dir())? {
-            let samples = pending::by_sample(read_entries(&path)?);
-            if !samples.is_empty() {
-                found.push((path, samples.into_keys().collect()));
-            }
-        }
-        Ok(found)
     }
 
     /// The test target it records as, when the process could tell it.

@@ -2,6 +2,7 @@
 
 use std::fs;
 
+use super::entry::FORMAT_VERSION;
 use super::*;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::role::CallRole;
@@ -239,7 +240,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
     assert!(
         fs::read_to_string(&path)
             .unwrap()
-            .contains("\"version\": 2")
+            .contains(&format!("\"version\": {FORMAT_VERSION}"))
     );
     // `prompts` changed its test: it now uses `same` only, and prunes.
     let prompts = store_of(&dir, "prompts");
@@ -318,6 +319,7 @@ fn version_1(entries: &[&str]) -> String {
     let body = FileBody {
         version: 1,
         entries,
+        verdicts: Vec::new(),
     };
     serde_json::to_string_pretty(&body).unwrap() + "\n"
 }
@@ -348,7 +350,10 @@ fn a_version_1_file_replays_unchanged_and_is_rewritten_only_when_recorded_into()
     greet.record(entry("c", 1)).unwrap();
     greet.flush().unwrap();
     let new = fs::read_to_string(&path).unwrap();
-    assert!(new.contains("\"version\": 2"), "{new}");
+    assert!(
+        new.contains(&format!("\"version\": {FORMAT_VERSION}")),
+        "{new}"
+    );
     assert_eq!(
         owners(&path),
         [
@@ -376,14 +381,14 @@ fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
     let dir = scratch("version");
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join("greet.cassette.json");
-    fs::write(&path, "{\"version\": 3, \"entries\": []}").unwrap();
+    fs::write(&path, "{\"version\": 4, \"entries\": []}").unwrap();
     let shown = CassetteStore::new(&dir)
         .open("greet")
         .unwrap_err()
         .to_string();
     assert!(
-        shown.contains("greet.cassette.json is in format version 3")
-            && shown.contains("reads versions 1 to 2")
+        shown.contains("greet.cassette.json is in format version 4")
+            && shown.contains("reads versions 1 to 3")
             && shown.contains("upgrade prompt-tester"),
         "{shown}"
     );
@@ -512,6 +517,7 @@ fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_
         serde_json::to_string(&FileBody {
             version: 1,
             entries,
+            verdicts: Vec::new(),
         })
         .unwrap()
     };
@@ -525,5 +531,61 @@ fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_
     let store = store_of(&dir, "prompts");
     assert_ne!(store.path_for("挨拶"), legacy);
     assert_ne!(store.path_for("質問"), legacy);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_judge_s_instructions_are_written_once_per_file_and_read_back_whole() {
+    let dir = scratch("texts");
+    let store = store_of(&dir, "prompts");
+    let greet = store.open("greet").unwrap();
+    let instructions = "You are a strict judge. ".repeat(40);
+    for (key, run) in [("j1", 1), ("j2", 2)] {
+        let mut judged = entry(key, run);
+        judged.role = CallRole::Judge;
+        if let Exchange::Completion { request, .. } = &mut judged.call {
+            request.system = Some(instructions.clone());
+        }
+        greet.record(judged).unwrap();
+    }
+    let mut short = entry("s", 1);
+    if let Exchange::Completion { request, .. } = &mut short.call {
+        request.system = Some("Be brief.".into());
+    }
+    greet.record(short).unwrap();
+    greet.flush().unwrap();
+    let path = dir.join("greet.cassette.json");
+    let text = fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.matches("You are a strict judge.").count(),
+        40,
+        "once, not twice:\n{text}"
+    );
+    assert_eq!(text.matches("\"system_text\"").count(), 2, "{text}");
+    assert!(
+        text.contains("\"system\": \"Be brief.\""),
+        "a short one stays inline:\n{text}"
+    );
+    let systems: Vec<Option<String>> = read_entries(&path)
+        .unwrap()
+        .into_iter()
+        .map(|e| match e.call {
+            Exchange::Completion { request, .. } => request.system,
+            Exchange::Embedding { .. } => None,
+        })
+        .collect();
+    assert_eq!(
+        systems,
+        // In file order: run 1's judge and subject calls, then run 2's.
+        [
+            Some(instructions.clone()),
+            Some("Be brief.".into()),
+            Some(instructions)
+        ]
+    );
+    // A text the entries name but the file lacks is a located error, not a silent gap.
+    fs::write(&path, text.replace("\"texts\": {", "\"texts_gone\": {")).unwrap();
+    let broken = read_entries(&path).unwrap_err().to_string();
+    assert!(broken.contains("is not in the file's `texts`"), "{broken}");
     let _ = fs::remove_dir_all(&dir);
 }

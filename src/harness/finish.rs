@@ -8,8 +8,7 @@ use std::time::{Duration, SystemTime};
 use super::record::TrialRecord;
 use super::reporter::Run;
 use super::settings::Settings;
-use super::{baseline, calibration, html, matrix, prune, report, summary};
-use crate::cassette::pending::SampleId;
+use super::{baseline, calibration, html, matrix, pending, prune, report, summary};
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,9 +83,11 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     }
     say(&summary::rate_limits(&engine.rate_limits()));
     let mut failed = trial_failed;
+    let pending = pending::on_disk(&engine.cassettes);
     let mut extras = html::Extras {
         matrix: matrix::compute(&records).map(|m| matrix::table(&m)),
         baseline: None,
+        pending: pending.as_deref().ok().and_then(pending::table),
     };
     if let Some((baseline, then)) = &before.baseline {
         let now = baseline::figures_of_records(&records);
@@ -119,10 +120,9 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         run,
     };
     failed |= !written.reports();
-    let pending = engine.cassettes.pending_on_disk();
     match &pending {
         Ok(files) => {
-            if let Some(line) = pending_line(files) {
+            if let Some(line) = pending::line(files) {
                 eprintln!("{line}");
             }
         }
@@ -137,7 +137,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             .iter()
             .map(|(_, trial)| trial.clone())
             .collect();
-        let refusal = pending_refusal(&pending)
+        let refusal = pending::refusal(&pending)
             .or_else(|| prune::refusal_after_run(&records, &on_purpose, incomplete));
         match refusal {
             Some(reason) => {
@@ -159,40 +159,6 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         failed |= !prune::claim(&engine.cassettes, &before.root);
     }
     if failed { Exit::Failed } else { Exit::Passed }
-}
-
-/// Why a prune must not run while recordings wait for review (it would drop the recordings they
-/// replace, and a reject could no longer keep them).
-pub fn pending_refusal(pending: &PendingOnDisk) -> Option<String> {
-    match pending {
-        Ok(files) if !files.is_empty() => Some(format!(
-            "recordings are pending review in {} file(s); accept or reject them first: {}",
-            files.len(),
-            crate::commands::REVIEW
-        )),
-        Ok(_) => None,
-        Err(e) => Some(format!("the pending recordings cannot be read ({e})")),
-    }
-}
-
-/// What is pending review, as the cassette store reads it.
-type PendingOnDisk = Result<Vec<(PathBuf, Vec<SampleId>)>, crate::cassette::CassetteError>;
-
-/// The summary's last line when recordings are pending review: how many tests, and the command.
-fn pending_line(files: &[(PathBuf, Vec<SampleId>)]) -> Option<String> {
-    let samples: usize = files.iter().map(|(_, s)| s.len()).sum();
-    if samples == 0 {
-        return None;
-    }
-    let tests: std::collections::BTreeSet<&str> = files
-        .iter()
-        .flat_map(|(_, s)| s.iter().map(|s| s.test.as_str()))
-        .collect();
-    Some(format!(
-        "{} test(s) have pending recordings ({samples} sample(s)): review them with `{}`",
-        tests.len(),
-        crate::commands::REVIEW
-    ))
 }
 
 /// What the report writers are given.

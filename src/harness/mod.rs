@@ -15,6 +15,7 @@ mod files;
 mod finish;
 pub(crate) mod html;
 pub mod matrix;
+mod pending;
 mod progress;
 mod prune;
 pub mod record;
@@ -154,7 +155,7 @@ impl Harness {
                 .or_else(|| {
                     let store = crate::cassette::CassetteStore::new(&config.cassette_dir)
                         .with_pending_dir(settings.pending_dir.clone());
-                    finish::pending_refusal(&store.pending_on_disk())
+                    pending::refusal(&pending::on_disk(&store))
                 })
         {
             return Err(HarnessError::PruneRefused(reason));

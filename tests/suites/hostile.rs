@@ -143,6 +143,9 @@ api_key_env = "PT_HOSTILE_API_KEY"
             ("PT_CLIENT_SECRET", CLIENT_SECRET),
             ("NO_COLOR", "1"),
         ]);
+        // Recorded once, then again: what the second run records replaces the first's, so it goes
+        // pending (a file the scan reads too).
+        f.run(&[]);
         let started = Instant::now();
         let out = f.run(&["--html", "out/report.html"]);
         let took = started.elapsed();
@@ -230,6 +233,8 @@ fn no_secret_reaches_a_file_the_run_wrote_or_its_output() {
     // The run wrote these (the scan below reads every file under the root, these included).
     let recorded = file("prompt-tests/cassettes/hostile.cassette.json");
     assert!(recorded.contains("[REDACTED"), "{recorded}");
+    let pending = file("prompt-tests/cassettes/hostile.pending.json");
+    assert!(pending.contains("[REDACTED"), "{pending}");
     for report in ["out/report.json", "out/junit.xml", "out/report.html"] {
         assert!(file(report).contains("redirect"), "{report}");
     }

@@ -213,6 +213,25 @@ fn extras() -> prompt_tester::testing::Extras {
             &["case", "delta", "significance"],
             &["suite_0::case_0000", "+20 pp", "p = 0.03"],
         )),
+        pending: Some(table(
+            "Pending changes",
+            &[
+                "test",
+                "run",
+                "accepted answer",
+                "new answer",
+                "checks (accepted)",
+                "checks (new)",
+            ],
+            &[
+                "suite_0::case_0000",
+                "1",
+                "Hi Ann.",
+                "Hello, Ann!",
+                "passed\n✓ contains",
+                "failed\n✗ contains",
+            ],
+        )),
     }
 }
 
@@ -272,7 +291,7 @@ fn the_html_report_works_in_a_real_browser() {
         assert_eq!(text(&c, "#count-failed .n").await, "1");
         assert_eq!(text(&c, "#count-errored .n").await, "0");
         // No matrix or baseline in this run: no such sections.
-        assert_eq!(js(&c, "return document.querySelectorAll('#model-matrix, #baseline-comparison').length").await, 0);
+        assert_eq!(js(&c, "return document.querySelectorAll('#model-matrix, #baseline-comparison, #pending-changes').length").await, 0);
         // Failures first.
         let first = js(&c, "return document.querySelector('.trial').dataset.name").await;
         assert_eq!(first, "serve::rude_coffee");
@@ -343,9 +362,14 @@ fn the_html_report_works_in_a_real_browser() {
         let load_ms = open(&c, &big).await;
         let rows = js(&c, "return document.querySelectorAll('.trial').length").await;
         assert_eq!(rows, 1000);
-        // The matrix and the baseline comparison appear when their data exists.
+        // The matrix, the baseline comparison and the pending changes appear when their data exists.
         let cells = "return [...document.querySelectorAll('#model-matrix td, #baseline-comparison td')].map(t => t.textContent)";
         assert_eq!(js(&c, cells).await, json!(["suite_0::case_0000", "80%", "100%", "suite_0::case_0000", "+20 pp", "p = 0.03"]));
+        let pending = "return [...document.querySelectorAll('#pending-changes td')].map(t => t.textContent)";
+        assert_eq!(
+            js(&c, pending).await,
+            json!(["suite_0::case_0000", "1", "Hi Ann.", "Hello, Ann!", "passed\n✓ contains", "failed\n✗ contains"])
+        );
         let size = std::fs::metadata(&big).unwrap().len();
         // Printed for the record (`--nocapture`); the bound only catches a page gone badly wrong.
         println!(

@@ -3,8 +3,8 @@
 //! side. Pure, so its content is tested without a terminal; `super` draws it.
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, ChangeTag, PendingSample, judge_answers, judge_questions, line_diff, text_of,
-    word_diff,
+    CallRole, ChangeTag, PendingSample, Verdict, judge_answers, judge_questions, line_diff,
+    text_of, word_diff,
 };
 
 use super::compare::{self, Call, Pair, Totals};
@@ -48,6 +48,57 @@ impl Line {
     #[cfg(test)]
     pub fn text(&self) -> String {
         self.0.iter().map(|(_, t)| t.as_str()).collect()
+    }
+}
+
+/// Each check's outcome on the accepted answer and on the new one, as the recordings kept them: the
+/// checks of either side, in the new side's order, then those only the accepted side ran.
+fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
+    let (old, new) = (&sample.old_verdict, &sample.new_verdict);
+    if old.is_none() && new.is_none() {
+        return;
+    }
+    let shown = |v: &Option<Verdict>, check: &str| match v {
+        None => "not kept".to_string(),
+        Some(v) => v
+            .checks
+            .iter()
+            .find(|c| c.check == check)
+            .map_or("not run", |c| if c.passed { "passed" } else { "FAILED" })
+            .to_string(),
+    };
+    out.push(Line::default());
+    out.push(Line::new(Tone::Heading, "Checks (accepted → new)"));
+    let status = |v: &Option<Verdict>| {
+        v.as_ref()
+            .map_or("not kept", |v| v.status.as_str())
+            .to_string()
+    };
+    let (before, after) = (status(old), status(new));
+    let tone = if before == after {
+        Tone::Plain
+    } else {
+        Tone::Added
+    };
+    out.push(Line::plain("  sample: ").and(tone, format!("{before} → {after}")));
+    let mut names: Vec<&str> = Vec::new();
+    for v in [new, old].into_iter().flatten() {
+        for c in &v.checks {
+            if !names.contains(&c.check.as_str()) {
+                names.push(&c.check);
+            }
+        }
+    }
+    for name in names {
+        let (before, after) = (shown(old, name), shown(new, name));
+        let tone = if before == after {
+            Tone::Plain
+        } else if after == "passed" {
+            Tone::Added
+        } else {
+            Tone::Removed
+        };
+        out.push(Line::plain(format!("  {name}: ")).and(tone, format!("{before} → {after}")));
     }
 }
 
@@ -106,6 +157,7 @@ pub fn lines(sample: &PendingSample, (cassette, pending): (&str, &str), at: Posi
     for (i, pair) in subject.iter().enumerate() {
         answer_diff(&mut out, &format!("call {}", i + 1), pair);
     }
+    checks(&mut out, sample);
     if !judge.is_empty() {
         out.push(Line::default());
         out.push(Line::new(Tone::Heading, "Judge (accepted → new)"));
@@ -257,7 +309,7 @@ fn usage(out: &mut Vec<Line>, subject: &[Pair<'_>], judge: &[Pair<'_>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prompt_tester::_cargo_prompt_tester_support::{Entry, Exchange, SampleId};
+    use prompt_tester::_cargo_prompt_tester_support::{CheckVerdict, Entry, Exchange, SampleId};
     use prompt_tester::{CompletionRequest, CompletionResult};
 
     fn entry(role: CallRole, prompt: &str, answer: &str, cost: Option<f64>) -> Entry {
@@ -329,7 +381,54 @@ mod tests {
                     None,
                 ),
             ],
+            old_verdict: Some(verdict(
+                "passed",
+                &[
+                    ("contains (a.evals.toml:3)", true),
+                    ("judge: Is Alice named?", true),
+                ],
+            )),
+            new_verdict: Some(verdict(
+                "failed",
+                &[
+                    ("contains (a.evals.toml:3)", true),
+                    ("judge: Is Alice named?", false),
+                ],
+            )),
         }
+    }
+
+    fn verdict(status: &str, checks: &[(&str, bool)]) -> Verdict {
+        Verdict {
+            target: Some("prompts".into()),
+            test: "greet".into(),
+            run: 1,
+            status: status.into(),
+            checks: checks
+                .iter()
+                .map(|(check, passed)| CheckVerdict {
+                    check: (*check).into(),
+                    passed: *passed,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn each_check_s_outcome_before_and_after() {
+        let text = screen(&sample(), false);
+        for part in [
+            "Checks (accepted → new)",
+            "  sample: passed → failed",
+            "  contains (a.evals.toml:3): passed → passed",
+            "  judge: Is Alice named?: passed → FAILED",
+        ] {
+            assert!(text.contains(part), "no {part:?} in:\n{text}");
+        }
+        let mut unkept = sample();
+        unkept.old_verdict = None;
+        let text = screen(&unkept, false);
+        assert!(text.contains("  sample: not kept → failed"), "{text}");
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub struct Extras {
     /// Deltas against a baseline, with significance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Table>,
+    /// Recordings waiting for review: each sample's accepted and new answers and checks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Table>,
 }
 
 /// The page's data: the run, every record (with its 95% interval when it has none yet), the extras.
@@ -120,7 +123,7 @@ pub fn merge(old: Option<Value>, mut new: Value) -> Value {
     let start = s0.min(s1);
     new["run"]["started_unix"] = start.into();
     new["run"]["wall_secs"] = (e0.max(e1) - start).into();
-    for key in ["matrix", "baseline"] {
+    for key in ["matrix", "baseline", "pending"] {
         if new.get(key).is_none()
             && let Some(v) = old.get(key)
         {

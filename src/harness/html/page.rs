@@ -53,7 +53,7 @@ ul.checks{margin:4px 0;padding-left:18px}
 ul.checks li.ok::marker{color:var(--ok)}ul.checks li.no::marker{color:var(--bad)}
 .q{font-weight:600}.why{color:var(--mute)}
 table.extra{border-collapse:collapse;margin:6px 0 12px}
-table.extra th,table.extra td{border:1px solid var(--line);padding:3px 8px;text-align:left}
+table.extra th,table.extra td{border:1px solid var(--line);padding:3px 8px;text-align:left;white-space:pre-wrap;vertical-align:top}
 .empty{color:var(--mute);padding:16px 0}
 @media (max-width:700px){.row{grid-template-columns:12px minmax(0,1fr) 90px}.row .num{display:none}svg.bar{width:90px}.detail{padding-left:8px}}
 @media print{.controls{display:none}.detail{display:block!important}.row{cursor:auto}pre{max-height:none}header{background:none}}
@@ -110,7 +110,7 @@ function table(title,t){
   (t.rows||[]).forEach(function(row){var tr=el("tr");row.forEach(function(c){tr.appendChild(el("td",null,c));});tb.appendChild(tr);});
   s.appendChild(tb);main.appendChild(s);
 }
-table("Model matrix",data.matrix);table("Baseline comparison",data.baseline);
+table("Model matrix",data.matrix);table("Baseline comparison",data.baseline);table("Pending changes",data.pending);
 function bar(r){
   var ns="http://www.w3.org/2000/svg",svg=document.createElementNS(ns,"svg");svg.setAttribute("class","bar");svg.setAttribute("viewBox","0 0 100 10");svg.setAttribute("preserveAspectRatio","none");
   function rect(x,w,fill){var e=document.createElementNS(ns,"rect");e.setAttribute("x",x);e.setAttribute("y",2);e.setAttribute("width",w);e.setAttribute("height",6);e.setAttribute("fill",fill);svg.appendChild(e);}

@@ -71,6 +71,7 @@ fn extras_appear_when_they_exist() {
     let extras = Extras {
         matrix: Some(table.clone()),
         baseline: None,
+        pending: None,
     };
     let d = data(&[], &run(None, 0.0, 1.0), &extras);
     assert_eq!(d["matrix"], serde_json::to_value(&table).unwrap());

@@ -1,0 +1,111 @@
+//! What the run says about recordings waiting for review: the summary's last line, why a prune
+//! refuses, and the HTML report's table of each pending sample's accepted and new answers side by
+//! side with what the checks decided on each.
+
+use crate::cassette::CassetteStore;
+use crate::cassette::pending::{PendingFile, PendingSample, pending_in};
+use crate::cassette::{CassetteError, Entry, Exchange, Verdict};
+use crate::harness::table::Table;
+use crate::role::CallRole;
+
+/// What is pending review in the store's pending folder now (this run's and earlier runs').
+pub fn on_disk(store: &CassetteStore) -> Result<Vec<PendingFile>, CassetteError> {
+    pending_in(store.pending_dir(), store.dir())
+}
+
+/// Why a prune must not run while recordings wait for review (it would drop the recordings they
+/// replace, and a reject could no longer keep them).
+pub fn refusal(pending: &Result<Vec<PendingFile>, CassetteError>) -> Option<String> {
+    match pending {
+        Ok(files) if !files.is_empty() => Some(format!(
+            "recordings are pending review in {} file(s); accept or reject them first: {}",
+            files.len(),
+            crate::commands::REVIEW
+        )),
+        Ok(_) => None,
+        Err(e) => Some(format!("the pending recordings cannot be read ({e})")),
+    }
+}
+
+/// The summary's last line when recordings are pending review: how many tests, and the command.
+pub fn line(files: &[PendingFile]) -> Option<String> {
+    let samples: usize = files.iter().map(|f| f.samples.len()).sum();
+    if samples == 0 {
+        return None;
+    }
+    let tests: std::collections::BTreeSet<&str> = files
+        .iter()
+        .flat_map(|f| f.samples.iter().map(|s| s.id.test.as_str()))
+        .collect();
+    Some(format!(
+        "{} test(s) have pending recordings ({samples} sample(s)): review them with `{}`",
+        tests.len(),
+        crate::commands::REVIEW
+    ))
+}
+
+/// The report's table of pending samples: the accepted answer and the new one side by side, with
+/// each side's checks as the recordings kept them.
+pub fn table(files: &[PendingFile]) -> Option<Table> {
+    let rows: Vec<Vec<String>> = files
+        .iter()
+        .flat_map(|f| &f.samples)
+        .map(|s: &PendingSample| {
+            vec![
+                s.id.test.clone(),
+                s.id.run.to_string(),
+                answer(&s.old),
+                answer(&s.new),
+                checks(s.old_verdict.as_ref(), !s.old.is_empty()),
+                checks(s.new_verdict.as_ref(), true),
+            ]
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Table {
+        title: format!(
+            "Pending changes (review them with `{}`)",
+            crate::commands::REVIEW
+        ),
+        columns: [
+            "test",
+            "run",
+            "accepted answer",
+            "new answer",
+            "checks (accepted)",
+            "checks (new)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
+}
+
+/// The subject's answers among `calls`, in order.
+fn answer(calls: &[Entry]) -> String {
+    if calls.is_empty() {
+        return "(nothing recorded: a first recording)".into();
+    }
+    calls
+        .iter()
+        .filter(|e| e.role == CallRole::Subject)
+        .filter_map(|e| match &e.call {
+            Exchange::Completion { response, .. } => Some(response.text.clone()),
+            Exchange::Embedding { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n---\n")
+}
+
+/// A side's checks: its status, then each check and how it went.
+fn checks(verdict: Option<&Verdict>, recorded: bool) -> String {
+    let Some(v) = verdict else {
+        return if recorded { "not kept" } else { "-" }.into();
+    };
+    let mut lines = vec![v.status.clone()];
+    lines.extend(
+        v.checks
+            .iter()
+            .map(|c| format!("{} {}", if c.passed { "✓" } else { "✗" }, c.check)),
+    );
+    lines.join("\n")
+}
