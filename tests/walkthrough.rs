@@ -2,14 +2,18 @@
 //! `Cargo.toml` lines (with the path form of the dependency, pointing at this checkout), its
 //! `prompt-tests/main.rs` and `prompt-tester.toml`, all taken from README.md; then the README's record
 //! command against a fake Gemini and Anthropic on 127.0.0.1, and its replay command with the fake stopped
-//! and no key. It fails when the README's code or commands stop working.
+//! and no key. Then the step after, as the quick start goes on: the prompt edited, the README's run with
+//! keys (the changed answers go pending), and `cargo prompt-tester` (this checkout's binary, found by
+//! cargo on `PATH` as an installed one is) accepting them, or rejecting the next change. It fails when
+//! the README's code or commands stop working.
 //!
-//! The new crate builds in `target/walkthrough/` (shared by every run, so only the first one compiles the
-//! dependencies) with cargo offline: it copies this checkout's `Cargo.lock`, whose crates `cargo test`
+//! The new crates build in `target/walkthrough/` (shared by every run, so only the first one compiles the
+//! dependencies) with cargo offline: each copies this checkout's `Cargo.lock`, whose crates `cargo test`
 //! has already fetched.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire, child};
 use serde_json::{Value, json};
@@ -17,6 +21,8 @@ use serde_json::{Value, json};
 const README: &str = include_str!("../README.md");
 /// The fake key the README's `...` placeholders stand for.
 const KEY: &str = "walkthrough-key";
+/// The quick start's test, and so its cassette's name.
+const TEST: &str = "summary_mentions_alice";
 
 /// The code blocks of the README's quick start, as (language, text).
 fn quick_start_blocks() -> Vec<(&'static str, &'static str)> {
@@ -77,6 +83,19 @@ fn parse_command(line: &str) -> (Vec<(String, String)>, Vec<String>) {
     (env, words.map(str::to_string).collect())
 }
 
+/// The record and the replay command of the quick start's first `sh` block with them.
+fn record_and_replay() -> (&'static str, &'static str) {
+    let commands = block("sh", |t| t.contains("PROMPT_TESTER_CASSETTE=record"));
+    let lines: Vec<&str> = commands
+        .lines()
+        .filter(|l| l.contains("cargo test"))
+        .collect();
+    let [record, replay] = lines[..] else {
+        panic!("expected a record and a replay command in the quick start: {commands}")
+    };
+    (record, replay)
+}
+
 /// A directory removed when the test ends, pass or fail.
 struct TempDir(PathBuf);
 
@@ -87,7 +106,9 @@ impl Drop for TempDir {
 }
 
 /// `cargo` (the one running this test) in `dir`, isolated from this process's provider and harness
-/// settings, offline, building in the shared walkthrough target directory.
+/// settings, offline, building in the shared walkthrough target directory. `CI` is removed too (the
+/// project's own CI sets it, and it changes what auto mode does): a command run as under CI says so in
+/// `env`.
 fn cargo(dir: &Path, env: &[(String, String)], args: &[String]) -> Output {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
@@ -103,6 +124,7 @@ fn cargo(dir: &Path, env: &[(String, String)], args: &[String]) -> Output {
             || name.starts_with("PROMPT_TESTER_")
             || name.starts_with("NEXTEST")
             || name == "RUST_TEST_THREADS"
+            || name == "CI"
         {
             cmd.env_remove(&name);
         }
@@ -154,130 +176,209 @@ fn respond(request: &CapturedRequest) -> Reply {
     }
 }
 
-#[test]
-fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
-    let cargo_toml = block("toml", |t| t.contains("[dev-dependencies]"));
-    let config = block("toml", |t| !t.contains("[dev-dependencies]"));
-    let main_rs = as_compiled(block("rust", |_| true));
-    let commands = block("sh", |t| t.contains("PROMPT_TESTER_CASSETTE=record"));
+/// The quick start's crate after its first command: the README's files in a new crate, recorded with
+/// the README's record command against the fake providers.
+struct Newcomer {
+    krate: PathBuf,
+    _dir: TempDir,
+}
 
-    let dir = TempDir(
-        std::env::temp_dir().join(format!("prompt-tester-walkthrough-{}", std::process::id())),
-    );
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let new = cargo(
-        &dir.0,
-        &[],
-        &["new", "--lib", "--vcs", "none", "newcomer"].map(String::from),
-    );
-    assert!(new.status.success(), "cargo new: {}", text(&new));
-    let krate = dir.0.join("newcomer");
+impl Newcomer {
+    /// `cargo new` in a folder of its own (`name` tells the tests' folders apart), the README's files,
+    /// and the README's record command, checked: every sample called and judged, with the README's keys.
+    fn recorded(name: &str) -> Self {
+        let cargo_toml = block("toml", |t| t.contains("[dev-dependencies]"));
+        let config = block("toml", |t| !t.contains("[dev-dependencies]"));
+        let main_rs = as_compiled(block("rust", |_| true));
 
-    // The README's dependency line is the published one; a newcomer trying a checkout uses the path form.
-    let mut readme_manifest: toml::Table =
-        toml::from_str(cargo_toml).expect("the README's Cargo.toml lines parse");
-    let deps = readme_manifest
-        .get_mut("dev-dependencies")
-        .and_then(toml::Value::as_table_mut)
-        .expect("[dev-dependencies] in the README's Cargo.toml");
-    let root_manifest: toml::Table =
-        toml::from_str(&std::fs::read_to_string(child::repo_root().join("Cargo.toml")).unwrap())
-            .unwrap();
-    let version = root_manifest["package"]["version"].as_str().unwrap();
-    let published = &version[..version.rfind('.').unwrap()];
-    assert_eq!(
-        deps.get("prompt-tester").and_then(toml::Value::as_str),
-        Some(published),
-        "the README's dependency line is `prompt-tester = \"{published}\"`"
-    );
-    deps.insert(
-        "prompt-tester".into(),
-        toml::Value::Table(toml::Table::from_iter([(
-            "path".to_string(),
-            toml::Value::from(child::repo_root().to_string_lossy().into_owned()),
-        )])),
-    );
-    let manifest_path = krate.join("Cargo.toml");
-    let mut manifest: toml::Table =
-        toml::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
-    manifest.extend(readme_manifest);
-    std::fs::write(&manifest_path, toml::to_string(&manifest).unwrap()).unwrap();
-    let test_path = manifest["test"][0]["path"]
-        .as_str()
-        .expect("the README's [[test]] has a path")
-        .to_string();
-    std::fs::create_dir_all(krate.join(&test_path).parent().unwrap()).unwrap();
-    std::fs::write(krate.join(&test_path), main_rs).unwrap();
-    std::fs::write(krate.join("prompt-tester.toml"), config).unwrap();
-    std::fs::copy(
-        child::repo_root().join("Cargo.lock"),
-        krate.join("Cargo.lock"),
-    )
-    .unwrap();
+        let dir = TempDir(std::env::temp_dir().join(format!(
+            "prompt-tester-walkthrough-{name}-{}",
+            std::process::id()
+        )));
+        let _ = std::fs::remove_dir_all(&dir.0);
+        std::fs::create_dir_all(&dir.0).unwrap();
+        let new = cargo(
+            &dir.0,
+            &[],
+            &["new", "--lib", "--vcs", "none", "newcomer"].map(String::from),
+        );
+        assert!(new.status.success(), "cargo new: {}", text(&new));
+        let krate = dir.0.join("newcomer");
 
-    let lines: Vec<&str> = commands
-        .lines()
-        .filter(|l| l.contains("cargo test"))
-        .collect();
-    let [record, replay] = lines[..] else {
-        panic!("expected a record and a replay command in the quick start: {commands}")
-    };
+        // The README's dependency line is the published one; a newcomer trying a checkout uses the path
+        // form.
+        let mut readme_manifest: toml::Table =
+            toml::from_str(cargo_toml).expect("the README's Cargo.toml lines parse");
+        let deps = readme_manifest
+            .get_mut("dev-dependencies")
+            .and_then(toml::Value::as_table_mut)
+            .expect("[dev-dependencies] in the README's Cargo.toml");
+        let root_manifest: toml::Table = toml::from_str(
+            &std::fs::read_to_string(child::repo_root().join("Cargo.toml")).unwrap(),
+        )
+        .unwrap();
+        let version = root_manifest["package"]["version"].as_str().unwrap();
+        let published = &version[..version.rfind('.').unwrap()];
+        assert_eq!(
+            deps.get("prompt-tester").and_then(toml::Value::as_str),
+            Some(published),
+            "the README's dependency line is `prompt-tester = \"{published}\"`"
+        );
+        deps.insert(
+            "prompt-tester".into(),
+            toml::Value::Table(toml::Table::from_iter([(
+                "path".to_string(),
+                toml::Value::from(child::repo_root().to_string_lossy().into_owned()),
+            )])),
+        );
+        let manifest_path = krate.join("Cargo.toml");
+        let mut manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+        manifest.extend(readme_manifest);
+        std::fs::write(&manifest_path, toml::to_string(&manifest).unwrap()).unwrap();
+        let test_path = manifest["test"][0]["path"]
+            .as_str()
+            .expect("the README's [[test]] has a path")
+            .to_string();
+        assert_eq!(
+            test_path, "prompt-tests/main.rs",
+            "the README shows this file as `prompt-tests/main.rs`"
+        );
+        std::fs::create_dir_all(krate.join(&test_path).parent().unwrap()).unwrap();
+        std::fs::write(krate.join(&test_path), main_rs).unwrap();
+        std::fs::write(krate.join("prompt-tester.toml"), config).unwrap();
+        std::fs::copy(
+            child::repo_root().join("Cargo.lock"),
+            krate.join("Cargo.lock"),
+        )
+        .unwrap();
+        let newcomer = Self { krate, _dir: dir };
 
-    // Record: the README's command, with its keys, against the fake providers.
-    let fake = FakeProvider::builder().respond_with(respond).start();
-    let (mut env, args) = parse_command(record);
-    assert_eq!(args[0], "cargo", "{record}");
-    env.push(("GOOGLE_GEMINI_BASE_URL".into(), fake.base_url(Wire::Gemini)));
-    env.push(("ANTHROPIC_BASE_URL".into(), fake.base_url(Wire::Anthropic)));
-    let recorded = cargo(&krate, &env, &args[1..]);
-    assert!(recorded.status.success(), "record: {}", text(&recorded));
-    assert_eq!(
-        outcome(&recorded, "summary_mentions_alice").as_deref(),
-        Some("ok"),
-        "record: {}",
-        text(&recorded)
-    );
+        // Record: the README's command, with its keys, against the fake providers.
+        let (record, _) = record_and_replay();
+        let fake = FakeProvider::builder().respond_with(respond).start();
+        let recorded = newcomer.with_keys(record, &fake, &[]);
+        assert!(recorded.status.success(), "record: {}", text(&recorded));
+        assert_eq!(
+            outcome(&recorded, TEST).as_deref(),
+            Some("ok"),
+            "record: {}",
+            text(&recorded)
+        );
+        assert_eq!(
+            calls(&fake),
+            (5, 5),
+            "five samples, each judged once: {}",
+            text(&recorded)
+        );
+
+        let cassette: Value = serde_json::from_str(&newcomer.cassette_text()).unwrap();
+        assert_eq!(cassette["entries"].as_array().map(Vec::len), Some(10));
+        assert!(
+            !cassette.to_string().contains(KEY),
+            "no key in the cassette"
+        );
+        newcomer
+    }
+
+    /// The README command `line`, which sets the keys, run against `fake` (with `env` too); it checks
+    /// the keys the fake was sent are the README's.
+    fn with_keys(&self, line: &str, fake: &FakeProvider, env: &[(String, String)]) -> Output {
+        let (mut vars, args) = parse_command(line);
+        assert_eq!(args[0], "cargo", "{line}");
+        assert!(
+            vars.iter().any(|(name, _)| name.ends_with("_API_KEY")),
+            "{line} sets the keys"
+        );
+        vars.push(("GOOGLE_GEMINI_BASE_URL".into(), fake.base_url(Wire::Gemini)));
+        vars.push(("ANTHROPIC_BASE_URL".into(), fake.base_url(Wire::Anthropic)));
+        vars.extend_from_slice(env);
+        let output = cargo(&self.krate, &vars, &args[1..]);
+        for request in fake.requests() {
+            let key = request
+                .header("x-goog-api-key")
+                .or(request.header("x-api-key"));
+            assert_eq!(
+                key,
+                Some(KEY),
+                "the README's key variables are used: {request:?}"
+            );
+        }
+        output
+    }
+
+    /// The README's replay command: no key, no provider to reach (`env` adds `CI` when it is run as
+    /// under CI).
+    fn replay(&self, env: &[(String, String)]) -> Output {
+        let (_, replay) = record_and_replay();
+        let (vars, args) = parse_command(replay);
+        assert!(vars.is_empty(), "{replay}");
+        assert_eq!(args[0], "cargo", "{replay}");
+        cargo(&self.krate, env, &args[1..])
+    }
+
+    fn cassettes(&self) -> PathBuf {
+        self.krate.join("prompt-tests/cassettes")
+    }
+
+    fn cassette_text(&self) -> String {
+        let path = self.cassettes().join(format!("{TEST}.cassette.json"));
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("no cassette at {}: {e}", path.display()))
+    }
+
+    /// The pending files in the cassette folder, where the README says they are.
+    fn pending(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.cassettes())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".pending.json"))
+            .collect()
+    }
+
+    /// The quick start's `target_prompt`, as `prompt-tests/main.rs` has it now.
+    fn prompt(&self) -> String {
+        let main_rs = std::fs::read_to_string(self.krate.join("prompt-tests/main.rs")).unwrap();
+        let start = main_rs
+            .find("target_prompt = \"")
+            .expect("the quick start's test has a `target_prompt = \"...\"`")
+            + "target_prompt = \"".len();
+        let len = main_rs[start..].find('"').expect("a closing quote");
+        main_rs[start..start + len].to_string()
+    }
+
+    /// Edits the prompt as a user does: the prompt's text replaced in `prompt-tests/main.rs`.
+    fn edit_prompt(&self, new: &str) {
+        let path = self.krate.join("prompt-tests/main.rs");
+        let main_rs = std::fs::read_to_string(&path).unwrap();
+        let old = format!("target_prompt = \"{}\"", self.prompt());
+        assert_eq!(main_rs.matches(&old).count(), 1, "{main_rs}");
+        std::fs::write(
+            &path,
+            main_rs.replace(&old, &format!("target_prompt = \"{new}\"")),
+        )
+        .unwrap();
+    }
+}
+
+/// How many (Gemini, Anthropic) calls `fake` answered.
+fn calls(fake: &FakeProvider) -> (usize, usize) {
     let requests = fake.requests();
     let by = |wire: Wire| requests.iter().filter(|r| r.wire() == Some(wire)).count();
-    assert_eq!(
-        (by(Wire::Gemini), by(Wire::Anthropic)),
-        (5, 5),
-        "five samples, each judged once"
-    );
-    for request in &requests {
-        let key = request
-            .header("x-goog-api-key")
-            .or(request.header("x-api-key"));
-        assert_eq!(
-            key,
-            Some(KEY),
-            "the README's key variables are used: {request:?}"
-        );
-    }
-    drop(fake);
+    (by(Wire::Gemini), by(Wire::Anthropic))
+}
 
-    let cassette = krate.join("prompt-tests/cassettes/summary_mentions_alice.cassette.json");
-    let cassette: Value = serde_json::from_str(
-        &std::fs::read_to_string(&cassette)
-            .unwrap_or_else(|e| panic!("no cassette at {}: {e}", cassette.display())),
-    )
-    .unwrap();
-    assert_eq!(cassette["entries"].as_array().map(Vec::len), Some(10));
-    assert!(
-        !cassette.to_string().contains(KEY),
-        "no key in the cassette"
-    );
+#[test]
+fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
+    let newcomer = Newcomer::recorded("quick-start");
 
     // Replay: the README's command, no key, the fake gone: every call comes from the cassette.
-    let (env, args) = parse_command(replay);
-    assert!(env.is_empty(), "{replay}");
-    let replayed = cargo(&krate, &env, &args[1..]);
+    let replayed = newcomer.replay(&[]);
     assert!(replayed.status.success(), "replay: {}", text(&replayed));
     let stdout = String::from_utf8_lossy(&replayed.stdout);
     let stderr = String::from_utf8_lossy(&replayed.stderr);
     assert_eq!(
-        outcome(&replayed, "summary_mentions_alice").as_deref(),
+        outcome(&replayed, TEST).as_deref(),
         Some("ok"),
         "replay: {}",
         text(&replayed)
@@ -292,6 +393,235 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
         "replay: {}",
         text(&replayed)
     );
+}
+
+/// The directory holding this checkout's `cargo-prompt-tester`, built once per test process so it is
+/// never stale (`cargo test --test walkthrough` alone does not build other packages' binaries), as
+/// `cargo install` would put it in `~/.cargo/bin`.
+fn installed(package: &str) -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let profile_dir = child::profile_dir();
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => "dev".to_string(),
+            Some(other) => other.to_string(),
+        };
+        let status = child::cargo()
+            .args(["build", "--quiet", "-p", package, "--profile", &profile])
+            .arg("--manifest-path")
+            .arg(child::repo_root().join("Cargo.toml"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build -p {package} failed");
+        let binary = profile_dir.join(format!("{package}{}", std::env::consts::EXE_SUFFIX));
+        assert!(binary.is_file(), "{} was not built", binary.display());
+        profile_dir
+    })
+}
+
+/// `PATH` with `dir` first, so `cargo prompt-tester` runs the binary there. Cargo looks in its home's
+/// `bin/` before `PATH` unless `PATH` names it, so it is named after `dir`: a `cargo-prompt-tester`
+/// installed there must not stand in for this checkout's.
+fn path_with(dir: &Path) -> (String, String) {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")));
+    let mut dirs = vec![dir.to_path_buf()];
+    dirs.extend(home.map(|home| home.join("bin")));
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path = std::env::join_paths(dirs).expect("PATH's folders join");
+    ("PATH".into(), path.into_string().expect("a UTF-8 PATH"))
+}
+
+/// A prompt change goes pending, is accepted with `cargo prompt-tester accept` and replays offline;
+/// the next change, rejected, leaves the accepted recordings, and the replay fails as stale saying
+/// what changed. The commands are the quick start's second `sh` block's: `cargo install` (here: this
+/// checkout's package of that name, built), the run with keys, and `cargo prompt-tester review`,
+/// which without a terminal names `accept` and `reject`, run next.
+#[test]
+fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_tester() {
+    let commands = block("sh", |t| t.contains("cargo prompt-tester review"));
+    let lines: Vec<&str> = commands.lines().filter(|l| !l.trim().is_empty()).collect();
+    let [install, run, review, commit] = lines[..] else {
+        panic!("expected install, run, review and commit commands: {commands}")
+    };
+    let (env, install) = parse_command(install);
+    assert!(env.is_empty(), "{install:?}");
+    let [cargo_word, install_word, package] = &install[..] else {
+        panic!("expected `cargo install PACKAGE`: {install:?}")
+    };
+    assert_eq!(
+        (cargo_word.as_str(), install_word.as_str()),
+        ("cargo", "install")
+    );
+    let path = path_with(installed(package));
+    let (env, review) = parse_command(review);
+    assert!(env.is_empty(), "{review:?}");
+    assert_eq!(review, ["cargo", "prompt-tester", "review"]);
+    // `cargo prompt-tester SUBCOMMAND` as a user types it, with the binary on PATH.
+    let subcommand = |newcomer: &Newcomer, name: &str| {
+        let args = [review[1].clone(), name.to_string()];
+        cargo(&newcomer.krate, std::slice::from_ref(&path), &args)
+    };
+    let ci = [("CI".to_string(), "true".to_string())];
+
+    let newcomer = Newcomer::recorded("review");
+    let (_, commit) = parse_command(commit);
+    assert_eq!(commit[..2], ["git", "add"], "{commit:?}");
+    assert_eq!(
+        newcomer.krate.join(&commit[2]),
+        newcomer.cassettes(),
+        "the README commits the cassette folder"
+    );
+
+    // The prompt edited; the README's run with keys, not under CI: the changed calls are made, the
+    // test is judged on the new answers, which go pending; the committed cassette is untouched.
+    let first = newcomer.prompt();
+    let brief = format!("Be brief. {first}");
+    newcomer.edit_prompt(&brief);
+    let recorded = newcomer.cassette_text();
+    let fake = FakeProvider::builder().respond_with(respond).start();
+    let ran = newcomer.with_keys(run, &fake, &[]);
+    assert!(ran.status.success(), "run: {}", text(&ran));
+    assert_eq!(
+        outcome(&ran, TEST).as_deref(),
+        Some("ok"),
+        "run: {}",
+        text(&ran)
+    );
+    assert_eq!(
+        calls(&fake),
+        (5, 5),
+        "every sample called again: {}",
+        text(&ran)
+    );
+    drop(fake);
+    assert!(
+        newcomer.cassette_text() == recorded,
+        "the committed cassette changed: {}",
+        text(&ran)
+    );
+    let pending = newcomer.pending();
+    assert_eq!(
+        pending,
+        [newcomer.cassettes().join(format!("{TEST}.pending.json"))],
+        "run: {}",
+        text(&ran)
+    );
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+    assert!(
+        last.is_some_and(
+            |l| l.contains("1 test(s) have pending recordings (5 sample(s))")
+                && l.contains("`cargo prompt-tester review`")
+        ),
+        "the summary's last line names the review: {}",
+        text(&ran)
+    );
+
+    // The README's review, without a terminal, refuses and names the commands that work without one.
+    let refused = cargo(&newcomer.krate, std::slice::from_ref(&path), &review[1..]);
+    assert_eq!(refused.status.code(), Some(2), "review: {}", text(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    for named in ["cargo prompt-tester accept", "cargo prompt-tester reject"] {
+        assert!(stderr.contains(named), "review: {}", text(&refused));
+    }
+    let listed = subcommand(&newcomer, "pending");
+    assert!(listed.status.success(), "pending: {}", text(&listed));
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("5 pending sample(s)"),
+        "pending: {}",
+        text(&listed)
+    );
+
+    // Accept: the new answers replace the old in the cassette, the pending file is gone, and the
+    // replay (under CI, no key, the fake gone) passes on them.
+    let accepted = subcommand(&newcomer, "accept");
+    assert!(accepted.status.success(), "accept: {}", text(&accepted));
+    assert_eq!(
+        newcomer.pending(),
+        [] as [PathBuf; 0],
+        "accept: {}",
+        text(&accepted)
+    );
+    let cassette = newcomer.cassette_text();
+    let entries: Value = serde_json::from_str(&cassette).unwrap();
+    assert_eq!(
+        entries["entries"].as_array().map(Vec::len),
+        Some(10),
+        "the five samples' subject and judge calls, the old ones gone: {cassette}"
+    );
+    let (old_head, new_head) = (head(&first), head(&brief));
+    assert!(
+        cassette.matches(&old_head).count() == cassette.matches(&new_head).count()
+            && cassette.contains(&new_head),
+        "every recorded prompt is the edited one: {cassette}"
+    );
+    let replayed = newcomer.replay(&ci);
+    assert!(replayed.status.success(), "replay: {}", text(&replayed));
+    assert_eq!(
+        outcome(&replayed, TEST).as_deref(),
+        Some("ok"),
+        "replay: {}",
+        text(&replayed)
+    );
+    assert!(
+        String::from_utf8_lossy(&replayed.stderr)
+            .contains("10 model calls (10 replayed from cassettes)"),
+        "replay: {}",
+        text(&replayed)
+    );
+
+    // The next edit, rejected: the cassette keeps the accepted answers, the pending file is gone, and
+    // the replay under CI fails as stale, saying what changed in the prompt.
+    let plain = format!("Be brief and plain. {first}");
+    newcomer.edit_prompt(&plain);
+    let fake = FakeProvider::builder().respond_with(respond).start();
+    let ran = newcomer.with_keys(run, &fake, &[]);
+    assert!(ran.status.success(), "run: {}", text(&ran));
+    assert_eq!(
+        calls(&fake),
+        (5, 5),
+        "every sample called again: {}",
+        text(&ran)
+    );
+    drop(fake);
+    assert!(newcomer.cassette_text() == cassette, "run: {}", text(&ran));
+    assert_eq!(newcomer.pending().len(), 1, "run: {}", text(&ran));
+    let rejected = subcommand(&newcomer, "reject");
+    assert!(rejected.status.success(), "reject: {}", text(&rejected));
+    assert_eq!(
+        newcomer.pending(),
+        [] as [PathBuf; 0],
+        "reject: {}",
+        text(&rejected)
+    );
+    assert!(
+        newcomer.cassette_text() == cassette,
+        "reject keeps the cassette as it was: {}",
+        text(&rejected)
+    );
+    let stale = newcomer.replay(&ci);
+    assert!(!stale.status.success(), "replay: {}", text(&stale));
+    assert_eq!(
+        outcome(&stale, TEST).as_deref(),
+        Some("FAILED"),
+        "replay: {}",
+        text(&stale)
+    );
+    let said = text(&stale);
+    let diff = format!("Changed since it was recorded: prompt: -\"{}", head(&brief));
+    assert!(
+        said.contains(&diff) && said.contains(&format!("+\"{}", head(&plain))),
+        "the stale failure shows the prompt's diff ({diff} ...): {said}"
+    );
+}
+
+/// A prompt template's text before its first placeholder: how the rendered prompt begins.
+fn head(template: &str) -> String {
+    template[..template.find('{').unwrap_or(template.len())].to_string()
 }
 
 /// The published crates hold their sources, README and licences: no cassettes, tests, examples,
