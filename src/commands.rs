@@ -8,10 +8,13 @@ fn cargo_test(args: &str) -> String {
     format!("cargo test --test {TEST_TARGET} -- {args}")
 }
 
-/// Records the tests `filter` selects, with the key to set first when it is missing.
-pub fn record(filter: &str, missing_key: Option<&str>) -> String {
-    let key = missing_key.map_or_else(String::new, |var| format!("{var}=... "));
-    format!("{key}PROMPT_TESTER_CASSETTE=record {}", cargo_test(filter))
+/// Records the tests `filter` selects, with the keys to set first when they are missing.
+pub fn record(filter: &str, missing_keys: &[&str]) -> String {
+    let keys: String = missing_keys
+        .iter()
+        .map(|var| format!("{var}=... "))
+        .collect();
+    format!("{keys}PROMPT_TESTER_CASSETTE=record {}", cargo_test(filter))
 }
 
 /// Reviews the pending recordings, one screen each.
@@ -52,11 +55,11 @@ mod tests {
     #[test]
     fn commands_name_the_target_the_filter_and_the_missing_key() {
         assert_eq!(
-            record("quick_start", Some("OPENAI_API_KEY")),
+            record("quick_start", &["OPENAI_API_KEY"]),
             "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- quick_start"
         );
         assert_eq!(
-            record("a", None),
+            record("a", &[]),
             "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- a"
         );
         assert_eq!(rerun("a::b"), "cargo test --test prompts -- --exact a::b");

@@ -527,8 +527,21 @@ impl Engine {
             provider: call.provider,
             mode: self.mode,
             missing_key: missing_key.as_deref(),
+            also_missing: self.judge_missing_key(call.role).into_iter().collect(),
             changes,
         }
+    }
+
+    /// The key the judge needs and misses, for a subject call's message: recording the subject's
+    /// answer anew records the judge's verdict on it too.
+    fn judge_missing_key(&self, role: CallRole) -> Option<String> {
+        let judge = self
+            .config
+            .judge
+            .as_ref()
+            .filter(|_| role == CallRole::Subject)?;
+        let endpoint = self.config.endpoint(&judge.provider).ok()?;
+        crate::provider::missing_key_for(endpoint)
     }
 
     /// Keeps what `scope`'s checks decided beside the calls it recorded in this run (see

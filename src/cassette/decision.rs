@@ -214,6 +214,9 @@ pub struct CallSite<'a> {
     pub mode: CassetteMode,
     /// The key variable to set, when it is missing.
     pub missing_key: Option<&'a str>,
+    /// The keys the sample's other calls need and miss (the judge's): recording the sample makes
+    /// them too.
+    pub also_missing: Vec<String>,
     /// For a stale call: what differs between the recorded request and this one, said briefly
     /// ("model a → b", "max_tokens 200 → 400", a diff of the prompt).
     pub changes: Vec<String>,
@@ -221,7 +224,13 @@ pub struct CallSite<'a> {
 
 impl CallSite<'_> {
     fn record(&self) -> String {
-        commands::record(self.filter, self.missing_key)
+        let mut keys: Vec<&str> = self.missing_key.into_iter().collect();
+        for key in &self.also_missing {
+            if !keys.contains(&key.as_str()) {
+                keys.push(key);
+            }
+        }
+        commands::record(self.filter, &keys)
     }
 
     /// Why the trial is ignored, said with what to do about it.
@@ -397,6 +406,33 @@ mod tests {
         assert_eq!(
             decide_with(Auto, STALE, true, Accept),
             fail(Refusal::Stale { recorded: 3 })
+        );
+    }
+
+    #[test]
+    fn a_stale_call_s_record_command_names_every_key_the_sample_misses() {
+        let site = CallSite {
+            filter: "summary",
+            cassette: "prompt-tests/cassettes/summary.cassette.json".into(),
+            cassette_file: "summary.cassette.json".into(),
+            role: CallRole::Subject,
+            run: (1, 5),
+            provider: "google",
+            mode: Auto,
+            missing_key: Some("GOOGLE_API_KEY"),
+            also_missing: vec!["ANTHROPIC_API_KEY".into(), "GOOGLE_API_KEY".into()],
+            changes: vec!["prompt: -\"a\" +\"b\"".into()],
+        };
+        let said = site.refusal(&Refusal::Stale { recorded: 2 });
+        assert!(
+            said.contains(
+                "GOOGLE_API_KEY=... ANTHROPIC_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test"
+            ),
+            "{said}"
+        );
+        assert!(
+            said.contains("Changed since it was recorded: prompt: -\"a\" +\"b\""),
+            "{said}"
         );
     }
 }

@@ -125,7 +125,7 @@ impl CassetteStore {
                         line,
                         conflict,
                         message,
-                        rerecord: Some(crate::commands::record(name, None)),
+                        rerecord: Some(crate::commands::record(name, &[])),
                     },
                     other => other,
                 })?,
