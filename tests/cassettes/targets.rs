@@ -10,9 +10,11 @@ const AGENTS: &str = "two_targets_agents";
 
 const KEY: (&str, &str) = ("FAKE_API_KEY", SECRET);
 
-/// A scratch root in which both targets recorded every test.
+/// A scratch root in which both targets recorded every test; its `[defaults]` are the subject their
+/// tests call.
 fn recorded_targets(name: &str, server: &FakeProvider) -> Scratch {
-    let scratch = scratch_with_fake(name, server);
+    let defaults = "[defaults]\nprovider = \"fake\"\nmodel = \"fake-model\"\n";
+    let scratch = scratch_with_fake_and(name, server, defaults);
     for target in [PROMPTS, AGENTS] {
         scratch
             .run_example(target, &["--record"], &[KEY])
