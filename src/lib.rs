@@ -36,6 +36,8 @@ mod redact;
 mod render;
 mod role;
 mod run;
+#[cfg(test)]
+mod scratch;
 mod spanned;
 mod stats;
 mod suite;

@@ -640,9 +640,8 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_a_report_is_named_with_what_is_missing() {
-        let dir = std::env::temp_dir().join(format!("pt-baseline-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let missing = dir.join("missing.json");
+        let dir = crate::scratch::Scratch::new("baseline-unit");
+        let missing = dir.path().join("missing.json");
         let e = load(&missing).unwrap_err().to_string();
         assert!(
             e.starts_with(&format!("cannot read the baseline {}:", missing.display())),
@@ -652,13 +651,14 @@ mod tests {
             e.ends_with("write one with `cargo test --test prompts -- --report PATH`"),
             "{e}"
         );
-        let junk = dir.join("junk.json");
-        std::fs::write(&junk, "{\"suites\": [], \"tests\": [{\"name\": \"t\"}]}").unwrap();
+        let junk = dir.file(
+            "junk.json",
+            "{\"suites\": [], \"tests\": [{\"name\": \"t\"}]}",
+        );
         let e = load(&junk).unwrap_err().to_string();
         assert!(
             e.contains("is not a prompt-tester JSON report (missing field `runs_passed`"),
             "{e}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -10,6 +10,7 @@ use crate::completion::CompletionResult;
 use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
+use crate::scratch::Scratch;
 
 const FILE: &str = "prompt-tests/s.evals.toml";
 
@@ -47,9 +48,8 @@ fn run(output: &str) -> PromptRun {
 
 #[test]
 fn settings_cascade_and_suite_assertions_come_first() {
-    let dir = std::env::temp_dir().join(format!("pt-suite-unit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("reply.md"), "Reply to {message}").unwrap();
+    let dir = Scratch::new("suite-unit");
+    dir.file("reply.md", "Reply to {message}");
     let suite = parsed(
         r#"
 prompt = "reply.md"
@@ -73,10 +73,9 @@ assert = [{ contains = "x", weight = 2.5 }]
 name = "later"
 skip = "not yet"
 "#,
-        &dir,
+        dir.path(),
     )
     .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(suite.prompt, "Reply to {message}");
     assert_eq!(suite.info.prompt_id, "reply", "the prompt file's stem");
     let a = &suite.cases[0];
@@ -539,10 +538,9 @@ fn rows_of(
     file: &str,
     data: &str,
 ) -> Vec<Result<super::parse::Case, String>> {
-    let dir = std::env::temp_dir().join(format!("pt-rows-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(file), data).unwrap();
-    let suite = parsed(suite, &dir).unwrap();
+    let dir = Scratch::new(&format!("rows-{name}"));
+    dir.file(file, data);
+    let suite = parsed(suite, dir.path()).unwrap();
     let rows = suite.rows.as_ref().expect("the suite has rows");
     rows.dataset.rows.iter().map(|row| rows.case(row)).collect()
 }
@@ -656,10 +654,9 @@ fn a_scored_case_whose_assertions_all_weigh_0_is_a_located_error() {
 
 #[test]
 fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
-    let dir = std::env::temp_dir().join(format!("pt-rows-{}-empty", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("d.jsonl"), "{\"dataset_version\": \"1\"}\n\n").unwrap();
-    let report = parsed("prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n", &dir).unwrap_err();
+    let dir = Scratch::new("rows-empty");
+    dir.file("d.jsonl", "{\"dataset_version\": \"1\"}\n\n");
+    let report = parsed("prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n", dir.path()).unwrap_err();
     assert!(
         report.contains(
             "prompt-tests/s.evals.toml:2:14: `cases_file`: prompt-tests/d.jsonl has no rows"
@@ -669,7 +666,7 @@ fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
     // Beside inline cases, an empty file is fine.
     let suite = parsed(
         "prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n[[cases]]\nname = \"a\"\n",
-        &dir,
+        dir.path(),
     )
     .unwrap();
     assert_eq!(suite.info.dataset_version.as_deref(), Some("1"));
