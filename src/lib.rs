@@ -36,11 +36,11 @@ mod redact;
 mod render;
 mod role;
 mod run;
-#[cfg(test)]
-mod scratch;
 mod spanned;
 mod stats;
 mod suite;
+#[cfg(test)]
+mod test_support;
 mod text;
 mod trial_name;
 mod usage;

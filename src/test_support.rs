@@ -1,10 +1,11 @@
-//! A unit test's scratch folder in the temporary directory: its own (the process id and a number),
-//! empty when made, removed when dropped.
+//! What the unit tests share: a test's scratch folder in the temporary directory, and the check that a
+//! text (a report of problems, a summary, a prompt) says each of some parts.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A scratch folder, removed when dropped.
+/// A test's own scratch folder (the process id and a number), empty when made, removed when
+/// dropped.
 pub(crate) struct Scratch(PathBuf);
 
 impl Scratch {
@@ -34,5 +35,13 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Panics, showing `text`, unless it contains each of `parts`.
+#[track_caller]
+pub(crate) fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} not in\n{text}");
     }
 }

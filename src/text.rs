@@ -25,7 +25,7 @@ mod tests {
 
     #[test]
     fn the_first_byte_that_is_not_utf8_is_located() {
-        let dir = crate::scratch::Scratch::new("text");
+        let dir = crate::test_support::Scratch::new("text");
         let error = read(&dir.file("t.toml", b"a = 1\nb = \"caf\xe9\"\n")).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         assert_eq!(

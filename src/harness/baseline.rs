@@ -640,7 +640,7 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_a_report_is_named_with_what_is_missing() {
-        let dir = crate::scratch::Scratch::new("baseline-unit");
+        let dir = crate::test_support::Scratch::new("baseline-unit");
         let missing = dir.path().join("missing.json");
         let e = load(&missing).unwrap_err().to_string();
         assert!(

@@ -58,7 +58,7 @@ fn error(path: PathBuf, e: &dotenvy::Error, body: &[u8]) -> HarnessError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scratch::Scratch;
+    use crate::test_support::Scratch;
 
     /// The problem a `.env` holding `text` is, checked to say `says`.
     #[track_caller]

@@ -10,7 +10,7 @@ use crate::completion::CompletionResult;
 use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
-use crate::scratch::Scratch;
+use crate::test_support::{Scratch, assert_contains};
 
 const FILE: &str = "prompt-tests/s.evals.toml";
 
@@ -115,18 +115,19 @@ fn every_problem_is_located_with_its_key_and_fix() {
                 assert = [{ contains = \"a\", equals = \"b\" }, { contains = \"c\", weight = -1 }, \"oops\"]\n\
                 skip = 3\n\n[[cases]]\nname = \"a\"\ninputs = { x = \"1\" }\n";
     let report = problems(text);
-    for expected in [
-        "prompt-tests/s.evals.toml has 6 problems; no case of this suite ran:",
-        "prompt-tests/s.evals.toml:2:13: `threshold`: 1.5 is out of range",
-        "fix: use a score from 0 to 1",
-        "prompt-tests/s.evals.toml:6:16: `cases[0].inputs.x`: expected a string, found an array",
-        "prompt-tests/s.evals.toml:7:29: `cases[0].assert[0]`: one table holds several assertions (contains, equals)",
-        "prompt-tests/s.evals.toml:7:72: `cases[0].assert[1].weight`: -1 is out of range",
-        "prompt-tests/s.evals.toml:7:78: `cases[0].assert[2]`: expected an assertion table, found a string",
-        "prompt-tests/s.evals.toml:8:8: `cases[0].skip`: expected the reason as a string, found an integer",
-    ] {
-        assert!(report.contains(expected), "{expected:?} not in\n{report}");
-    }
+    assert_contains(
+        &report,
+        &[
+            "prompt-tests/s.evals.toml has 6 problems; no case of this suite ran:",
+            "prompt-tests/s.evals.toml:2:13: `threshold`: 1.5 is out of range",
+            "fix: use a score from 0 to 1",
+            "prompt-tests/s.evals.toml:6:16: `cases[0].inputs.x`: expected a string, found an array",
+            "prompt-tests/s.evals.toml:7:29: `cases[0].assert[0]`: one table holds several assertions (contains, equals)",
+            "prompt-tests/s.evals.toml:7:72: `cases[0].assert[1].weight`: -1 is out of range",
+            "prompt-tests/s.evals.toml:7:78: `cases[0].assert[2]`: expected an assertion table, found a string",
+            "prompt-tests/s.evals.toml:8:8: `cases[0].skip`: expected the reason as a string, found an integer",
+        ],
+    );
     let asert = "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nasert = []\n";
     // One file each: its text, and what its report says.
     for (text, expected) in [
@@ -344,19 +345,20 @@ fn tool_mistakes_are_located() {
         "prompt = \"Hi\"\ntools = [{ nme = \"x\" }, { name = 3 }, \"get_weather\"]\n[[cases]]\nname = \"a\"\n\
          assert = [{ tool_called = { name = \"x\", args = {} } }, { tool_called = 3 }, { not_tool_called = [] }]\n",
     );
-    for expected in [
-        ":2:12: `tools[0].nme`: unknown key `nme`",
-        "fix: did you mean `name`?",
-        ":2:10: `tools[0].name`: the tool has no name",
-        ":2:34: `tools[1].name`: expected a string, found an integer",
-        ":2:39: `tools[2]`: expected a tool table, found a string",
-        "5:41: `cases[0].assert[0].tool_called.args`: unknown key `args`",
-        "fix: the keys are `name` and `arguments`",
-        "`cases[0].assert[1].tool_called`: expected a tool name or a table, found an integer",
-        "`cases[0].assert[2].not_tool_called`: the list is empty",
-    ] {
-        assert!(report.contains(expected), "{expected:?} not in\n{report}");
-    }
+    assert_contains(
+        &report,
+        &[
+            ":2:12: `tools[0].nme`: unknown key `nme`",
+            "fix: did you mean `name`?",
+            ":2:10: `tools[0].name`: the tool has no name",
+            ":2:34: `tools[1].name`: expected a string, found an integer",
+            ":2:39: `tools[2]`: expected a tool table, found a string",
+            "5:41: `cases[0].assert[0].tool_called.args`: unknown key `args`",
+            "fix: the keys are `name` and `arguments`",
+            "`cases[0].assert[1].tool_called`: expected a tool name or a table, found an integer",
+            "`cases[0].assert[2].not_tool_called`: the list is empty",
+        ],
+    );
 }
 
 #[test]
@@ -613,13 +615,14 @@ fn a_scored_case_whose_assertions_all_weigh_0_is_a_located_error() {
     let own =
         format!("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nthreshold = 0.5\nassert = {zero}\n");
     let report = problems(&own);
-    for expected in [
-        "prompt-tests/s.evals.toml:4:13: `cases[0].threshold`: every assertion weighs 0, so the score is always 1 \
-         and the case passes `threshold = 0.5` whatever the output",
-        "fix: give the assertions that count a weight above 0 (1 by default), or remove `threshold`",
-    ] {
-        assert!(report.contains(expected), "{expected:?} not in\n{report}");
-    }
+    assert_contains(
+        &report,
+        &[
+            "prompt-tests/s.evals.toml:4:13: `cases[0].threshold`: every assertion weighs 0, so the score is always 1 \
+             and the case passes `threshold = 0.5` whatever the output",
+            "fix: give the assertions that count a weight above 0 (1 by default), or remove `threshold`",
+        ],
+    );
     // The suite's threshold: the case's assertions are named.
     let report = problems(&format!(
         "prompt = \"Hi\"\nthreshold = 0.5\n[[cases]]\nname = \"a\"\nassert = {zero}\n"
