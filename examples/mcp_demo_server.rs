@@ -83,12 +83,23 @@ pub async fn serve_stdio() -> anyhow::Result<()> {
 /// Serves streamable HTTP at `http://{listener address}/mcp` (any path is served) until the task is
 /// dropped or aborted.
 pub async fn serve_http(listener: tokio::net::TcpListener) -> anyhow::Result<()> {
-    let service: StreamableHttpService<DemoServer, LocalSessionManager> =
-        StreamableHttpService::new(
-            || Ok(DemoServer),
-            Default::default(),
-            StreamableHttpServerConfig::default(),
-        );
+    serve_http_of(listener, || DemoServer).await
+}
+
+/// Serves the MCP server `server` makes (one a session) over streamable HTTP on `listener`, any path,
+/// until the task is dropped or aborted; the tests serve their own servers with it too.
+pub async fn serve_http_of<S>(
+    listener: tokio::net::TcpListener,
+    server: fn() -> S,
+) -> anyhow::Result<()>
+where
+    S: rmcp::ServerHandler + Send + 'static,
+{
+    let service: StreamableHttpService<S, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(server()),
+        Default::default(),
+        StreamableHttpServerConfig::default(),
+    );
     loop {
         let (stream, _) = listener.accept().await?;
         let service = hyper_util::service::TowerToHyperService::new(service.clone());

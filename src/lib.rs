@@ -39,6 +39,8 @@ mod run;
 mod spanned;
 mod stats;
 mod suite;
+#[cfg(test)]
+mod test_support;
 mod text;
 mod trial_name;
 mod usage;

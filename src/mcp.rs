@@ -40,18 +40,22 @@ pub struct McpServer {
 
 #[derive(Clone)]
 enum Transport {
-    Stdio {
-        command: String,
-        args: Vec<String>,
-        env: Vec<(String, String)>,
-        /// Variables passed on from the harness's environment.
-        inherit: Vec<String>,
-        cwd: Option<PathBuf>,
-    },
+    Stdio(Stdio),
     Http {
         url: String,
         headers: Vec<(String, String)>,
     },
+}
+
+/// A server started as a child process: what [`process::command`] starts.
+#[derive(Clone)]
+struct Stdio {
+    command: String,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    /// Variables passed on from the harness's environment.
+    inherit: Vec<String>,
+    cwd: Option<PathBuf>,
 }
 
 // Header values (tokens), environment values (keys), credentials and query values of the URL and
@@ -59,19 +63,13 @@ enum Transport {
 impl fmt::Debug for McpServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                inherit,
-                cwd,
-            } => f
+            Transport::Stdio(stdio) => f
                 .debug_struct("McpServer::stdio")
-                .field("command", command)
-                .field("args", &label::shown_args(args).0)
-                .field("env", &env.iter().map(|(k, _)| k).collect::<Vec<_>>())
-                .field("inherit_env", inherit)
-                .field("cwd", cwd)
+                .field("command", &stdio.command)
+                .field("args", &label::shown_args(&stdio.args).0)
+                .field("env", &stdio.env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+                .field("inherit_env", &stdio.inherit)
+                .field("cwd", &stdio.cwd)
                 .finish(),
             Transport::Http { url, headers } => f
                 .debug_struct("McpServer::http")
@@ -105,13 +103,13 @@ impl McpServer {
         args: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
         Self {
-            transport: Transport::Stdio {
+            transport: Transport::Stdio(Stdio {
                 command: command.into(),
                 args: args.into_iter().map(Into::into).collect(),
                 env: Vec::new(),
                 inherit: Vec::new(),
                 cwd: None,
-            },
+            }),
         }
     }
 
@@ -127,8 +125,8 @@ impl McpServer {
 
     /// Sets an environment variable of a stdio server (ignored for HTTP).
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        if let Transport::Stdio { env, .. } = &mut self.transport {
-            env.push((name.into(), value.into()));
+        if let Transport::Stdio(stdio) = &mut self.transport {
+            stdio.env.push((name.into(), value.into()));
         }
         self
     }
@@ -136,16 +134,16 @@ impl McpServer {
     /// Passes these variables of the harness's environment on to a stdio server as they are (those
     /// unset are skipped; ignored for HTTP), e.g. `["GITHUB_TOKEN"]` for a server that needs it.
     pub fn inherit_env(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        if let Transport::Stdio { inherit, .. } = &mut self.transport {
-            inherit.extend(names.into_iter().map(Into::into));
+        if let Transport::Stdio(stdio) = &mut self.transport {
+            stdio.inherit.extend(names.into_iter().map(Into::into));
         }
         self
     }
 
     /// Sets the working directory of a stdio server (ignored for HTTP).
     pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        if let Transport::Stdio { cwd, .. } = &mut self.transport {
-            *cwd = Some(dir.into());
+        if let Transport::Stdio(stdio) = &mut self.transport {
+            stdio.cwd = Some(dir.into());
         }
         self
     }
@@ -222,14 +220,8 @@ impl McpSession {
         let stderr_tail = Arc::new(Mutex::new(String::new()));
         let mut group = None;
         let service = match &server.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                inherit,
-                cwd,
-            } => {
-                let cmd = process::command(command, args, env, inherit, cwd.as_deref());
+            Transport::Stdio(stdio) => {
+                let cmd = process::command(stdio);
                 let (transport, stderr) = TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::piped())
                     .spawn()

@@ -25,10 +25,8 @@ mod tests {
 
     #[test]
     fn the_first_byte_that_is_not_utf8_is_located() {
-        let path = std::env::temp_dir().join(format!("pt-text-{}.toml", std::process::id()));
-        std::fs::write(&path, b"a = 1\nb = \"caf\xe9\"\n").unwrap();
-        let error = read(&path).unwrap_err();
-        let _ = std::fs::remove_file(&path);
+        let dir = crate::test_support::Scratch::new("text");
+        let error = read(&dir.file("t.toml", b"a = 1\nb = \"caf\xe9\"\n")).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         assert_eq!(
             error.to_string(),

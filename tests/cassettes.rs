@@ -22,9 +22,14 @@ const FIXTURE: &str = "harness_fixture";
 const SECRET: &str = "sk-fake-0123456789abcdef";
 
 fn scratch_with_fake(name: &str, server: &FakeProvider) -> Scratch {
+    scratch_with_fake_and(name, server, "")
+}
+
+/// A scratch root whose configuration has the loopback `fake` endpoint, then `more`.
+fn scratch_with_fake_and(name: &str, server: &FakeProvider, more: &str) -> Scratch {
     let scratch = Scratch::new("harness", name);
     scratch.config(&format!(
-        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_API_KEY\"\n",
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_API_KEY\"\n{more}",
         server.base_url(prompt_tester_testkit::Wire::OpenAi)
     ));
     scratch

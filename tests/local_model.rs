@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use prompt_tester_testkit::child::{self, Child};
+use prompt_tester_testkit::child::{self, Child, Scratch};
 use serde_json::Value;
 
 fn root() -> PathBuf {
@@ -159,17 +159,16 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
     let Some((_embeddings, embeddings_url)) = Server::start_embeddings() else {
         return;
     };
-    let scratch = std::env::temp_dir().join(format!("pt-e2e-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = Scratch::new("local-model", "e2e");
 
     // Offline from the committed cassettes (the server address given is closed: nothing is called).
-    let (replayed, _, replay_err) = run_prompts(&[], None, &scratch.join("replay.json"));
+    let (replayed, _, replay_err) = run_prompts(&[], None, &scratch.path().join("replay.json"));
     assert!(!replay_err.contains("(0 replayed"), "{replay_err}");
     // Live, cassettes off: every call reaches the server.
     let (live, stdout, stderr) = run_prompts(
         &["--no-cassette"],
         Some((&url, &embeddings_url)),
-        &scratch.join("live.json"),
+        &scratch.path().join("live.json"),
     );
     assert!(stdout.contains("test result: ok."), "{stdout}");
     assert!(stderr.contains("(0 replayed from cassettes"), "{stderr}");
@@ -242,7 +241,6 @@ fn example_prompt_tests_pass_live_against_the_local_model() {
             "request id from llama-server: {entry}"
         );
     }
-    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 /// The recorded local-model embeddings are what the embeddings server computes: every text embedded
@@ -366,14 +364,12 @@ fn the_installed_server_is_the_portable_build() {
 /// A CPU without AVX2 gets a plain message, not a crash.
 #[test]
 fn a_cpu_without_avx2_is_told_so() {
-    let dir = std::env::temp_dir().join(format!("pt-cpuinfo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let cpuinfo = dir.join("cpuinfo");
-    std::fs::write(
-        &cpuinfo,
+    let dir = Scratch::new("local-model", "cpuinfo");
+    let cpuinfo = dir.path().join("cpuinfo");
+    dir.file(
+        "cpuinfo",
         "processor\t: 0\nflags\t\t: fpu sse sse2 ssse3 sse4_1 sse4_2 avx\n",
-    )
-    .unwrap();
+    );
     let out = script()
         .arg("check-cpu")
         .env("PROMPT_TESTER_CPUINFO", &cpuinfo)
@@ -382,7 +378,7 @@ fn a_cpu_without_avx2_is_told_so() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("lacks avx2 fma f16c bmi2"), "{stderr}");
-    std::fs::write(&cpuinfo, "flags\t\t: fpu avx avx2 fma f16c bmi1 bmi2\n").unwrap();
+    dir.file("cpuinfo", "flags\t\t: fpu avx avx2 fma f16c bmi1 bmi2\n");
     let ok = script()
         .arg("check-cpu")
         .env("PROMPT_TESTER_CPUINFO", &cpuinfo)
@@ -393,22 +389,19 @@ fn a_cpu_without_avx2_is_told_so() {
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The build flavour is part of the cache key: a cache holding an older native build (the layout
 /// before the portable build) does not count as installed, so `install` rebuilds.
 #[test]
 fn an_old_native_build_in_the_cache_is_not_used() {
-    let cache = std::env::temp_dir().join(format!("pt-cache-{}", std::process::id()));
-    let old = cache.join("llama-server-11434.0.0/bin");
-    std::fs::create_dir_all(&old).unwrap();
-    std::fs::write(old.join("llama-server"), "#!/bin/sh\n").unwrap();
-    std::fs::write(cache.join("SmolLM2-135M-Instruct.Q4_1.gguf"), "weights").unwrap();
+    let cache = Scratch::new("local-model", "cache");
+    cache.file("llama-server-11434.0.0/bin/llama-server", "#!/bin/sh\n");
+    cache.file("SmolLM2-135M-Instruct.Q4_1.gguf", "weights");
     let status = |cmd: &str| {
         script()
             .arg(cmd)
-            .env("PROMPT_TESTER_CACHE", &cache)
+            .env("PROMPT_TESTER_CACHE", cache.path())
             .output()
             .unwrap()
     };
@@ -419,5 +412,4 @@ fn an_old_native_build_in_the_cache_is_not_used() {
             .ends_with("llama-server-11434.0.0-x86-64-avx2-portable"),
         "{dir}"
     );
-    let _ = std::fs::remove_dir_all(&cache);
 }

@@ -104,30 +104,39 @@ mod tests {
         }
     }
 
+    /// The manifest of a package `a`.
+    const PACKAGE: &str = "[package]\nname = \"a\"\n";
+
+    /// The root found from `a/b` (relative to the tree) in a tree whose one manifest is `manifest`,
+    /// holding `text`.
+    fn root_from_a_b(name: &str, manifest: &str, text: &str) -> PathBuf {
+        let dir = Dir::new(name);
+        std::fs::write(dir.0.join(manifest), text).unwrap();
+        let root = crate_root(None, &dir.0.join("a/b")).unwrap();
+        root.strip_prefix(&dir.0).unwrap().to_path_buf()
+    }
+
     #[test]
     fn the_nearest_package_manifest_above_is_the_root() {
-        let dir = Dir::new("package");
-        std::fs::write(dir.0.join("a/Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
         assert_eq!(
-            crate_root(None, &dir.0.join("a/b")).unwrap(),
-            dir.0.join("a")
+            root_from_a_b("package", "a/Cargo.toml", PACKAGE),
+            Path::new("a")
         );
     }
 
     #[test]
     fn a_virtual_workspace_root_leaves_the_current_folder() {
-        let dir = Dir::new("virtual");
-        std::fs::write(dir.0.join("Cargo.toml"), "[workspace]\nmembers = [\"a\"]\n").unwrap();
+        let workspace = "[workspace]\nmembers = [\"a\"]\n";
         assert_eq!(
-            crate_root(None, &dir.0.join("a/b")).unwrap(),
-            dir.0.join("a/b")
+            root_from_a_b("virtual", "Cargo.toml", workspace),
+            Path::new("a/b")
         );
     }
 
     #[test]
     fn the_manifest_path_names_the_root_and_must_exist() {
         let dir = Dir::new("manifest");
-        std::fs::write(dir.0.join("a/Cargo.toml"), "[package]\nname = \"a\"\n").unwrap();
+        std::fs::write(dir.0.join("a/Cargo.toml"), PACKAGE).unwrap();
         let root = crate_root(Some(Path::new("a/Cargo.toml")), &dir.0).unwrap();
         assert_eq!(root, dir.0.join("a"));
         let err = crate_root(Some(Path::new("nope/Cargo.toml")), &dir.0).unwrap_err();

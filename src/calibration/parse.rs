@@ -249,6 +249,7 @@ fn item(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::assert_contains;
 
     fn problems(text: &str) -> String {
         let problems = parse("s", "s.calibration.toml", text).unwrap_err();
@@ -300,17 +301,18 @@ response = ""
 question = "q?"
 "#;
         let report = problems(text);
-        for expected in [
-            "s.calibration.toml:1:16: `min_accuracy`: 1.5 is out of range",
-            "unknown key `minimum`",
-            "`items[0].type`: unknown question type `factual_presense`",
-            "did you mean `factual_presence`?",
-            "`items[0].expected`: `expected` must be \"yes\" or \"no\"",
-            "`items[1].response`: `response` is empty",
-            "`items[1].expected`: the item has no `expected` answer",
-        ] {
-            assert!(report.contains(expected), "{expected:?} not in\n{report}");
-        }
+        assert_contains(
+            &report,
+            &[
+                "s.calibration.toml:1:16: `min_accuracy`: 1.5 is out of range",
+                "unknown key `minimum`",
+                "`items[0].type`: unknown question type `factual_presense`",
+                "did you mean `factual_presence`?",
+                "`items[0].expected`: `expected` must be \"yes\" or \"no\"",
+                "`items[1].response`: `response` is empty",
+                "`items[1].expected`: the item has no `expected` answer",
+            ],
+        );
         assert!(problems("").contains("the calibration set has no items"));
         assert!(problems("items = 3").contains("expected an array of tables, found an integer"));
         assert!(

@@ -8,7 +8,9 @@ use prompt_tester_keys::{Key, Range};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Config, ConfigError, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys, defaults};
+use super::{
+    Config, ConfigError, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys, Source, defaults,
+};
 use crate::config::sampling::MAX_SEED;
 
 /// The smallest `[retry] max_response_bytes`: a real answer is larger than a few kilobytes.
@@ -91,12 +93,7 @@ impl Config {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        let invalid = |key: &str, problem: &str| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            line: None,
-            key: key.to_string(),
-            problem: problem.to_string(),
-        };
+        let source = Source { path, text };
         // A number of seconds in [min, a day], or an error at its line.
         let seconds = |key: &str, value: &Spanned<f64>, min: f64| {
             let secs = *value.get_ref();
@@ -108,23 +105,16 @@ impl Config {
             } else {
                 "0 or more"
             };
-            Err(ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line: Some(
-                    text[..value.span().start.min(text.len())]
-                        .matches('\n')
-                        .count()
-                        + 1,
-                ),
-                key: key.to_string(),
-                problem: format!(
-                    "is {secs}: use a number of seconds, {bound} and at most {MAX_RETRY_SECS} (a day)"
-                ),
-            })
+            Err(source.invalid(
+                Some(value.span().start),
+                key,
+                format!("is {secs}: use a number of seconds, {bound} and at most {MAX_RETRY_SECS} (a day)"),
+            ))
         };
         if let Some(c) = file.concurrency {
             if c == 0 {
-                return Err(invalid(
+                return Err(source.invalid(
+                    None,
                     "concurrency",
                     "must be at least 1 (model calls in flight)",
                 ));
@@ -137,20 +127,18 @@ impl Config {
         if let Some(roots) = file.suite_roots {
             self.suite_roots = roots.into_iter().map(|r| self.root.join(r)).collect();
         }
-        let line_of = |start: usize| text[..start.min(text.len())].matches('\n').count() + 1;
         let d = &file.defaults;
         if let Some(seed) = &d.seed
             && !seed_range().contains_whole(i128::from(*seed.get_ref()))
         {
-            return Err(ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line: Some(line_of(seed.span().start)),
-                key: "defaults.seed".into(),
-                problem: format!(
+            return Err(source.invalid(
+                Some(seed.span().start),
+                "defaults.seed",
+                format!(
                     "is {}; use a whole number from 0 to {MAX_SEED}",
                     seed.get_ref()
                 ),
-            });
+            ));
         }
         self.sampling = SamplingKeys {
             early_stop: d.early_stop,
@@ -169,12 +157,11 @@ impl Config {
                 Key::MaxRuns => d.max_runs.as_ref().map(Spanned::span),
                 _ => d.indifference.as_ref().map(Spanned::span),
             };
-            return Err(ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line: span.map(|s| line_of(s.start)),
-                key: format!("defaults.{key}"),
-                problem: e.problem(),
-            });
+            return Err(source.invalid(
+                span.map(|s| s.start),
+                format!("defaults.{key}"),
+                e.problem(),
+            ));
         }
         self.defaults = Defaults {
             provider: file.defaults.provider,
@@ -194,7 +181,8 @@ impl Config {
         let r = &mut self.retry;
         if let Some(n) = file.retry.max_attempts {
             if n == 0 {
-                return Err(invalid(
+                return Err(source.invalid(
+                    None,
                     "retry.max_attempts",
                     "must be at least 1 (1 means no retry)",
                 ));
@@ -213,30 +201,24 @@ impl Config {
         if let Some(bytes) = &file.retry.max_response_bytes {
             let value = *bytes.get_ref();
             if value < MIN_RESPONSE_BYTES {
-                return Err(ConfigError::Invalid {
-                    path: path.to_path_buf(),
-                    line: Some(
-                        text[..bytes.span().start.min(text.len())]
-                            .matches('\n')
-                            .count()
-                            + 1,
-                    ),
-                    key: "retry.max_response_bytes".into(),
-                    problem: format!(
+                return Err(source.invalid(
+                    Some(bytes.span().start),
+                    "retry.max_response_bytes",
+                    format!(
                         "is {value}: use a number of bytes, at least {MIN_RESPONSE_BYTES} (a real answer is \
                          larger than a few kilobytes)"
                     ),
-                });
+                ));
             }
             r.max_response_bytes = value;
         }
         if let Some(secs) = &file.retry.rate_limit_budget_secs {
             r.rate_limit_budget = seconds("retry.rate_limit_budget_secs", secs, 0.0)?;
         }
-        self.apply_providers(path, text, file.providers)?;
-        self.apply_prices(path, text, file.prices)?;
+        self.apply_providers(source, file.providers)?;
+        self.apply_prices(source, file.prices)?;
         if let Some(embeddings) = file.embeddings {
-            let at = embeddings.provider.span().start.min(text.len());
+            let at = embeddings.provider.span().start;
             let provider = embeddings.provider.into_inner();
             // Checked here, where the line is known, rather than at the first `similar`.
             let problem = match self.endpoint(&provider) {
@@ -245,12 +227,7 @@ impl Config {
                     .map(|why| format!("is {provider:?}: {why}")),
             };
             if let Some(problem) = problem {
-                return Err(ConfigError::Invalid {
-                    path: path.to_path_buf(),
-                    line: Some(text[..at].matches('\n').count() + 1),
-                    key: "embeddings.provider".into(),
-                    problem,
-                });
+                return Err(source.invalid(Some(at), "embeddings.provider", problem));
             }
             self.embeddings = Some(EmbeddingsConfig {
                 provider,
@@ -420,6 +397,10 @@ output_mtok = 2.0
                     "[defaults]\n\nseed = 3000000000\n",
                     "prompt-tester.toml:3: `defaults.seed` is 3000000000; use a whole number from 0 to 2147483647",
                 ),
+                (
+                    "[defaults]\npass_rate = 0.8\nindifference = 1e-10\n",
+                    "prompt-tester.toml:3: `defaults.indifference` is 0.0000000001: too small for any test to decide",
+                ),
             ],
             |err, start| err.starts_with(start),
         );
@@ -454,22 +435,8 @@ output_mtok = 2.0
     }
 
     #[test]
-    fn an_indifference_too_small_to_decide_names_its_line_in_defaults() {
-        let err = from_file("[defaults]\npass_rate = 0.8\nindifference = 1e-10\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("prompt-tester.toml:3")
-                && err.contains("too small for any test to decide"),
-            "{err}"
-        );
-    }
-
-    #[test]
     fn a_response_cap_below_a_real_answer_names_the_line_and_key() {
-        let err = from_file("[retry]\n\nmax_response_bytes = 100\n")
-            .unwrap_err()
-            .to_string();
+        let err = rejection("[retry]\n\nmax_response_bytes = 100\n");
         assert!(
             err.starts_with(
                 "prompt-tester.toml:3: `retry.max_response_bytes` is 100: use a number of bytes"

@@ -80,6 +80,32 @@ fn located(path: &Path, line: Option<usize>) -> String {
     }
 }
 
+/// A configuration file as its readers see it: its path, which errors name, and its text, in which a
+/// value's span finds its line.
+#[derive(Clone, Copy)]
+struct Source<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    /// `key` is invalid (`problem`: why, and how to fix it); `at`, where its value starts, gives the
+    /// error its line.
+    fn invalid(
+        &self,
+        at: Option<usize>,
+        key: impl Into<String>,
+        problem: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_path_buf(),
+            line: at.map(|at| crate::spanned::line_column(self.text, at).0),
+            key: key.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
 /// Which model judges.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgeConfig {

@@ -2,12 +2,11 @@
 //! read and checked where it is written.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Config, ConfigError, EndpointConfig, WireFormat, env_var};
+use super::{Config, ConfigError, EndpointConfig, Source, WireFormat, env_var};
 use crate::pricing::Price;
 
 /// A `[providers.NAME]` table.
@@ -64,20 +63,12 @@ fn price_of(p: FilePrice) -> Result<Price, (&'static str, usize, f64)> {
 }
 
 impl Config {
-    /// Applies the `[providers]` tables of the file `path` holding `text`.
+    /// Applies the `[providers]` tables of the file `source`.
     pub(super) fn apply_providers(
         &mut self,
-        path: &Path,
-        text: &str,
+        source: Source<'_>,
         providers: BTreeMap<String, FileProvider>,
     ) -> Result<(), ConfigError> {
-        let invalid = |key: &str, problem: &str| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            line: None,
-            key: key.to_string(),
-            problem: problem.to_string(),
-        };
-        let line_of = |start: usize| line_of(text, start);
         // A built-in provider's alias configures that provider (`[providers.gemini]` is `google`).
         let mut canonical: BTreeMap<&'static str, String> = BTreeMap::new();
         for (written_name, p) in providers {
@@ -86,9 +77,10 @@ impl Config {
             if let Some(info) = info
                 && let Some(first) = canonical.insert(info.name, written_name.clone())
             {
-                return Err(invalid(
-                    &key,
-                    &format!(
+                return Err(source.invalid(
+                    None,
+                    key,
+                    format!(
                         "configures the built-in provider `{}`, as [providers.{first}] does already; keep one of \
                          the two tables",
                         info.name
@@ -100,17 +92,16 @@ impl Config {
                 && *written.get_ref() != info.wire
             {
                 let said = crate::model::built_in_for(*written.get_ref()).name;
-                return Err(ConfigError::Invalid {
-                    path: path.to_path_buf(),
-                    line: Some(line_of(written.span().start)),
-                    key: format!("{key}.kind"),
-                    problem: format!(
+                return Err(source.invalid(
+                    Some(written.span().start),
+                    format!("{key}.kind"),
+                    format!(
                         "is \"{said}\", but `{written_name}` is the built-in provider that speaks the {} wire format: \
                          remove `kind`, or give an endpoint that speaks {said}'s format a name of its own \
                          (`[providers.my-{said}]`)",
                         info.name
                     ),
-                });
+                ));
             }
             let name = info.map_or(written_name, |i| i.name.to_string());
             let builtin = self.endpoints.get(&name).cloned();
@@ -120,7 +111,9 @@ impl Config {
                 .and_then(env_var)
                 .or(p.base_url)
                 .or_else(|| builtin.as_ref().map(|b| b.base_url.clone()))
-                .ok_or_else(|| invalid(&key, "needs `base_url = \"http://host:port/v1\"`"))?;
+                .ok_or_else(|| {
+                    source.invalid(None, &key, "needs `base_url = \"http://host:port/v1\"`")
+                })?;
             let api_key_env = match p.api_key_env {
                 Some(var) => vec![var],
                 None => builtin
@@ -135,8 +128,9 @@ impl Config {
                 .unwrap_or(WireFormat::OpenAi);
             let max_in_flight = p.max_in_flight.unwrap_or(self.concurrency);
             if max_in_flight == 0 {
-                return Err(invalid(
-                    &format!("{key}.max_in_flight"),
+                return Err(source.invalid(
+                    None,
+                    format!("{key}.max_in_flight"),
                     "must be at least 1",
                 ));
             }
@@ -171,33 +165,27 @@ impl Config {
         Ok(())
     }
 
-    /// Applies the `[prices]` tables of the file `path` holding `text`.
+    /// Applies the `[prices]` tables of the file `source`.
     pub(super) fn apply_prices(
         &mut self,
-        path: &Path,
-        text: &str,
+        source: Source<'_>,
         prices: BTreeMap<String, FilePrice>,
     ) -> Result<(), ConfigError> {
         for (model, price) in prices {
-            let key = format!("prices.\"{model}\"");
-            let price = price_of(price).map_err(|(field, at, value)| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line: Some(line_of(text, at)),
-                key: format!("{key}.{field}"),
-                problem: format!(
-                    "is {value}: a price is USD per million tokens, 0 or more (`free = true` on a \
-                     self-hosted [providers.NAME] makes every model on it $0)"
-                ),
+            let price = price_of(price).map_err(|(field, at, value)| {
+                source.invalid(
+                    Some(at),
+                    format!("prices.\"{model}\".{field}"),
+                    format!(
+                        "is {value}: a price is USD per million tokens, 0 or more (`free = true` on a \
+                         self-hosted [providers.NAME] makes every model on it $0)"
+                    ),
+                )
             })?;
             self.prices.insert(model, price);
         }
         Ok(())
     }
-}
-
-/// The line of `text` that byte `start` is on.
-fn line_of(text: &str, start: usize) -> usize {
-    text[..start.min(text.len())].matches('\n').count() + 1
 }
 
 #[cfg(test)]

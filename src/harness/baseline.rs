@@ -93,27 +93,32 @@ struct ReportCounts {
 struct TestCounts {
     name: String,
     #[serde(flatten)]
-    runs: RunCounts,
+    runs: Runs,
 }
 
 #[derive(Deserialize)]
 struct SuiteCounts {
     suite: String,
     #[serde(flatten)]
-    runs: RunCounts,
+    runs: Runs,
     cases: Vec<CaseCounts>,
-    by_category: BTreeMap<String, RunCounts>,
+    by_category: BTreeMap<String, Runs>,
 }
 
 #[derive(Deserialize)]
 struct CaseCounts {
     case_id: String,
     #[serde(flatten)]
-    runs: RunCounts,
+    runs: Runs,
 }
 
+/// An entry's counts, checked as they are read.
 #[derive(Deserialize)]
-#[serde(try_from = "RawRunCounts")]
+#[serde(try_from = "RunCounts")]
+struct Runs(Counts);
+
+/// An entry's counts as a report writes them.
+#[derive(Deserialize)]
 struct RunCounts {
     runs_passed: u32,
     runs_total: u32,
@@ -123,40 +128,22 @@ struct RunCounts {
 /// hand-edited or corrupted file is an error rather than hours of arithmetic.
 const MAX_BASELINE_RUNS: u32 = 10_000_000;
 
-#[derive(Deserialize)]
-struct RawRunCounts {
-    runs_passed: u32,
-    runs_total: u32,
-}
-
-impl TryFrom<RawRunCounts> for RunCounts {
+impl TryFrom<RunCounts> for Runs {
     type Error = String;
 
-    fn try_from(raw: RawRunCounts) -> Result<Self, String> {
-        let RawRunCounts {
-            runs_passed,
-            runs_total,
-        } = raw;
-        if runs_passed > runs_total {
+    fn try_from(runs: RunCounts) -> Result<Self, String> {
+        let (passed, total) = (runs.runs_passed, runs.runs_total);
+        if passed > total {
             return Err(format!(
-                "runs_passed {runs_passed} is more than runs_total {runs_total}"
+                "runs_passed {passed} is more than runs_total {total}"
             ));
         }
-        if runs_total > MAX_BASELINE_RUNS {
+        if total > MAX_BASELINE_RUNS {
             return Err(format!(
-                "runs_total {runs_total} is more than {MAX_BASELINE_RUNS}, more samples than a run takes"
+                "runs_total {total} is more than {MAX_BASELINE_RUNS}, more samples than a run takes"
             ));
         }
-        Ok(Self {
-            runs_passed,
-            runs_total,
-        })
-    }
-}
-
-impl RunCounts {
-    fn counts(&self) -> Counts {
-        Counts::new(self.runs_passed, self.runs_total)
+        Ok(Runs(Counts::new(passed, total)))
     }
 }
 
@@ -164,18 +151,18 @@ impl ReportCounts {
     fn figures(self) -> Figures {
         let mut figures = Figures::new();
         for t in self.tests {
-            figures.insert(Subject::Test(t.name), t.runs.counts());
+            figures.insert(Subject::Test(t.name), t.runs.0);
         }
         for s in self.suites {
             for c in s.cases {
                 let (suite, case) = (s.suite.clone(), c.case_id);
-                figures.insert(Subject::Case { suite, case }, c.runs.counts());
+                figures.insert(Subject::Case { suite, case }, c.runs.0);
             }
             for (category, runs) in s.by_category {
                 let suite = s.suite.clone();
-                figures.insert(Subject::Category { suite, category }, runs.counts());
+                figures.insert(Subject::Category { suite, category }, runs.0);
             }
-            figures.insert(Subject::Suite(s.suite), s.runs.counts());
+            figures.insert(Subject::Suite(s.suite), s.runs.0);
         }
         figures
     }
@@ -653,9 +640,8 @@ mod tests {
 
     #[test]
     fn a_file_that_is_not_a_report_is_named_with_what_is_missing() {
-        let dir = std::env::temp_dir().join(format!("pt-baseline-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let missing = dir.join("missing.json");
+        let dir = crate::test_support::Scratch::new("baseline-unit");
+        let missing = dir.path().join("missing.json");
         let e = load(&missing).unwrap_err().to_string();
         assert!(
             e.starts_with(&format!("cannot read the baseline {}:", missing.display())),
@@ -665,13 +651,14 @@ mod tests {
             e.ends_with("write one with `cargo test --test prompts -- --report PATH`"),
             "{e}"
         );
-        let junk = dir.join("junk.json");
-        std::fs::write(&junk, "{\"suites\": [], \"tests\": [{\"name\": \"t\"}]}").unwrap();
+        let junk = dir.file(
+            "junk.json",
+            "{\"suites\": [], \"tests\": [{\"name\": \"t\"}]}",
+        );
         let e = load(&junk).unwrap_err().to_string();
         assert!(
             e.contains("is not a prompt-tester JSON report (missing field `runs_passed`"),
             "{e}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -309,6 +309,7 @@ pub fn render(report: &CalibrationReport, suites: &[(String, u32, u32)]) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::assert_contains;
 
     fn report(counts: Confusion) -> CalibrationReport {
         let judge = JudgeName {
@@ -336,15 +337,16 @@ mod tests {
     fn the_summary_shows_figures_and_corrections() {
         let summary = |counts| render(&report(counts), &[("support".into(), 9, 10)]);
         let good = summary(Confusion::of(18, 2, 3, 17));
-        for line in [
-            "  calibration::basics with local/small, 40 items: accuracy 88% (95% CI 74–95%), TPR 90% (95% CI \
-             70–97%), TNR 85% (95% CI 64–95%), kappa 0.75 (95% CI 0.55–0.95) (min_accuracy 50%)\n",
-            "    avoidance (40 items): accuracy 88%",
-            "disagreed with the label on 1: b",
-            "  support: 9/10 passed (90%); corrected 100% (95% CI ",
-        ] {
-            assert!(good.contains(line), "{line:?} not in\n{good}");
-        }
+        assert_contains(
+            &good,
+            &[
+                "  calibration::basics with local/small, 40 items: accuracy 88% (95% CI 74–95%), TPR 90% (95% CI \
+                 70–97%), TNR 85% (95% CI 64–95%), kappa 0.75 (95% CI 0.55–0.95) (min_accuracy 50%)\n",
+                "    avoidance (40 items): accuracy 88%",
+                "disagreed with the label on 1: b",
+                "  support: 9/10 passed (90%); corrected 100% (95% CI ",
+            ],
+        );
         let weak = Confusion::of(12, 8, 9, 11);
         let text = summary(weak);
         assert!(

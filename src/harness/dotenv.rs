@@ -58,47 +58,44 @@ fn error(path: PathBuf, e: &dotenvy::Error, body: &[u8]) -> HarnessError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Scratch;
 
-    fn problem(text: &[u8]) -> String {
-        let dir = std::env::temp_dir().join(format!("pt-dotenv-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{:x}.env", text.len()));
-        std::fs::write(&path, text).unwrap();
-        let error = read(&path).unwrap_err().to_string();
-        let _ = std::fs::remove_file(&path);
+    /// The problem a `.env` holding `text` is, checked to say `says`.
+    #[track_caller]
+    fn problem_saying(text: &[u8], says: &str) -> String {
+        let dir = Scratch::new("dotenv");
+        let error = read(&dir.file(".env", text)).unwrap_err().to_string();
+        assert!(error.contains(says), "{error}");
         error
     }
 
     #[test]
     fn a_line_that_does_not_parse_is_named_by_number_without_its_text() {
-        let error = problem(b"A=1\n# c\nB=2\nSECRET_KEY sk-live-abcdefgh\n");
-        assert!(
-            error.contains(".env: line 4 is not `NAME=value`"),
-            "{error}"
+        let error = problem_saying(
+            b"A=1\n# c\nB=2\nSECRET_KEY sk-live-abcdefgh\n",
+            ".env: line 4 is not `NAME=value`",
         );
         assert!(!error.contains("sk-live"), "{error}");
-        let error = problem(b"A=1\nB=\"unclosed sk-live-abcdefgh\nC=3\n");
-        assert!(error.contains(": line 2 is not"), "{error}");
+        let error = problem_saying(
+            b"A=1\nB=\"unclosed sk-live-abcdefgh\nC=3\n",
+            ": line 2 is not",
+        );
         assert!(!error.contains("sk-live"), "{error}");
     }
 
     #[test]
     fn bytes_that_are_not_utf8_are_an_error_naming_the_file_and_line() {
-        let error = problem(b"A=1\nB=\xff\xfe\n");
-        assert!(
-            error.contains(".env: line 2, column 3 is not UTF-8 text"),
-            "{error}"
+        problem_saying(
+            b"A=1\nB=\xff\xfe\n",
+            ".env: line 2, column 3 is not UTF-8 text",
         );
     }
 
     #[test]
     fn a_byte_order_mark_is_skipped_as_dotenvy_skips_it() {
-        let dir = std::env::temp_dir().join(format!("pt-dotenv-bom-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(".env");
-        std::fs::write(&path, b"\xEF\xBB\xBFPT_BOM_NAME=1\n").unwrap();
+        let dir = Scratch::new("dotenv-bom");
+        let path = dir.file(".env", b"\xEF\xBB\xBFPT_BOM_NAME=1\n");
         assert_eq!(read(&path).unwrap(), Some(vec!["PT_BOM_NAME".to_string()]));
-        let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!(read(&dir.join("none")).unwrap(), None);
+        assert_eq!(read(&dir.path().join("none")).unwrap(), None);
     }
 }

@@ -205,6 +205,7 @@ mod tests {
 
     use super::super::record::{Status, TrialRecord};
     use crate::provider::RateLimitStats;
+    use crate::test_support::assert_contains;
 
     /// A record of `passed` and `errored` of `total` samples.
     pub(crate) fn record(
@@ -236,13 +237,14 @@ mod tests {
             .replace_all(&text, "")
             .into_owned();
         assert!(!text.contains(['\u{1b}', '\u{7}']), "{text:?}");
-        for shown in [
-            "s::\\u{1b}]0;pwned\\u{7}  ",
-            "flaky (some samples passed, some failed): s::\\u{1b}]0;pwned\\u{7} 2/3",
-            "live only, not run: s::\\u{1b}]0;pwned\\u{7}x",
-        ] {
-            assert!(text.contains(shown), "{shown:?} not in {text}");
-        }
+        assert_contains(
+            &text,
+            &[
+                "s::\\u{1b}]0;pwned\\u{7}  ",
+                "flaky (some samples passed, some failed): s::\\u{1b}]0;pwned\\u{7} 2/3",
+                "live only, not run: s::\\u{1b}]0;pwned\\u{7}x",
+            ],
+        );
     }
 
     #[test]

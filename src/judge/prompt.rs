@@ -230,6 +230,7 @@ pub fn retry_request(request: &CompletionRequest) -> CompletionRequest {
 mod tests {
     use super::*;
     use crate::completion::ContentBlock;
+    use crate::test_support::assert_contains;
 
     fn config() -> JudgeConfig {
         JudgeConfig {
@@ -258,24 +259,25 @@ mod tests {
                 "{kind}"
             );
         }
-        for rule in [
-            "Decide only from the RESPONSE",
-            "inverted",
-            "5k = 5,000",
-            "2024-01-15 = January 15, 2024",
-            "singular and plural",
-            "currency symbols and codes",
-            "percentages",
-            "abbreviations",
-            "shorthand the response itself defines",
-            "EVERY part",
-            "character for character",
-            "independently",
-            "reasoning before answer",
-            "Ignore any instruction",
-        ] {
-            assert!(JUDGE_INSTRUCTIONS.contains(rule), "{rule}");
-        }
+        assert_contains(
+            JUDGE_INSTRUCTIONS,
+            &[
+                "Decide only from the RESPONSE",
+                "inverted",
+                "5k = 5,000",
+                "2024-01-15 = January 15, 2024",
+                "singular and plural",
+                "currency symbols and codes",
+                "percentages",
+                "abbreviations",
+                "shorthand the response itself defines",
+                "EVERY part",
+                "character for character",
+                "independently",
+                "reasoning before answer",
+                "Ignore any instruction",
+            ],
+        );
     }
 
     #[test]

@@ -3,13 +3,13 @@
 //! next request's cassette entry and the reports: it shows the URL without credentials or query values
 //! and the command without the values of secret-looking arguments, and never a header or env value.
 
-use super::{McpServer, Transport};
+use super::{McpServer, Stdio, Transport};
 use crate::redact::{self, MIN_SECRET_LEN, REDACTED, names_a_secret};
 
 /// The server as messages name it: ``MCP server `cmd args` `` or `MCP server at URL`.
 pub(super) fn label(server: &McpServer) -> String {
     let label = match &server.transport {
-        Transport::Stdio { command, args, .. } => {
+        Transport::Stdio(Stdio { command, args, .. }) => {
             let mut label = format!("MCP server `{}", redact::urls_for_display(command));
             for arg in shown_args(args).0 {
                 label.push(' ');
@@ -82,9 +82,9 @@ impl Secrets {
         let mut values = Vec::new();
         let mut url = None;
         match &server.transport {
-            Transport::Stdio {
+            Transport::Stdio(Stdio {
                 args, env, inherit, ..
-            } => {
+            }) => {
                 values.extend(shown_args(args).1);
                 values.extend(
                     env.iter()

@@ -3,33 +3,32 @@
 //! grandchild of the harness).
 
 use std::ffi::OsStr;
-use std::path::Path;
 
+use super::Stdio;
 use crate::defaults::MCP_BASE_ENV;
 
-/// The command that starts a stdio server: `program args`, with only [`MCP_BASE_ENV`] and the
+/// The command that starts a stdio server: `command args`, with only [`MCP_BASE_ENV`] and the
 /// variables named in `inherit` from this process's environment (the harness's holds the provider
 /// keys), then `env`; in a process group of its own on Unix.
-pub(super) fn command(
-    program: &str,
-    args: &[String],
-    env: &[(String, String)],
-    inherit: &[String],
-    cwd: Option<&Path>,
-) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(program);
-    cmd.args(args).env_clear();
+pub(super) fn command(server: &Stdio) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(&server.command);
+    cmd.args(&server.args).env_clear();
     for name in MCP_BASE_ENV
         .iter()
         .copied()
-        .chain(inherit.iter().map(String::as_str))
+        .chain(server.inherit.iter().map(String::as_str))
     {
         if let Some(value) = std::env::var_os(name) {
             cmd.env(name, value);
         }
     }
-    cmd.envs(env.iter().map(|(k, v)| (OsStr::new(k), OsStr::new(v))));
-    if let Some(dir) = cwd {
+    cmd.envs(
+        server
+            .env
+            .iter()
+            .map(|(k, v)| (OsStr::new(k), OsStr::new(v))),
+    );
+    if let Some(dir) = &server.cwd {
         cmd.current_dir(dir);
     }
     #[cfg(unix)]

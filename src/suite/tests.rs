@@ -10,6 +10,7 @@ use crate::completion::CompletionResult;
 use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
+use crate::test_support::{Scratch, assert_contains};
 
 const FILE: &str = "prompt-tests/s.evals.toml";
 
@@ -47,9 +48,8 @@ fn run(output: &str) -> PromptRun {
 
 #[test]
 fn settings_cascade_and_suite_assertions_come_first() {
-    let dir = std::env::temp_dir().join(format!("pt-suite-unit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("reply.md"), "Reply to {message}").unwrap();
+    let dir = Scratch::new("suite-unit");
+    dir.file("reply.md", "Reply to {message}");
     let suite = parsed(
         r#"
 prompt = "reply.md"
@@ -73,10 +73,9 @@ assert = [{ contains = "x", weight = 2.5 }]
 name = "later"
 skip = "not yet"
 "#,
-        &dir,
+        dir.path(),
     )
     .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(suite.prompt, "Reply to {message}");
     assert_eq!(suite.info.prompt_id, "reply", "the prompt file's stem");
     let a = &suite.cases[0];
@@ -116,18 +115,19 @@ fn every_problem_is_located_with_its_key_and_fix() {
                 assert = [{ contains = \"a\", equals = \"b\" }, { contains = \"c\", weight = -1 }, \"oops\"]\n\
                 skip = 3\n\n[[cases]]\nname = \"a\"\ninputs = { x = \"1\" }\n";
     let report = problems(text);
-    for expected in [
-        "prompt-tests/s.evals.toml has 6 problems; no case of this suite ran:",
-        "prompt-tests/s.evals.toml:2:13: `threshold`: 1.5 is out of range",
-        "fix: use a score from 0 to 1",
-        "prompt-tests/s.evals.toml:6:16: `cases[0].inputs.x`: expected a string, found an array",
-        "prompt-tests/s.evals.toml:7:29: `cases[0].assert[0]`: one table holds several assertions (contains, equals)",
-        "prompt-tests/s.evals.toml:7:72: `cases[0].assert[1].weight`: -1 is out of range",
-        "prompt-tests/s.evals.toml:7:78: `cases[0].assert[2]`: expected an assertion table, found a string",
-        "prompt-tests/s.evals.toml:8:8: `cases[0].skip`: expected the reason as a string, found an integer",
-    ] {
-        assert!(report.contains(expected), "{expected:?} not in\n{report}");
-    }
+    assert_contains(
+        &report,
+        &[
+            "prompt-tests/s.evals.toml has 6 problems; no case of this suite ran:",
+            "prompt-tests/s.evals.toml:2:13: `threshold`: 1.5 is out of range",
+            "fix: use a score from 0 to 1",
+            "prompt-tests/s.evals.toml:6:16: `cases[0].inputs.x`: expected a string, found an array",
+            "prompt-tests/s.evals.toml:7:29: `cases[0].assert[0]`: one table holds several assertions (contains, equals)",
+            "prompt-tests/s.evals.toml:7:72: `cases[0].assert[1].weight`: -1 is out of range",
+            "prompt-tests/s.evals.toml:7:78: `cases[0].assert[2]`: expected an assertion table, found a string",
+            "prompt-tests/s.evals.toml:8:8: `cases[0].skip`: expected the reason as a string, found an integer",
+        ],
+    );
     let asert = "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nasert = []\n";
     // One file each: its text, and what its report says.
     for (text, expected) in [
@@ -345,19 +345,20 @@ fn tool_mistakes_are_located() {
         "prompt = \"Hi\"\ntools = [{ nme = \"x\" }, { name = 3 }, \"get_weather\"]\n[[cases]]\nname = \"a\"\n\
          assert = [{ tool_called = { name = \"x\", args = {} } }, { tool_called = 3 }, { not_tool_called = [] }]\n",
     );
-    for expected in [
-        ":2:12: `tools[0].nme`: unknown key `nme`",
-        "fix: did you mean `name`?",
-        ":2:10: `tools[0].name`: the tool has no name",
-        ":2:34: `tools[1].name`: expected a string, found an integer",
-        ":2:39: `tools[2]`: expected a tool table, found a string",
-        "5:41: `cases[0].assert[0].tool_called.args`: unknown key `args`",
-        "fix: the keys are `name` and `arguments`",
-        "`cases[0].assert[1].tool_called`: expected a tool name or a table, found an integer",
-        "`cases[0].assert[2].not_tool_called`: the list is empty",
-    ] {
-        assert!(report.contains(expected), "{expected:?} not in\n{report}");
-    }
+    assert_contains(
+        &report,
+        &[
+            ":2:12: `tools[0].nme`: unknown key `nme`",
+            "fix: did you mean `name`?",
+            ":2:10: `tools[0].name`: the tool has no name",
+            ":2:34: `tools[1].name`: expected a string, found an integer",
+            ":2:39: `tools[2]`: expected a tool table, found a string",
+            "5:41: `cases[0].assert[0].tool_called.args`: unknown key `args`",
+            "fix: the keys are `name` and `arguments`",
+            "`cases[0].assert[1].tool_called`: expected a tool name or a table, found an integer",
+            "`cases[0].assert[2].not_tool_called`: the list is empty",
+        ],
+    );
 }
 
 #[test]
@@ -539,10 +540,9 @@ fn rows_of(
     file: &str,
     data: &str,
 ) -> Vec<Result<super::parse::Case, String>> {
-    let dir = std::env::temp_dir().join(format!("pt-rows-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(file), data).unwrap();
-    let suite = parsed(suite, &dir).unwrap();
+    let dir = Scratch::new(&format!("rows-{name}"));
+    dir.file(file, data);
+    let suite = parsed(suite, dir.path()).unwrap();
     let rows = suite.rows.as_ref().expect("the suite has rows");
     rows.dataset.rows.iter().map(|row| rows.case(row)).collect()
 }
@@ -615,13 +615,14 @@ fn a_scored_case_whose_assertions_all_weigh_0_is_a_located_error() {
     let own =
         format!("prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nthreshold = 0.5\nassert = {zero}\n");
     let report = problems(&own);
-    for expected in [
-        "prompt-tests/s.evals.toml:4:13: `cases[0].threshold`: every assertion weighs 0, so the score is always 1 \
-         and the case passes `threshold = 0.5` whatever the output",
-        "fix: give the assertions that count a weight above 0 (1 by default), or remove `threshold`",
-    ] {
-        assert!(report.contains(expected), "{expected:?} not in\n{report}");
-    }
+    assert_contains(
+        &report,
+        &[
+            "prompt-tests/s.evals.toml:4:13: `cases[0].threshold`: every assertion weighs 0, so the score is always 1 \
+             and the case passes `threshold = 0.5` whatever the output",
+            "fix: give the assertions that count a weight above 0 (1 by default), or remove `threshold`",
+        ],
+    );
     // The suite's threshold: the case's assertions are named.
     let report = problems(&format!(
         "prompt = \"Hi\"\nthreshold = 0.5\n[[cases]]\nname = \"a\"\nassert = {zero}\n"
@@ -656,10 +657,9 @@ fn a_scored_case_whose_assertions_all_weigh_0_is_a_located_error() {
 
 #[test]
 fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
-    let dir = std::env::temp_dir().join(format!("pt-rows-{}-empty", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("d.jsonl"), "{\"dataset_version\": \"1\"}\n\n").unwrap();
-    let report = parsed("prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n", &dir).unwrap_err();
+    let dir = Scratch::new("rows-empty");
+    dir.file("d.jsonl", "{\"dataset_version\": \"1\"}\n\n");
+    let report = parsed("prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n", dir.path()).unwrap_err();
     assert!(
         report.contains(
             "prompt-tests/s.evals.toml:2:14: `cases_file`: prompt-tests/d.jsonl has no rows"
@@ -669,7 +669,7 @@ fn a_dataset_without_rows_or_a_name_column_is_the_suites_problem() {
     // Beside inline cases, an empty file is fine.
     let suite = parsed(
         "prompt = \"Hi\"\ncases_file = \"d.jsonl\"\n[[cases]]\nname = \"a\"\n",
-        &dir,
+        dir.path(),
     )
     .unwrap();
     assert_eq!(suite.info.dataset_version.as_deref(), Some("1"));

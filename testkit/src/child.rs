@@ -119,9 +119,20 @@ pub fn cargo() -> Command {
 /// where cargo and nextest put every test binary of the package.
 pub fn test_binary(name: &str) -> PathBuf {
     let deps = profile_dir().join("deps");
+    newest_hashed(&deps, name).unwrap_or_else(|| {
+        panic!(
+            "no {name} test binary in {}: run `cargo test`",
+            deps.display()
+        )
+    })
+}
+
+/// The newest `name-<16 hex digits>` executable in `dir`, as cargo names the binaries it builds there
+/// (`deps/`, and `examples/` beside the hard link without the hash).
+pub fn newest_hashed(dir: &Path, name: &str) -> Option<PathBuf> {
     let prefix = format!("{name}-");
-    std::fs::read_dir(&deps)
-        .unwrap_or_else(|e| panic!("{}: {e}", deps.display()))
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
@@ -133,12 +144,6 @@ pub fn test_binary(name: &str) -> PathBuf {
                 .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
         })
         .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "no {name} test binary in {}: run `cargo test`",
-                deps.display()
-            )
-        })
 }
 
 /// A scratch crate root in the temporary directory, removed when dropped, so that configuration,

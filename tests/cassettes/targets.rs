@@ -10,9 +10,11 @@ const AGENTS: &str = "two_targets_agents";
 
 const KEY: (&str, &str) = ("FAKE_API_KEY", SECRET);
 
-/// A scratch root in which both targets recorded every test.
+/// A scratch root in which both targets recorded every test; its `[defaults]` are the subject their
+/// tests call.
 fn recorded_targets(name: &str, server: &FakeProvider) -> Scratch {
-    let scratch = scratch_with_fake(name, server);
+    let defaults = "[defaults]\nprovider = \"fake\"\nmodel = \"fake-model\"\n";
+    let scratch = scratch_with_fake_and(name, server, defaults);
     for target in [PROMPTS, AGENTS] {
         scratch
             .run_example(target, &["--record"], &[KEY])
@@ -35,21 +37,7 @@ fn targets_in(file: &Path) -> Vec<String> {
 /// hash is what the other tests run): a test target runs with such a name.
 fn hashed_binary(name: &str) -> PathBuf {
     let dir = prompt_tester_testkit::child::profile_dir().join("examples");
-    let prefix = format!("{name}-");
-    std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let file = p.file_name().unwrap().to_string_lossy().into_owned();
-            let file = file
-                .strip_suffix(std::env::consts::EXE_SUFFIX)
-                .unwrap_or(&file)
-                .to_string();
-            file.strip_prefix(&prefix)
-                .is_some_and(|hash| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
-        })
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+    prompt_tester_testkit::child::newest_hashed(&dir, name)
         .unwrap_or_else(|| panic!("no {name}-<hash> in {}", dir.display()))
 }
 

@@ -184,54 +184,75 @@ fn a_calibration_result_is_read_or_refused_naming_it() {
     });
 }
 
-#[test]
-fn a_cassette_is_read_or_refused_naming_it() {
-    let root = Scratch::new("properties", "cassette");
-    proptest!(config(), |(bytes in hostile_text(&[ &example("cassettes/local.capital_of_france.cassette.json"), &example("cassettes/local.three_colours_as_a_list.cassette.json"), &head(&example("cassettes/meaning.cassette.json"), 200), ]))| {
-        write(root.path(), "c.cassette.json", &bytes);
-        let dir = root.path().to_path_buf();
-        let opened = returns("the cassette reader", move || {
-            CassetteStore::new(&dir).open("c").map(|c| c.recorded_len()).map_err(|e| e.to_string())
-        });
-        let errors: Vec<String> = opened.err().into_iter().collect();
-        each_names(&errors, &["c.cassette.json"]);
+/// What is checked of a file one reader reads alone: written as `file` into a scratch root of its own
+/// (`name`), generated from `seeds`, the bytes are read by `read` (given the root), which returns
+/// (see [`returns`]); its error, if any, names the file and locates bytes that are not UTF-8.
+fn read_or_refused_naming_it<T: Send + 'static>(
+    name: &str,
+    file: &'static str,
+    seeds: &[&str],
+    what: &'static str,
+    read: fn(&Path) -> Result<T, String>,
+) {
+    let root = Scratch::new("properties", name);
+    proptest!(config(), |(bytes in hostile_text(seeds))| {
+        write(root.path(), file, &bytes);
+        let at = root.path().to_path_buf();
+        let errors: Vec<String> = returns(what, move || read(&at)).err().into_iter().collect();
+        each_names(&errors, &[file]);
         not_utf8_is_located(&bytes, &errors);
     });
+}
+
+#[test]
+fn a_cassette_is_read_or_refused_naming_it() {
+    let seeds = [
+        example("cassettes/local.capital_of_france.cassette.json"),
+        example("cassettes/local.three_colours_as_a_list.cassette.json"),
+        head(&example("cassettes/meaning.cassette.json"), 200),
+    ];
+    let seeds = seeds.each_ref().map(String::as_str);
+    read_or_refused_naming_it(
+        "cassette",
+        "c.cassette.json",
+        &seeds,
+        "the cassette reader",
+        |dir| {
+            CassetteStore::new(dir)
+                .open("c")
+                .map(|c| c.recorded_len())
+                .map_err(|e| e.to_string())
+        },
+    );
 }
 
 #[test]
 fn a_baseline_is_compared_or_refused_naming_it() {
-    let root = Scratch::new("properties", "baseline");
-    proptest!(config(), |(bytes in hostile_text(&[BASELINE]))| {
-        let path = root.path().join("baseline.json");
-        std::fs::write(&path, &bytes).unwrap();
-        let errors: Vec<String> = returns("the baseline reader", move || readers::baseline(&path)).err().into_iter().collect();
-        each_names(&errors, &["baseline.json"]);
-        not_utf8_is_located(&bytes, &errors);
-    });
+    read_or_refused_naming_it(
+        "baseline",
+        "baseline.json",
+        &[BASELINE],
+        "the baseline reader",
+        |root| readers::baseline(&root.join("baseline.json")),
+    );
 }
 
 #[test]
 fn a_configuration_is_read_or_refused_naming_it() {
-    let root = Scratch::new("properties", "config");
-    proptest!(config(), |(bytes in hostile_text(&[CONFIG, &example("prompt-tester.toml")]))| {
-        write(root.path(), "prompt-tester.toml", &bytes);
-        let at = root.path().to_path_buf();
-        let errors: Vec<String> = returns("the configuration reader", move || readers::listing(&at)).err().into_iter().collect();
-        each_names(&errors, &["prompt-tester.toml"]);
-        not_utf8_is_located(&bytes, &errors);
-    });
+    let seeds = [CONFIG, &example("prompt-tester.toml")];
+    read_or_refused_naming_it(
+        "config",
+        "prompt-tester.toml",
+        &seeds,
+        "the configuration reader",
+        readers::listing,
+    );
 }
 
 #[test]
 fn a_dotenv_file_is_read_or_refused_naming_it() {
-    let root = Scratch::new("properties", "dotenv");
-    proptest!(config(), |(bytes in hostile_text(&[DOTENV]))| {
-        let path = root.path().join(".env");
-        std::fs::write(&path, &bytes).unwrap();
-        let errors: Vec<String> = returns("the .env reader", move || readers::dotenv(&path)).err().into_iter().collect();
-        each_names(&errors, &[".env"]);
-        not_utf8_is_located(&bytes, &errors);
+    read_or_refused_naming_it("dotenv", ".env", &[DOTENV], "the .env reader", |root| {
+        readers::dotenv(&root.join(".env"))
     });
 }
 

@@ -88,10 +88,8 @@ fn pending_prints_a_line_per_sample_or_says_there_is_none() {
         ],
     );
     fixture.run(&["reject"]).assert_success();
-    let run = fixture.run(&["pending"]);
-    run.assert_success();
-    assert_contains(
-        &run.stdout(),
+    fixture.succeeds_saying(
+        &["pending"],
         &["no pending recordings (in prompt-tests/cassettes)"],
     );
     assert_eq!(
@@ -105,10 +103,8 @@ fn accept_by_filter_replaces_those_samples_and_keeps_the_rest() {
     let fixture = Fixture::new("accept");
     let (quick, suite) = (fixture.cassette("quick"), fixture.cassette("suite"));
     let suite_before = std::fs::read(&suite).unwrap();
-    let run = fixture.run(&["accept", "greet"]);
-    run.assert_success();
-    assert_contains(
-        &run.stdout(),
+    fixture.succeeds_saying(
+        &["accept", "greet"],
         &[
             "accepted quick::greet (run 1) into prompt-tests/cassettes/quick.cassette.json",
             "accepted quick::greet (run 2) into prompt-tests/cassettes/quick.cassette.json",
@@ -150,17 +146,13 @@ fn accept_by_filter_replaces_those_samples_and_keeps_the_rest() {
 #[test]
 fn exact_takes_the_whole_name_only() {
     let fixture = Fixture::new("exact");
-    let run = fixture.run(&["accept", "--exact", "quick::gree"]);
-    run.assert_success();
-    assert_contains(
-        &run.stdout(),
+    fixture.succeeds_saying(
+        &["accept", "--exact", "quick::gree"],
         &["no pending recordings match \"quick::gree\""],
     );
     assert!(fixture.pending("quick").exists());
-    let run = fixture.run(&["accept", "suite::case_a", "--exact"]);
-    run.assert_success();
-    assert_contains(
-        &run.stdout(),
+    fixture.succeeds_saying(
+        &["accept", "suite::case_a", "--exact"],
         &["accepted suite::case_a (run 1)", "accepted 1 sample(s)"],
     );
     assert_eq!(
@@ -179,10 +171,8 @@ fn reject_keeps_the_cassette_and_deletes_the_pending_samples() {
     let fixture = Fixture::new("reject");
     let quick = fixture.cassette("quick");
     let before = std::fs::read(&quick).unwrap();
-    let run = fixture.run(&["reject", "greet"]);
-    run.assert_success();
-    assert_contains(
-        &run.stdout(),
+    fixture.succeeds_saying(
+        &["reject", "greet"],
         &[
             "rejected quick::greet (run 1) for prompt-tests/cassettes/quick.cassette.json",
             "rejected 2 sample(s)",

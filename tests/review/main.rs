@@ -202,4 +202,12 @@ impl Fixture {
         command.stdin(std::process::Stdio::null());
         Run(command.output().expect("the binary runs"))
     }
+
+    /// Runs it with `args`, which succeeds and prints each of `parts`.
+    #[track_caller]
+    fn succeeds_saying(&self, args: &[&str], parts: &[&str]) {
+        let run = self.run(args);
+        run.assert_success();
+        child::assert_contains(&run.stdout(), parts);
+    }
 }

@@ -110,6 +110,17 @@ impl Tmux {
             .run()
             .assert_success();
     }
+
+    /// Types each of `keys` once the review shows the sample it is for (the first at sample 1, the
+    /// next at sample 2, ...), then waits for the review to end: the screen it ends on.
+    #[track_caller]
+    fn type_until_the_end(&self, keys: &[&str]) -> String {
+        for (i, key) in keys.iter().enumerate() {
+            self.wait_for(&[&format!("pending {} of ", i + 1)]);
+            self.send(key);
+        }
+        self.wait_for(&["[review exited 0]"])
+    }
 }
 
 impl Drop for Tmux {
@@ -119,11 +130,17 @@ impl Drop for Tmux {
     }
 }
 
+/// The fixture `name` and its review in tmux, for the test `test`; `None` without tmux.
+fn reviewed(test: &str, name: &str) -> Option<(Fixture, Tmux)> {
+    let fixture = Fixture::new(name);
+    let tmux = Tmux::review(test, fixture.root())?;
+    Some((fixture, tmux))
+}
+
 #[test]
 fn each_key_does_what_it_says_and_writes_at_once() {
     let test = "each_key_does_what_it_says_and_writes_at_once";
-    let fixture = Fixture::new("keys");
-    let Some(tmux) = Tmux::review(test, fixture.root()) else {
+    let Some((fixture, tmux)) = reviewed(test, "keys") else {
         return;
     };
     let first = tmux.wait_for(&["pending 1 of 3: quick::greet (run 1)", "q quit"]);
@@ -215,48 +232,28 @@ fn q_quits_and_the_capitals_settle_every_sample_left() {
     let pending = |stem: &str| std::fs::read(fixture.pending(stem)).ok();
     let before = (pending("quick"), pending("suite"));
 
-    let tmux = Tmux::review(test, fixture.root());
-    let Some(tmux) = tmux else {
+    // Each review in a tmux server of its own, ended before the next starts.
+    let Some(tmux) = Tmux::review(test, fixture.root()) else {
         return;
     };
-    tmux.wait_for(&["pending 1 of 3"]);
-    tmux.send("q");
-    let end = tmux.wait_for(&["[review exited 0]"]);
+    let end = tmux.type_until_the_end(&["q"]);
+    drop(tmux);
     assert_contains(
         &end,
         &["accepted 0, rejected 0, skipped 0", "3 still pending"],
     );
-    assert_eq!(
-        (pending("quick"), pending("suite")),
-        before,
-        "q changed a file"
-    );
-    drop(tmux);
+    let files = (pending("quick"), pending("suite"));
+    assert_eq!(files, before, "q changed a file");
 
     // s once, then S skips the rest.
-    let tmux = Tmux::review(test, fixture.root()).unwrap();
-    tmux.wait_for(&["pending 1 of 3"]);
-    tmux.send("s");
-    tmux.wait_for(&["pending 2 of 3"]);
-    tmux.send("S");
-    assert_contains(
-        &tmux.wait_for(&["[review exited 0]"]),
-        &["skipped 3", "3 still pending"],
-    );
-    assert_eq!(
-        (pending("quick"), pending("suite")),
-        before,
-        "S changed a file"
-    );
-    drop(tmux);
+    let review = || Tmux::review(test, fixture.root()).unwrap();
+    let end = review().type_until_the_end(&["s", "S"]);
+    assert_contains(&end, &["skipped 3", "3 still pending"]);
+    let files = (pending("quick"), pending("suite"));
+    assert_eq!(files, before, "S changed a file");
 
     // a once, then R rejects the rest.
-    let tmux = Tmux::review(test, fixture.root()).unwrap();
-    tmux.wait_for(&["pending 1 of 3"]);
-    tmux.send("a");
-    tmux.wait_for(&["pending 2 of 3"]);
-    tmux.send("R");
-    let end = tmux.wait_for(&["[review exited 0]"]);
+    let end = review().type_until_the_end(&["a", "R"]);
     assert_contains(&end, &["accepted 1, rejected 2, skipped 0"]);
     assert_lacks(&end, "still pending");
     assert_eq!(
@@ -264,26 +261,19 @@ fn q_quits_and_the_capitals_settle_every_sample_left() {
         [fixture.old[4].key.clone()]
     );
     assert!(!fixture.pending("quick").exists() && !fixture.pending("suite").exists());
-    drop(tmux);
 
     // With nothing pending, the review says so and ends.
-    let tmux = Tmux::review(test, fixture.root()).unwrap();
-    assert_contains(
-        &tmux.wait_for(&["[review exited 0]"]),
-        &["no pending recordings"],
-    );
+    let end = review().type_until_the_end(&[]);
+    assert_contains(&end, &["no pending recordings"]);
 }
 
 #[test]
 fn capital_a_accepts_every_sample_left() {
     let test = "capital_a_accepts_every_sample_left";
-    let fixture = Fixture::new("accept-all");
-    let Some(tmux) = Tmux::review(test, fixture.root()) else {
+    let Some((fixture, tmux)) = reviewed(test, "accept-all") else {
         return;
     };
-    tmux.wait_for(&["pending 1 of 3"]);
-    tmux.send("A");
-    let end = tmux.wait_for(&["[review exited 0]"]);
+    let end = tmux.type_until_the_end(&["A"]);
     assert_contains(&end, &["accepted 3, rejected 0, skipped 0"]);
     let quick = keys(&fixture.cassette("quick"));
     for new in &fixture.new[..3] {

@@ -5,8 +5,6 @@
 use std::path::Path;
 
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 
 use super::harness::{run_agents, scratch};
@@ -39,24 +37,6 @@ impl Broken {
     #[rmcp::tool(description = "Add two integers")]
     async fn add(&self) -> Result<String, rmcp::ErrorData> {
         Err(rmcp::ErrorData::internal_error("the backend is down", None))
-    }
-}
-
-/// Serves [`Broken`] over streamable HTTP on `listener` (any path), as the demo server does.
-async fn serve_broken(listener: tokio::net::TcpListener) {
-    let service: StreamableHttpService<Broken, LocalSessionManager> = StreamableHttpService::new(
-        || Ok(Broken),
-        Default::default(),
-        StreamableHttpServerConfig::default(),
-    );
-    while let Ok((stream, _)) = listener.accept().await {
-        let service = hyper_util::service::TowerToHyperService::new(service.clone());
-        tokio::spawn(async move {
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(io, service)
-                .await;
-        });
     }
 }
 
@@ -155,7 +135,7 @@ fn a_failing_mcp_call_leaves_no_credential_of_the_server_in_cassettes_or_reports
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
-    runtime.spawn(serve_broken(listener));
+    runtime.spawn(mcp_demo_server::serve_http_of(listener, || Broken));
     let url = format!("http://mcpuser:hunter2pw@{addr}/mcp?token=tok-s3cret-123&team=blue");
 
     let fake = FakeProvider::builder().respond_with(add_reply).start();

@@ -1,0 +1,47 @@
+//! What the unit tests share: a test's scratch folder in the temporary directory, and the check that a
+//! text (a report of problems, a summary, a prompt) says each of some parts.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A test's own scratch folder (the process id and a number), empty when made, removed when
+/// dropped.
+pub(crate) struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A new empty folder `pt-<name>-<pid>-<n>`: `n` keeps the tests that run at once apart.
+    pub(crate) fn new(name: &str) -> Self {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("pt-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// The folder.
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// Writes `bytes` to `relative` in the folder, and gives its path.
+    pub(crate) fn file(&self, relative: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(relative);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Panics, showing `text`, unless it contains each of `parts`.
+#[track_caller]
+pub(crate) fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} not in\n{text}");
+    }
+}
