@@ -4,6 +4,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use serde::de::{
+    DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -169,8 +172,8 @@ impl From<Entry> for RawEntry {
 /// file's `texts` under a short hash, and each entry that sends it names the hash as `system_text`:
 /// the judge's instructions, the same in every judge call, no longer repeat in every entry, so a diff
 /// of the file shows what changed. Reading puts each text back; nothing replay needs is lost.
-#[derive(Debug, Default, Clone, Serialize, Deserialize)]
-#[serde(try_from = "DiskBody", into = "DiskBody")]
+#[derive(Debug, Default, Clone, Serialize)]
+#[serde(into = "DiskBody")]
 pub struct FileBody {
     /// The format version ([`FORMAT_VERSION`]).
     pub version: u32,
@@ -210,8 +213,8 @@ pub struct CheckVerdict {
 /// A system prompt at least this long is stored once per file (see [`FileBody`]).
 pub const SHARED_TEXT_MIN: usize = 256;
 
-/// A cassette file as written.
-#[derive(Serialize, Deserialize)]
+/// A cassette file as written (`texts` before `entries`, so a reader knows them when it meets an entry).
+#[derive(Serialize)]
 struct DiskBody {
     version: u32,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -250,40 +253,94 @@ impl From<FileBody> for DiskBody {
     }
 }
 
-impl TryFrom<DiskBody> for FileBody {
-    type Error = String;
+/// Read as the file streams by: each entry becomes an [`Entry`] as soon as it is read (its shared text
+/// put back), so a large cassette is never held twice.
+impl<'de> Deserialize<'de> for FileBody {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(BodyVisitor)
+    }
+}
 
-    fn try_from(disk: DiskBody) -> Result<Self, String> {
-        let entries = disk
-            .entries
-            .into_iter()
-            .map(|mut raw| {
-                if let Some(name) = raw.system_text.take() {
-                    let text = disk.texts.get(&name).ok_or_else(|| {
-                        format!(
-                            "entry {}: its `system_text` {name:?} is not in the file's `texts`",
-                            raw.key
-                        )
-                    })?;
-                    match raw.request.as_mut() {
-                        Some(request) => request.system = Some(text.clone()),
-                        None => {
-                            return Err(format!(
-                                "entry {}: `system_text` is given without a `request`",
-                                raw.key
-                            ));
-                        }
-                    }
+struct BodyVisitor;
+
+impl<'de> Visitor<'de> for BodyVisitor {
+    type Value = FileBody;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a cassette file: an object with `version` and `entries`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<FileBody, A::Error> {
+        let (mut version, mut entries) = (None, None);
+        let mut texts = BTreeMap::new();
+        let mut verdicts = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "version" => version = Some(map.next_value()?),
+                "texts" => texts = map.next_value()?,
+                "entries" => entries = Some(map.next_value_seed(Entries(&texts))?),
+                "verdicts" => verdicts = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
                 }
-                Entry::try_from(raw)
-            })
-            .collect::<Result<_, _>>()?;
+            }
+        }
         Ok(FileBody {
-            version: disk.version,
-            entries,
-            verdicts: disk.verdicts,
+            version: version.ok_or_else(|| A::Error::missing_field("version"))?,
+            entries: entries.ok_or_else(|| A::Error::missing_field("entries"))?,
+            verdicts,
         })
     }
+}
+
+/// A file's entries, read with the texts the file holds.
+struct Entries<'a>(&'a BTreeMap<String, String>);
+
+impl<'de> DeserializeSeed<'de> for Entries<'_> {
+    type Value = Vec<Entry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<Entry>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Entries<'_> {
+    type Value = Vec<Entry>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of entries")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Entry>, A::Error> {
+        let mut entries = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(raw) = seq.next_element::<RawEntry>()? {
+            entries.push(unpacked(raw, self.0).map_err(A::Error::custom)?);
+        }
+        Ok(entries)
+    }
+}
+
+/// `raw` as an entry, its shared system prompt put back from `texts`.
+fn unpacked(mut raw: RawEntry, texts: &BTreeMap<String, String>) -> Result<Entry, String> {
+    if let Some(name) = raw.system_text.take() {
+        let text = texts.get(&name).ok_or_else(|| {
+            format!(
+                "entry {}: its `system_text` {name:?} is not in the file's `texts` (which come before \
+                 the entries)",
+                raw.key
+            )
+        })?;
+        match raw.request.as_mut() {
+            Some(request) => request.system = Some(text.clone()),
+            None => {
+                return Err(format!(
+                    "entry {}: `system_text` is given without a `request`",
+                    raw.key
+                ));
+            }
+        }
+    }
+    Entry::try_from(raw)
 }
 
 /// The name a shared text is stored under: the first 8 bytes of its SHA-256, in hex.

@@ -2,7 +2,7 @@
 //! target that recorded them. Two targets sharing a cassette (one `cassette_dir`, a test or suite of
 //! the same name) keep their recordings apart, and a prune removes only its own target's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::entry::Entry;
@@ -56,12 +56,36 @@ pub fn target_of(exe: &Path) -> Target {
 
 /// The entries of one cassette file: by key, then by the target that recorded them.
 #[derive(Debug, Default, Clone)]
-pub struct Recordings(HashMap<String, BTreeMap<Target, Entry>>);
+pub struct Recordings(HashMap<String, ByTarget>);
+
+/// One key's recordings, one per target, sorted by target (the one naming none first). Almost always
+/// one: a `Vec`, since a map's node would hold room for eleven entries per key.
+#[derive(Debug, Default, Clone)]
+struct ByTarget(Vec<Entry>);
+
+impl ByTarget {
+    fn get(&self, target: &Target) -> Option<&Entry> {
+        self.0.iter().find(|e| e.target == *target)
+    }
+
+    fn remove(&mut self, target: &Target) -> Option<Entry> {
+        let at = self.0.iter().position(|e| e.target == *target)?;
+        Some(self.0.remove(at))
+    }
+
+    /// Puts `entry` in its target's place, replacing what that target had.
+    fn insert(&mut self, entry: Entry) {
+        match self.0.binary_search_by(|e| e.target.cmp(&entry.target)) {
+            Ok(at) => self.0[at] = entry,
+            Err(at) => self.0.insert(at, entry),
+        }
+    }
+}
 
 impl Recordings {
     /// The entries as read from a file; of two with the same key and target, the later wins.
     pub fn new(entries: Vec<Entry>) -> Self {
-        let mut recordings = Self::default();
+        let mut recordings = Self(HashMap::with_capacity(entries.len()));
         for entry in entries {
             recordings.put(entry);
         }
@@ -69,15 +93,16 @@ impl Recordings {
     }
 
     fn put(&mut self, entry: Entry) {
+        // Room for one: a `Vec` would first grow to four.
         self.0
             .entry(entry.key.clone())
-            .or_default()
-            .insert(entry.target.clone(), entry);
+            .or_insert_with(|| ByTarget(Vec::with_capacity(1)))
+            .insert(entry);
     }
 
     /// How many entries there are.
     pub fn len(&self) -> usize {
-        self.0.values().map(BTreeMap::len).sum()
+        self.0.values().map(|b| b.0.len()).sum()
     }
 
     /// Whether there are none.
@@ -87,7 +112,7 @@ impl Recordings {
 
     /// Every entry.
     pub fn iter(&self) -> impl Iterator<Item = &Entry> {
-        self.0.values().flat_map(BTreeMap::values)
+        self.0.values().flat_map(|b| b.0.iter())
     }
 
     /// The entry that answers `key` for `target`: its own, else one that names no target, else
@@ -98,7 +123,7 @@ impl Recordings {
         by_target
             .get(target)
             .or_else(|| by_target.get(&None))
-            .or_else(|| by_target.values().next())
+            .or_else(|| by_target.0.first())
     }
 
     /// Adds `entry` recorded now (replacing its target's own recording of the key): a recording of
@@ -114,7 +139,7 @@ impl Recordings {
     pub fn remove(&mut self, (target, key): &Slot) -> Option<Entry> {
         let by_target = self.0.get_mut(key)?;
         let removed = by_target.remove(target);
-        if by_target.is_empty() {
+        if by_target.0.is_empty() {
             self.0.remove(key);
         }
         removed
@@ -127,9 +152,9 @@ impl Recordings {
             return false;
         };
         let by_target = self.0.entry(key.to_string()).or_default();
-        if !by_target.contains_key(target) {
+        if by_target.get(target).is_none() {
             entry.target = target.clone();
-            by_target.insert(target.clone(), entry);
+            by_target.insert(entry);
         }
         true
     }
@@ -138,11 +163,7 @@ impl Recordings {
     /// recorded again keeps its place, two targets' recordings of it sit together), so that a diff
     /// reviews well.
     pub fn into_sorted(self) -> Vec<Entry> {
-        let mut entries: Vec<Entry> = self
-            .0
-            .into_values()
-            .flat_map(BTreeMap::into_values)
-            .collect();
+        let mut entries: Vec<Entry> = self.0.into_values().flat_map(|b| b.0).collect();
         entries.sort_by(|a, b| {
             (&a.test, a.run, a.role.as_str(), &a.key, &a.target).cmp(&(
                 &b.test,
