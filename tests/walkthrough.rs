@@ -401,21 +401,11 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
 fn installed(package: &str) -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let profile_dir = child::profile_dir();
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev".to_string(),
-            Some(other) => other.to_string(),
-        };
-        let status = child::cargo()
-            .args(["build", "--quiet", "-p", package, "--profile", &profile])
-            .arg("--manifest-path")
-            .arg(child::repo_root().join("Cargo.toml"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo build -p {package} failed");
-        let binary = profile_dir.join(format!("{package}{}", std::env::consts::EXE_SUFFIX));
-        assert!(binary.is_file(), "{} was not built", binary.display());
-        profile_dir
+        let binary = child::built_binary(package, &child::repo_root().join("Cargo.toml"));
+        binary
+            .parent()
+            .expect("the profile directory")
+            .to_path_buf()
     })
 }
 

@@ -51,6 +51,32 @@ pub fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// The binary of `package` in the workspace of `manifest`, built now in the profile the tests run in
+/// (`cargo test --test X` alone builds no other package's binary, so one built earlier may be stale).
+pub fn built_binary(package: &str, manifest: &Path) -> PathBuf {
+    build(&["-p", package], manifest);
+    let binary = profile_dir().join(format!("{package}{}", std::env::consts::EXE_SUFFIX));
+    assert!(binary.is_file(), "{} was not built", binary.display());
+    binary
+}
+
+/// `cargo build --quiet <what>` for the workspace of `manifest`, in the profile the tests run in.
+fn build(what: &[&str], manifest: &Path) {
+    let profile = match profile_dir().file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev".to_string(),
+        Some(other) => other.to_string(),
+    };
+    let status = cargo()
+        .args(["build", "--quiet"])
+        .args(what)
+        .args(["--profile", &profile])
+        .arg("--manifest-path")
+        .arg(manifest)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build {} failed", what.join(" "));
+}
+
 /// The binary of the example `name`, which `cargo test` and `cargo nextest run` build with the tests.
 pub fn example_binary(name: &str) -> PathBuf {
     let path = profile_dir()
@@ -69,20 +95,9 @@ pub fn example_binary(name: &str) -> PathBuf {
 /// build would test old code.
 pub fn fresh_example_binary(name: &str, manifest_dir: &Path) -> PathBuf {
     static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let profile_dir = profile_dir();
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if !built.iter().any(|b| b == name) {
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev".to_string(),
-            Some(other) => other.to_string(),
-        };
-        let status = cargo()
-            .args(["build", "--quiet", "--example", name, "--profile", &profile])
-            .arg("--manifest-path")
-            .arg(manifest_dir.join("Cargo.toml"))
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "cargo build --example {name} failed");
+        build(&["--example", name], &manifest_dir.join("Cargo.toml"));
         built.push(name.to_string());
     }
     example_binary(name)

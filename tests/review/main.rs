@@ -21,33 +21,9 @@ use serde_json::json;
 fn binary() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let profile_dir = child::profile_dir();
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev".to_string(),
-            Some(other) => other.to_string(),
-        };
-        let status = child::cargo()
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "cargo-prompt-tester",
-                "--profile",
-                &profile,
-            ])
-            .arg("--manifest-path")
-            // This package's own folder names the checkout these tests were built from.
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml"))
-            .status()
-            .expect("cargo runs");
-        assert!(
-            status.success(),
-            "cargo build -p cargo-prompt-tester failed"
-        );
-        profile_dir.join(format!(
-            "cargo-prompt-tester{}",
-            std::env::consts::EXE_SUFFIX
-        ))
+        // This package's own folder names the checkout these tests were built from.
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        child::built_binary("cargo-prompt-tester", &workspace)
     })
 }
 
