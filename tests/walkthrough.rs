@@ -256,21 +256,7 @@ impl Newcomer {
 
         // Record: the README's command, with its keys, against the fake providers.
         let (record, _) = record_and_replay();
-        let fake = FakeProvider::builder().respond_with(respond).start();
-        let recorded = newcomer.with_keys(record, &fake, &[]);
-        assert!(recorded.status.success(), "record: {}", text(&recorded));
-        assert_eq!(
-            outcome(&recorded, TEST).as_deref(),
-            Some("ok"),
-            "record: {}",
-            text(&recorded)
-        );
-        assert_eq!(
-            calls(&fake),
-            (5, 5),
-            "five samples, each judged once: {}",
-            text(&recorded)
-        );
+        newcomer.live(record, "record");
 
         let cassette: Value = serde_json::from_str(&newcomer.cassette_text()).unwrap();
         assert_eq!(cassette["entries"].as_array().map(Vec::len), Some(10));
@@ -279,6 +265,27 @@ impl Newcomer {
             "no key in the cassette"
         );
         newcomer
+    }
+
+    /// The README command `line` run live against a fresh fake with the README's keys: it passes,
+    /// every one of the five samples is called and judged once.
+    fn live(&self, line: &str, what: &str) -> Output {
+        let fake = FakeProvider::builder().respond_with(respond).start();
+        let ran = self.with_keys(line, &fake, &[]);
+        assert!(ran.status.success(), "{what}: {}", text(&ran));
+        assert_eq!(
+            outcome(&ran, TEST).as_deref(),
+            Some("ok"),
+            "{what}: {}",
+            text(&ran)
+        );
+        assert_eq!(
+            calls(&fake),
+            (5, 5),
+            "{what}: five samples, each called and judged once: {}",
+            text(&ran)
+        );
+        ran
     }
 
     /// The README command `line`, which sets the keys, run against `fake` (with `env` too); it checks
@@ -472,22 +479,7 @@ fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_t
     let brief = format!("Be brief. {first}");
     newcomer.edit_prompt(&brief);
     let recorded = newcomer.cassette_text();
-    let fake = FakeProvider::builder().respond_with(respond).start();
-    let ran = newcomer.with_keys(run, &fake, &[]);
-    assert!(ran.status.success(), "run: {}", text(&ran));
-    assert_eq!(
-        outcome(&ran, TEST).as_deref(),
-        Some("ok"),
-        "run: {}",
-        text(&ran)
-    );
-    assert_eq!(
-        calls(&fake),
-        (5, 5),
-        "every sample called again: {}",
-        text(&ran)
-    );
-    drop(fake);
+    let ran = newcomer.live(run, "run");
     assert!(
         newcomer.cassette_text() == recorded,
         "the committed cassette changed: {}",
@@ -568,16 +560,7 @@ fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_t
     // the replay under CI fails as stale, saying what changed in the prompt.
     let plain = format!("Be brief and plain. {first}");
     newcomer.edit_prompt(&plain);
-    let fake = FakeProvider::builder().respond_with(respond).start();
-    let ran = newcomer.with_keys(run, &fake, &[]);
-    assert!(ran.status.success(), "run: {}", text(&ran));
-    assert_eq!(
-        calls(&fake),
-        (5, 5),
-        "every sample called again: {}",
-        text(&ran)
-    );
-    drop(fake);
+    let ran = newcomer.live(run, "run");
     assert!(newcomer.cassette_text() == cassette, "run: {}", text(&ran));
     assert_eq!(newcomer.pending().len(), 1, "run: {}", text(&ran));
     let rejected = subcommand(&newcomer, "reject");
