@@ -129,7 +129,10 @@ fn cargo(dir: &Path, env: &[(String, String)], args: &[String]) -> Output {
             cmd.env_remove(&name);
         }
     }
+    // No debug info in the new crates' builds: they are thrown away, and full debug info is most of a
+    // debug build's size on disk.
     cmd.env("CARGO_TARGET_DIR", target)
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_TERM_COLOR", "never")
         .env("NO_COLOR", "1");
