@@ -20,7 +20,7 @@ pub fn run_seed(seed: u32, run: u32) -> u32 {
 }
 
 /// The sampling keys as a front end wrote them (an attribute, a suite, a case, `[defaults]`), before
-/// they become a [`SamplePlan`].
+/// they become a `SamplePlan` (the plan of samples a trial takes).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct SamplingKeys {
     /// `runs`.
