@@ -33,11 +33,22 @@ fn rate(counts: Counts) -> String {
     )
 }
 
-/// One row of the table: name, pass rate, calls, tokens in/out, subject and judge cost.
+/// The total row's cell: the samples of every trial that ran, without an interval (samples of
+/// different tests are not draws of one rate, so one interval over them would say nothing).
+fn pooled(counts: Counts) -> String {
+    format!(
+        "{}/{} {:.0}%",
+        counts.passed,
+        counts.total,
+        counts.share().unwrap_or(0.0) * 100.0
+    )
+}
+
+/// One row of the table: name, samples passed, calls, tokens in/out, subject and judge cost.
 fn row(name: &str, rate: &str, usage: &Usage, width: usize) -> String {
     let all = usage.total();
     format!(
-        "{name:<width$}  {rate:>20}  {:>6}  {:>17}  {:>10}  {:>10}",
+        "{name:<width$}  {rate:>23}  {:>6}  {:>17}  {:>10}  {:>10}",
         all.calls,
         format!("{}/{}", all.tokens.input, all.tokens.output),
         usd(&usage.subject),
@@ -63,8 +74,8 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         .clamp(4, 60);
     let mut out = String::new();
     let header = format!(
-        "{:<width$}  {:>20}  {:>6}  {:>17}  {:>10}  {:>10}",
-        "test", "pass rate (95% CI)", "calls", "tokens in/out", "subject $", "judge $"
+        "{:<width$}  {:>23}  {:>6}  {:>17}  {:>10}  {:>10}",
+        "test", "samples passed (95% CI)", "calls", "tokens in/out", "subject $", "judge $"
     );
     out.push_str(&format!(
         "\nprompt-tester summary\n{}\n",
@@ -72,6 +83,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     ));
     let mut total = Usage::default();
     let (mut passed, mut failed, mut errored, mut ignored) = (0, 0, 0, 0);
+    let mut samples = Counts::new(0, 0);
     let mut live_only = Vec::new();
     for r in records {
         total += &r.usage;
@@ -85,7 +97,14 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
         let rate = match r.status {
             Status::Ignored => "ignored".to_string(),
             Status::LiveOnly => "live only".to_string(),
-            _ => rate(r.counts()),
+            _ => {
+                let counts = r.counts();
+                samples = Counts::new(
+                    samples.passed + counts.passed,
+                    samples.total + counts.total,
+                );
+                rate(counts)
+            }
         };
         // Escaped before it is coloured: the colours are the harness's own escapes.
         let line = for_terminal(&row(
@@ -109,18 +128,14 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     }
     let rows = out;
     let mut out = String::new();
-    out.push_str(&row(
-        "total",
-        &rate(Counts::new(passed, passed + failed + errored)),
-        &total,
-        width,
-    ));
+    // The table counts samples, the line below it trials (what libtest counts too).
+    out.push_str(&row("total", &pooled(samples), &total, width));
     out.push('\n');
     let all = total.total();
     let (calls, replayed) = (all.calls, all.replayed);
     let skipped: u32 = records.iter().map(|r| r.runs_skipped).sum();
     out.push_str(&format!(
-        "{passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes{}); \
+        "trials: {passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes{}); \
          total cost ${:.5}{}; wall time {:.2}s\n",
         match live_only.len() {
             0 => String::new(),
@@ -273,9 +288,12 @@ mod tests {
         assert!(row("wobbly").contains(" 4/5 80% (38–96%) "), "{text}");
         assert!(row("broken").contains(" 0/3 0% (0–56%) "), "{text}");
         assert!(row("skipped").contains(" ignored "), "{text}");
-        // Two of the four trials that ran passed.
-        assert!(row("total").contains(" 2/4 50% (15–85%) "), "{text}");
-        assert!(text.contains("pass rate (95% CI)"), "{text}");
+        // The table counts samples: 13 of the 18 samples of the four trials that ran passed, and
+        // the line below it trials: two of the four.
+        assert!(row("total").contains(" 13/18 72% "), "{text}");
+        assert!(!row("total").contains('('), "{text}");
+        assert!(text.contains("samples passed (95% CI)"), "{text}");
+        assert!(text.contains("trials: 2 passed, 1 failed, 1 errored, 1 ignored;"), "{text}");
         let flaky: Vec<&str> = text.lines().filter(|l| l.starts_with("flaky")).collect();
         assert_eq!(
             flaky,
