@@ -6,12 +6,11 @@
 //! also under concurrent requests), and the threshold decides. The mention itself is checked with a
 //! plain string test, which such a small model passes reliably at this temperature.
 //!
-//! The 135M judge is near chance (README, "A real model on this machine"; 13/25 right on the
-//! calibration items recorded so far, "yes" to only 3 of 14 "yes" items): asked one question it
-//! nearly always answers "no" (it says "no" to "Is Alice mentioned?" here, which is wrong), asked
-//! several at once it answers "yes" to all. So these examples put to it only questions whose recorded
-//! verdict is right, and assert that verdict; they show the API, not the judge's skill. With a capable
-//! judge, ask what matters and assert `verdict.passed` as in the README.
+//! The judge is the same 135M model, and judge_basics.calibration.toml measures it: near chance (the
+//! figures are in judge_basics.calibration.result.json and in the summary's calibration section). A
+//! verdict from a judge that calibration has not shown accurate is not evidence, so these examples
+//! ask it what matters and report its verdicts without gating on them. With a judge whose calibration
+//! is good, assert `verdict.passed` (the README's quick start does).
 
 use prompt_tester::prelude::*;
 
@@ -31,10 +30,9 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
         "the summary does not mention Alice: {:?}",
         run.output
     );
-    // The summary names no Bob, and the judge says so. This judge says "no" almost whatever it is
-    // asked, so this shows the call rather than checks the summary; a calibrated judge makes it a check.
-    let verdict = run.ask("Is Bob mentioned in the output?").await?;
-    anyhow::ensure!(!verdict.passed, "the judge saw Bob: {verdict:?}");
+    // What matters, asked of the judge: its verdict, reasoning and snippet go into the reports. It is
+    // not asserted: this judge's calibration is near chance (see the top of this file).
+    let verdict = run.ask("Is Alice mentioned in the output?").await?;
     anyhow::ensure!(
         verdict.reasoning.as_deref().is_some_and(|r| !r.is_empty()),
         "no reasoning: {verdict:?}"
@@ -42,10 +40,12 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `ask_all` puts several questions to the judge in one call and returns one verdict per question.
-/// A question the reply leaves without a verdict is asked again once, then is an error (never a "no").
-/// Both statements hold for the summary, and the judge says "yes" to both (it says "yes" to every
-/// question it is asked several at a time, so a "no" question would not show anything true).
+/// `ask_all` puts several questions to the judge in one call and returns one verdict per question,
+/// in the order asked, each with its reasoning. A question the reply leaves without a verdict is asked
+/// again once, then is an error (never a "no"). That is what this test checks. It does not assert the
+/// verdicts: asked several questions at once, this small judge answers "yes" to all of them, which its
+/// calibration (one question at a time) does not cover; a verdict it has not been measured on is not
+/// evidence either way.
 #[prompt_test(
     target_prompt = "Summarise in one sentence: {text}",
     target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),
@@ -64,7 +64,10 @@ async fn judge_answers_every_question(run: PromptRun) -> anyhow::Result<()> {
             verdict.question == question,
             "verdicts out of order: {verdict:?}"
         );
-        anyhow::ensure!(verdict.passed, "the judge said no: {verdict:?}");
+        anyhow::ensure!(
+            verdict.reasoning.as_deref().is_some_and(|r| !r.is_empty()),
+            "no reasoning: {verdict:?}"
+        );
         anyhow::ensure!(verdict.judge_model == "SmolLM2-135M-Instruct");
     }
     Ok(())

@@ -58,6 +58,13 @@ impl fmt::Display for TrialName<'_> {
 /// What stands between a trial and the number of its single-sample trial.
 const RUN_SEPARATOR: &str = "::run_";
 
+/// The trial whose sample `run` the trial `test` takes: `t::run_3`'s run 3 is `t`'s run 3 (the
+/// numbered trial runs that one sample of `t`, alone), any other name is its own.
+pub fn sample_owner(test: &str, run: u32) -> &str {
+    test.strip_suffix(&format!("{RUN_SEPARATOR}{run}"))
+        .unwrap_or(test)
+}
+
 /// The trial of calibration set `set`'s item `item`: `set::item`.
 pub fn item(set: &str, item: &str) -> String {
     format!("{set}::{item}")
@@ -109,6 +116,15 @@ mod tests {
             "s::c[fake/a]::run_3"
         );
         assert_eq!(item("calibration::s", "alice"), "calibration::s::alice");
+    }
+
+    #[test]
+    fn a_numbered_trial_takes_its_aggregate_trials_sample() {
+        assert_eq!(sample_owner("s::c::run_3", 3), "s::c");
+        assert_eq!(sample_owner("s::c[x]::run_3", 3), "s::c[x]");
+        // Another run's number, or no number, is the name's own.
+        assert_eq!(sample_owner("s::c::run_3", 2), "s::c::run_3");
+        assert_eq!(sample_owner("s::c", 1), "s::c");
     }
 
     #[test]

@@ -261,7 +261,7 @@ impl Cassette {
     pub fn sample(&self, test: &str, run: u32) -> SampleId {
         SampleId {
             target: self.target.clone(),
-            test: test.to_string(),
+            test: crate::trial_name::sample_owner(test, run).to_string(),
             run,
         }
     }

@@ -42,7 +42,7 @@ impl SampleId {
         let ours = entry.target.is_none() || entry.target == *target;
         (entry.role != CallRole::Embedding && ours).then(|| Self {
             target: target.clone(),
-            test: entry.test.clone(),
+            test: crate::trial_name::sample_owner(&entry.test, entry.run).to_string(),
             run: entry.run,
         })
     }
@@ -407,6 +407,31 @@ mod tests {
             .unwrap();
         c.flush().unwrap();
         c.pending_path().to_path_buf()
+    }
+
+    #[test]
+    fn a_sample_recorded_by_its_numbered_trial_is_the_aggregate_trials_sample() {
+        // Run 2 recorded by `t::run_2` (`--exact t::run_2`) is run 2 of `t`: a new call of either
+        // trial's run 2 is stale, and replaces those recordings, instead of being a first recording.
+        let dir = scratch("numbered");
+        let store = CassetteStore::new(&dir);
+        let c = store.open("s").unwrap();
+        c.record(entry("t::run_2", 2, CallRole::Subject, "old", "old"))
+            .unwrap();
+        c.flush().unwrap();
+        let c = CassetteStore::new(&dir).open("s").unwrap();
+        assert_eq!(c.sample_recordings(&c.sample("t", 2)), 1);
+        assert_eq!(c.sample_recordings(&c.sample("t::run_2", 2)), 1);
+        assert_eq!(c.sample("t::run_2", 2), c.sample("t", 2));
+        assert_eq!(c.sample_recordings(&c.sample("t", 1)), 0);
+        c.record_replacing(
+            entry("t", 2, CallRole::Subject, "new", "new"),
+            ReplaceInto::Cassette,
+        )
+        .unwrap();
+        c.flush().unwrap();
+        assert_eq!(keys(c.path()), ["new"]);
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -99,10 +99,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             Status::LiveOnly => "live only".to_string(),
             _ => {
                 let counts = r.counts();
-                samples = Counts::new(
-                    samples.passed + counts.passed,
-                    samples.total + counts.total,
-                );
+                samples = Counts::new(samples.passed + counts.passed, samples.total + counts.total);
                 rate(counts)
             }
         };
@@ -293,7 +290,10 @@ mod tests {
         assert!(row("total").contains(" 13/18 72% "), "{text}");
         assert!(!row("total").contains('('), "{text}");
         assert!(text.contains("samples passed (95% CI)"), "{text}");
-        assert!(text.contains("trials: 2 passed, 1 failed, 1 errored, 1 ignored;"), "{text}");
+        assert!(
+            text.contains("trials: 2 passed, 1 failed, 1 errored, 1 ignored;"),
+            "{text}"
+        );
         let flaky: Vec<&str> = text.lines().filter(|l| l.starts_with("flaky")).collect();
         assert_eq!(
             flaky,
