@@ -125,6 +125,20 @@ impl<'i> Document<'i> {
         }
     }
 
+    /// Whether a problem at `key` only follows from a value the document left out (a YAML null, alias
+    /// or tagged value, whose own problem is noted): one at that key or at the mapping or list holding it.
+    #[cfg_attr(not(feature = "yaml"), allow(unused_variables))]
+    pub fn explains(&self, key: &str) -> bool {
+        match self {
+            Self::Toml(_) => false,
+            #[cfg(feature = "yaml")]
+            Self::Yaml(document) => document.left_out.iter().any(|out| {
+                let parent = out.rfind(['.', '[']).map_or("", |i| &out[..i]);
+                out == key || parent == key
+            }),
+        }
+    }
+
     /// The top-level table.
     pub fn table<'a>(&'a self) -> Result<Cow<'a, Spanned<DeTable<'a>>>, Problem> {
         match self {
@@ -552,6 +566,23 @@ mod tests {
         // `=` after a two-byte character is the 4th character of line 2.
         assert_eq!(line_column(text, 10), (2, 4));
         assert_eq!(line_column(text, 999), (3, 1));
+    }
+
+    #[test]
+    #[cfg(not(feature = "yaml"))]
+    fn without_the_yaml_feature_a_yaml_suite_names_the_feature() {
+        let Err(problem) = Document::read("prompt: Hi\n", Syntax::Yaml, "") else {
+            panic!("read without the feature");
+        };
+        assert_eq!(
+            problem.message,
+            "a YAML suite needs the `yaml` feature of prompt-tester"
+        );
+        assert!(
+            problem.fix.contains("features = [\"yaml\"]"),
+            "{}",
+            problem.fix
+        );
     }
 
     #[test]

@@ -32,6 +32,9 @@ const SYNTAX_FIX: &str = "correct the YAML at this position (indent with spaces,
 #[derive(Debug)]
 pub(crate) struct Document {
     root: Option<Tree>,
+    /// The key paths of the values left out (a null, an alias, a tagged value): their problem is
+    /// noted, and what the reader would say of their absence is not.
+    pub left_out: Vec<String>,
 }
 
 /// A value of the document and where it is (bytes).
@@ -69,9 +72,14 @@ impl Document {
             parser: Parser::new_from_str(text),
             offsets: Offsets::new(text),
             problems: Vec::new(),
+            left_out: Vec::new(),
         };
         let root = builder.document()?;
-        Ok((Self { root }, builder.problems))
+        let document = Self {
+            root,
+            left_out: builder.left_out,
+        };
+        Ok((document, builder.problems))
     }
 
     /// The top-level mapping as a spanned table (an empty file or one of comments is an empty one).
@@ -166,6 +174,7 @@ struct Builder<'t> {
     parser: Parser<'t, StrInput<'t>>,
     offsets: Offsets,
     problems: Vec<Problem>,
+    left_out: Vec<String>,
 }
 
 /// `path` followed by `key`, as the suite reader writes key paths.
@@ -277,6 +286,7 @@ impl<'t> Builder<'t> {
             None => true,
             Some(t) if t.is_yaml_core_schema() && t.suffix == allowed => true,
             Some(t) => {
+                self.left_out.push(path.to_string());
                 self.problems.push(Problem::new(
                     span.clone(),
                     path,
@@ -331,6 +341,7 @@ impl<'t> Builder<'t> {
             }
             Event::Alias(_) => {
                 self.anchor(span, path);
+                self.left_out.push(path.to_string());
                 Ok(None)
             }
             Event::SequenceStart(anchor, tag) => {
@@ -458,6 +469,7 @@ impl<'t> Builder<'t> {
                 ),
             )
         };
+        self.left_out.push(path.to_string());
         self.problems.push(Problem::new(span, path, message, fix));
     }
 }

@@ -126,6 +126,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         Err(problem) => return fail(problem),
     };
     let mut r = Reader::new(file, dir, text);
+    let from_document = found.len();
     r.problems = found;
     let table = root.get_ref();
 
@@ -232,6 +233,12 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
 
     if !r.problems.is_empty() {
         let mut problems = r.problems;
+        let found_later = problems.split_off(from_document);
+        problems.extend(
+            found_later
+                .into_iter()
+                .filter(|p| !document.explains(&p.key)),
+        );
         problems.sort_by_key(|p| p.span.start);
         return Err(problems);
     }

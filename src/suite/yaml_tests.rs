@@ -353,3 +353,31 @@ fn every_key_of_the_table_is_read_in_yaml() {
         assert!(!report.contains("unknown key"), "{key}:\n{report}");
     }
 }
+
+#[test]
+fn a_value_left_out_is_one_problem_not_also_a_missing_one() {
+    for (text, says) in [
+        (
+            "prompt: Say hi\ncases:\n  - name: a\n    assert:\n      - contains:\n",
+            "5:17: `cases[0].assert[0].contains`: no value",
+        ),
+        ("prompt:\ncases:\n  - name: a\n", "1:7: `prompt`: no value"),
+        (
+            "prompt: Hi\ncases:\n  - name: ~\n",
+            "3:11: `cases[0].name`: no value",
+        ),
+        (
+            "prompt: Say {x}\ncases:\n  - name: a\n    inputs: !custom { x: 1 }\n",
+            "4:13: `cases[0].inputs`: the YAML tag `!custom` is not supported here",
+        ),
+    ] {
+        let report = problems(text);
+        assert_contains(
+            &report,
+            &[
+                "prompt-tests/support.evals.yaml has 1 problem;",
+                &format!("prompt-tests/support.evals.yaml:{says}"),
+            ],
+        );
+    }
+}
