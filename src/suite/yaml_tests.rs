@@ -381,3 +381,40 @@ fn a_value_left_out_is_one_problem_not_also_a_missing_one() {
         );
     }
 }
+
+/// Every YAML example of docs/suites.md is YAML the suite reader takes: no syntax or YAML problem, no
+/// unknown key or assertion (a fragment may lack its prompt file or cases).
+#[test]
+fn the_documented_yaml_examples_read() {
+    let docs = include_str!("../../docs/suites.md");
+    let blocks: Vec<&str> = docs
+        .split("```yaml\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .collect();
+    assert!(blocks.len() >= 7, "{} YAML examples", blocks.len());
+    for block in blocks {
+        // A fragment of assertions: the prompt that gives their placeholders.
+        let block = if block.contains("prompt") {
+            block.to_string()
+        } else {
+            format!("prompt: \"{{country}} {{city}}\"\n{block}")
+        };
+        let report = match parse("s", FILE, Path::new("/nonexistent"), &block) {
+            Ok(_) => continue,
+            Err(problems) => report(FILE, &block, &problems),
+        };
+        let bad = [
+            "YAML",
+            "unknown",
+            "expected a",
+            "expected `",
+            "no value",
+            "written twice",
+            "invalid",
+        ];
+        for bad in bad {
+            assert!(!report.contains(bad), "{block}\n{report}");
+        }
+    }
+}
