@@ -1,9 +1,15 @@
-//! Reading a TOML document with every problem located by `file:line:column`.
+//! Reading a TOML or YAML document with every problem located by `file:line:column`.
 //!
-//! A format built on TOML (the suites, today) walks toml's spanned document tree, not serde, so that a
-//! problem can point at the exact key or value, name the key path, and say how to fix it; every problem
-//! of a file is collected, not only the first. This module knows TOML values, spans, problems and
-//! "did you mean": the format's keys, defaults and wording stay with the format.
+//! A format built on TOML (the suites, the calibration sets) walks toml's spanned document tree, not
+//! serde, so that a problem can point at the exact key or value, name the key path, and say how to fix
+//! it; every problem of a file is collected, not only the first. A YAML suite is read into the same tree
+//! (`yaml.rs`), so one reader serves both, and its problems are shown in YAML's words (`wording.rs`).
+//! This module knows values, spans, problems and "did you mean": the format's keys, defaults and
+//! wording stay with the format.
+
+mod wording;
+#[cfg(feature = "yaml")]
+mod yaml;
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -47,6 +53,102 @@ impl Problem {
     }
 }
 
+/// The language a file is written in, told by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    Toml,
+    Yaml,
+}
+
+impl Syntax {
+    /// `.yaml` and `.yml` files are YAML, every other one TOML.
+    pub fn of(file: &str) -> Self {
+        if file.ends_with(".yaml") || file.ends_with(".yml") {
+            Self::Yaml
+        } else {
+            Self::Toml
+        }
+    }
+
+    /// A message or fix worded for TOML, as a file in this syntax says it.
+    pub fn words(self, text: &str) -> Cow<'_, str> {
+        match self {
+            Self::Toml => Cow::Borrowed(text),
+            Self::Yaml => wording::yaml(text),
+        }
+    }
+}
+
+/// A document read whole, before its tree is walked: TOML's tree borrows the text, YAML's this value.
+pub(crate) enum Document<'i> {
+    Toml(Spanned<DeTable<'i>>),
+    #[cfg(feature = "yaml")]
+    Yaml(yaml::Document),
+}
+
+impl<'i> Document<'i> {
+    /// Reads `text` written in `syntax`. `Err` is the problem that stops the reading (a syntax error);
+    /// the problems that come with a document are the file's too (YAML's duplicate keys, nulls, ...).
+    /// `syntax_fix` says how to correct a TOML syntax error.
+    pub fn read(
+        text: &'i str,
+        syntax: Syntax,
+        syntax_fix: &str,
+    ) -> Result<(Self, Vec<Problem>), Problem> {
+        match syntax {
+            Syntax::Toml => match DeTable::parse(text) {
+                Ok(root) => Ok((Self::Toml(root), Vec::new())),
+                Err(e) => {
+                    let span = e.span().unwrap_or(0..0);
+                    let message = e.message().trim().replace('\n', "; ");
+                    Err(Problem::new(
+                        span,
+                        "",
+                        format!("TOML syntax error: {message}"),
+                        syntax_fix,
+                    ))
+                }
+            },
+            #[cfg(feature = "yaml")]
+            Syntax::Yaml => {
+                let (document, problems) = yaml::Document::read(text)?;
+                Ok((Self::Yaml(document), problems))
+            }
+            #[cfg(not(feature = "yaml"))]
+            Syntax::Yaml => Err(Problem::new(
+                0..0,
+                "",
+                "a YAML suite needs the `yaml` feature of prompt-tester",
+                "turn the feature on (it is a default one): `prompt-tester = { version = \"0.1\", features = \
+                 [\"yaml\"] }` in Cargo.toml, or write the suite in TOML (`.evals.toml`)",
+            )),
+        }
+    }
+
+    /// Whether a problem at `key` only follows from a value the document left out (a YAML null, alias
+    /// or tagged value, whose own problem is noted): one at that key or at the mapping or list holding it.
+    #[cfg_attr(not(feature = "yaml"), allow(unused_variables))]
+    pub fn explains(&self, key: &str) -> bool {
+        match self {
+            Self::Toml(_) => false,
+            #[cfg(feature = "yaml")]
+            Self::Yaml(document) => document.left_out.iter().any(|out| {
+                let parent = out.rfind(['.', '[']).map_or("", |i| &out[..i]);
+                out == key || parent == key
+            }),
+        }
+    }
+
+    /// The top-level table.
+    pub fn table<'a>(&'a self) -> Result<Cow<'a, Spanned<DeTable<'a>>>, Problem> {
+        match self {
+            Self::Toml(root) => Ok(Cow::Borrowed(root)),
+            #[cfg(feature = "yaml")]
+            Self::Yaml(document) => document.table().map(Cow::Owned),
+        }
+    }
+}
+
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
@@ -83,6 +185,7 @@ impl fmt::Display for Report<'_> {
             if n == 1 { "" } else { "s" },
             self.consequence
         )?;
+        let syntax = Syntax::of(self.file);
         for p in self.problems {
             let (line, column) = line_column(self.text, p.span.start);
             let key = if p.key.is_empty() {
@@ -90,7 +193,8 @@ impl fmt::Display for Report<'_> {
             } else {
                 format!(" `{}`:", p.key)
             };
-            writeln!(f, "{}:{line}:{column}:{key} {}", self.file, p.message)?;
+            let message = syntax.words(&p.message);
+            writeln!(f, "{}:{line}:{column}:{key} {message}", self.file)?;
             if let Some(source) = self.text.lines().nth(line - 1) {
                 let gutter = line.to_string();
                 writeln!(f, "{gutter} | {source}")?;
@@ -101,7 +205,7 @@ impl fmt::Display for Report<'_> {
                     .collect();
                 writeln!(f, "{} | {pad}^", " ".repeat(gutter.len()))?;
             }
-            writeln!(f, "  fix: {}", p.fix)?;
+            writeln!(f, "  fix: {}", syntax.words(&p.fix))?;
         }
         Ok(())
     }
@@ -253,6 +357,11 @@ impl<'a> Reader<'a> {
         self.dir.join(relative)
     }
 
+    /// Whether the file `relative` names is there.
+    pub fn is_beside(&self, relative: &str) -> bool {
+        self.resolve(relative).is_file()
+    }
+
     /// The text of the file `relative` names (written at `node`) and where it was found; when it
     /// cannot be read, notes `{what} file `{relative}` not found (looked for …)` with `fix`.
     pub fn read_beside(
@@ -263,9 +372,22 @@ impl<'a> Reader<'a> {
         what: &str,
         fix: &str,
     ) -> Option<(String, PathBuf)> {
+        self.read_file_beside(node.span(), key, relative, what, fix)
+            .map(|text| (text, self.resolve(relative)))
+    }
+
+    /// [`Reader::read_beside`] for a file the document does not name, its problem noted at `span`.
+    pub fn read_file_beside(
+        &mut self,
+        span: Range<usize>,
+        key: &str,
+        relative: &str,
+        what: &str,
+        fix: &str,
+    ) -> Option<String> {
         let path = self.resolve(relative);
         match crate::text::read(&path) {
-            Ok(text) => Some((text, path)),
+            Ok(text) => Some(text),
             Err(e) => {
                 let why = if e.kind() == std::io::ErrorKind::NotFound {
                     "not found".to_string()
@@ -276,7 +398,7 @@ impl<'a> Reader<'a> {
                     "{what} file `{relative}` {why} (looked for {})",
                     path.display()
                 );
-                self.problem(node.span(), key, message, fix);
+                self.problem(span, key, message, fix);
                 None
             }
         }
@@ -444,6 +566,23 @@ mod tests {
         // `=` after a two-byte character is the 4th character of line 2.
         assert_eq!(line_column(text, 10), (2, 4));
         assert_eq!(line_column(text, 999), (3, 1));
+    }
+
+    #[test]
+    #[cfg(not(feature = "yaml"))]
+    fn without_the_yaml_feature_a_yaml_suite_names_the_feature() {
+        let Err(problem) = Document::read("prompt: Hi\n", Syntax::Yaml, "") else {
+            panic!("read without the feature");
+        };
+        assert_eq!(
+            problem.message,
+            "a YAML suite needs the `yaml` feature of prompt-tester"
+        );
+        assert!(
+            problem.fix.contains("features = [\"yaml\"]"),
+            "{}",
+            problem.fix
+        );
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub enum Entry {
 
 /// The calibration set files under the suite roots (missing roots are the suites' to report).
 pub fn discover(config: &Config) -> Vec<SuiteFile> {
-    crate::suite::find(config, SUFFIX).0
+    crate::suite::find(config, &[SUFFIX]).0
 }
 
 /// Reads and parses one set file; `Err` is the failing trial's message.

@@ -1,4 +1,5 @@
-//! Declarative suites in TOML (`*.evals.toml` under the suite roots, `prompt-tests/` by default).
+//! Declarative suites in TOML or YAML (`*.evals.toml`, `*.evals.yaml`, `*.evals.yml` under the suite
+//! roots, `prompt-tests/` by default): one format, read into one spanned tree whatever the syntax.
 //!
 //! Each case is a trial `<suite>::<case>`, run like a `#[prompt_test]`: N samples, a pass threshold,
 //! `::run_i` single-run trials, one cassette per suite. A file that cannot be used becomes one failing
@@ -21,13 +22,14 @@ use crate::case::{
 use crate::config::Config;
 use crate::model::Subject;
 use crate::plan::SamplePlan;
+use crate::spanned::Syntax;
 use assert::Check;
 use parse::Suite;
 
 pub use assert::CustomAssertion;
 
-/// The suffix of suite files.
-pub const SUFFIX: &str = ".evals.toml";
+/// The suffixes of suite files: TOML, then YAML's two spellings.
+pub const SUFFIXES: &[&str] = &[".evals.toml", ".evals.yaml", ".evals.yml"];
 
 /// The last segment of the failing trial that stands for a suite file that cannot be used.
 pub const FILE_ERROR: &str = "suite_file_error";
@@ -38,7 +40,8 @@ pub const REGISTRY_ERROR: &str = "prompt_tester::custom_assertions";
 /// A suite file found under a root.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuiteFile {
-    /// The suite's name: its path under the root without `.evals.toml`, `/` written `::`.
+    /// The suite's name: its path under the root without `.evals.toml` (or `.evals.yaml`, `.evals.yml`),
+    /// `/` written `::`.
     pub name: String,
     /// The file.
     pub path: PathBuf,
@@ -123,13 +126,12 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
             continue;
         }
         let error_trial = exact.map_or_else(|| format!("{name}::{FILE_ERROR}"), str::to_string);
-        if let [one, two, ..] = same.as_slice() {
-            let message = format!(
-                "two suite files are named `{name}`: {} and {}; rename one (a suite's name is its path under its \
-                 suite root)",
-                one.display, two.display
-            );
-            items.push(broken(error_trial, message, Some(broken_case(one))));
+        if let [one, _, ..] = same.as_slice() {
+            items.push(broken(
+                error_trial,
+                same_name(name, &same),
+                Some(broken_case(one)),
+            ));
             continue;
         }
         let file = same[0];
@@ -139,6 +141,27 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
         }
     }
     items
+}
+
+/// The message of suite files that share a name: under two roots, or side by side in two formats.
+fn same_name(name: &str, files: &[&SuiteFile]) -> String {
+    let shown: Vec<&str> = files.iter().map(|f| f.display.as_str()).collect();
+    let listed = crate::render::and_list(&shown, str::to_string);
+    let count = if files.len() == 2 { "two" } else { "several" };
+    let side_by_side = files
+        .windows(2)
+        .all(|w| w[0].path.parent() == w[1].path.parent());
+    if side_by_side {
+        format!(
+            "{count} suite files are named `{name}`: {listed}, the same suite in more than one format; keep \
+             one of them (or rename one: a suite's name is its path under its suite root)"
+        )
+    } else {
+        format!(
+            "{count} suite files are named `{name}`: {listed}; rename one (a suite's name is its path under its \
+             suite root)"
+        )
+    }
 }
 
 /// Reads and parses one suite file; `Err` is the failing trial's message.
@@ -175,12 +198,12 @@ fn broken_case(file: &SuiteFile) -> CaseInfo {
 /// Suite files under the configured roots, sorted by path, and the failing trials of roots that do
 /// not exist (the default `prompt-tests/` may be absent: a crate without suites).
 pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
-    find(config, SUFFIX)
+    find(config, SUFFIXES)
 }
 
-/// Files ending in `suffix` under the suite roots (suites, calibration sets), named by their path
-/// without it, and the problems of missing roots (see [`discover`]).
-pub(crate) fn find(config: &Config, suffix: &str) -> (Vec<SuiteFile>, Vec<(String, String)>) {
+/// Files ending in one of `suffixes` under the suite roots (suites, calibration sets), named by their
+/// path without it, and the problems of missing roots (see [`discover`]).
+pub(crate) fn find(config: &Config, suffixes: &[&str]) -> (Vec<SuiteFile>, Vec<(String, String)>) {
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let default_root = crate::defaults::suite_root(&config.root);
@@ -200,13 +223,13 @@ pub(crate) fn find(config: &Config, suffix: &str) -> (Vec<SuiteFile>, Vec<(Strin
             continue;
         }
         let mut found = Vec::new();
-        walk(root, suffix, &mut found);
+        walk(root, suffixes, &mut found);
         for path in found {
             let Ok(relative) = path.strip_prefix(root) else {
                 continue;
             };
             let relative = relative.to_string_lossy().replace('\\', "/");
-            let Some(stem) = relative.strip_suffix(suffix) else {
+            let Some(stem) = suffixes.iter().find_map(|s| relative.strip_suffix(s)) else {
                 continue;
             };
             files.push(SuiteFile {
@@ -221,7 +244,7 @@ pub(crate) fn find(config: &Config, suffix: &str) -> (Vec<SuiteFile>, Vec<(Strin
     (files, problems)
 }
 
-fn walk(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, suffixes: &[&str], found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -233,8 +256,8 @@ fn walk(dir: &Path, suffix: &str, found: &mut Vec<PathBuf>) {
             continue;
         }
         if path.is_dir() {
-            walk(&path, suffix, found);
-        } else if name.ends_with(suffix) {
+            walk(&path, suffixes, found);
+        } else if suffixes.iter().any(|s| name.ends_with(s)) {
             found.push(path);
         }
     }
@@ -457,6 +480,7 @@ fn resolve(
     }
     let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
         let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
+        let keys = Syntax::of(&suite.info.file).words(&keys).into_owned();
         format!(
             "case `{name}` names no {}: add {keys} to {} (at the top, or in the case) or set [defaults] in {}",
             missing.join(" and "),
@@ -515,6 +539,7 @@ fn warnings(
     request: &RequestTemplate,
 ) -> Vec<String> {
     let s = &case.settings;
+    let syntax = Syntax::of(&suite.info.file);
     let mut warnings = Vec::new();
     if !case.unused_inputs.is_empty() {
         warnings.push(format!(
@@ -528,7 +553,8 @@ fn warnings(
     }
     if case.asserts.is_empty() {
         warnings.push(format!(
-            "{who}: no assertions: it passes whenever the model answers; add `assert = [...]` in {}",
+            "{who}: no assertions: it passes whenever the model answers; add {} in {}",
+            syntax.words("`assert = [...]`"),
             suite.info.file
         ));
     }
@@ -539,8 +565,8 @@ fn warnings(
             .any(|a| matches!(a.check, Check::ToolCalled { .. }))
     {
         warnings.push(format!(
-            "{who}: asserts `tool_called` but declares no tools: add `tools = [{{ name = \"...\", ... }}]` \
-             to {} (at the top, or in the case)",
+            "{who}: asserts `tool_called` but declares no tools: add {} to {} (at the top, or in the case)",
+            syntax.words("`tools = [{ name = \"...\", ... }]`"),
             suite.info.file
         ));
     }
@@ -564,3 +590,5 @@ fn warnings(
 
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, feature = "yaml"))]
+mod yaml_tests;

@@ -15,11 +15,14 @@ use super::dataset::{self, Dataset, Format, Row, RowProblem};
 use super::template::{self, EXPECTED, Pending, Source};
 use crate::case::SuiteInfo;
 use crate::spanned::{
-    NamedTables, Node, Problem, Reader, Report, found, scalar_text, string, unknown_key,
+    Document, NamedTables, Node, Problem, Reader, Report, Syntax, found, scalar_text, string,
+    unknown_key,
 };
 
+mod prompt;
 mod settings;
 
+use prompt::{prompt, variants};
 pub use settings::Settings;
 use settings::settings;
 
@@ -83,6 +86,10 @@ pub struct Suite {
     pub rows: Option<Rows>,
 }
 
+/// How to correct a TOML syntax error.
+const TOML_SYNTAX_FIX: &str = "correct the TOML at this position (strings need quotes, inline tables stay on one \
+                               line, `[[cases]]` starts a case)";
+
 /// Notes every key of `table` that `place` does not take, by the table of keys (`prefix` leads the
 /// key's path; `where_` says the place in the message, e.g. "in a case").
 fn unknown_keys(r: &mut Reader<'_>, table: &DeTable<'_>, place: Place, prefix: &str, where_: &str) {
@@ -108,27 +115,25 @@ pub fn report(file: &str, text: &str, problems: &[Problem]) -> String {
 
 /// Parses the text of a suite file. `file` is how it is shown, `dir` where relative paths start.
 pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Vec<Problem>> {
-    let root = match DeTable::parse(text) {
+    let syntax = Syntax::of(file);
+    let fail = |problem| Err(vec![problem]);
+    let (document, found) = match Document::read(text, syntax, TOML_SYNTAX_FIX) {
+        Ok(read) => read,
+        Err(problem) => return fail(problem),
+    };
+    let root = match document.table() {
         Ok(root) => root,
-        Err(e) => {
-            let span = e.span().unwrap_or(0..0);
-            let message = e.message().trim().replace('\n', "; ");
-            return Err(vec![Problem::new(
-                span,
-                "",
-                format!("TOML syntax error: {message}"),
-                "correct the TOML at this position (strings need quotes, inline tables stay on one line, \
-                 `[[cases]]` starts a case)",
-            )]);
-        }
+        Err(problem) => return fail(problem),
     };
     let mut r = Reader::new(file, dir, text);
+    let from_document = found.len();
+    r.problems = found;
     let table = root.get_ref();
 
     unknown_keys(&mut r, table, Place::Suite, "", "at the top of a suite");
 
     let suite_settings = settings(&mut r, table, "");
-    let (prompt, prompt_file) = prompt(&mut r, table);
+    let (prompt, prompt_file) = prompt(&mut r, table, file);
     let variants = variants(&mut r, table);
     // Every placeholder of every variant needs an input: the texts together have them all.
     let templates = match &prompt {
@@ -228,6 +233,12 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
 
     if !r.problems.is_empty() {
         let mut problems = r.problems;
+        let found_later = problems.split_off(from_document);
+        problems.extend(
+            found_later
+                .into_iter()
+                .filter(|p| !document.explains(&p.key)),
+        );
         problems.sort_by_key(|p| p.span.start);
         return Err(problems);
     }
@@ -253,120 +264,6 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         cases,
         rows,
     })
-}
-
-/// A prompt value names a file when it is one line without spaces or braces and has an extension.
-fn looks_like_path(value: &str) -> bool {
-    !value.is_empty()
-        && !value.contains(|c: char| c.is_whitespace() || c == '{' || c == '}')
-        && Path::new(value)
-            .extension()
-            .is_some_and(|e| !e.is_empty() && e.len() <= 8)
-}
-
-/// The prompt template and, when it came from a file, the file as written.
-fn prompt(r: &mut Reader<'_>, table: &DeTable<'_>) -> (Option<String>, Option<String>) {
-    let Some(node) = table.get("prompt") else {
-        if table.get("prompts").is_some() {
-            return (None, None);
-        }
-        r.problem(
-            0..0,
-            "prompt",
-            "the suite has no `prompt`",
-            "add `prompt = \"support_reply.md\"` (a file beside the suite) or the prompt text inline, with \
-             {placeholders} for the case inputs",
-        );
-        return (None, None);
-    };
-    if let Some(both) = table.get("prompts") {
-        r.problem(
-            both.span(),
-            "prompts",
-            "the suite has both `prompt` and `prompts`",
-            "keep `prompt` for one prompt, or list every version in `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`",
-        );
-        return (None, None);
-    }
-    let Some(value) = string(r, node, "prompt", "\"support_reply.md\"") else {
-        return (None, None);
-    };
-    if !looks_like_path(&value) {
-        if value.trim().is_empty() {
-            r.problem(
-                node.span(),
-                "prompt",
-                "the prompt is empty",
-                "write the prompt text, or the name of a file beside the suite",
-            );
-        }
-        return (Some(value), None);
-    }
-    let fix = "create the file beside the suite, correct the name, or write the prompt text inline (text \
-               with spaces or {placeholders} is taken as the prompt itself)";
-    match r.read_beside(node, "prompt", &value, "prompt", fix) {
-        Some((text, _)) => (Some(text), Some(value)),
-        None => (None, None),
-    }
-}
-
-/// The prompt variants of `prompts = ["reply_v1.md", ...]`: files beside the suite, named by their stems.
-fn variants(r: &mut Reader<'_>, table: &DeTable<'_>) -> Vec<PromptVariant> {
-    let Some(node) = table.get("prompts") else {
-        return Vec::new();
-    };
-    let example =
-        "write `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`: prompt files beside the suite";
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, "prompts", "an array of prompt files", example);
-        return Vec::new();
-    };
-    if items.is_empty() {
-        r.problem(node.span(), "prompts", "`prompts` is empty", example);
-    }
-    let mut variants: Vec<PromptVariant> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let key = format!("prompts[{i}]");
-        let Some(file) = string(r, item, &key, "\"reply_v1.md\"") else {
-            continue;
-        };
-        if !looks_like_path(&file) {
-            r.problem(
-                item.span(),
-                &key,
-                format!("{file:?} is not a prompt file"),
-                "name a file beside the suite (`reply_v1.md`); inline prompt text goes in `prompt`",
-            );
-            continue;
-        }
-        let fix = "create the file beside the suite, or correct the name";
-        let Some((text, _)) = r.read_beside(item, &key, &file, "prompt", fix) else {
-            continue;
-        };
-        let name = Path::new(&file)
-            .file_stem()
-            .map_or_else(|| file.clone(), |s| s.to_string_lossy().into_owned());
-        if variants.iter().any(|v| v.name == name) {
-            r.problem(
-                item.span(),
-                &key,
-                format!("two prompt variants are named `{name}` (the file stem names a variant)"),
-                "rename one of the files",
-            );
-            continue;
-        }
-        if name.contains(['[', ']', '|']) {
-            r.problem(
-                item.span(),
-                &key,
-                format!("the variant name `{name}` has `[`, `]` or `|`, which trial names use"),
-                "rename the file",
-            );
-            continue;
-        }
-        variants.push(PromptVariant { name, text });
-    }
-    variants
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -667,13 +564,5 @@ mod tests {
                 && problem.contains("widen `indifference`"),
             "{problem}"
         );
-    }
-
-    #[test]
-    fn prompt_paths_are_told_from_prompt_text() {
-        assert!(looks_like_path("support_reply.md"));
-        assert!(looks_like_path("prompts/reply.txt"));
-        assert!(!looks_like_path("Reply to {message}."));
-        assert!(!looks_like_path("Say hi."));
     }
 }

@@ -142,6 +142,38 @@ fn a_suite_file_lists_and_every_problem_names_it() {
     });
 }
 
+/// YAML suites: the example, a matrix over a dataset, and the YAML that TOML has no word for (block
+/// scalars, anchors, tags, a second document, nulls, flow and block styles mixed).
+fn yaml_suites() -> Vec<String> {
+    vec![
+        example("support.evals.yaml"),
+        "prompts: [translate_v1.md, translate_v2.md]\nmodels: [local/m, local/n]\ncases:\n  - name: cat\n    \
+         inputs: { phrase: the cat }\n    assert: [{ icontains: chat }]\n"
+            .to_string(),
+        "prompt: \"{question}\"\ncases_file: golden/questions.jsonl\nthreshold: 0.6\nassert:\n  \
+         - icontains: \"{expected}\"\n    weight: 2\n  - max_words: 12\n"
+            .to_string(),
+        "prompt: |\n  Reply to {message}.\n  Be brief.\nsystem: >\n  You are\n  kind.\nruns: 3\n\
+         pass_threshold: 0.6\ntools:\n  - name: get_weather\n    input_schema: { type: object }\ncases:\n  \
+         - name: a\n    inputs: { message: !!str 12 }\n    assert:\n      - regex: '^\\d+$'\n      \
+         - json_schema: { type: object, required: [answer] }\n      - tool_called: { name: get_weather }\n  \
+         - name: b\n    skip: true\n    inputs: &x { message: ~ }\n  - name: c\n    inputs: *x\n---\nx: 1\n"
+            .to_string(),
+    ]
+}
+
+#[test]
+fn a_yaml_suite_file_lists_and_every_problem_names_it() {
+    let root = root("yaml-suite");
+    root.file("s.md", &example("support.md"));
+    proptest!(config(), |(bytes in hostile(yaml_suites().into_iter().map(String::into_bytes).collect()))| {
+        write(root.path(), "s.evals.yaml", &bytes);
+        let problems = listing(root.path());
+        each_names(&problems, &["s.evals.yaml", "golden/questions.jsonl"]);
+        not_utf8_is_located(&bytes, &problems);
+    });
+}
+
 #[test]
 fn a_dataset_lists_and_every_problem_names_it() {
     let root = root("dataset");
@@ -273,6 +305,11 @@ fn the_seeds_read_without_problems() {
     }
     root.file("d.evals.toml", CSV_SUITE);
     root.file("cases.csv", CSV);
+    // The valid YAML seeds; the last one is the hostile one, with its problems on purpose.
+    for (i, suite) in yaml_suites().iter().take(3).enumerate() {
+        root.file(&format!("y{i}.evals.yaml"), suite);
+    }
+    root.file("y0.md", &example("support.md"));
     assert_eq!(listing(root.path()), Vec::<String>::new());
     let (shown, errors) = readers::calibration_results(root.path()).unwrap();
     assert!(errors.is_empty(), "{errors:?}");

@@ -33,6 +33,7 @@ mod prereq;
 mod reports;
 mod running;
 mod similar;
+mod yaml;
 
 /// Set in the child process: the harness arguments, as JSON.
 const CHILD_ARGS: &str = "PT_SUITES_CHILD_ARGS";

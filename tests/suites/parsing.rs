@@ -202,6 +202,9 @@ fn the_shipped_example_suites_are_valid() {
             "assertions::italy_sentence::run_3: test",
             "translate_variants::good_morning[translate_v1]: test",
             "translate_variants::cat[translate_v2]: test",
+            // PromptKit's example, in YAML, its prompt beside it.
+            "support::mentions_the_product: test",
+            "support::handles_a_missing_order_id: test",
         ],
     );
     // The showcase uses every built-in assertion kind but the tool ones (its prompt declares no tools);
