@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn the_docs_state_these_defaults() {
         let readme = include_str!("../README.md");
-        let suites = include_str!("../docs/suites.md");
+        let suites = include_str!("guide/suites.md");
         let benchmarks = include_str!("../docs/benchmarks.md");
         let secs = |d: Duration| d.as_secs();
         let millis = |d: Duration| d.as_millis();
@@ -203,7 +203,7 @@ mod tests {
                 format!("(`--baseline-alpha`, default {BASELINE_ALPHA})"),
             ),
             (
-                "docs/suites.md",
+                "src/guide/suites.md",
                 suites,
                 format!("else {SUBJECT_MAX_TOKENS}). |"),
             ),
@@ -213,7 +213,7 @@ mod tests {
                 format!("(defaults {CONFIDENCE}, {MAX_RUNS}, {INDIFFERENCE}; see"),
             ),
             (
-                "docs/suites.md",
+                "src/guide/suites.md",
                 suites,
                 format!(
                     "(default {CONFIDENCE}), at most `max_runs` samples (default {MAX_RUNS}, then inconclusive), rates \
@@ -279,12 +279,12 @@ mod tests {
             .collect()
     }
 
-    /// The README's `#[prompt_test]` table, the suite and case tables of docs/suites.md and the README's
+    /// The README's `#[prompt_test]` table, the suite and case tables of src/guide/suites.md and the README's
     /// `[defaults]` example list exactly the keys the table of keys allows there.
     #[test]
     fn the_docs_list_every_key_where_it_is_allowed() {
         let readme = include_str!("../README.md");
-        let suites = include_str!("../docs/suites.md");
+        let suites = include_str!("guide/suites.md");
         let keys = |place: Place| -> BTreeSet<String> {
             names_in(place).into_iter().map(String::from).collect()
         };
@@ -295,12 +295,12 @@ mod tests {
                 Place::Attribute,
             ),
             (
-                "docs/suites.md, Top-level keys",
+                "src/guide/suites.md, Top-level keys",
                 table_keys(suites, "## Top-level keys"),
                 Place::Suite,
             ),
             (
-                "docs/suites.md, Case keys",
+                "src/guide/suites.md, Case keys",
                 table_keys(suites, "## Case keys"),
                 Place::Case,
             ),
