@@ -223,13 +223,13 @@ fn guide_target(dest: &str) -> Option<(String, Option<String>)> {
 
 /// `anchor` is a heading of the guide's `file`, or the problem.
 fn check_anchor(problems: &mut Vec<String>, from: &str, file: &Path, anchor: Option<&str>) {
-    if let Some(anchor) = anchor {
-        if !anchors(&read(file)).contains(anchor) {
-            problems.push(format!(
-                "{from}: no heading #{anchor} in {}",
-                file.display()
-            ));
-        }
+    if let Some(anchor) = anchor
+        && !anchors(&read(file)).contains(anchor)
+    {
+        problems.push(format!(
+            "{from}: no heading #{anchor} in {}",
+            file.display()
+        ));
     }
 }
 
