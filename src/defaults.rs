@@ -1,4 +1,4 @@
-//! The documented defaults, in one place. The README and `docs/` state the same values; a test below
+//! The documented defaults, in one place. The guide (`src/guide/`) and `docs/` state the same values; a test below
 //! keeps them in step, and another their key tables in step with the table of keys.
 
 use std::path::{Path, PathBuf};
@@ -112,49 +112,52 @@ mod tests {
 
     use super::*;
 
-    /// Every place in the README and the docs that states a default states these values.
+    /// Every place in the guide and the docs that states a default states these values.
     #[test]
     fn the_docs_state_these_defaults() {
-        let readme = include_str!("../README.md");
-        let suites = include_str!("../docs/suites.md");
+        let keys = include_str!("guide/keys.md");
+        let providers = include_str!("guide/providers.md");
+        let tools = include_str!("guide/tools.md");
+        let statistics = include_str!("guide/statistics.md");
+        let suites = include_str!("guide/suites.md");
         let benchmarks = include_str!("../docs/benchmarks.md");
         let secs = |d: Duration| d.as_secs();
         let millis = |d: Duration| d.as_millis();
         for (doc, text, stated) in [
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!("| `max_tokens` | default {SUBJECT_MAX_TOKENS} |"),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!(
                     "[defaults]                             # for tests that do not say\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\nmax_tokens = {SUBJECT_MAX_TOKENS}\n"
                 ),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!(
                     "[judge]\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\nmax_tokens = {JUDGE_MAX_TOKENS}\n"
                 ),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!("\nconcurrency = {CONCURRENCY} "),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!(
                     "cassette_dir = \"{SUITE_ROOT}/{CASSETTES}\"\nsuite_roots = [\"{SUITE_ROOT}\"]\n"
                 ),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!(
                     "[retry]\nmax_attempts = {MAX_ATTEMPTS}\ninitial_backoff_ms = {}\nmax_backoff_ms = {}\ntimeout_secs = {} ",
                     millis(INITIAL_BACKOFF),
@@ -163,23 +166,23 @@ mod tests {
                 ),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!("\nrate_limit_budget_secs = {RATE_LIMIT_BUDGET_SECS} "),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!("\nmax_response_bytes = {MAX_RESPONSE_BYTES} "),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/providers.md",
+                providers,
                 format!("({RATE_LIMIT_BUDGET_SECS} s by default,"),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/tools.md",
+                tools,
                 format!(
                     "those that are set: {} (the last ones are Windows')",
                     MCP_BASE_ENV
@@ -190,30 +193,30 @@ mod tests {
                 ),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/tools.md",
+                tools,
                 format!(
                     "gets SIGTERM, and SIGKILL after {} s.",
                     secs(MCP_STOP_GRACE)
                 ),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/statistics.md",
+                statistics,
                 format!("(`--baseline-alpha`, default {BASELINE_ALPHA})"),
             ),
             (
-                "docs/suites.md",
+                "src/guide/suites.md",
                 suites,
                 format!("else {SUBJECT_MAX_TOKENS}). |"),
             ),
             (
-                "README.md",
-                readme,
+                "src/guide/keys.md",
+                keys,
                 format!("(defaults {CONFIDENCE}, {MAX_RUNS}, {INDIFFERENCE}; see"),
             ),
             (
-                "docs/suites.md",
+                "src/guide/suites.md",
                 suites,
                 format!(
                     "(default {CONFIDENCE}), at most `max_runs` samples (default {MAX_RUNS}, then inconclusive), rates \
@@ -266,9 +269,9 @@ mod tests {
         .collect()
     }
 
-    /// The keys the README's `[defaults]` example writes or shows commented out.
-    fn defaults_block_keys(readme: &str) -> BTreeSet<String> {
-        let (_, rest) = readme
+    /// The keys the guide's `[defaults]` example writes or shows commented out.
+    fn defaults_block_keys(doc: &str) -> BTreeSet<String> {
+        let (_, rest) = doc
             .split_once("\n[defaults]")
             .expect("a [defaults] example");
         rest.lines()
@@ -279,34 +282,34 @@ mod tests {
             .collect()
     }
 
-    /// The README's `#[prompt_test]` table, the suite and case tables of docs/suites.md and the README's
+    /// The guide's `#[prompt_test]` table, the suite and case tables of its suites chapter and its
     /// `[defaults]` example list exactly the keys the table of keys allows there.
     #[test]
     fn the_docs_list_every_key_where_it_is_allowed() {
-        let readme = include_str!("../README.md");
-        let suites = include_str!("../docs/suites.md");
+        let guide_keys = include_str!("guide/keys.md");
+        let suites = include_str!("guide/suites.md");
         let keys = |place: Place| -> BTreeSet<String> {
             names_in(place).into_iter().map(String::from).collect()
         };
         for (doc, listed, place) in [
             (
-                "README.md, #[prompt_test] keys",
-                table_keys(readme, "### `#[prompt_test]` keys"),
+                "src/guide/keys.md, #[prompt_test] keys",
+                table_keys(guide_keys, "## `#[prompt_test]` keys"),
                 Place::Attribute,
             ),
             (
-                "docs/suites.md, Top-level keys",
+                "src/guide/suites.md, Top-level keys",
                 table_keys(suites, "## Top-level keys"),
                 Place::Suite,
             ),
             (
-                "docs/suites.md, Case keys",
+                "src/guide/suites.md, Case keys",
                 table_keys(suites, "## Case keys"),
                 Place::Case,
             ),
             (
-                "README.md, [defaults]",
-                defaults_block_keys(readme),
+                "src/guide/keys.md, [defaults]",
+                defaults_block_keys(guide_keys),
                 Place::Defaults,
             ),
         ] {
@@ -318,5 +321,33 @@ mod tests {
                 "{doc}: missing {missing:?}, not a key there {extra:?}"
             );
         }
+    }
+
+    /// The guide's table of every key is the table of keys, row for row: its places and its help. On a
+    /// difference, the message holds the table to paste.
+    #[test]
+    fn the_guide_shows_the_table_of_keys() {
+        let mark =
+            |row: &prompt_tester_keys::Row, place| if row.allowed_in(place) { "✓" } else { "" };
+        let mut table = String::from(
+            "| key | `#[prompt_test]` | suite | case | `[defaults]` | what it is |\n\
+             | --- | :-: | :-: | :-: | :-: | --- |\n",
+        );
+        for row in prompt_tester_keys::ROWS {
+            table.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} |\n",
+                row.name,
+                mark(row, Place::Attribute),
+                mark(row, Place::Suite),
+                mark(row, Place::Case),
+                mark(row, Place::Defaults),
+                row.help
+            ));
+        }
+        let guide = include_str!("guide/keys.md");
+        assert!(
+            guide.contains(&format!("## Every key, and where it goes\n\n{table}\n")),
+            "src/guide/keys.md, \"Every key, and where it goes\", should be the table of keys:\n\n{table}"
+        );
     }
 }

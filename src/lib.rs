@@ -1,5 +1,8 @@
-// The README is the crate's documentation, so its Rust examples are compiled by `cargo test` (doctests)
-// and cannot drift from the API.
+// The README is the crate's front page, so its Rust examples are compiled by `cargo test` (doctests)
+// and cannot drift from the API. Its links are reference links to the guide's files (right on GitHub and
+// crates.io); `guide/links.md` defines the same labels first, as intra-doc links, and the first
+// definition of a label wins, so on docs.rs they lead to the guide's modules.
+#![doc = include_str!("guide/links.md")]
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -13,6 +16,11 @@ pub mod judge;
 pub mod model;
 pub mod provider;
 pub mod tools;
+
+// The guide: every chapter of the manual, from the first test to CI (text only, no API; its docs start
+// with link definitions, which no outer doc comment may precede).
+#[path = "guide/mod.rs"]
+pub mod _guide;
 
 mod agent;
 mod calibration;

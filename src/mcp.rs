@@ -95,7 +95,7 @@ impl McpServer {
     /// A server started as a child process speaking MCP on its stdin and stdout.
     ///
     /// It gets a minimal environment, not the harness's: `PATH`, `HOME`, the locale, the temporary
-    /// directory and the like (the README's "Tools and agents" lists them), the variables named with
+    /// directory and the like (the guide's "Tools and agents" lists them), the variables named with
     /// [`inherit_env`](Self::inherit_env), and those set with [`env`](Self::env). It runs in a process
     /// group of its own (on Unix), ended with it.
     pub fn stdio(

@@ -186,7 +186,7 @@ adds_fieldwise!(Tally {
     cost
 });
 
-/// A [`Tally`] as the JSON report writes it (documented in docs/suites.md): flat token fields and the
+/// A [`Tally`] as the JSON report writes it (documented in src/guide/suites.md): flat token fields and the
 /// priced cost with the count of unpriced calls beside it.
 #[derive(Serialize, Deserialize)]
 struct TallyFields {

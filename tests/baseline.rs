@@ -153,7 +153,7 @@ fn a_missing_baseline_or_a_bad_value_is_an_error_before_any_trial_runs() {
     }
 }
 
-/// The README's command: the example prompt tests, offline from their cassettes, against the report
+/// The guide's command (Statistics): the example prompt tests, offline from their cassettes, against the report
 /// they wrote (`prompt-tests/baseline.json`). Nothing changed, so nothing is significant.
 #[test]
 fn the_examples_against_their_committed_baseline_show_no_significant_change() {

@@ -600,8 +600,8 @@ fn head(template: &str) -> String {
     template[..template.find('{').unwrap_or(template.len())].to_string()
 }
 
-/// The published crates hold their sources, README and licences: no cassettes, tests, examples,
-/// benchmarks or scripts (`include` in each Cargo.toml).
+/// The published crates hold their sources, README and licences (and the library its guide's chapters):
+/// no cassettes, tests, examples, benchmarks or scripts (`include` in each Cargo.toml).
 #[test]
 fn the_packages_hold_only_sources_readme_and_licences() {
     for (package, sources, root) in [
@@ -627,10 +627,21 @@ fn the_packages_hold_only_sources_readme_and_licences() {
             "README.md",
         ];
         for file in &files {
+            // The library's guide: its chapters are rustdoc modules, so docs.rs needs them.
+            let guide = package == "prompt-tester"
+                && file.starts_with("src/guide/")
+                && file.ends_with(".md");
             assert!(
                 meta.contains(&file.as_str())
+                    || guide
                     || (file.starts_with(sources) && file.ends_with(".rs")),
                 "{package} would publish {file}: {files:?}"
+            );
+        }
+        if package == "prompt-tester" {
+            assert!(
+                files.iter().any(|f| f == "src/guide/index.md"),
+                "{package} lacks its guide: {files:?}"
             );
         }
         for file in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", root] {

@@ -15,7 +15,7 @@
 //!
 //! The figures (accuracy, TPR, TNR, kappa, per question type) are `stats::agreement`'s; what a run
 //! measured is kept in `<set>.calibration.result.json` ([`result`]) for the correction of pass rates.
-//! The format is documented in `docs/calibration.md`.
+//! The format is documented in `src/guide/calibration.md`.
 
 pub mod parse;
 pub mod result;

@@ -89,7 +89,7 @@ pub fn text_of(message: &Message) -> String {
         .join("\n")
 }
 
-/// A few lines of `-old` / `+new`, cut after [`SHORT_DIFF_LINES`]; `None` when the texts are equal.
+/// A few lines of `-old` / `+new`, cut after `SHORT_DIFF_LINES`; `None` when the texts are equal.
 pub fn short_diff(old: &str, new: &str) -> Option<String> {
     if old == new {
         return None;

@@ -22,7 +22,7 @@ pub struct Entry {
     pub key: String,
     /// The trial that recorded it.
     pub test: String,
-    /// The test target that recorded it (`prompts`, see [`super::owner`]): a prune removes only its own
+    /// The test target that recorded it (`prompts`, see `cassette::owner`): a prune removes only its own
     /// target's. `None` in recordings of format version 1, made before entries named their target.
     pub target: Option<String>,
     /// The run index (1-based) it belongs to.

@@ -115,7 +115,7 @@ mod tests {
         assert!(file("挨拶").starts_with("__~"), "{}", file("挨拶"));
         assert!(file("a.b").starts_with("a.b~"), "{}", file("a.b"));
         assert!(!file(".a").starts_with('.'), "no hidden files");
-        // The hash is of the name: the same file in every run and every version (the README shows it).
+        // The hash is of the name: the same file in every run and every version (the guide shows it).
         assert_eq!(
             stem("挨拶"),
             Stem::Hashed {

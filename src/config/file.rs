@@ -288,24 +288,38 @@ output_mtok = 2.0
         );
     }
 
-    /// Every `prompt-tester.toml` example in the README is a valid configuration (the other TOML blocks
-    /// are a `Cargo.toml` and a suite, which start by saying so).
+    /// Every `prompt-tester.toml` example on the front page and in the guide's chapters on
+    /// configuration is a valid configuration (the other TOML blocks are a `Cargo.toml` and suites,
+    /// which start by saying so).
     #[test]
-    fn the_readme_configuration_examples_are_valid() {
-        let readme = include_str!("../../README.md");
-        let blocks: Vec<&str> = readme
-            .split("```toml\n")
-            .skip(1)
-            .filter_map(|rest| rest.split_once("```").map(|(block, _)| block))
-            .filter(|b| !b.starts_with("[dev-dependencies]") && !b.starts_with("# prompt-tests/"))
-            .collect();
-        assert!(blocks.len() >= 3, "{blocks:?}");
-        for block in blocks {
-            let mut config = Config::defaults("/crate");
-            if let Err(e) = config.apply_file(Path::new("README.md"), block) {
-                panic!("{e}\nin the README's block:\n{block}");
+    fn the_docs_configuration_examples_are_valid() {
+        let mut checked = 0;
+        for (doc, text) in [
+            ("README.md", include_str!("../../README.md")),
+            ("src/guide/start.md", include_str!("../guide/start.md")),
+            ("src/guide/keys.md", include_str!("../guide/keys.md")),
+            ("src/guide/judge.md", include_str!("../guide/judge.md")),
+            (
+                "src/guide/providers.md",
+                include_str!("../guide/providers.md"),
+            ),
+        ] {
+            let blocks = text
+                .split("```toml\n")
+                .skip(1)
+                .filter_map(|rest| rest.split_once("```").map(|(block, _)| block))
+                .filter(|b| {
+                    !b.starts_with("[dev-dependencies]") && !b.starts_with("# prompt-tests/")
+                });
+            for block in blocks {
+                let mut config = Config::defaults("/crate");
+                if let Err(e) = config.apply_file(Path::new(doc), block) {
+                    panic!("{e}\nin {doc}'s block:\n{block}");
+                }
+                checked += 1;
             }
         }
+        assert!(checked >= 6, "{checked} blocks");
     }
 
     #[test]

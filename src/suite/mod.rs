@@ -4,7 +4,7 @@
 //! Each case is a trial `<suite>::<case>`, run like a `#[prompt_test]`: N samples, a pass threshold,
 //! `::run_i` single-run trials, one cassette per suite. A file that cannot be used becomes one failing
 //! trial, `<suite>::suite_file_error`, whose message locates every problem; other suites run normally.
-//! The format is documented in `docs/suites.md`.
+//! The format is documented in `src/guide/suites.md`.
 
 pub mod assert;
 pub mod dataset;

@@ -382,11 +382,11 @@ fn a_value_left_out_is_one_problem_not_also_a_missing_one() {
     }
 }
 
-/// Every YAML example of docs/suites.md is YAML the suite reader takes: no syntax or YAML problem, no
+/// Every YAML example of the guide's suites chapter (src/guide/suites.md) is YAML the suite reader takes: no syntax or YAML problem, no
 /// unknown key or assertion (a fragment may lack its prompt file or cases).
 #[test]
 fn the_documented_yaml_examples_read() {
-    let docs = include_str!("../../docs/suites.md");
+    let docs = include_str!("../guide/suites.md");
     let blocks: Vec<&str> = docs
         .split("```yaml\n")
         .skip(1)

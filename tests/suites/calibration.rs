@@ -243,9 +243,9 @@ fn the_shipped_set_is_balanced_and_covers_every_question_type() {
 }
 
 /// The shipped set replays offline from its cassette, leaves its committed result unchanged, and the
-/// README states the accuracy it measures.
+/// guide's Statistics chapter states the accuracy it measures.
 #[test]
-fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
+fn the_shipped_set_replays_its_committed_result_and_the_guide_states_it() {
     let root = child::examples_root();
     let result = root.join("judge_basics.calibration.result.json");
     let before = std::fs::read_to_string(&result).expect("the committed result");
@@ -277,12 +277,12 @@ fn the_shipped_set_replays_its_committed_result_and_the_readme_states_it() {
         })
         .unwrap_or_else(|| panic!("no figures in:\n{stderr}"));
     let figures = line.split(" items: ").nth(1).unwrap();
-    let readme = std::fs::read_to_string(child::repo_root().join("README.md"))
+    let guide = std::fs::read_to_string(child::repo_root().join("src/guide/statistics.md"))
         .unwrap()
         .replace('\n', " ");
     assert!(
-        readme.contains(figures),
-        "the README does not state the measured {figures:?}"
+        guide.contains(figures),
+        "src/guide/statistics.md does not state the measured {figures:?}"
     );
 }
 

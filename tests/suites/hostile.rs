@@ -3,7 +3,7 @@
 //! UTF-8, counts at `u64::MAX`, a `retry-after` of a year, HTML, a reset connection, an error that
 //! echoes the key). The run ends within its timeouts, every trial leaves a record in every report,
 //! each errored trial says what happened, and no secret of the run's environment (the key, the base
-//! URL's userinfo, `*_KEY` / `*_TOKEN` / `*_SECRET` variables: the README's redaction rule) reaches
+//! URL's userinfo, `*_KEY` / `*_TOKEN` / `*_SECRET` variables: the guide's redaction rule (Cassettes)) reaches
 //! a file the run wrote or its output, though the server sends every one of them back.
 
 use std::path::{Path, PathBuf};

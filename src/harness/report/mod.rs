@@ -88,7 +88,7 @@ pub struct JsonReport {
     /// The model / prompt-variant matrix, when a trial sits in one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matrix: Option<super::matrix::Matrix>,
-    /// The judge's calibration, when a calibration set exists (see `docs/calibration.md`).
+    /// The judge's calibration, when a calibration set exists (see `src/guide/calibration.md`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<super::calibration::CalibrationReport>,
 }
