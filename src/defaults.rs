@@ -309,6 +309,11 @@ mod tests {
                 defaults_block_keys(readme),
                 Place::Defaults,
             ),
+            (
+                "docs/suites.md, A dataset judged as a whole",
+                table_keys(suites, "### A dataset judged as a whole"),
+                Place::Gate,
+            ),
         ] {
             let table = keys(place);
             let missing: Vec<_> = table.difference(&listed).collect();
