@@ -12,7 +12,7 @@ use crate::trial_name;
 
 /// The gates of one column of a gated suite, and the rows they judge.
 pub struct Gates {
-    /// The gates wanted, in order: the whole suite's, then the categories' in file order.
+    /// The gates wanted, in order: the whole suite's, then the categories' by name.
     pub gates: Vec<Gate>,
     /// Builds the rows of the column (called once, by the first gate that runs).
     pub rows: Arc<dyn Fn() -> GateRows + Send + Sync>,

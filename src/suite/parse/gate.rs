@@ -15,7 +15,7 @@ use crate::spanned::{Reader, did_you_mean, real, unknown_key};
 pub struct GateSpec {
     /// The share of every counted row that must pass (`[gate] pass_threshold`): one gate for the suite.
     pub whole: Option<f64>,
-    /// Per category, the share of its counted rows that must pass (`[gate.categories]`), in file order.
+    /// Per category, the share of its counted rows that must pass (`[gate.categories]`), by name.
     pub categories: Vec<(String, f64)>,
     /// Where each category was written, for the problems found once the rows are read.
     spans: Vec<Range<usize>>,
