@@ -328,6 +328,7 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
     let config = Harness::new().config(root, &settings).map_err(fail)?;
     let catalog = Catalog::new(&config, &settings, None);
     let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for def in catalog.trials() {
         let mut kind = def.kind;
         loop {
@@ -337,9 +338,12 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
                 TrialKind::Plan(build) => break drop(build()),
                 TrialKind::Skip(_) => break,
                 TrialKind::Gate(gate) => {
+                    // A row two gates count is one problem.
                     let rows = gate.shared.rows();
                     for i in gate.counted().0 {
-                        if let Err(message) = rows.case(i) {
+                        if let Err(message) = rows.case(i)
+                            && seen.insert(message.clone())
+                        {
                             problems.push(message);
                         }
                     }
