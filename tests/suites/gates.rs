@@ -278,3 +278,28 @@ fn a_matrix_has_one_gate_per_column_recorded_per_row_and_replayed() {
     let matrix = &again.report.as_ref().unwrap()["matrix"];
     assert!(matrix.to_string().contains("golden::gate"), "{matrix:#}");
 }
+
+#[test]
+fn the_gates_of_a_suite_call_each_row_once() {
+    let fake = FakeProvider::builder()
+        .answer_prompt("Capital of France?", "Paris")
+        .start();
+    let f = Fixture::calling("shared", &fake, "off");
+    f.file(
+        "prompt-tests/golden.evals.toml",
+        "prompt = \"Capital of {country}?\"\ncases_file = \"rows.jsonl\"\nassert = [{ contains = \"{expected}\" }]\n\
+         [gate]\npass_threshold = 1\n[gate.categories]\neurope = 1\n",
+    );
+    f.file(
+        "prompt-tests/rows.jsonl",
+        "{\"id\": \"france\", \"category\": \"europe\", \"expected\": \"Paris\", \"country\": \"France\"}\n",
+    );
+    let out = f.run(&[]);
+    out.assert_code(0);
+    out.assert_statuses(&[("golden::gate", "ok"), ("golden::gate::europe", "ok")]);
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "two gates count the row; it is called once"
+    );
+}
