@@ -312,6 +312,11 @@ mod tests {
                 defaults_block_keys(guide_keys),
                 Place::Defaults,
             ),
+            (
+                "src/guide/suites.md, A dataset judged as a whole",
+                table_keys(suites, "### A dataset judged as a whole"),
+                Place::Gate,
+            ),
         ] {
             let table = keys(place);
             let missing: Vec<_> = table.difference(&listed).collect();

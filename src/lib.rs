@@ -30,6 +30,7 @@ mod checks;
 mod commands;
 mod defaults;
 mod engine;
+mod gate;
 mod harness;
 #[cfg(feature = "mcp")]
 mod mcp;

@@ -4,6 +4,11 @@
 //! `suite::case`, a calibration set `calibration::set`. A row in a model or prompt matrix has one trial
 //! per column, `row[label]`; a trial that takes several samples has numbered single-sample trials
 //! `trial::run_N`; a calibration set has one trial per item, `calibration::set::item`.
+//!
+//! A gated dataset (`[gate]`) has gates instead of row trials: `suite::gate` judges every row,
+//! `suite::gate::category` a category's rows; each is a row in this sense (`suite::gate[label]` in a
+//! matrix, no numbered runs). A row name has no `::`, so `suite::gate::category` is no row's trial, and a
+//! gated suite may not name a row `gate` (a located error). A filter `suite::gate` selects every gate.
 
 use std::fmt;
 
@@ -70,6 +75,17 @@ pub fn item(set: &str, item: &str) -> String {
     format!("{set}::{item}")
 }
 
+/// The segment that names a suite's gates.
+pub const GATE: &str = "gate";
+
+/// The gate of `suite`'s rows: `suite::gate` for every row, `suite::gate::category` for a category's.
+pub fn gate(suite: &str, category: Option<&str>) -> String {
+    match category {
+        Some(category) => format!("{suite}::{GATE}::{category}"),
+        None => format!("{suite}::{GATE}"),
+    }
+}
+
 /// Whether `exact` (an `--exact` name) names `row`, one of its columns (`row[...]`) or one of their
 /// numbered runs.
 pub fn exact_is_in_row(exact: &str, row: &str) -> bool {
@@ -116,6 +132,13 @@ mod tests {
             "s::c[fake/a]::run_3"
         );
         assert_eq!(item("calibration::s", "alice"), "calibration::s::alice");
+        assert_eq!(gate("golden", None), "golden::gate");
+        assert_eq!(
+            gate("a::golden", Some("capital")),
+            "a::golden::gate::capital"
+        );
+        let in_column = TrialName::row("golden::gate::capital").in_column(Some("fake/a"));
+        assert_eq!(in_column.to_string(), "golden::gate::capital[fake/a]");
     }
 
     #[test]
@@ -135,6 +158,13 @@ mod tests {
         assert!(!exact_is_in_row("s::cd", "s::c"));
         assert!(exact_is_in_trial("s::c[x]::run_1", "s::c[x]"));
         assert!(!exact_is_in_trial("s::c[x]", "s::c"));
+        // The whole suite's gate is not one of a category's, nor the other way round.
+        assert!(!exact_is_in_row("g::gate::capital", "g::gate"));
+        assert!(!exact_is_in_row("g::gate", "g::gate::capital"));
+        assert!(exact_is_in_row(
+            "g::gate::capital[fake/a]",
+            "g::gate::capital"
+        ));
     }
 
     #[test]

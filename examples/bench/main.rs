@@ -31,6 +31,9 @@
 //!   row with `{expected}` in its assertions, half with assertions of their own) listed with `--list`:
 //!   the child's wall time, process start included. `dataset_exact_ms`: the same file with
 //!   `--list --exact` naming its last row, which builds that row alone (same count in both modes).
+//!   `dataset_run_ms`: the 5,000 rows run as trials against the echo at zero latency, cassettes off.
+//!   `gate_list_ms`, `gate_run_ms`: the same rows under `[gate]` (a gate for every row and one per
+//!   category, 8 trials) listed, and run the same way; the server must see each row once.
 //! - `html_report`: the HTML report (`--html`) of a synthetic 1,000-trial, 5-sample run (the same in
 //!   quick mode), written in process: its size and the time to write it. The browser test
 //!   (`tests/suites/html.rs`) loads that report in Chromium and prints its load time.

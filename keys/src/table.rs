@@ -22,11 +22,19 @@ pub enum Place {
     Case,
     /// `[defaults]` in `prompt-tester.toml`.
     Defaults,
+    /// A suite's `[gate]`: its dataset's rows judged as a whole.
+    Gate,
 }
 
 impl Place {
     /// Every place.
-    pub const ALL: [Place; 4] = [Place::Attribute, Place::Suite, Place::Case, Place::Defaults];
+    pub const ALL: [Place; 5] = [
+        Place::Attribute,
+        Place::Suite,
+        Place::Case,
+        Place::Defaults,
+        Place::Gate,
+    ];
 }
 
 /// What a key's value is.
@@ -135,6 +143,10 @@ pub enum Key {
     LiveOnly,
     /// `models`.
     Models,
+    /// `gate`.
+    Gate,
+    /// `categories` (in `[gate]`).
+    Categories,
 }
 
 /// One key: its name, what it takes, where it may be written, and what it means.
@@ -171,7 +183,7 @@ impl Row {
     pub fn range_in(&self, place: Place) -> Option<Range> {
         match place {
             Place::Suite | Place::Case => self.suite_range.or(self.range),
-            Place::Attribute | Place::Defaults => self.range,
+            Place::Attribute | Place::Defaults | Place::Gate => self.range,
         }
     }
 
@@ -218,7 +230,7 @@ const fn row(
     }
 }
 
-use Place::{Attribute, Case, Defaults, Suite};
+use Place::{Attribute, Case, Defaults, Gate, Suite};
 
 const ATTRIBUTE: &[Place] = &[Attribute];
 const SUITE: &[Place] = &[Suite];
@@ -228,6 +240,9 @@ const SUITE_AND_CASE: &[Place] = &[Suite, Case];
 const TESTS: &[Place] = &[Attribute, Suite, Case];
 const TESTS_AND_DEFAULTS: &[Place] = &[Attribute, Suite, Case, Defaults];
 const FILES: &[Place] = &[Suite, Case, Defaults];
+const GATE: &[Place] = &[Gate];
+/// `pass_threshold`: a test's share of runs, and a gate's share of rows.
+const TESTS_AND_GATE: &[Place] = &[Attribute, Suite, Case, Gate];
 
 /// A whole number at least 1 that fits `u32`.
 const POSITIVE_U32: Range = Range::whole(1, u32::MAX as u64);
@@ -266,7 +281,7 @@ pub const ROWS: &[Row] = &[
         .rule("at least 1"),
     row(Key::Runs, "runs", Kind::Whole, TESTS, "samples per case")
         .counts_samples(),
-    row(Key::PassThreshold, "pass_threshold", Kind::Share, TESTS, "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass)")
+    row(Key::PassThreshold, "pass_threshold", Kind::Share, TESTS_AND_GATE, "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass; in `[gate]`, of rows)")
         .range(Range::above_up_to(0.0, 1.0))
         .rule("in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5"),
     row(Key::EarlyStop, "early_stop", Kind::Bool, TESTS_AND_DEFAULTS, "samples are sent only while the verdict can still change"),
@@ -296,6 +311,9 @@ pub const ROWS: &[Row] = &[
     row(Key::Agent, "agent", Kind::Code, ATTRIBUTE, "a `Toolbox` or a `fn() -> Toolbox`: the model call becomes an agent loop"),
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),
     row(Key::Models, "models", Kind::List, SUITE_AND_CASE, "a model matrix: every case runs against each `provider/model`"),
+    // A golden dataset judged as a whole.
+    row(Key::Gate, "gate", Kind::Table, SUITE, "the rows of `cases_file` judged as a whole: `[gate]` with `pass_threshold` (the share of rows that must pass) and `[gate.categories]`"),
+    row(Key::Categories, "categories", Kind::Table, GATE, "a gate per category: `name = share`, the share of the category's rows that must pass"),
 ];
 
 impl Key {
@@ -372,7 +390,7 @@ mod tests {
                 row.name
             );
         }
-        assert_eq!(ROWS.len(), Key::Models as usize + 1);
+        assert_eq!(ROWS.len(), Key::Categories as usize + 1);
         assert_eq!(Key::named("nope"), None);
     }
 
@@ -399,7 +417,7 @@ mod tests {
             names_in(Place::Suite).join(", "),
             format!(
                 "prompt, cases_file, prompts, prompt_id, prompt_version, dataset_version, description, \
-                 assert, cases, {settings}"
+                 assert, cases, {settings}, gate"
             )
         );
         assert_eq!(
@@ -410,6 +428,10 @@ mod tests {
             names_in(Place::Defaults).join(", "),
             "provider, model, max_tokens, early_stop, pass_rate, confidence, max_runs, indifference, \
              seed, temperature"
+        );
+        assert_eq!(
+            names_in(Place::Gate).join(", "),
+            "pass_threshold, categories"
         );
     }
 

@@ -41,6 +41,8 @@ pub enum TrialKind {
     Broken(String),
     /// Decide when the trial runs (a dataset row, built only then).
     Lazy(Box<dyn FnOnce() -> TrialKind + Send>),
+    /// Run the rows of a gate and judge them together.
+    Gate(Box<super::gate::GateTrial>),
 }
 
 /// What the catalog is built from: the configuration, the run's settings and the `--exact` name.
@@ -241,6 +243,7 @@ impl<'a> Catalog<'a> {
                 }
                 suite::Item::Skipped { .. } => {}
                 suite::Item::Row(row) => defs.extend(self.row_trials(*row)),
+                suite::Item::Gates(gates) => defs.extend(self.gate_trials(*gates)),
                 suite::Item::Broken {
                     name,
                     message,
@@ -312,6 +315,41 @@ impl<'a> Catalog<'a> {
                 }))
             },
         )
+    }
+
+    /// The trials of the gates of one column: no numbered runs (a row's are `--exact suite::row::run_N`).
+    /// Under nextest a gate is flagged ignored when a row it counts is known not to run.
+    fn gate_trials(&self, gates: suite::gates::Gates) -> Vec<TrialDef> {
+        let shared = super::gate::Shared::new(gates.rows, gates.provider.clone());
+        gates
+            .gates
+            .into_iter()
+            .map(|gate| {
+                let trial = super::gate::GateTrial {
+                    gate,
+                    shared: shared.clone(),
+                };
+                let ignored = self.settings.runner.is_nextest() && {
+                    let rows = &shared.rows().rows;
+                    trial.counted().0.iter().any(|&i| {
+                        self.statically_unavailable(Calls {
+                            trial: &rows[i].trial,
+                            cassette: &gates.cassette,
+                            subject: gates.provider.as_deref(),
+                            others: &gates.other_calls,
+                            live_only: gates.live_only,
+                        })
+                    })
+                };
+                TrialDef {
+                    name: trial.gate.name.clone(),
+                    ignored,
+                    parent: None,
+                    case: Some(trial.gate.info.clone()),
+                    kind: TrialKind::Gate(Box::new(trial)),
+                }
+            })
+            .collect()
     }
 
     /// The set trial `calibration::<set>` (every item) and one ignored trial per item,

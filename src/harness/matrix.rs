@@ -332,6 +332,7 @@ mod tests {
             runs_skipped: 0,
             prompt: None,
             samples: Vec::new(),
+            gate: None,
         }
     }
 

@@ -13,6 +13,7 @@ pub(crate) mod dotenv;
 mod error;
 mod files;
 mod finish;
+mod gate;
 pub(crate) mod html;
 pub mod matrix;
 mod pending;
@@ -118,8 +119,6 @@ impl Harness {
             args.filter.as_deref().filter(|_| args.exact),
         )
         .trials();
-        // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
-        let skipped = skipped_on_purpose(&defs);
         let listed: Vec<select::Listed<'_>> = defs
             .iter()
             .map(|d| select::Listed {
@@ -135,6 +134,8 @@ impl Harness {
             let trials = trials(defs, &choices, None, false);
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
+        // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
+        let skipped = skipped_on_purpose(&defs);
         // Loaded before any call: a missing or broken baseline costs nothing.
         let baseline = match settings.baseline.clone() {
             Some(b) => {
@@ -210,7 +211,8 @@ impl Harness {
 
 /// The (cassette, trial) pairs of cases skipped on purpose.
 fn skipped_on_purpose(defs: &[TrialDef]) -> Vec<(String, String)> {
-    defs.iter()
+    let mut skipped: Vec<(String, String)> = defs
+        .iter()
         .filter(|def| matches!(def.kind, TrialKind::Skip(_)))
         .map(|def| {
             let cassette = def.case.as_ref().map(|c| c.suite.name.clone());
@@ -220,7 +222,20 @@ fn skipped_on_purpose(defs: &[TrialDef]) -> Vec<(String, String)> {
                 def.name.clone(),
             )
         })
-        .collect()
+        .collect();
+    // A gate's skipped rows, once each however many gates skip them.
+    for def in defs {
+        if let TrialKind::Gate(gate) = &def.kind {
+            let suite = &gate.gate.info.suite.name;
+            for row in gate.skipped_rows() {
+                let pair = (suite.clone(), row);
+                if !skipped.contains(&pair) {
+                    skipped.push(pair);
+                }
+            }
+        }
+    }
+    skipped
 }
 
 /// The libtest-mimic trials of `defs` as `choices` decided; `run` is what they run in (none for
@@ -298,6 +313,7 @@ fn run_kind(
             Err(Failed::from(crate::redact::for_terminal(&message)))
         }
         TrialKind::Lazy(decide) => run_kind(decide(), name, case, Some(run)),
+        TrialKind::Gate(gate) => gate::execute(*gate, run),
     }
 }
 
@@ -312,6 +328,7 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
     let config = Harness::new().config(root, &settings).map_err(fail)?;
     let catalog = Catalog::new(&config, &settings, None);
     let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for def in catalog.trials() {
         let mut kind = def.kind;
         loop {
@@ -320,6 +337,18 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
                 TrialKind::Broken(message) => break problems.push(message),
                 TrialKind::Plan(build) => break drop(build()),
                 TrialKind::Skip(_) => break,
+                TrialKind::Gate(gate) => {
+                    // A row two gates count is one problem.
+                    let rows = gate.shared.rows();
+                    for i in gate.counted().0 {
+                        if let Err(message) = rows.case(i)
+                            && seen.insert(message.clone())
+                        {
+                            problems.push(message);
+                        }
+                    }
+                    break;
+                }
             }
         }
     }

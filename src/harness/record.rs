@@ -51,6 +51,44 @@ pub struct TrialRecord {
     /// Each sample: output, assertions, judge answers, tool calls (none for a trial that made no call).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<SampleRecord>,
+    /// A gate's rows (`[gate]` in a suite): the record's runs are then its counted rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateRecord>,
+}
+
+/// What a gate leaves besides its counts: the share it needs, and each row it judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateRecord {
+    /// The category it gates; none for the whole suite's gate.
+    pub category: Option<String>,
+    /// Rows skipped (`skip`): not counted.
+    pub rows_skipped: u32,
+    /// Each counted row, in file order.
+    pub rows: Vec<GateRow>,
+}
+
+/// One row of a gate, as its own trial would have ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateRow {
+    /// The row's case name (its trial without the suite, with the column in a matrix).
+    pub case_id: String,
+    /// Its category.
+    pub category: Option<String>,
+    /// How it ended.
+    pub status: Status,
+    /// Why it did not pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Samples that passed.
+    pub runs_passed: u32,
+    /// Samples taken.
+    pub runs_total: u32,
+    /// The first failed sample's output, shortened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_preview: Option<String>,
+    /// Each sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<SampleRecord>,
 }
 
 /// Latencies summed over samples, for their mean.
@@ -92,6 +130,10 @@ impl TrialRecord {
 
     /// Some samples passed and some failed: the output varies, so the verdict may too.
     pub fn is_flaky(&self) -> bool {
+        // A gate's rows are different questions: some failing is what its share allows.
+        if self.gate.is_some() {
+            return false;
+        }
         let failed = self
             .runs_total
             .saturating_sub(self.runs_passed)
@@ -119,6 +161,7 @@ impl TrialRecord {
             latency: Latency::default(),
             prompt: None,
             samples: Vec::new(),
+            gate: None,
         }
     }
 }

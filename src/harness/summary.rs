@@ -166,6 +166,34 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
             flaky.join(", ")
         ));
     }
+    for r in records {
+        let Some(gate) = &r.gate else { continue };
+        if matches!(r.status, Status::Ignored | Status::LiveOnly) {
+            continue;
+        }
+        let failing = gate
+            .rows
+            .iter()
+            .filter(|row| matches!(row.status, Status::Failed | Status::Errored))
+            .count();
+        out.push_str(&format!(
+            "gate {}: {}: {}{}\n",
+            r.name,
+            crate::gate::rate_line(
+                r.runs_passed,
+                r.runs_errored,
+                r.runs_total,
+                r.runs_required,
+                r.pass_threshold,
+                gate.rows_skipped
+            ),
+            format!("{:?}", r.status).to_lowercase(),
+            match failing {
+                0 => String::new(),
+                n => format!(", {n} row{} failing", if n == 1 { "" } else { "s" }),
+            }
+        ));
+    }
     let failed_names: Vec<&str> = records
         .iter()
         .filter(|r| matches!(r.status, Status::Failed | Status::Errored))

@@ -11,7 +11,7 @@ use libtest_mimic::{Completion, Failed};
 
 use super::record::{self, Status, TrialRecord};
 use super::reporter::{Event, Run};
-use crate::case::{Plan, Sample};
+use crate::case::{Case, Plan, Sample};
 use crate::engine::{Engine, RunScope};
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::SamplePlan;
@@ -30,6 +30,30 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
         only_run,
         case,
     } = plan;
+    // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
+    let taken = in_trial(|| run.engine.block_on(take(&trial, only_run, &case, run)));
+    let record = conclude(trial, &case, taken, run, started);
+    finished(record, run)
+}
+
+/// Marks this thread as running trials' samples while `f` runs (see [`install_panic_hook`]).
+pub(super) fn in_trial<T>(f: impl FnOnce() -> T) -> T {
+    IN_TRIAL.with(|flag| flag.set(true));
+    let out = f();
+    IN_TRIAL.with(|flag| flag.set(false));
+    out
+}
+
+/// The samples a trial took, with their scopes, and the rule that decides them.
+pub(super) struct Taken {
+    samples: Vec<Sample>,
+    scopes: Vec<Arc<RunScope>>,
+    rule: SamplePlan,
+}
+
+/// Takes the samples of trial `trial` of `case` in waves (only `only_run` for a numbered run), and
+/// reports the case's warnings.
+pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, run: &Run) -> Taken {
     let sampling = case.sampling;
     for warning in &case.warnings {
         run.reporter.report(Event::Warning(warning.clone()));
@@ -46,7 +70,7 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
             live_only: sampling.live_only,
             ..RunScope::new(
                 run.engine.clone(),
-                &trial,
+                trial,
                 &case.cassette,
                 &case.filter,
                 i,
@@ -66,33 +90,49 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
             }
         }
     };
-    // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
-    IN_TRIAL.with(|flag| flag.set(true));
     let mut scopes: Vec<Arc<RunScope>> = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
-    run.engine.block_on(async {
-        loop {
-            let taken: Vec<&SampleOutcome> = samples.iter().map(|s| &s.outcome).collect();
-            let mut wave = outcome::next_wave(&rule, &taken, concurrency);
-            if wave == 0 {
-                break;
-            }
-            // Priming a provider cache: the first sample alone, then the others.
-            if sampling.prime_first && samples.is_empty() {
-                wave = 1;
-            }
-            let first = scopes.len() as u32 + 1;
-            let indices: Vec<u32> = match only_run {
-                Some(i) => vec![i],
-                None => (first..first + wave).collect(),
-            };
-            let launched: Vec<Arc<RunScope>> = indices.iter().map(|&i| scope(i)).collect();
-            scopes.extend(launched.iter().cloned());
-            samples.extend(futures::future::join_all(launched.into_iter().map(run_one)).await);
+    loop {
+        let taken: Vec<&SampleOutcome> = samples.iter().map(|s| &s.outcome).collect();
+        let mut wave = outcome::next_wave(&rule, &taken, concurrency);
+        if wave == 0 {
+            break;
         }
-    });
-    IN_TRIAL.with(|flag| flag.set(false));
+        // Priming a provider cache: the first sample alone, then the others.
+        if sampling.prime_first && samples.is_empty() {
+            wave = 1;
+        }
+        let first = scopes.len() as u32 + 1;
+        let indices: Vec<u32> = match only_run {
+            Some(i) => vec![i],
+            None => (first..first + wave).collect(),
+        };
+        let launched: Vec<Arc<RunScope>> = indices.iter().map(|&i| scope(i)).collect();
+        scopes.extend(launched.iter().cloned());
+        samples.extend(futures::future::join_all(launched.into_iter().map(run_one)).await);
+    }
+    Taken {
+        samples,
+        scopes,
+        rule,
+    }
+}
 
+/// What the samples of trial `trial` decide, as its record (its message redacted); the calibration
+/// verdicts they noted go to the reporter.
+pub(super) fn conclude(
+    trial: String,
+    case: &Case,
+    taken: Taken,
+    run: &Run,
+    started: Instant,
+) -> TrialRecord {
+    let Taken {
+        mut samples,
+        scopes,
+        rule,
+    } = taken;
+    let sampling = case.sampling;
     let observations: Vec<_> = samples
         .iter_mut()
         .flat_map(|s| std::mem::take(&mut s.detail.checks.observations))
@@ -119,10 +159,14 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
         .or_else(|| samples.iter().find(|s| s.output.is_some()))
         .and_then(|s| s.output.as_deref())
         .map(|o| crate::render::shorten(o, 200));
-    let mut record = TrialRecord {
-        name: trial.clone(),
+    let ignored = matches!(decision.status, Status::Ignored | Status::LiveOnly);
+    TrialRecord {
+        name: trial,
         status: decision.status.clone(),
-        message: None,
+        // A reason to be ignored is shown as it is; a failure is redacted.
+        message: decision
+            .message
+            .map(|m| if ignored { m } else { redact(&m).into_owned() }),
         runs_passed: decision.passed,
         runs_errored: decision.errored,
         runs_total: total,
@@ -141,31 +185,30 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
             .zip(&samples)
             .map(|((i, _), s)| s.record(*i))
             .collect(),
-    };
-
-    let finished =
-        |record: TrialRecord| run.reporter.report(Event::TrialFinished(Box::new(record)));
-    if matches!(record.status, Status::Ignored | Status::LiveOnly) {
-        let reason = decision.message.unwrap_or_default();
-        let shown = crate::redact::for_terminal(&reason).into_owned();
-        record.message = Some(reason);
-        finished(record);
-        return Ok(Completion::ignored_with(shown));
+        gate: None,
     }
-    let Some(message) = decision.message else {
-        finished(record);
-        return Ok(Completion::Completed);
-    };
-    let message = redact(&message).into_owned();
-    let shown = crate::redact::for_terminal(&message).into_owned();
-    record.message = Some(message);
-    finished(record);
-    Err(Failed::from(shown))
+}
+
+/// Sends `record` to the run's reporter and says to libtest-mimic how the trial ended.
+pub(super) fn finished(record: TrialRecord, run: &Run) -> Result<Completion, Failed> {
+    let status = record.status.clone();
+    let shown = record
+        .message
+        .as_deref()
+        .map(|m| crate::redact::for_terminal(m).into_owned());
+    run.reporter.report(Event::TrialFinished(Box::new(record)));
+    match (status, shown) {
+        (Status::Ignored | Status::LiveOnly, reason) => {
+            Ok(Completion::ignored_with(reason.unwrap_or_default()))
+        }
+        (_, None) => Ok(Completion::Completed),
+        (_, Some(shown)) => Err(Failed::from(shown)),
+    }
 }
 
 /// The most samples a wave launches: the in-flight limit of the provider the samples call (the
 /// harness's `concurrency` when it is unknown).
-fn wave_limit(engine: &Engine, provider: Option<&str>) -> u32 {
+pub(super) fn wave_limit(engine: &Engine, provider: Option<&str>) -> u32 {
     let config = &engine.config;
     let limit = provider
         .and_then(|p| config.endpoint(p).ok())

@@ -8,6 +8,7 @@
 
 pub mod assert;
 pub mod dataset;
+pub mod gates;
 pub mod parse;
 pub mod rows;
 pub mod template;
@@ -65,6 +66,8 @@ pub enum Item {
     },
     /// A dataset row, built into its case only when a trial of it runs.
     Row(Box<LazyRow>),
+    /// The gates of one column of a gated dataset (`[gate]`): its rows are their samples, not trials.
+    Gates(Box<gates::Gates>),
     /// A failing trial with this message.
     Broken {
         /// The trial name.
@@ -353,6 +356,17 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
     };
     let models = models(config, &rows.settings);
     let config = Arc::new(config.clone());
+    if rows.gate.is_some() {
+        items.extend(
+            gates::gates(&config, &suite, &wanted, models)
+                .into_iter()
+                .map(|g| Item::Gates(Box::new(g))),
+        );
+        // A gated suite's rows are not trials; `--exact suite::row` still runs one alone.
+        if exact.is_none() {
+            return items;
+        }
+    }
     for (index, row) in rows.dataset.rows.iter().enumerate() {
         let (row_name, trials) = wanted.trials(models, &row.name, row.category.as_ref());
         for (column, name, info) in trials {
@@ -376,18 +390,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
             let build = move || {
                 built
                     .get_or_init(|| {
-                        let rows = suite_.rows.as_ref().expect("a row's suite has rows");
-                        let row = &rows.dataset.rows[index];
-                        let file = Some(rows.dataset.file.as_str());
-                        let case = rows.case(row)?;
-                        let plan = plan(&config_, &suite_, &case, &column_.trial(&row_))?;
-                        let place = Place {
-                            row: &row_,
-                            column: column_.clone(),
-                            info: row_info.clone(),
-                            dataset: file,
-                        };
-                        Ok(Arc::new(resolve(&config_, &suite_, &case, place, plan)))
+                        row_case(&config_, &suite_, index, &row_, row_info.clone(), &column_)
                     })
                     .clone()
             };
@@ -407,6 +410,29 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
         }
     }
     items
+}
+
+/// The case of the row at `index` of `suite`'s rows (`row` is `suite::row`) in `column`, or the failing
+/// trial's message.
+fn row_case(
+    config: &Config,
+    suite: &Suite,
+    index: usize,
+    row: &str,
+    info: CaseInfo,
+    column: &Column,
+) -> Result<Arc<Case>, String> {
+    let rows = suite.rows.as_ref().expect("a row's suite has rows");
+    let written = &rows.dataset.rows[index];
+    let case = rows.case(written)?;
+    let plan = plan(config, suite, &case, &column.trial(row))?;
+    let place = Place {
+        row,
+        column: column.clone(),
+        info,
+        dataset: Some(rows.dataset.file.as_str()),
+    };
+    Ok(Arc::new(resolve(config, suite, &case, place, plan)))
 }
 
 /// The sampling plan of a case: its keys over the suite's (merged when parsed), `[defaults]` under

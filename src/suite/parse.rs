@@ -19,9 +19,11 @@ use crate::spanned::{
     unknown_key,
 };
 
+mod gate;
 mod prompt;
 mod settings;
 
+pub use gate::GateSpec;
 use prompt::{prompt, variants};
 pub use settings::Settings;
 use settings::settings;
@@ -60,6 +62,8 @@ pub struct Rows {
     pub suite_file: String,
     /// The suite's directory.
     pub dir: std::path::PathBuf,
+    /// `[gate]`: the rows judged as a whole rather than each a trial.
+    pub gate: Option<GateSpec>,
 }
 
 /// One version of a suite's prompt (`prompts = [...]`): every case runs against each.
@@ -199,6 +203,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         }
     }
 
+    let gate = gate::gate(&mut r, table);
     let rows = table.get("cases_file").and_then(|node| {
         let mut dataset = cases_file(&mut r, node, file, dir)?;
         let mut names: BTreeSet<String> = cases.iter().map(|c: &Case| c.name.clone()).collect();
@@ -228,8 +233,20 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
             placeholders,
             suite_file: file.to_string(),
             dir: dir.to_path_buf(),
+            gate: None,
         })
     });
+    let rows = match (gate, rows) {
+        (Some(gate), rows) if table.get("cases_file").is_none() || rows.is_some() => {
+            let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+            gate::check(&mut r, &gate, rows.as_ref().map(|r| &r.dataset), &names);
+            rows.map(|rows| Rows {
+                gate: Some(gate),
+                ..rows
+            })
+        }
+        (_, rows) => rows,
+    };
 
     if !r.problems.is_empty() {
         let mut problems = r.problems;

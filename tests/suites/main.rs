@@ -23,6 +23,7 @@ mod big_report;
 mod calibration;
 mod datasets;
 mod escapes;
+mod gates;
 mod hostile;
 mod html;
 mod judge;

@@ -69,7 +69,26 @@ pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::Seriali
         case.set_classname(group.as_str());
         case.set_time(r.duration);
         case.add_properties(properties(r));
-        if let Some(preview) = &r.output_preview {
+        if let Some(gate) = &r.gate {
+            // A gate's output is its failing rows, each with its reason (a passing gate has some too).
+            let rows: Vec<String> = gate
+                .rows
+                .iter()
+                .filter(|row| matches!(row.status, Status::Failed | Status::Errored))
+                .map(|row| {
+                    let label = if row.status == Status::Errored {
+                        "ERROR"
+                    } else {
+                        "FAILED"
+                    };
+                    let reason = row.message.as_deref().unwrap_or_default();
+                    format!("[row {}] {label}: {reason}", row.case_id)
+                })
+                .collect();
+            if !rows.is_empty() {
+                case.set_system_out(redact(&rows.join("\n")).into_owned());
+            }
+        } else if let Some(preview) = &r.output_preview {
             case.set_system_out(redact(preview).into_owned());
         }
         suite.add_test_case(case);
@@ -88,6 +107,22 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         Property::new("runs_required", r.runs_required.to_string()),
         Property::new("pass_threshold", r.pass_threshold.to_string()),
     ];
+    if let Some(gate) = &r.gate {
+        let failing = gate
+            .rows
+            .iter()
+            .filter(|row| matches!(row.status, Status::Failed | Status::Errored))
+            .count();
+        props.extend([
+            Property::new("gate_rows", r.runs_total.to_string()),
+            Property::new("gate_rows_passed", r.runs_passed.to_string()),
+            Property::new("gate_rows_failing", failing.to_string()),
+            Property::new("gate_rows_skipped", gate.rows_skipped.to_string()),
+        ]);
+        if let Some(category) = &gate.category {
+            props.push(Property::new("gate_category", category.as_str()));
+        }
+    }
     let rate = Rate::of(r.counts());
     for (name, value) in [
         ("pass_rate", rate.pass_rate),

@@ -7,7 +7,8 @@
 //!
 //! The JSON report has one entry per suite in the golden-dataset shape (`prompt_id`, `prompt_version`,
 //! `dataset_version`, `timestamp`, `pass_rate`, `passed`, `total`, `by_category`, `failures`), then the
-//! `#[prompt_test]` functions under `tests`, then `totals`.
+//! `#[prompt_test]` functions under `tests`, then `totals`. A gated suite's entry counts its rows as its
+//! cases, and lists its gates under `gates`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -22,6 +23,7 @@ use crate::redact::redact;
 use crate::stats::Counts;
 use crate::usage::Usage;
 
+mod gates;
 mod junit;
 
 pub use junit::write_junit;
@@ -140,6 +142,9 @@ pub struct SuiteReport {
     /// judge in use has a calibration result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_corrected: Option<super::calibration::JudgeCorrected>,
+    /// Its gates (`[gate]`), when its rows are judged as a whole; the rows are its `cases`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<gates::GateReport>,
 }
 
 /// Pass rate and count of one category.
@@ -212,6 +217,8 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
     let mut suites: BTreeMap<String, SuiteReport> = BTreeMap::new();
     let mut tests = Vec::new();
     let mut totals = Totals::default();
+    // The rows a suite's gates judged, once each however many gates count them.
+    let mut seen_rows = std::collections::BTreeSet::new();
     for r in records {
         totals.usage += &r.usage;
         match r.status {
@@ -250,58 +257,34 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 error: None,
                 usage: Usage::default(),
                 judge_corrected: None,
+                gates: Vec::new(),
             });
         suite.usage += &r.usage;
-        let category = case
-            .category
-            .clone()
-            .unwrap_or_else(|| UNCATEGORIZED.to_string());
+        if let Some(gate) = &r.gate {
+            gates::add(suite, r, gate, &mut seen_rows);
+            continue;
+        }
         // A run trial's case id keeps its `::run_N`, so that each failure names the trial to re-run.
         let case_id = r
             .name
             .strip_prefix(&format!("{}::", case.suite.name))
             .unwrap_or(&r.name)
             .to_string();
-        let status = CaseStatus {
-            case_id,
-            category,
-            status: r.status.clone(),
-            runs_passed: r.runs_passed,
-            runs_total: r.runs_total,
-            rate: Rate::of(r.counts()),
-            samples: Vec::new(),
-        };
-        suite.cases.push(CaseStatus {
-            samples: r.samples.clone(),
-            ..status.clone()
-        });
-        if matches!(r.status, Status::Ignored | Status::LiveOnly) {
-            suite.skipped += 1;
-            continue;
-        }
-        let passed = r.status == Status::Passed;
-        suite.total += 1;
-        suite.passed += usize::from(passed);
-        suite.errors += usize::from(r.status == Status::Errored);
-        suite.runs.add(r.counts());
-        let entry = suite
-            .by_category
-            .entry(status.category.clone())
-            .or_default();
-        entry.count += 1;
-        entry.passed += usize::from(passed);
-        entry.runs.add(r.counts());
-        if !passed {
-            let broken = r.runs_total == 0;
-            if broken {
-                suite.error = message.clone();
-            }
-            suite.failures.push(FailureReport {
-                case: status,
-                failure_reason: message.unwrap_or_default(),
-                output_preview: preview,
-            });
-        }
+        add_case(
+            suite,
+            CaseEntry {
+                case_id,
+                category: case.category.clone(),
+                status: r.status.clone(),
+                counts: r.counts(),
+                samples: &r.samples,
+                message,
+                preview,
+            },
+        );
+    }
+    for suite in suites.values_mut() {
+        gates::count_skipped(suite);
     }
     for suite in suites.values_mut() {
         suite.rate = Rate::of(trial_counts(suite.passed, suite.total));
@@ -316,6 +299,78 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         totals,
         matrix: super::matrix::compute(records),
         calibration: None,
+    }
+}
+
+/// One case of a suite as the report counts it: a trial, or a row of a gate.
+pub(super) struct CaseEntry<'a> {
+    /// The case (`case`, `case::run_N`, `row[column]`).
+    pub case_id: String,
+    /// Its category.
+    pub category: Option<String>,
+    /// How it ended.
+    pub status: Status,
+    /// Samples passed of samples taken.
+    pub counts: Counts,
+    /// Its samples.
+    pub samples: &'a [SampleRecord],
+    /// Why it did not pass, redacted.
+    pub message: Option<String>,
+    /// Its output preview, redacted.
+    pub preview: Option<String>,
+}
+
+/// Counts `entry` in `suite`: its case list, its rate, `by_category`, and its failures.
+pub(super) fn add_case(suite: &mut SuiteReport, entry: CaseEntry<'_>) {
+    let CaseEntry {
+        case_id,
+        category,
+        status,
+        counts,
+        samples,
+        message,
+        preview,
+    } = entry;
+    let category = category.unwrap_or_else(|| UNCATEGORIZED.to_string());
+    let status = CaseStatus {
+        case_id,
+        category,
+        status,
+        runs_passed: counts.passed,
+        runs_total: counts.total,
+        rate: Rate::of(counts),
+        samples: Vec::new(),
+    };
+    suite.cases.push(CaseStatus {
+        samples: samples.to_vec(),
+        ..status.clone()
+    });
+    if matches!(status.status, Status::Ignored | Status::LiveOnly) {
+        suite.skipped += 1;
+        return;
+    }
+    let passed = status.status == Status::Passed;
+    suite.total += 1;
+    suite.passed += usize::from(passed);
+    suite.errors += usize::from(status.status == Status::Errored);
+    suite.runs.add(counts);
+    let entry = suite
+        .by_category
+        .entry(status.category.clone())
+        .or_default();
+    entry.count += 1;
+    entry.passed += usize::from(passed);
+    entry.runs.add(counts);
+    if !passed {
+        let broken = counts.total == 0;
+        if broken {
+            suite.error = message.clone();
+        }
+        suite.failures.push(FailureReport {
+            case: status,
+            failure_reason: message.unwrap_or_default(),
+            output_preview: preview,
+        });
     }
 }
 

@@ -1,0 +1,239 @@
+//! What the rows of a gated dataset decide (`[gate]` in a suite): pure, like `outcome::decide` for the
+//! samples of a trial. A gate counts every row that is not skipped; it passes when at least
+//! ceil(rows × share) of them pass and none errored; it is ignored when a row could not run (no
+//! recording and no key) or when no row is left to count.
+
+use crate::outcome::{Status, percent};
+use crate::plan::Threshold;
+use crate::stats::Counts;
+
+/// How one row of a gate ended: its trial's status and message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowVerdict<'a> {
+    /// The row's name (its case name, without the suite).
+    pub name: &'a str,
+    /// How its trial ended.
+    pub status: &'a Status,
+    /// Why it did not pass.
+    pub message: Option<&'a str>,
+}
+
+/// What the rows of a gate decide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateDecision {
+    /// Passed, failed, errored, or ignored.
+    pub status: Status,
+    /// Rows that passed.
+    pub passed: u32,
+    /// Rows that errored.
+    pub errored: u32,
+    /// Rows counted (every row not skipped).
+    pub counted: u32,
+    /// Rows that had to pass.
+    pub required: u32,
+    /// Why it did not pass: every failed and errored row with its reason, then the rate.
+    pub message: Option<String>,
+}
+
+/// The rows that must pass of `counted` at `share` (as a test's runs: 5 × 0.8 is 4).
+pub fn required(counted: u32, share: f64) -> u32 {
+    if counted == 0 {
+        return 0;
+    }
+    Threshold {
+        runs: counted,
+        pass_threshold: share,
+    }
+    .required()
+}
+
+/// `n rows skipped`, or nothing when none was.
+pub fn skipped_words(skipped: u32) -> String {
+    match skipped {
+        0 => String::new(),
+        1 => ", 1 row skipped (not counted)".to_string(),
+        n => format!(", {n} rows skipped (not counted)"),
+    }
+}
+
+/// Decides a gate from its counted rows (in file order) at `share`; `skipped` rows were not counted.
+pub fn decide(rows: &[RowVerdict<'_>], skipped: u32, share: f64) -> GateDecision {
+    let counted = rows.len() as u32;
+    let count = |status: Status| rows.iter().filter(|r| *r.status == status).count() as u32;
+    let (passed, errored) = (count(Status::Passed), count(Status::Errored));
+    let need = required(counted, share);
+    let skipped_text = skipped_words(skipped);
+    let not_run = rows
+        .iter()
+        .filter(|r| matches!(r.status, Status::Ignored | Status::LiveOnly))
+        .collect::<Vec<_>>();
+    let decision = |status, message| GateDecision {
+        status,
+        passed,
+        errored,
+        counted,
+        required: need,
+        message,
+    };
+    if counted == 0 {
+        return decision(
+            Status::Ignored,
+            Some(format!("no row to count{skipped_text}")),
+        );
+    }
+    if let Some(first) = not_run.first() {
+        // A row that could not run would count as failed, or hide a failure: the gate is not judged.
+        let n = not_run.len();
+        let reason = first.message.unwrap_or("not run");
+        return decision(
+            first.status.clone(),
+            Some(format!(
+                "{n} of {counted} row{} did not run, so the gate is not judged; row `{}`: {reason}",
+                if counted == 1 { "" } else { "s" },
+                first.name
+            )),
+        );
+    }
+    let status = if errored > 0 {
+        Status::Errored
+    } else if passed >= need {
+        Status::Passed
+    } else {
+        Status::Failed
+    };
+    if status == Status::Passed {
+        return decision(status, None);
+    }
+    let mut lines: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let label = match r.status {
+                Status::Failed => "FAILED",
+                Status::Errored => "ERROR",
+                _ => return None,
+            };
+            let text = r.message.unwrap_or_default().replace('\n', "\n    ");
+            Some(format!("[row {}] {label}: {text}", r.name))
+        })
+        .collect();
+    lines.push(rate_line(passed, errored, counted, need, share, skipped));
+    decision(status, Some(lines.join("\n")))
+}
+
+/// `70/140 rows passed (50%, 95% CI 42–58%; need 63, threshold 45%)`, with the errored and skipped
+/// rows: the line that ends a gate's message, and the summary's line for it.
+pub fn rate_line(
+    passed: u32,
+    errored: u32,
+    counted: u32,
+    need: u32,
+    share: f64,
+    skipped: u32,
+) -> String {
+    let errors = if errored > 0 {
+        format!(", {errored} errored")
+    } else {
+        String::new()
+    };
+    let why = if errored > 0 && passed >= need {
+        ": an errored row fails the gate"
+    } else {
+        ""
+    };
+    let rate = Counts::new(passed, counted)
+        .rate_with_interval()
+        .map_or_else(String::new, |r| format!("{r}; "));
+    format!(
+        "{passed}/{counted} rows passed{errors} ({rate}need {need}, threshold {}){why}{}",
+        percent(share),
+        skipped_words(skipped)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row<'a>(name: &'a str, status: &'a Status, message: Option<&'a str>) -> RowVerdict<'a> {
+        RowVerdict {
+            name,
+            status,
+            message,
+        }
+    }
+
+    #[test]
+    fn a_gate_needs_the_share_of_its_rows_rounded_up() {
+        assert_eq!(required(140, 0.45), 63);
+        assert_eq!(required(60, 0.9), 54);
+        assert_eq!(required(5, 0.8), 4);
+        assert_eq!(required(3, 0.01), 1);
+        assert_eq!(required(0, 0.5), 0);
+    }
+
+    #[test]
+    fn a_met_share_passes_and_a_missed_one_lists_every_failing_row() {
+        let (ok, bad) = (Status::Passed, Status::Failed);
+        let rows = [
+            row("a", &ok, None),
+            row("b", &bad, Some("no Paris\nin the answer")),
+            row("c", &ok, None),
+            row("d", &ok, None),
+        ];
+        let d = decide(&rows, 2, 0.75);
+        assert_eq!(
+            (d.status, d.passed, d.counted, d.required),
+            (Status::Passed, 3, 4, 3)
+        );
+        assert_eq!(d.message, None);
+        let d = decide(&rows, 2, 1.0);
+        assert_eq!(d.status, Status::Failed);
+        assert_eq!(
+            d.message.as_deref(),
+            Some(
+                "[row b] FAILED: no Paris\n    in the answer\n3/4 rows passed (75%, 95% CI 30–95%; need 4, \
+                 threshold 100%), 2 rows skipped (not counted)"
+            )
+        );
+    }
+
+    #[test]
+    fn an_errored_row_fails_the_gate_whatever_the_share() {
+        let (ok, err) = (Status::Passed, Status::Errored);
+        let rows = [
+            row("a", &ok, None),
+            row("b", &err, Some("HTTP 503")),
+            row("c", &ok, None),
+        ];
+        let d = decide(&rows, 0, 0.5);
+        assert_eq!((d.status, d.errored), (Status::Errored, 1));
+        assert_eq!(
+            d.message.as_deref(),
+            Some(
+                "[row b] ERROR: HTTP 503\n2/3 rows passed, 1 errored (67%, 95% CI 21–94%; need 2, threshold 50%): \
+                 an errored row fails the gate"
+            )
+        );
+    }
+
+    #[test]
+    fn a_row_that_did_not_run_or_no_row_at_all_leaves_the_gate_unjudged() {
+        let (ok, ignored) = (Status::Passed, Status::Ignored);
+        let rows = [
+            row("a", &ok, None),
+            row("b", &ignored, Some("no recording")),
+        ];
+        let d = decide(&rows, 0, 0.5);
+        assert_eq!(d.status, Status::Ignored);
+        assert_eq!(
+            d.message.as_deref(),
+            Some("1 of 2 rows did not run, so the gate is not judged; row `b`: no recording")
+        );
+        let d = decide(&[], 3, 0.5);
+        assert_eq!(d.status, Status::Ignored);
+        assert_eq!(
+            d.message.as_deref(),
+            Some("no row to count, 3 rows skipped (not counted)")
+        );
+    }
+}
