@@ -7,6 +7,7 @@
 
 use std::process::ExitCode;
 
+mod few_shot;
 mod hosted;
 mod local;
 mod quick_start;

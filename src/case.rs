@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{self, AgentError, LoopError};
 use crate::checks::{AssertionRecord, Checks, JudgeAnswer};
-use crate::completion::{CompletionRequest, CompletionResult, Message, ToolCall, ToolSpec};
+use crate::completion::{CompletionRequest, CompletionResult, Message, ToolCall, ToolSpec, Turn};
 use crate::config::run_seed;
 use crate::config::{Config, Defaults, WireFormat};
 use crate::defaults;
@@ -29,8 +29,10 @@ use crate::tools::Toolbox;
 /// The future a custom executor (`run_fn`) returns, boxed.
 pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
 
-/// A custom executor: `(rendered prompt, model, max_tokens)` to the model's answer.
-pub type RunFn = fn(String, String, u32) -> RunFnFuture;
+/// A custom executor: the request a sample would send (its model, system prompt, conversation ending
+/// with the rendered prompt, tools) to the model's answer. The attribute's `run_fn` may take the
+/// request or `(prompt, model, max_tokens)` (`harness::registry::RunFnForm`).
+pub type RunFn = fn(CompletionRequest) -> RunFnFuture;
 
 /// The future that judges one sample's run.
 pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
@@ -149,6 +151,8 @@ pub struct Written {
     pub call: Defaults,
     /// The system prompt.
     pub system: Option<String>,
+    /// The turns sent before the prompt, placeholders filled (a case's replace its suite's).
+    pub messages: Option<Vec<Turn>>,
     /// Tools the model may call (`Some(vec![])` declares none, overriding a suite's).
     pub tools: Option<Vec<ToolSpec>>,
 }
@@ -156,6 +160,7 @@ pub struct Written {
 crate::config::layered_fieldwise!(pub Written {
     call,
     system,
+    messages,
     tools
 });
 
@@ -165,9 +170,11 @@ pub struct RequestTemplate {
     /// The provider and model the samples call, or the message that says which is missing and where
     /// to set it.
     pub subject: Result<Subject, String>,
-    /// The system prompt.
+    /// The system prompt (the `system` key's, or the first turn of `messages`).
     pub system: Option<String>,
-    /// The rendered prompt.
+    /// The turns of `messages` sent before the prompt (its system turn is `system`).
+    pub history: Vec<Message>,
+    /// The rendered prompt: the last user turn.
     pub prompt: String,
     /// The values it was rendered with.
     pub vars: BTreeMap<String, String>,
@@ -206,9 +213,12 @@ impl RequestTemplate {
                 Err(missing(&names.into_iter().flatten().collect::<Vec<_>>()))
             }
         };
+        let (system, history) =
+            crate::conversation::split(written.system, written.messages.unwrap_or_default());
         Self {
             subject,
-            system: written.system,
+            system,
+            history,
             prompt,
             vars,
             max_tokens: call.max_tokens.unwrap_or(defaults::SUBJECT_MAX_TOKENS),
@@ -434,7 +444,12 @@ impl Case {
         let request = CompletionRequest {
             model: model.clone(),
             system: t.system.clone(),
-            messages: vec![Message::user(t.prompt.clone())],
+            messages: t
+                .history
+                .iter()
+                .cloned()
+                .chain([Message::user(t.prompt.clone())])
+                .collect(),
             max_tokens: t.max_tokens,
             temperature: t.temperature,
             seed: t.seed.map(|seed| run_seed(seed, scope.run_index)),
@@ -470,7 +485,8 @@ impl Case {
                 .map_err(loop_failure),
             Executor::Custom(run_fn) => {
                 let started = Instant::now();
-                let called = match run_fn(t.prompt.clone(), model.clone(), t.max_tokens).await {
+                let messages = request.messages.clone();
+                let called = match run_fn(request).await {
                     Ok(result) => Ok(scope.engine.account_external(
                         &scope,
                         &provider,
@@ -480,7 +496,7 @@ impl Case {
                     )),
                     Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
                 };
-                with_transcript(called, request.messages)
+                with_transcript(called, messages)
             }
             Executor::Call => {
                 let messages = request.messages.clone();

@@ -73,11 +73,71 @@ impl Message {
         }
     }
 
+    /// Its text blocks, joined by newlines.
+    pub(crate) fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+
     /// An assistant message holding one text block.
     pub fn assistant(text: impl Into<String>) -> Self {
         Self {
             role: Role::Assistant,
             content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+}
+
+/// Who speaks a turn written before the prompt (`messages`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TurnRole {
+    /// The system prompt (the first turn only).
+    System,
+    /// The user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One turn of the conversation a test sends before its prompt: `messages` in a suite, or
+/// `messages = [system("..."), user("..."), assistant("...")]` in `#[prompt_test]` (an expression there
+/// gives any list of `Turn`s). Its text may hold `{placeholders}`, filled as the prompt's are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// Who speaks it.
+    pub role: TurnRole,
+    /// Its text.
+    pub content: String,
+}
+
+impl Turn {
+    /// The system prompt, as the first turn.
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new(TurnRole::System, content)
+    }
+
+    /// A user turn.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(TurnRole::User, content)
+    }
+
+    /// An assistant turn: what the model is shown to have answered.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new(TurnRole::Assistant, content)
+    }
+
+    fn new(role: TurnRole, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
         }
     }
 }

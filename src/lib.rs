@@ -28,6 +28,7 @@ mod case;
 mod cassette;
 mod checks;
 mod commands;
+mod conversation;
 mod defaults;
 mod engine;
 mod gate;
@@ -57,7 +58,8 @@ mod usage;
 pub use agent::{AgentError, AgentOutcome};
 pub use cassette::{CassetteMode, ModeError};
 pub use completion::{
-    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec,
+    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec, Turn,
+    TurnRole,
 };
 pub use config::Config;
 pub use harness::{Harness, main};
@@ -74,7 +76,7 @@ pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
-    pub use crate::completion::{CompletionResult, ToolCall, ToolSpec};
+    pub use crate::completion::{CompletionRequest, CompletionResult, ToolCall, ToolSpec, Turn};
     pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
@@ -90,10 +92,11 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::case::Written;
+    pub use crate::completion::{CompletionRequest, Turn};
     pub use crate::config::{Defaults, SamplingKeys};
     pub use crate::harness::registry::{
-        BodyFuture, IntoTestResult, PromptSource, RunFnFuture, RustTest, TestSpec, model_id,
-        provider_name, subject_list,
+        BodyFuture, IntoTestResult, PromptModelMaxTokens, PromptSource, RunFnForm, RunFnFuture,
+        RustTest, TestSpec, WholeRequest, model_id, provider_name, subject_list, turn_list,
     };
     pub use crate::suite::CustomAssertion;
     pub use crate::tools::IntoToolbox;

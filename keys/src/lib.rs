@@ -7,12 +7,15 @@
 //!   errors, typed.
 //! - [`sampling`]: the defaults of the sampling keys, what contradicts what among them, and the
 //!   messages both front ends give.
+//! - [`conversation`]: the roles of a turn of `messages` and the one order of turns every provider
+//!   takes, with the messages both front ends give.
 //! - [`sprt`]: the passes in a row an adaptive test needs (the smallest `max_runs` that lets it pass).
 //!
 //! An implementation detail of `prompt-tester` and `prompt-tester-macros`; its version is pinned.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod conversation;
 mod range;
 pub mod sampling;
 pub mod sprt;

@@ -131,6 +131,8 @@ pub enum Key {
     Temperature,
     /// `system`.
     System,
+    /// `messages`.
+    Messages,
     /// `threshold`.
     Threshold,
     /// `run_fn`.
@@ -304,9 +306,10 @@ pub const ROWS: &[Row] = &[
         .range(Range::at_least(0.0))
         .suite_range(Range::closed(0.0, 2.0)),
     row(Key::System, "system", Kind::Text, TESTS, "the system prompt"),
+    row(Key::Messages, "messages", Kind::List, TESTS, "turns sent before the prompt, each `system`, `user` or `assistant` with its text (placeholders filled as in the prompt)"),
     row(Key::Threshold, "threshold", Kind::Share, SUITE_AND_CASE, "a score from 0 to 1 (the weight of passing assertions over all weights)")
         .range(Range::closed(0.0, 1.0)),
-    row(Key::RunFn, "run_fn", Kind::Code, ATTRIBUTE, "an `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>` called instead of the provider"),
+    row(Key::RunFn, "run_fn", Kind::Code, ATTRIBUTE, "an `async fn(prompt: &str, model: &str, max_tokens: u32)` or `async fn(request: CompletionRequest)` returning `anyhow::Result<CompletionResult>`, called instead of the provider"),
     row(Key::Tools, "tools", Kind::List, TESTS, "tools the model may call: one call is made and its tool calls are checked, not run"),
     row(Key::Agent, "agent", Kind::Code, ATTRIBUTE, "a `Toolbox` or a `fn() -> Toolbox`: the model call becomes an agent loop"),
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),
@@ -401,7 +404,7 @@ mod tests {
             names_in(Place::Attribute).join(", "),
             "target_prompt, target_prompt_file, subject_model, subject_provider, subject_models, \
              target_prompt_vars, max_tokens, runs, pass_threshold, early_stop, pass_rate, confidence, \
-             max_runs, indifference, seed, enable_cache, temperature, system, run_fn, tools, agent, live_only"
+             max_runs, indifference, seed, enable_cache, temperature, system, messages, run_fn, tools, agent, live_only"
         );
         assert_eq!(Key::named_in("model", Place::Attribute), None);
         assert_eq!(Key::named_in("model", Place::Defaults), Some(Key::Model));
@@ -411,7 +414,7 @@ mod tests {
     #[test]
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
-                        confidence, max_runs, indifference, seed, temperature, system, threshold, tools, \
+                        confidence, max_runs, indifference, seed, temperature, system, messages, threshold, tools, \
                         live_only, models";
         assert_eq!(
             names_in(Place::Suite).join(", "),

@@ -11,6 +11,7 @@ use syn::{Expr, Ident};
 
 use crate::checks::{self, Prompt, Value};
 use crate::errors::Errors;
+use crate::messages::{self, Messages};
 use crate::raw::{self, RawArg, RawValue};
 use crate::sampling;
 use crate::suggest::closest;
@@ -30,6 +31,10 @@ pub struct Args {
     pub vars: Vec<(Ident, Expr)>,
     /// `system`.
     pub system: Option<Expr>,
+    /// `messages`, as written until every key is read (whether `system` is set decides a check).
+    messages_written: Option<Expr>,
+    /// `messages`, checked.
+    pub messages: Option<Messages>,
     /// `run_fn`.
     pub run_fn: Option<Expr>,
     /// `tools`.
@@ -85,6 +90,9 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
                 );
             }
         }
+    }
+    if let Some(expr) = args.messages_written.take() {
+        args.messages = messages::read(expr, args.system.is_some(), errors);
     }
     sampling::check(&args.values, errors);
     if let Some(agent) = &args.agent {
@@ -204,6 +212,7 @@ impl Args {
             }
             Key::SubjectModels => self.subject_models = checks::subject_models(expr, errors),
             Key::System => self.system = checks::string_or_expr(key, expr, errors),
+            Key::Messages => self.messages_written = Some(expr),
             Key::RunFn => self.run_fn = checks::code(key, expr, errors),
             Key::Tools => self.tools = checks::code(key, expr, errors),
             Key::Agent => self.agent = checks::code(key, expr, errors),
@@ -246,6 +255,7 @@ mod tests {
             enable_cache,
             temperature = 0,
             system = "Be brief.",
+            messages = [user("Hi"), assistant("Hello.")],
             run_fn = my_executor,
             tools = my_tools(),
             live_only,

@@ -248,23 +248,23 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = quote_spanned!(system.span()=> ::std::convert::Into::<::std::string::String>::into(#system));
         request.push(quote!(system: ::core::option::Option::Some(#value)));
     }
+    if let Some(messages) = &args.messages {
+        let value = crate::messages::tokens(messages, &private);
+        request.push(quote!(messages: ::core::option::Option::Some(#value)));
+    }
     if let Some(run_fn) = &args.run_fn {
-        // A non-capturing closure (so it is a plain `fn` pointer) that owns the strings for as long as the
-        // user's `async fn(&str, &str, u32)` borrows them.
-        // Located at `run_fn`'s value, so that a signature mismatch points there.
+        // A non-capturing closure (so it is a plain `fn` pointer) that hands the request to the user's
+        // function in the form its arguments take (`RunFnForm`: the prompt, model and max_tokens, or the
+        // whole request). Located at `run_fn`'s value, so that a signature mismatch points there.
         let site = Span::mixed_site().located_at(run_fn.span());
-        let (prompt, model, max_tokens) = (
-            Ident::new("prompt", site),
-            Ident::new("model", site),
-            Ident::new("max_tokens", site),
-        );
-        let call = quote_spanned!(run_fn.span()=> (#run_fn)(&#prompt, &#model, #max_tokens).await);
+        let request = Ident::new("request", site);
+        let call =
+            quote_spanned!(run_fn.span()=> #private::RunFnForm::call(#run_fn, #request).await);
         fields.push(quote! {
             run_fn: ::core::option::Option::Some(
-                (|#prompt: ::std::string::String, #model: ::std::string::String, #max_tokens: u32|
-                    -> #private::RunFnFuture {
+                (|#request: #private::CompletionRequest| -> #private::RunFnFuture {
                     ::std::boxed::Box::pin(async move { #call })
-                }) as fn(::std::string::String, ::std::string::String, u32) -> #private::RunFnFuture
+                }) as fn(#private::CompletionRequest) -> #private::RunFnFuture
             )
         });
     }

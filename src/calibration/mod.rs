@@ -190,6 +190,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
         request: RequestTemplate {
             subject: Ok(subject),
             system: None,
+            history: Vec::new(),
             prompt: String::new(),
             vars: Default::default(),
             max_tokens: 0,

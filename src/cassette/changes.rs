@@ -59,7 +59,11 @@ pub fn describe(old: &CompletionRequest, new: &CompletionRequest) -> Vec<String>
         let what = if i + 1 == new.messages.len() && b.role == crate::completion::Role::User {
             "prompt".to_string()
         } else {
-            format!("message {}", i + 1)
+            let role = match b.role {
+                crate::completion::Role::User => "user",
+                crate::completion::Role::Assistant => "assistant",
+            };
+            format!("message {} ({role})", i + 1)
         };
         match short_diff(&text_of(a), &text_of(b)) {
             Some(diff) => changes.push(format!("{what}: {diff}")),

@@ -4,7 +4,7 @@ use std::fs;
 
 use super::entry::FORMAT_VERSION;
 use super::*;
-use crate::completion::{CompletionRequest, CompletionResult};
+use crate::completion::{CompletionRequest, CompletionResult, Message};
 use crate::role::CallRole;
 
 #[test]
@@ -71,6 +71,36 @@ fn key_depends_on_run_and_request_only() {
     let mut seeded = req.clone();
     seeded.seed = Some(42);
     assert_ne!(k1, entry_key("openai", &seeded, 1));
+}
+
+#[test]
+fn key_covers_every_turn_of_the_conversation() {
+    let conversation = |example: &str| {
+        let mut request = CompletionRequest::new("m", "Review: Dull.", 16);
+        request.system = Some("Label reviews.".into());
+        request.messages = vec![
+            Message::user(example),
+            Message::assistant("positive"),
+            Message::user("Review: Dull."),
+        ];
+        request
+    };
+    let (old, new) = (
+        conversation("Review: Loved it."),
+        conversation("Review: Adored it."),
+    );
+    // The same prompt, the same system prompt: only an earlier turn differs.
+    assert_ne!(entry_key("openai", &old, 1), entry_key("openai", &new, 1));
+    assert_eq!(
+        super::changes::describe(&old, &new),
+        ["message 1 (user): -\"Review: Loved it.\" +\"Review: Adored it.\""]
+    );
+    let mut answered = old.clone();
+    answered.messages[1] = Message::assistant("negative");
+    assert_eq!(
+        super::changes::describe(&old, &answered),
+        ["message 2 (assistant): -\"positive\" +\"negative\""]
+    );
 }
 
 #[test]

@@ -162,6 +162,20 @@ impl<'a> Catalog<'a> {
                     continue;
                 }
             };
+            // A `messages` expression is known only now: its turns are checked here.
+            if let Some(turns) = &spec.request.messages
+                && let Err(problem) =
+                    crate::conversation::check(turns, spec.request.system.is_some())
+            {
+                let message = format!(
+                    "test `{name}` ({}:{}): `messages[{}]`: {problem}; fix `messages` in its #[prompt_test]",
+                    test.file, test.line, problem.index
+                );
+                defs.extend(trials_with_runs(&name, 1, exact, false, None, |_, _| {
+                    TrialKind::Broken(message.clone())
+                }));
+                continue;
+            }
             let plan = match sampling_plan(&spec.sampling, &config.sampling) {
                 Ok(plan) => plan,
                 Err(problem) => {

@@ -4,6 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::case::Written;
+use crate::completion::{CompletionRequest, CompletionResult, Turn};
 use crate::config::SamplingKeys;
 use crate::model::{ModelId, Provider};
 use crate::run::PromptRun;
@@ -74,6 +75,57 @@ impl Default for TestSpec {
             subject_models: None,
         }
     }
+}
+
+/// `run_fn = f` with `async fn f(prompt: &str, model: &str, max_tokens: u32)` (the form that came first).
+pub struct PromptModelMaxTokens;
+
+/// `run_fn = f` with `async fn f(request: CompletionRequest)`: the whole request.
+pub struct WholeRequest;
+
+/// The two forms `run_fn` takes, told apart by the function's arguments (`Form` is
+/// [`PromptModelMaxTokens`] or [`WholeRequest`], inferred): `(prompt, model, max_tokens)`, or the whole
+/// [`CompletionRequest`] (model, system prompt, the conversation ending with the prompt, tools).
+#[diagnostic::on_unimplemented(
+    message = "`run_fn` cannot be `{Self}`",
+    label = "not a `run_fn`",
+    note = "`run_fn` takes `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>` or `async fn(request: CompletionRequest) -> anyhow::Result<CompletionResult>`"
+)]
+pub trait RunFnForm<Form> {
+    /// Calls the function with what its form takes of `request`.
+    fn call(
+        self,
+        request: CompletionRequest,
+    ) -> impl Future<Output = anyhow::Result<CompletionResult>>;
+}
+
+impl<F> RunFnForm<PromptModelMaxTokens> for F
+where
+    F: AsyncFn(&str, &str, u32) -> anyhow::Result<CompletionResult>,
+{
+    async fn call(self, request: CompletionRequest) -> anyhow::Result<CompletionResult> {
+        // The prompt is the last turn, the user's.
+        let prompt = request
+            .messages
+            .last()
+            .map(crate::completion::Message::text)
+            .unwrap_or_default();
+        self(&prompt, &request.model, request.max_tokens).await
+    }
+}
+
+impl<F> RunFnForm<WholeRequest> for F
+where
+    F: AsyncFn(CompletionRequest) -> anyhow::Result<CompletionResult>,
+{
+    async fn call(self, request: CompletionRequest) -> anyhow::Result<CompletionResult> {
+        self(request).await
+    }
+}
+
+/// `messages = [...]`: any list of turns.
+pub fn turn_list(turns: impl IntoIterator<Item = Turn>) -> Vec<Turn> {
+    turns.into_iter().collect()
 }
 
 /// One registered `#[prompt_test]` function.

@@ -8,6 +8,7 @@ use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
 use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, Sampling};
 use crate::config::Config;
+use crate::conversation::render_turns;
 use crate::outcome::{SampleOutcome, classify};
 use crate::plan::SamplePlan;
 use crate::render::render;
@@ -40,6 +41,16 @@ pub fn case(
             )
         })
         .collect();
+    if let Some(turns) = spec.request.messages.take() {
+        let (turns, missing) = render_turns(&turns, &spec.target_prompt_vars);
+        warnings.extend(missing.iter().filter(|p| !rendered.missing.contains(p)).map(|p| {
+            format!(
+                "test `{row}`: placeholder {{{p}}} of `messages` has no value in target_prompt_vars; it is sent as \
+                 written (add `target_prompt_vars({p} = ...)`)",
+            )
+        }));
+        spec.request.messages = Some(turns);
+    }
     let vars = spec.target_prompt_vars.into_iter().collect();
     let request = RequestTemplate::resolve(config, spec.request, rendered.text, vars, |missing| {
         let missing = crate::render::and_list(missing, |m| format!("subject_{m}"));

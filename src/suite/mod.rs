@@ -500,6 +500,10 @@ fn resolve(
     let rendered = crate::render::render(template, &case.inputs);
     let vars = case.inputs.iter().cloned().collect();
     let mut written = s.request.clone();
+    // Every input was checked to be there when the file was read.
+    if let Some(turns) = &written.messages {
+        written.messages = Some(crate::conversation::render_turns(turns, &case.inputs).0);
+    }
     if let Some(subject) = &column.subject {
         written.call.provider = Some(subject.provider.clone());
         written.call.model = Some(subject.model.clone());

@@ -20,6 +20,7 @@ use crate::spanned::{
 };
 
 mod gate;
+mod messages;
 mod prompt;
 mod settings;
 
@@ -165,10 +166,12 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     // A description is for readers of the file; it only has to be text.
     let _ = text_of("description");
     let src = Source { file, dir };
-    let placeholders = templates
+    let mut placeholders = templates
         .as_deref()
         .map(crate::render::placeholders)
         .unwrap_or_default();
+    // A row's inputs fill the suite's `messages` too.
+    messages::add_placeholders(&mut placeholders, &suite_settings);
     // A suite assertion's placeholders are the prompt's inputs and `expected`.
     let known: Vec<String> = placeholders
         .iter()
@@ -429,6 +432,9 @@ fn case(
         }
     }
     let settings = own.over(suite);
+    if r.problems.len() == problems_before {
+        messages::system_across_levels(r, table, path, &own, &settings);
+    }
     if let Some(problem) = unweighted(settings.min_score, &asserts) {
         let (at, key) = match table.get(Key::Threshold.name()) {
             Some(node) => (node.span(), format!("{path}.threshold")),
@@ -442,7 +448,8 @@ fn case(
 
     let mut unused_inputs = Vec::new();
     if let Some(prompt) = prompt {
-        let placeholders = crate::render::placeholders(prompt);
+        let mut placeholders = crate::render::placeholders(prompt);
+        messages::add_placeholders(&mut placeholders, &settings);
         // A skipped case does not run: its inputs may be incomplete until it is ready.
         if skip.is_none() {
             for p in &placeholders {
@@ -454,7 +461,9 @@ fn case(
                     r.problem(
                         span,
                         &inputs_path,
-                        format!("no input `{p}` for the placeholder {{{p}}} of the prompt"),
+                        format!(
+                            "no input `{p}` for the placeholder {{{p}}} of the prompt or `messages`"
+                        ),
                         format!("add `{p} = \"...\"` to this case's inputs"),
                     );
                 }

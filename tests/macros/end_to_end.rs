@@ -18,6 +18,32 @@ async fn echo(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<Comp
     ))
 }
 
+/// Answers with the whole request it was given: the system prompt, then each turn as `role: text`.
+async fn whole(request: CompletionRequest) -> anyhow::Result<CompletionResult> {
+    let mut lines = vec![format!("system: {}", request.system.unwrap_or_default())];
+    for message in &request.messages {
+        let role = serde_json::to_value(message.role)?;
+        let text = serde_json::to_value(&message.content)?;
+        lines.push(format!(
+            "{}: {}",
+            role.as_str().unwrap_or_default(),
+            text[0]["text"]
+        ));
+    }
+    lines.push(format!("max_tokens: {}", request.max_tokens));
+    Ok(CompletionResult::new(lines.join("\n"), 1, 1))
+}
+
+/// A conversation given as an expression: checked when the trials are built.
+fn few_shot() -> Vec<Turn> {
+    vec![Turn::user("2 + 2?"), Turn::assistant("4")]
+}
+
+/// A conversation no provider takes: it ends with the user's turn, and the prompt follows.
+fn ends_with_the_user() -> Vec<Turn> {
+    vec![Turn::user("marker: the last turn")]
+}
+
 async fn broken_executor(
     _prompt: &str,
     _model: &str,
@@ -27,7 +53,7 @@ async fn broken_executor(
 }
 
 mod passes {
-    use super::echo;
+    use super::{echo, few_shot, whole};
     use prompt_tester::prelude::*;
 
     const WHO: &str = "Bob";
@@ -61,6 +87,31 @@ mod passes {
         );
     }
 
+    /// `messages` reach a `run_fn` that takes the whole request: the system turn as the system prompt,
+    /// the turns with their placeholders filled, then the prompt.
+    #[prompt_test(
+        target_prompt = "Label: {review}",
+        target_prompt_vars(review = "Dull.", thing = "film"),
+        subject_model = "m",
+        subject_provider = "local",
+        max_tokens = 9,
+        messages = [system("Label {thing} reviews."), user("Label: Loved it."), assistant("positive")],
+        run_fn = whole,
+    )]
+    fn messages_reach_the_whole_request(run: PromptRun) {
+        assert_eq!(
+            run.output,
+            "system: Label film reviews.\nuser: \"Label: Loved it.\"\nassistant: \"positive\"\nuser: \"Label: Dull.\"\nmax_tokens: 9"
+        );
+        assert_eq!(run.prompt, "Label: Dull.");
+    }
+
+    /// `messages` as an expression, beside a `system` key; the three-argument `run_fn` gets the prompt.
+    #[prompt_test(target_prompt = "3 + 3?", subject_model = "m", subject_provider = "local", system = "Be terse.", messages = few_shot(), run_fn = echo)]
+    fn messages_from_an_expression(run: PromptRun) {
+        assert_eq!(run.output, "m|2048|3 + 3?");
+    }
+
     /// The first of three samples fails: 2/3 passes a threshold of 0.6.
     #[prompt_test(target_prompt = "x", subject_model = "m", subject_provider = "local", runs = 3, pass_threshold = 0.6, run_fn = echo)]
     async fn threshold_allows_one_failure(run: PromptRun) -> Result<(), std::io::Error> {
@@ -74,7 +125,7 @@ mod passes {
 }
 
 mod fails {
-    use super::{broken_executor, echo};
+    use super::{broken_executor, echo, ends_with_the_user};
     use prompt_tester::prelude::*;
 
     #[prompt_test(target_prompt = "x", subject_model = "m", subject_provider = "local", run_fn = echo)]
@@ -99,6 +150,9 @@ mod fails {
 
     #[prompt_test(target_prompt = "x", subject_model = "m", subject_provider = "local", run_fn = broken_executor)]
     async fn executor_error(_run: PromptRun) {}
+
+    #[prompt_test(target_prompt = "x", subject_model = "m", subject_provider = "local", messages = ends_with_the_user(), run_fn = echo)]
+    fn messages_out_of_order(_run: PromptRun) {}
 }
 
 /// Runs this binary's harness with `args`; the exit code and everything it printed.
@@ -138,6 +192,8 @@ fn scenarios() -> Vec<String> {
         "async_body_sees_the_rendered_prompt",
         "sync_unit_body",
         "threshold_allows_one_failure",
+        "messages_reach_the_whole_request",
+        "messages_from_an_expression",
     ] {
         if outcome(&out, &format!("passes::{name}")) != Some("ok") {
             problems.push(format!("`passes::{name}` did not pass:\n{out}"));
@@ -148,6 +204,15 @@ fn scenarios() -> Vec<String> {
         ("threshold_misses", "marker: first sample"),
         ("sync_panic", "marker: the sync body panicked"),
         ("executor_error", "marker: the executor is down"),
+        (
+            "messages_out_of_order",
+            "test `fails::messages_out_of_order` (tests/macros/end_to_end.rs:",
+        ),
+        (
+            "messages_out_of_order",
+            "`messages[0]`: the last turn (1) is a `user` turn, and the prompt follows as another; end with the \
+             `assistant` turn that answers it",
+        ),
     ] {
         let trial = format!("fails::{name}");
         let (code, out) = child(&[&trial, "--exact"]);

@@ -232,7 +232,8 @@ fn run_fn_receives_the_prompt_model_and_max_tokens() {
     assert_eq!(spec.sampling.pass_threshold, Some(1.0));
     let run_fn = spec.run_fn.expect("run_fn is registered");
     // `echo` never waits, so one poll finishes it; no runtime needed.
-    let mut future = pin!(run_fn("Reply with yes.".to_string(), "m-1".to_string(), 7));
+    let request = prompt_tester::CompletionRequest::new("m-1", "Reply with yes.", 7);
+    let mut future = pin!(run_fn(request));
     match future
         .as_mut()
         .poll(&mut Context::from_waker(Waker::noop()))

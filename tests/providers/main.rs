@@ -2,7 +2,8 @@
 //! against every recorded real provider response in `../shared/fixtures/provider-recordings/`.
 //!
 //! One module per concern: each wire format's request shape and answer (`anthropic`, `gemini`,
-//! `openai`), what all three share (`wires`), retries and errors (`retry`), a hostile provider
+//! `openai`), a conversation before the prompt in each (`conversation`), what all three share
+//! (`wires`), retries and errors (`retry`), a hostile provider
 //! (`hostile`: endless bodies, bytes not UTF-8, huge counts and waits), the in-flight limit
 //! (`limits`), the recorded responses (`recordings`, with their expected fields in `expected`) and a
 //! live OpenAI-compatible server (`local`).
@@ -13,6 +14,7 @@ use prompt_tester::provider::{ProviderClient, ProviderError};
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Usage, Wire};
 
 mod anthropic;
+mod conversation;
 mod embeddings;
 mod expected;
 mod gemini;

@@ -64,6 +64,13 @@ const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
         "add `product = \"...\"` to this case's inputs",
     ),
     (
+        "bad_messages",
+        "prompt = \"Say hi\"\nmessages = [{ role = \"user\", content = \"Hi\" }, { role = \"user\", content = \"Again\" }]\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/bad_messages.evals.toml:2:48: `messages[1]`: turns 1 and 2 are both `user` turns",
+        "messages[1]",
+        "join them into one turn, or put the other role's turn between them (the order every provider takes",
+    ),
+    (
         "bad_confidence",
         "prompt = \"Say hi\"\npass_rate = 0.8\nconfidence = 1.5\n[[cases]]\nname = \"a\"\n",
         "prompt-tests/bad_confidence.evals.toml:3:14: `confidence`: 1.5 is out of range",

@@ -77,6 +77,10 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
     let provider = text(r, Key::Provider, "\"anthropic\"");
     let model = text(r, Key::Model, "\"claude-haiku-4-5\"");
     let system = text(r, Key::System, "\"You are a support agent.\"");
+    let messages = node_of(Key::Messages).and_then(|node| {
+        let system_key = node_of(Key::System).is_some();
+        super::messages::messages(r, node, &path(Key::Messages), system_key)
+    });
     let max_tokens = count(r, Key::MaxTokens);
     let runs = count(r, Key::Runs);
     let temperature = fraction(r, Key::Temperature);
@@ -145,6 +149,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
                 seed,
             },
             system,
+            messages,
             tools,
         },
         sampling,

@@ -56,11 +56,29 @@ fn with_agent_fn(run: PromptRun) {
 #[prompt_test(target_prompt = "Weather in Paris?", agent = weather_agent().max_turns(2))]
 fn with_agent_value(_run: PromptRun) {}
 
+const EXAMPLE: &str = "Loved it.";
+
+async fn whole_request(request: CompletionRequest) -> anyhow::Result<CompletionResult> {
+    Ok(CompletionResult::new(format!("{} turns", request.messages.len()), 0, 0))
+}
+
+#[prompt_test(
+    target_prompt = "Label: {review}",
+    target_prompt_vars(review = "Dull."),
+    messages = [
+        system("Label reviews."),
+        user(format!("Label: {EXAMPLE}")),
+        assistant("positive"),
+    ],
+    run_fn = whole_request,
+)]
+fn with_messages(_run: PromptRun) {}
+
 fn main() {
     let tests: Vec<_> = prompt_tester::__private::inventory::iter::<prompt_tester::__private::RustTest>
         .into_iter()
         .collect();
-    assert_eq!(tests.len(), 6);
+    assert_eq!(tests.len(), 7);
     for name in ["model_matrix", "model_matrix_from_a_constant"] {
         let spec = (tests.iter().find(|t| t.name == name).unwrap().spec)();
         assert_eq!(spec.subject_models.as_deref(), Some(&SUBJECTS.map(String::from)[..]));
@@ -77,6 +95,12 @@ fn main() {
         let toolbox = spec.toolbox.expect("agent sets the toolbox");
         assert_eq!((toolbox.turn_limit(), toolbox.rust_tools()[0].name()), (turns, "get_weather"));
     }
+    let spec = (tests.iter().find(|t| t.name == "with_messages").unwrap().spec)();
+    assert_eq!(
+        spec.request.messages.as_deref(),
+        Some(&[Turn::system("Label reviews."), Turn::user("Label: Loved it."), Turn::assistant("positive")][..])
+    );
+    assert!(spec.run_fn.is_some());
     // Still ordinary functions.
     let _: fn(PromptRun) = sync_unit_body;
 }
