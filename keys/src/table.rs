@@ -22,11 +22,19 @@ pub enum Place {
     Case,
     /// `[defaults]` in `prompt-tester.toml`.
     Defaults,
+    /// One assertion of a suite or a case, beside its kind (`{ contains = "x", turn = 2 }`).
+    Assertion,
 }
 
 impl Place {
     /// Every place.
-    pub const ALL: [Place; 4] = [Place::Attribute, Place::Suite, Place::Case, Place::Defaults];
+    pub const ALL: [Place; 5] = [
+        Place::Attribute,
+        Place::Suite,
+        Place::Case,
+        Place::Defaults,
+        Place::Assertion,
+    ];
 }
 
 /// What a key's value is.
@@ -81,6 +89,8 @@ pub enum Key {
     Description,
     /// `inputs`.
     Inputs,
+    /// `turns`.
+    Turns,
     /// `assert`.
     Assert,
     /// `skip`.
@@ -135,6 +145,10 @@ pub enum Key {
     LiveOnly,
     /// `models`.
     Models,
+    /// `weight` (of an assertion).
+    Weight,
+    /// `turn` (of an assertion).
+    Turn,
 }
 
 /// One key: its name, what it takes, where it may be written, and what it means.
@@ -171,7 +185,7 @@ impl Row {
     pub fn range_in(&self, place: Place) -> Option<Range> {
         match place {
             Place::Suite | Place::Case => self.suite_range.or(self.range),
-            Place::Attribute | Place::Defaults => self.range,
+            Place::Attribute | Place::Defaults | Place::Assertion => self.range,
         }
     }
 
@@ -218,11 +232,12 @@ const fn row(
     }
 }
 
-use Place::{Attribute, Case, Defaults, Suite};
+use Place::{Assertion, Attribute, Case, Defaults, Suite};
 
 const ATTRIBUTE: &[Place] = &[Attribute];
 const SUITE: &[Place] = &[Suite];
 const CASE: &[Place] = &[Case];
+const ASSERTION: &[Place] = &[Assertion];
 const SUITE_AND_CASE: &[Place] = &[Suite, Case];
 /// The keys of one test: the attribute, a suite and a case.
 const TESTS: &[Place] = &[Attribute, Suite, Case];
@@ -250,6 +265,7 @@ pub const ROWS: &[Row] = &[
     row(Key::Expected, "expected", Kind::Text, CASE, "the expected answer, for `{expected}` in assertions; not sent to the model"),
     row(Key::Description, "description", Kind::Text, SUITE_AND_CASE, "free text for readers"),
     row(Key::Inputs, "inputs", Kind::Table, CASE, "values for the prompt's placeholders"),
+    row(Key::Turns, "turns", Kind::List, CASE, "the user's messages of a conversation, in place of the suite's `prompt`: each is sent with the conversation so far"),
     row(Key::Assert, "assert", Kind::List, SUITE_AND_CASE, "assertions on the output: a suite's are checked on every case, before the case's own"),
     row(Key::Skip, "skip", Kind::Text, CASE, "a reason (or `true`): the case is reported ignored and makes no call"),
     row(Key::Cases, "cases", Kind::List, SUITE, "the cases, `[[cases]]` tables"),
@@ -296,6 +312,12 @@ pub const ROWS: &[Row] = &[
     row(Key::Agent, "agent", Kind::Code, ATTRIBUTE, "a `Toolbox` or a `fn() -> Toolbox`: the model call becomes an agent loop"),
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),
     row(Key::Models, "models", Kind::List, SUITE_AND_CASE, "a model matrix: every case runs against each `provider/model`"),
+    // An assertion's own keys, beside its kind.
+    row(Key::Weight, "weight", Kind::Number, ASSERTION, "the assertion's weight in the case's score (1 by default)")
+        .range(Range::at_least(0.0)),
+    row(Key::Turn, "turn", Kind::Whole, ASSERTION, "the reply it checks, counted from 1 among the case's `turns` (the last by default)")
+        .range(POSITIVE_U32)
+        .rule("a whole number of at least 1: a turn of the case's `turns`"),
 ];
 
 impl Key {
@@ -372,7 +394,7 @@ mod tests {
                 row.name
             );
         }
-        assert_eq!(ROWS.len(), Key::Models as usize + 1);
+        assert_eq!(ROWS.len(), Key::Turn as usize + 1);
         assert_eq!(Key::named("nope"), None);
     }
 
@@ -404,8 +426,11 @@ mod tests {
         );
         assert_eq!(
             names_in(Place::Case).join(", "),
-            format!("name, category, expected, description, inputs, assert, skip, {settings}")
+            format!(
+                "name, category, expected, description, inputs, turns, assert, skip, {settings}"
+            )
         );
+        assert_eq!(names_in(Place::Assertion).join(", "), "weight, turn");
         assert_eq!(
             names_in(Place::Defaults).join(", "),
             "provider, model, max_tokens, early_stop, pass_rate, confidence, max_runs, indifference, \

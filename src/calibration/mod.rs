@@ -191,6 +191,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
             subject: Ok(subject),
             system: None,
             prompt: String::new(),
+            turns: Vec::new(),
             vars: Default::default(),
             max_tokens: 0,
             temperature: None,

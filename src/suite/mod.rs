@@ -448,14 +448,23 @@ fn resolve(
             .map_or(suite.prompt.as_str(), |v| v.text.as_str()),
         None => suite.prompt.as_str(),
     };
-    let rendered = crate::render::render(template, &case.inputs);
+    // A case's scripted turns stand for the prompt: the first is sent as it, the others after it.
+    let mut turns = case
+        .turns
+        .iter()
+        .map(|turn| crate::render::render(turn, &case.inputs).text);
+    let rendered = match turns.next() {
+        Some(first) => first,
+        None => crate::render::render(template, &case.inputs).text,
+    };
+    let later: Vec<String> = turns.collect();
     let vars = case.inputs.iter().cloned().collect();
     let mut written = s.request.clone();
     if let Some(subject) = &column.subject {
         written.call.provider = Some(subject.provider.clone());
         written.call.model = Some(subject.model.clone());
     }
-    let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
+    let mut request = RequestTemplate::resolve(config, written, rendered, vars, |missing| {
         let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
         format!(
             "case `{name}` names no {}: add {keys} to {} (at the top, or in the case) or set [defaults] in {}",
@@ -464,6 +473,7 @@ fn resolve(
             crate::config::CONFIG_FILE
         )
     });
+    request.turns = later;
     let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));
