@@ -21,6 +21,7 @@ mod assertions;
 #[path = "../common/big_report.rs"]
 mod big_report;
 mod calibration;
+mod conversations;
 mod datasets;
 mod escapes;
 mod hostile;
