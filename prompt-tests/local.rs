@@ -76,3 +76,32 @@ async fn call_metadata(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(!run.latency.is_zero());
     Ok(())
 }
+
+/// A follow-up continues the conversation: the city the first answer names is the subject of the next
+/// turn, which is sent with the question and that answer before it (two calls, both recorded).
+#[prompt_test(
+    target_prompt = "What is the capital of {country}? Answer in one word.",
+    target_prompt_vars(country = "France"),
+    max_tokens = 60
+)]
+async fn a_sentence_about_the_capital(run: PromptRun) -> anyhow::Result<()> {
+    names_paris(&run)?;
+    // The answer's last word, without its full stop: "The capital of France is Paris." gives "Paris".
+    let city = run
+        .output
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    let sentence = run
+        .follow_up(&format!("Write one sentence about {city}."))
+        .await?;
+    anyhow::ensure!(
+        sentence.output.contains(city),
+        "no {city} in {:?}",
+        sentence.output
+    );
+    // The conversation so far: the question, the answer, the follow-up and its reply.
+    anyhow::ensure!(sentence.transcript.len() == 4 && sentence.turns().len() == 2);
+    Ok(())
+}

@@ -23,7 +23,7 @@ use crate::engine::{CallError, CallRole, Completed, RunScope};
 use crate::model::Subject;
 use crate::outcome::SampleOutcome;
 use crate::plan::SamplePlan;
-use crate::run::{PromptRun, RunRequest};
+use crate::run::{Continue, PromptRun, RunRequest};
 use crate::tools::Toolbox;
 
 /// The future a custom executor (`run_fn`) returns, boxed.
@@ -174,8 +174,11 @@ pub struct RequestTemplate {
     pub system: Option<String>,
     /// The turns of `messages` sent before the prompt (its system turn is `system`).
     pub history: Vec<Message>,
-    /// The rendered prompt: the last user turn.
+    /// The rendered prompt: the last user turn (a suite case's first turn, when it has `turns`).
     pub prompt: String,
+    /// The user turns sent after `prompt`, each with the conversation so far (a suite case's `turns`
+    /// after the first); empty for a single prompt.
+    pub turns: Vec<String>,
     /// The values it was rendered with.
     pub vars: BTreeMap<String, String>,
     /// The most tokens to generate.
@@ -220,6 +223,7 @@ impl RequestTemplate {
             system,
             history,
             prompt,
+            turns: Vec::new(),
             vars,
             max_tokens: call.max_tokens.unwrap_or(defaults::SUBJECT_MAX_TOKENS),
             temperature: call.temperature,
@@ -458,6 +462,18 @@ impl Case {
             cache_system: false,
         };
         let mut prompt = t.prompt.clone();
+        let continues = match &self.executor {
+            Executor::Call => Continue::Model {
+                request: Arc::new(request.clone()),
+                agent: None,
+            },
+            Executor::Agent(toolbox) => Continue::Model {
+                request: Arc::new(request.clone()),
+                agent: Some(toolbox.clone()),
+            },
+            Executor::Custom(_) => Continue::Not("run_fn"),
+            Executor::Given(_) => Continue::Not("a given answer"),
+        };
         let answered = match &self.executor {
             Executor::Given(given) => {
                 let Some(g) = given.get(scope.run_index.saturating_sub(1) as usize) else {
@@ -516,24 +532,43 @@ impl Case {
             vars: t.vars.clone(),
             provider,
             model,
+            continues,
+            previous: None,
         };
-        let run = PromptRun::from_result(scope.clone(), asked, completed, transcript);
+        let mut run = PromptRun::from_result(scope.clone(), asked, completed, transcript);
+        // Scripted turns: each the next user turn of the conversation so far, through the same path as
+        // a test body's follow-up; the assertions see the last reply (and the others through it).
+        for (i, turn) in t.turns.iter().enumerate() {
+            run = match run.follow_up(turn).await {
+                Ok(next) => next,
+                Err(e) => {
+                    let outcome = crate::outcome::turn_failure(e, i + 2, t.turns.len() + 1);
+                    return Sample::unanswered(outcome);
+                }
+            };
+        }
         let output = run.output.clone();
-        // A single call's transcript is the prompt and the output: kept only for agent loops.
+        let turns = run.turns();
+        // A single call's transcript is the prompt and the output: kept only for agent loops and
+        // conversations (scripted turns, follow-ups; noted below).
         let agent = matches!(self.executor, Executor::Agent(_));
         let mut detail = SampleDetail {
             checks: Checks::default(),
-            tool_calls: run.tool_calls.clone(),
+            tool_calls: turns.iter().flat_map(|r| r.tool_calls.clone()).collect(),
             transcript: if agent {
                 run.transcript.clone()
             } else {
                 Vec::new()
             },
-            latency: Some(run.latency),
-            replayed: run.replayed,
+            latency: Some(turns.iter().map(|r| r.latency).sum()),
+            replayed: turns.iter().all(|r| r.replayed),
         };
         let outcome = (self.evaluator)(run).await;
         detail.checks = scope.take_checks();
+        let conversation = scope.take_conversation();
+        if conversation.len() > detail.transcript.len() {
+            detail.transcript = conversation;
+        }
         scope
             .engine
             .note_verdict(&scope, verdict_of(&outcome, &detail.checks));

@@ -41,6 +41,8 @@ pub struct RunScope {
     pub live_only: bool,
     /// What this sample's checks found (assertions, judge answers), for the reports.
     pub checks: Mutex<crate::checks::Checks>,
+    /// The conversation the test body's follow-ups reached, for the reports (empty without any).
+    pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
 }
 
 impl RunScope {
@@ -65,6 +67,7 @@ impl RunScope {
             usage: Mutex::new(Usage::default()),
             live_only: false,
             checks: Mutex::default(),
+            conversation: Mutex::default(),
         }
     }
 
@@ -81,6 +84,19 @@ impl RunScope {
     /// Notes what a check found, for the reports.
     pub(crate) fn note(&self, edit: impl FnOnce(&mut crate::checks::Checks)) {
         edit(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Notes the conversation a follow-up reached; the longest is kept (a body may branch from one run).
+    pub(crate) fn note_conversation(&self, transcript: &[crate::completion::Message]) {
+        let mut kept = self.conversation.lock().unwrap_or_else(|e| e.into_inner());
+        if transcript.len() >= kept.len() {
+            *kept = transcript.to_vec();
+        }
+    }
+
+    /// The conversation the follow-ups reached, taken out (empty without any).
+    pub(crate) fn take_conversation(&self) -> Vec<crate::completion::Message> {
+        std::mem::take(&mut self.conversation.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// What the checks found, taken out.

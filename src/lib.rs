@@ -67,7 +67,7 @@ pub use judge::{JudgeError, JudgeVerdict};
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
-pub use run::PromptRun;
+pub use run::{FollowUpError, PromptRun};
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
 #[cfg(feature = "mcp")]

@@ -11,6 +11,7 @@ use crate::engine::CallError;
 use crate::judge::JudgeError;
 use crate::plan::SamplePlan;
 use crate::provider::ProviderError;
+use crate::run::FollowUpError;
 use crate::stats::sprt::{Sprt, SprtVerdict};
 
 /// How one sample ended.
@@ -63,6 +64,9 @@ fn is_library_error(error: &(dyn Error + 'static)) -> bool {
         || error.is::<ProviderError>()
         || error.is::<CallError>()
         || error.is::<CassetteError>()
+        || error
+            .downcast_ref::<FollowUpError>()
+            .is_some_and(FollowUpError::is_library_error)
         || crate::mcp::is_mcp_error(error)
         || is_agent_mcp_error(error)
 }
@@ -85,8 +89,14 @@ fn is_agent_mcp_error(_error: &(dyn Error + 'static)) -> bool {
 
 /// The reason a call was not made, when `error` is one (directly, or as the judge's).
 fn unavailable<'e>(error: &'e (dyn Error + 'static)) -> Option<&'e Unavailable> {
-    match (error.downcast_ref(), error.downcast_ref()) {
-        (Some(CallError::Unavailable(u)), _) | (_, Some(JudgeError::Unavailable(u))) => Some(u),
+    match (
+        error.downcast_ref(),
+        error.downcast_ref(),
+        error.downcast_ref(),
+    ) {
+        (Some(CallError::Unavailable(u)), _, _)
+        | (_, Some(JudgeError::Unavailable(u)), _)
+        | (_, _, Some(FollowUpError::Unavailable(u))) => Some(u),
         _ => None,
     }
 }
@@ -105,6 +115,16 @@ pub fn classify(result: anyhow::Result<()>) -> SampleOutcome {
         SampleOutcome::Errored(format!("{e:#}"))
     } else {
         SampleOutcome::Failed(format!("{e:#}"))
+    }
+}
+
+/// How a scripted turn that got no reply ends the sample (`turn` of `of`, counted from 1): like the
+/// first call's, an unavailable call ignores the trial and a failed one errors it.
+pub fn turn_failure(e: FollowUpError, turn: usize, of: usize) -> SampleOutcome {
+    match e {
+        FollowUpError::Unavailable(reason) => SampleOutcome::Unavailable(reason),
+        e if !e.is_library_error() => SampleOutcome::Failed(format!("turn {turn} of {of}: {e}")),
+        e => SampleOutcome::Errored(format!("turn {turn} of {of}: {e}")),
     }
 }
 

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use prompt_tester_testkit::FakeProvider;
 use prompt_tester_testkit::child::Scratch;
 
+#[path = "cassettes/conversations.rs"]
+mod conversations;
 #[path = "cassettes/names.rs"]
 mod names;
 #[path = "cassettes/targets.rs"]

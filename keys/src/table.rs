@@ -24,16 +24,19 @@ pub enum Place {
     Defaults,
     /// A suite's `[gate]`: its dataset's rows judged as a whole.
     Gate,
+    /// One assertion of a suite or a case, beside its kind (`{ contains = "x", turn = 2 }`).
+    Assertion,
 }
 
 impl Place {
     /// Every place.
-    pub const ALL: [Place; 5] = [
+    pub const ALL: [Place; 6] = [
         Place::Attribute,
         Place::Suite,
         Place::Case,
         Place::Defaults,
         Place::Gate,
+        Place::Assertion,
     ];
 }
 
@@ -89,6 +92,8 @@ pub enum Key {
     Description,
     /// `inputs`.
     Inputs,
+    /// `turns`.
+    Turns,
     /// `assert`.
     Assert,
     /// `skip`.
@@ -149,6 +154,10 @@ pub enum Key {
     Gate,
     /// `categories` (in `[gate]`).
     Categories,
+    /// `weight` (of an assertion).
+    Weight,
+    /// `turn` (of an assertion).
+    Turn,
 }
 
 /// One key: its name, what it takes, where it may be written, and what it means.
@@ -185,7 +194,7 @@ impl Row {
     pub fn range_in(&self, place: Place) -> Option<Range> {
         match place {
             Place::Suite | Place::Case => self.suite_range.or(self.range),
-            Place::Attribute | Place::Defaults | Place::Gate => self.range,
+            Place::Attribute | Place::Defaults | Place::Gate | Place::Assertion => self.range,
         }
     }
 
@@ -232,11 +241,12 @@ const fn row(
     }
 }
 
-use Place::{Attribute, Case, Defaults, Gate, Suite};
+use Place::{Assertion, Attribute, Case, Defaults, Gate, Suite};
 
 const ATTRIBUTE: &[Place] = &[Attribute];
 const SUITE: &[Place] = &[Suite];
 const CASE: &[Place] = &[Case];
+const ASSERTION: &[Place] = &[Assertion];
 const SUITE_AND_CASE: &[Place] = &[Suite, Case];
 /// The keys of one test: the attribute, a suite and a case.
 const TESTS: &[Place] = &[Attribute, Suite, Case];
@@ -267,6 +277,7 @@ pub const ROWS: &[Row] = &[
     row(Key::Expected, "expected", Kind::Text, CASE, "the expected answer, for `{expected}` in assertions; not sent to the model"),
     row(Key::Description, "description", Kind::Text, SUITE_AND_CASE, "free text for readers"),
     row(Key::Inputs, "inputs", Kind::Table, CASE, "values for the prompt's placeholders"),
+    row(Key::Turns, "turns", Kind::List, CASE, "the user's messages of a conversation, in place of the suite's `prompt`: each is sent with the conversation so far"),
     row(Key::Assert, "assert", Kind::List, SUITE_AND_CASE, "assertions on the output: a suite's are checked on every case, before the case's own"),
     row(Key::Skip, "skip", Kind::Text, CASE, "a reason (or `true`): the case is reported ignored and makes no call"),
     row(Key::Cases, "cases", Kind::List, SUITE, "the cases, `[[cases]]` tables"),
@@ -317,6 +328,12 @@ pub const ROWS: &[Row] = &[
     // A golden dataset judged as a whole.
     row(Key::Gate, "gate", Kind::Table, SUITE, "the rows of `cases_file` judged as a whole: `[gate]` with `pass_threshold` (the share of rows that must pass) and `[gate.categories]`"),
     row(Key::Categories, "categories", Kind::Table, GATE, "a gate per category: `name = share`, the share of the category's rows that must pass"),
+    // An assertion's own keys, beside its kind.
+    row(Key::Weight, "weight", Kind::Number, ASSERTION, "the assertion's weight in the case's score (1 by default)")
+        .range(Range::at_least(0.0)),
+    row(Key::Turn, "turn", Kind::Whole, ASSERTION, "the reply it checks, counted from 1 among the case's `turns` (the last by default)")
+        .range(POSITIVE_U32)
+        .rule("a whole number of at least 1: a turn of the case's `turns`"),
 ];
 
 impl Key {
@@ -393,7 +410,7 @@ mod tests {
                 row.name
             );
         }
-        assert_eq!(ROWS.len(), Key::Categories as usize + 1);
+        assert_eq!(ROWS.len(), Key::Turn as usize + 1);
         assert_eq!(Key::named("nope"), None);
     }
 
@@ -425,8 +442,11 @@ mod tests {
         );
         assert_eq!(
             names_in(Place::Case).join(", "),
-            format!("name, category, expected, description, inputs, assert, skip, {settings}")
+            format!(
+                "name, category, expected, description, inputs, turns, assert, skip, {settings}"
+            )
         );
+        assert_eq!(names_in(Place::Assertion).join(", "), "weight, turn");
         assert_eq!(
             names_in(Place::Defaults).join(", "),
             "provider, model, max_tokens, early_stop, pass_rate, confidence, max_runs, indifference, \

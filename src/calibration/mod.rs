@@ -192,6 +192,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
             system: None,
             history: Vec::new(),
             prompt: String::new(),
+            turns: Vec::new(),
             vars: Default::default(),
             max_tokens: 0,
             temperature: None,

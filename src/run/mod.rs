@@ -1,6 +1,10 @@
 //! [`PromptRun`]: one sample of a prompt test, what the test body asserts on.
 
+mod follow_up;
 mod similarity;
+
+pub(crate) use follow_up::Continue;
+pub use follow_up::FollowUpError;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -57,10 +61,18 @@ pub struct PromptRun {
     pub replayed: bool,
     /// Tool calls the model made (all turns).
     pub tool_calls: Vec<ToolCall>,
-    /// The whole conversation, for agent loops (prompt, answers, tool results).
+    /// The whole conversation up to this answer: the messages sent before it (the prompt, and for a
+    /// follow-up or a scripted turn the earlier turns and replies; an agent loop's tool rounds) and the
+    /// answer.
     pub transcript: Vec<Message>,
     #[serde(skip)]
     pub(crate) scope: Arc<RunScope>,
+    /// How the conversation goes on (`follow_up`).
+    #[serde(skip)]
+    pub(crate) continues: Continue,
+    /// The run of the turn before this one, when this one is a follow-up or a scripted turn.
+    #[serde(skip)]
+    pub(crate) previous: Option<Arc<PromptRun>>,
 }
 
 fn serialize_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -78,6 +90,10 @@ pub(crate) struct RunRequest {
     pub provider: String,
     /// The model id.
     pub model: String,
+    /// How the conversation goes on after the answer.
+    pub continues: Continue,
+    /// The run of the turn before, for a follow-up.
+    pub previous: Option<Arc<PromptRun>>,
 }
 
 impl PromptRun {
@@ -92,6 +108,8 @@ impl PromptRun {
             vars,
             provider,
             model,
+            continues,
+            previous,
         } = request;
         let crate::engine::Completed {
             result,
@@ -122,6 +140,8 @@ impl PromptRun {
             tool_calls: result.tool_calls,
             transcript,
             scope,
+            continues,
+            previous,
         }
     }
 
@@ -141,6 +161,8 @@ impl PromptRun {
             vars: BTreeMap::new(),
             provider: "test".to_string(),
             model: "test".to_string(),
+            continues: Continue::Not("a given answer"),
+            previous: None,
         };
         let completed = crate::engine::Completed {
             result: CompletionResult::new(output, 0, 0),

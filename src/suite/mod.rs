@@ -497,7 +497,16 @@ fn resolve(
             .map_or(suite.prompt.as_str(), |v| v.text.as_str()),
         None => suite.prompt.as_str(),
     };
-    let rendered = crate::render::render(template, &case.inputs);
+    // A case's scripted turns stand for the prompt: the first is sent as it, the others after it.
+    let mut turns = case
+        .turns
+        .iter()
+        .map(|turn| crate::render::render(turn, &case.inputs).text);
+    let rendered = match turns.next() {
+        Some(first) => first,
+        None => crate::render::render(template, &case.inputs).text,
+    };
+    let later: Vec<String> = turns.collect();
     let vars = case.inputs.iter().cloned().collect();
     let mut written = s.request.clone();
     // Every input was checked to be there when the file was read.
@@ -508,7 +517,7 @@ fn resolve(
         written.call.provider = Some(subject.provider.clone());
         written.call.model = Some(subject.model.clone());
     }
-    let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
+    let mut request = RequestTemplate::resolve(config, written, rendered, vars, |missing| {
         let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
         let keys = Syntax::of(&suite.info.file).words(&keys).into_owned();
         format!(
@@ -518,6 +527,7 @@ fn resolve(
             crate::config::CONFIG_FILE
         )
     });
+    request.turns = later;
     let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));

@@ -23,6 +23,7 @@ mod gate;
 mod messages;
 mod prompt;
 mod settings;
+mod turns;
 
 pub use gate::GateSpec;
 use prompt::{prompt, variants};
@@ -38,6 +39,9 @@ pub struct Case {
     pub category: Option<String>,
     /// Values for the prompt's placeholders, in file order.
     pub inputs: Vec<(String, String)>,
+    /// The user's messages of a scripted conversation (`turns`), placeholders not filled in yet; empty
+    /// when the case sends the suite's prompt.
+    pub turns: Vec<String>,
     /// Its assertions, the suite-wide ones first.
     pub asserts: Vec<Assertion>,
     /// Why it is skipped, if it is.
@@ -138,7 +142,10 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     unknown_keys(&mut r, table, Place::Suite, "", "at the top of a suite");
 
     let suite_settings = settings(&mut r, table, "");
-    let (prompt, prompt_file) = prompt(&mut r, table, file);
+    let (prompt, prompt_file) = match turns::needs_no_prompt(table) {
+        true => (None, None),
+        false => prompt(&mut r, table, file),
+    };
     let variants = variants(&mut r, table);
     // Every placeholder of every variant needs an input: the texts together have them all.
     let templates = match &prompt {
@@ -183,6 +190,11 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         None => Vec::new(),
     };
 
+    let prompt_key = if table.get("prompts").is_some() {
+        "prompts"
+    } else {
+        "prompt"
+    };
     let mut cases = Vec::new();
     match table.get("cases") {
         None if table.get("cases_file").is_some() => {}
@@ -201,7 +213,8 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                 owner: "suite",
             };
             cases = r.named_tables(node, &tables, |case: &Case| &case.name, |r, case_table, span, path| {
-                case(r, case_table, span, path, &suite_settings, &suite_asserts, templates.as_deref(), src)
+                let prompt = (templates.as_deref(), prompt_key);
+                case(r, case_table, span, path, &suite_settings, &suite_asserts, prompt, src)
             });
         }
     }
@@ -294,11 +307,12 @@ fn case(
     path: &str,
     suite: &Settings,
     suite_asserts: &[Pending],
-    prompt: Option<&str>,
+    (prompt, prompt_key): (Option<&str>, &str),
     src: Source<'_>,
 ) -> Option<Case> {
     let problems_before = r.problems.len();
     unknown_keys(r, table, Place::Case, &format!("{path}."), "in a case");
+    let own_turns = turns::turns(r, table, path, prompt.map(|_| prompt_key));
     let name = match table.get("name") {
         None => {
             r.problem(
@@ -446,8 +460,14 @@ fn case(
         r.problem(at, &key, problem, UNWEIGHTED_FIX);
     }
 
+    let case_at = table.get("name").map_or(span.clone(), |n| n.span());
+    let count = own_turns.as_ref().map_or(1, Vec::len);
+    turns::check_turns(r, &asserts, count, name.as_deref().unwrap_or(path), case_at);
+    // A case's turns are its prompt: their placeholders need inputs as the prompt's do.
+    let joined = own_turns.as_ref().map(|t| t.join("\n"));
+    let what = if joined.is_some() { "turns" } else { "prompt" };
     let mut unused_inputs = Vec::new();
-    if let Some(prompt) = prompt {
+    if let Some(prompt) = joined.as_deref().or(prompt) {
         let mut placeholders = crate::render::placeholders(prompt);
         messages::add_placeholders(&mut placeholders, &settings);
         // A skipped case does not run: its inputs may be incomplete until it is ready.
@@ -462,7 +482,7 @@ fn case(
                         span,
                         &inputs_path,
                         format!(
-                            "no input `{p}` for the placeholder {{{p}}} of the prompt or `messages`"
+                            "no input `{p}` for the placeholder {{{p}}} of the {what} or `messages`"
                         ),
                         format!("add `{p} = \"...\"` to this case's inputs"),
                     );
@@ -483,6 +503,7 @@ fn case(
         name: name?,
         category,
         inputs,
+        turns: own_turns.unwrap_or_default(),
         asserts,
         skip,
         settings,

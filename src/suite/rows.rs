@@ -57,6 +57,18 @@ impl Rows {
                 super::parse::UNWEIGHTED_FIX,
             ));
         }
+        for (a, turn) in asserts.iter().filter_map(|a| Some((a, a.turn.as_ref()?))) {
+            if turn.n > 1 {
+                problems.push(RowProblem::new(
+                    format!("`{}`", turn.key),
+                    format!(
+                        "the assertion at {} checks turn {}, but a row has one reply (rows have no `turns`)",
+                        a.at, turn.n
+                    ),
+                    "remove `turn`, or write the conversation as a case with `turns` in the suite",
+                ));
+            }
+        }
         if !problems.is_empty() {
             return Err(row_report(file, row, &problems));
         }
@@ -71,6 +83,7 @@ impl Rows {
             name: row.name.clone(),
             category: row.category.clone(),
             inputs: row.inputs.clone(),
+            turns: Vec::new(),
             asserts,
             skip: None,
             settings: self.settings.clone(),

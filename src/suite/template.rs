@@ -156,6 +156,10 @@ fn read_value(
     match read {
         Some(mut a) if r.problems.is_empty() => {
             a.at = at.to_string();
+            // Its span is in the value's own text: the caller's span locates it.
+            if let Some(turn) = &mut a.turn {
+                turn.span = None;
+            }
             Ok(a)
         }
         _ => Err(r.problems),
@@ -181,7 +185,14 @@ impl Template {
                 "give the case `expected = \"...\"` (in a dataset: an `expected` column or key)",
             )]);
         }
-        read_value(&substitute(&self.value, vars), &self.path, &self.at, src).map_err(|problems| {
+        let read = read_value(&substitute(&self.value, vars), &self.path, &self.at, src);
+        read.map(|mut a| {
+            if let Some(turn) = &mut a.turn {
+                turn.span = self.span.clone();
+            }
+            a
+        })
+        .map_err(|problems| {
             problems
                 .into_iter()
                 .map(|p| {

@@ -37,6 +37,8 @@ fn run(output: &str) -> PromptRun {
         vars: Default::default(),
         provider: "fake".into(),
         model: "m".into(),
+        continues: crate::run::Continue::Not("a unit test"),
+        previous: None,
     };
     let completed = crate::engine::Completed {
         result: CompletionResult::new(output, 5, 7),
@@ -201,6 +203,7 @@ fn assertion(check: Check, weight: f64) -> super::assert::Assertion {
     super::assert::Assertion {
         check,
         weight,
+        turn: None,
         at: format!("{FILE}:1"),
     }
 }

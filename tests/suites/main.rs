@@ -22,6 +22,7 @@ mod assertions;
 mod big_report;
 mod calibration;
 mod conversation;
+mod conversations;
 mod datasets;
 mod escapes;
 mod gates;

@@ -127,6 +127,8 @@ function highlighted(text,snippets){
   marks.forEach(function(m){if(m[0]<at)return;pre.appendChild(document.createTextNode(text.slice(at,m[0])));pre.appendChild(el("mark","snippet",text.slice(m[0],m[1])));at=m[1];});
   pre.appendChild(document.createTextNode(text.slice(at)));return pre;
 }
+// One part of a transcript's message as text: what was said, a tool call, a tool's result.
+function blockText(b){if(b.type==="text")return b.text;if(b.type==="tool_use")return "tool call: "+b.name+" "+JSON.stringify(b.input);if(b.type==="tool_result")return "tool result ("+b.name+(b.is_error?", error":"")+"): "+b.content;return JSON.stringify(b);}
 function sampleView(r,s){
   var d=el("div","sample "+s.status);d.dataset.run=s.run;
   add(d,el("h3",null,"run "+s.run+" of "+r.runs_total+": "+s.status+(s.replayed?" (replayed)":"")+(s.latency!=null?", "+secs(s.latency):"")));
@@ -136,7 +138,7 @@ function sampleView(r,s){
   if(s.assertions&&s.assertions.length){var ul=el("ul","checks");s.assertions.forEach(function(a){var li=el("li",a.passed?"ok":"no");add(li,el("span","q",a.kind+" "),el("span","why",a.at),a.message?el("div",null,a.message):null);ul.appendChild(li);});add(d,el("div","why","assertions"),ul);}
   if(judge.length){var uj=el("ul","checks judge");judge.forEach(function(j){var li=el("li",j.passed?"ok":"no");add(li,el("span","q",j.question),document.createTextNode(" "+j.answer),j.reasoning?el("div","why",j.reasoning):null,j.snippet?el("div",null,"quoted: \u201c"+j.snippet+"\u201d"):null);uj.appendChild(li);});add(d,el("div","why","judge"),uj);}
   if(s.tool_calls&&s.tool_calls.length){add(d,el("div","why","tool calls"),el("pre","tools",s.tool_calls.map(function(t){return t.name+" "+JSON.stringify(t.input!==undefined?t.input:t.arguments);}).join("\n")));}
-  if(s.transcript&&s.transcript.length){add(d,el("div","why","transcript"),el("pre","transcript",s.transcript.map(function(m){return "["+m.role+"] "+(typeof m.content==="string"?m.content:JSON.stringify(m.content));}).join("\n\n")));}
+  if(s.transcript&&s.transcript.length){add(d,el("div","why","transcript"),el("pre","transcript",s.transcript.map(function(m){return "["+m.role+"] "+(typeof m.content==="string"?m.content:m.content.map(blockText).join("\n"));}).join("\n\n")));}
   return d;
 }
 function open(t,r){

@@ -15,14 +15,36 @@ use crate::run::PromptRun;
 /// reaches it. The judge is asked once for all `judge` assertions (one call), and not at all when the
 /// case has already failed. A judge that gives no verdict (or cannot be asked) errors the sample
 /// whatever the weights: that says nothing about the output.
+///
+/// `run` is the last reply of the case's conversation: an assertion with `turn = N` checks the run of
+/// turn N instead (the judge is asked once per turn it is asked about).
 pub async fn evaluate(
     asserts: &[Assertion],
     min_score: Option<f64>,
     run: &PromptRun,
 ) -> SampleOutcome {
+    let mut targets = Vec::with_capacity(asserts.len());
+    for a in asserts {
+        match &a.turn {
+            None => targets.push(run),
+            Some(turn) => match run.turn(turn.n as usize) {
+                Some(target) => targets.push(target),
+                // The suite reader refuses such a turn: only a conversation cut short gets here.
+                None => {
+                    return SampleOutcome::Errored(format!(
+                        "{}: checks turn {}, but the conversation has {} turn(s)",
+                        a.at,
+                        turn.n,
+                        run.turns().len()
+                    ));
+                }
+            },
+        }
+    }
     let mut verdicts: Vec<Option<Verdict>> = asserts
         .iter()
-        .map(|a| {
+        .zip(&targets)
+        .map(|(a, run)| {
             (!matches!(a.check, Check::Judge(_) | Check::Similar { .. }))
                 .then(|| check_sync(&a.check, run))
         })
@@ -48,7 +70,7 @@ pub async fn evaluate(
                     detail: Some("similar: not compared, the case fails anyway".into()),
                 }
             } else {
-                match compared(run, reference, threshold).await {
+                match compared(targets[i], reference, threshold).await {
                     Ok(verdict) => verdict,
                     Err(outcome) => return outcome,
                 }
@@ -56,44 +78,60 @@ pub async fn evaluate(
         }
     }
     let decided = already_failed(asserts, &verdicts, min_score);
-    let questions: Vec<(usize, &str)> = asserts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| match &a.check {
-            Check::Judge(q) => Some((i, q.as_str())),
-            _ => None,
-        })
-        .collect();
-    if !questions.is_empty() {
+    // The judge's questions by the turn they are about (the last reply's as written, in one call).
+    let mut questions: Vec<(Option<u32>, Asked<'_>)> = Vec::new();
+    for (i, a) in asserts.iter().enumerate() {
+        let Check::Judge(q) = &a.check else { continue };
+        let turn = a.turn.as_ref().map(|t| t.n);
+        match questions.iter_mut().find(|(t, _)| *t == turn) {
+            Some((_, asked)) => asked.push((i, q.as_str())),
+            None => questions.push((turn, vec![(i, q.as_str())])),
+        }
+    }
+    for (_, questions) in &questions {
         if decided {
-            for (i, _) in &questions {
+            for (i, _) in questions {
                 verdicts[*i] = Some(Verdict {
                     passed: false,
                     detail: Some("judge: not asked, the case fails anyway".into()),
                 });
             }
-        } else {
-            let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
-            let answers = match run.ask_all(&asked).await {
-                Ok(answers) => answers,
-                Err(crate::judge::JudgeError::Unavailable(u)) => {
-                    return SampleOutcome::Unavailable(u);
-                }
-                Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
-            };
-            for ((i, q), answer) in questions.iter().zip(answers) {
-                verdicts[*i] = Some(judged(q, answer));
+            continue;
+        }
+        let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
+        let answers = match targets[questions[0].0].ask_all(&asked).await {
+            Ok(answers) => answers,
+            Err(crate::judge::JudgeError::Unavailable(u)) => {
+                return SampleOutcome::Unavailable(u);
             }
+            Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
+        };
+        for ((i, q), answer) in questions.iter().zip(answers) {
+            verdicts[*i] = Some(judged(q, answer));
         }
     }
     let verdicts: Vec<Verdict> = verdicts
         .into_iter()
-        .map(|v| v.unwrap_or_else(Verdict::pass))
+        .zip(asserts)
+        .map(|(v, a)| {
+            let v = v.unwrap_or_else(Verdict::pass);
+            // A check of an earlier reply says which.
+            match (&a.turn, v.detail) {
+                (Some(turn), Some(detail)) => Verdict {
+                    passed: v.passed,
+                    detail: Some(format!("turn {}: {detail}", turn.n)),
+                },
+                (_, detail) => Verdict { detail, ..v },
+            }
+        })
         .collect();
     run.scope
         .note(|c| c.assertions = records(asserts, &verdicts));
     score(asserts, &verdicts, min_score)
 }
+
+/// The judge's questions about one reply: each assertion's index and its question.
+type Asked<'a> = Vec<(usize, &'a str)>;
 
 /// Whether the verdicts known so far fail the case whatever the others (`None`) turn out to be.
 fn already_failed(

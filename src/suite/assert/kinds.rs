@@ -110,6 +110,20 @@ pub struct Assertion {
     pub check: Check,
     /// Its weight in the score (1 by default).
     pub weight: f64,
+    /// The reply it checks (`turn = N`), when not the last.
+    pub turn: Option<TurnAt>,
     /// `file:line` where it is written.
     pub at: String,
+}
+
+/// `turn = N` on an assertion: the reply of the N-th of a case's `turns` it checks, and where it is
+/// written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnAt {
+    /// The turn, counted from 1.
+    pub n: u32,
+    /// Its key path (`cases[0].assert[1].turn`).
+    pub key: String,
+    /// Where its value is in the suite file; `None` when read from a template's own text or a row.
+    pub span: Option<std::ops::Range<usize>>,
 }

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use toml::de::DeValue;
 
-use super::kinds::{Assertion, Check};
+use super::kinds::{Assertion, Check, TurnAt};
 use super::registry::{BUILT_IN, custom, custom_names, valid_kinds};
 use crate::spanned::{Node, Reader, did_you_mean, found, real, string, whole};
+use prompt_tester_keys::{Key, Place, names_in};
 
 /// Parses an `assert = [ ... ]` array.
 pub(crate) fn parse_list(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Vec<Assertion> {
@@ -42,6 +43,7 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
         return None;
     };
     let mut weight = 1.0;
+    let mut turn = None;
     let mut threshold = None;
     let mut kinds = Vec::new();
     for (key, value) in table.iter() {
@@ -57,11 +59,24 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
                 |w| w >= 0.0,
                 "a weight of 0 or more (1 by default)",
             )?;
+        } else if k == Key::Turn.name() {
+            let key = format!("{path}.turn");
+            let n = whole(r, value, &key, 1, u64::from(u32::MAX), Key::Turn.row().help)?;
+            turn = Some(TurnAt {
+                n: n as u32,
+                key,
+                span: Some(value.span()),
+            });
         } else if BUILT_IN.contains(&k) || custom(k).is_some() {
             kinds.push((key, value));
         } else {
+            let own = names_in(Place::Assertion);
             let all: Vec<&str> = BUILT_IN.iter().copied().chain(custom_names()).collect();
-            let fix = match did_you_mean(k, all.iter().copied()) {
+            let fix = match did_you_mean(k, all.iter().chain(&own).copied()) {
+                // An assertion's own key, misspelt.
+                Some(close) if let Some(key) = Key::named_in(close, Place::Assertion) => {
+                    format!("did you mean `{close}` ({})?", key.row().help)
+                }
                 Some(close) => format!(
                     "did you mean `{close}`? Valid assertions: {}",
                     valid_kinds()
@@ -120,6 +135,7 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
     Some(Assertion {
         check,
         weight,
+        turn,
         at: r.at(&node.span()),
     })
 }
