@@ -7,6 +7,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::budget::{Budget, Worst, approx};
 use crate::cassette::decision::{
     self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
 };
@@ -41,6 +42,8 @@ pub struct RunScope {
     pub live_only: bool,
     /// What this sample's checks found (assertions, judge answers), for the reports.
     pub checks: Mutex<crate::checks::Checks>,
+    /// The test's own budget (its `budget` key), shared by its samples.
+    pub budget: Option<Arc<Budget>>,
 }
 
 impl RunScope {
@@ -65,6 +68,7 @@ impl RunScope {
             usage: Mutex::new(Usage::default()),
             live_only: false,
             checks: Mutex::default(),
+            budget: None,
         }
     }
 
@@ -128,6 +132,8 @@ pub struct Engine {
     replacements: Replacements,
     /// Who hears of each call (the run's reporter).
     observer: Arc<dyn CallObserver>,
+    /// The run's budget (`--budget`), if it has one.
+    budget: Option<Arc<Budget>>,
 }
 
 /// One call, as the engine tells the run about it.
@@ -210,6 +216,17 @@ impl Engine {
     /// The engine of one run, using cassettes as `policy` says (read once by the run's settings);
     /// `observer` hears of every call.
     pub fn new(config: Config, policy: Policy, observer: Arc<dyn CallObserver>) -> Arc<Self> {
+        Self::with_budget(config, policy, observer, None)
+    }
+
+    /// [`Engine::new`], under the run's `budget` when it has one: no call is made whose worst case
+    /// could take the run's spend past it.
+    pub fn with_budget(
+        config: Config,
+        policy: Policy,
+        observer: Arc<dyn CallObserver>,
+        budget: Option<Budget>,
+    ) -> Arc<Self> {
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
             config
@@ -243,7 +260,13 @@ impl Engine {
             ci: policy.ci,
             replacements: policy.replacements,
             observer,
+            budget: budget.map(Arc::new),
         })
+    }
+
+    /// The run's budget, if it has one.
+    pub fn budget(&self) -> Option<&Budget> {
+        self.budget.as_deref()
     }
 
     /// An engine for unit tests: the configuration of the crate under test (its `prompt-tester.toml`,
@@ -307,6 +330,16 @@ impl Engine {
                 &request,
                 client.complete_timed(&request),
                 |result| self.price(result, provider, &request.model),
+                Bill {
+                    worst: || {
+                        let input = approx::input_tokens(&request);
+                        let price = self.config.price_of(provider, &request.model, input);
+                        self.worst(provider, &request.model, price, |p| {
+                            approx::worst_cost(p, input, u64::from(request.max_tokens))
+                        })
+                    },
+                    cost: |result: &CompletionResult| result.cost_usd,
+                },
             )
             .await?;
         scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
@@ -340,6 +373,16 @@ impl Engine {
                 &request,
                 client.embed_timed(&request),
                 |embedding| self.price_embedding(embedding, provider, &request.model),
+                Bill {
+                    worst: || {
+                        let input = approx::embedding_tokens(&request);
+                        let price = self.config.price_of(provider, &request.model, input);
+                        self.worst(provider, &request.model, price, |p| {
+                            approx::worst_cost(p, input, 0)
+                        })
+                    },
+                    cost: |embedding: &Embedding| embedding.cost_usd,
+                },
             )
             .await?;
         scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
@@ -349,14 +392,16 @@ impl Engine {
     /// The one flow of a call, whatever it asks: the recorded answer to `request` with its recorded
     /// latency, or `answer` from the provider with the latency of the request that answered, recorded
     /// with `request` when the decision says so. Either is `price`d with today's table. Returns the
-    /// answer, its latency and whether it was replayed.
-    async fn exchange<R: Recorded>(
+    /// answer, its latency and whether it was replayed. A call made (not replayed) is first held to the
+    /// run's and the test's budgets (`bill`).
+    async fn exchange<R: Recorded, W: FnOnce() -> Worst, C: Fn(&R::Answer) -> Option<f64>>(
         &self,
         call: Call<'_>,
         client: &ProviderClient,
         request: &R,
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
         price: impl FnOnce(&mut R::Answer),
+        bill: Bill<W, C>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
         let keep = match self.prepare(&call, client, request.completion())? {
@@ -370,10 +415,20 @@ impl Engine {
             }
             Prepared::Call(keep) => keep,
         };
-        let (mut answer, latency) = answer
-            .await
-            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        let mut held = self.hold(call.scope, bill.worst)?;
+        let answered = answer.await;
+        let (mut answer, latency) = match answered {
+            Ok(answered) => answered,
+            Err(e) => {
+                // An error status is not billed; a call that got no status (a timeout, a dropped
+                // connection) or a success it could not read may have been: its worst case stays spent.
+                let billed = matches!(e.status, None | Some(200..=299));
+                held.settle(if billed { None } else { Some(0.0) });
+                return Err(CallError::Failed(redact(&e.to_string()).into_owned()));
+            }
+        };
         price(&mut answer);
+        held.settle((bill.cost)(&answer));
         // Made, and paid for, even if recording it fails below.
         underway.end = CallEnd::Made;
         let to = match &keep {
@@ -581,6 +636,51 @@ impl Engine {
         }
     }
 
+    /// Reserves a call's worst case in the run's budget and in `scope`'s test's, or refuses the call
+    /// (an error naming the budget, or the unpriced model). Nothing is held without a budget.
+    fn hold<'a>(
+        &'a self,
+        scope: &'a RunScope,
+        worst: impl FnOnce() -> Worst,
+    ) -> Result<Held<'a>, CallError> {
+        let budgets: Vec<&Budget> = self
+            .budget
+            .as_deref()
+            .into_iter()
+            .chain(scope.budget.as_deref())
+            .collect();
+        if budgets.is_empty() {
+            return Ok(Held(Vec::new()));
+        }
+        let worst = worst();
+        let mut held = Held(Vec::with_capacity(budgets.len()));
+        for budget in budgets {
+            match budget.reserve(&worst) {
+                Ok(usd) => held.0.push((budget, usd)),
+                Err(refused) => {
+                    // What the other budget held for it is released.
+                    held.settle(Some(0.0));
+                    return Err(CallError::Failed(refused.to_string()));
+                }
+            }
+        }
+        Ok(held)
+    }
+
+    /// The worst case of a call to `provider/model` at `price`, `cost` of it when it is known.
+    fn worst(
+        &self,
+        provider: &str,
+        model: &str,
+        price: Option<crate::pricing::Price>,
+        cost: impl FnOnce(&crate::pricing::Price) -> f64,
+    ) -> Worst {
+        match price {
+            Some(price) => Worst::Usd(cost(&price)),
+            None => Worst::Unpriced(format!("{provider}/{model}")),
+        }
+    }
+
     /// Prices an embedding from the current table (see [`crate::pricing::embedding_cost`]).
     fn price_embedding(&self, embedding: &mut Embedding, provider: &str, model: &str) {
         let tokens = embedding.input_tokens;
@@ -601,6 +701,25 @@ struct Call<'a> {
     provider: &'a str,
     model: &'a str,
     key: String,
+}
+
+/// How a call is held to a budget: its worst case, computed only under one, and its real cost once
+/// answered and priced.
+struct Bill<W, C> {
+    worst: W,
+    cost: C,
+}
+
+/// What a call holds in each budget it is under, until it is settled.
+struct Held<'a>(Vec<(&'a Budget, f64)>);
+
+impl Held<'_> {
+    /// Settles every reservation to `actual` (unpriced, `None`: the worst case stays spent).
+    fn settle(&mut self, actual: Option<f64>) {
+        for (budget, reserved) in self.0.drain(..) {
+            budget.settle(reserved, actual.unwrap_or(reserved));
+        }
+    }
 }
 
 /// What [`Engine::prepare`] decided.

@@ -15,6 +15,7 @@ pub mod provider;
 pub mod tools;
 
 mod agent;
+mod budget;
 mod calibration;
 mod case;
 mod cassette;
@@ -22,6 +23,7 @@ mod checks;
 mod commands;
 mod defaults;
 mod engine;
+mod estimate;
 mod harness;
 #[cfg(feature = "mcp")]
 mod mcp;

@@ -135,6 +135,8 @@ pub enum Key {
     LiveOnly,
     /// `models`.
     Models,
+    /// `budget`.
+    Budget,
 }
 
 /// One key: its name, what it takes, where it may be written, and what it means.
@@ -296,6 +298,9 @@ pub const ROWS: &[Row] = &[
     row(Key::Agent, "agent", Kind::Code, ATTRIBUTE, "a `Toolbox` or a `fn() -> Toolbox`: the model call becomes an agent loop"),
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),
     row(Key::Models, "models", Kind::List, SUITE_AND_CASE, "a model matrix: every case runs against each `provider/model`"),
+    row(Key::Budget, "budget", Kind::Number, TESTS_AND_DEFAULTS, "the most USD the test may spend on provider calls: its samples, judge calls, embeddings, agent turns and follow-ups together")
+        .range(Range::at_least(0.0))
+        .rule("at least 0, in USD, e.g. 0.50"),
 ];
 
 impl Key {
@@ -372,7 +377,7 @@ mod tests {
                 row.name
             );
         }
-        assert_eq!(ROWS.len(), Key::Models as usize + 1);
+        assert_eq!(ROWS.len(), Key::Budget as usize + 1);
         assert_eq!(Key::named("nope"), None);
     }
 
@@ -383,7 +388,8 @@ mod tests {
             names_in(Place::Attribute).join(", "),
             "target_prompt, target_prompt_file, subject_model, subject_provider, subject_models, \
              target_prompt_vars, max_tokens, runs, pass_threshold, early_stop, pass_rate, confidence, \
-             max_runs, indifference, seed, enable_cache, temperature, system, run_fn, tools, agent, live_only"
+             max_runs, indifference, seed, enable_cache, temperature, system, run_fn, tools, agent, live_only, \
+             budget"
         );
         assert_eq!(Key::named_in("model", Place::Attribute), None);
         assert_eq!(Key::named_in("model", Place::Defaults), Some(Key::Model));
@@ -394,7 +400,7 @@ mod tests {
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
                         confidence, max_runs, indifference, seed, temperature, system, threshold, tools, \
-                        live_only, models";
+                        live_only, models, budget";
         assert_eq!(
             names_in(Place::Suite).join(", "),
             format!(
@@ -409,7 +415,7 @@ mod tests {
         assert_eq!(
             names_in(Place::Defaults).join(", "),
             "provider, model, max_tokens, early_stop, pass_rate, confidence, max_runs, indifference, \
-             seed, temperature"
+             seed, temperature, budget"
         );
     }
 

@@ -171,6 +171,7 @@ impl Args {
         let value = match kind {
             Kind::Whole => checks::whole(key, expr, errors),
             Kind::Share => checks::share(key, expr, errors),
+            Kind::Number if key == Key::Budget => checks::budget(expr, errors),
             Kind::Number => checks::temperature(expr, errors),
             Kind::Bool => checks::boolean(key, expr, errors),
             _ => {

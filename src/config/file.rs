@@ -52,6 +52,7 @@ struct FileDefaults {
     confidence: Option<Spanned<f64>>,
     max_runs: Option<Spanned<u32>>,
     indifference: Option<Spanned<f64>>,
+    budget: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -140,6 +141,18 @@ impl Config {
                 ),
             ));
         }
+        if let Some(budget) = &d.budget
+            && !Key::Budget
+                .row()
+                .range
+                .is_some_and(|r| r.contains(*budget.get_ref()))
+        {
+            return Err(source.invalid(
+                Some(budget.span().start),
+                "defaults.budget",
+                Key::Budget.is_out_of_range(*budget.get_ref()),
+            ));
+        }
         self.sampling = SamplingKeys {
             early_stop: d.early_stop,
             pass_rate: d.pass_rate.as_ref().map(|v| *v.get_ref()),
@@ -169,6 +182,7 @@ impl Config {
             max_tokens: file.defaults.max_tokens,
             temperature: file.defaults.temperature,
             seed: file.defaults.seed.map(Spanned::into_inner),
+            budget: file.defaults.budget.map(Spanned::into_inner),
         };
         if let Some(judge) = file.judge {
             self.judge = Some(JudgeConfig {
