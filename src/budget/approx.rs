@@ -3,7 +3,8 @@
 //!
 //! No tokenizer is shipped (each provider has its own): the input is counted as one token per
 //! [`BYTES_PER_TOKEN`] bytes of its text, rounded up, plus [`MESSAGE_OVERHEAD`] tokens for each message
-//! (the system prompt counts as one) and the tools' JSON schemas counted as text. BPE tokenizers
+//! (the system prompt counts as one), [`REQUEST_OVERHEAD`] for the request, and the tools' JSON schemas
+//! counted as text. BPE tokenizers
 //! average about four bytes a token on English text and three on code, so the count is above what a
 //! provider reports for ordinary prompts; it is what `--budget` holds in reserve for a call and what
 //! `--estimate` shows for a test with no recording.
@@ -17,6 +18,9 @@ pub const BYTES_PER_TOKEN: u64 = 3;
 
 /// Tokens counted for each message besides its text (role markers, separators).
 pub const MESSAGE_OVERHEAD: u64 = 8;
+
+/// Tokens counted once a request (the chat template's framing, the reply's priming).
+pub const REQUEST_OVERHEAD: u64 = 16;
 
 /// `bytes` of text as tokens, rounded up.
 pub fn tokens_of_bytes(bytes: u64) -> u64 {
@@ -48,12 +52,12 @@ pub fn input_tokens(request: &CompletionRequest) -> u64 {
     if let Some(schema) = &request.response_schema {
         bytes += schema.schema.to_string().len() as u64;
     }
-    tokens_of_bytes(bytes) + messages * MESSAGE_OVERHEAD
+    tokens_of_bytes(bytes) + messages * MESSAGE_OVERHEAD + REQUEST_OVERHEAD
 }
 
 /// The input tokens of an embeddings call.
 pub fn embedding_tokens(request: &EmbeddingRequest) -> u64 {
-    tokens_of_bytes(request.input.len() as u64) + MESSAGE_OVERHEAD
+    tokens_of_bytes(request.input.len() as u64) + MESSAGE_OVERHEAD + REQUEST_OVERHEAD
 }
 
 /// The most a call of `input` tokens and at most `max_output` output tokens costs at `price`: every
@@ -74,23 +78,23 @@ mod tests {
     #[test]
     fn text_is_counted_a_token_per_three_bytes_rounded_up_plus_each_message() {
         let mut request = CompletionRequest::new("m", "abcd", 10);
-        // 4 bytes: 2 tokens, one message: 8.
-        assert_eq!(input_tokens(&request), 2 + 8);
+        // 4 bytes: 2 tokens, one message: 8, the request: 16.
+        assert_eq!(input_tokens(&request), 2 + 8 + 16);
         request.system = Some("xyz".into());
-        assert_eq!(input_tokens(&request), 3 + 16);
+        assert_eq!(input_tokens(&request), 3 + 16 + 16);
         request.messages.push(Message::assistant("é"));
         // "é" is two bytes: 9 bytes in all.
-        assert_eq!(input_tokens(&request), 3 + 24);
+        assert_eq!(input_tokens(&request), 3 + 24 + 16);
         request.tools.push(ToolSpec {
             name: "t".into(),
             description: "d".into(),
             input_schema: serde_json::json!({}),
         });
         // "t", "d" and "{}": 4 bytes more, 13 in all.
-        assert_eq!(input_tokens(&request), 5 + 24);
+        assert_eq!(input_tokens(&request), 5 + 24 + 16);
         assert_eq!(
             embedding_tokens(&EmbeddingRequest::new("e", "abcdefg")),
-            3 + 8
+            3 + 8 + 16
         );
     }
 

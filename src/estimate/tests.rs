@@ -107,13 +107,13 @@ fn an_adaptive_plan_expects_its_mean_samples_and_bounds_by_its_maximum() {
 fn an_unrecorded_trial_is_approximated_from_its_request_as_an_upper_bound() {
     let e = estimate(&config(), &[trial(fixed(3), BTreeMap::new())]);
     let t = &e.trials[0];
-    // "abcdef": 2 tokens and one message (8); 100 output tokens at most.
-    let worst = (10.0 * 1.0 + 100.0 * 2.0) / 1e6;
+    // "abcdef": 2 tokens, one message (8) and the request (16); 100 output tokens at most.
+    let worst = (26.0 * 1.0 + 100.0 * 2.0) / 1e6;
     assert_eq!(t.subject.basis, Basis::Approximated);
     assert_eq!(t.subject.calls, 3.0);
     assert!((t.subject.cost_usd - 3.0 * worst).abs() < 1e-15);
     let text = render(&e);
-    assert!(text.contains("≤$0.00063"), "{text}");
+    assert!(text.contains("≤$0.00068"), "{text}");
     assert!(
         text.contains("approximated figures are upper bounds"),
         "{text}"

@@ -42,7 +42,7 @@ impl Recordings {
     }
 
     /// Sample `run` of `trial`'s recorded calls: those it recorded (as the trial, or as its numbered
-    /// run), else those recorded with its subject's first call (`subject_key`).
+    /// run), else its subject's first call found by its key (`subject_key`).
     fn sample(&self, trial: &str, run: u32, subject_key: Option<&str>) -> Vec<&Entry> {
         let numbered = crate::trial_name::TrialName::row(trial)
             .numbered(run)
@@ -53,11 +53,12 @@ impl Recordings {
             .flatten()
             .copied()
             .collect();
+        // Recorded under another name (a renamed trial, a hand-made cassette): its subject's call alone,
+        // as the other calls of that sample cannot be told from its neighbours'.
         if found.is_empty()
             && let Some(&i) = subject_key.and_then(|k| self.by_key.get(k))
         {
-            let e = &self.entries[i];
-            found = self.by_sample[&(e.test.clone(), e.run)].clone();
+            found.push(i);
         }
         found.sort_unstable();
         found.dedup();
