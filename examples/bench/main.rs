@@ -31,6 +31,8 @@
 //!   row with `{expected}` in its assertions, half with assertions of their own) listed with `--list`:
 //!   the child's wall time, process start included. `dataset_exact_ms`: the same file with
 //!   `--list --exact` naming its last row, which builds that row alone (same count in both modes).
+//! - `estimate_ms`: `--estimate` over a suite cassette of 5,000 recorded entries (1,000 cases x 5 runs,
+//!   the same in quick mode), no server: the child's wall time, process start included.
 //! - `html_report`: the HTML report (`--html`) of a synthetic 1,000-trial, 5-sample run (the same in
 //!   quick mode), written in process: its size and the time to write it. The browser test
 //!   (`tests/suites/html.rs`) loads that report in Chromium and prints its load time.
@@ -47,7 +49,7 @@
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
 //!
 //! One module per scenario (`inflight.rs`, `ratelimit.rs`, `overhead.rs`, `replay.rs`, `record.rs`,
-//! `judge.rs`, `dataset.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
+//! `judge.rs`, `dataset.rs`, `estimate.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
 //! and its explanatory line, as data). `common.rs` writes the crate roots and runs the children,
 //! `child.rs` is the child's side, `results.rs` the form of a report and the table and JSON line
 //! rendered from the reports.
@@ -57,6 +59,7 @@ mod big_report;
 mod child;
 mod common;
 mod dataset;
+mod estimate;
 mod html;
 mod inflight;
 mod judge;
@@ -237,6 +240,7 @@ impl Bench {
             peak_rss,
             self.judge()?,
             self.dataset()?,
+            self.estimate()?,
             self.html()?,
             Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 }).report(),
         ]))

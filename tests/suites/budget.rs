@@ -26,7 +26,7 @@ fn five_cases(f: &Fixture, model: &str) {
 fn total_cost(text: &str) -> String {
     let at = text.rfind("total cost $").expect("a total cost") + "total cost ".len();
     text[at..]
-        .split(|c: char| c == ';' || c == '\n' || c == ' ')
+        .split([';', '\n', ' '])
         .next()
         .unwrap()
         .to_string()
