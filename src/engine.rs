@@ -7,7 +7,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::budget::{Budget, Worst, approx};
+use crate::budget::{Budget, Worst};
 use crate::cassette::decision::{
     self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
 };
@@ -19,6 +19,9 @@ use crate::provider::ProviderClient;
 use crate::redact::redact;
 pub use crate::role::CallRole;
 pub use crate::usage::Usage;
+
+mod bill;
+use bill::Bill;
 
 /// One sample of one trial: where its calls are recorded and what they cost.
 pub struct RunScope {
@@ -331,13 +334,7 @@ impl Engine {
                 client.complete_timed(&request),
                 |result| self.price(result, provider, &request.model),
                 Bill {
-                    worst: || {
-                        let input = approx::input_tokens(&request);
-                        let price = self.config.price_of(provider, &request.model, input);
-                        self.worst(provider, &request.model, price, |p| {
-                            approx::worst_cost(p, input, u64::from(request.max_tokens))
-                        })
-                    },
+                    worst: || self.worst_completion(provider, &request),
                     cost: |result: &CompletionResult| result.cost_usd,
                 },
             )
@@ -374,13 +371,7 @@ impl Engine {
                 client.embed_timed(&request),
                 |embedding| self.price_embedding(embedding, provider, &request.model),
                 Bill {
-                    worst: || {
-                        let input = approx::embedding_tokens(&request);
-                        let price = self.config.price_of(provider, &request.model, input);
-                        self.worst(provider, &request.model, price, |p| {
-                            approx::worst_cost(p, input, 0)
-                        })
-                    },
+                    worst: || self.worst_embedding(provider, &request),
                     cost: |embedding: &Embedding| embedding.cost_usd,
                 },
             )
@@ -636,51 +627,6 @@ impl Engine {
         }
     }
 
-    /// Reserves a call's worst case in the run's budget and in `scope`'s test's, or refuses the call
-    /// (an error naming the budget, or the unpriced model). Nothing is held without a budget.
-    fn hold<'a>(
-        &'a self,
-        scope: &'a RunScope,
-        worst: impl FnOnce() -> Worst,
-    ) -> Result<Held<'a>, CallError> {
-        let budgets: Vec<&Budget> = self
-            .budget
-            .as_deref()
-            .into_iter()
-            .chain(scope.budget.as_deref())
-            .collect();
-        if budgets.is_empty() {
-            return Ok(Held(Vec::new()));
-        }
-        let worst = worst();
-        let mut held = Held(Vec::with_capacity(budgets.len()));
-        for budget in budgets {
-            match budget.reserve(&worst) {
-                Ok(usd) => held.0.push((budget, usd)),
-                Err(refused) => {
-                    // What the other budget held for it is released.
-                    held.settle(Some(0.0));
-                    return Err(CallError::Failed(refused.to_string()));
-                }
-            }
-        }
-        Ok(held)
-    }
-
-    /// The worst case of a call to `provider/model` at `price`, `cost` of it when it is known.
-    fn worst(
-        &self,
-        provider: &str,
-        model: &str,
-        price: Option<crate::pricing::Price>,
-        cost: impl FnOnce(&crate::pricing::Price) -> f64,
-    ) -> Worst {
-        match price {
-            Some(price) => Worst::Usd(cost(&price)),
-            None => Worst::Unpriced(format!("{provider}/{model}")),
-        }
-    }
-
     /// Prices an embedding from the current table (see [`crate::pricing::embedding_cost`]).
     fn price_embedding(&self, embedding: &mut Embedding, provider: &str, model: &str) {
         let tokens = embedding.input_tokens;
@@ -701,25 +647,6 @@ struct Call<'a> {
     provider: &'a str,
     model: &'a str,
     key: String,
-}
-
-/// How a call is held to a budget: its worst case, computed only under one, and its real cost once
-/// answered and priced.
-struct Bill<W, C> {
-    worst: W,
-    cost: C,
-}
-
-/// What a call holds in each budget it is under, until it is settled.
-struct Held<'a>(Vec<(&'a Budget, f64)>);
-
-impl Held<'_> {
-    /// Settles every reservation to `actual` (unpriced, `None`: the worst case stays spent).
-    fn settle(&mut self, actual: Option<f64>) {
-        for (budget, reserved) in self.0.drain(..) {
-            budget.settle(reserved, actual.unwrap_or(reserved));
-        }
-    }
 }
 
 /// What [`Engine::prepare`] decided.
