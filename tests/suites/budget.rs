@@ -197,3 +197,43 @@ fn the_budget_and_estimate_variables_take_only_what_they_mean() {
     out.assert_code(2);
     out.assert_stderr_has("--budget \"-1\" is not an amount of USD");
 }
+
+#[test]
+fn a_test_s_own_budget_stops_its_samples_with_an_errored_verdict() {
+    let fake = FakeProvider::builder()
+        .usage(Usage::new(INPUT, u64::from(MAX_TOKENS)))
+        .start();
+    let f = Fixture::calling("test-budget", &fake, "off");
+    let room = format!("{:.6}", 2.5 * WORST);
+    f.file(
+        "prompt-tests/capped.evals.toml",
+        &format!(
+            "prompt = \"Q {{q}}\"\nbudget = {room}\nassert = [{{ not_contains = \"zzz\" }}]\n\
+             [[cases]]\nname = \"fixed\"\nruns = 5\ninputs = {{ q = \"1\" }}\n\
+             [[cases]]\nname = \"adaptive\"\npass_rate = 0.8\ninputs = {{ q = \"2\" }}\n\
+             [[cases]]\nname = \"roomy\"\nbudget = 1.0\ninputs = {{ q = \"3\" }}\n"
+        ),
+    );
+    let out = f.run(&[]);
+    out.assert_code(101);
+    // Two calls each for the capped cases, one for the roomy one.
+    assert_eq!(fake.request_count(), 5, "{}", out.context());
+    out.assert_statuses(&[
+        ("capped::fixed", "FAILED"),
+        ("capped::adaptive", "FAILED"),
+        ("capped::roomy", "ok"),
+    ]);
+    for case in ["fixed", "adaptive"] {
+        out.assert_failure_has(
+            "capped",
+            case,
+            &[&format!(
+                "test `capped::{case}`'s budget of ${:.5} reached after $",
+                2.5 * WORST
+            )],
+        );
+    }
+    // Adaptive sampling stopped at the budget: errored, not passed.
+    let failure = child::entry(&out.suite("capped")["failures"], "case_id", "adaptive");
+    assert_eq!(failure["status"], "errored", "{}", out.context());
+}
