@@ -316,6 +316,20 @@ mod tests {
     }
 
     #[test]
+    fn a_budget_is_a_number_of_usd_of_at_least_0() {
+        assert!(errors_of(quote::quote!(target_prompt = "x", budget = 0.5)).is_empty());
+        assert!(errors_of(quote::quote!(target_prompt = "x", budget = LIMIT)).is_empty());
+        assert_errors(
+            &errors_of(quote::quote!(target_prompt = "x", budget = -1.0)),
+            &["`budget` must be at least 0, in USD, e.g. 0.50"],
+        );
+        assert_errors(
+            &errors_of(quote::quote!(target_prompt = "x", budget = "ten")),
+            &["`budget` expects a number of USD, e.g. 0.50"],
+        );
+    }
+
+    #[test]
     fn non_literal_values_pass_through() {
         let errors = errors_of(quote::quote! {
             target_prompt = PROMPT, runs = RUNS, pass_threshold = THRESHOLD, max_tokens = tokens(),

@@ -440,6 +440,18 @@ output_mtok = 2.0
     }
 
     #[test]
+    fn a_default_budget_is_read_and_a_negative_one_names_its_line() {
+        let config = from_file("[defaults]\nbudget = 0.25\n").unwrap();
+        assert_eq!(config.defaults.budget, Some(0.25));
+        let err = rejection("[defaults]\n\nbudget = -1.0\n");
+        assert!(
+            err.contains(":3") && err.contains("defaults.budget"),
+            "{err}"
+        );
+        assert!(err.contains("it must be at least 0, in USD"), "{err}");
+    }
+
+    #[test]
     fn zero_concurrency_is_rejected() {
         let mut config = Config::defaults("/crate");
         let err = config
