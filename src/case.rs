@@ -189,6 +189,8 @@ pub struct RequestTemplate {
     pub seed: Option<u32>,
     /// Tools the model may call.
     pub tools: Vec<ToolSpec>,
+    /// The most USD the test may spend on provider calls (`budget`), across its samples.
+    pub budget: Option<f64>,
 }
 
 impl RequestTemplate {
@@ -229,6 +231,7 @@ impl RequestTemplate {
             temperature: call.temperature,
             seed: call.seed,
             tools: written.tools.unwrap_or_default(),
+            budget: call.budget,
         }
     }
 
@@ -438,15 +441,11 @@ pub struct Plan {
 }
 
 impl Case {
-    /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run.
-    pub async fn sample(&self, scope: Arc<RunScope>) -> Sample {
+    /// The subject's first request of sample `run`, as [`Case::sample`] sends it.
+    pub fn subject_request(&self, model: &str, run: u32) -> CompletionRequest {
         let t = &self.request;
-        let Subject { provider, model } = match &t.subject {
-            Ok(subject) => subject.clone(),
-            Err(message) => return Sample::errored(message.clone()),
-        };
-        let request = CompletionRequest {
-            model: model.clone(),
+        CompletionRequest {
+            model: model.to_string(),
             system: t.system.clone(),
             messages: t
                 .history
@@ -456,11 +455,26 @@ impl Case {
                 .collect(),
             max_tokens: t.max_tokens,
             temperature: t.temperature,
-            seed: t.seed.map(|seed| run_seed(seed, scope.run_index)),
+            seed: t.seed.map(|seed| run_seed(seed, run)),
             tools: t.tools.clone(),
             response_schema: None,
             cache_system: false,
+        }
+    }
+
+    /// Whether a Rust body judges its samples: the calls it makes are not known before it runs.
+    pub fn has_body(&self) -> bool {
+        self.info.is_none() && !matches!(self.executor, Executor::Given(_))
+    }
+
+    /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run.
+    pub async fn sample(&self, scope: Arc<RunScope>) -> Sample {
+        let t = &self.request;
+        let Subject { provider, model } = match &t.subject {
+            Ok(subject) => subject.clone(),
+            Err(message) => return Sample::errored(message.clone()),
         };
+        let request = self.subject_request(&model, scope.run_index);
         let mut prompt = t.prompt.clone();
         let continues = match &self.executor {
             Executor::Call => Continue::Model {

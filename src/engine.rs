@@ -7,6 +7,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::budget::{Budget, Worst};
 use crate::cassette::decision::{
     self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
 };
@@ -18,6 +19,9 @@ use crate::provider::ProviderClient;
 use crate::redact::redact;
 pub use crate::role::CallRole;
 pub use crate::usage::Usage;
+
+mod bill;
+use bill::Bill;
 
 /// One sample of one trial: where its calls are recorded and what they cost.
 pub struct RunScope {
@@ -43,6 +47,8 @@ pub struct RunScope {
     pub checks: Mutex<crate::checks::Checks>,
     /// The conversation the test body's follow-ups reached, for the reports (empty without any).
     pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
+    /// The test's own budget (its `budget` key), shared by its samples.
+    pub budget: Option<Arc<Budget>>,
 }
 
 impl RunScope {
@@ -68,6 +74,7 @@ impl RunScope {
             live_only: false,
             checks: Mutex::default(),
             conversation: Mutex::default(),
+            budget: None,
         }
     }
 
@@ -144,6 +151,8 @@ pub struct Engine {
     replacements: Replacements,
     /// Who hears of each call (the run's reporter).
     observer: Arc<dyn CallObserver>,
+    /// The run's budget (`--budget`), if it has one.
+    budget: Option<Arc<Budget>>,
 }
 
 /// One call, as the engine tells the run about it.
@@ -226,6 +235,17 @@ impl Engine {
     /// The engine of one run, using cassettes as `policy` says (read once by the run's settings);
     /// `observer` hears of every call.
     pub fn new(config: Config, policy: Policy, observer: Arc<dyn CallObserver>) -> Arc<Self> {
+        Self::with_budget(config, policy, observer, None)
+    }
+
+    /// [`Engine::new`], under the run's `budget` when it has one: no call is made whose worst case
+    /// could take the run's spend past it.
+    pub fn with_budget(
+        config: Config,
+        policy: Policy,
+        observer: Arc<dyn CallObserver>,
+        budget: Option<Budget>,
+    ) -> Arc<Self> {
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
             config
@@ -259,7 +279,13 @@ impl Engine {
             ci: policy.ci,
             replacements: policy.replacements,
             observer,
+            budget: budget.map(Arc::new),
         })
+    }
+
+    /// The run's budget, if it has one.
+    pub fn budget(&self) -> Option<&Budget> {
+        self.budget.as_deref()
     }
 
     /// An engine for unit tests: the configuration of the crate under test (its `prompt-tester.toml`,
@@ -323,6 +349,10 @@ impl Engine {
                 &request,
                 client.complete_timed(&request),
                 |result| self.price(result, provider, &request.model),
+                Bill {
+                    worst: || self.worst_completion(provider, &request),
+                    cost: |result: &CompletionResult| result.cost_usd,
+                },
             )
             .await?;
         scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
@@ -356,6 +386,10 @@ impl Engine {
                 &request,
                 client.embed_timed(&request),
                 |embedding| self.price_embedding(embedding, provider, &request.model),
+                Bill {
+                    worst: || self.worst_embedding(provider, &request),
+                    cost: |embedding: &Embedding| embedding.cost_usd,
+                },
             )
             .await?;
         scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
@@ -365,14 +399,16 @@ impl Engine {
     /// The one flow of a call, whatever it asks: the recorded answer to `request` with its recorded
     /// latency, or `answer` from the provider with the latency of the request that answered, recorded
     /// with `request` when the decision says so. Either is `price`d with today's table. Returns the
-    /// answer, its latency and whether it was replayed.
-    async fn exchange<R: Recorded>(
+    /// answer, its latency and whether it was replayed. A call made (not replayed) is first held to the
+    /// run's and the test's budgets (`bill`).
+    async fn exchange<R: Recorded, W: FnOnce() -> Worst, C: Fn(&R::Answer) -> Option<f64>>(
         &self,
         call: Call<'_>,
         client: &ProviderClient,
         request: &R,
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
         price: impl FnOnce(&mut R::Answer),
+        bill: Bill<W, C>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
         let keep = match self.prepare(&call, client, request.completion())? {
@@ -386,10 +422,20 @@ impl Engine {
             }
             Prepared::Call(keep) => keep,
         };
-        let (mut answer, latency) = answer
-            .await
-            .map_err(|e| CallError::Failed(redact(&e.to_string()).into_owned()))?;
+        let mut held = self.hold(call.scope, bill.worst)?;
+        let answered = answer.await;
+        let (mut answer, latency) = match answered {
+            Ok(answered) => answered,
+            Err(e) => {
+                // An error status is not billed; a call that got no status (a timeout, a dropped
+                // connection) or a success it could not read may have been: its worst case stays spent.
+                let billed = matches!(e.status, None | Some(200..=299));
+                held.settle(if billed { None } else { Some(0.0) });
+                return Err(CallError::Failed(redact(&e.to_string()).into_owned()));
+            }
+        };
         price(&mut answer);
+        held.settle((bill.cost)(&answer));
         // Made, and paid for, even if recording it fails below.
         underway.end = CallEnd::Made;
         let to = match &keep {

@@ -23,6 +23,7 @@ pub mod tools;
 pub mod _guide;
 
 mod agent;
+mod budget;
 mod calibration;
 mod case;
 mod cassette;
@@ -31,6 +32,7 @@ mod commands;
 mod conversation;
 mod defaults;
 mod engine;
+mod estimate;
 mod gate;
 mod harness;
 #[cfg(feature = "mcp")]

@@ -173,3 +173,59 @@ fn plain_cargo_test_still_reports_those_trials_ignored() {
     let listed = scratch.run_example("cassette_fixture", &["--list", "--ignored"], &[]);
     assert!(listed.listed().is_empty(), "{}", listed.context());
 }
+
+/// Under nextest every trial is its own process: the budget is one for the whole run, kept in the
+/// crate's ledger under a lock. Five cases, a budget of three calls' worst cases: three calls reach
+/// the server, two cases fail naming the budget.
+#[test]
+fn a_budget_holds_across_the_processes_of_a_nextest_run() {
+    // "Q n": 1 token, a message (8) and the request (16); 64 output tokens at $1 / $2 a million: the
+    // fake bills each call exactly that.
+    let worst = (25.0 + 2.0 * 64.0) / 1e6;
+    let fake = FakeProvider::builder()
+        .usage(prompt_tester_testkit::Usage::new(25, 64))
+        .start();
+    let scratch = Scratch::new("nextest", "budget");
+    wrapper_crate(&scratch);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\n[prices.\"fake-model\"]\ninput_mtok = 1.0\n\
+         output_mtok = 2.0\n",
+        fake.base_url(Wire::OpenAi),
+    ));
+    let cases: String = (1..=5)
+        .map(|i| format!("[[cases]]\nname = \"c{i}\"\ninputs = {{ q = \"{i}\" }}\n"))
+        .collect();
+    scratch.file(
+        "prompt-tests/five.evals.toml",
+        &format!(
+            "prompt = \"Q {{q}}\"\nprovider = \"fake\"\nmodel = \"fake-model\"\nmax_tokens = 64\n\
+             assert = [{{ not_contains = \"zzz\" }}]\n{cases}"
+        ),
+    );
+    let budget = format!("{:.6}", 3.0 * worst + worst / 3.0);
+    let env = [
+        ("PROMPT_TESTER_BUDGET", budget.as_str()),
+        ("PROMPT_TESTER_CASSETTE", "off"),
+    ];
+    let Some(run) = nextest(&scratch, &[], &env) else {
+        return;
+    };
+    assert_eq!(fake.request_count(), 3, "{}", run.context());
+    let statuses: Vec<String> = (1..=5)
+        .map(|i| status(&run, &format!("five::c{i}")))
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "PASS").count(),
+        3,
+        "{statuses:?}\n{}",
+        run.context()
+    );
+    assert_eq!(statuses.iter().filter(|s| *s == "FAIL").count(), 2);
+    child::assert_contains(
+        &run.stderr(),
+        &[&format!(
+            "budget of ${:.5} reached after $",
+            3.0 * worst + worst / 3.0
+        )],
+    );
+}

@@ -138,8 +138,8 @@ impl Bench {
         let wall = started.elapsed();
         let output = std::fs::read_to_string(&stdout).unwrap_or_default();
         let errors = std::fs::read_to_string(&stderr).unwrap_or_default();
-        // `--list` prints no `test result:` line: nothing ran.
-        let counts = if args.contains(&"--list") {
+        // `--list` and `--estimate` print no `test result:` line: nothing ran.
+        let counts = if args.contains(&"--list") || args.contains(&"--estimate") {
             Some((0, 0))
         } else {
             output.lines().rev().find_map(test_result)

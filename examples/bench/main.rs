@@ -34,6 +34,8 @@
 //!   `dataset_run_ms`: the 5,000 rows run as trials against the echo at zero latency, cassettes off.
 //!   `gate_list_ms`, `gate_run_ms`: the same rows under `[gate]` (a gate for every row and one per
 //!   category, 8 trials) listed, and run the same way; the server must see each row once.
+//! - `estimate_ms`: `--estimate` over a suite cassette of 5,000 recorded entries (1,000 cases x 5 runs,
+//!   the same in quick mode), no server: the child's wall time, process start included.
 //! - `html_report`: the HTML report (`--html`) of a synthetic 1,000-trial, 5-sample run (the same in
 //!   quick mode), written in process: its size and the time to write it. The browser test
 //!   (`tests/suites/html.rs`) loads that report in Chromium and prints its load time.
@@ -50,7 +52,7 @@
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
 //!
 //! One module per scenario (`inflight.rs`, `ratelimit.rs`, `overhead.rs`, `replay.rs`, `record.rs`,
-//! `judge.rs`, `dataset.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
+//! `judge.rs`, `dataset.rs`, `estimate.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
 //! and its explanatory line, as data). `common.rs` writes the crate roots and runs the children,
 //! `child.rs` is the child's side, `results.rs` the form of a report and the table and JSON line
 //! rendered from the reports.
@@ -60,6 +62,7 @@ mod big_report;
 mod child;
 mod common;
 mod dataset;
+mod estimate;
 mod html;
 mod inflight;
 mod judge;
@@ -240,6 +243,7 @@ impl Bench {
             peak_rss,
             self.judge()?,
             self.dataset()?,
+            self.estimate()?,
             self.html()?,
             Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 }).report(),
         ]))

@@ -158,6 +158,8 @@ pub enum Key {
     Weight,
     /// `turn` (of an assertion).
     Turn,
+    /// `budget`.
+    Budget,
 }
 
 /// One key: its name, what it takes, where it may be written, and what it means.
@@ -334,6 +336,9 @@ pub const ROWS: &[Row] = &[
     row(Key::Turn, "turn", Kind::Whole, ASSERTION, "the reply it checks, counted from 1 among the case's `turns` (the last by default)")
         .range(POSITIVE_U32)
         .rule("a whole number of at least 1: a turn of the case's `turns`"),
+    row(Key::Budget, "budget", Kind::Number, TESTS_AND_DEFAULTS, "the most USD the test may spend on provider calls: its samples, judge calls, embeddings, agent turns and follow-ups together")
+        .range(Range::at_least(0.0))
+        .rule("at least 0, in USD, e.g. 0.50"),
 ];
 
 impl Key {
@@ -410,7 +415,7 @@ mod tests {
                 row.name
             );
         }
-        assert_eq!(ROWS.len(), Key::Turn as usize + 1);
+        assert_eq!(ROWS.len(), Key::Budget as usize + 1);
         assert_eq!(Key::named("nope"), None);
     }
 
@@ -421,7 +426,8 @@ mod tests {
             names_in(Place::Attribute).join(", "),
             "target_prompt, target_prompt_file, subject_model, subject_provider, subject_models, \
              target_prompt_vars, max_tokens, runs, pass_threshold, early_stop, pass_rate, confidence, \
-             max_runs, indifference, seed, enable_cache, temperature, system, messages, run_fn, tools, agent, live_only"
+             max_runs, indifference, seed, enable_cache, temperature, system, messages, run_fn, tools, agent, live_only, \
+             budget"
         );
         assert_eq!(Key::named_in("model", Place::Attribute), None);
         assert_eq!(Key::named_in("model", Place::Defaults), Some(Key::Model));
@@ -432,7 +438,7 @@ mod tests {
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
                         confidence, max_runs, indifference, seed, temperature, system, messages, threshold, tools, \
-                        live_only, models";
+                        live_only, models, budget";
         assert_eq!(
             names_in(Place::Suite).join(", "),
             format!(
@@ -450,7 +456,7 @@ mod tests {
         assert_eq!(
             names_in(Place::Defaults).join(", "),
             "provider, model, max_tokens, early_stop, pass_rate, confidence, max_runs, indifference, \
-             seed, temperature"
+             seed, temperature, budget"
         );
         assert_eq!(
             names_in(Place::Gate).join(", "),

@@ -179,6 +179,7 @@ impl Args {
         let value = match kind {
             Kind::Whole => checks::whole(key, expr, errors),
             Kind::Share => checks::share(key, expr, errors),
+            Kind::Number if key == Key::Budget => checks::budget(expr, errors),
             Kind::Number => checks::temperature(expr, errors),
             Kind::Bool => checks::boolean(key, expr, errors),
             _ => {
@@ -321,6 +322,20 @@ mod tests {
                 "cannot be negative",
                 "needs a prompt",
             ],
+        );
+    }
+
+    #[test]
+    fn a_budget_is_a_number_of_usd_of_at_least_0() {
+        assert!(errors_of(quote::quote!(target_prompt = "x", budget = 0.5)).is_empty());
+        assert!(errors_of(quote::quote!(target_prompt = "x", budget = LIMIT)).is_empty());
+        assert_errors(
+            &errors_of(quote::quote!(target_prompt = "x", budget = -1.0)),
+            &["`budget` must be at least 0, in USD, e.g. 0.50"],
+        );
+        assert_errors(
+            &errors_of(quote::quote!(target_prompt = "x", budget = "ten")),
+            &["`budget` expects a number of USD, e.g. 0.50"],
         );
     }
 

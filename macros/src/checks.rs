@@ -320,6 +320,18 @@ pub fn temperature(expr: Expr, errors: &mut Errors) -> Option<Value> {
     )
 }
 
+/// `budget`: a numeric literal of at least 0 (USD) becomes an `f64` literal.
+pub fn budget(expr: Expr, errors: &mut Errors) -> Option<Value> {
+    let range = range_of(Key::Budget);
+    float_arg(
+        expr,
+        errors,
+        "`budget` expects a number of USD, e.g. 0.50",
+        |value| (!range.contains(value)).then(|| Key::Budget.must_be()),
+        false,
+    )
+}
+
 /// A float argument: an expression other than a literal is kept as written; a numeric literal is
 /// checked (`invalid` gives the error, if any) and typed f32 or f64, any other literal is an error.
 fn float_arg(

@@ -244,6 +244,10 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = value_tokens(temperature);
         call.push(quote!(temperature: ::core::option::Option::Some(#value)));
     }
+    if let Some(budget) = args.value(Key::Budget) {
+        let value = value_tokens(budget);
+        call.push(quote!(budget: ::core::option::Option::Some(#value)));
+    }
     if let Some(system) = &args.system {
         let value = quote_spanned!(system.span()=> ::std::convert::Into::<::std::string::String>::into(#system));
         request.push(quote!(system: ::core::option::Option::Some(#value)));

@@ -61,6 +61,7 @@ use proc_macro::TokenStream;
 /// | `tools` | the tools the model may call: a `Vec<ToolSpec>` (or an array or iterator of them); one model call, its tool calls in `run.tool_calls` |
 /// | `agent` | a `Toolbox` (tools with handlers, MCP servers) or a `fn() -> Toolbox`: the model call becomes an agent loop; not with `tools` or `run_fn` |
 /// | `live_only` | `bool`: without a recording the test is ignored, not run; a bare `live_only` means `true` |
+/// | `budget` | `f64`, USD, at least 0: the most the test may spend on provider calls (default: `[defaults] budget`) |
 ///
 /// Exactly one of `target_prompt` and `target_prompt_file` is required. Literal values are checked at
 /// compile time (`runs = 0`, `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key); every mistake is

@@ -198,6 +198,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
             temperature: None,
             seed: None,
             tools: Vec::new(),
+            budget: None,
         },
         sampling: Sampling {
             plan: SamplePlan::All(Threshold {

@@ -66,7 +66,7 @@ pub(super) const WORK_DIR_GITIGNORE: &str =
 
 /// Creates `<dir>/.prompt-tester` with its `.gitignore` and returns its path. The `.gitignore` is
 /// rewritten when it is not ours, so one left empty by a process killed while writing it is mended.
-fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
     let work = dir.join(WORK_DIR);
     fs::create_dir_all(&work)?;
     let ignore = work.join(".gitignore");

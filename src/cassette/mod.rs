@@ -27,9 +27,9 @@ pub use entry::{
     latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
-pub(crate) use file::read_entries;
 #[cfg(test)]
-use file::{WORK_DIR, WORK_DIR_GITIGNORE};
+use file::WORK_DIR_GITIGNORE;
+pub(crate) use file::{WORK_DIR, read_entries, work_dir};
 pub use owner::Target;
 pub use store::{Blocker, CassetteStore};
 

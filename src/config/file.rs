@@ -52,6 +52,7 @@ struct FileDefaults {
     confidence: Option<Spanned<f64>>,
     max_runs: Option<Spanned<u32>>,
     indifference: Option<Spanned<f64>>,
+    budget: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -140,6 +141,18 @@ impl Config {
                 ),
             ));
         }
+        if let Some(budget) = &d.budget
+            && !Key::Budget
+                .row()
+                .range
+                .is_some_and(|r| r.contains(*budget.get_ref()))
+        {
+            return Err(source.invalid(
+                Some(budget.span().start),
+                "defaults.budget",
+                Key::Budget.is_out_of_range(*budget.get_ref()),
+            ));
+        }
         self.sampling = SamplingKeys {
             early_stop: d.early_stop,
             pass_rate: d.pass_rate.as_ref().map(|v| *v.get_ref()),
@@ -169,6 +182,7 @@ impl Config {
             max_tokens: file.defaults.max_tokens,
             temperature: file.defaults.temperature,
             seed: file.defaults.seed.map(Spanned::into_inner),
+            budget: file.defaults.budget.map(Spanned::into_inner),
         };
         if let Some(judge) = file.judge {
             self.judge = Some(JudgeConfig {
@@ -437,6 +451,18 @@ output_mtok = 2.0
         read.sort_unstable();
         table.sort_unstable();
         assert_eq!(read, table, "{err}");
+    }
+
+    #[test]
+    fn a_default_budget_is_read_and_a_negative_one_names_its_line() {
+        let config = from_file("[defaults]\nbudget = 0.25\n").unwrap();
+        assert_eq!(config.defaults.budget, Some(0.25));
+        let err = rejection("[defaults]\n\nbudget = -1.0\n");
+        assert!(
+            err.contains(":3") && err.contains("defaults.budget"),
+            "{err}"
+        );
+        assert!(err.contains("it must be at least 0, in USD"), "{err}");
     }
 
     #[test]

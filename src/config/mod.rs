@@ -176,6 +176,8 @@ pub struct Defaults {
     pub temperature: Option<f32>,
     /// The seed of the first run (`seed`): run k sends `seed + k − 1` where the provider takes one.
     pub seed: Option<u32>,
+    /// The most USD one test may spend on provider calls (`budget`).
+    pub budget: Option<f64>,
 }
 
 layered_fieldwise!(pub(crate) Defaults {
@@ -183,7 +185,8 @@ layered_fieldwise!(pub(crate) Defaults {
     model,
     max_tokens,
     temperature,
-    seed
+    seed,
+    budget
 });
 
 /// The resolved configuration.

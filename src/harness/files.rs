@@ -120,7 +120,7 @@ fn dir_and_name(path: &Path) -> std::io::Result<(&Path, &std::ffi::OsStr)> {
 }
 
 /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let (dir, name) = dir_and_name(path)?;
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(

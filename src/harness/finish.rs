@@ -73,6 +73,12 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
     summary::print(&records, before.started.elapsed());
+    let mut failed = trial_failed;
+    if let Some(budget) = engine.budget() {
+        eprint!("{}", budget.summary_line());
+        // A call not made for the budget left a sample without a verdict.
+        failed |= budget.refused() > 0;
+    }
     // What comes from files and providers (names, paths) is printed escaped, as the summary is.
     let say = |text: &str| eprint!("{}", crate::redact::for_terminal(text));
     if let Some(report) = &calibrated {
@@ -82,7 +88,6 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         ));
     }
     say(&summary::rate_limits(&engine.rate_limits()));
-    let mut failed = trial_failed;
     let pending = pending::on_disk(&engine.cassettes);
     let mut extras = html::Extras {
         matrix: matrix::compute(&records).map(|m| matrix::table(&m)),

@@ -11,6 +11,7 @@ pub(crate) mod calibration;
 mod catalog;
 pub(crate) mod dotenv;
 mod error;
+mod estimate;
 mod files;
 mod finish;
 mod gate;
@@ -134,6 +135,11 @@ impl Harness {
             let trials = trials(defs, &choices, None, false);
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
+        if settings.estimate {
+            let plans = estimate::plans(defs, &choices);
+            let figures = estimate::of_plans(&config, &plans);
+            return Ok(estimate::finish(&figures, settings.reports.json.as_deref()).into());
+        }
         // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
         let skipped = skipped_on_purpose(&defs);
         // Loaded before any call: a missing or broken baseline costs nothing.
@@ -174,7 +180,14 @@ impl Harness {
             root,
         };
         let console = progress::Console::of(&args, settings.runner.is_nextest(), settings.ci);
-        let run = Run::new(config, settings.cassette_policy(), console);
+        let budget = settings.budget.map(|limit| {
+            let shared = settings
+                .runner
+                .run_id()
+                .map(|run| (before.root.as_path(), run));
+            crate::budget::Budget::for_run(limit, shared)
+        });
+        let run = Run::with_budget(config, settings.cassette_policy(), console, budget);
         let trials = trials(defs, &choices, Some(&run), settings.runner.is_nextest());
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,

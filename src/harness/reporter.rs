@@ -137,10 +137,21 @@ pub struct Run {
 
 impl Run {
     /// A run of `config`, its cassettes used as `policy` says, reporting to `console`.
+    #[cfg(test)]
     pub fn new(config: Config, policy: Policy, console: Console) -> Arc<Self> {
+        Self::with_budget(config, policy, console, None)
+    }
+
+    /// [`Run::new`], under `budget` when it has one.
+    pub fn with_budget(
+        config: Config,
+        policy: Policy,
+        console: Console,
+        budget: Option<crate::budget::Budget>,
+    ) -> Arc<Self> {
         let reporter = Arc::new(Reporter::new(console));
         Arc::new(Self {
-            engine: Engine::new(config, policy, reporter.clone()),
+            engine: Engine::with_budget(config, policy, reporter.clone(), budget),
             reporter,
         })
     }

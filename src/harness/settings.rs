@@ -80,6 +80,10 @@ pub struct Settings {
     pub accept: bool,
     /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go (else beside their cassettes).
     pub pending_dir: Option<PathBuf>,
+    /// `--budget USD` / `PROMPT_TESTER_BUDGET`: the most the run may spend on provider calls.
+    pub budget: Option<f64>,
+    /// `--estimate` / `PROMPT_TESTER_ESTIMATE`: print what a live run would cost, call nothing.
+    pub estimate: bool,
 }
 
 impl Settings {
@@ -118,6 +122,21 @@ impl Settings {
             commit: env_var("GITHUB_SHA").map(|sha| sha.chars().take(12).collect()),
             accept: flags.accept || switch("PROMPT_TESTER_ACCEPT")?,
             pending_dir: env_var(PENDING_DIR).map(PathBuf::from),
+            budget: match flags.budget {
+                Some(value) => Some(usd(&value).map_err(|problem| {
+                    HarnessError::Flag(format!("--budget {value:?} {problem}"))
+                })?),
+                None => env_var(BUDGET)
+                    .map(|value| {
+                        usd(&value).map_err(|problem| HarnessError::Variable {
+                            name: BUDGET,
+                            value,
+                            problem,
+                        })
+                    })
+                    .transpose()?,
+            },
+            estimate: flags.estimate || switch("PROMPT_TESTER_ESTIMATE")?,
         };
         Ok((settings, rest))
     }
@@ -142,6 +161,19 @@ impl Settings {
 
 /// The variable that sends pending recordings to a folder of their own (a CI artifact).
 pub const PENDING_DIR: &str = "PROMPT_TESTER_PENDING_DIR";
+
+/// The variable of the run's budget.
+pub const BUDGET: &str = "PROMPT_TESTER_BUDGET";
+
+/// A budget in USD: a number of at least 0 (`0.50`, `$0.50`).
+fn usd(value: &str) -> Result<f64, &'static str> {
+    let number = value.trim();
+    let number = number.strip_prefix('$').unwrap_or(number);
+    match number.parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd >= 0.0 => Ok(usd),
+        _ => Err("is not an amount of USD; give a number of at least 0, e.g. 0.50"),
+    }
+}
 
 /// An on/off variable: unset, `0` or `false` is off; `1` or `true` is on; anything else is an error.
 fn switch(name: &'static str) -> Result<bool, HarnessError> {
@@ -199,6 +231,8 @@ struct Flags {
     baseline_alpha: Option<String>,
     fail_on_regression: bool,
     subject: Option<String>,
+    budget: Option<String>,
+    estimate: bool,
 }
 
 impl Flags {
@@ -274,6 +308,15 @@ impl Flags {
                     })?);
                 }
                 "--html" => flags.html = Some(value_of("--html", inline, &mut iter)?.into()),
+                "--estimate" => flags.estimate = true,
+                "--budget" => {
+                    let value = inline
+                        .or_else(|| iter.next())
+                        .filter(|v| !v.starts_with("--"));
+                    flags.budget = Some(value.ok_or_else(|| {
+                        HarnessError::Flag("--budget needs an amount of USD: --budget 0.50".into())
+                    })?);
+                }
                 _ => rest.push(arg),
             }
         }
@@ -302,9 +345,13 @@ mod tests {
             "--subject",
             "fake/m",
             "--claim-cassettes",
+            "--budget=0.5",
+            "--estimate",
         ])
         .unwrap();
         assert!(flags.claim && !flags.prune);
+        assert_eq!(flags.budget.as_deref(), Some("0.5"));
+        assert!(flags.estimate);
         assert_eq!(flags.mode, Some(CassetteMode::Record));
         assert_eq!(flags.junit, Some(PathBuf::from("j.xml")));
         assert_eq!(flags.report, Some(PathBuf::from("r.json")));
@@ -324,5 +371,21 @@ mod tests {
                 .to_string(),
             "--subject needs a model: --subject provider/model"
         );
+        assert_eq!(
+            split(&["prog", "--budget", "--record"])
+                .unwrap_err()
+                .to_string(),
+            "--budget needs an amount of USD: --budget 0.50"
+        );
+    }
+
+    #[test]
+    fn a_budget_is_an_amount_of_usd() {
+        assert_eq!(usd("0.5"), Ok(0.5));
+        assert_eq!(usd(" $2 "), Ok(2.0));
+        assert_eq!(usd("0"), Ok(0.0));
+        for bad in ["", "-1", "NaN", "inf", "ten", "$"] {
+            assert!(usd(bad).is_err(), "{bad}");
+        }
     }
 }

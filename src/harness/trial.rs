@@ -65,9 +65,15 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
     };
     let max_runs = sampling.plan.max_runs();
     let concurrency = wave_limit(&run.engine, case.request.provider());
+    // The test's own budget: every sample of the trial spends against it.
+    let budget = case
+        .request
+        .budget
+        .map(|usd| Arc::new(crate::budget::Budget::for_test(usd, &trial)));
     let scope = |i: u32| {
         Arc::new(RunScope {
             live_only: sampling.live_only,
+            budget: budget.clone(),
             ..RunScope::new(
                 run.engine.clone(),
                 trial,

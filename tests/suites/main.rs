@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 mod assertions;
 #[path = "../common/big_report.rs"]
 mod big_report;
+mod budget;
 mod calibration;
 mod conversation;
 mod conversations;

@@ -84,6 +84,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
     let max_tokens = count(r, Key::MaxTokens);
     let runs = count(r, Key::Runs);
     let temperature = fraction(r, Key::Temperature);
+    let budget = fraction(r, Key::Budget);
     let pass_threshold = fraction(r, Key::PassThreshold);
     let min_score = fraction(r, Key::Threshold);
     let tools = node_of(Key::Tools).and_then(|node| tool_specs(r, node, &path(Key::Tools)));
@@ -147,6 +148,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
                 max_tokens,
                 temperature: temperature.map(|t| t as f32),
                 seed,
+                budget,
             },
             system,
             messages,

@@ -1,0 +1,121 @@
+//! What a call may cost before it is made: its input tokens by a conservative approximation of its
+//! text, its output bounded by `max_tokens`, at the model's prices.
+//!
+//! No tokenizer is shipped (each provider has its own): the input is counted as one token per
+//! [`BYTES_PER_TOKEN`] bytes of its text, rounded up, plus [`MESSAGE_OVERHEAD`] tokens for each message
+//! (the system prompt counts as one), [`REQUEST_OVERHEAD`] for the request, and the tools' JSON schemas
+//! counted as text. BPE tokenizers
+//! average about four bytes a token on English text and three on code, so the count is above what a
+//! provider reports for ordinary prompts; it is what `--budget` holds in reserve for a call and what
+//! `--estimate` shows for a test with no recording.
+
+use crate::completion::{CompletionRequest, ContentBlock};
+use crate::embedding::EmbeddingRequest;
+use crate::pricing::Price;
+
+/// Bytes of text counted as one token.
+pub const BYTES_PER_TOKEN: u64 = 3;
+
+/// Tokens counted for each message besides its text (role markers, separators).
+pub const MESSAGE_OVERHEAD: u64 = 8;
+
+/// Tokens counted once a request (the chat template's framing, the reply's priming).
+pub const REQUEST_OVERHEAD: u64 = 16;
+
+/// `bytes` of text as tokens, rounded up.
+pub fn tokens_of_bytes(bytes: u64) -> u64 {
+    bytes.div_ceil(BYTES_PER_TOKEN)
+}
+
+/// The input tokens of `request`, by the approximation above.
+pub fn input_tokens(request: &CompletionRequest) -> u64 {
+    let mut bytes = 0u64;
+    let mut messages = 0u64;
+    if let Some(system) = &request.system {
+        bytes += system.len() as u64;
+        messages += 1;
+    }
+    for message in &request.messages {
+        messages += 1;
+        for block in &message.content {
+            bytes += match block {
+                ContentBlock::Text { text } => text.len(),
+                ContentBlock::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
+                ContentBlock::ToolResult { name, content, .. } => name.len() + content.len(),
+            } as u64;
+        }
+    }
+    for tool in &request.tools {
+        bytes += (tool.name.len() + tool.description.len()) as u64;
+        bytes += tool.input_schema.to_string().len() as u64;
+    }
+    if let Some(schema) = &request.response_schema {
+        bytes += schema.schema.to_string().len() as u64;
+    }
+    tokens_of_bytes(bytes) + messages * MESSAGE_OVERHEAD + REQUEST_OVERHEAD
+}
+
+/// The input tokens of an embeddings call.
+pub fn embedding_tokens(request: &EmbeddingRequest) -> u64 {
+    tokens_of_bytes(request.input.len() as u64) + MESSAGE_OVERHEAD + REQUEST_OVERHEAD
+}
+
+/// The most a call of `input` tokens and at most `max_output` output tokens costs at `price`: every
+/// input token at the dearest input rate (a cache write costs more than a plain token).
+pub fn worst_cost(price: &Price, input: u64, max_output: u64) -> f64 {
+    let input_rate = [price.cache_read_mtok, price.cache_write_mtok]
+        .into_iter()
+        .flatten()
+        .fold(price.input_mtok, f64::max);
+    (input as f64 * input_rate + max_output as f64 * price.output_mtok) / 1_000_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::completion::{Message, ToolSpec};
+
+    #[test]
+    fn text_is_counted_a_token_per_three_bytes_rounded_up_plus_each_message() {
+        let mut request = CompletionRequest::new("m", "abcd", 10);
+        // 4 bytes: 2 tokens, one message: 8, the request: 16.
+        assert_eq!(input_tokens(&request), 2 + 8 + 16);
+        request.system = Some("xyz".into());
+        assert_eq!(input_tokens(&request), 3 + 16 + 16);
+        request.messages.push(Message::assistant("é"));
+        // "é" is two bytes: 9 bytes in all.
+        assert_eq!(input_tokens(&request), 3 + 24 + 16);
+        request.tools.push(ToolSpec {
+            name: "t".into(),
+            description: "d".into(),
+            input_schema: serde_json::json!({}),
+        });
+        // "t", "d" and "{}": 4 bytes more, 13 in all.
+        assert_eq!(input_tokens(&request), 5 + 24 + 16);
+        assert_eq!(
+            embedding_tokens(&EmbeddingRequest::new("e", "abcdefg")),
+            3 + 8 + 16
+        );
+    }
+
+    #[test]
+    fn the_worst_case_takes_the_dearest_input_rate_and_every_output_token() {
+        let mut price = Price::free();
+        price.input_mtok = 1.0;
+        price.output_mtok = 2.0;
+        assert_eq!(worst_cost(&price, 1_000_000, 500_000), 2.0);
+        price.cache_write_mtok = Some(1.25);
+        price.cache_read_mtok = Some(0.1);
+        assert_eq!(worst_cost(&price, 1_000_000, 0), 1.25);
+    }
+
+    /// The approximation is above what a tokenizer counts on ordinary English: about four bytes a
+    /// token, so three bytes a token overcounts.
+    #[test]
+    fn ordinary_prose_is_overcounted() {
+        let prose = "Summarise the memo below in two sentences for a busy reader.";
+        let words = prose.split_whitespace().count() as u64;
+        // A BPE tokenizer gives about one token per English word and punctuation mark.
+        assert!(tokens_of_bytes(prose.len() as u64) > words + 1);
+    }
+}

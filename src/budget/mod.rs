@@ -1,0 +1,270 @@
+//! Budgets: a limit on what a run (`--budget`, `PROMPT_TESTER_BUDGET`) or one test (its `budget` key)
+//! may spend on provider calls.
+//!
+//! Before each call it makes (never a replay, which costs nothing) the engine reserves the call's worst
+//! case ([`approx`]: the input by a conservative count of its text, the output at `max_tokens`, at the
+//! model's prices); a call whose worst case does not fit in what is left is not made. After the call the
+//! reservation is settled to the call's real cost. A budget's state lives in its [`Ledger`]: in the
+//! process, or under nextest (one process per trial) in one file of the crate's `.prompt-tester/`
+//! folder, keyed by `NEXTEST_RUN_ID` and rewritten under a lock, so the budget holds for the whole run.
+
+pub mod approx;
+mod ledger;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ledger::Ledger;
+pub use ledger::Spend;
+
+/// Whose budget it is: the run's, or one test's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// The run's (`--budget`).
+    Run,
+    /// The test's own `budget` key.
+    Test(String),
+}
+
+/// One budget: its limit and what has been spent and reserved against it.
+#[derive(Debug)]
+pub struct Budget {
+    limit_usd: f64,
+    owner: Owner,
+    ledger: Ledger,
+    /// Calls this process refused for this budget.
+    refused: AtomicU64,
+}
+
+/// Why a call was not made under a budget.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refused {
+    /// Its worst case does not fit in what is left.
+    #[error(
+        "{} of ${limit:.5} reached after ${spent:.5}: the call could cost up to ${worst:.5}, which is more \
+         than is left; {}",
+        owner.what(),
+        owner.raise()
+    )]
+    Reached {
+        /// The budget's owner.
+        owner: Owner,
+        /// The limit, USD.
+        limit: f64,
+        /// Spent and reserved so far, USD.
+        spent: f64,
+        /// The call's worst case, USD.
+        worst: f64,
+    },
+    /// The model has no known price, so its call cannot be held to the budget.
+    #[error(
+        "{model} has no known price, so under a budget its call is refused (its cost could not be held to \
+         the budget); add [prices.\"{bare}\"] to prompt-tester.toml, or `free = true` to a self-hosted \
+         [providers.NAME]",
+        bare = model.split_once('/').map_or(model.as_str(), |(_, m)| m)
+    )]
+    Unpriced {
+        /// `provider/model`.
+        model: String,
+    },
+    /// The run's ledger file cannot be read or written (under nextest): the call is not made, as the
+    /// spend of the run's other processes is unknown.
+    #[error("the budget ledger {}: {problem}; the call is not made", path.display())]
+    Ledger {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        problem: String,
+    },
+}
+
+impl Owner {
+    fn what(&self) -> String {
+        match self {
+            Owner::Run => "budget".to_string(),
+            Owner::Test(test) => format!("test `{test}`'s budget"),
+        }
+    }
+
+    fn raise(&self) -> &'static str {
+        match self {
+            Owner::Run => "raise --budget (or PROMPT_TESTER_BUDGET) to make it",
+            Owner::Test(_) => "raise the test's `budget` to make it",
+        }
+    }
+}
+
+/// A call's worst case, as a budget sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Worst {
+    /// At most this many USD.
+    Usd(f64),
+    /// Unknown: `provider/model` has no price.
+    Unpriced(String),
+}
+
+impl Budget {
+    /// The run's budget of `limit_usd`: kept in this process, or with `shared` (the crate root and the
+    /// nextest run id) in the run's ledger file that every process of the run shares.
+    pub fn for_run(limit_usd: f64, shared: Option<(&std::path::Path, &str)>) -> Self {
+        let ledger = match shared {
+            Some((root, run)) => Ledger::shared(root, run),
+            None => Ledger::local(),
+        };
+        Self {
+            limit_usd,
+            owner: Owner::Run,
+            ledger,
+            refused: AtomicU64::new(0),
+        }
+    }
+
+    /// Test `test`'s own budget of `limit_usd` (its samples all run in one process).
+    pub fn for_test(limit_usd: f64, test: &str) -> Self {
+        Self {
+            limit_usd,
+            owner: Owner::Test(test.to_string()),
+            ledger: Ledger::local(),
+            refused: AtomicU64::new(0),
+        }
+    }
+
+    /// Reserves `worst` for a call, or says why the call may not be made.
+    pub fn reserve(&self, worst: &Worst) -> Result<f64, Refused> {
+        let refuse = |refused: Refused| {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            Err(refused)
+        };
+        let usd = match worst {
+            Worst::Usd(usd) => *usd,
+            Worst::Unpriced(model) => {
+                return refuse(Refused::Unpriced {
+                    model: model.clone(),
+                });
+            }
+        };
+        let limit = self.limit_usd;
+        let held = self.ledger.update(|spend| {
+            let committed = spend.spent + spend.reserved;
+            // A hair of tolerance: a budget of exactly N worst cases allows N calls despite rounding.
+            if committed + usd > limit * (1.0 + 1e-9) {
+                return Err(committed);
+            }
+            spend.reserved += usd;
+            Ok(())
+        });
+        match held {
+            Ok(Ok(())) => Ok(usd),
+            Ok(Err(spent)) => refuse(Refused::Reached {
+                owner: self.owner.clone(),
+                limit,
+                spent,
+                worst: usd,
+            }),
+            Err((path, problem)) => refuse(Refused::Ledger { path, problem }),
+        }
+    }
+
+    /// Settles a reservation of `reserved` to the call's real cost `actual`.
+    pub fn settle(&self, reserved: f64, actual: f64) {
+        // A ledger that cannot be written keeps the reservation: the budget errs on the safe side.
+        let _ = self.ledger.update(|spend| {
+            spend.reserved = (spend.reserved - reserved).max(0.0);
+            spend.spent += actual;
+        });
+    }
+
+    /// What has been spent (and is reserved) so far: by the whole run, for a shared ledger.
+    pub fn spend(&self) -> Spend {
+        self.ledger.read()
+    }
+
+    /// How many calls this process refused for this budget.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// The summary's line: what was spent against the budget, and the calls it refused.
+    pub fn summary_line(&self) -> String {
+        let spend = self.spend();
+        let refused = match self.refused() {
+            0 => String::new(),
+            1 => "; 1 call was not made for it".to_string(),
+            n => format!("; {n} calls were not made for it"),
+        };
+        format!(
+            "budget ${:.5}: spent ${:.5}{}{refused}\n",
+            self.limit_usd,
+            spend.spent,
+            match &self.ledger {
+                Ledger::Shared { .. } => " (the whole nextest run)",
+                Ledger::Local(_) => "",
+            }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_of_n_worst_cases_allows_n_calls_and_refuses_the_next() {
+        let budget = Budget::for_run(0.3, None);
+        let worst = Worst::Usd(0.1);
+        for _ in 0..3 {
+            let held = budget.reserve(&worst).unwrap();
+            budget.settle(held, 0.1);
+        }
+        let refused = budget.reserve(&worst).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "budget of $0.30000 reached after $0.30000: the call could cost up to $0.10000, which is more \
+             than is left; raise --budget (or PROMPT_TESTER_BUDGET) to make it"
+        );
+        assert_eq!(budget.refused(), 1);
+        assert!((budget.spend().spent - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reservations_in_flight_count_and_settle_to_the_real_cost() {
+        let budget = Budget::for_test(0.25, "t");
+        let a = budget.reserve(&Worst::Usd(0.1)).unwrap();
+        let _b = budget.reserve(&Worst::Usd(0.1)).unwrap();
+        // Two in flight: a third worst case does not fit.
+        let refused = budget.reserve(&Worst::Usd(0.1)).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("test `t`'s budget of $0.25000 reached after $0.20000")
+        );
+        budget.settle(a, 0.01);
+        budget.reserve(&Worst::Usd(0.1)).unwrap();
+        let unpriced = budget
+            .reserve(&Worst::Unpriced("fake/mystery".into()))
+            .unwrap_err();
+        assert!(
+            unpriced.to_string().starts_with(
+                "fake/mystery has no known price, so under a budget its call is refused"
+            )
+        );
+        assert!(unpriced.to_string().contains("[prices.\"mystery\"]"));
+    }
+
+    #[test]
+    fn a_shared_ledger_is_one_budget_for_every_process_of_a_run() {
+        let dir = crate::test_support::Scratch::new("budget-ledger");
+        let first = Budget::for_run(0.2, Some((dir.path(), "run-1")));
+        let second = Budget::for_run(0.2, Some((dir.path(), "run-1")));
+        let held = first.reserve(&Worst::Usd(0.1)).unwrap();
+        first.settle(held, 0.1);
+        let held = second.reserve(&Worst::Usd(0.1)).unwrap();
+        second.settle(held, 0.1);
+        assert!(first.reserve(&Worst::Usd(0.1)).is_err());
+        assert!((second.spend().spent - 0.2).abs() < 1e-12);
+        // Another nextest run starts from nothing.
+        let next = Budget::for_run(0.2, Some((dir.path(), "run-2")));
+        assert_eq!(next.spend().spent, 0.0);
+        next.reserve(&Worst::Usd(0.1)).unwrap();
+    }
+}

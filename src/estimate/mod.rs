@@ -1,0 +1,463 @@
+//! `--estimate`: what a live or re-recording run of the selected trials would cost and how many calls
+//! it would make, computed without a call. Pure: from each trial's plan and request and the calls its
+//! samples recorded (`harness::estimate` gathers them and prints [`render`]).
+//!
+//! A sample with recordings costs what its recorded calls cost at today's prices: every call it
+//! recorded (the subject's, agent turns, judge calls, embeddings, follow-ups), so the figure stays
+//! right whatever a sample is made of. A sample the plan may take beyond those recorded costs the mean
+//! of the recorded ones. A trial with no recording is approximated from its rendered request
+//! ([`crate::budget::approx`]: an upper bound); what cannot be known before the run (the judge calls a
+//! test body makes, an agent's turns, a `run_fn`'s calls) is named unknown, never guessed.
+
+mod render;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::budget::approx;
+use crate::cassette::{Entry, Exchange};
+use crate::completion::CompletionRequest;
+use crate::config::Config;
+use crate::plan::SamplePlan;
+use crate::role::CallRole;
+
+pub use render::render;
+
+/// How a trial's subject is answered, as far as the estimate cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// One call of the rendered request.
+    Call,
+    /// An agent loop: at least one call, the turns unknown.
+    Agent,
+    /// A custom executor (`run_fn`): its calls are its own.
+    Custom,
+    /// No subject call (a calibration set's given answers).
+    Given,
+}
+
+/// One trial to estimate.
+#[derive(Debug)]
+pub struct Trial<'a> {
+    /// The trial name.
+    pub name: String,
+    /// Its plan (one sample for a numbered run).
+    pub plan: SamplePlan,
+    /// Its first sample's index (a numbered run's own).
+    pub first_run: u32,
+    /// The subject's provider and its first request, when known.
+    pub request: Option<(String, CompletionRequest)>,
+    /// How the subject is answered.
+    pub subject: Subject,
+    /// A Rust body judges its samples: the calls it makes are unknown.
+    pub body: bool,
+    /// The other calls its checks are known to make (judge, embeddings).
+    pub other_calls: Vec<CallRole>,
+    /// Each sample's recorded calls, by its index.
+    pub recorded: BTreeMap<u32, Vec<&'a Entry>>,
+}
+
+/// Where a figure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// No call of the kind.
+    None,
+    /// The recordings, at today's prices.
+    Recorded,
+    /// The rendered request, by the approximation: an upper bound.
+    Approximated,
+    /// Not known before the run.
+    Unknown,
+}
+
+/// Calls and cost of one kind of call.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Figure {
+    /// Calls expected (at the pass rate the plan assumes).
+    pub calls: f64,
+    /// Calls at most (every sample the plan may take).
+    pub max_calls: f64,
+    /// Cost expected, USD, of the priced calls.
+    pub cost_usd: f64,
+    /// Cost at most, USD, of the priced calls.
+    pub max_cost_usd: f64,
+    /// Expected calls of models without a price (their cost not counted).
+    pub unpriced_calls: f64,
+    /// Where it comes from.
+    pub basis: Basis,
+}
+
+impl Default for Figure {
+    fn default() -> Self {
+        Self {
+            calls: 0.0,
+            max_calls: 0.0,
+            cost_usd: 0.0,
+            max_cost_usd: 0.0,
+            unpriced_calls: 0.0,
+            basis: Basis::None,
+        }
+    }
+}
+
+impl Figure {
+    fn add(&mut self, other: &Figure) {
+        self.calls += other.calls;
+        self.max_calls += other.max_calls;
+        self.cost_usd += other.cost_usd;
+        self.max_cost_usd += other.max_cost_usd;
+        self.unpriced_calls += other.unpriced_calls;
+        self.basis = match (self.basis, other.basis) {
+            (Basis::None, b) | (b, Basis::None) => b,
+            (Basis::Unknown, _) | (_, Basis::Unknown) => Basis::Unknown,
+            (Basis::Approximated, _) | (_, Basis::Approximated) => Basis::Approximated,
+            _ => Basis::Recorded,
+        };
+    }
+}
+
+/// The estimate of one trial.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrialEstimate {
+    /// The trial name.
+    pub trial: String,
+    /// Samples expected at the pass rate the plan assumes.
+    pub samples: f64,
+    /// Samples at most.
+    pub max_samples: u32,
+    /// The subject's calls (agent turns included).
+    pub subject: Figure,
+    /// The judge's calls.
+    pub judge: Figure,
+    /// Embeddings calls.
+    pub embedding: Figure,
+    /// What is not known before the run, named.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
+    /// `provider/model` of calls without a price.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub unpriced: BTreeSet<String>,
+}
+
+impl TrialEstimate {
+    /// Subject, judge and embeddings together.
+    pub fn total(&self) -> Figure {
+        let mut all = self.subject;
+        all.add(&self.judge);
+        all.add(&self.embedding);
+        all
+    }
+}
+
+/// The estimate of a run: each trial's, and their sum.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Each trial, in the run's order.
+    pub trials: Vec<TrialEstimate>,
+    /// The subject's calls of every trial.
+    pub subject: Figure,
+    /// The judge's.
+    pub judge: Figure,
+    /// Embeddings.
+    pub embedding: Figure,
+    /// Every unpriced `provider/model`.
+    pub unpriced: BTreeSet<String>,
+}
+
+impl Estimate {
+    /// Subject, judge and embeddings together.
+    pub fn total(&self) -> Figure {
+        let mut all = self.subject;
+        all.add(&self.judge);
+        all.add(&self.embedding);
+        all
+    }
+}
+
+/// The estimate of `trials` at `config`'s prices.
+pub fn estimate(config: &Config, trials: &[Trial<'_>]) -> Estimate {
+    let mut out = Estimate {
+        trials: Vec::with_capacity(trials.len()),
+        subject: Figure::default(),
+        judge: Figure::default(),
+        embedding: Figure::default(),
+        unpriced: BTreeSet::new(),
+    };
+    for trial in trials {
+        let one = of_trial(config, trial);
+        out.subject.add(&one.subject);
+        out.judge.add(&one.judge);
+        out.embedding.add(&one.embedding);
+        out.unpriced.extend(one.unpriced.iter().cloned());
+        out.trials.push(one);
+    }
+    out
+}
+
+/// One sample's calls of one kind: how many, their priced cost, how many lack a price.
+#[derive(Debug, Clone, Copy, Default)]
+struct Calls {
+    calls: f64,
+    usd: f64,
+    unpriced: f64,
+}
+
+impl Calls {
+    fn plus(self, other: Calls) -> Calls {
+        Calls {
+            calls: self.calls + other.calls,
+            usd: self.usd + other.usd,
+            unpriced: self.unpriced + other.unpriced,
+        }
+    }
+
+    fn times(self, n: f64) -> Calls {
+        Calls {
+            calls: self.calls * n,
+            usd: self.usd * n,
+            unpriced: self.unpriced * n,
+        }
+    }
+}
+
+const ROLES: [CallRole; 3] = [CallRole::Subject, CallRole::Judge, CallRole::Embedding];
+
+/// The samples `plan` takes on average when each passes with probability `p`, in the waves
+/// [`crate::outcome::next_wave`] launches (as many at once as may be in flight): exact, from the chance
+/// of every count of passes and failures after each wave. What `--estimate` expects of a plan at the
+/// pass rate it assumes ([`SamplePlan::pass_threshold`]).
+pub fn expected_samples(plan: &SamplePlan, p: f64) -> f64 {
+    use crate::outcome::{SampleOutcome, next_wave};
+    let (pass, fail) = (SampleOutcome::Passed, SampleOutcome::Failed(String::new()));
+    // The chance of each (passes, failures) before a wave, the plan still undecided.
+    let mut states: BTreeMap<(u32, u32), f64> = [((0, 0), 1.0)].into();
+    let mut expected = 0.0;
+    while !states.is_empty() {
+        let mut next: BTreeMap<(u32, u32), f64> = BTreeMap::new();
+        for ((passed, failed), chance) in states {
+            let taken: Vec<&SampleOutcome> = std::iter::repeat_n(&pass, passed as usize)
+                .chain(std::iter::repeat_n(&fail, failed as usize))
+                .collect();
+            let wave = next_wave(plan, &taken, u32::MAX);
+            // Counts too unlikely to move the figure are dropped: the states stay few.
+            if wave == 0 || chance < 1e-12 {
+                continue;
+            }
+            expected += chance * f64::from(wave);
+            // Binomial(wave, p): the chance of each count of passes in the wave.
+            let mut of_k = (1.0 - p).powi(wave as i32);
+            for k in 0..=wave {
+                if k > 0 {
+                    of_k *= f64::from(wave - k + 1) / f64::from(k) * p / (1.0 - p);
+                }
+                let at = (passed + k, failed + wave - k);
+                let share = if p >= 1.0 {
+                    f64::from(u8::from(k == wave))
+                } else {
+                    of_k
+                };
+                if share > 0.0 {
+                    *next.entry(at).or_insert(0.0) += chance * share;
+                }
+            }
+        }
+        states = next;
+    }
+    expected
+}
+
+fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
+    let max = trial.plan.max_runs();
+    let expected = expected_samples(&trial.plan, trial.plan.pass_threshold());
+    let runs: Vec<u32> = (trial.first_run..trial.first_run + max).collect();
+    let mut unpriced = BTreeSet::new();
+    let mut unknown = Vec::new();
+    // Each recorded sample the plan may take, by role.
+    let recorded: Vec<[Calls; 3]> = runs
+        .iter()
+        .filter_map(|run| trial.recorded.get(run))
+        .map(|entries| {
+            ROLES.map(|role| {
+                entries
+                    .iter()
+                    .filter(|e| e.role == role)
+                    .map(|e| priced(config, e, &mut unpriced))
+                    .fold(Calls::default(), Calls::plus)
+            })
+        })
+        .collect();
+    let figures = if recorded.is_empty() {
+        approximated(config, trial, &mut unpriced, &mut unknown)
+    } else {
+        if recorded.len() < runs.len() {
+            unknown.push(format!(
+                "{} of {} samples recorded: the others are taken to cost their mean",
+                recorded.len(),
+                runs.len()
+            ));
+        }
+        let n = recorded.len() as f64;
+        ROLES.map(|role| {
+            let i = role_index(role);
+            let sum = recorded
+                .iter()
+                .map(|r| r[i])
+                .fold(Calls::default(), Calls::plus);
+            let mean = sum.times(1.0 / n);
+            let missing = (runs.len() - recorded.len()) as f64;
+            let max_calls = sum.plus(mean.times(missing));
+            // A fixed plan takes each sample: the recorded ones as they are, to the digit.
+            let expected_calls = if expected == f64::from(max) {
+                max_calls
+            } else {
+                mean.times(expected)
+            };
+            Figure {
+                calls: expected_calls.calls,
+                max_calls: max_calls.calls,
+                cost_usd: expected_calls.usd,
+                max_cost_usd: max_calls.usd,
+                unpriced_calls: expected_calls.unpriced,
+                basis: if max_calls.calls == 0.0 {
+                    Basis::None
+                } else {
+                    Basis::Recorded
+                },
+            }
+        })
+    };
+    if trial.body {
+        unknown.push(
+            "the calls its test body makes (judge, embeddings, follow-ups) beyond those recorded"
+                .to_string(),
+        );
+    }
+    let [subject, judge, embedding] = figures;
+    TrialEstimate {
+        trial: trial.name.clone(),
+        samples: expected,
+        max_samples: max,
+        subject,
+        judge,
+        embedding,
+        unknown,
+        unpriced,
+    }
+}
+
+fn role_index(role: CallRole) -> usize {
+    match role {
+        CallRole::Subject => 0,
+        CallRole::Judge => 1,
+        CallRole::Embedding => 2,
+    }
+}
+
+/// A recorded call at today's prices; an unpriced model is named in `unpriced`.
+fn priced(config: &Config, entry: &Entry, unpriced: &mut BTreeSet<String>) -> Calls {
+    let usd = match &entry.call {
+        Exchange::Completion { response, .. } => {
+            config.cost_of(&entry.provider, &entry.model, response)
+        }
+        Exchange::Embedding { response, .. } => {
+            let tokens = response.input_tokens;
+            let price = config.price_of(&entry.provider, &entry.model, tokens.unwrap_or(0));
+            crate::pricing::embedding_cost(price.as_ref(), tokens)
+        }
+    };
+    match usd {
+        Some(usd) => Calls {
+            calls: 1.0,
+            usd,
+            unpriced: 0.0,
+        },
+        None => {
+            unpriced.insert(format!("{}/{}", entry.provider, entry.model));
+            Calls {
+                calls: 1.0,
+                usd: 0.0,
+                unpriced: 1.0,
+            }
+        }
+    }
+}
+
+/// The figures of a trial with no recording: the subject's call from its rendered request, an upper
+/// bound; the other calls named unknown.
+fn approximated(
+    config: &Config,
+    trial: &Trial<'_>,
+    unpriced: &mut BTreeSet<String>,
+    unknown: &mut Vec<String>,
+) -> [Figure; 3] {
+    let expected = expected_samples(&trial.plan, trial.plan.pass_threshold());
+    let max = f64::from(trial.plan.max_runs());
+    let mut subject = Figure::default();
+    match (trial.subject, &trial.request) {
+        (Subject::Given, _) => {}
+        (Subject::Custom, _) => {
+            subject.basis = Basis::Unknown;
+            unknown.push("the calls its run_fn makes".to_string());
+        }
+        (_, None) => {
+            subject.basis = Basis::Unknown;
+            unknown.push("the subject: its provider or model is not set".to_string());
+        }
+        (kind, Some((provider, request))) => {
+            let input = approx::input_tokens(request);
+            let worst = config
+                .price_of(provider, &request.model, input)
+                .map(|p| approx::worst_cost(&p, input, u64::from(request.max_tokens)));
+            if worst.is_none() {
+                unpriced.insert(format!("{provider}/{}", request.model));
+            }
+            subject = Figure {
+                calls: expected,
+                max_calls: max,
+                cost_usd: worst.unwrap_or(0.0) * expected,
+                max_cost_usd: worst.unwrap_or(0.0) * max,
+                unpriced_calls: if worst.is_none() { expected } else { 0.0 },
+                basis: Basis::Approximated,
+            };
+            if kind == Subject::Agent {
+                subject.basis = Basis::Unknown;
+                unknown.push(
+                    "an agent loop's turns after the first (each a call of a longer conversation)"
+                        .to_string(),
+                );
+            }
+        }
+    }
+    let other = |role: CallRole, what: &str, unknown: &mut Vec<String>| {
+        if trial.other_calls.contains(&role) {
+            unknown.push(format!(
+                "{what}: their prompts hold the answer, unknown before the run"
+            ));
+            Figure {
+                basis: Basis::Unknown,
+                ..Figure::default()
+            }
+        } else {
+            Figure::default()
+        }
+    };
+    let judge = other(CallRole::Judge, "the judge's calls", unknown);
+    let embedding = other(CallRole::Embedding, "the embeddings calls", unknown);
+    if trial.body {
+        // The body's own calls are named by the caller; these are not known either.
+        return [
+            subject,
+            Figure {
+                basis: Basis::Unknown,
+                ..judge
+            },
+            embedding,
+        ];
+    }
+    [subject, judge, embedding]
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,168 @@
+use super::*;
+use crate::completion::CompletionResult;
+use crate::plan::Threshold;
+use crate::pricing::Price;
+
+fn config() -> Config {
+    let mut config = Config::defaults(std::path::Path::new("."));
+    let mut price = Price::free();
+    price.input_mtok = 1.0;
+    price.output_mtok = 2.0;
+    config.prices.insert("m".into(), price);
+    config
+}
+
+fn entry(run: u32, role: CallRole, model: &str, tokens: (u64, u64)) -> Entry {
+    Entry {
+        key: format!("{run}-{role:?}"),
+        test: "t".into(),
+        target: None,
+        run,
+        role,
+        provider: "anthropic".into(),
+        model: model.into(),
+        call: Exchange::Completion {
+            request: CompletionRequest::new(model, "p", 10),
+            response: CompletionResult::new("a", tokens.0, tokens.1),
+        },
+        latency_ms: 1,
+        recorded_at: String::new(),
+    }
+}
+
+fn fixed(runs: u32) -> SamplePlan {
+    SamplePlan::All(Threshold {
+        runs,
+        pass_threshold: 1.0,
+    })
+}
+
+fn trial<'a>(plan: SamplePlan, recorded: BTreeMap<u32, Vec<&'a Entry>>) -> Trial<'a> {
+    Trial {
+        name: "t".into(),
+        plan,
+        first_run: 1,
+        request: Some((
+            "anthropic".into(),
+            CompletionRequest::new("m", "abcdef", 100),
+        )),
+        subject: Subject::Call,
+        body: false,
+        other_calls: Vec::new(),
+        recorded,
+    }
+}
+
+#[test]
+fn recorded_samples_cost_their_calls_at_today_s_prices() {
+    let entries = [
+        entry(1, CallRole::Subject, "m", (1000, 500)),
+        entry(1, CallRole::Judge, "m", (2000, 10)),
+        entry(2, CallRole::Subject, "m", (1000, 700)),
+        // A second call of sample 2 (an agent turn, a scripted turn, a follow-up): counted as well.
+        entry(2, CallRole::Subject, "m", (3000, 100)),
+    ];
+    let recorded = BTreeMap::from([
+        (1, vec![&entries[0], &entries[1]]),
+        (2, vec![&entries[2], &entries[3]]),
+    ]);
+    let e = estimate(&config(), &[trial(fixed(2), recorded)]);
+    let t = &e.trials[0];
+    assert_eq!((t.subject.calls, t.judge.calls), (3.0, 1.0));
+    assert_eq!(t.subject.basis, Basis::Recorded);
+    let subject = (2000.0 + 1000.0 + 1400.0 + 3000.0 + 200.0) / 1e6;
+    assert!((t.subject.cost_usd - subject).abs() < 1e-15);
+    assert!((t.judge.cost_usd - 2020.0 / 1e6).abs() < 1e-15);
+    let text = render(&e);
+    assert!(
+        text.ends_with(&format!(
+            "estimate: 4 model calls; total cost ${:.5}\n",
+            subject + 2020.0 / 1e6
+        )),
+        "{text}"
+    );
+    assert!(text.contains("recorded"), "{text}");
+}
+
+#[test]
+fn an_adaptive_plan_expects_its_mean_samples_and_bounds_by_its_maximum() {
+    let entries = [entry(1, CallRole::Subject, "m", (1000, 0))];
+    let recorded = BTreeMap::from([(1, vec![&entries[0]])]);
+    let sprt = crate::stats::sprt::Sprt::new(0.8, 0.05, 0.95, 40).unwrap();
+    let plan = SamplePlan::Adaptive(sprt);
+    let e = estimate(&config(), &[trial(plan, recorded)]);
+    let t = &e.trials[0];
+    let mean = expected_samples(&plan, 0.8);
+    assert_eq!(t.max_samples, 40);
+    assert!((t.samples - mean).abs() < 1e-12);
+    assert!((t.subject.cost_usd - mean * 1e-3).abs() < 1e-12);
+    assert!((t.subject.max_cost_usd - 40.0 * 1e-3).abs() < 1e-12);
+    assert!(t.unknown[0].starts_with("1 of 40 samples recorded"));
+    let text = render(&e);
+    assert!(text.contains("(max 40)"), "{text}");
+    assert!(text.contains("at most (every sample the plans may take): 40 model calls"));
+}
+
+#[test]
+fn an_unrecorded_trial_is_approximated_from_its_request_as_an_upper_bound() {
+    let e = estimate(&config(), &[trial(fixed(3), BTreeMap::new())]);
+    let t = &e.trials[0];
+    // "abcdef": 2 tokens, one message (8) and the request (16); 100 output tokens at most.
+    let worst = (26.0 * 1.0 + 100.0 * 2.0) / 1e6;
+    assert_eq!(t.subject.basis, Basis::Approximated);
+    assert_eq!(t.subject.calls, 3.0);
+    assert!((t.subject.cost_usd - 3.0 * worst).abs() < 1e-15);
+    let text = render(&e);
+    assert!(text.contains("≤$0.00068"), "{text}");
+    assert!(
+        text.contains("approximated figures are upper bounds"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
+    let entries = [entry(1, CallRole::Subject, "mystery", (1000, 0))];
+    let recorded = BTreeMap::from([(1, vec![&entries[0]])]);
+    let mut body = trial(fixed(1), BTreeMap::new());
+    body.name = "body".into();
+    body.body = true;
+    body.request = Some(("anthropic".into(), CompletionRequest::new("m", "p", 5)));
+    let mut judged = trial(fixed(1), BTreeMap::new());
+    judged.name = "judged".into();
+    judged.other_calls = vec![CallRole::Judge];
+    let e = estimate(&config(), &[trial(fixed(1), recorded), body, judged]);
+    assert_eq!(e.unpriced.iter().collect::<Vec<_>>(), ["anthropic/mystery"]);
+    assert_eq!(e.trials[0].subject.unpriced_calls, 1.0);
+    assert_eq!(e.trials[1].judge.basis, Basis::Unknown);
+    let text = render(&e);
+    for part in [
+        "unpriced models (cost unknown, not counted",
+        "anthropic/mystery",
+        "body: the calls its test body makes",
+        "judged: the judge's calls: their prompts hold the answer",
+        "+ unpriced calls\n",
+    ] {
+        assert!(text.contains(part), "{part:?} not in\n{text}");
+    }
+}
+
+#[test]
+fn expected_samples_follow_the_plan_s_waves() {
+    let threshold = Threshold {
+        runs: 5,
+        pass_threshold: 0.8,
+    };
+    assert_eq!(expected_samples(&SamplePlan::All(threshold), 0.5), 5.0);
+    // Early stop launches the four it needs at once, and a fifth when exactly one of them failed
+    // (4 x 0.8^3 x 0.2 = 0.4096).
+    let early = SamplePlan::EarlyStop(threshold);
+    assert_eq!(expected_samples(&early, 1.0), 4.0);
+    assert!((expected_samples(&early, 0.8) - 4.4096).abs() < 1e-9);
+    let sprt = crate::stats::sprt::Sprt::new(0.8, 0.05, 0.95, 40).unwrap();
+    let adaptive = SamplePlan::Adaptive(sprt);
+    // Every sample passes: the 24 passes in a row that decide it.
+    assert!((expected_samples(&adaptive, 1.0) - 24.0).abs() < 1e-9);
+    let at_rate = expected_samples(&adaptive, 0.8);
+    assert!(at_rate > 6.0 && at_rate < 40.0, "{at_rate}");
+}

@@ -1,0 +1,185 @@
+//! `--estimate`: the trials the command line selects, as it selects those that run, given to
+//! [`crate::estimate`] with each sample's recorded calls; the estimate printed, and written as the
+//! JSON report when one is asked for. Nothing is called.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use super::catalog::{TrialDef, TrialKind};
+use super::select::{Choice, Fate};
+use crate::case::{Executor, Plan};
+use crate::cassette::{CassetteStore, Entry};
+use crate::config::Config;
+use crate::estimate::{self, Estimate, Subject, Trial};
+use crate::plan::SamplePlan;
+
+/// The recordings of one cassette, found by sample and by key.
+#[derive(Default)]
+struct Recordings {
+    entries: Vec<Entry>,
+    /// (trial, run) to the indices of its entries.
+    by_sample: HashMap<(String, u32), Vec<usize>>,
+    /// A key to its entry's index.
+    by_key: HashMap<String, usize>,
+}
+
+impl Recordings {
+    fn new(entries: Vec<Entry>) -> Self {
+        let mut by_sample: HashMap<(String, u32), Vec<usize>> = HashMap::new();
+        let mut by_key = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            by_sample
+                .entry((e.test.clone(), e.run))
+                .or_default()
+                .push(i);
+            by_key.entry(e.key.clone()).or_insert(i);
+        }
+        Self {
+            entries,
+            by_sample,
+            by_key,
+        }
+    }
+
+    /// Sample `run` of `trial`'s recorded calls: those it recorded (as the trial, or as its numbered
+    /// run), else its subject's first call found by its key (`subject_key`).
+    fn sample(&self, trial: &str, run: u32, subject_key: Option<&str>) -> Vec<&Entry> {
+        let numbered = crate::trial_name::TrialName::row(trial)
+            .numbered(run)
+            .to_string();
+        let mut found: Vec<usize> = [trial.to_string(), numbered]
+            .into_iter()
+            .filter_map(|test| self.by_sample.get(&(test, run)))
+            .flatten()
+            .copied()
+            .collect();
+        // Recorded under another name (a renamed trial, a hand-made cassette): its subject's call alone,
+        // as the other calls of that sample cannot be told from its neighbours'.
+        if found.is_empty()
+            && let Some(&i) = subject_key.and_then(|k| self.by_key.get(k))
+        {
+            found.push(i);
+        }
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(|i| &self.entries[i]).collect()
+    }
+}
+
+/// The plans of the trials that would run, built as the run builds them; a broken or skipped trial is
+/// left out (it makes no call). A gate is the rows it counts, each once however many gates count it
+/// (the gates of a run share their rows).
+pub fn plans(defs: Vec<TrialDef>, choices: &[Choice]) -> Vec<Plan> {
+    let mut plans = Vec::new();
+    let mut rows_seen = std::collections::BTreeSet::new();
+    for (def, choice) in defs.into_iter().zip(choices) {
+        if choice.fate != Fate::Runs {
+            continue;
+        }
+        let mut kind = def.kind;
+        loop {
+            match kind {
+                TrialKind::Lazy(decide) => kind = decide(),
+                TrialKind::Plan(build) => break plans.push(build()),
+                TrialKind::Skip(_) | TrialKind::Broken(_) => break,
+                TrialKind::Gate(gate) => {
+                    let rows = gate.shared.rows();
+                    for i in gate.counted().0 {
+                        let trial = &rows.rows[i].trial;
+                        // A row that cannot be built errors when it runs: it makes no call.
+                        if rows_seen.insert(trial.clone())
+                            && let Ok(case) = rows.case(i)
+                        {
+                            plans.push(Plan {
+                                trial: trial.clone(),
+                                only_run: None,
+                                case,
+                            });
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    plans
+}
+
+/// The estimate of `plans` from the cassettes in `config`'s cassette folder.
+pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
+    let store = CassetteStore::new(&config.cassette_dir);
+    let mut cassettes: BTreeMap<&str, Recordings> = BTreeMap::new();
+    for plan in plans {
+        let name = plan.case.cassette.as_str();
+        cassettes.entry(name).or_insert_with(|| {
+            // A cassette that cannot be read is estimated as unrecorded: the run reports the file.
+            Recordings::new(
+                crate::cassette::read_entries(&store.path_for(name)).unwrap_or_default(),
+            )
+        });
+    }
+    let trials: Vec<Trial<'_>> = plans
+        .iter()
+        .map(|plan| {
+            let case = &plan.case;
+            let rule = match plan.only_run {
+                Some(_) => SamplePlan::ONE,
+                None => case.sampling.plan,
+            };
+            let first_run = plan.only_run.unwrap_or(1);
+            let subject = case.request.subject.as_ref().ok();
+            let recordings = &cassettes[case.cassette.as_str()];
+            let recorded = (first_run..first_run + rule.max_runs())
+                .filter_map(|run| {
+                    let key = subject.map(|s| {
+                        crate::cassette::entry_key(
+                            &s.provider,
+                            &case.subject_request(&s.model, run),
+                            run,
+                        )
+                    });
+                    let found = recordings.sample(&plan.trial, run, key.as_deref());
+                    (!found.is_empty()).then_some((run, found))
+                })
+                .collect();
+            Trial {
+                name: plan.trial.clone(),
+                plan: rule,
+                first_run,
+                request: subject.map(|s| {
+                    (
+                        s.provider.clone(),
+                        case.subject_request(&s.model, first_run),
+                    )
+                }),
+                subject: match case.executor {
+                    Executor::Call => Subject::Call,
+                    Executor::Agent(_) => Subject::Agent,
+                    Executor::Custom(_) => Subject::Custom,
+                    Executor::Given(_) => Subject::Given,
+                },
+                body: case.has_body(),
+                other_calls: case.other_calls.clone(),
+                recorded,
+            }
+        })
+        .collect();
+    estimate::estimate(config, &trials)
+}
+
+/// Prints `estimate`, and writes it as the JSON report at `report` when one is asked for.
+pub fn finish(estimate: &Estimate, report: Option<&Path>) -> super::finish::Exit {
+    eprint!("{}", estimate::render(estimate));
+    if let Some(path) = report {
+        let json = serde_json::json!({ "estimate": estimate });
+        let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        if let Err(e) = super::files::write_atomically(path, text.as_bytes()) {
+            eprintln!(
+                "error: cannot write the JSON report {}: {e}",
+                path.display()
+            );
+            return super::finish::Exit::Failed;
+        }
+    }
+    super::finish::Exit::Passed
+}
