@@ -128,6 +128,8 @@ pub struct Engine {
     replacements: Replacements,
     /// Who hears of each call (the run's reporter).
     observer: Arc<dyn CallObserver>,
+    /// The commands messages name, for this run's test target.
+    pub commands: crate::commands::Commands,
 }
 
 /// One call, as the engine tells the run about it.
@@ -234,7 +236,9 @@ impl Engine {
         let http = crate::provider::http_client(config.concurrency.max(16));
         Arc::new(Self {
             cassettes: CassetteStore::new(&config.cassette_dir)
-                .with_pending_dir(policy.pending_dir),
+                .with_pending_dir(policy.pending_dir)
+                .with_commands(policy.commands.clone()),
+            commands: policy.commands,
             config,
             mode: policy.mode,
             runtime,
@@ -519,6 +523,7 @@ impl Engine {
             |c| c.path().to_path_buf(),
         );
         CallSite {
+            commands: self.commands.clone(),
             filter: &scope.filter,
             cassette: display_path(&path, &self.config.root),
             cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),

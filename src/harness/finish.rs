@@ -68,11 +68,15 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     let calibration::AfterRun {
         report: calibrated,
         errors: unwritten_results,
-    } = calibration::after_run(&engine.config, &run.reporter.observations());
+    } = calibration::after_run(
+        &engine.config,
+        &run.reporter.observations(),
+        &settings.commands,
+    );
     for warning in run.reporter.warnings() {
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
-    summary::print(&records, before.started.elapsed());
+    summary::print(&records, before.started.elapsed(), &settings.commands);
     // What comes from files and providers (names, paths) is printed escaped, as the summary is.
     let say = |text: &str| eprint!("{}", crate::redact::for_terminal(text));
     if let Some(report) = &calibrated {

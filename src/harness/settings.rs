@@ -10,6 +10,7 @@ use super::baseline;
 use super::error::HarnessError;
 use crate::cassette::decision::Replacements;
 use crate::cassette::{CassetteMode, Policy};
+use crate::commands::Commands;
 use crate::config::env_var;
 use crate::model::Subject;
 
@@ -80,6 +81,8 @@ pub struct Settings {
     pub accept: bool,
     /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go (else beside their cassettes).
     pub pending_dir: Option<PathBuf>,
+    /// The commands messages name, for the test target this binary is (its file name says which).
+    pub commands: Commands,
 }
 
 impl Settings {
@@ -103,13 +106,14 @@ impl Settings {
             .as_deref()
             .map(|value| value.parse().map_err(HarnessError::Subject))
             .transpose()?;
+        let commands = Commands::new(crate::cassette::this_target().as_deref());
         let settings = Self {
             mode,
             reports,
             prune: flags.prune,
             claim: flags.claim,
             baseline: flags
-                .baseline_settings()
+                .baseline_settings(&commands)
                 .map_err(HarnessError::BaselineFlags)?,
             subject,
             test_threads: test_threads()?,
@@ -118,6 +122,7 @@ impl Settings {
             commit: env_var("GITHUB_SHA").map(|sha| sha.chars().take(12).collect()),
             accept: flags.accept || switch("PROMPT_TESTER_ACCEPT")?,
             pending_dir: env_var(PENDING_DIR).map(PathBuf::from),
+            commands,
         };
         Ok((settings, rest))
     }
@@ -136,6 +141,7 @@ impl Settings {
             ci: self.ci,
             replacements,
             pending_dir: self.pending_dir.clone(),
+            commands: self.commands.clone(),
         }
     }
 }
@@ -203,7 +209,7 @@ struct Flags {
 
 impl Flags {
     /// `--baseline`, `--baseline-alpha` and `--fail-on-regression`, each flag over its variable.
-    fn baseline_settings(&self) -> Result<Option<baseline::Settings>, String> {
+    fn baseline_settings(&self, commands: &Commands) -> Result<Option<baseline::Settings>, String> {
         let pick = |flag: &'static str, value: Option<String>, var: &'static str| {
             value
                 .map(|v| (flag, v))
@@ -226,6 +232,7 @@ impl Flags {
                 fail,
                 "PROMPT_TESTER_FAIL_ON_REGRESSION",
             ),
+            commands,
         )
     }
 
