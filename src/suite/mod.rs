@@ -455,6 +455,7 @@ fn resolve(
         written.call.provider = Some(subject.provider.clone());
         written.call.model = Some(subject.model.clone());
     }
+    let at = format!("case `{name}` ({})", suite.info.file);
     let request = RequestTemplate::resolve(config, written, rendered.text, vars, |missing| {
         let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
         format!(
@@ -463,7 +464,8 @@ fn resolve(
             suite.info.file,
             crate::config::CONFIG_FILE
         )
-    });
+    })
+    .calling_a_known_provider(config, &at);
     let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));
