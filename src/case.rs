@@ -167,8 +167,9 @@ crate::config::layered_fieldwise!(pub Written {
 /// The request every sample of a case sends.
 #[derive(Debug, Clone)]
 pub struct RequestTemplate {
-    /// The provider and model the samples call, or the message that says which is missing and where
-    /// to set it.
+    /// The provider and model the samples call, or why no sample can be made (a provider or model
+    /// set nowhere, a provider no endpoint has, a placeholder without a value), said with where to fix
+    /// it: the trial fails with it once, before anything is sent.
     pub subject: Result<Subject, String>,
     /// The system prompt (the `system` key's, or the first turn of `messages`).
     pub system: Option<String>,
@@ -233,6 +234,18 @@ impl RequestTemplate {
             tools: written.tools.unwrap_or_default(),
             budget: call.budget,
         }
+    }
+
+    /// The same template, failing its samples when the provider it calls is no endpoint's: said once,
+    /// with `at` (the test and where it is), the closest name and the ways out. Not for a `run_fn`,
+    /// whose provider is only a name.
+    pub fn calling_a_known_provider(mut self, config: &Config, at: &str) -> Self {
+        if let Ok(subject) = &self.subject
+            && let Err(problem) = config.endpoint(&subject.provider)
+        {
+            self.subject = Err(format!("{at}: {problem}"));
+        }
+        self
     }
 
     /// The warning for a seed the provider cannot take (Anthropic's Messages API has none), worded
@@ -671,6 +684,7 @@ mod tests {
 
     fn resolve(config: &Config, w: Written) -> RequestTemplate {
         RequestTemplate::resolve(config, w, "p".into(), BTreeMap::new(), |m| m.join(" and "))
+            .calling_a_known_provider(config, "test `t`")
     }
 
     #[test]
@@ -683,24 +697,38 @@ mod tests {
             (defaults::SUBJECT_MAX_TOKENS, None)
         );
         assert_eq!(
-            resolve(&config, written(Some("p"), None)).subject,
+            resolve(&config, written(Some("openai"), None)).subject,
             Err("model".into())
         );
         config.defaults.model = Some("m".into());
         config.defaults.max_tokens = Some(99);
         config.defaults.temperature = Some(0.5);
-        let t = resolve(&config, written(Some("p"), None));
-        assert_eq!(t.subject, Ok("p/m".parse().unwrap()));
+        let t = resolve(&config, written(Some("openai"), None));
+        assert_eq!(t.subject, Ok("openai/m".parse().unwrap()));
         assert_eq!((t.max_tokens, t.temperature), (99, Some(0.5)));
-        let mut mine = written(Some("q"), Some("n"));
+        let mut mine = written(Some("anthropic"), Some("n"));
         mine.call.max_tokens = Some(7);
         mine.call.temperature = Some(0.0);
         let t = resolve(&config, mine);
-        assert_eq!(t.subject, Ok("q/n".parse().unwrap()));
+        assert_eq!(t.subject, Ok("anthropic/n".parse().unwrap()));
         assert_eq!((t.max_tokens, t.temperature), (7, Some(0.0)));
-        config.subject = Some("fake/b".parse().unwrap());
-        let t = resolve(&config, written(Some("q"), Some("n")));
-        assert_eq!(t.subject, Ok("fake/b".parse().unwrap()));
+        config.subject = Some("google/b".parse().unwrap());
+        let t = resolve(&config, written(Some("anthropic"), Some("n")));
+        assert_eq!(t.subject, Ok("google/b".parse().unwrap()));
+    }
+
+    /// A provider no endpoint has fails the case once, naming the test, the closest name and the ways
+    /// out.
+    #[test]
+    fn an_unknown_provider_names_the_test_and_the_closest_provider() {
+        let config = Config::defaults(std::path::Path::new("."));
+        let t = resolve(&config, written(Some("antropic"), Some("m")));
+        assert_eq!(
+            t.subject,
+            Err("test `t`: unknown provider \"antropic\" (did you mean \"anthropic\"?): use one of \
+                 anthropic, google, openai or add [providers.antropic] with a base_url to prompt-tester.toml"
+                .to_string())
+        );
     }
 
     #[test]

@@ -1,28 +1,76 @@
-//! The commands that messages tell the user to run, from one place that knows the test target's name.
+//! The commands that messages tell the user to run, from one value that knows the test target's name.
 
-/// The prompt tests' cargo test target, as the README sets it up (`cargo test --test prompts`).
-pub const TEST_TARGET: &str = "prompts";
-
-/// `cargo test --test prompts -- <args>`.
-fn cargo_test(args: &str) -> String {
-    format!("cargo test --test {TEST_TARGET} -- {args}")
-}
-
-/// Records the tests `filter` selects, with the keys to set first when they are missing.
-pub fn record(filter: &str, missing_keys: &[&str]) -> String {
-    let keys: String = missing_keys
-        .iter()
-        .map(|var| format!("{var}=... "))
-        .collect();
-    format!("{keys}PROMPT_TESTER_CASSETTE=record {}", cargo_test(filter))
-}
+/// The test target's name when the process cannot tell its own: the one the README sets up.
+pub const DEFAULT_TARGET: &str = "prompts";
 
 /// Reviews the pending recordings, one screen each.
 pub const REVIEW: &str = "cargo prompt-tester review";
 
-/// Re-runs exactly one trial.
-pub fn rerun(trial: &str) -> String {
-    cargo_test(&format!("--exact {}", shell_word(trial)))
+/// The commands of one run, for the test target it is (`cargo test --test <target> -- ...`): read
+/// once with the run's settings, from the running binary's name (`cassette::owner::this_target`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commands {
+    target: String,
+}
+
+impl Default for Commands {
+    fn default() -> Self {
+        Self::new(None)
+    }
+}
+
+impl Commands {
+    /// The commands of test target `target` (`None`: the process cannot tell it, so the README's
+    /// `prompts`).
+    pub fn new(target: Option<&str>) -> Self {
+        Self {
+            target: target.unwrap_or(DEFAULT_TARGET).to_string(),
+        }
+    }
+
+    /// The test target's name, as `cargo test --test` takes it.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// `cargo test --test <target> -- <args>`.
+    fn cargo_test(&self, args: &str) -> String {
+        format!("cargo test --test {} -- {args}", self.target)
+    }
+
+    /// Records the tests `filter` selects, with the keys to set first when they are missing.
+    pub fn record(&self, filter: &str, missing_keys: &[&str]) -> String {
+        let keys: String = missing_keys
+            .iter()
+            .map(|var| format!("{var}=... "))
+            .collect();
+        format!(
+            "{keys}PROMPT_TESTER_CASSETTE=record {}",
+            self.cargo_test(filter)
+        )
+    }
+
+    /// Re-runs exactly one trial.
+    pub fn rerun(&self, trial: &str) -> String {
+        self.cargo_test(&format!("--exact {}", shell_word(trial)))
+    }
+
+    /// Claims for this target the recordings that name none (`--claim-cassettes`), and prunes when
+    /// `prune`.
+    pub fn claim(&self, prune: bool) -> String {
+        let prune = if prune { "--prune-cassettes " } else { "" };
+        self.cargo_test(&format!("{prune}--claim-cassettes"))
+    }
+
+    /// Claims for another target, named by the user, what names none: `<target>` in the command.
+    pub fn claim_for_another() -> String {
+        "cargo test --test <target> -- --claim-cassettes".to_string()
+    }
+
+    /// Writes the JSON report of a run to `path` (a baseline for `--baseline`).
+    pub fn report(&self, path: &str) -> String {
+        self.cargo_test(&format!("--report {path}"))
+    }
 }
 
 /// `text` as one shell word: quoted when it holds more than name characters (a matrix trial's
@@ -36,52 +84,60 @@ fn shell_word(text: &str) -> String {
     }
 }
 
-/// Claims for test target `target` the recordings that name none (`--claim-cassettes`), and prunes
-/// when `prune`. The target is this process's, not always `prompts`.
-pub fn claim(target: &str, prune: bool) -> String {
-    let prune = if prune { "--prune-cassettes " } else { "" };
-    format!("cargo test --test {target} -- {prune}--claim-cassettes")
-}
-
-/// Writes the JSON report of a run to `path` (a baseline for `--baseline`).
-pub fn report(path: &str) -> String {
-    cargo_test(&format!("--report {path}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn commands_name_the_target_the_filter_and_the_missing_key() {
+        let prompts = Commands::default();
         assert_eq!(
-            record("quick_start", &["OPENAI_API_KEY"]),
+            prompts.record("quick_start", &["OPENAI_API_KEY"]),
             "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- quick_start"
         );
         assert_eq!(
-            record("a", &[]),
+            prompts.record("a", &[]),
             "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- a"
         );
-        assert_eq!(rerun("a::b"), "cargo test --test prompts -- --exact a::b");
         assert_eq!(
-            report("r.json"),
+            prompts.rerun("a::b"),
+            "cargo test --test prompts -- --exact a::b"
+        );
+        assert_eq!(
+            prompts.report("r.json"),
             "cargo test --test prompts -- --report r.json"
         );
         assert_eq!(
-            rerun("s::c[fake/a|v1]"),
+            prompts.rerun("s::c[fake/a|v1]"),
             "cargo test --test prompts -- --exact 's::c[fake/a|v1]'"
         );
         assert_eq!(
-            claim("agents", true),
-            "cargo test --test agents -- --prune-cassettes --claim-cassettes"
-        );
-        assert_eq!(
-            claim("prompts", false),
+            prompts.claim(false),
             "cargo test --test prompts -- --claim-cassettes"
         );
         assert_eq!(
-            rerun("it's"),
+            prompts.rerun("it's"),
             r"cargo test --test prompts -- --exact 'it'\''s'"
+        );
+    }
+
+    /// A target named otherwise is named in every command.
+    #[test]
+    fn every_command_names_the_target_it_was_made_for() {
+        let evals = Commands::new(Some("evals"));
+        assert_eq!(evals.target(), "evals");
+        for command in [
+            evals.record("a", &[]),
+            evals.rerun("a"),
+            evals.claim(true),
+            evals.report("PATH"),
+        ] {
+            assert!(command.contains("cargo test --test evals -- "), "{command}");
+            assert!(!command.contains("prompts"), "{command}");
+        }
+        assert_eq!(
+            evals.claim(true),
+            "cargo test --test evals -- --prune-cassettes --claim-cassettes"
         );
     }
 }

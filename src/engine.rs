@@ -153,6 +153,8 @@ pub struct Engine {
     observer: Arc<dyn CallObserver>,
     /// The run's budget (`--budget`), if it has one.
     budget: Option<Arc<Budget>>,
+    /// The commands messages name, for this run's test target.
+    pub commands: crate::commands::Commands,
 }
 
 /// One call, as the engine tells the run about it.
@@ -270,7 +272,9 @@ impl Engine {
         let http = crate::provider::http_client(config.concurrency.max(16));
         Arc::new(Self {
             cassettes: CassetteStore::new(&config.cassette_dir)
-                .with_pending_dir(policy.pending_dir),
+                .with_pending_dir(policy.pending_dir)
+                .with_commands(policy.commands.clone()),
+            commands: policy.commands,
             config,
             mode: policy.mode,
             runtime,
@@ -581,6 +585,7 @@ impl Engine {
             |c| c.path().to_path_buf(),
         );
         CallSite {
+            commands: self.commands.clone(),
             filter: &scope.filter,
             cassette: display_path(&path, &self.config.root),
             cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),

@@ -50,16 +50,8 @@ pub fn placeholders(template: &str) -> Vec<String> {
     render::<&str, &str>(template, &[]).missing
 }
 
-/// `Some(name)` when `s` starts with `name}` and `name` is an identifier.
-fn placeholder_name(s: &str) -> Option<&str> {
-    let end = s.find('}')?;
-    let name = &s[..end];
-    let mut chars = name.chars();
-    let first = chars.next()?;
-    let ident = (first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    ident.then_some(name)
-}
+// The grammar `#[prompt_test]` checks at compile time too.
+use prompt_tester_keys::template::placeholder_name;
 
 /// Shortens `text` to at most `max` characters, marking the cut.
 pub fn shorten(text: &str, max: usize) -> String {

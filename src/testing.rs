@@ -109,7 +109,7 @@ pub mod readers {
     pub fn calibration_results(root: &Path) -> Result<(String, Vec<String>), String> {
         use crate::harness::calibration::{after_run, render};
         let config = Config::load(root).map_err(|e| e.to_string())?;
-        let after = after_run(&config, &[]);
+        let after = after_run(&config, &[], &crate::commands::Commands::default());
         let shown = match after.report {
             Some(report) => format!(
                 "{}\n{}",
@@ -124,7 +124,8 @@ pub mod readers {
     /// The baseline at `path`, compared with itself as `--baseline` compares it: the comparison's text.
     pub fn baseline(path: &Path) -> Result<String, String> {
         use crate::harness::baseline;
-        let figures = baseline::load(path).map_err(|e| e.to_string())?;
+        let figures = baseline::load(path, &crate::commands::Commands::default())
+            .map_err(|e| e.to_string())?;
         Ok(baseline::compare(&figures, &figures, 0.05).render(path))
     }
 

@@ -107,7 +107,7 @@ fn record_then_replay_offline_then_detect_a_changed_prompt() {
     changed.assert_stdout_has("fake_recorded.cassette.json has 1 recording(s) of this sample but none for this call \
              (subject call of run 1/2). Changed since it was recorded: prompt: -\"Name a colour.\" +\"Name a shape.\". \
              Record the new answers as pending with: \
-             PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fake_recorded \
+             PROMPT_TESTER_CASSETTE=record cargo test --test harness_fixture -- fake_recorded \
              (then review them: cargo prompt-tester review)");
 
     // Replay-only mode with a missing recording fails too.
@@ -128,7 +128,7 @@ fn without_recording_or_key_the_trial_is_ignored_locally_and_fails_under_ci() {
     let scratch = Scratch::new("harness", "nokey");
     let run = scratch.run_example(FIXTURE, &["nested::fake_colour", "--exact"], &[]);
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
-    let record = "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- nested::fake_colour";
+    let record = "OPENAI_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test harness_fixture -- nested::fake_colour";
     assert_eq!(
         run.outcome("nested::fake_colour"),
         format!(
@@ -314,7 +314,7 @@ fn under_ci_auto_mode_fails_a_missing_recording_without_calling_even_with_a_key(
     );
     assert_eq!(ci.code(), Some(101), "{}", ci.stdout());
     assert_eq!(ci.outcome("fake_recorded"), "FAILED");
-    ci.assert_stdout_has("record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- \
+    ci.assert_stdout_has("record it and commit the cassette: PROMPT_TESTER_CASSETTE=record cargo test --test harness_fixture -- \
              fake_recorded");
     assert_eq!(server.request_count(), 0, "no provider call under CI");
     assert!(!file.exists(), "auto mode wrote a cassette under CI");

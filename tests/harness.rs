@@ -44,8 +44,8 @@ fn list_prints_only_name_test_lines_including_numbered_runs() {
         .lines()
         .map(|l| l.trim_end_matches(": test").to_string())
         .collect();
-    // 29, `matrix::`'s 4, `mostly_passes`' 20, and `sampling::`'s: 5 early-stop runs, 40 adaptive ones (`max_runs`), 3 x 3 seeded ones.
-    assert_eq!(ignored.len(), 29 + 4 + 20 + 5 + 40 + 9, "{ignored:?}");
+    // 32, `matrix::`'s 4, `mostly_passes`' 20, and `sampling::`'s: 5 early-stop runs, 40 adaptive ones (`max_runs`), 3 x 3 seeded ones.
+    assert_eq!(ignored.len(), 32 + 4 + 20 + 5 + 40 + 9, "{ignored:?}");
     assert!(ignored.contains(&"sampling::adaptive_fails_fast::run_40".to_string()));
     assert!(!ignored.contains(&"sampling::adaptive_fails_fast::run_41".to_string()));
     assert!(ignored.iter().all(|n| n.contains("::run_")), "{ignored:?}");
@@ -105,14 +105,18 @@ fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     assert_eq!(run.code(), Some(101));
     assert_eq!(run.outcome("panics"), "FAILED");
     assert_eq!(run.outcome("summary_passes"), "ok");
-    assert_eq!(run.outcome("placeholder_warning"), "ok");
+    assert_eq!(run.outcome("placeholder_missing"), "FAILED");
     let stdout = run.stdout();
     assert!(stdout.contains("boom from the body"), "{stdout}");
     assert!(
         stdout.contains("harness_fixture.rs:"),
         "panic location shown: {stdout}"
     );
-    run.assert_stderr_has("test `placeholder_warning`: placeholder {missing} has no value");
+    // A placeholder without a value fails its test once, before any sample or call.
+    let said = "test `placeholder_missing` (tests/fixtures/harness_fixture.rs:73): placeholder {missing} of \
+                the prompt has no value in target_prompt_vars; add `target_prompt_vars(missing = ...)`";
+    assert_eq!(stdout.matches(said).count(), 1, "{stdout}");
+    assert!(!stdout.contains("no sample runs"), "{stdout}");
 }
 
 #[test]
@@ -484,6 +488,7 @@ fn failures_and_errors_are_told_apart() {
         ("panics", "failed", Some(Failure)),
         ("needs_judge", "errored", Some(Error)),
         ("executor_panics", "errored", Some(Error)),
+        ("placeholder_missing", "failed", Some(Failure)),
     ] {
         assert_eq!(
             test_entry(&report, name)["status"],
@@ -500,9 +505,9 @@ fn failures_and_errors_are_told_apart() {
         "{context}"
     );
     assert_eq!(report["totals"]["errors"], 2, "{report:#}");
-    assert_eq!(report["totals"]["failed"], 2, "{report:#}");
+    assert_eq!(report["totals"]["failed"], 3, "{report:#}");
     assert!(
-        run.stderr().contains(", 2 failed, 2 errored, "),
+        run.stderr().contains(", 3 failed, 2 errored, "),
         "{context}"
     );
 

@@ -18,6 +18,9 @@ use std::sync::OnceLock;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire, child};
 use serde_json::{Value, json};
 
+#[path = "walkthrough/init.rs"]
+mod init;
+
 const README: &str = include_str!("../README.md");
 /// The fake key the README's `...` placeholders stand for.
 const KEY: &str = "walkthrough-key";

@@ -6,6 +6,7 @@
 //! them by test name (`accept`, `reject`). It reaches the library only through its
 //! `_cargo_prompt_tester_support` module, which is why the library's version is pinned exactly.
 
+mod init;
 mod locate;
 mod review;
 mod settle;
@@ -15,6 +16,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 
 use crate::locate::Place;
@@ -48,6 +50,9 @@ struct Global {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Set prompt tests up in this crate: the test target, its dependencies, one test, the judge's
+    /// prompt-tester.toml, one suite and the nextest test group (never overwriting a file)
+    Init(Init),
     /// Show each pending sample against the accepted one, and accept, reject or skip it (needs a
     /// terminal)
     Review,
@@ -61,6 +66,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// What `init` sets up.
+#[derive(Debug, Args)]
+struct Init {
+    /// The test target's name: `cargo test --test NAME` runs it
+    #[arg(long, value_name = "NAME", default_value = "prompts")]
+    name: String,
+    /// Depend on the prompt-tester at DIR (a checkout) instead of the crates.io release of this
+    /// subcommand's version: for trying a checkout, and for this project's tests, which run offline
+    #[arg(long, value_name = "DIR")]
+    prompt_tester_path: Option<PathBuf>,
 }
 
 /// Which tests, by name, as libtest filters them.
@@ -110,16 +127,43 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(USAGE));
     }
+    // `init` works on a crate that has no prompt tests yet: it needs no cassette folder.
+    if let Command::Init(init) = &cli.command {
+        return set_up(&cli.global, init);
+    }
     let place = Place::find(
         cli.global.manifest_path.as_deref(),
         cli.global.pending_dir.as_deref(),
     )?;
     match cli.command {
+        Command::Init(ref init) => return set_up(&cli.global, init),
         Command::Review => review::run(&place)?,
         Command::Accept(f) => settle::settle(&place, settle::Verdict::Accept, f.filter, f.exact)?,
         Command::Reject(f) => settle::settle(&place, settle::Verdict::Reject, f.filter, f.exact)?,
         Command::Pending { json } => settle::list(&place, json)?,
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo prompt-tester init`, in the crate `global` names (else the current folder's).
+fn set_up(global: &Global, init: &Init) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("the current folder")?;
+    let source = match &init.prompt_tester_path {
+        Some(dir) => {
+            let dir = cwd.join(dir);
+            let dir = dir.canonicalize().with_context(|| {
+                format!("--prompt-tester-path {}: no such folder", dir.display())
+            })?;
+            init::Source::Path(dir.to_string_lossy().into_owned())
+        }
+        None => init::Source::Version(init::own_version()),
+    };
+    let request = init::Request {
+        root: locate::crate_root(global.manifest_path.as_deref(), &cwd)?,
+        target: init.name.clone(),
+        source,
+    };
+    print!("{}", init::run(&request)?);
     Ok(ExitCode::SUCCESS)
 }
 

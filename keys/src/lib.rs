@@ -9,6 +9,7 @@
 //!   messages both front ends give.
 //! - [`conversation`]: the roles of a turn of `messages` and the one order of turns every provider
 //!   takes, with the messages both front ends give.
+//! - [`template`]: the grammar of `{placeholder}`s in a prompt, which both check.
 //! - [`sprt`]: the passes in a row an adaptive test needs (the smallest `max_runs` that lets it pass).
 //!
 //! An implementation detail of `prompt-tester` and `prompt-tester-macros`; its version is pinned.
@@ -20,6 +21,7 @@ mod range;
 pub mod sampling;
 pub mod sprt;
 mod table;
+pub mod template;
 
 pub use range::Range;
 pub use table::{Key, Kind, MAX_SEED, MAX_SUITE_RUNS, Place, ROWS, Row, keys_in, names_in};

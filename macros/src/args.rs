@@ -95,6 +95,7 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
         args.messages = messages::read(expr, args.system.is_some(), errors);
     }
     sampling::check(&args.values, errors);
+    check_placeholders(&args, errors);
     if let Some(agent) = &args.agent {
         // An agent loop makes the provider calls itself, and its tools need handlers.
         if args.run_fn.is_some() {
@@ -120,6 +121,36 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
         ));
     }
     args
+}
+
+/// A prompt written as a literal: each of its `{placeholders}` needs a value in `target_prompt_vars`,
+/// as each of a suite's needs an input (a prompt from a file or an expression is checked when the test
+/// runs, before any call).
+fn check_placeholders(args: &Args, errors: &mut Errors) {
+    let Some((
+        _,
+        Prompt::Inline(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(prompt),
+            ..
+        })),
+    )) = &args.prompt
+    else {
+        return;
+    };
+    let template = prompt.value();
+    let given: Vec<String> = args.vars.iter().map(|(name, _)| name.to_string()).collect();
+    for name in prompt_tester_keys::template::placeholders(&template) {
+        if !given.iter().any(|g| g == name) {
+            errors.at(
+                prompt,
+                format!(
+                    "placeholder {{{name}}} of `target_prompt` has no value: add \
+                     `target_prompt_vars({name} = ...)` (or write the brace as part of the text otherwise, \
+                     such as `{{ {name} }}`)"
+                ),
+            );
+        }
+    }
 }
 
 fn unknown_key_message(key: &str) -> String {

@@ -7,7 +7,7 @@
 //! command that fixes it) is written here too, by pure functions of the decision.
 
 use crate::cassette::CassetteMode;
-use crate::commands;
+use crate::commands::{Commands, REVIEW};
 use crate::role::CallRole;
 
 /// What the cassette holds for this call.
@@ -198,6 +198,8 @@ pub struct Unavailable {
 /// The call a message is about, and where its recording is or would be.
 #[derive(Debug, Clone)]
 pub struct CallSite<'a> {
+    /// The commands to name, for this run's test target.
+    pub commands: Commands,
     /// The name filter that re-runs (and so records) the test.
     pub filter: &'a str,
     /// The cassette, as shown (relative to the crate root).
@@ -230,7 +232,7 @@ impl CallSite<'_> {
                 keys.push(key);
             }
         }
-        commands::record(self.filter, &keys)
+        self.commands.record(self.filter, &keys)
     }
 
     /// Why the trial is ignored, said with what to do about it.
@@ -267,8 +269,7 @@ impl CallSite<'_> {
                 format!(
                     "{} has {recorded} recording(s) of this sample but none for this call ({call}). {what}. \
                      Record the new answers as pending with: {record} (then review them: {})",
-                    self.cassette_file,
-                    commands::REVIEW,
+                    self.cassette_file, REVIEW,
                 )
             }
             Refusal::NotRecorded => format!(
@@ -412,6 +413,7 @@ mod tests {
     #[test]
     fn a_stale_call_s_record_command_names_every_key_the_sample_misses() {
         let site = CallSite {
+            commands: Commands::default(),
             filter: "summary",
             cassette: "prompt-tests/cassettes/summary.cassette.json".into(),
             cassette_file: "summary.cassette.json".into(),

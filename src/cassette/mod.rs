@@ -30,7 +30,7 @@ pub use file::CassetteError;
 #[cfg(test)]
 use file::WORK_DIR_GITIGNORE;
 pub(crate) use file::{WORK_DIR, read_entries, work_dir};
-pub use owner::Target;
+pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};
 
 use file::{WhenEmpty, rewrite_locked};
@@ -98,6 +98,8 @@ pub struct Policy {
     pub replacements: decision::Replacements,
     /// `PROMPT_TESTER_PENDING_DIR`: pending recordings go there instead of beside their cassettes.
     pub pending_dir: Option<PathBuf>,
+    /// The commands its messages name, for this run's test target.
+    pub commands: crate::commands::Commands,
 }
 
 impl Policy {

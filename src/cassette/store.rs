@@ -10,6 +10,7 @@ use super::name::{self, SUFFIX, Stem};
 use super::owner::{Target, this_target};
 use super::pending;
 use super::{Cassette, CassetteError, Pruned, read_entries};
+use crate::commands::Commands;
 
 /// Every cassette this process opened, loaded once each.
 #[derive(Debug)]
@@ -19,6 +20,8 @@ pub struct CassetteStore {
     target: Target,
     /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go instead of beside their cassettes.
     pending_dir: Option<PathBuf>,
+    /// The commands its errors name (the re-recording of a cassette that does not parse).
+    commands: Commands,
     /// By test or suite name.
     open: Mutex<BTreeMap<String, Arc<Cassette>>>,
 }
@@ -45,6 +48,7 @@ impl CassetteStore {
     pub fn for_target(dir: impl Into<PathBuf>, target: Target) -> Self {
         Self {
             dir: dir.into(),
+            commands: Commands::new(target.as_deref()),
             target,
             pending_dir: None,
             open: Mutex::new(BTreeMap::new()),
@@ -57,6 +61,11 @@ impl CassetteStore {
             pending_dir: dir,
             ..self
         }
+    }
+
+    /// The same store, naming `commands` in its errors.
+    pub fn with_commands(self, commands: Commands) -> Self {
+        Self { commands, ..self }
     }
 
     /// Where pending recordings are kept: the pending folder, else the cassette directory.
@@ -125,7 +134,7 @@ impl CassetteStore {
                         line,
                         conflict,
                         message,
-                        rerecord: Some(crate::commands::record(name, &[])),
+                        rerecord: Some(self.commands.record(name, &[])),
                     },
                     other => other,
                 })?,

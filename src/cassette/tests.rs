@@ -10,7 +10,8 @@ use crate::role::CallRole;
 #[test]
 fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
     let dir = std::env::temp_dir().join(format!("pt-invalid-cassette-{}", std::process::id()));
-    let store = CassetteStore::new(&dir);
+    // The commands name the store's target: here `evals`.
+    let store = CassetteStore::for_target(&dir, Some("evals".into()));
     let path = store.path_for("quick_start");
     std::fs::create_dir_all(&dir).unwrap();
     let conflicted = "{\n  \"version\": 1,\n<<<<<<< HEAD\n  \"entries\": []\n=======\n  \"entries\": []\n>>>>>>> theirs\n}\n";
@@ -20,7 +21,7 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
         shown.contains(".cassette.json:3 is not valid")
             && shown.contains("merge conflict markers")
             && shown
-                .contains("PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- quick_start"),
+                .contains("PROMPT_TESTER_CASSETTE=record cargo test --test evals -- quick_start"),
         "{shown}"
     );
     assert!(!shown.to_lowercase().contains("delete"), "{shown}");

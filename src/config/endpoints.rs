@@ -55,8 +55,13 @@ impl Config {
         let name = crate::model::built_in(name).map_or(name, |p| p.name);
         self.endpoints.get(name).ok_or_else(|| {
             let known: Vec<&str> = self.endpoints.keys().map(String::as_str).collect();
+            let aliases = crate::model::BUILT_IN.iter().flat_map(|p| p.aliases.iter().copied());
+            let hint = crate::spanned::did_you_mean(name, known.iter().copied().chain(aliases))
+                .map(|best| format!(" (did you mean {best:?}?)"))
+                .unwrap_or_default();
             format!(
-                "unknown provider {name:?}: use one of {} or add [providers.{name}] with a base_url to {CONFIG_FILE}",
+                "unknown provider {name:?}{hint}: use one of {} or add [providers.{name}] with a base_url to \
+                 {CONFIG_FILE}",
                 known.join(", ")
             )
         })

@@ -77,7 +77,11 @@ pub(crate) struct AfterRun {
 
 /// After the trials: writes the result of every set whose trial judged all its items (`observed`), then
 /// builds the calibration report from the result files.
-pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
+pub(crate) fn after_run(
+    config: &Config,
+    observed: &[Observation],
+    commands: &crate::commands::Commands,
+) -> AfterRun {
     let mut errors = Vec::new();
     let mut sets = Vec::new();
     for file in cal::discover(config) {
@@ -90,7 +94,7 @@ pub(crate) fn after_run(config: &Config, observed: &[Observation]) -> AfterRun {
             format!(
                 "{shown}: cannot read the calibration result ({why}); it was not rewritten, so the judges it \
                  holds are kept: resolve it (a merge conflict?), or move it away and measure again: {}",
-                crate::commands::rerun(&cal::trial_name(&set.name))
+                commands.rerun(&cal::trial_name(&set.name))
             )
         };
         let existing = match crate::text::read(&path) {

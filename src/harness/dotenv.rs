@@ -37,22 +37,36 @@ pub(crate) fn read(path: &Path) -> Result<Option<Vec<String>>, HarnessError> {
 fn error(path: PathBuf, e: &dotenvy::Error, body: &[u8]) -> HarnessError {
     let problem = match e {
         // dotenvy's message quotes the line, which may hold a key: name only where it is.
-        dotenvy::Error::LineParse(line, _) => {
-            let text = String::from_utf8_lossy(body);
-            let at = match text.find(line.as_str()) {
-                Some(offset) if !line.is_empty() => {
-                    format!("line {}", text[..offset].matches('\n').count() + 1)
-                }
-                _ => "a line".to_string(),
-            };
-            format!(
-                "{at} is not `NAME=value` (an unclosed quote, or a name a variable cannot have); its text is \
-                 not shown, as it may hold a key"
-            )
-        }
+        dotenvy::Error::LineParse(line, at) => format!(
+            "{} is not `NAME=value` (an unclosed quote, or a name a variable cannot have); its text is \
+             not shown, as it may hold a key",
+            place(&String::from_utf8_lossy(body), line, *at)
+        ),
         other => other.to_string(),
     };
     HarnessError::Dotenv { path, problem }
+}
+
+/// Where the logical line `line` that dotenvy could not parse at byte `at` of it is in `text`: "line
+/// L, column C" (the column when the problem is on its first line). dotenvy reads whole lines (a
+/// quoted value may go on over several), so `line` begins at a line's start: the first such start is
+/// it, as the same text earlier would have failed first.
+fn place(text: &str, line: &str, at: usize) -> String {
+    let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1));
+    let Some(number) = starts
+        .enumerate()
+        .find(|&(_, start)| !line.is_empty() && text[start..].starts_with(line))
+        .map(|(number, _)| number)
+    else {
+        return "a line".to_string();
+    };
+    let first = line.split('\n').next().unwrap_or_default();
+    match first.get(..at) {
+        Some(before) if at < first.trim_end().len() => {
+            format!("line {}, column {}", number + 1, before.chars().count() + 1)
+        }
+        _ => format!("line {}", number + 1),
+    }
 }
 
 #[cfg(test)]
@@ -73,7 +87,7 @@ mod tests {
     fn a_line_that_does_not_parse_is_named_by_number_without_its_text() {
         let error = problem_saying(
             b"A=1\n# c\nB=2\nSECRET_KEY sk-live-abcdefgh\n",
-            ".env: line 4 is not `NAME=value`",
+            ".env: line 4, column 12 is not `NAME=value`",
         );
         assert!(!error.contains("sk-live"), "{error}");
         let error = problem_saying(
@@ -81,6 +95,19 @@ mod tests {
             ": line 2 is not",
         );
         assert!(!error.contains("sk-live"), "{error}");
+    }
+
+    /// The line is found where it starts, not where its text first appears (line 2's value holds
+    /// line 3's text; a name may hold `-`, so line 3 wants its `=` where `def` is).
+    #[test]
+    fn the_line_named_is_the_one_that_does_not_parse_with_the_column_of_the_problem() {
+        let error = problem_saying(
+            b"A=\"x\"\nB=sk-live-abc def\nsk-live-abc def\n",
+            ".env: line 3, column 13 is not `NAME=value`",
+        );
+        assert!(!error.contains("sk-live"), "{error}");
+        // An unclosed quote: the line it opens on.
+        problem_saying(b"A=1\nB=\"open\nC=2\n", ".env: line 2 is not");
     }
 
     #[test]

@@ -68,11 +68,15 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     let calibration::AfterRun {
         report: calibrated,
         errors: unwritten_results,
-    } = calibration::after_run(&engine.config, &run.reporter.observations());
+    } = calibration::after_run(
+        &engine.config,
+        &run.reporter.observations(),
+        &settings.commands,
+    );
     for warning in run.reporter.warnings() {
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
-    summary::print(&records, before.started.elapsed());
+    summary::print(&records, before.started.elapsed(), &settings.commands);
     let mut failed = trial_failed;
     if let Some(budget) = engine.budget() {
         eprint!("{}", budget.summary_line());

@@ -145,7 +145,7 @@ impl Harness {
         // Loaded before any call: a missing or broken baseline costs nothing.
         let baseline = match settings.baseline.clone() {
             Some(b) => {
-                let figures = baseline::load(&b.path)?;
+                let figures = baseline::load(&b.path, &settings.commands)?;
                 Some((b, figures))
             }
             None => None,

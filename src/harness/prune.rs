@@ -11,6 +11,7 @@ use libtest_mimic::Arguments;
 
 use super::record::{Status, TrialRecord};
 use crate::cassette::{Blocker, CassetteMode, CassetteStore, Pruned};
+use crate::commands::Commands;
 use crate::engine::display_path;
 
 /// Why a run with these arguments cannot prune, decided before any test runs.
@@ -239,8 +240,8 @@ fn unattributed_refusal(target: &str, dir: &str, unattributed: &[(String, usize)
          uses them. If `{target}` is the only test target recording into {dir}, claim them and prune: \
          `{}`; otherwise first run each other target once with `{}`, so that what it replays names it",
         unattributed.len(),
-        crate::commands::claim(target, true),
-        crate::commands::claim("<target>", false),
+        Commands::new(Some(target)).claim(true),
+        Commands::claim_for_another(),
     )
 }
 

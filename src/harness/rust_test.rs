@@ -31,34 +31,48 @@ pub fn case(
         spec.request.call.model = Some(s.model.clone());
     }
     let rendered = render(spec.target_prompt.text(), &spec.target_prompt_vars);
-    let mut warnings: Vec<String> = rendered
-        .missing
-        .iter()
-        .map(|p| {
-            format!(
-                "test `{row}`: placeholder {{{p}}} has no value in target_prompt_vars; it is sent as written \
-                 (add `target_prompt_vars({p} = ...)`)",
-            )
-        })
-        .collect();
+    let mut warnings: Vec<String> = Vec::new();
+    let at = format!("test `{row}` ({}:{})", test.file, test.line);
+    // The placeholders without a value, the prompt's then those only `messages` has.
+    let mut missing: Vec<String> = rendered.missing.clone();
     if let Some(turns) = spec.request.messages.take() {
-        let (turns, missing) = render_turns(&turns, &spec.target_prompt_vars);
-        warnings.extend(missing.iter().filter(|p| !rendered.missing.contains(p)).map(|p| {
-            format!(
-                "test `{row}`: placeholder {{{p}}} of `messages` has no value in target_prompt_vars; it is sent as \
-                 written (add `target_prompt_vars({p} = ...)`)",
-            )
-        }));
+        let (turns, in_turns) = render_turns(&turns, &spec.target_prompt_vars);
+        for p in in_turns {
+            if !missing.contains(&p) {
+                missing.push(p);
+            }
+        }
         spec.request.messages = Some(turns);
     }
     let vars = spec.target_prompt_vars.into_iter().collect();
-    let request = RequestTemplate::resolve(config, spec.request, rendered.text, vars, |missing| {
-        let missing = crate::render::and_list(missing, |m| format!("subject_{m}"));
-        format!(
-            "test `{trial}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
+    let mut request = RequestTemplate::resolve(
+        config,
+        spec.request,
+        rendered.text,
+        vars,
+        |missing| {
+            let missing = crate::render::and_list(missing, |m| format!("subject_{m}"));
+            format!(
+                "test `{trial}` names no {missing}: add `{missing} = ...` to #[prompt_test] or set [defaults] in \
              prompt-tester.toml"
-        )
-    });
+            )
+        },
+    );
+    if spec.run_fn.is_none() {
+        request = request.calling_a_known_provider(config, &at);
+    }
+    // As in a suite, a placeholder without a value is an error, before anything is sent (a literal
+    // `target_prompt` is checked at compile time; a file or an expression here).
+    if !missing.is_empty() {
+        let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
+        let names = crate::render::and_list(&missing, |p| format!("{{{p}}}"));
+        let fix: Vec<String> = missing.iter().map(|p| format!("{p} = ...")).collect();
+        let fix = fix.join(", ");
+        request.subject = Err(format!(
+            "{at}: placeholder {names} of the prompt or `messages` has no value in target_prompt_vars; \
+             add `target_prompt_vars({fix})`"
+        ));
+    }
     warnings.extend(request.seed_warning(config));
     let executor = match (spec.toolbox, spec.run_fn) {
         (Some(toolbox), _) => Executor::Agent(toolbox),

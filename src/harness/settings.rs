@@ -10,6 +10,7 @@ use super::baseline;
 use super::error::HarnessError;
 use crate::cassette::decision::Replacements;
 use crate::cassette::{CassetteMode, Policy};
+use crate::commands::Commands;
 use crate::config::env_var;
 use crate::model::Subject;
 
@@ -84,6 +85,8 @@ pub struct Settings {
     pub budget: Option<f64>,
     /// `--estimate` / `PROMPT_TESTER_ESTIMATE`: print what a live run would cost, call nothing.
     pub estimate: bool,
+    /// The commands messages name, for the test target this binary is (its file name says which).
+    pub commands: Commands,
 }
 
 impl Settings {
@@ -107,13 +110,14 @@ impl Settings {
             .as_deref()
             .map(|value| value.parse().map_err(HarnessError::Subject))
             .transpose()?;
+        let commands = Commands::new(crate::cassette::this_target().as_deref());
         let settings = Self {
             mode,
             reports,
             prune: flags.prune,
             claim: flags.claim,
             baseline: flags
-                .baseline_settings()
+                .baseline_settings(&commands)
                 .map_err(HarnessError::BaselineFlags)?,
             subject,
             test_threads: test_threads()?,
@@ -137,6 +141,7 @@ impl Settings {
                     .transpose()?,
             },
             estimate: flags.estimate || switch("PROMPT_TESTER_ESTIMATE")?,
+            commands,
         };
         Ok((settings, rest))
     }
@@ -155,6 +160,7 @@ impl Settings {
             ci: self.ci,
             replacements,
             pending_dir: self.pending_dir.clone(),
+            commands: self.commands.clone(),
         }
     }
 }
@@ -237,7 +243,7 @@ struct Flags {
 
 impl Flags {
     /// `--baseline`, `--baseline-alpha` and `--fail-on-regression`, each flag over its variable.
-    fn baseline_settings(&self) -> Result<Option<baseline::Settings>, String> {
+    fn baseline_settings(&self, commands: &Commands) -> Result<Option<baseline::Settings>, String> {
         let pick = |flag: &'static str, value: Option<String>, var: &'static str| {
             value
                 .map(|v| (flag, v))
@@ -260,6 +266,7 @@ impl Flags {
                 fail,
                 "PROMPT_TESTER_FAIL_ON_REGRESSION",
             ),
+            commands,
         )
     }
 

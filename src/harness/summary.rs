@@ -5,6 +5,7 @@ use std::time::Duration;
 use owo_colors::{OwoColorize, Stream};
 
 use super::record::{Status, TrialRecord};
+use crate::commands::Commands;
 use crate::redact::for_terminal;
 use crate::stats::Counts;
 use crate::usage::{Tally, Usage};
@@ -56,16 +57,16 @@ fn row(name: &str, rate: &str, usage: &Usage, width: usize) -> String {
     )
 }
 
-/// Prints the summary of `records` (nothing when no trial ran).
-pub fn print(records: &[TrialRecord], wall: Duration) {
+/// Prints the summary of `records` (nothing when no trial ran), naming the commands of `commands`.
+pub fn print(records: &[TrialRecord], wall: Duration, commands: &Commands) {
     if records.is_empty() {
         return;
     }
-    eprint!("{}", render(records, wall));
+    eprint!("{}", render(records, wall, commands));
 }
 
 /// The summary as text.
-pub fn render(records: &[TrialRecord], wall: Duration) -> String {
+pub fn render(records: &[TrialRecord], wall: Duration, commands: &Commands) -> String {
     let width = records
         .iter()
         .map(|r| r.name.chars().count())
@@ -202,7 +203,7 @@ pub fn render(records: &[TrialRecord], wall: Duration) -> String {
     if let [first, ..] = failed_names.as_slice() {
         out.push_str(&format!(
             "rerun a failed test: {}{}\n",
-            crate::commands::rerun(first),
+            commands.rerun(first),
             if failed_names.len() > 1 {
                 format!("   ({} failed in all)", failed_names.len())
             } else {
@@ -244,6 +245,7 @@ mod tests {
     use std::time::Duration;
 
     use super::super::record::{Status, TrialRecord};
+    use crate::commands::Commands;
     use crate::provider::RateLimitStats;
     use crate::test_support::assert_contains;
 
@@ -271,7 +273,7 @@ mod tests {
             record(name, Status::Failed, 2, 0, 3),
             record(&format!("{name}x"), Status::LiveOnly, 0, 0, 0),
         ];
-        let text = super::render(&records, Duration::ZERO);
+        let text = super::render(&records, Duration::ZERO, &Commands::default());
         let text = regex::Regex::new("\x1b\\[[0-9;]*m")
             .unwrap()
             .replace_all(&text, "")
@@ -297,7 +299,7 @@ mod tests {
             record("outage", Status::Errored, 4, 1, 5),
             record("skipped", Status::Ignored, 0, 0, 0),
         ];
-        let text = super::render(&records, Duration::ZERO);
+        let text = super::render(&records, Duration::ZERO, &Commands::default());
         // Colours when stderr is a terminal: compare the text.
         let text = regex::Regex::new("\x1b\\[[0-9;]*m")
             .unwrap()
@@ -329,7 +331,7 @@ mod tests {
             "{text}"
         );
         let steady = [record("steady", Status::Passed, 5, 0, 5)];
-        assert!(!super::render(&steady, Duration::ZERO).contains("flaky"));
+        assert!(!super::render(&steady, Duration::ZERO, &Commands::default()).contains("flaky"));
     }
 
     #[test]

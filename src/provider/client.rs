@@ -456,6 +456,24 @@ impl ProviderClient {
         Ok(headers)
     }
 
+    /// What to do when nothing listens at the endpoint's URL: start the server, or point the endpoint
+    /// where it listens (the variable a built-in provider's base URL comes from, else its table).
+    fn where_to_start(&self) -> String {
+        let name = &self.endpoint.name;
+        let set = match crate::model::built_in(name) {
+            Some(p) => format!(
+                "set {} (or `base_url` under [providers.{name}] in {})",
+                p.base_url_env,
+                crate::config::CONFIG_FILE
+            ),
+            None => format!(
+                "set `base_url` (or the variable `base_url_env` names) under [providers.{name}] in {}",
+                crate::config::CONFIG_FILE
+            ),
+        };
+        format!("nothing answers there: start the server, or {set} to the address it listens on")
+    }
+
     fn transport_failure(&self, url: &str, error: &reqwest::Error) -> Failure {
         let (kind, what) = if error.is_timeout() {
             (
@@ -486,11 +504,14 @@ impl ProviderClient {
             }
             source = cause.source();
         }
-        let message = if causes.is_empty() {
+        let mut message = if causes.is_empty() {
             what
         } else {
             format!("{what}: {}", causes.join(": "))
         };
+        if error.is_connect() {
+            message.push_str(&format!("; {}", self.where_to_start()));
+        }
         Failure {
             status: None,
             error_type: Some(kind.into()),

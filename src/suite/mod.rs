@@ -517,6 +517,7 @@ fn resolve(
         written.call.provider = Some(subject.provider.clone());
         written.call.model = Some(subject.model.clone());
     }
+    let at = format!("case `{name}` ({})", suite.info.file);
     let mut request = RequestTemplate::resolve(config, written, rendered, vars, |missing| {
         let keys = crate::render::and_list(missing, |m| format!("`{m} = \"...\"`"));
         let keys = Syntax::of(&suite.info.file).words(&keys).into_owned();
@@ -526,7 +527,8 @@ fn resolve(
             suite.info.file,
             crate::config::CONFIG_FILE
         )
-    });
+    })
+    .calling_a_known_provider(config, &at);
     request.turns = later;
     let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);

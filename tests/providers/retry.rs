@@ -219,9 +219,25 @@ async fn unreachable_servers_are_a_connection_error() {
     );
     assert_clean(
         &error,
-        &[&format!(
-            "cannot connect to http://127.0.0.1:{port}/v1/chat/completions"
-        )],
+        &[
+            &format!("cannot connect to http://127.0.0.1:{port}/v1/chat/completions"),
+            "; nothing answers there: start the server, or set `base_url` (or the variable `base_url_env` \
+             names) under [providers.nowhere] in prompt-tester.toml to the address it listens on",
+        ],
+    );
+    // A built-in provider names the variable its base URL comes from.
+    let openai = EndpointConfig {
+        name: "openai".into(),
+        ..endpoint
+    };
+    let client = common::client_of(&openai, &fast_retry(1), Some(KEY));
+    let error = client.complete(&simple(Wire::OpenAi)).await.unwrap_err();
+    assert_clean(
+        &error,
+        &[
+            "; nothing answers there: start the server, or set OPENAI_BASE_URL (or `base_url` under \
+           [providers.openai] in prompt-tester.toml) to the address it listens on",
+        ],
     );
 }
 

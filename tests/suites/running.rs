@@ -68,7 +68,7 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
         "nobody_recorded",
         &[
             "Under CI, auto mode never calls a provider for a missing recording",
-            "PROMPT_TESTER_CASSETTE=record cargo test --test prompts -- fresh",
+            "PROMPT_TESTER_CASSETTE=record cargo test --test suites -- fresh",
         ],
     );
     out.assert_stderr_has("live only, not run: live::unrecorded");

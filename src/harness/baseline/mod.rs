@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::record::TrialRecord;
+use crate::commands::Commands;
 use crate::stats::Counts;
 use crate::stats::fisher;
 
@@ -67,26 +68,26 @@ pub type Figures = BTreeMap<Subject, Counts>;
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
     /// The file could not be read.
-    #[error(
-        "cannot read the baseline {path}: {source}; write one with `{}`",
-        crate::commands::report("PATH")
-    )]
+    #[error("cannot read the baseline {path}: {source}; write one with `{write_one}`")]
     Read {
         /// The baseline's path.
         path: PathBuf,
         /// Why.
         source: std::io::Error,
+        /// The command that writes a report, for this run's test target.
+        write_one: String,
     },
     /// The file is not a JSON report with the counts a comparison needs.
     #[error(
-        "the baseline {path} is not a prompt-tester JSON report ({message}); write one with `{}`",
-        crate::commands::report("PATH")
+        "the baseline {path} is not a prompt-tester JSON report ({message}); write one with `{write_one}`"
     )]
     NotAReport {
         /// The baseline's path.
         path: PathBuf,
         /// serde's words, with the line and column.
         message: String,
+        /// The command that writes a report, for this run's test target.
+        write_one: String,
     },
 }
 
@@ -229,15 +230,18 @@ pub fn figures_of_records(records: &[TrialRecord]) -> Figures {
         .figures()
 }
 
-/// The figures of the baseline at `path`.
-pub fn load(path: &Path) -> Result<Figures, BaselineError> {
+/// The figures of the baseline at `path`; an error names the command of `commands` that writes one.
+pub fn load(path: &Path, commands: &Commands) -> Result<Figures, BaselineError> {
+    let write_one = || commands.report("PATH");
     let text = crate::text::read(path).map_err(|source| BaselineError::Read {
         path: path.to_path_buf(),
         source,
+        write_one: write_one(),
     })?;
     figures_of_json(&text).map_err(|e| BaselineError::NotAReport {
         path: path.to_path_buf(),
         message: e.to_string(),
+        write_one: write_one(),
     })
 }
 
@@ -465,11 +469,13 @@ pub struct Settings {
 pub type Source<'a> = (&'a str, String);
 
 /// The settings from the flags' values, each `(flag or variable name, value)`; `None` without a
-/// baseline. `alpha` and `fail_on_regression` without a baseline are errors: they would do nothing.
+/// baseline. `alpha` and `fail_on_regression` without a baseline are errors: they would do nothing
+/// (naming the command of `commands` that writes a baseline).
 pub fn settings(
     path: Option<Source<'_>>,
     alpha: Option<Source<'_>>,
     fail_on_regression: Option<Source<'_>>,
+    commands: &Commands,
 ) -> Result<Option<Settings>, String> {
     let alpha_value = alpha
         .as_ref()
@@ -488,7 +494,7 @@ pub fn settings(
             Some(name) => Err(format!(
                 "{name} needs a baseline: add --baseline PATH (or PROMPT_TESTER_BASELINE=PATH), a JSON report \
                  written by `{}`",
-                crate::commands::report("PATH")
+                commands.report("PATH")
             )),
             None => Ok(None),
         };

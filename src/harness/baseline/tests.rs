@@ -115,6 +115,7 @@ fn the_rendering_gives_rates_then_and_now_and_the_p_value() {
 #[test]
 fn settings_name_the_flag_or_variable_of_a_bad_value() {
     let flag = |n: &'static str, v: &str| Some((n, v.to_string()));
+    let settings = |p, a, f| settings(p, a, f, &Commands::default());
     let s = settings(flag("--baseline", "b.json"), None, None)
         .unwrap()
         .unwrap();
@@ -166,20 +167,22 @@ fn settings_name_the_flag_or_variable_of_a_bad_value() {
 fn a_file_that_is_not_a_report_is_named_with_what_is_missing() {
     let dir = crate::test_support::Scratch::new("baseline-unit");
     let missing = dir.path().join("missing.json");
-    let e = load(&missing).unwrap_err().to_string();
+    let e = load(&missing, &Commands::new(Some("evals")))
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with(&format!("cannot read the baseline {}:", missing.display())),
         "{e}"
     );
     assert!(
-        e.ends_with("write one with `cargo test --test prompts -- --report PATH`"),
+        e.ends_with("write one with `cargo test --test evals -- --report PATH`"),
         "{e}"
     );
     let junk = dir.file(
         "junk.json",
         "{\"suites\": [], \"tests\": [{\"name\": \"t\"}]}",
     );
-    let e = load(&junk).unwrap_err().to_string();
+    let e = load(&junk, &Commands::default()).unwrap_err().to_string();
     assert!(
         e.contains("is not a prompt-tester JSON report (missing field `runs_passed`"),
         "{e}"
