@@ -21,7 +21,9 @@ pub use crate::role::CallRole;
 pub use crate::usage::Usage;
 
 mod bill;
+mod event;
 use bill::Bill;
+pub use event::{CallEnd, CallEvent, CallObserver};
 
 /// One sample of one trial: where its calls are recorded and what they cost.
 pub struct RunScope {
@@ -155,37 +157,6 @@ pub struct Engine {
     budget: Option<Arc<Budget>>,
     /// The commands messages name, for this run's test target.
     pub commands: crate::commands::Commands,
-}
-
-/// One call, as the engine tells the run about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallEvent {
-    /// A call (or its replay) starts.
-    Started(CallRole),
-    /// It ended: replayed from a cassette, made, or neither (it failed before an answer).
-    Finished(CallRole, CallEnd),
-}
-
-/// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallEnd {
-    /// Answered from a recording.
-    Replayed,
-    /// Answered by the provider.
-    Made,
-    /// No answer (a provider error, a missing recording, a refusal).
-    Failed,
-}
-
-/// What hears of every call: the run's reporter, or nothing.
-pub trait CallObserver: Send + Sync {
-    /// Hears one call event.
-    fn call_event(&self, event: CallEvent);
-}
-
-/// Nobody listens (unit tests, an engine outside a harness).
-impl CallObserver for () {
-    fn call_event(&self, _event: CallEvent) {}
 }
 
 impl std::fmt::Debug for Engine {
