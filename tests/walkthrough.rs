@@ -203,13 +203,17 @@ impl Newcomer {
         )));
         let _ = std::fs::remove_dir_all(&dir.0);
         std::fs::create_dir_all(&dir.0).unwrap();
+        // A package name of its own: cargo's artifact names hash a package's path relative to its
+        // workspace, the same for every one-package crate, so two crates of one name building at once
+        // in the shared target directory would run each other's test binary.
+        let package = format!("newcomer-{name}");
         let new = cargo(
             &dir.0,
             &[],
-            &["new", "--lib", "--vcs", "none", "newcomer"].map(String::from),
+            &["new", "--lib", "--vcs", "none", &package].map(String::from),
         );
         assert!(new.status.success(), "cargo new: {}", text(&new));
-        let krate = dir.0.join("newcomer");
+        let krate = dir.0.join(&package);
 
         // The README's dependency line is the published one; a newcomer trying a checkout uses the path
         // form.

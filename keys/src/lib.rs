@@ -24,4 +24,4 @@ mod table;
 pub mod template;
 
 pub use range::Range;
-pub use table::{Key, Kind, MAX_SEED, MAX_SUITE_RUNS, Place, ROWS, Row, keys_in, names_in};
+pub use table::{Key, Kind, MAX_SEED, MAX_SUITE_RUNS, Place, ROWS, Row, TWINS, keys_in, names_in};

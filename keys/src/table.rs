@@ -341,7 +341,39 @@ pub const ROWS: &[Row] = &[
         .rule("at least 0, in USD, e.g. 0.50"),
 ];
 
+/// The keys the two front ends name differently, as (the attribute's, a suite's): each front end takes
+/// the other's name too where that one is not its own key, so a user who knows one can write the other.
+pub const TWINS: &[(Key, Key)] = &[
+    (Key::TargetPrompt, Key::Prompt),
+    (Key::TargetPromptVars, Key::Inputs),
+    (Key::SubjectModel, Key::Model),
+    (Key::SubjectProvider, Key::Provider),
+];
+
 impl Key {
+    /// The key the other front end names this one by (`prompt` for `target_prompt`, and back).
+    pub fn twin(self) -> Option<Key> {
+        TWINS.iter().find_map(|&(attribute, suite)| {
+            if attribute == self {
+                Some(suite)
+            } else if suite == self {
+                Some(attribute)
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The key `name` means at `place`: its own, or the other front end's name for a key of `place`
+    /// (`model` in the attribute is `subject_model`).
+    pub fn meant_in(name: &str, place: Place) -> Option<Key> {
+        Key::named_in(name, place).or_else(|| {
+            Key::named(name)?
+                .twin()
+                .filter(|twin| twin.row().allowed_in(place))
+        })
+    }
+
     /// Its row of the table.
     pub fn row(self) -> &'static Row {
         &ROWS[self as usize]
@@ -396,6 +428,49 @@ pub fn keys_in(place: Place) -> impl Iterator<Item = Key> {
 /// The names of the keys that may be written at `place`, in the table's order.
 pub fn names_in(place: Place) -> Vec<&'static str> {
     keys_in(place).map(Key::name).collect()
+}
+
+#[cfg(test)]
+mod twin_tests {
+    use super::*;
+
+    #[test]
+    fn each_front_end_takes_the_other_s_name_for_its_key() {
+        assert_eq!(
+            Key::meant_in("prompt", Place::Attribute),
+            Some(Key::TargetPrompt)
+        );
+        assert_eq!(
+            Key::meant_in("inputs", Place::Attribute),
+            Some(Key::TargetPromptVars)
+        );
+        assert_eq!(
+            Key::meant_in("model", Place::Attribute),
+            Some(Key::SubjectModel)
+        );
+        assert_eq!(
+            Key::meant_in("provider", Place::Attribute),
+            Some(Key::SubjectProvider)
+        );
+        assert_eq!(
+            Key::meant_in("target_prompt", Place::Suite),
+            Some(Key::Prompt)
+        );
+        assert_eq!(
+            Key::meant_in("subject_model", Place::Case),
+            Some(Key::Model)
+        );
+        assert_eq!(
+            Key::meant_in("target_prompt_vars", Place::Case),
+            Some(Key::Inputs)
+        );
+        // Only where the key belongs: a suite's top has no `inputs`.
+        assert_eq!(Key::meant_in("target_prompt_vars", Place::Suite), None);
+        for &(attribute, suite) in TWINS {
+            assert!(attribute.row().allowed_in(Place::Attribute), "{attribute}");
+            assert!(!suite.row().allowed_in(Place::Attribute), "{suite}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -66,7 +66,8 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
     let mut seen: Vec<Key> = Vec::new();
     for arg in raw {
         let name = arg.key.unraw().to_string();
-        let Some(key) = Key::named_in(&name, Place::Attribute) else {
+        // A suite's name for a key is taken too (`prompt`, `inputs`, `model`, `provider`).
+        let Some(key) = Key::meant_in(&name, Place::Attribute) else {
             errors.at(&arg.key, unknown_key_message(&name));
             continue;
         };
@@ -155,13 +156,25 @@ fn check_placeholders(args: &Args, errors: &mut Errors) {
 
 fn unknown_key_message(key: &str) -> String {
     let keys = names_in(Place::Attribute);
-    let hint = match closest(key, &keys) {
+    // A suite's names are taken too, so they may be what was meant.
+    let mut candidates = keys.clone();
+    candidates.extend(
+        prompt_tester_keys::TWINS
+            .iter()
+            .map(|(_, suite)| suite.name()),
+    );
+    let hint = match closest(key, &candidates) {
         Some(best) => format!("; did you mean `{best}`?"),
         None => String::new(),
     };
+    let twins: Vec<String> = prompt_tester_keys::TWINS
+        .iter()
+        .map(|(attribute, suite)| format!("{suite} for {attribute}"))
+        .collect();
     format!(
-        "unknown key `{key}` in #[prompt_test]{hint}\nvalid keys: {}",
-        keys.join(", ")
+        "unknown key `{key}` in #[prompt_test]{hint}\nvalid keys: {}\nas in suites, also: {}",
+        keys.join(", "),
+        twins.join(", ")
     )
 }
 
@@ -340,7 +353,7 @@ mod tests {
     #[test]
     fn reports_every_mistake_at_once() {
         let errors = errors_of(quote::quote! {
-            runs = 0, runs = 2, pass_threshold = 1.5, max_tokens = 0, model = "x", temperature = -1,
+            runs = 0, runs = 2, pass_threshold = 1.5, max_tokens = 0, modl = "x", temperature = -1,
         });
         assert_errors(
             &errors,
@@ -349,11 +362,16 @@ mod tests {
                 "given twice",
                 "(0, 1]",
                 "`max_tokens` must be at least 1",
-                "did you mean `subject_model`?",
+                "did you mean `model`?",
                 "cannot be negative",
                 "needs a prompt",
             ],
         );
+        // A suite's name for a key is that key: given twice with the attribute's.
+        let errors = errors_of(quote::quote! {
+            prompt = "x", target_prompt = "y", model = "m", provider = "p",
+        });
+        assert_errors(&errors, &["`target_prompt` is given twice; keep one"]);
     }
 
     #[test]

@@ -63,9 +63,11 @@ use proc_macro::TokenStream;
 /// | `live_only` | `bool`: without a recording the test is ignored, not run; a bare `live_only` means `true` |
 /// | `budget` | `f64`, USD, at least 0: the most the test may spend on provider calls (default: `[defaults] budget`) |
 ///
-/// Exactly one of `target_prompt` and `target_prompt_file` is required. Literal values are checked at
-/// compile time (`runs = 0`, `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key); every mistake is
-/// reported at once, at the offending key or value.
+/// Exactly one of `target_prompt` and `target_prompt_file` is required. A suite's names are taken too:
+/// `prompt`, `inputs(...)`, `model`, `provider` for `target_prompt`, `target_prompt_vars(...)`,
+/// `subject_model`, `subject_provider`. Literal values are checked at compile time (`runs = 0`,
+/// `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key, a placeholder of a literal prompt with no
+/// value); every mistake is reported at once, at the offending key or value.
 ///
 /// [`PromptRun`]: https://docs.rs/prompt-tester/latest/prompt_tester/struct.PromptRun.html
 #[proc_macro_attribute]

@@ -105,8 +105,18 @@ fn unknown_keys(r: &mut Reader<'_>, table: &DeTable<'_>, place: Place, prefix: &
     let valid = names_in(place);
     for (key, _) in table.iter() {
         let k = key.get_ref().as_ref();
-        if Key::named_in(k, place).is_none() {
-            unknown_key(r, key, &format!("{prefix}{k}"), &valid, where_);
+        if Key::named_in(k, place).is_some() {
+            continue;
+        }
+        // The attribute's name for a key a suite names otherwise: say the suite's.
+        match Key::meant_in(k, place) {
+            Some(own) => r.problem(
+                key.span(),
+                &format!("{prefix}{k}"),
+                format!("`{k}` is #[prompt_test]'s name for it; {where_} it is `{own}`"),
+                format!("write `{own}` instead of `{k}`"),
+            ),
+            None => unknown_key(r, key, &format!("{prefix}{k}"), &valid, where_),
         }
     }
 }

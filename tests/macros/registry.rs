@@ -100,6 +100,15 @@ fn registered(name: &str) -> &'static RustTest {
     found[0]
 }
 
+// A suite's names for the prompt, its values and the subject, as a suite user writes them.
+#[prompt_test(
+    prompt = "Summarise: {text}",
+    inputs(text = "Alice"),
+    model = "gemini-3.1-flash-lite",
+    provider = "google"
+)]
+fn in_suite_words(_: PromptRun) {}
+
 fn vars(spec: &TestSpec) -> Vec<(&str, &str)> {
     spec.target_prompt_vars
         .iter()
@@ -120,6 +129,7 @@ fn registers_each_function_once() {
             "adaptive",
             "custom_executor",
             "early",
+            "in_suite_words",
             "summary_mentions_alice",
             "sync_translation",
             "type"
@@ -146,6 +156,22 @@ fn inline_prompt(spec: &TestSpec) -> Option<&'static str> {
         PromptSource::Inline(text) => Some(text),
         PromptSource::File { .. } => None,
     }
+}
+
+/// `prompt`, `inputs`, `model` and `provider` are `target_prompt`, `target_prompt_vars`,
+/// `subject_model` and `subject_provider`.
+#[test]
+fn a_suite_s_names_fill_the_same_spec() {
+    let spec = (registered("in_suite_words").spec)();
+    assert_eq!(inline_prompt(&spec), Some("Summarise: {text}"));
+    assert_eq!(vars(&spec), [("text", "Alice")]);
+    assert_eq!(
+        (
+            spec.request.call.provider.as_deref(),
+            spec.request.call.model.as_deref()
+        ),
+        (Some("google"), Some("gemini-3.1-flash-lite"))
+    );
 }
 
 #[test]

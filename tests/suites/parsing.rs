@@ -99,6 +99,14 @@ const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
         "promt",
         "did you mean `prompt`?",
     ),
+    (
+        "attribute_words",
+        "target_prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\n",
+        "prompt-tests/attribute_words.evals.toml:1:1: `target_prompt`: `target_prompt` is #[prompt_test]'s \
+         name for it; at the top of a suite it is `prompt`",
+        "target_prompt",
+        "write `prompt` instead of `target_prompt`",
+    ),
 ];
 
 #[test]

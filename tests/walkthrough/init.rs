@@ -20,12 +20,15 @@ use super::{
 const SUITE_CASE: &str = "summary::mentions_alice";
 
 /// A new crate (`cargo init --lib`) in a folder of its own, `name` telling the tests' folders apart.
+/// Its package is named after `name` too: cargo's artifact names hash a package's path relative to
+/// its workspace, the same for every one-package crate, so two crates of one name building at once in
+/// the shared target directory would overwrite each other's test binary.
 fn new_crate(name: &str) -> (TempDir, PathBuf) {
     let dir = TempDir(
         std::env::temp_dir().join(format!("prompt-tester-init-{name}-{}", std::process::id())),
     );
     let _ = std::fs::remove_dir_all(&dir.0);
-    let krate = dir.0.join("newcomer");
+    let krate = dir.0.join(format!("init_{name}"));
     std::fs::create_dir_all(&krate).unwrap();
     let init = cargo(
         &krate,

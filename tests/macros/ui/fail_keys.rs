@@ -4,7 +4,7 @@ use prompt_tester::prelude::*;
 #[prompt_test(
     target_prompt = "Hi",
     run = 5,
-    model = "gemini-2.5-flash",
+    model = "gemini-2.5-flash", // a suite's name for `subject_model`: taken
     timeout = 30,
     runs = 1,
     runs = 2,
