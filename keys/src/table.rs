@@ -513,18 +513,18 @@ mod tests {
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
                         confidence, max_runs, indifference, seed, temperature, system, messages, threshold, tools, \
-                        live_only, models, budget";
+                        live_only, models";
         assert_eq!(
             names_in(Place::Suite).join(", "),
             format!(
                 "prompt, cases_file, prompts, prompt_id, prompt_version, dataset_version, description, \
-                 assert, cases, {settings}, gate"
+                 assert, cases, {settings}, gate, budget"
             )
         );
         assert_eq!(
             names_in(Place::Case).join(", "),
             format!(
-                "name, category, expected, description, inputs, turns, assert, skip, {settings}"
+                "name, category, expected, description, inputs, turns, assert, skip, {settings}, budget"
             )
         );
         assert_eq!(names_in(Place::Assertion).join(", "), "weight, turn");
