@@ -64,13 +64,17 @@ pub fn case(
     // As in a suite, a placeholder without a value is an error, before anything is sent (a literal
     // `target_prompt` is checked at compile time; a file or an expression here).
     if !missing.is_empty() {
+        let where_ = match missing.len() > rendered.missing.len() {
+            true => "the prompt or `messages`",
+            false => "the prompt",
+        };
         let missing: Vec<&str> = missing.iter().map(String::as_str).collect();
         let names = crate::render::and_list(&missing, |p| format!("{{{p}}}"));
         let fix: Vec<String> = missing.iter().map(|p| format!("{p} = ...")).collect();
         let fix = fix.join(", ");
         request.subject = Err(format!(
-            "{at}: placeholder {names} of the prompt or `messages` has no value in target_prompt_vars; \
-             add `target_prompt_vars({fix})`"
+            "{at}: placeholder {names} of {where_} has no value in target_prompt_vars; add \
+             `target_prompt_vars({fix})`"
         ));
     }
     warnings.extend(request.seed_warning(config));
