@@ -76,7 +76,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
     let budget = case
         .request
         .budget
-        .map(|usd| Arc::new(crate::budget::Budget::for_test(usd, &trial)));
+        .map(|usd| Arc::new(crate::budget::Budget::for_test(usd, trial)));
     let scope = |i: u32| {
         Arc::new(RunScope {
             live_only: sampling.live_only,
