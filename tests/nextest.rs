@@ -229,3 +229,54 @@ fn a_budget_holds_across_the_processes_of_a_nextest_run() {
         )],
     );
 }
+
+#[test]
+fn nextest_runs_the_gates_of_a_dataset_one_process_each_and_never_its_rows() {
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("nextest", "gates");
+    wrapper_crate(&scratch);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n",
+        fake.base_url(Wire::OpenAi),
+    ));
+    // The echo answers "echo: Q n": every row passes but b1, whose expected answer is not in it.
+    let row = |id: &str, category: &str, q: &str, expected: &str| {
+        format!(
+            "{{\"id\": \"{id}\", \"category\": \"{category}\", \"q\": \"{q}\", \"expected\": \"{expected}\"}}\n"
+        )
+    };
+    scratch.file(
+        "prompt-tests/rows.jsonl",
+        &[
+            row("a1", "a", "1", "Q 1"),
+            row("a2", "a", "2", "Q 2"),
+            row("b1", "b", "3", "nope"),
+            row("b2", "b", "4", "Q 4"),
+        ]
+        .concat(),
+    );
+    scratch.file(
+        "prompt-tests/ds.evals.toml",
+        "prompt = \"Q {q}\"\nprovider = \"fake\"\nmodel = \"fake-model\"\ncases_file = \"rows.jsonl\"\n\
+         assert = [{ contains = \"{expected}\" }]\n\n[gate]\npass_threshold = 0.75\n\n\
+         [gate.categories]\na = 1.0\nb = 1.0\n",
+    );
+    let Some(run) = nextest(&scratch, &[], &[("PROMPT_TESTER_CASSETTE", "off")]) else {
+        return;
+    };
+    assert_eq!(status(&run, "ds::gate"), "PASS", "{}", run.context());
+    assert_eq!(status(&run, "ds::gate::a"), "PASS", "{}", run.context());
+    assert_eq!(status(&run, "ds::gate::b"), "FAIL", "{}", run.context());
+    // The rows are the gates' samples, not trials: nextest neither runs nor skips them.
+    let out = format!("{}\n{}", run.stdout(), run.stderr());
+    for row in ["a1", "a2", "b1", "b2"] {
+        assert!(
+            !out.lines()
+                .any(|l| l.ends_with(&format!(" pt-nextest::prompts ds::{row}"))),
+            "ds::{row} is listed:\n{out}"
+        );
+    }
+    // Each gate's process runs the rows it counts: 4 + 2 + 2.
+    assert_eq!(fake.request_count(), 8, "{}", run.context());
+    child::assert_contains(&out, &["[row b1] FAILED: 1 of 1 assertion failed"]);
+}
