@@ -328,6 +328,14 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
             }
         })
     };
+    if !recorded.is_empty() && trial.other_calls.contains(&CallRole::Embedding) {
+        // An embedding is keyed by its text alone: a text two samples embed is recorded once, under
+        // the sample that embedded it first, and a live run embeds it for each.
+        unknown.push(
+            "embeddings of a text another sample recorded first: counted under that sample only"
+                .to_string(),
+        );
+    }
     if trial.body {
         unknown.push(
             "the calls its test body makes (judge, embeddings, follow-ups) beyond those recorded"

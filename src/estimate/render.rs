@@ -100,10 +100,24 @@ pub fn render(estimate: &Estimate) -> String {
         &all,
         [&estimate.subject, &estimate.judge, &estimate.embedding],
     ));
-    let unknown: Vec<String> = estimate
-        .trials
-        .iter()
-        .flat_map(|t| t.unknown.iter().map(move |u| format!("{}: {u}", t.trial)))
+    // One line per reason, naming the trials it holds for (a dataset's rows share theirs).
+    let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
+    for t in &estimate.trials {
+        for u in &t.unknown {
+            match by_reason.iter_mut().find(|(reason, _)| reason == u) {
+                Some((_, trials)) => trials.push(&t.trial),
+                None => by_reason.push((u, vec![&t.trial])),
+            }
+        }
+    }
+    let unknown: Vec<String> = by_reason
+        .into_iter()
+        .map(|(reason, trials)| match trials.as_slice() {
+            [one] => format!("{one}: {reason}"),
+            [first, second] => format!("{first}, {second}: {reason}"),
+            [first, rest @ ..] => format!("{first} and {} more: {reason}", rest.len()),
+            [] => reason.to_string(),
+        })
         .collect();
     if !unknown.is_empty() {
         out.push_str("not counted, unknown before the run:\n");
