@@ -11,32 +11,8 @@ use crate::test_support::{Scratch, assert_contains};
 
 const FILE: &str = "prompt-tests/support.evals.yaml";
 
-/// PromptKit's example, as its documentation writes it.
-const PROMPTKIT: &str = "\
-cases:
-  - name: mentions_the_product
-    inputs:
-      product: Acme Cloud
-      message: My invoice looks wrong.
-      order_id: A-1042
-    assert:
-      - contains: Acme Cloud
-      - max_tokens: 400
-
-  - name: handles_a_missing_order_id
-    inputs:
-      product: Acme Cloud
-      message: I cannot log in.
-    assert:
-      - not_contains: order id
-      - max_latency: 30
-
-  - name: not_ready_yet
-    skip: true
-    inputs:
-      product: Acme Cloud
-      message: ...
-";
+/// PromptKit's example as the example crate commits it (its documentation's text under a comment).
+const PROMPTKIT: &str = include_str!("../../prompt-tests/support.evals.yaml");
 
 fn parsed(file: &str, text: &str, dir: &Path) -> Result<Suite, String> {
     parse("support", file, dir, text).map_err(|p| report(file, text, &p))

@@ -6,32 +6,9 @@ use prompt_tester_testkit::FakeProvider;
 
 use super::*;
 
-/// PromptKit's example, as its documentation writes it: no prompt, provider or model of its own.
-const PROMPTKIT: &str = "\
-cases:
-  - name: mentions_the_product
-    inputs:
-      product: Acme Cloud
-      message: My invoice looks wrong.
-      order_id: A-1042
-    assert:
-      - contains: Acme Cloud
-      - max_tokens: 400
-
-  - name: handles_a_missing_order_id
-    inputs:
-      product: Acme Cloud
-      message: I cannot log in.
-    assert:
-      - not_contains: order id
-      - max_latency: 30
-
-  - name: not_ready_yet
-    skip: true
-    inputs:
-      product: Acme Cloud
-      message: ...
-";
+/// PromptKit's example as the example crate commits it (its documentation's text under a comment): no
+/// prompt, provider or model of its own.
+const PROMPTKIT: &str = include_str!("../../prompt-tests/support.evals.yaml");
 
 /// Its prompt, beside it with its name.
 const SUPPORT_MD: &str = "You are the support agent of {product}. Reply to: {message}";
@@ -90,12 +67,12 @@ fn promptkit_s_example_replays_from_its_cassette_with_the_prompt_beside_it() {
     out.assert_failure_has(
         "support",
         "mentions_the_product",
-        &["prompt-tests/support.evals.yaml:8: contains: expected the output to contain \"Acme Cloud\""],
+        &["prompt-tests/support.evals.yaml:13: contains: expected the output to contain \"Acme Cloud\""],
     );
     out.assert_failure_has(
         "support",
         "handles_a_missing_order_id",
-        &["prompt-tests/support.evals.yaml:16: not_contains:"],
+        &["prompt-tests/support.evals.yaml:21: not_contains:"],
     );
 }
 
