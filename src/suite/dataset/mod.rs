@@ -281,6 +281,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "csv")]
     fn csv_rows_read_columns_as_inputs() {
         let text = "name,category,expected,skip,city\nparis,geo,Paris,,\"Paris, France\"\nrome,geo,,true,Rome\n";
         let rows = rows(Format::Csv, text);
@@ -297,6 +298,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "csv")]
     fn csv_problems_name_the_line_and_column() {
         let text = "id,expected,q\n,x,y\na::b,x,y\nok,x\n\"multi\nline\",x,y\nlast,x,y\n";
         let rows = rows(Format::Csv, text);
@@ -317,6 +319,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "csv")]
     fn csv_header_problems_are_file_problems() {
         for (text, want) in [
             ("category,q\nx,y\n", "no `name` or `id` column"),
