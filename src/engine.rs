@@ -7,11 +7,11 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::budget::{Budget, Worst};
+use crate::budget::Budget;
 use crate::cassette::decision::{
     self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
 };
-use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, Recorded, ReplaceInto};
+use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, ReplaceInto};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
@@ -22,7 +22,7 @@ pub use crate::usage::Usage;
 
 mod bill;
 mod event;
-use bill::Bill;
+use bill::Billed;
 pub use event::{CallEnd, CallEvent, CallObserver};
 
 /// One sample of one trial: where its calls are recorded and what they cost.
@@ -78,6 +78,14 @@ impl RunScope {
             conversation: Mutex::default(),
             budget: None,
         }
+    }
+
+    /// Run 1 of 1 of `test` on an engine for unit tests ([`Engine::for_unit_tests`]), its cassette
+    /// and its filter `cassette`.
+    #[cfg(test)]
+    pub(crate) fn for_unit_tests(test: &str, cassette: &str) -> Arc<Self> {
+        let engine = Engine::for_unit_tests();
+        Arc::new(Self::new(engine, test, cassette, cassette, 1, 1, false))
     }
 
     /// A copy of the usage so far.
@@ -318,17 +326,7 @@ impl Engine {
             key: cassette::entry_key(provider, &request, scope.run_index),
         };
         let (result, latency, replayed) = self
-            .exchange(
-                call,
-                &client,
-                &request,
-                client.complete_timed(&request),
-                |result| self.price(result, provider, &request.model),
-                Bill {
-                    worst: || self.worst_completion(provider, &request),
-                    cost: |result: &CompletionResult| result.cost_usd,
-                },
-            )
+            .exchange(call, &client, &request, client.complete_timed(&request))
             .await?;
         scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
         Ok(Completed {
@@ -355,17 +353,7 @@ impl Engine {
             key: cassette::embedding_key(provider, &request),
         };
         let (embedding, _, replayed) = self
-            .exchange(
-                call,
-                &client,
-                &request,
-                client.embed_timed(&request),
-                |embedding| self.price_embedding(embedding, provider, &request.model),
-                Bill {
-                    worst: || self.worst_embedding(provider, &request),
-                    cost: |embedding: &Embedding| embedding.cost_usd,
-                },
-            )
+            .exchange(call, &client, &request, client.embed_timed(&request))
             .await?;
         scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
         Ok(embedding)
@@ -373,17 +361,15 @@ impl Engine {
 
     /// The one flow of a call, whatever it asks: the recorded answer to `request` with its recorded
     /// latency, or `answer` from the provider with the latency of the request that answered, recorded
-    /// with `request` when the decision says so. Either is `price`d with today's table. Returns the
+    /// with `request` when the decision says so. Either is priced with today's table. Returns the
     /// answer, its latency and whether it was replayed. A call made (not replayed) is first held to the
-    /// run's and the test's budgets (`bill`).
-    async fn exchange<R: Recorded, W: FnOnce() -> Worst, C: Fn(&R::Answer) -> Option<f64>>(
+    /// run's and the test's budgets ([`Billed`]).
+    async fn exchange<R: Billed>(
         &self,
         call: Call<'_>,
         client: &ProviderClient,
         request: &R,
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
-        price: impl FnOnce(&mut R::Answer),
-        bill: Bill<W, C>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
         let keep = match self.prepare(&call, client, request.completion())? {
@@ -391,13 +377,13 @@ impl Engine {
                 let latency = cassette::latency_of(&entry);
                 let mut answer = R::answer_in(entry.call)
                     .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
-                price(&mut answer);
+                request.price(self, call.provider, &mut answer);
                 underway.end = CallEnd::Replayed;
                 return Ok((answer, latency, true));
             }
             Prepared::Call(keep) => keep,
         };
-        let mut held = self.hold(call.scope, bill.worst)?;
+        let mut held = self.hold(call.scope, || request.worst(self, call.provider))?;
         let answered = answer.await;
         let (mut answer, latency) = match answered {
             Ok(answered) => answered,
@@ -409,8 +395,8 @@ impl Engine {
                 return Err(CallError::Failed(redact(&e.to_string()).into_owned()));
             }
         };
-        price(&mut answer);
-        held.settle((bill.cost)(&answer));
+        request.price(self, call.provider, &mut answer);
+        held.settle(R::cost(&answer));
         // Made, and paid for, even if recording it fails below.
         underway.end = CallEnd::Made;
         let to = match &keep {

@@ -154,12 +154,21 @@ pub fn rate_line(
 mod tests {
     use super::*;
 
-    fn row<'a>(name: &'a str, status: &'a Status, message: Option<&'a str>) -> RowVerdict<'a> {
-        RowVerdict {
-            name,
-            status,
-            message,
-        }
+    /// What rows named, ended and explained as `rows` decide.
+    fn decide_rows(
+        rows: &[(&str, Status, Option<&str>)],
+        skipped: u32,
+        share: f64,
+    ) -> GateDecision {
+        let verdicts: Vec<RowVerdict<'_>> = rows
+            .iter()
+            .map(|(name, status, message)| RowVerdict {
+                name,
+                status,
+                message: *message,
+            })
+            .collect();
+        decide(&verdicts, skipped, share)
     }
 
     #[test]
@@ -173,20 +182,19 @@ mod tests {
 
     #[test]
     fn a_met_share_passes_and_a_missed_one_lists_every_failing_row() {
-        let (ok, bad) = (Status::Passed, Status::Failed);
         let rows = [
-            row("a", &ok, None),
-            row("b", &bad, Some("no Paris\nin the answer")),
-            row("c", &ok, None),
-            row("d", &ok, None),
+            ("a", Status::Passed, None),
+            ("b", Status::Failed, Some("no Paris\nin the answer")),
+            ("c", Status::Passed, None),
+            ("d", Status::Passed, None),
         ];
-        let d = decide(&rows, 2, 0.75);
+        let d = decide_rows(&rows, 2, 0.75);
         assert_eq!(
             (d.status, d.passed, d.counted, d.required),
             (Status::Passed, 3, 4, 3)
         );
         assert_eq!(d.message, None);
-        let d = decide(&rows, 2, 1.0);
+        let d = decide_rows(&rows, 2, 1.0);
         assert_eq!(d.status, Status::Failed);
         assert_eq!(
             d.message.as_deref(),
@@ -199,13 +207,12 @@ mod tests {
 
     #[test]
     fn an_errored_row_fails_the_gate_whatever_the_share() {
-        let (ok, err) = (Status::Passed, Status::Errored);
         let rows = [
-            row("a", &ok, None),
-            row("b", &err, Some("HTTP 503")),
-            row("c", &ok, None),
+            ("a", Status::Passed, None),
+            ("b", Status::Errored, Some("HTTP 503")),
+            ("c", Status::Passed, None),
         ];
-        let d = decide(&rows, 0, 0.5);
+        let d = decide_rows(&rows, 0, 0.5);
         assert_eq!((d.status, d.errored), (Status::Errored, 1));
         assert_eq!(
             d.message.as_deref(),
@@ -218,12 +225,11 @@ mod tests {
 
     #[test]
     fn a_row_that_did_not_run_or_no_row_at_all_leaves_the_gate_unjudged() {
-        let (ok, ignored) = (Status::Passed, Status::Ignored);
         let rows = [
-            row("a", &ok, None),
-            row("b", &ignored, Some("no recording")),
+            ("a", Status::Passed, None),
+            ("b", Status::Ignored, Some("no recording")),
         ];
-        let d = decide(&rows, 0, 0.5);
+        let d = decide_rows(&rows, 0, 0.5);
         assert_eq!(d.status, Status::Ignored);
         assert_eq!(
             d.message.as_deref(),

@@ -314,6 +314,20 @@ impl Usage {
     }
 }
 
+/// The line under the summary's and the estimate's figures that names the models without a price
+/// and how to give them one (empty when every model had a price).
+pub fn unpriced_models_line(unpriced: &BTreeSet<String>) -> String {
+    if unpriced.is_empty() {
+        return String::new();
+    }
+    let models: Vec<&str> = unpriced.iter().map(String::as_str).collect();
+    format!(
+        "unpriced models (cost unknown, not counted; add [prices.\"MODEL\"] to prompt-tester.toml, or \
+         `free = true` to a self-hosted [providers.NAME]): {}\n",
+        models.join(", ")
+    )
+}
+
 impl AddAssign<&Usage> for Usage {
     fn add_assign(&mut self, other: &Usage) {
         self.subject += other.subject;

@@ -204,44 +204,37 @@ mod tests {
 
     #[test]
     fn the_target_is_the_executable_s_name_without_cargo_s_hash() {
-        let target = |exe: &str| target_of(Path::new(exe));
-        // `cargo test --test prompts` and nextest run `deps/<crate name>-<metadata hash>`.
-        assert_eq!(
-            target("/repo/target/debug/deps/prompts-0123456789abcdef").as_deref(),
-            Some("prompts")
-        );
-        assert_eq!(
-            target("target/debug/deps/my_agents-FEDCBA9876543210").as_deref(),
-            Some("my_agents")
-        );
-        // Examples and `cargo run` binaries are copied out without the hash.
-        assert_eq!(
-            target("/repo/target/debug/examples/cassette_fixture").as_deref(),
-            Some("cassette_fixture")
-        );
-        assert_eq!(
-            target("target/debug/examples/my-agents").as_deref(),
-            Some("my_agents")
-        );
-        // Only cargo's hash goes: 16 hex digits after the last dash, and something before it.
-        assert_eq!(
-            target("deps/prompts-deadbeef").as_deref(),
-            Some("prompts_deadbeef")
-        );
-        assert_eq!(
-            target("deps/prompts-0123456789abcdeg").as_deref(),
-            Some("prompts_0123456789abcdeg")
-        );
-        assert_eq!(
-            target("deps/-0123456789abcdef").as_deref(),
-            Some("_0123456789abcdef")
-        );
-        assert_eq!(target("/"), None);
+        let cases: &[(&str, Option<&str>)] = &[
+            // `cargo test --test prompts` and nextest run `deps/<crate name>-<metadata hash>`.
+            (
+                "/repo/target/debug/deps/prompts-0123456789abcdef",
+                Some("prompts"),
+            ),
+            (
+                "target/debug/deps/my_agents-FEDCBA9876543210",
+                Some("my_agents"),
+            ),
+            // Examples and `cargo run` binaries are copied out without the hash.
+            (
+                "/repo/target/debug/examples/cassette_fixture",
+                Some("cassette_fixture"),
+            ),
+            ("target/debug/examples/my-agents", Some("my_agents")),
+            // Only cargo's hash goes: 16 hex digits after the last dash, and something before it.
+            ("deps/prompts-deadbeef", Some("prompts_deadbeef")),
+            (
+                "deps/prompts-0123456789abcdeg",
+                Some("prompts_0123456789abcdeg"),
+            ),
+            ("deps/-0123456789abcdef", Some("_0123456789abcdef")),
+            ("/", None),
+        ];
+        for &(exe, expected) in cases {
+            assert_eq!(target_of(Path::new(exe)).as_deref(), expected, "{exe}");
+        }
         if cfg!(windows) {
-            assert_eq!(
-                target(r"C:\t\deps\prompts-0123456789abcdef.exe").as_deref(),
-                Some("prompts")
-            );
+            let exe = Path::new(r"C:\t\deps\prompts-0123456789abcdef.exe");
+            assert_eq!(target_of(exe).as_deref(), Some("prompts"));
         }
         // This very test runs as `deps/prompt_tester-<hash>`.
         assert_eq!(this_target().as_deref(), Some("prompt_tester"));

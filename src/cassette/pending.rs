@@ -347,6 +347,7 @@ mod tests {
     use super::*;
     use crate::cassette::{CassetteStore, Exchange, ReplaceInto, now_rfc3339};
     use crate::completion::{CompletionRequest, CompletionResult};
+    use crate::test_support::Scratch;
 
     fn entry(test: &str, run: u32, role: CallRole, key: &str, answer: &str) -> Entry {
         Entry {
@@ -364,13 +365,6 @@ mod tests {
             latency_ms: 5,
             recorded_at: now_rfc3339(),
         }
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pt-pending-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
     }
 
     /// A cassette holding sample (t, 1) as a subject and a judge call, and sample (u, 1).
@@ -413,13 +407,14 @@ mod tests {
     fn a_sample_recorded_by_its_numbered_trial_is_the_aggregate_trials_sample() {
         // Run 2 recorded by `t::run_2` (`--exact t::run_2`) is run 2 of `t`: a new call of either
         // trial's run 2 is stale, and replaces those recordings, instead of being a first recording.
-        let dir = scratch("numbered");
-        let store = CassetteStore::new(&dir);
+        let scratch = Scratch::new("pending-numbered");
+        let dir = scratch.path();
+        let store = CassetteStore::new(dir);
         let c = store.open("s").unwrap();
         c.record(entry("t::run_2", 2, CallRole::Subject, "old", "old"))
             .unwrap();
         c.flush().unwrap();
-        let c = CassetteStore::new(&dir).open("s").unwrap();
+        let c = CassetteStore::new(dir).open("s").unwrap();
         assert_eq!(c.sample_recordings(&c.sample("t", 2)), 1);
         assert_eq!(c.sample_recordings(&c.sample("t::run_2", 2)), 1);
         assert_eq!(c.sample("t::run_2", 2), c.sample("t", 2));
@@ -431,15 +426,15 @@ mod tests {
         .unwrap();
         c.flush().unwrap();
         assert_eq!(keys(c.path()), ["new"]);
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_replacing_sample_goes_pending_whole_and_the_cassette_stays_byte_identical() {
-        let dir = scratch("whole");
-        let cassette = recorded(&dir);
+        let scratch = Scratch::new("pending-whole");
+        let dir = scratch.path();
+        let cassette = recorded(dir);
         let before = fs::read(&cassette).unwrap();
-        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Pending);
+        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Pending);
         assert_eq!(pending, dir.join("s.pending.json"));
         assert_eq!(fs::read(&cassette).unwrap(), before);
         // The sample as a whole: the new subject call and the judge call it replayed.
@@ -454,28 +449,28 @@ mod tests {
         // The old subject call is gone, the other sample untouched, the pending file removed.
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
         assert!(!pending.exists());
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn rejecting_keeps_the_accepted_recordings_and_removes_the_pending_file() {
-        let dir = scratch("reject");
-        let cassette = recorded(&dir);
+        let scratch = Scratch::new("pending-reject");
+        let dir = scratch.path();
+        let cassette = recorded(dir);
         let before = fs::read(&cassette).unwrap();
-        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Pending);
+        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Pending);
         let settled = reject(&pending, |s| s.test == "t").unwrap();
         assert_eq!(settled.entries, 2);
         assert_eq!(fs::read(&cassette).unwrap(), before);
         assert!(!pending.exists());
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_later_run_supersedes_an_earlier_pending_answer_of_the_same_sample() {
-        let dir = scratch("later");
-        recorded(&dir);
-        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Pending);
-        let again = CassetteStore::new(&dir).open("s").unwrap();
+        let scratch = Scratch::new("pending-later");
+        let dir = scratch.path();
+        recorded(dir);
+        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Pending);
+        let again = CassetteStore::new(dir).open("s").unwrap();
         again
             .record_replacing(
                 entry("t", 1, CallRole::Subject, "newer", "newer answer"),
@@ -485,36 +480,35 @@ mod tests {
         again.flush().unwrap();
         // Never old and new calls of one sample mixed: the first pending run's calls are gone.
         assert_eq!(keys(&pending), ["newer"]);
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn accepted_at_once_a_sample_is_replaced_as_a_whole_in_the_cassette() {
-        let dir = scratch("accept-now");
-        let cassette = recorded(&dir);
-        let pending = rerun(CassetteStore::new(&dir), ReplaceInto::Cassette);
+        let scratch = Scratch::new("pending-accept-now");
+        let dir = scratch.path();
+        let cassette = recorded(dir);
+        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Cassette);
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
         assert!(!pending.exists());
-        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_pending_folder_receives_the_pending_file_and_accept_reads_it_back() {
-        let dir = scratch("folder");
+        let scratch = Scratch::new("pending-folder");
+        let dir = scratch.path();
         let elsewhere = dir.join("artifacts");
-        let cassette = recorded(&dir);
-        let store = CassetteStore::new(&dir).with_pending_dir(Some(elsewhere.clone()));
+        let cassette = recorded(dir);
+        let store = CassetteStore::new(dir).with_pending_dir(Some(elsewhere.clone()));
         let pending = rerun(store, ReplaceInto::Pending);
         assert_eq!(pending, elsewhere.join("s.pending.json"));
         assert!(!dir.join("s.pending.json").exists());
-        assert_eq!(cassette_path(&pending, &dir), cassette);
+        assert_eq!(cassette_path(&pending, dir), cassette);
         assert_eq!(
             pending_files(&elsewhere).unwrap(),
             std::slice::from_ref(&pending)
         );
         accept(&cassette, &pending, |_| true).unwrap();
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
-        let _ = fs::remove_dir_all(&dir);
     }
 
     fn verdict(status: &str, passed: bool) -> Verdict {
@@ -532,8 +526,9 @@ mod tests {
 
     #[test]
     fn a_sample_s_verdict_is_kept_with_its_calls_and_accepted_with_them() {
-        let dir = scratch("verdicts");
-        let store = CassetteStore::new(&dir);
+        let scratch = Scratch::new("pending-verdicts");
+        let dir = scratch.path();
+        let store = CassetteStore::new(dir);
         let c = store.open("s").unwrap();
         let sample = c.sample("t", 1);
         c.record(entry("t", 1, CallRole::Subject, "old", "old answer"))
@@ -554,7 +549,7 @@ mod tests {
         let kept = read_body(&cassette).unwrap().verdicts;
         assert_eq!(kept, [named(verdict("passed", true))]);
 
-        let again = CassetteStore::new(&dir).open("s").unwrap();
+        let again = CassetteStore::new(dir).open("s").unwrap();
         again
             .record_replacing(
                 entry("t", 1, CallRole::Subject, "new", "new answer"),
@@ -583,6 +578,5 @@ mod tests {
             [named(verdict("failed", false))],
             "accepted with its calls"
         );
-        let _ = fs::remove_dir_all(&dir);
     }
 }

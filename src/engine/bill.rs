@@ -3,8 +3,9 @@
 
 use super::{CallError, Engine, RunScope};
 use crate::budget::{Budget, Worst, approx};
-use crate::completion::CompletionRequest;
-use crate::embedding::EmbeddingRequest;
+use crate::cassette::Recorded;
+use crate::completion::{CompletionRequest, CompletionResult};
+use crate::embedding::{Embedding, EmbeddingRequest};
 
 impl Engine {
     /// Reserves a call's worst case in the run's budget and in `scope`'s test's, or refuses the call
@@ -38,24 +39,6 @@ impl Engine {
         Ok(held)
     }
 
-    /// The worst case of a completion: its input by the approximation, its output at `max_tokens`.
-    pub(super) fn worst_completion(&self, provider: &str, request: &CompletionRequest) -> Worst {
-        let input = approx::input_tokens(request);
-        let price = self.config.price_of(provider, &request.model, input);
-        self.worst(provider, &request.model, price, |p| {
-            approx::worst_cost(p, input, u64::from(request.max_tokens))
-        })
-    }
-
-    /// The worst case of an embeddings call: its input by the approximation.
-    pub(super) fn worst_embedding(&self, provider: &str, request: &EmbeddingRequest) -> Worst {
-        let input = approx::embedding_tokens(request);
-        let price = self.config.price_of(provider, &request.model, input);
-        self.worst(provider, &request.model, price, |p| {
-            approx::worst_cost(p, input, 0)
-        })
-    }
-
     /// The worst case of a call to `provider/model` at `price`, `cost` of it when it is known.
     fn worst(
         &self,
@@ -71,11 +54,54 @@ impl Engine {
     }
 }
 
-/// How a call is held to a budget: its worst case, computed only under one, and its real cost once
-/// answered and priced.
-pub(super) struct Bill<W, C> {
-    pub(super) worst: W,
-    pub(super) cost: C,
+/// A kind of call as the engine prices and bills it: its worst case, computed only under a budget,
+/// its answer priced from today's table (a replayed cost follows today's prices), and the real cost
+/// that settles the budget.
+pub(super) trait Billed: Recorded {
+    /// The worst case of this request to `provider`.
+    fn worst(&self, engine: &Engine, provider: &str) -> Worst;
+    /// Prices `answer` to this request of `provider` from `engine`'s table.
+    fn price(&self, engine: &Engine, provider: &str, answer: &mut Self::Answer);
+    /// What `answer` cost; `None` when unpriced.
+    fn cost(answer: &Self::Answer) -> Option<f64>;
+}
+
+impl Billed for CompletionRequest {
+    /// Its input by the approximation, its output at `max_tokens`.
+    fn worst(&self, engine: &Engine, provider: &str) -> Worst {
+        let input = approx::input_tokens(self);
+        let price = engine.config.price_of(provider, &self.model, input);
+        engine.worst(provider, &self.model, price, |p| {
+            approx::worst_cost(p, input, u64::from(self.max_tokens))
+        })
+    }
+
+    fn price(&self, engine: &Engine, provider: &str, answer: &mut CompletionResult) {
+        engine.price(answer, provider, &self.model);
+    }
+
+    fn cost(answer: &CompletionResult) -> Option<f64> {
+        answer.cost_usd
+    }
+}
+
+impl Billed for EmbeddingRequest {
+    /// Its input by the approximation.
+    fn worst(&self, engine: &Engine, provider: &str) -> Worst {
+        let input = approx::embedding_tokens(self);
+        let price = engine.config.price_of(provider, &self.model, input);
+        engine.worst(provider, &self.model, price, |p| {
+            approx::worst_cost(p, input, 0)
+        })
+    }
+
+    fn price(&self, engine: &Engine, provider: &str, answer: &mut Embedding) {
+        engine.price_embedding(answer, provider, &self.model);
+    }
+
+    fn cost(answer: &Embedding) -> Option<f64> {
+        answer.cost_usd
+    }
 }
 
 /// What a call holds in each budget it is under, until it is settled.

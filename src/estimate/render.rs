@@ -125,14 +125,7 @@ pub fn render(estimate: &Estimate) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    if !estimate.unpriced.is_empty() {
-        let models: Vec<&str> = estimate.unpriced.iter().map(String::as_str).collect();
-        out.push_str(&format!(
-            "unpriced models (cost unknown, not counted; add [prices.\"MODEL\"] to prompt-tester.toml, or \
-             `free = true` to a self-hosted [providers.NAME]): {}\n",
-            models.join(", ")
-        ));
-    }
+    out.push_str(&crate::usage::unpriced_models_line(&estimate.unpriced));
     let unpriced = if all.unpriced_calls > 0.0 {
         " + unpriced calls"
     } else {

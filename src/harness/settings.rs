@@ -274,12 +274,25 @@ impl Flags {
         let mut flags = Self::default();
         let mut rest = Vec::with_capacity(argv.len());
         let mut iter = argv.into_iter();
-        let value_of =
-            |flag: &str, inline: Option<String>, iter: &mut std::vec::IntoIter<String>| {
-                inline
-                    .or_else(|| iter.next())
-                    .ok_or_else(|| HarnessError::Flag(format!("{flag} needs a path: {flag} PATH")))
-            };
+        // A flag's value, inline (`--flag=value`) or the next argument, else `needs` as the error. A
+        // model or an amount never starts with `--` (`not_a_flag`): one there is the next flag.
+        let value_of = |inline: Option<String>,
+                        iter: &mut std::vec::IntoIter<String>,
+                        not_a_flag: bool,
+                        needs: &str| {
+            inline
+                .or_else(|| iter.next())
+                .filter(|v| !(not_a_flag && v.starts_with("--")))
+                .ok_or_else(|| HarnessError::Flag(needs.to_string()))
+        };
+        let path_of = |flag: &str, inline, iter: &mut std::vec::IntoIter<String>| {
+            value_of(
+                inline,
+                iter,
+                false,
+                &format!("{flag} needs a path: {flag} PATH"),
+            )
+        };
         while let Some(arg) = iter.next() {
             let (name, inline) = match arg.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
@@ -291,38 +304,24 @@ impl Flags {
                 "--prune-cassettes" => flags.prune = true,
                 "--accept" => flags.accept = true,
                 "--claim-cassettes" => flags.claim = true,
-                "--junit" => flags.junit = Some(value_of("--junit", inline, &mut iter)?.into()),
-                "--report" => flags.report = Some(value_of("--report", inline, &mut iter)?.into()),
-                "--baseline" => flags.baseline = Some(value_of("--baseline", inline, &mut iter)?),
+                "--junit" => flags.junit = Some(path_of("--junit", inline, &mut iter)?.into()),
+                "--report" => flags.report = Some(path_of("--report", inline, &mut iter)?.into()),
+                "--baseline" => flags.baseline = Some(path_of("--baseline", inline, &mut iter)?),
                 "--baseline-alpha" => {
-                    flags.baseline_alpha =
-                        Some(inline.or_else(|| iter.next()).ok_or_else(|| {
-                            HarnessError::Flag(
-                                "--baseline-alpha needs a value: --baseline-alpha 0.05".into(),
-                            )
-                        })?)
+                    let needs = "--baseline-alpha needs a value: --baseline-alpha 0.05";
+                    flags.baseline_alpha = Some(value_of(inline, &mut iter, false, needs)?);
                 }
                 "--fail-on-regression" => flags.fail_on_regression = true,
                 "--subject" => {
                     // A flag after it means the model was left out.
-                    let value = inline
-                        .or_else(|| iter.next())
-                        .filter(|v| !v.starts_with("--"));
-                    flags.subject = Some(value.ok_or_else(|| {
-                        HarnessError::Flag(
-                            "--subject needs a model: --subject provider/model".into(),
-                        )
-                    })?);
+                    let needs = "--subject needs a model: --subject provider/model";
+                    flags.subject = Some(value_of(inline, &mut iter, true, needs)?);
                 }
-                "--html" => flags.html = Some(value_of("--html", inline, &mut iter)?.into()),
+                "--html" => flags.html = Some(path_of("--html", inline, &mut iter)?.into()),
                 "--estimate" => flags.estimate = true,
                 "--budget" => {
-                    let value = inline
-                        .or_else(|| iter.next())
-                        .filter(|v| !v.starts_with("--"));
-                    flags.budget = Some(value.ok_or_else(|| {
-                        HarnessError::Flag("--budget needs an amount of USD: --budget 0.50".into())
-                    })?);
+                    let needs = "--budget needs an amount of USD: --budget 0.50";
+                    flags.budget = Some(value_of(inline, &mut iter, true, needs)?);
                 }
                 _ => rest.push(arg),
             }

@@ -22,16 +22,10 @@ fn usd(tally: &Tally) -> String {
 
 /// A pass-rate cell: `4/5 80% (38–96%)`, the 95% Wilson interval in brackets.
 fn rate(counts: Counts) -> String {
-    let share = counts.share().unwrap_or(0.0);
     let interval = counts
         .interval()
         .map_or_else(String::new, |i| format!(" ({})", i.percent_range()));
-    format!(
-        "{}/{} {:.0}%{interval}",
-        counts.passed,
-        counts.total,
-        share * 100.0
-    )
+    format!("{}{interval}", pooled(counts))
 }
 
 /// The total row's cell: the samples of every trial that ran, without an interval (samples of
@@ -41,7 +35,7 @@ fn pooled(counts: Counts) -> String {
         "{}/{} {:.0}%",
         counts.passed,
         counts.total,
-        counts.share().unwrap_or(0.0) * 100.0
+        counts.percent()
     )
 }
 
@@ -211,14 +205,7 @@ pub fn render(records: &[TrialRecord], wall: Duration, commands: &Commands) -> S
             }
         ));
     }
-    if !total.unpriced.is_empty() {
-        let models: Vec<&str> = total.unpriced.iter().map(String::as_str).collect();
-        out.push_str(&format!(
-            "unpriced models (cost unknown, not counted; add [prices.\"MODEL\"] to prompt-tester.toml, or \
-             `free = true` to a self-hosted [providers.NAME]): {}\n",
-            models.join(", ")
-        ));
-    }
+    out.push_str(&crate::usage::unpriced_models_line(&total.unpriced));
     out.push_str(&super::matrix::render(records));
     let mut text = rows;
     text.push_str(&for_terminal(&out));

@@ -37,6 +37,11 @@ impl Counts {
         (self.total > 0).then(|| f64::from(self.passed) / f64::from(self.total))
     }
 
+    /// The share that passed in percent, 0 without samples (a cell then reads `0/0 0%`).
+    pub fn percent(&self) -> f64 {
+        self.share().unwrap_or(0.0) * 100.0
+    }
+
     /// The 95% Wilson interval of the share; `None` without samples.
     pub fn interval(&self) -> Option<Interval> {
         wilson(self.passed, self.total)
@@ -61,6 +66,10 @@ mod tests {
     fn counts_give_a_share_and_its_interval() {
         assert_eq!(Counts::new(3, 4).share(), Some(0.75));
         assert_eq!(Counts::new(0, 0).share(), None);
+        assert_eq!(
+            (Counts::new(3, 4).percent(), Counts::new(0, 0).percent()),
+            (75.0, 0.0)
+        );
         assert_eq!(Counts::new(0, 0).rate_with_interval(), None);
         assert_eq!(Counts::new(7, 5), Counts::new(5, 5));
         assert_eq!(

@@ -1,12 +1,9 @@
 //! Unit tests of suite parsing and scoring (the harness-level ones are in tests/suites/).
 
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
 use super::assert::{Check, check_sync, evaluate, similar_verdict};
 use super::parse::{Suite, parse, report};
-use crate::completion::CompletionResult;
 use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
@@ -23,29 +20,7 @@ fn problems(text: &str) -> String {
 }
 
 fn run(output: &str) -> PromptRun {
-    let scope = Arc::new(RunScope::new(
-        crate::engine::Engine::for_unit_tests(),
-        "s::a",
-        "s",
-        "s",
-        1,
-        1,
-        false,
-    ));
-    let request = crate::run::RunRequest {
-        prompt: "p".into(),
-        vars: Default::default(),
-        provider: "fake".into(),
-        model: "m".into(),
-        continues: crate::run::Continue::Not("a unit test"),
-        previous: None,
-    };
-    let completed = crate::engine::Completed {
-        result: CompletionResult::new(output, 5, 7),
-        latency: Duration::from_millis(10),
-        replayed: true,
-    };
-    PromptRun::from_result(scope, request, completed, Vec::new())
+    PromptRun::for_unit_tests(RunScope::for_unit_tests("s::a", "s"), "p", output, None)
 }
 
 #[test]

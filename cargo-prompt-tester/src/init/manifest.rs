@@ -2,7 +2,7 @@
 //! `toml_edit` keeps every byte the user wrote (comments, order, spacing) and adds only the new keys
 //! and tables.
 
-use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, value};
+use toml_edit::{ArrayOfTables, DocumentMut, InlineTable, Item, Table, TableLike, value};
 
 use super::template::{MAX_THREADS, NEXTEST_COMMENT, TEST_GROUP};
 
@@ -97,18 +97,10 @@ pub fn edit_manifest(
     test.insert("name", value(target));
     test.insert("path", value(path));
     test.insert("harness", value(false));
-    match doc.get_mut("test") {
-        None => {
-            let mut tests = ArrayOfTables::new();
-            tests.push(test);
-            doc.insert("test", Item::ArrayOfTables(tests));
-        }
-        Some(Item::ArrayOfTables(tests)) => tests.push(test),
-        Some(_) => {
-            return Err(Conflict(
-                "Cargo.toml: `test` is not an array of tables ([[test]])".into(),
-            ));
-        }
+    if !push_table(doc.as_table_mut(), "test", test) {
+        return Err(Conflict(
+            "Cargo.toml: `test` is not an array of tables ([[test]])".into(),
+        ));
     }
     Ok((doc.to_string(), added))
 }
@@ -160,20 +152,27 @@ pub fn edit_nextest(existing: Option<&str>, target: &str) -> Result<String, Conf
             "{file}: `profile.default` is not a table"
         )));
     };
-    match default.get_mut("overrides") {
-        None => {
-            let mut overrides = ArrayOfTables::new();
-            overrides.push(override_);
-            default.insert("overrides", Item::ArrayOfTables(overrides));
-        }
-        Some(Item::ArrayOfTables(overrides)) => overrides.push(override_),
-        Some(_) => {
-            return Err(Conflict(format!(
-                "{file}: `profile.default.overrides` is not an array of tables ([[profile.default.overrides]])"
-            )));
-        }
+    if !push_table(default, "overrides", override_) {
+        return Err(Conflict(format!(
+            "{file}: `profile.default.overrides` is not an array of tables ([[profile.default.overrides]])"
+        )));
     }
     Ok(doc.to_string())
+}
+
+/// Appends `table` to the array of tables `key` of `parent`, made when there is none; `false` when
+/// `key` holds something else.
+fn push_table(parent: &mut dyn TableLike, key: &str, table: Table) -> bool {
+    match parent.get_mut(key) {
+        None => {
+            let mut tables = ArrayOfTables::new();
+            tables.push(table);
+            parent.insert(key, Item::ArrayOfTables(tables));
+        }
+        Some(Item::ArrayOfTables(tables)) => tables.push(table),
+        Some(_) => return false,
+    }
+    true
 }
 
 /// A table that is only a path to the ones inside it (no `[profile]` header of its own).
@@ -213,33 +212,11 @@ default = []
         let (edited, added) =
             edit_manifest(HAND_WRITTEN, "prompts", "prompt-tests/main.rs", &VERSION()).unwrap();
         assert_eq!(added.dependencies, ["prompt-tester", "anyhow"]);
-        assert_eq!(
-            edited,
-            "\
-# my crate
-[package]
-name    = \"mine\"   # the name
-version = \"0.3.0\"
-edition = \"2024\"
-
-[dependencies]
-serde = { version = \"1\", features = [\"derive\"] }  # serde
-
-[dev-dependencies]
-# for the tests
-insta = \"1\"
-prompt-tester = \"0.1\"
-anyhow = \"1\"
-
-[features]
-default = []
-
-[[test]]
-name = \"prompts\"
-path = \"prompt-tests/main.rs\"
-harness = false
-"
-        );
+        let expected = HAND_WRITTEN.replace(
+            "insta = \"1\"\n",
+            "insta = \"1\"\nprompt-tester = \"0.1\"\nanyhow = \"1\"\n",
+        ) + "\n[[test]]\nname = \"prompts\"\npath = \"prompt-tests/main.rs\"\nharness = false\n";
+        assert_eq!(edited, expected);
     }
 
     #[test]
@@ -288,6 +265,21 @@ harness = false
         assert!(
             refused.0.starts_with("Cargo.toml has no [package]"),
             "{refused:?}"
+        );
+    }
+
+    #[test]
+    fn a_key_that_should_be_an_array_of_tables_and_is_not_is_refused() {
+        let text = "test = 1\n[package]\nname = \"a\"\n";
+        assert_eq!(
+            edit_manifest(text, "prompts", "p.rs", &VERSION()).unwrap_err(),
+            Conflict("Cargo.toml: `test` is not an array of tables ([[test]])".into())
+        );
+        let nextest = "[profile.default]\noverrides = \"x\"\n";
+        assert_eq!(
+            edit_nextest(Some(nextest), "prompts").unwrap_err().0,
+            ".config/nextest.toml: `profile.default.overrides` is not an array of tables \
+             ([[profile.default.overrides]])"
         );
     }
 

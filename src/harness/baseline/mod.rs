@@ -339,12 +339,7 @@ pub fn compare(then: &Figures, now: &Figures, alpha: f64) -> Comparison {
 
 /// `4/5 (80%)`.
 fn rate(c: Counts) -> String {
-    format!(
-        "{}/{} ({:.0}%)",
-        c.passed,
-        c.total,
-        c.share().unwrap_or(0.0) * 100.0
-    )
+    format!("{}/{} ({:.0}%)", c.passed, c.total, c.percent())
 }
 
 /// `p = 0.0476`, or `p < 0.0001`.

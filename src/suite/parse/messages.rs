@@ -48,18 +48,18 @@ pub(super) fn messages(
                 unknown_key(r, k, &format!("{path}.{name}"), &TURN_KEYS, "in a turn");
             }
         }
-        let role = match table.get("role") {
-            None => {
-                let fix = "add `role = \"user\"` (or `\"system\"`, `\"assistant\"`)";
-                r.problem(
-                    item.span(),
-                    &format!("{path}.role"),
-                    "the turn has no role",
-                    fix,
-                );
-                None
+        // A key every turn needs: its node, or a problem saying how to add it.
+        let required = |r: &mut Reader<'_>, name: &str, fix: &str| {
+            let node = table.get(name);
+            if node.is_none() {
+                let message = format!("the turn has no {name}");
+                r.problem(item.span(), &format!("{path}.{name}"), message, fix);
             }
-            Some(n) => string(r, n, &format!("{path}.role"), "\"user\"").and_then(|name| {
+            node
+        };
+        let role_fix = "add `role = \"user\"` (or `\"system\"`, `\"assistant\"`)";
+        let role = required(r, "role", role_fix).and_then(|n| {
+            string(r, n, &format!("{path}.role"), "\"user\"").and_then(|name| {
                 let role = role_named(&name);
                 if role.is_none() {
                     let hint = Role::known_as(&name)
@@ -74,21 +74,10 @@ pub(super) fn messages(
                     );
                 }
                 role
-            }),
-        };
-        let content = match table.get("content") {
-            None => {
-                let fix = "add `content = \"...\"`: the turn's text";
-                r.problem(
-                    item.span(),
-                    &format!("{path}.content"),
-                    "the turn has no content",
-                    fix,
-                );
-                None
-            }
-            Some(n) => string(r, n, &format!("{path}.content"), "\"Great film!\""),
-        };
+            })
+        });
+        let content = required(r, "content", "add `content = \"...\"`: the turn's text")
+            .and_then(|n| string(r, n, &format!("{path}.content"), "\"Great film!\""));
         if let (Some(role), Some(content)) = (role, content) {
             turns.push(Turn { role, content });
             spans.push(item.span());
