@@ -1,16 +1,12 @@
 //! Unit tests of suite parsing and scoring (the harness-level ones are in tests/suites/).
 
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
 use super::assert::{Check, check_sync, evaluate, similar_verdict};
 use super::parse::{Suite, parse, report};
-use crate::completion::CompletionResult;
-use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
-use crate::test_support::{Scratch, assert_contains};
+use crate::test_support::{Scratch, answered, assert_contains, scope};
 
 const FILE: &str = "prompt-tests/s.evals.toml";
 
@@ -23,29 +19,7 @@ fn problems(text: &str) -> String {
 }
 
 fn run(output: &str) -> PromptRun {
-    let scope = Arc::new(RunScope::new(
-        crate::engine::Engine::for_unit_tests(),
-        "s::a",
-        "s",
-        "s",
-        1,
-        1,
-        false,
-    ));
-    let request = crate::run::RunRequest {
-        prompt: "p".into(),
-        vars: Default::default(),
-        provider: "fake".into(),
-        model: "m".into(),
-        continues: crate::run::Continue::Not("a unit test"),
-        previous: None,
-    };
-    let completed = crate::engine::Completed {
-        result: CompletionResult::new(output, 5, 7),
-        latency: Duration::from_millis(10),
-        replayed: true,
-    };
-    PromptRun::from_result(scope, request, completed, Vec::new())
+    answered(&scope("s::a", "s"), "p", output, None)
 }
 
 #[test]

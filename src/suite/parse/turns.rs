@@ -110,15 +110,11 @@ pub(super) fn check_turns(
 #[cfg(test)]
 mod tests {
     use std::path::Path;
-    use std::sync::Arc;
-    use std::time::Duration;
 
     use super::super::{Suite, parse, report};
-    use crate::completion::CompletionResult;
-    use crate::engine::{Completed, RunScope};
     use crate::outcome::SampleOutcome;
-    use crate::run::{Continue, PromptRun, RunRequest};
-    use crate::test_support::assert_contains;
+    use crate::run::PromptRun;
+    use crate::test_support::{answered, assert_contains, scope};
 
     const FILE: &str = "prompt-tests/chat.evals.toml";
 
@@ -261,33 +257,9 @@ mod tests {
 
     /// Runs of a two-turn conversation: "Hello Alice", then "Bonjour".
     fn conversation() -> PromptRun {
-        let scope = Arc::new(RunScope::new(
-            crate::engine::Engine::for_unit_tests(),
-            "chat::a",
-            "chat",
-            "chat",
-            1,
-            1,
-            false,
-        ));
-        let turn = |prompt: &str, output: &str, previous: Option<PromptRun>| {
-            let asked = RunRequest {
-                prompt: prompt.into(),
-                vars: Default::default(),
-                provider: "fake".into(),
-                model: "m".into(),
-                continues: Continue::Not("a unit test"),
-                previous: previous.map(Arc::new),
-            };
-            let completed = Completed {
-                result: CompletionResult::new(output, 5, 7),
-                latency: Duration::from_millis(10),
-                replayed: true,
-            };
-            PromptRun::from_result(scope.clone(), asked, completed, Vec::new())
-        };
-        let first = turn("I am Alice.", "Hello Alice", None);
-        turn("Say it in French.", "Bonjour", Some(first))
+        let scope = scope("chat::a", "chat");
+        let first = answered(&scope, "I am Alice.", "Hello Alice", None);
+        answered(&scope, "Say it in French.", "Bonjour", Some(first))
     }
 
     #[test]
