@@ -80,14 +80,6 @@ impl RunScope {
         }
     }
 
-    /// Run 1 of 1 of `test` on an engine for unit tests ([`Engine::for_unit_tests`]), its cassette
-    /// and its filter `cassette`.
-    #[cfg(test)]
-    pub(crate) fn for_unit_tests(test: &str, cassette: &str) -> Arc<Self> {
-        let engine = Engine::for_unit_tests();
-        Arc::new(Self::new(engine, test, cassette, cassette, 1, 1, false))
-    }
-
     /// A copy of the usage so far.
     pub fn usage(&self) -> Usage {
         self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()

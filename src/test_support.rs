@@ -1,8 +1,15 @@
-//! What the unit tests share: a test's scratch folder in the temporary directory, and the check that a
-//! text (a report of problems, a summary, a prompt) says each of some parts.
+//! What the unit tests share: a test's scratch folder in the temporary directory, the check that a
+//! text (a report of problems, a summary, a prompt) says each of some parts, and runs answered
+//! without a call for the code that checks them.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::completion::CompletionResult;
+use crate::engine::{Completed, Engine, RunScope};
+use crate::run::{Continue, PromptRun, RunRequest};
 
 /// A test's own scratch folder (the process id and a number), empty when made, removed when
 /// dropped.
@@ -44,4 +51,41 @@ pub(crate) fn assert_contains(text: &str, parts: &[&str]) {
     for part in parts {
         assert!(text.contains(part), "{part:?} not in\n{text}");
     }
+}
+
+/// The scope of run 1 of 1 of `test`, whose cassette and filter are `suite`, on the unit tests' engine.
+pub(crate) fn scope(test: &str, suite: &str) -> Arc<RunScope> {
+    Arc::new(RunScope::new(
+        Engine::for_unit_tests(),
+        test,
+        suite,
+        suite,
+        1,
+        1,
+        false,
+    ))
+}
+
+/// `prompt` answered `output` by model `m` of provider `fake` (replayed: 5 tokens in, 7 out, 10 ms),
+/// after the turns of `previous` when it continues that conversation.
+pub(crate) fn answered(
+    scope: &Arc<RunScope>,
+    prompt: &str,
+    output: &str,
+    previous: Option<PromptRun>,
+) -> PromptRun {
+    let request = RunRequest {
+        prompt: prompt.into(),
+        vars: Default::default(),
+        provider: "fake".into(),
+        model: "m".into(),
+        continues: Continue::Not("a unit test"),
+        previous: previous.map(Arc::new),
+    };
+    let completed = Completed {
+        result: CompletionResult::new(output, 5, 7),
+        latency: Duration::from_millis(10),
+        replayed: true,
+    };
+    PromptRun::from_result(scope.clone(), request, completed, Vec::new())
 }

@@ -154,6 +154,19 @@ fn outcome(output: &Output, trial: &str) -> Option<String> {
         .map(|(_, outcome)| outcome.to_string())
 }
 
+/// Panics with the output unless the command succeeded with each of `trials` passing.
+fn assert_passed(output: &Output, trials: &[&str], what: &str) {
+    assert!(output.status.success(), "{what}: {}", text(output));
+    for trial in trials {
+        assert_eq!(
+            outcome(output, trial).as_deref(),
+            Some("ok"),
+            "{what}: {trial}: {}",
+            text(output)
+        );
+    }
+}
+
 fn text(output: &Output) -> String {
     format!(
         "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
@@ -166,20 +179,25 @@ fn text(output: &Output) -> String {
 /// Gemini answers the subject call; Anthropic, the judge, answers with a verdict.
 fn respond(request: &CapturedRequest) -> Reply {
     match request.wire() {
-        Some(Wire::Anthropic) => Reply::structured(
-            request,
-            &json!({
-                "question_type": "factual_presence",
-                "reasoning": "The summary names Alice as the lead.",
-                "snippet": "Alice leads Project Phoenix",
-                "answer": "yes"
-            }),
-        ),
+        Some(Wire::Anthropic) => judge_says_alice_is_named(request),
         _ => Reply::answer(
             request,
             "Alice leads Project Phoenix, which has a $2M budget and a Q3 deadline.",
         ),
     }
+}
+
+/// The judge's verdict on the quick start's question: yes, Alice is named.
+fn judge_says_alice_is_named(request: &CapturedRequest) -> Reply {
+    Reply::structured(
+        request,
+        &json!({
+            "question_type": "factual_presence",
+            "reasoning": "The summary names Alice as the lead.",
+            "snippet": "Alice leads Project Phoenix",
+            "answer": "yes"
+        }),
+    )
 }
 
 /// The quick start's crate after its first command: the README's files in a new crate, recorded with
@@ -282,13 +300,7 @@ impl Newcomer {
     fn live(&self, line: &str, what: &str) -> Output {
         let fake = FakeProvider::builder().respond_with(respond).start();
         let ran = self.with_keys(line, &fake, &[]);
-        assert!(ran.status.success(), "{what}: {}", text(&ran));
-        assert_eq!(
-            outcome(&ran, TEST).as_deref(),
-            Some("ok"),
-            "{what}: {}",
-            text(&ran)
-        );
+        assert_passed(&ran, &[TEST], what);
         assert_eq!(
             calls(&fake),
             (5, 5),
@@ -332,6 +344,20 @@ impl Newcomer {
         assert!(vars.is_empty(), "{replay}");
         assert_eq!(args[0], "cargo", "{replay}");
         cargo(&self.krate, env, &args[1..])
+    }
+
+    /// The README's replay command (with `env`), checked: it passes, every one of the ten calls
+    /// replayed from the cassette.
+    fn replays_every_call(&self, env: &[(String, String)]) -> Output {
+        let replayed = self.replay(env);
+        assert_passed(&replayed, &[TEST], "replay");
+        assert!(
+            String::from_utf8_lossy(&replayed.stderr)
+                .contains("10 model calls (10 replayed from cassettes)"),
+            "replay: {}",
+            text(&replayed)
+        );
+        replayed
     }
 
     fn cassettes(&self) -> PathBuf {
@@ -390,23 +416,9 @@ fn a_new_crate_follows_the_quick_start_records_then_replays_offline() {
     let newcomer = Newcomer::recorded("quick-start");
 
     // Replay: the README's command, no key, the fake gone: every call comes from the cassette.
-    let replayed = newcomer.replay(&[]);
-    assert!(replayed.status.success(), "replay: {}", text(&replayed));
-    let stdout = String::from_utf8_lossy(&replayed.stdout);
-    let stderr = String::from_utf8_lossy(&replayed.stderr);
-    assert_eq!(
-        outcome(&replayed, TEST).as_deref(),
-        Some("ok"),
-        "replay: {}",
-        text(&replayed)
-    );
+    let replayed = newcomer.replays_every_call(&[]);
     assert!(
-        stdout.contains("test result: ok. 1 passed; 0 failed;"),
-        "replay: {}",
-        text(&replayed)
-    );
-    assert!(
-        stderr.contains("10 model calls (10 replayed from cassettes)"),
+        String::from_utf8_lossy(&replayed.stdout).contains("test result: ok. 1 passed; 0 failed;"),
         "replay: {}",
         text(&replayed)
     );
@@ -472,6 +484,18 @@ fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_t
         let args = [review[1].clone(), name.to_string()];
         cargo(&newcomer.krate, std::slice::from_ref(&path), &args)
     };
+    // `accept` or `reject`: it succeeds, and nothing is left pending.
+    let settle = |newcomer: &Newcomer, name: &str| {
+        let settled = subcommand(newcomer, name);
+        assert!(settled.status.success(), "{name}: {}", text(&settled));
+        assert_eq!(
+            newcomer.pending(),
+            [] as [PathBuf; 0],
+            "{name}: {}",
+            text(&settled)
+        );
+        settled
+    };
     let ci = [("CI".to_string(), "true".to_string())];
 
     let newcomer = Newcomer::recorded("review");
@@ -530,14 +554,7 @@ fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_t
 
     // Accept: the new answers replace the old in the cassette, the pending file is gone, and the
     // replay (under CI, no key, the fake gone) passes on them.
-    let accepted = subcommand(&newcomer, "accept");
-    assert!(accepted.status.success(), "accept: {}", text(&accepted));
-    assert_eq!(
-        newcomer.pending(),
-        [] as [PathBuf; 0],
-        "accept: {}",
-        text(&accepted)
-    );
+    settle(&newcomer, "accept");
     let cassette = newcomer.cassette_text();
     let entries: Value = serde_json::from_str(&cassette).unwrap();
     assert_eq!(
@@ -551,20 +568,7 @@ fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_t
             && cassette.contains(&new_head),
         "every recorded prompt is the edited one: {cassette}"
     );
-    let replayed = newcomer.replay(&ci);
-    assert!(replayed.status.success(), "replay: {}", text(&replayed));
-    assert_eq!(
-        outcome(&replayed, TEST).as_deref(),
-        Some("ok"),
-        "replay: {}",
-        text(&replayed)
-    );
-    assert!(
-        String::from_utf8_lossy(&replayed.stderr)
-            .contains("10 model calls (10 replayed from cassettes)"),
-        "replay: {}",
-        text(&replayed)
-    );
+    newcomer.replays_every_call(&ci);
 
     // The next edit, rejected: the cassette keeps the accepted answers, the pending file is gone, and
     // the replay under CI fails as stale, saying what changed in the prompt.
@@ -573,14 +577,7 @@ fn a_prompt_change_goes_pending_then_is_accepted_or_rejected_with_cargo_prompt_t
     let ran = newcomer.live(run, "run");
     assert!(newcomer.cassette_text() == cassette, "run: {}", text(&ran));
     assert_eq!(newcomer.pending().len(), 1, "run: {}", text(&ran));
-    let rejected = subcommand(&newcomer, "reject");
-    assert!(rejected.status.success(), "reject: {}", text(&rejected));
-    assert_eq!(
-        newcomer.pending(),
-        [] as [PathBuf; 0],
-        "reject: {}",
-        text(&rejected)
-    );
+    let rejected = settle(&newcomer, "reject");
     assert!(
         newcomer.cassette_text() == cassette,
         "reject keeps the cassette as it was: {}",

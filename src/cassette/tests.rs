@@ -6,14 +6,15 @@ use super::entry::FORMAT_VERSION;
 use super::*;
 use crate::completion::{CompletionRequest, CompletionResult, Message};
 use crate::role::CallRole;
+use crate::test_support::Scratch;
 
 #[test]
 fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
-    let dir = std::env::temp_dir().join(format!("pt-invalid-cassette-{}", std::process::id()));
+    let scratch = Scratch::new("invalid-cassette");
+    let dir = scratch.path();
     // The commands name the store's target: here `evals`.
-    let store = CassetteStore::for_target(&dir, Some("evals".into()));
+    let store = CassetteStore::for_target(dir, Some("evals".into()));
     let path = store.path_for("quick_start");
-    std::fs::create_dir_all(&dir).unwrap();
     let conflicted = "{\n  \"version\": 1,\n<<<<<<< HEAD\n  \"entries\": []\n=======\n  \"entries\": []\n>>>>>>> theirs\n}\n";
     std::fs::write(&path, conflicted).unwrap();
     let shown = store.open("quick_start").unwrap_err().to_string();
@@ -26,7 +27,7 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
     );
     assert!(!shown.to_lowercase().contains("delete"), "{shown}");
     std::fs::write(&path, "{\"version\": 1, \"entries\": [}").unwrap();
-    let shown = CassetteStore::new(&dir)
+    let shown = CassetteStore::new(dir)
         .open("quick_start")
         .unwrap_err()
         .to_string();
@@ -34,7 +35,6 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
         shown.contains(":1 is not valid") && shown.contains("git checkout --"),
         "{shown}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn entry(key: &str, run: u32) -> Entry {
@@ -106,15 +106,16 @@ fn key_covers_every_turn_of_the_conversation() {
 
 #[test]
 fn record_merge_prune_roundtrip() {
-    let dir = std::env::temp_dir().join(format!("pt-cassette-{}", std::process::id()));
-    let store = CassetteStore::new(&dir);
+    let scratch = Scratch::new("cassette");
+    let dir = scratch.path();
+    let store = CassetteStore::new(dir);
     let a = store.open("mod::greet").unwrap();
     assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
     assert_eq!(a.recorded_len(), None);
     a.record(entry("k1", 1)).unwrap();
     a.record(entry("k0", 1)).unwrap();
     let on_disk = || {
-        CassetteStore::new(&dir)
+        CassetteStore::new(dir)
             .open("mod::greet")
             .unwrap()
             .recorded_len()
@@ -127,10 +128,10 @@ fn record_merge_prune_roundtrip() {
     a.flush().unwrap();
     assert_eq!(on_disk(), Some(2));
     // A second process (a second store) records into the same file without losing k1.
-    let other = CassetteStore::new(&dir).open("mod::greet").unwrap();
+    let other = CassetteStore::new(dir).open("mod::greet").unwrap();
     other.record(entry("k2", 2)).unwrap();
     other.flush().unwrap();
-    let reloaded = CassetteStore::new(&dir).open("mod::greet").unwrap();
+    let reloaded = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert_eq!(reloaded.recorded_len(), Some(3));
     assert!(reloaded.lookup("k2").is_some());
     assert_eq!(
@@ -141,16 +142,15 @@ fn record_merge_prune_roundtrip() {
             ..Pruned::default()
         }
     );
-    let after = CassetteStore::new(&dir).open("mod::greet").unwrap();
+    let after = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
-    let dir = std::env::temp_dir().join(format!("pt-cassette-work-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let store = CassetteStore::new(&dir);
+    let scratch = Scratch::new("cassette-work");
+    let dir = scratch.path();
+    let store = CassetteStore::new(dir);
     let cassette = store.open("greet").unwrap();
     cassette.record(entry("k1", 1)).unwrap();
     let work = dir.join(WORK_DIR);
@@ -162,7 +162,7 @@ fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
         names.sort();
         names
     };
-    assert_eq!(listing(&dir), [WORK_DIR, "greet.cassette.json"]);
+    assert_eq!(listing(dir), [WORK_DIR, "greet.cassette.json"]);
     // The lock file outlives the write: removing it is what let two writers hold "the" lock.
     assert_eq!(listing(&work), [".gitignore", "greet.cassette.json.lock"]);
     assert!(
@@ -187,14 +187,13 @@ fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
         WORK_DIR_GITIGNORE
     );
     assert_eq!(read_entries(&cassette.path).unwrap().len(), 2);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_skipped_test_keeps_its_recordings_through_a_prune() {
-    let dir = std::env::temp_dir().join(format!("pt-cassette-keep-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let recorder = CassetteStore::new(&dir).open("suite").unwrap();
+    let scratch = Scratch::new("cassette-keep");
+    let dir = scratch.path();
+    let recorder = CassetteStore::new(dir).open("suite").unwrap();
     let recorded = |test: &str, key: &str| Entry {
         test: test.into(),
         ..entry(key, 1)
@@ -204,7 +203,7 @@ fn a_skipped_test_keeps_its_recordings_through_a_prune() {
     recorder.record(recorded("suite::a::run_2", "a2")).unwrap();
     recorder.record(recorded("suite::gone", "gone")).unwrap();
     recorder.flush().unwrap();
-    let cassette = CassetteStore::new(&dir).open("suite").unwrap();
+    let cassette = CassetteStore::new(dir).open("suite").unwrap();
     assert!(cassette.lookup("ab").is_some());
     cassette.keep_recordings_of("suite::a");
     assert_eq!(
@@ -222,7 +221,6 @@ fn a_skipped_test_keeps_its_recordings_through_a_prune() {
         .collect();
     kept.sort();
     assert_eq!(kept, ["a", "a2", "ab"]);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -230,13 +228,6 @@ fn modes_parse_and_unknown_lists_valid() {
     assert_eq!(CassetteMode::parse("Record").unwrap(), CassetteMode::Record);
     let err = CassetteMode::parse("sometimes").unwrap_err().to_string();
     assert!(err.contains("auto, replay, record, off"), "{err}");
-}
-
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pt-cassette-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
 }
 
 fn store_of(dir: &Path, target: &str) -> CassetteStore {
@@ -258,10 +249,11 @@ fn owned(target: Option<&str>, key: &str) -> (Option<String>, String) {
 
 #[test]
 fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_only_their_own() {
-    let dir = scratch("targets");
+    let scratch = Scratch::new("cassette-targets");
+    let dir = scratch.path();
     // `prompts` and `agents` each have a test `plan` with the same first call (`same`).
     for (target, own) in [("prompts", "p-only"), ("agents", "a-only")] {
-        let plan = store_of(&dir, target).open("plan").unwrap();
+        let plan = store_of(dir, target).open("plan").unwrap();
         plan.record(entry("same", 1)).unwrap();
         plan.record(entry(own, 1)).unwrap();
         plan.flush().unwrap();
@@ -274,7 +266,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
             .contains(&format!("\"version\": {FORMAT_VERSION}"))
     );
     // `prompts` changed its test: it now uses `same` only, and prunes.
-    let prompts = store_of(&dir, "prompts");
+    let prompts = store_of(dir, "prompts");
     let plan = prompts.open("plan").unwrap();
     assert_eq!(
         plan.lookup("same").unwrap().target.as_deref(),
@@ -299,13 +291,13 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
         ]
     );
     // A cassette no trial of `prompts` opened: only its entries go; a file left empty goes too.
-    let other = store_of(&dir, "agents").open("other").unwrap();
+    let other = store_of(dir, "agents").open("other").unwrap();
     other.record(entry("x", 1)).unwrap();
     other.flush().unwrap();
-    let mine = store_of(&dir, "prompts").open("gone").unwrap();
+    let mine = store_of(dir, "prompts").open("gone").unwrap();
     mine.record(entry("y", 1)).unwrap();
     mine.flush().unwrap();
-    let pruned = store_of(&dir, "prompts").prune_unopened(false).unwrap();
+    let pruned = store_of(dir, "prompts").prune_unopened(false).unwrap();
     let pruned: Vec<(PathBuf, Pruned)> = pruned.into_iter().map(|(p, r)| (p, r.unwrap())).collect();
     let removed = Pruned {
         removed: 1,
@@ -336,12 +328,11 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
         ]
     );
     // Without a recording of its own, a target replays another's: the key decides the answer.
-    let replayed = store_of(&dir, "prompts")
+    let replayed = store_of(dir, "prompts")
         .open("plan")
         .unwrap()
         .lookup("same");
     assert_eq!(replayed.unwrap().target.as_deref(), Some("agents"));
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A cassette as version 1 wrote it: entries without a target.
@@ -357,12 +348,12 @@ fn version_1(entries: &[&str]) -> String {
 
 #[test]
 fn a_version_1_file_replays_unchanged_and_is_rewritten_only_when_recorded_into() {
-    let dir = scratch("v1");
-    fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("cassette-v1");
+    let dir = scratch.path();
     let path = dir.join("greet.cassette.json");
     let old = version_1(&["a", "b"]);
     fs::write(&path, &old).unwrap();
-    let store = store_of(&dir, "prompts");
+    let store = store_of(dir, "prompts");
     let greet = store.open("greet").unwrap();
     assert!(greet.lookup("a").is_some() && greet.lookup("b").is_some());
     assert!(store.flush_all().is_empty());
@@ -404,16 +395,15 @@ fn a_version_1_file_replays_unchanged_and_is_rewritten_only_when_recorded_into()
             owned(Some("prompts"), "c")
         ]
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
-    let dir = scratch("version");
-    fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("cassette-version");
+    let dir = scratch.path();
     let path = dir.join("greet.cassette.json");
     fs::write(&path, "{\"version\": 4, \"entries\": []}").unwrap();
-    let shown = CassetteStore::new(&dir)
+    let shown = CassetteStore::new(dir)
         .open("greet")
         .unwrap_err()
         .to_string();
@@ -424,18 +414,17 @@ fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
         "{shown}"
     );
     fs::write(&path, "{\"version\": 0, \"entries\": []}").unwrap();
-    let shown = CassetteStore::new(&dir)
+    let shown = CassetteStore::new(dir)
         .open("greet")
         .unwrap_err()
         .to_string();
     assert!(shown.contains("git checkout --"), "{shown}");
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn recordings_that_name_no_target_block_a_prune_until_claimed() {
-    let dir = scratch("claim");
-    fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("cassette-claim");
+    let dir = scratch.path();
     fs::write(
         dir.join("greet.cassette.json"),
         version_1(&["used", "stale"]),
@@ -443,7 +432,7 @@ fn recordings_that_name_no_target_block_a_prune_until_claimed() {
     .unwrap();
     fs::write(dir.join("gone.cassette.json"), version_1(&["g"])).unwrap();
     fs::write(dir.join("broken.cassette.json"), "<<<<<<< HEAD\n").unwrap();
-    let store = store_of(&dir, "prompts");
+    let store = store_of(dir, "prompts");
     let greet = store.open("greet").unwrap();
     assert!(greet.lookup("used").is_some());
     let blockers: Vec<(String, String)> = store
@@ -485,7 +474,7 @@ fn recordings_that_name_no_target_block_a_prune_until_claimed() {
 
     // Without a prune, a claim names the target in what the run used, and nothing else changes.
     fs::write(dir.join("two.cassette.json"), version_1(&["x", "y"])).unwrap();
-    let store = store_of(&dir, "agents");
+    let store = store_of(dir, "agents");
     assert!(store.open("two").unwrap().lookup("x").is_some());
     let claimed: Vec<usize> = store
         .claim_all()
@@ -498,15 +487,15 @@ fn recordings_that_name_no_target_block_a_prune_until_claimed() {
         [owned(Some("agents"), "x"), owned(None, "y")]
     );
     // A process that cannot tell its target owns nothing: it prunes nothing.
-    let unknown = CassetteStore::for_target(&dir, None);
+    let unknown = CassetteStore::for_target(dir, None);
     assert!(unknown.prune_unopened(true).unwrap().is_empty());
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn names_that_shared_a_file_record_into_their_own_and_a_long_one_records() {
-    let dir = scratch("names");
-    let store = store_of(&dir, "prompts");
+    let scratch = Scratch::new("cassette-names");
+    let dir = scratch.path();
+    let store = store_of(dir, "prompts");
     let long = "x".repeat(300);
     let names = ["挨拶", "質問", "a::b", "a.b", long.as_str()];
     for (i, name) in names.iter().enumerate() {
@@ -528,17 +517,16 @@ fn names_that_shared_a_file_record_into_their_own_and_a_long_one_records() {
     files.dedup();
     assert_eq!(files.len(), names.len(), "{files:?}");
     for (i, name) in names.iter().enumerate() {
-        let reread = store_of(&dir, "prompts").open(name).unwrap();
+        let reread = store_of(dir, "prompts").open(name).unwrap();
         assert_eq!(reread.recorded_len(), Some(1), "{name}");
         assert!(reread.lookup(&format!("k{i}")).is_some(), "{name}");
     }
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_name_alone() {
-    let dir = scratch("legacy-names");
-    fs::create_dir_all(&dir).unwrap();
+    let scratch = Scratch::new("cassette-legacy-names");
+    let dir = scratch.path();
     let legacy = dir.join("__.cassette.json");
     let of = |test: &str| Entry {
         test: test.into(),
@@ -553,22 +541,22 @@ fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_
         .unwrap()
     };
     fs::write(&legacy, body(vec![of("挨拶::a"), of("挨拶::b")])).unwrap();
-    let store = store_of(&dir, "prompts");
+    let store = store_of(dir, "prompts");
     assert_eq!(store.path_for("挨拶"), legacy, "its recordings, its file");
     assert_ne!(store.path_for("質問"), legacy, "another name's file");
     assert!(store.open("挨拶").unwrap().lookup("挨拶::a").is_some());
     // A file both recorded into before is neither's: each records into its own.
     fs::write(&legacy, body(vec![of("挨拶::a"), of("質問::a")])).unwrap();
-    let store = store_of(&dir, "prompts");
+    let store = store_of(dir, "prompts");
     assert_ne!(store.path_for("挨拶"), legacy);
     assert_ne!(store.path_for("質問"), legacy);
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_judge_s_instructions_are_written_once_per_file_and_read_back_whole() {
-    let dir = scratch("texts");
-    let store = store_of(&dir, "prompts");
+    let scratch = Scratch::new("cassette-texts");
+    let dir = scratch.path();
+    let store = store_of(dir, "prompts");
     let greet = store.open("greet").unwrap();
     let instructions = "You are a strict judge. ".repeat(40);
     for (key, run) in [("j1", 1), ("j2", 2)] {
@@ -618,5 +606,4 @@ fn the_judge_s_instructions_are_written_once_per_file_and_read_back_whole() {
     fs::write(&path, text.replace("\"texts\": {", "\"texts_gone\": {")).unwrap();
     let broken = read_entries(&path).unwrap_err().to_string();
     assert!(broken.contains("is not in the file's `texts`"), "{broken}");
-    let _ = fs::remove_dir_all(&dir);
 }

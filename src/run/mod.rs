@@ -97,31 +97,6 @@ pub(crate) struct RunRequest {
 }
 
 impl PromptRun {
-    /// A unit test's run in `scope`: `output` answered to `prompt` (5 tokens in, 7 out, 10 ms,
-    /// replayed) by `fake/m`, after `previous` when it goes on from one.
-    #[cfg(test)]
-    pub(crate) fn for_unit_tests(
-        scope: Arc<RunScope>,
-        prompt: &str,
-        output: &str,
-        previous: Option<PromptRun>,
-    ) -> Self {
-        let request = RunRequest {
-            prompt: prompt.into(),
-            vars: Default::default(),
-            provider: "fake".into(),
-            model: "m".into(),
-            continues: Continue::Not("a unit test"),
-            previous: previous.map(Arc::new),
-        };
-        let completed = crate::engine::Completed {
-            result: CompletionResult::new(output, 5, 7),
-            latency: Duration::from_millis(10),
-            replayed: true,
-        };
-        Self::from_result(scope, request, completed, Vec::new())
-    }
-
     pub(crate) fn from_result(
         scope: Arc<RunScope>,
         request: RunRequest,

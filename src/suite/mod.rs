@@ -631,6 +631,8 @@ fn warnings(
 }
 
 #[cfg(test)]
+mod key_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(all(test, feature = "yaml"))]
 mod yaml_tests;

@@ -4,10 +4,9 @@ use std::path::Path;
 
 use super::assert::{Check, check_sync, evaluate, similar_verdict};
 use super::parse::{Suite, parse, report};
-use crate::engine::RunScope;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
-use crate::test_support::{Scratch, assert_contains};
+use crate::test_support::{Scratch, answered, assert_contains, scope};
 
 const FILE: &str = "prompt-tests/s.evals.toml";
 
@@ -20,7 +19,7 @@ fn problems(text: &str) -> String {
 }
 
 fn run(output: &str) -> PromptRun {
-    PromptRun::for_unit_tests(RunScope::for_unit_tests("s::a", "s"), "p", output, None)
+    answered(&scope("s::a", "s"), "p", output, None)
 }
 
 #[test]

@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use prompt_tester_keys::{Key, Kind, Place, keys_in};
-
 use super::assert::Check;
 use super::parse::{Suite, parse, report};
 use crate::test_support::{Scratch, assert_contains};
@@ -289,45 +287,6 @@ fn without_a_prompt_the_file_beside_with_the_suite_s_name_is_the_prompt() {
             "fix: name the one to use: `prompt: \"support.md\"`, or remove the others",
         ],
     );
-}
-
-/// A value of the wrong type for a key of `kind`, in YAML.
-fn wrong(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Table => "not a table",
-        _ => "{ not: this }",
-    }
-}
-
-/// Every key of the table reads in YAML as in TOML: a value of the wrong type is reported at the key.
-#[test]
-fn every_key_of_the_table_is_read_in_yaml() {
-    let case = "cases:\n  - name: a\n    inputs: { x: \"1\" }\n";
-    for key in keys_in(Place::Suite) {
-        let line = format!("{key}: {}\n", wrong(key.row().kind));
-        let text = match key {
-            Key::Prompt | Key::Prompts => format!("{line}{case}"),
-            Key::Cases => format!("prompt: Say {{x}}\n{line}"),
-            _ => format!("prompt: Say {{x}}\n{line}{case}"),
-        };
-        let report = problems(&text);
-        assert!(report.contains(&format!(": `{key}")), "{key}:\n{report}");
-        assert!(!report.contains("unknown key"), "{key}:\n{report}");
-    }
-    for key in keys_in(Place::Case) {
-        let line = format!("    {key}: {}\n", wrong(key.row().kind));
-        let case = match key {
-            Key::Name => format!("  - {}", line.trim_start()),
-            Key::Inputs => format!("  - name: a\n{line}"),
-            _ => format!("  - name: a\n    inputs: {{ x: \"1\" }}\n{line}"),
-        };
-        let report = problems(&format!("prompt: Say {{x}}\ncases:\n{case}"));
-        assert!(
-            report.contains(&format!(": `cases[0].{key}")),
-            "{key}:\n{report}"
-        );
-        assert!(!report.contains("unknown key"), "{key}:\n{report}");
-    }
 }
 
 #[test]

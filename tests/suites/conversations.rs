@@ -117,12 +117,8 @@ fn scripted_turns_send_the_growing_conversation_record_each_turn_and_replay_offl
     );
 
     // Each turn is its own entry of the suite's cassette, all of run 1 of the case.
-    let cassette = f.root.join("prompt-tests/cassettes/chat.cassette.json");
-    let recorded: Value =
-        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
-    let remembers: Vec<&Value> = recorded["entries"]
-        .as_array()
-        .unwrap()
+    let recorded = f.recorded("chat");
+    let remembers: Vec<&Value> = recorded
         .iter()
         .filter(|e| e["test"] == "chat::remembers")
         .collect();

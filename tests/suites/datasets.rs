@@ -26,19 +26,13 @@ const JSONL: &str = r#"{"dataset_version": "2026-06"}
 "#;
 
 fn fixture(name: &str) -> Fixture {
-    let mut f = Fixture::new(name);
-    f.recorded_suite(
-        "golden",
-        SUITE,
-        &[
-            ("Capital of Switzerland?", "Bern"),
-            ("Capital of France?", " Paris\n"),
-            ("Capital of Italy?", "Milan"),
-            ("Capital of Peru?", "Lima (PE)"),
-        ],
-    );
-    f.file("prompt-tests/golden/capitals.jsonl", JSONL);
-    f
+    let answers = [
+        ("Capital of Switzerland?", "Bern"),
+        ("Capital of France?", " Paris\n"),
+        ("Capital of Italy?", "Milan"),
+        ("Capital of Peru?", "Lima (PE)"),
+    ];
+    Fixture::golden(name, SUITE, JSONL, &answers)
 }
 
 #[test]

@@ -27,20 +27,14 @@ const JSONL: &str = r#"{"id": "france", "category": "europe", "expected": "Paris
 "#;
 
 fn fixture(name: &str) -> Fixture {
-    let mut f = Fixture::new(name);
-    f.recorded_suite(
-        "golden",
-        SUITE,
-        &[
-            ("Capital of France?", "Paris"),
-            ("Capital of Italy?", "Milan"),
-            ("Capital of Spain?", "Madrid"),
-            ("Capital of Peru?", "Lima"),
-            ("Capital of Chile?", "Valparaiso"),
-        ],
-    );
-    f.file("prompt-tests/golden/capitals.jsonl", JSONL);
-    f
+    let answers = [
+        ("Capital of France?", "Paris"),
+        ("Capital of Italy?", "Milan"),
+        ("Capital of Spain?", "Madrid"),
+        ("Capital of Peru?", "Lima"),
+        ("Capital of Chile?", "Valparaiso"),
+    ];
+    Fixture::golden(name, SUITE, JSONL, &answers)
 }
 
 #[test]
@@ -232,10 +226,7 @@ const MATRIX: &str = "prompt = \"Capital of {country}?\"\n\
 
 #[test]
 fn a_matrix_has_one_gate_per_column_recorded_per_row_and_replayed() {
-    let fake = FakeProvider::builder()
-        .answer_model("a", "Paris, of course.")
-        .answer_model("b", "I believe it is Lyon.")
-        .start();
+    let fake = paris_and_lyon();
     let f = Fixture::calling("matrix", &fake, "auto");
     f.file("prompt-tests/golden.evals.toml", MATRIX);
     f.file(
@@ -257,13 +248,11 @@ fn a_matrix_has_one_gate_per_column_recorded_per_row_and_replayed() {
     assert_eq!(fake.requests().len(), 4, "each row once per model");
     first.assert_stdout_has("[row italy[fake/b]] FAILED:");
     // The recordings are the rows' own, so a row alone replays them too.
-    let cassette =
-        std::fs::read_to_string(f.root.join("prompt-tests/cassettes/golden.cassette.json"))
-            .unwrap();
+    let recorded = f.recorded("golden");
     for row in ["golden::france[fake/a]", "golden::italy[fake/b]"] {
         assert!(
-            cassette.contains(&format!("\"test\": \"{row}\"")),
-            "{row} in {cassette}"
+            recorded.iter().any(|e| e["test"] == row),
+            "{row} in {recorded:#?}"
         );
     }
     let mut replay = f;

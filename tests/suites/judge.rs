@@ -262,12 +262,8 @@ fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
         "{}",
         judge_calls[1]
     );
-    let cassette = f.root.join("prompt-tests/cassettes/tea.cassette.json");
-    let recorded: Value =
-        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
-    let roles: Vec<&str> = recorded["entries"]
-        .as_array()
-        .unwrap()
+    let recorded = f.recorded("tea");
+    let roles: Vec<&str> = recorded
         .iter()
         .map(|e| e["role"].as_str().unwrap())
         .collect();

@@ -178,6 +178,28 @@ output_mtok = 2.0
         }
     }
 
+    /// A crate whose suite `golden` (`text`) reads its rows from `prompt-tests/golden/capitals.jsonl`
+    /// (`rows`), with `answers` recorded as [`Fixture::recorded_suite`] records them.
+    fn golden(name: &str, text: &str, rows: &str, answers: &[(&str, &str)]) -> Self {
+        let mut f = Self::new(name);
+        f.recorded_suite("golden", text, answers);
+        f.file("prompt-tests/golden/capitals.jsonl", rows);
+        f
+    }
+
+    /// The entries of the cassette of `suite` (`a::b` is `prompt-tests/cassettes/a.b.cassette.json`)
+    /// as the run left it.
+    fn recorded(&self, suite: &str) -> Vec<Value> {
+        let path = self.root.join(format!(
+            "prompt-tests/cassettes/{}.cassette.json",
+            suite.replace("::", ".")
+        ));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let cassette: Value = serde_json::from_str(&text).unwrap();
+        cassette["entries"].as_array().unwrap().clone()
+    }
+
     /// Records `result` as the answer to `prompt` (sent as-is) for run `run` of a case of `suite`.
     fn answer_with(
         &mut self,
@@ -263,6 +285,15 @@ output_mtok = 2.0
             junit: std::fs::read_to_string(&junit).ok(),
         }
     }
+}
+
+/// A fake where model `a` answers Paris and model `b` Lyon, whatever the prompt (any other model
+/// echoes it).
+fn paris_and_lyon() -> FakeProvider {
+    FakeProvider::builder()
+        .answer_model("a", "Paris, of course.")
+        .answer_model("b", "I believe it is Lyon.")
+        .start()
 }
 
 /// Runs a crate holding the default configuration and `text` in `prompt-tests/<file>`, nothing more.

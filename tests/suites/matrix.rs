@@ -27,13 +27,9 @@ fn matrix_suite(f: &Fixture) {
     f.file("prompt-tests/capital_v2.md", V2);
 }
 
-/// The matrix suite in a crate calling a fake where model `a` answers Paris, model `b` Lyon, whatever
-/// the prompt (any other model echoes it), run in cassette `mode`.
+/// The matrix suite in a crate calling [`paris_and_lyon`], run in cassette `mode`.
 fn two_models(name: &str, mode: &'static str) -> (FakeProvider, Fixture) {
-    let fake = FakeProvider::builder()
-        .answer_model("a", "Paris, of course.")
-        .answer_model("b", "I believe it is Lyon.")
-        .start();
+    let fake = paris_and_lyon();
     let f = Fixture::calling(name, &fake, mode);
     matrix_suite(&f);
     (fake, f)
@@ -57,12 +53,9 @@ fn two_models_and_two_prompt_variants_record_one_cassette_and_replay_side_by_sid
     assert_eq!(sent, expected);
 
     // One cassette for the suite; every entry holds the answer of the model it names.
-    let cassette = f.root.join("prompt-tests/cassettes/geo2.cassette.json");
-    let recorded: Value =
-        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
-    let entries = recorded["entries"].as_array().unwrap();
-    assert_eq!(entries.len(), 4, "{recorded:#}");
-    for e in entries {
+    let entries = f.recorded("geo2");
+    assert_eq!(entries.len(), 4, "{entries:#?}");
+    for e in &entries {
         let model = e["model"].as_str().unwrap();
         assert_eq!(e["request"]["model"], model);
         let text = serde_json::to_string(&e["response"]).unwrap();

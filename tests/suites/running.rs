@@ -1,7 +1,6 @@
 //! Running suites: missing recordings, `live_only`, an HTTP provider and recording a cassette.
 
 use prompt_tester_testkit::{FakeProvider, Reply, Wire};
-use serde_json::Value;
 
 use super::*;
 
@@ -143,10 +142,7 @@ fn a_suite_records_one_cassette_then_replays_it_offline() {
     let (fake, mut f) = geo_server("record", "auto");
     let first = f.run(&["--skip", "geo::nowhere"]);
     assert_eq!(fake.request_count(), 2, "{}", first.context());
-    let cassette = f.root.join("prompt-tests/cassettes/geo.cassette.json");
-    let recorded: Value =
-        serde_json::from_str(&std::fs::read_to_string(&cassette).unwrap()).unwrap();
-    let entries = recorded["entries"].as_array().unwrap();
+    let entries = f.recorded("geo");
     assert_eq!(
         entries.len(),
         2,

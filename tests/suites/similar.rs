@@ -91,16 +91,12 @@ fn similar_compares_meanings_records_the_embeddings_and_replays_them() {
     );
 
     // The cassette holds the embeddings, keyed by their text (the reference once for both cases).
-    let cassette: Value = serde_json::from_str(
-        &std::fs::read_to_string(f.root.join("prompt-tests/cassettes/geo.cassette.json")).unwrap(),
-    )
-    .unwrap();
-    let entries = cassette["entries"].as_array().unwrap();
+    let entries = f.recorded("geo");
     let embeddings: Vec<&Value> = entries
         .iter()
         .filter(|e| e["role"] == "embedding")
         .collect();
-    assert_eq!(embeddings.len(), 3, "{cassette:#}");
+    assert_eq!(embeddings.len(), 3, "{entries:#?}");
     for e in &embeddings {
         assert!(
             e.get("request").is_none() && e.get("response").is_none(),

@@ -2,8 +2,6 @@
 //! the matrix, datasets), and a broken one is one failing trial whose problems are located and worded in
 //! YAML.
 
-use prompt_tester_testkit::FakeProvider;
-
 use super::*;
 
 /// PromptKit's example as the example crate commits it (its documentation's text under a comment): no
@@ -213,10 +211,7 @@ fn a_toml_and_a_yaml_suite_of_one_name_are_an_error_naming_both() {
 
 #[test]
 fn a_yaml_matrix_and_dataset_run_as_their_toml_twins_do() {
-    let fake = FakeProvider::builder()
-        .answer_model("a", "Paris, of course.")
-        .answer_model("b", "I believe it is Lyon.")
-        .start();
+    let fake = paris_and_lyon();
     let f = Fixture::calling("yaml-matrix", &fake, "auto");
     f.file(
         "prompt-tests/geo.evals.yml",

@@ -9,11 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire, child};
-use serde_json::json;
 
 use super::{
-    KEY, TEST, TempDir, as_compiled, block, cargo, installed, outcome, parse_command, path_with,
-    respond, text,
+    KEY, TEST, TempDir, as_compiled, assert_passed, block, cargo, installed,
+    judge_says_alice_is_named, parse_command, path_with, respond, text,
 };
 
 /// The suite init writes, and its one case.
@@ -86,15 +85,7 @@ fn run_printed(krate: &Path, line: &str, env: &[(&str, String)], model: &str) ->
 /// A local server: one wire for the subject and the judge, told apart by the judge's structured answer.
 fn respond_locally(request: &CapturedRequest) -> Reply {
     if request.wants_structured() {
-        Reply::structured(
-            request,
-            &json!({
-                "question_type": "factual_presence",
-                "reasoning": "The summary names Alice as the lead.",
-                "snippet": "Alice leads Project Phoenix",
-                "answer": "yes"
-            }),
-        )
+        judge_says_alice_is_named(request)
     } else {
         Reply::answer(
             request,
@@ -104,15 +95,7 @@ fn respond_locally(request: &CapturedRequest) -> Reply {
 }
 
 fn assert_both_passed(output: &Output, what: &str) {
-    assert!(output.status.success(), "{what}: {}", text(output));
-    for trial in [TEST, SUITE_CASE] {
-        assert_eq!(
-            outcome(output, trial).as_deref(),
-            Some("ok"),
-            "{what}: {trial}: {}",
-            text(output)
-        );
-    }
+    assert_passed(output, &[TEST, SUITE_CASE], what);
 }
 
 #[test]

@@ -285,10 +285,7 @@ fn tool_specs(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Tool
 mod tests {
     use std::path::Path;
 
-    use prompt_tester_keys::{Kind, keys_in};
-
     use super::super::{parse, report};
-    use super::*;
 
     const FILE: &str = "s.evals.toml";
 
@@ -298,48 +295,6 @@ mod tests {
             Ok(_) => panic!("no problem in\n{text}"),
             Err(problems) => report(FILE, text, &problems),
         }
-    }
-
-    /// A value of the wrong type for a key of `kind`.
-    fn wrong(kind: Kind) -> &'static str {
-        match kind {
-            Kind::Table => "\"not a table\"",
-            _ => "{ not = \"this\" }",
-        }
-    }
-
-    /// Every key the table gives a suite or a case is read there: a value of the wrong type is
-    /// reported at the key (a key the reader ignored would be silently accepted), and none is unknown.
-    #[test]
-    fn every_key_of_the_table_is_read() {
-        let case = "[[cases]]\nname = \"a\"\ninputs = { x = \"1\" }\n";
-        for key in keys_in(Place::Suite) {
-            let line = format!("{key} = {}\n", wrong(key.row().kind));
-            let text = match key {
-                Key::Prompt | Key::Prompts => format!("{line}{case}"),
-                Key::Cases => format!("prompt = \"Say {{x}}\"\n{line}"),
-                _ => format!("prompt = \"Say {{x}}\"\n{line}{case}"),
-            };
-            let report = problems(&text);
-            assert!(report.contains(&format!(": `{key}")), "{key}:\n{report}");
-            assert!(!report.contains("unknown key"), "{key}:\n{report}");
-        }
-        for key in keys_in(Place::Case) {
-            let line = format!("{key} = {}\n", wrong(key.row().kind));
-            let case = match key {
-                Key::Name => line,
-                Key::Inputs => format!("name = \"a\"\n{line}"),
-                _ => format!("name = \"a\"\ninputs = {{ x = \"1\" }}\n{line}"),
-            };
-            let report = problems(&format!("prompt = \"Say {{x}}\"\n[[cases]]\n{case}"));
-            assert!(
-                report.contains(&format!(": `cases[0].{key}")),
-                "{key}:\n{report}"
-            );
-            assert!(!report.contains("unknown key"), "{key}:\n{report}");
-        }
-        let report = problems("prompt = \"Hi\"\nenable_cache = true\n[[cases]]\nname = \"a\"\n");
-        assert!(report.contains("unknown key `enable_cache`"), "{report}");
     }
 
     /// A range's problem shows the table's range and help line.

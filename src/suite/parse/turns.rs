@@ -112,10 +112,9 @@ mod tests {
     use std::path::Path;
 
     use super::super::{Suite, parse, report};
-    use crate::engine::RunScope;
     use crate::outcome::SampleOutcome;
     use crate::run::PromptRun;
-    use crate::test_support::assert_contains;
+    use crate::test_support::{answered, assert_contains, scope};
 
     const FILE: &str = "prompt-tests/chat.evals.toml";
 
@@ -258,9 +257,9 @@ mod tests {
 
     /// Runs of a two-turn conversation: "Hello Alice", then "Bonjour".
     fn conversation() -> PromptRun {
-        let scope = RunScope::for_unit_tests("chat::a", "chat");
-        let first = PromptRun::for_unit_tests(scope.clone(), "I am Alice.", "Hello Alice", None);
-        PromptRun::for_unit_tests(scope, "Say it in French.", "Bonjour", Some(first))
+        let scope = scope("chat::a", "chat");
+        let first = answered(&scope, "I am Alice.", "Hello Alice", None);
+        answered(&scope, "Say it in French.", "Bonjour", Some(first))
     }
 
     #[test]
