@@ -482,7 +482,12 @@ fn approximated(
             Figure::default()
         }
     };
-    let judge = other(CallRole::Judge, "the judge's calls", unknown);
+    let mut judge = other(CallRole::Judge, "the judge's calls", unknown);
+    if trial.subject == Subject::Given {
+        // A calibration set's calls are the judge's on its items, none recorded: unknown, not none.
+        unknown.push("the judge's calls on its items: none recorded".to_string());
+        judge.basis = Basis::Unknown;
+    }
     let embedding = other(CallRole::Embedding, "the embeddings calls", unknown);
     if trial.body {
         // The body's own calls are named by the caller; these are not known either.

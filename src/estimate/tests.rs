@@ -180,7 +180,11 @@ fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
     let mut judged = trial(fixed(1), BTreeMap::new());
     judged.name = "judged".into();
     judged.other_calls = vec![CallRole::Judge];
-    let e = estimate(&config(), &[trial(fixed(1), recorded), body, judged]);
+    let mut set = trial(fixed(4), BTreeMap::new());
+    set.name = "set".into();
+    set.subject = Subject::Given;
+    let e = estimate(&config(), &[trial(fixed(1), recorded), body, judged, set]);
+    assert_eq!(e.trials[3].judge.basis, Basis::Unknown);
     assert_eq!(e.unpriced.iter().collect::<Vec<_>>(), ["anthropic/mystery"]);
     assert_eq!(e.trials[0].subject.unpriced_calls, 1.0);
     assert_eq!(e.trials[1].judge.basis, Basis::Unknown);
@@ -190,6 +194,7 @@ fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
         "anthropic/mystery",
         "body: the calls its test body makes",
         "judged: the judge's calls: their prompts hold the answer",
+        "set: the judge's calls on its items: none recorded",
         "+ unpriced calls\n",
     ] {
         assert!(text.contains(part), "{part:?} not in\n{text}");

@@ -41,7 +41,8 @@ fn a_budget_that_allows_three_calls_makes_three_and_errors_the_rest() {
     let mut f = Fixture::calling("budget", &fake, "off");
     five_cases(&f, MODEL);
     let budget = format!("{:.6}", 3.0 * WORST + WORST / 3.0);
-    let out = f.run(&["--budget", &budget]);
+    let html = f.root.join("out/report.html");
+    let out = f.run(&["--budget", &budget, "--html", html.to_str().unwrap()]);
     out.assert_code(101);
     assert_eq!(fake.request_count(), 3, "{}", out.context());
     let outcomes: Vec<String> = (1..=5)
@@ -72,11 +73,32 @@ fn a_budget_that_allows_three_calls_makes_three_and_errors_the_rest() {
         "budget {limit}: spent ${:.5}; 2 calls were not made for it",
         3.0 * WORST
     ));
+    // The JSON and HTML reports say the same: spent against the budget, the calls refused.
+    let limit_usd: f64 = budget.parse().unwrap();
+    let spent = |report: &serde_json::Value| {
+        assert_eq!(report["limit_usd"].as_f64(), Some(limit_usd), "{report}");
+        let spent = report["spent_usd"].as_f64().expect("spent_usd");
+        assert!((spent - 3.0 * WORST).abs() < 1e-12, "{report}");
+        assert_eq!(report["refused_calls"], 2, "{report}");
+        assert_eq!(report["whole_nextest_run"], false, "{report}");
+    };
+    spent(&out.report.as_ref().expect("a JSON report")["budget"]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let data = prompt_tester::testing::read_html_data(&page).expect("the page's data");
+    spent(&data["run"]["budget"]);
     // The same budget from the variable.
     f.env.push(("PROMPT_TESTER_BUDGET", "0"));
     let none = f.run(&[]);
     none.assert_code(101);
     assert_eq!(fake.request_count(), 3, "a budget of 0 makes no call");
+    // Without a budget, neither report has one.
+    f.env.clear();
+    let unbudgeted = f.run(&["five::c1", "--exact", "--html", html.to_str().unwrap()]);
+    unbudgeted.assert_success();
+    assert!(unbudgeted.report.as_ref().unwrap().get("budget").is_none());
+    let page = std::fs::read_to_string(&html).unwrap();
+    let data = prompt_tester::testing::read_html_data(&page).unwrap();
+    assert!(data["run"].get("budget").is_none(), "{}", data["run"]);
 }
 
 #[test]
