@@ -254,7 +254,10 @@ pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
 pub fn finish(estimate: &Estimate, report: Option<&Path>) -> super::finish::Exit {
     eprint!("{}", estimate::render(estimate));
     if let Some(path) = report {
-        let json = serde_json::json!({ "estimate": estimate });
+        // The printed last line's figures are the `total`'s.
+        let mut figures = serde_json::to_value(estimate).unwrap_or_default();
+        figures["total"] = serde_json::to_value(estimate.total()).unwrap_or_default();
+        let json = serde_json::json!({ "estimate": figures });
         let text = serde_json::to_string_pretty(&json).unwrap_or_default();
         if let Err(e) = super::files::write_atomically(path, text.as_bytes()) {
             eprintln!(

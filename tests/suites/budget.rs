@@ -164,6 +164,7 @@ fn the_estimate_of_a_recorded_suite_is_what_its_replay_prices_the_recordings_at(
         "{}",
         replay.context()
     );
+    assert_eq!(model_calls(&text), model_calls(&replay.stderr()));
     // A filter selects what is estimated as it selects what runs.
     let one = f.run(&["--estimate", "priced::thrice::run_2", "--exact"]);
     child::assert_contains(&one.stderr(), &["estimate: 1 model calls"]);
@@ -277,6 +278,10 @@ expected = \"yes\"
     assert_eq!(json["embedding"]["calls"], 6.0, "{json}");
     assert_eq!(json["judge"]["calls"], 3.0, "{json}");
     assert_eq!(json["judge"]["basis"], "recorded", "{json}");
+    // The printed total, in the JSON report.
+    assert_eq!(json["total"]["calls"], made as f64, "{json}");
+    let usd = json["total"]["cost_usd"].as_f64().unwrap();
+    assert_eq!(format!("${usd:.5}"), total_cost(&text), "{json}");
     let replay = f.run(&[]);
     replay.assert_success();
     let replayed = replay.stderr();
