@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::engine::Engine;
 use crate::run::PromptRun;
 
+pub use crate::budget::BudgetReport;
 pub use crate::case::{CaseInfo, SampleRecord, SampleStatus, SuiteInfo};
 pub use crate::checks::{AssertionRecord, JudgeAnswer};
 pub use crate::harness::html::{Extras, RunInfo, Table, read_data as read_html_data, write_html};

@@ -203,9 +203,12 @@ fn a_budget_holds_across_the_processes_of_a_nextest_run() {
         ),
     );
     let budget = format!("{:.6}", 3.0 * worst + worst / 3.0);
+    let report = scratch.path().join("report.json");
+    let report_path = report.display().to_string();
     let env = [
         ("PROMPT_TESTER_BUDGET", budget.as_str()),
         ("PROMPT_TESTER_CASSETTE", "off"),
+        ("PROMPT_TESTER_REPORT", report_path.as_str()),
     ];
     let Some(run) = nextest(&scratch, &[], &env) else {
         return;
@@ -228,6 +231,14 @@ fn a_budget_holds_across_the_processes_of_a_nextest_run() {
             3.0 * worst + worst / 3.0
         )],
     );
+    // The JSON report, merged from every process, holds the whole run's spend and refusals.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let budget = &json["budget"];
+    assert_eq!(budget["whole_nextest_run"], true, "{json}");
+    assert_eq!(budget["refused_calls"], 2, "{budget}");
+    let spent = budget["spent_usd"].as_f64().unwrap();
+    assert!((spent - 3.0 * worst).abs() < 1e-12, "{budget}");
 }
 
 #[test]

@@ -15,6 +15,9 @@ pub struct Spend {
     pub spent: f64,
     /// Held for calls in flight (their worst cases).
     pub reserved: f64,
+    /// Calls refused for the budget (by every process of a nextest run).
+    #[serde(default)]
+    pub refused: u64,
 }
 
 /// The ledger file as written.

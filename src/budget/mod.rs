@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use ledger::Ledger;
 pub use ledger::Spend;
+use serde::Serialize;
 
 /// Whose budget it is: the run's, or one test's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +95,20 @@ impl Owner {
     }
 }
 
+/// The run's budget as the JSON and HTML reports write it: what was spent against it, beside the
+/// summary's line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetReport {
+    /// The budget, USD.
+    pub limit_usd: f64,
+    /// Spent on the calls made, USD (by the whole run under nextest).
+    pub spent_usd: f64,
+    /// Calls not made for the budget (their samples errored).
+    pub refused_calls: u64,
+    /// The figures are the whole nextest run's, kept in its ledger.
+    pub whole_nextest_run: bool,
+}
+
 /// A call's worst case, as a budget sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Worst {
@@ -138,6 +153,8 @@ impl Budget {
         let usd = match worst {
             Worst::Usd(usd) => *usd,
             Worst::Unpriced(model) => {
+                // Counted for the run's reports; a ledger that cannot be written is said below.
+                let _ = self.ledger.update(|spend| spend.refused += 1);
                 return refuse(Refused::Unpriced {
                     model: model.clone(),
                 });
@@ -148,6 +165,7 @@ impl Budget {
             let committed = spend.spent + spend.reserved;
             // A hair of tolerance: a budget of exactly N worst cases allows N calls despite rounding.
             if committed + usd > limit * (1.0 + 1e-9) {
+                spend.refused += 1;
                 return Err(committed);
             }
             spend.reserved += usd;
@@ -182,6 +200,23 @@ impl Budget {
     /// How many calls this process refused for this budget.
     pub fn refused(&self) -> u64 {
         self.refused.load(Ordering::Relaxed)
+    }
+
+    /// What the reports write of the budget: the whole run's spend and refusals under nextest (from
+    /// its ledger), this process's otherwise.
+    pub fn report(&self) -> BudgetReport {
+        let spend = self.spend();
+        let shared = matches!(self.ledger, Ledger::Shared { .. });
+        BudgetReport {
+            limit_usd: self.limit_usd,
+            spent_usd: spend.spent,
+            refused_calls: if shared {
+                spend.refused.max(self.refused())
+            } else {
+                self.refused()
+            },
+            whole_nextest_run: shared,
+        }
     }
 
     /// The summary's line: what was spent against the budget, and the calls it refused.
@@ -262,6 +297,12 @@ mod tests {
         second.settle(held, 0.1);
         assert!(first.reserve(&Worst::Usd(0.1)).is_err());
         assert!((second.spend().spent - 0.2).abs() < 1e-12);
+        // The reports say the whole run's refusals, whichever process refused.
+        assert!(second.reserve(&Worst::Unpriced("p/m".into())).is_err());
+        let report = first.report();
+        assert_eq!((report.refused_calls, first.refused()), (2, 1));
+        assert!(report.whole_nextest_run);
+        assert!((report.spent_usd - 0.2).abs() < 1e-12);
         // Another nextest run starts from nothing.
         let next = Budget::for_run(0.2, Some((dir.path(), "run-2")));
         assert_eq!(next.spend().spent, 0.0);

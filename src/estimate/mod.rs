@@ -2,10 +2,11 @@
 //! it would make, computed without a call. Pure: from each trial's plan and request and the calls its
 //! samples recorded (`harness::estimate` gathers them and prints [`render`]).
 //!
-//! A sample with recordings costs what its recorded calls cost at today's prices: every call it
-//! recorded (the subject's, agent turns, judge calls, embeddings, follow-ups), so the figure stays
-//! right whatever a sample is made of. A sample the plan may take beyond those recorded costs the mean
-//! of the recorded ones. A trial with no recording is approximated from its rendered request
+//! A sample with recordings costs what its calls cost at today's prices: the calls a replay of it
+//! makes (its checks replayed: the judge's and the embeddings a re-recording run would make for it,
+//! those another sample recorded first included), or, where it cannot be replayed (a test body's, an
+//! agent's, one missing a recording), every call recorded under its name. A sample the plan may take
+//! beyond those recorded costs the mean of the recorded ones. A trial with no recording is approximated from its rendered request
 //! ([`crate::budget::approx`]: an upper bound); what cannot be known before the run (the judge calls a
 //! test body makes, an agent's turns, a `run_fn`'s calls) is named unknown, never guessed.
 
@@ -21,6 +22,7 @@ use crate::completion::CompletionRequest;
 use crate::config::Config;
 use crate::plan::SamplePlan;
 use crate::role::CallRole;
+use crate::usage::{Tally, Usage};
 
 pub use render::render;
 
@@ -54,8 +56,19 @@ pub struct Trial<'a> {
     pub body: bool,
     /// The other calls its checks are known to make (judge, embeddings).
     pub other_calls: Vec<CallRole>,
-    /// Each sample's recorded calls, by its index.
-    pub recorded: BTreeMap<u32, Vec<&'a Entry>>,
+    /// Each recorded sample's calls, by its index.
+    pub recorded: BTreeMap<u32, Recorded<'a>>,
+}
+
+/// One recorded sample's calls, as the estimate learns them.
+#[derive(Debug)]
+pub enum Recorded<'a> {
+    /// Replayed: the calls a replay of the sample makes (as many as a re-recording run makes, an
+    /// embedding another sample recorded first included), priced as the replay prices them.
+    Replayed(Box<Usage>),
+    /// The calls recorded under its name, when it cannot be replayed (a test body, an agent, a
+    /// recording missing): an embedding it shares with another sample counts under that one only.
+    Found(Vec<&'a Entry>),
 }
 
 /// Where a figure comes from.
@@ -205,6 +218,15 @@ struct Calls {
 }
 
 impl Calls {
+    /// A replay's tally of one kind of call.
+    fn of(tally: &Tally) -> Calls {
+        Calls {
+            calls: tally.calls as f64,
+            usd: tally.cost.priced_usd(),
+            unpriced: tally.cost.unpriced_calls() as f64,
+        }
+    }
+
     fn plus(self, other: Calls) -> Calls {
         Calls {
             calls: self.calls + other.calls,
@@ -275,17 +297,25 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
     let mut unpriced = BTreeSet::new();
     let mut unknown = Vec::new();
     // Each recorded sample the plan may take, by role.
+    let mut found_by_name = false;
     let recorded: Vec<[Calls; 3]> = runs
         .iter()
         .filter_map(|run| trial.recorded.get(run))
-        .map(|entries| {
-            ROLES.map(|role| {
-                entries
-                    .iter()
-                    .filter(|e| e.role == role)
-                    .map(|e| priced(config, e, &mut unpriced))
-                    .fold(Calls::default(), Calls::plus)
-            })
+        .map(|sample| match sample {
+            Recorded::Replayed(usage) => {
+                unpriced.extend(usage.unpriced.iter().cloned());
+                [&usage.subject, &usage.judge, &usage.embedding].map(Calls::of)
+            }
+            Recorded::Found(entries) => {
+                found_by_name = true;
+                ROLES.map(|role| {
+                    entries
+                        .iter()
+                        .filter(|e| e.role == role)
+                        .map(|e| priced(config, e, &mut unpriced))
+                        .fold(Calls::default(), Calls::plus)
+                })
+            }
         })
         .collect();
     let figures = if recorded.is_empty() {
@@ -328,9 +358,10 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
             }
         })
     };
-    if !recorded.is_empty() && trial.other_calls.contains(&CallRole::Embedding) {
+    if found_by_name && trial.other_calls.contains(&CallRole::Embedding) {
         // An embedding is keyed by its text alone: a text two samples embed is recorded once, under
-        // the sample that embedded it first, and a live run embeds it for each.
+        // the sample that embedded it first, and a live run embeds it for each. A replayed sample
+        // counts it; one found by its name alone cannot.
         unknown.push(
             "embeddings of a text another sample recorded first: counted under that sample only"
                 .to_string(),
@@ -451,7 +482,12 @@ fn approximated(
             Figure::default()
         }
     };
-    let judge = other(CallRole::Judge, "the judge's calls", unknown);
+    let mut judge = other(CallRole::Judge, "the judge's calls", unknown);
+    if trial.subject == Subject::Given {
+        // A calibration set's calls are the judge's on its items, none recorded: unknown, not none.
+        unknown.push("the judge's calls on its items: none recorded".to_string());
+        judge.basis = Basis::Unknown;
+    }
     let embedding = other(CallRole::Embedding, "the embeddings calls", unknown);
     if trial.body {
         // The body's own calls are named by the caller; these are not known either.

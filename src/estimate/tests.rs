@@ -38,6 +38,10 @@ fn fixed(runs: u32) -> SamplePlan {
 }
 
 fn trial<'a>(plan: SamplePlan, recorded: BTreeMap<u32, Vec<&'a Entry>>) -> Trial<'a> {
+    let recorded = recorded
+        .into_iter()
+        .map(|(run, entries)| (run, Recorded::Found(entries)))
+        .collect();
     Trial {
         name: "t".into(),
         plan,
@@ -82,6 +86,51 @@ fn recorded_samples_cost_their_calls_at_today_s_prices() {
         "{text}"
     );
     assert!(text.contains("recorded"), "{text}");
+}
+
+#[test]
+fn a_replayed_sample_counts_the_calls_its_replay_makes_and_names_no_shared_embedding() {
+    use crate::embedding::Embedding;
+    // Two samples embed the same reference: the cassette holds it once (under sample 1), and each
+    // sample's replay asks for it.
+    let mut embedding = Embedding {
+        vector: vec![1.0],
+        input_tokens: Some(4),
+        model_used: None,
+        cost_usd: Some(4e-6),
+    };
+    let replayed = |embedding: &Embedding| {
+        let mut usage = Usage::default();
+        let mut answer = CompletionResult::new("a", 100, 10);
+        answer.cost_usd = Some(120e-6);
+        usage.add_call(CallRole::Subject, "anthropic", "m", &answer, true);
+        usage.add_embedding("anthropic", "e", embedding, true);
+        usage.add_embedding("anthropic", "e", embedding, true);
+        usage
+    };
+    let first = replayed(&embedding);
+    embedding.cost_usd = None;
+    let second = replayed(&embedding);
+    let mut t = trial(fixed(2), BTreeMap::new());
+    t.other_calls = vec![CallRole::Embedding];
+    t.recorded = BTreeMap::from([
+        (1, Recorded::Replayed(Box::new(first))),
+        (2, Recorded::Replayed(Box::new(second))),
+    ]);
+    let e = estimate(&config(), &[t]);
+    let t = &e.trials[0];
+    assert_eq!((t.subject.calls, t.embedding.calls), (2.0, 4.0));
+    assert!((t.subject.cost_usd - 240e-6).abs() < 1e-15);
+    assert!((t.embedding.cost_usd - 8e-6).abs() < 1e-15);
+    assert_eq!(t.embedding.unpriced_calls, 2.0);
+    assert_eq!(e.unpriced.iter().collect::<Vec<_>>(), ["anthropic/e"]);
+    assert!(t.unknown.is_empty(), "{:?}", t.unknown);
+    // Found by its name alone, a sample's shared embeddings are named as not counted.
+    let entries = [entry(1, CallRole::Subject, "m", (1000, 0))];
+    let mut found = trial(fixed(1), BTreeMap::from([(1, vec![&entries[0]])]));
+    found.other_calls = vec![CallRole::Embedding];
+    let e = estimate(&config(), &[found]);
+    assert!(e.trials[0].unknown[0].starts_with("embeddings of a text another sample"));
 }
 
 #[test]
@@ -131,7 +180,11 @@ fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
     let mut judged = trial(fixed(1), BTreeMap::new());
     judged.name = "judged".into();
     judged.other_calls = vec![CallRole::Judge];
-    let e = estimate(&config(), &[trial(fixed(1), recorded), body, judged]);
+    let mut set = trial(fixed(4), BTreeMap::new());
+    set.name = "set".into();
+    set.subject = Subject::Given;
+    let e = estimate(&config(), &[trial(fixed(1), recorded), body, judged, set]);
+    assert_eq!(e.trials[3].judge.basis, Basis::Unknown);
     assert_eq!(e.unpriced.iter().collect::<Vec<_>>(), ["anthropic/mystery"]);
     assert_eq!(e.trials[0].subject.unpriced_calls, 1.0);
     assert_eq!(e.trials[1].judge.basis, Basis::Unknown);
@@ -141,6 +194,7 @@ fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
         "anthropic/mystery",
         "body: the calls its test body makes",
         "judged: the judge's calls: their prompts hold the answer",
+        "set: the judge's calls on its items: none recorded",
         "+ unpriced calls\n",
     ] {
         assert!(text.contains(part), "{part:?} not in\n{text}");

@@ -1,17 +1,92 @@
 //! `--estimate`: the trials the command line selects, as it selects those that run, given to
 //! [`crate::estimate`] with each sample's recorded calls; the estimate printed, and written as the
-//! JSON report when one is asked for. Nothing is called.
+//! JSON report when one is asked for. Nothing is called: a sample whose checks decide its calls (a
+//! suite case's, a dataset row's, a calibration item's) is replayed from its cassette, which counts
+//! its calls as a replay, and a re-recording run, makes them.
 
 use std::collections::{BTreeMap, HashMap};
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures::FutureExt;
 
 use super::catalog::{TrialDef, TrialKind};
 use super::select::{Choice, Fate};
-use crate::case::{Executor, Plan};
-use crate::cassette::{CassetteStore, Entry};
+use crate::case::{Case, Executor, Plan};
+use crate::cassette::{CassetteMode, CassetteStore, Entry, Policy};
 use crate::config::Config;
-use crate::estimate::{self, Estimate, Subject, Trial};
+use crate::engine::{CallEnd, CallEvent, CallObserver, Engine, RunScope};
+use crate::estimate::{self, Estimate, Recorded, Subject, Trial};
 use crate::plan::SamplePlan;
+use crate::usage::Usage;
+
+/// Counts the calls a replay could not answer from a recording.
+#[derive(Default)]
+struct Misses(AtomicU64);
+
+impl CallObserver for Misses {
+    fn call_event(&self, event: CallEvent) {
+        if let CallEvent::Finished(_, CallEnd::Failed | CallEnd::Made) = event {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// An engine that only replays, for the samples the estimate learns the calls of by replaying them.
+struct Replayer {
+    engine: Arc<Engine>,
+    misses: Arc<Misses>,
+}
+
+impl Replayer {
+    fn new(config: &Config) -> Self {
+        let misses = Arc::new(Misses::default());
+        let policy = Policy {
+            mode: CassetteMode::Replay,
+            ..Policy::default()
+        };
+        Self {
+            engine: Engine::new(config.clone(), policy, misses.clone()),
+            misses,
+        }
+    }
+
+    /// Whether `case`'s samples are replayed: those whose checks call a model (a suite's `judge` and
+    /// `similar`, a calibration set's judge), as their calls may be keyed alike in two samples (the
+    /// same text embedded, the same answer judged) and recorded under one of them only, or under an
+    /// item's trial name. A sample whose only calls are its subject's has them all under its name. A
+    /// test body, an agent's tools and a `run_fn` are the user's code: an estimate does not run them.
+    fn replays(case: &Case) -> bool {
+        match case.executor {
+            Executor::Given(_) => true,
+            Executor::Call => !case.has_body() && !case.other_calls.is_empty(),
+            Executor::Agent(_) | Executor::Custom(_) => false,
+        }
+    }
+
+    /// Sample `run` of `trial` replayed: its calls as the replay counts and prices them, when every
+    /// one was recorded.
+    fn sample(&self, trial: &str, case: &Case, run: u32) -> Option<Usage> {
+        let before = self.misses.0.load(Ordering::Relaxed);
+        let scope = Arc::new(RunScope::new(
+            self.engine.clone(),
+            trial,
+            &case.cassette,
+            &case.filter,
+            run,
+            case.sampling.plan.max_runs(),
+            case.sampling.cache_judge,
+        ));
+        let sampled = AssertUnwindSafe(case.sample(scope.clone())).catch_unwind();
+        let answered = self.engine.block_on(sampled).is_ok();
+        let missed = self.misses.0.load(Ordering::Relaxed) != before;
+        // A sample that made no call (its subject cannot be resolved) says nothing of its calls.
+        let usage = scope.usage();
+        (answered && !missed && usage.total().calls > 0).then_some(usage)
+    }
+}
 
 /// The recordings of one cassette, found by sample and by key.
 #[derive(Default)]
@@ -118,6 +193,10 @@ pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
             )
         });
     }
+    let replayer = plans
+        .iter()
+        .any(|p| Replayer::replays(&p.case))
+        .then(|| Replayer::new(config));
     let trials: Vec<Trial<'_>> = plans
         .iter()
         .map(|plan| {
@@ -129,8 +208,12 @@ pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
             let first_run = plan.only_run.unwrap_or(1);
             let subject = case.request.subject.as_ref().ok();
             let recordings = &cassettes[case.cassette.as_str()];
+            let replayer = replayer.as_ref().filter(|_| Replayer::replays(case));
             let recorded = (first_run..first_run + rule.max_runs())
                 .filter_map(|run| {
+                    if let Some(usage) = replayer.and_then(|r| r.sample(&plan.trial, case, run)) {
+                        return Some((run, Recorded::Replayed(Box::new(usage))));
+                    }
                     let key = subject.map(|s| {
                         crate::cassette::entry_key(
                             &s.provider,
@@ -139,7 +222,7 @@ pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
                         )
                     });
                     let found = recordings.sample(&plan.trial, run, key.as_deref());
-                    (!found.is_empty()).then_some((run, found))
+                    (!found.is_empty()).then_some((run, Recorded::Found(found)))
                 })
                 .collect();
             Trial {
@@ -171,7 +254,10 @@ pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
 pub fn finish(estimate: &Estimate, report: Option<&Path>) -> super::finish::Exit {
     eprint!("{}", estimate::render(estimate));
     if let Some(path) = report {
-        let json = serde_json::json!({ "estimate": estimate });
+        // The printed last line's figures are the `total`'s.
+        let mut figures = serde_json::to_value(estimate).unwrap_or_default();
+        figures["total"] = serde_json::to_value(estimate.total()).unwrap_or_default();
+        let json = serde_json::json!({ "estimate": figures });
         let text = serde_json::to_string_pretty(&json).unwrap_or_default();
         if let Err(e) = super::files::write_atomically(path, text.as_bytes()) {
             eprintln!(

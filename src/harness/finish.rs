@@ -208,7 +208,13 @@ impl Written<'_> {
             wrote(
                 "JSON",
                 path,
-                report::write_json(path, self.records, nextest_run, self.calibration),
+                report::write_json(
+                    path,
+                    self.records,
+                    nextest_run,
+                    self.calibration,
+                    self.run.engine.budget().map(|b| b.report()),
+                ),
             );
         }
         if let Some(path) = &reports.html {
@@ -228,6 +234,7 @@ impl Written<'_> {
                 wall_secs: self.wall.as_secs_f64(),
                 started_unix: self.started_unix,
                 nextest_run: nextest_run.map(str::to_string),
+                budget: self.run.engine.budget().map(|b| b.report()),
             };
             wrote(
                 "HTML",

@@ -269,13 +269,17 @@ fn the_html_report_works_in_a_real_browser() {
     let big = f.root.join("out/big.html");
     let records = big_report::records(1000, 5);
     let started = Instant::now();
-    prompt_tester::testing::write_html(
-        &big,
-        &records,
-        &prompt_tester::testing::RunInfo::default(),
-        &extras(),
-    )
-    .unwrap();
+    // A run under a budget: the page says what was spent against it.
+    let info = prompt_tester::testing::RunInfo {
+        budget: Some(prompt_tester::testing::BudgetReport {
+            limit_usd: 0.05,
+            spent_usd: 0.0123,
+            refused_calls: 2,
+            whole_nextest_run: true,
+        }),
+        ..Default::default()
+    };
+    prompt_tester::testing::write_html(&big, &records, &info, &extras()).unwrap();
     let wrote = started.elapsed();
 
     let driver = Driver::start(chromium, &chromedriver);
@@ -290,6 +294,8 @@ fn the_html_report_works_in_a_real_browser() {
         assert_eq!(text(&c, "#count-passed .n").await, "3");
         assert_eq!(text(&c, "#count-failed .n").await, "1");
         assert_eq!(text(&c, "#count-errored .n").await, "0");
+        // No budget in this run: no such fact.
+        assert_eq!(js(&c, "return document.querySelectorAll(\"[data-fact='budget']\").length").await, 0);
         // No matrix or baseline in this run: no such sections.
         assert_eq!(js(&c, "return document.querySelectorAll('#model-matrix, #baseline-comparison, #pending-changes').length").await, 0);
         // Failures first.
@@ -362,6 +368,10 @@ fn the_html_report_works_in_a_real_browser() {
         let load_ms = open(&c, &big).await;
         let rows = js(&c, "return document.querySelectorAll('.trial').length").await;
         assert_eq!(rows, 1000);
+        assert_eq!(
+            text(&c, "[data-fact='budget'] dd").await,
+            "$0.0123 spent of $0.0500 (the whole nextest run); 2 calls were not made for it"
+        );
         // The matrix, the baseline comparison and the pending changes appear when their data exists.
         let cells = "return [...document.querySelectorAll('#model-matrix td, #baseline-comparison td')].map(t => t.textContent)";
         assert_eq!(js(&c, cells).await, json!(["suite_0::case_0000", "80%", "100%", "suite_0::case_0000", "+20 pp", "p = 0.03"]));

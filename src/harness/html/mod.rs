@@ -36,6 +36,9 @@ pub struct RunInfo {
     /// nextest's run id: records of the same run are merged into one page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nextest_run: Option<String>,
+    /// The run's budget and what was spent against it, under `--budget`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<crate::budget::BudgetReport>,
 }
 
 /// Optional sections of the page.

@@ -83,6 +83,7 @@ function add(p){for(var i=1;i<arguments.length;i++){var c=arguments[i];if(c!=nul
 function usd(x){return "$"+(x<0.01&&x>0?x.toFixed(6):x.toFixed(4));}
 function secs(x){return x==null?"":(x<1?Math.round(x*1000)+" ms":x.toFixed(2)+" s");}
 function cost(t){var s=usd(t.cost_usd||0);return t.unpriced_calls?s+" + "+t.unpriced_calls+" unpriced call"+(t.unpriced_calls>1?"s":""):s;}
+function budget(b){if(!b)return null;var n=b.refused_calls;return usd(b.spent_usd)+" spent of "+usd(b.limit_usd)+(b.whole_nextest_run?" (the whole nextest run)":"")+(n?"; "+n+" call"+(n>1?"s were":" was")+" not made for it":"");}
 function group(r){if(r.case)return r.case.suite;var i=r.name.lastIndexOf("::");return i<0?"prompt_tests":r.name.slice(0,i);}
 function category(r){return r.case?(r.case.category||"uncategorized"):"";}
 var rank={failed:0,errored:1,passed:2,live_only:3,ignored:4};
@@ -99,7 +100,7 @@ var calls=sum.subject.calls+sum.judge.calls,replayed=sum.subject.replayed+sum.ju
 var facts=[["calls",calls+" ("+replayed+" replayed, "+(calls-replayed)+" live)"],
   ["tokens",(sum.subject.input_tokens+sum.judge.input_tokens)+" in / "+(sum.subject.output_tokens+sum.judge.output_tokens)+" out"],
   ["subject cost",cost(sum.subject)],["judge cost",cost(sum.judge)],
-  ["wall time",secs(run.wall_secs)],["date",run.date],["commit",run.commit],["judge",run.judge||"none"],["cassettes",run.cassette_mode]];
+  ["wall time",secs(run.wall_secs)],["date",run.date],["commit",run.commit],["judge",run.judge||"none"],["cassettes",run.cassette_mode],["budget",budget(run.budget)]];
 var dl=document.getElementById("facts");
 facts.forEach(function(f){if(f[1]==null||f[1]==="")return;var d=el("div");d.dataset.fact=f[0];add(d,el("dt",null,f[0]),el("dd",null,f[1]));dl.appendChild(d);});
 var main=document.getElementById("main");

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::calibration::CalibrationReport;
 use super::files::write_run_report;
+use crate::budget::BudgetReport;
 use crate::case::SuiteInfo;
 use crate::harness::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
@@ -93,6 +94,9 @@ pub struct JsonReport {
     /// The judge's calibration, when a calibration set exists (see `src/guide/calibration.md`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<super::calibration::CalibrationReport>,
+    /// The run's budget and what was spent against it, under `--budget`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
 }
 
 /// A trial that is not a suite case: its record, with its rate and interval.
@@ -299,6 +303,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         totals,
         matrix: super::matrix::compute(records),
         calibration: None,
+        budget: None,
     }
 }
 
@@ -374,18 +379,20 @@ pub(super) fn add_case(suite: &mut SuiteReport, entry: CaseEntry<'_>) {
     }
 }
 
-/// Writes the JSON suite report.
+/// Writes the JSON suite report, with the calibration and the run's budget when there are some.
 pub fn write_json(
     path: &Path,
     records: &[TrialRecord],
     nextest_run: Option<&str>,
     calibration: Option<&CalibrationReport>,
+    budget: Option<BudgetReport>,
 ) -> std::io::Result<()> {
     write_run_report(path, records, nextest_run, |records| {
         let mut report = json_report(records, &crate::cassette::now_rfc3339());
         if let Some(calibration) = calibration {
             annotate(&mut report, calibration);
         }
+        report.budget = budget;
         let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
         Ok(redact(&json).into_owned())
     })
