@@ -140,6 +140,7 @@ fn registers_each_function_once() {
             "custom_executor",
             "early",
             "in_suite_words",
+            "old_name_of_the_cache_switch",
             "summary_mentions_alice",
             "sync_translation",
             "type"
