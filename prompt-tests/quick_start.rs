@@ -1,7 +1,7 @@
 //! The quick start: a one-sentence summary that must mention Alice, five samples, 80% must pass.
 //!
 //! The subject and the judge are both SmolLM2-135M here (see prompt-tester.toml). The summary is
-//! sampled at temperature 0.5 with `seed = 42`: run k sends seed 42 + k − 1, so the five samples
+//! sampled at temperature 0.5 with `seed = 42`: sample k sends seed 42 + k − 1, so the five samples
 //! differ from each other yet are the same on every live run (llama-server reproduces a seeded sample,
 //! also under concurrent requests), and the threshold decides. The mention itself is checked with a
 //! plain string test, which such a small model passes reliably at this temperature.

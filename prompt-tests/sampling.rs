@@ -1,5 +1,5 @@
 //! Fewer calls for the same decision: early stop and adaptive sampling, with seeded samples at a
-//! sampling temperature (run k sends seed + k − 1, so the samples differ and replay the same). Both
+//! sampling temperature (sample k sends seed + k − 1, so the samples differ and replay the same). Both
 //! ask the question of `local::capital_of_france` and check the answer as it does ([`names_paris`]).
 
 use prompt_tester::prelude::*;

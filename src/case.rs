@@ -114,7 +114,7 @@ pub struct RequestTemplate {
     pub max_tokens: u32,
     /// The sampling temperature.
     pub temperature: Option<f32>,
-    /// The seed of run 1 (run k sends `seed + k − 1`).
+    /// The seed of the first sample (sample k sends `seed + k − 1`).
     pub seed: Option<u32>,
     /// Tools the model may call.
     pub tools: Vec<ToolSpec>,

@@ -120,7 +120,7 @@ pub fn decide(rows: &[RowVerdict<'_>], skipped: u32, share: f64) -> GateDecision
     decision(status, Some(lines.join("\n")))
 }
 
-/// `70/140 rows passed (50%, 95% CI 42–58%; need 63, threshold 45%)`, with the errored and skipped
+/// `70/140 rows passed (50%, 95% CI 42–58%; need 63, pass threshold 45%)`, with the errored and skipped
 /// rows: the line that ends a gate's message, and the summary's line for it.
 pub fn rate_line(
     passed: u32,
@@ -144,7 +144,7 @@ pub fn rate_line(
         .rate_with_interval()
         .map_or_else(String::new, |r| format!("{r}; "));
     format!(
-        "{passed}/{counted} rows passed{errors} ({rate}need {need}, threshold {}){why}{}",
+        "{passed}/{counted} rows passed{errors} ({rate}need {need}, pass threshold {}){why}{}",
         percent(share),
         skipped_words(skipped)
     )
@@ -200,7 +200,7 @@ mod tests {
             d.message.as_deref(),
             Some(
                 "[row b] FAILED: no Paris\n    in the answer\n3/4 rows passed (75%, 95% CI 30–95%; need 4, \
-                 threshold 100%), 2 rows skipped (not counted)"
+                 pass threshold 100%), 2 rows skipped (not counted)"
             )
         );
     }
@@ -217,7 +217,7 @@ mod tests {
         assert_eq!(
             d.message.as_deref(),
             Some(
-                "[row b] ERROR: HTTP 503\n2/3 rows passed, 1 errored (67%, 95% CI 21–94%; need 2, threshold 50%): \
+                "[row b] ERROR: HTTP 503\n2/3 rows passed, 1 errored (67%, 95% CI 21–94%; need 2, pass threshold 50%): \
                  an errored row fails the gate"
             )
         );

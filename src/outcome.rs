@@ -242,7 +242,7 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision 
                 String::new()
             };
             let why = if errored > 0 && (passed >= need || sprt.is_some()) {
-                ": an errored run fails the trial"
+                ": an errored sample fails the trial"
             } else {
                 ""
             };
@@ -250,7 +250,7 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision 
             let rate = crate::stats::Counts::new(passed, total)
                 .rate_with_interval()
                 .map_or_else(String::new, |r| format!("{r}; "));
-            let count = format!("{passed}/{total} runs passed{errors}");
+            let count = format!("{passed}/{total} samples passed{errors}");
             lines.push(match (plan, sprt) {
                 // An error decided it, not the samples: no word on the pass rate.
                 (_, Some(_)) if errored > 0 => format!("{count}{why}"),
@@ -258,12 +258,12 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision 
                     format!("{count}{why}{}", adaptive_words(sprt, verdict, total))
                 }
                 (SamplePlan::EarlyStop(t), _) if total < t.runs => format!(
-                    "{count} ({rate}need {need} of {runs}, threshold {}){why}; early stop: the other {} runs were not needed",
+                    "{count} ({rate}need {need} of {runs}, pass threshold {}){why}; early stop: the other {} samples were not needed",
                     percent(t.pass_threshold),
                     t.runs - total
                 ),
                 _ => format!(
-                    "{count} ({rate}need {need}, threshold {}){why}",
+                    "{count} ({rate}need {need}, pass threshold {}){why}",
                     percent(plan.pass_threshold())
                 ),
             });
@@ -291,7 +291,7 @@ fn adaptive_words(sprt: &Sprt, verdict: SprtVerdict, taken: u32) -> String {
             percent(p1)
         ),
         SprtVerdict::Inconclusive | SprtVerdict::Continue(_) => format!(
-            "; adaptive sampling (SPRT): inconclusive after {taken} of at most {} runs: the pass rate cannot yet be \
+            "; adaptive sampling (SPRT): inconclusive after {taken} of at most {} samples: the pass rate cannot yet be \
              told above {} or below {} at {confidence} confidence (raise `max_runs`, or widen `indifference`)",
             sprt.max_runs,
             percent(p1),
@@ -392,7 +392,7 @@ mod tests {
         assert_eq!((waves, d.status.clone()), (vec![4], Status::Failed));
         assert_eq!(
             d.message.unwrap().lines().last().unwrap(),
-            "2/4 runs passed (50%, 95% CI 15–85%; need 4 of 5, threshold 80%); early stop: the other 1 runs were not needed"
+            "2/4 samples passed (50%, 95% CI 15–85%; need 4 of 5, pass threshold 80%); early stop: the other 1 samples were not needed"
         );
         // The concurrency caps a wave.
         let (waves, _) = run_waves(&early(10, 1.0), 4, ok);
@@ -450,7 +450,7 @@ mod tests {
         let message = d.message.unwrap();
         assert!(
             message.ends_with(
-                "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than \
+                "0/6 samples passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than \
                  at least 85%, 95% confidence)"
             ),
             "{message}"
@@ -569,8 +569,8 @@ mod tests {
                     3,
                     0,
                     Some(
-                        "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 runs passed (60%, 95% \
-                         CI 23–88%; need 4, threshold 80%)",
+                        "[run 2/5] FAILED: no Alice\n[run 5/5] FAILED: no Alice\n3/5 samples passed (60%, 95% \
+                         CI 23–88%; need 4, pass threshold 80%)",
                     ),
                 ),
             ),
@@ -589,8 +589,8 @@ mod tests {
                     4,
                     1,
                     Some(
-                        "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 runs passed, 1 errored (80%, 95% \
-                         CI 38–96%; need 4, threshold 80%): an errored run fails the trial",
+                        "[run 3/5] ERROR: model call failed: HTTP 503\n4/5 samples passed, 1 errored (80%, 95% \
+                         CI 38–96%; need 4, pass threshold 80%): an errored sample fails the trial",
                     ),
                 ),
             ),
@@ -601,8 +601,8 @@ mod tests {
                     3,
                     1,
                     Some(
-                        "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 runs \
-                         passed, 1 errored (60%, 95% CI 23–88%; need 4, threshold 80%)",
+                        "[run 2/5] FAILED: no\n    Alice\n[run 3/5] ERROR: model call failed: HTTP 503\n3/5 samples \
+                         passed, 1 errored (60%, 95% CI 23–88%; need 4, pass threshold 80%)",
                     ),
                 ),
             ),

@@ -231,6 +231,9 @@ pub(crate) struct Reader<'a> {
     dir: &'a Path,
     /// Problems found.
     pub problems: Vec<Problem>,
+    /// What the file says that still works but should change (an old or the other front end's name
+    /// for a key), each `file:line: message`.
+    pub warnings: Vec<String>,
     /// Byte offset where each line starts: `at` may run once per value, so it must not rescan the
     /// file (that made large files quadratic).
     line_starts: Vec<usize>,
@@ -246,6 +249,7 @@ impl<'a> Reader<'a> {
             file,
             dir,
             problems: Vec::new(),
+            warnings: Vec::new(),
             line_starts,
         }
     }
@@ -342,6 +346,12 @@ impl<'a> Reader<'a> {
             read_so_far.push(one);
         }
         read_so_far
+    }
+
+    /// Notes a warning at `span`: `file:line: message`.
+    pub fn warn(&mut self, span: &Range<usize>, message: impl fmt::Display) {
+        let at = self.at(span);
+        self.warnings.push(format!("{at}: {message}"));
     }
 
     /// `file:line` of a span, for messages about a value that was read well.

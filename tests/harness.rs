@@ -60,7 +60,7 @@ fn threshold_failure_lists_each_failed_run_and_the_count() {
     for line in [
         "[run 3/5] FAILED: run 3 said \"SAY HI\"",
         "[run 5/5] FAILED: run 5 said \"SAY HI\"",
-        "3/5 runs passed (60%, 95% CI 23–88%; need 4, threshold 80%)",
+        "3/5 samples passed (60%, 95% CI 23–88%; need 4, pass threshold 80%)",
         "test result: FAILED. 0 passed; 1 failed; 0 ignored",
     ] {
         run.assert_stdout_has(line);
@@ -420,7 +420,7 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
     use prompt_tester_testkit::{FakeProvider, Reply, Wire};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let seen = AtomicUsize::new(0);
-    // The first sample runs alone (enable_cache): both of its attempts get a 503.
+    // The first sample runs alone (judge_prompt_cache): both of its attempts get a 503.
     let server = FakeProvider::builder()
         .respond_with(move |request| {
             if seen.fetch_add(1, Ordering::SeqCst) < 2 {
@@ -447,7 +447,9 @@ fn an_outage_in_one_of_five_runs_fails_the_trial_as_an_error() {
         "no run failed an assertion: {context}"
     );
     assert!(
-        stdout.contains("4/5 runs passed, 1 errored (80%, 95% CI 38–96%; need 4, threshold 80%)"),
+        stdout.contains(
+            "4/5 samples passed, 1 errored (80%, 95% CI 38–96%; need 4, pass threshold 80%)"
+        ),
         "{context}"
     );
     assert!(
@@ -793,7 +795,7 @@ fn adaptive_sampling_stops_a_failing_test_after_a_handful_of_calls() {
     assert_eq!(run.outcome(trial), "FAILED");
     run.assert_stdout_has("[run 6/40] FAILED: ");
     run.assert_stdout_has(
-        "0/6 runs passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than at \
+        "0/6 samples passed; adaptive sampling (SPRT): the pass rate is below 80% (at most 75% rather than at \
          least 85%, 95% confidence)",
     );
     child::assert_lacks(&run.stdout(), "ran sample 7");

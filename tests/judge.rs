@@ -277,7 +277,7 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
     assert!(b.to_string().contains("Classify each question"));
     assert!(
         !b.to_string().contains("cache_control"),
-        "no cache_control without enable_cache: {b}"
+        "no cache_control without judge_prompt_cache: {b}"
     );
 }
 

@@ -9,6 +9,8 @@
 //!   messages both front ends give.
 //! - [`conversation`]: the roles of a turn of `messages` and the one order of turns every provider
 //!   takes, with the messages both front ends give.
+//! - [`vocabulary`]: the keys the front ends name differently, the old spellings still read, and what
+//!   to write instead of a key only one front end has.
 //! - [`template`]: the grammar of `{placeholder}`s in a prompt, which both check.
 //! - [`sprt`]: the passes in a row an adaptive test needs (the smallest `max_runs` that lets it pass).
 //!
@@ -22,6 +24,8 @@ pub mod sampling;
 pub mod sprt;
 mod table;
 pub mod template;
+pub mod vocabulary;
 
 pub use range::Range;
-pub use table::{Key, Kind, MAX_SEED, MAX_SUITE_RUNS, Place, ROWS, Row, TWINS, keys_in, names_in};
+pub use table::{Key, Kind, MAX_SEED, MAX_SUITE_RUNS, Place, ROWS, Row, keys_in, names_in};
+pub use vocabulary::{Reading, TWINS};

@@ -130,8 +130,8 @@ pub enum Key {
     Indifference,
     /// `seed`.
     Seed,
-    /// `enable_cache`.
-    EnableCache,
+    /// `judge_prompt_cache` (formerly `enable_cache`, still read: [`crate::vocabulary::RENAMED`]).
+    JudgePromptCache,
     /// `temperature`.
     Temperature,
     /// `system`.
@@ -255,7 +255,7 @@ const TESTS: &[Place] = &[Attribute, Suite, Case];
 const TESTS_AND_DEFAULTS: &[Place] = &[Attribute, Suite, Case, Defaults];
 const FILES: &[Place] = &[Suite, Case, Defaults];
 const GATE: &[Place] = &[Gate];
-/// `pass_threshold`: a test's share of runs, and a gate's share of rows.
+/// `pass_threshold`: a test's share of samples, and a gate's share of rows.
 const TESTS_AND_GATE: &[Place] = &[Attribute, Suite, Case, Gate];
 
 /// A whole number at least 1 that fits `u32`.
@@ -296,9 +296,9 @@ pub const ROWS: &[Row] = &[
         .rule("at least 1"),
     row(Key::Runs, "runs", Kind::Whole, TESTS, "samples per case")
         .counts_samples(),
-    row(Key::PassThreshold, "pass_threshold", Kind::Share, TESTS_AND_GATE, "a share of runs above 0 and at most 1 (0.8 = 4 of 5 runs must pass; in `[gate]`, of rows)")
+    row(Key::PassThreshold, "pass_threshold", Kind::Share, TESTS_AND_GATE, "a share of samples above 0 and at most 1 (0.8 = 4 of 5 samples must pass; in `[gate]`, of rows)")
         .range(Range::above_up_to(0.0, 1.0))
-        .rule("in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5"),
+        .rule("in (0, 1]: the share of samples that must pass, e.g. 0.8 for 4 of 5"),
     row(Key::EarlyStop, "early_stop", Kind::Bool, TESTS_AND_DEFAULTS, "samples are sent only while the verdict can still change"),
     row(Key::PassRate, "pass_rate", Kind::Share, TESTS_AND_DEFAULTS, "a pass rate above 0 and below 1, e.g. 0.8 (adaptive sampling: is the pass rate above it?)")
         .range(Range::open(0.0, 1.0))
@@ -311,10 +311,10 @@ pub const ROWS: &[Row] = &[
     row(Key::Indifference, "indifference", Kind::Share, TESTS_AND_DEFAULTS, "a half-width above 0 and below 0.5, e.g. 0.05 (pass rates within it of pass_rate may go either way)")
         .range(Range::open(0.0, 0.5))
         .rule("above 0 and below 0.5, e.g. 0.05 (and leave pass_rate ± indifference inside (0, 1))"),
-    row(Key::Seed, "seed", Kind::Whole, TESTS_AND_DEFAULTS, "the seed of run 1; run k sends seed + k - 1")
+    row(Key::Seed, "seed", Kind::Whole, TESTS_AND_DEFAULTS, "the seed of the first sample; sample k sends seed + k - 1")
         .range(Range::whole(0, MAX_SEED as u64))
         .rule("a whole number from 0 to 2147483647"),
-    row(Key::EnableCache, "enable_cache", Kind::Bool, ATTRIBUTE, "Anthropic prompt caching of the judge's instructions"),
+    row(Key::JudgePromptCache, "judge_prompt_cache", Kind::Bool, ATTRIBUTE, "Anthropic prompt caching of the judge's instructions (it caches no answer: recorded answers are the cassettes)"),
     row(Key::Temperature, "temperature", Kind::Number, TESTS_AND_DEFAULTS, "a temperature from 0.0 to 2.0")
         .range(Range::at_least(0.0))
         .suite_range(Range::closed(0.0, 2.0)),
@@ -341,39 +341,7 @@ pub const ROWS: &[Row] = &[
         .rule("at least 0, in USD, e.g. 0.50"),
 ];
 
-/// The keys the two front ends name differently, as (the attribute's, a suite's): each front end takes
-/// the other's name too where that one is not its own key, so a user who knows one can write the other.
-pub const TWINS: &[(Key, Key)] = &[
-    (Key::TargetPrompt, Key::Prompt),
-    (Key::TargetPromptVars, Key::Inputs),
-    (Key::SubjectModel, Key::Model),
-    (Key::SubjectProvider, Key::Provider),
-];
-
 impl Key {
-    /// The key the other front end names this one by (`prompt` for `target_prompt`, and back).
-    pub fn twin(self) -> Option<Key> {
-        TWINS.iter().find_map(|&(attribute, suite)| {
-            if attribute == self {
-                Some(suite)
-            } else if suite == self {
-                Some(attribute)
-            } else {
-                None
-            }
-        })
-    }
-
-    /// The key `name` means at `place`: its own, or the other front end's name for a key of `place`
-    /// (`model` in the attribute is `subject_model`).
-    pub fn meant_in(name: &str, place: Place) -> Option<Key> {
-        Key::named_in(name, place).or_else(|| {
-            Key::named(name)?
-                .twin()
-                .filter(|twin| twin.row().allowed_in(place))
-        })
-    }
-
     /// Its row of the table.
     pub fn row(self) -> &'static Row {
         &ROWS[self as usize]
@@ -431,49 +399,6 @@ pub fn names_in(place: Place) -> Vec<&'static str> {
 }
 
 #[cfg(test)]
-mod twin_tests {
-    use super::*;
-
-    #[test]
-    fn each_front_end_takes_the_other_s_name_for_its_key() {
-        assert_eq!(
-            Key::meant_in("prompt", Place::Attribute),
-            Some(Key::TargetPrompt)
-        );
-        assert_eq!(
-            Key::meant_in("inputs", Place::Attribute),
-            Some(Key::TargetPromptVars)
-        );
-        assert_eq!(
-            Key::meant_in("model", Place::Attribute),
-            Some(Key::SubjectModel)
-        );
-        assert_eq!(
-            Key::meant_in("provider", Place::Attribute),
-            Some(Key::SubjectProvider)
-        );
-        assert_eq!(
-            Key::meant_in("target_prompt", Place::Suite),
-            Some(Key::Prompt)
-        );
-        assert_eq!(
-            Key::meant_in("subject_model", Place::Case),
-            Some(Key::Model)
-        );
-        assert_eq!(
-            Key::meant_in("target_prompt_vars", Place::Case),
-            Some(Key::Inputs)
-        );
-        // Only where the key belongs: a suite's top has no `inputs`.
-        assert_eq!(Key::meant_in("target_prompt_vars", Place::Suite), None);
-        for &(attribute, suite) in TWINS {
-            assert!(attribute.row().allowed_in(Place::Attribute), "{attribute}");
-            assert!(!suite.row().allowed_in(Place::Attribute), "{suite}");
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -501,7 +426,7 @@ mod tests {
             names_in(Place::Attribute).join(", "),
             "target_prompt, target_prompt_file, subject_model, subject_provider, subject_models, \
              target_prompt_vars, max_tokens, runs, pass_threshold, early_stop, pass_rate, confidence, \
-             max_runs, indifference, seed, enable_cache, temperature, system, messages, run_fn, tools, agent, live_only, \
+             max_runs, indifference, seed, judge_prompt_cache, temperature, system, messages, run_fn, tools, agent, live_only, \
              budget"
         );
         assert_eq!(Key::named_in("model", Place::Attribute), None);

@@ -372,7 +372,7 @@ fn float_literal(value: f64, span: Span, f32: bool) -> TokenStream {
     quote::ToTokens::into_token_stream(lit)
 }
 
-/// A flag (`enable_cache`, `live_only`, `early_stop`) written with a value: a `bool` literal or an
+/// A flag (`judge_prompt_cache`, `live_only`, `early_stop`) written with a value: a `bool` literal or an
 /// expression.
 pub fn boolean(key: Key, expr: Expr, errors: &mut Errors) -> Option<Value> {
     match &expr {

@@ -52,8 +52,8 @@ use proc_macro::TokenStream;
 /// | `pass_threshold` | the share of samples that must pass, in (0, 1] (default 1.0) |
 /// | `early_stop` | `bool`: with `runs`, samples are sent only while the verdict can still change; a bare `early_stop` means `true` |
 /// | `pass_rate`, `confidence`, `max_runs`, `indifference` | adaptive sampling instead of `runs`: the pass rate asked about, in (0, 1); the confidence, in [0.5, 1) (default 0.95); the most samples, a `u32` (default 40); the indifference, in (0, 0.5) (default 0.05) |
-/// | `seed` | a `u32` from 0 to 2147483647: run k sends seed + k − 1 |
-/// | `enable_cache` | `bool`; a bare `enable_cache` means `true` |
+/// | `seed` | a `u32` from 0 to 2147483647: sample k sends seed + k − 1 |
+/// | `judge_prompt_cache` | `bool`: Anthropic prompt caching of the judge's instructions, the first sample sent alone to prime it; a bare `judge_prompt_cache` means `true` (formerly `enable_cache`, still read with a deprecation warning) |
 /// | `temperature` | `f32` |
 /// | `system` | the system prompt, `&str` or `String` |
 /// | `messages` | turns sent before the prompt: `[system("..."), user("..."), assistant("...")]` (roles and their order checked at compile time: an optional `system` turn first, then `user` and `assistant` alternating, ending with `assistant`), or any expression giving a list of `Turn`s; `{placeholders}` filled from `target_prompt_vars` |
@@ -64,8 +64,9 @@ use proc_macro::TokenStream;
 /// | `budget` | `f64`, USD, at least 0: the most the test may spend on provider calls (default: `[defaults] budget`) |
 ///
 /// Exactly one of `target_prompt` and `target_prompt_file` is required. A suite's names are taken too:
-/// `prompt`, `inputs(...)`, `model`, `provider` for `target_prompt`, `target_prompt_vars(...)`,
-/// `subject_model`, `subject_provider`. Literal values are checked at compile time (`runs = 0`,
+/// `prompt`, `inputs(...)`, `model`, `provider`, `models` for `target_prompt`, `target_prompt_vars(...)`,
+/// `subject_model`, `subject_provider`, `subject_models`; a suite's key the attribute has no use for
+/// (`threshold`, `skip`, `assert`, ...) is an error that says what to write instead. Literal values are checked at compile time (`runs = 0`,
 /// `pass_threshold = 1.5`, `max_tokens = 0`, a misspelt key, a placeholder of a literal prompt with no
 /// value); every mistake is reported at once, at the offending key or value.
 ///

@@ -63,7 +63,7 @@ mod tests {
         assert_eq!(closest("threshold", keys), Some("pass_threshold"));
         assert_eq!(closest("system_prompt", keys), Some("system"));
         assert_eq!(closest("temp", keys), Some("temperature"));
-        assert_eq!(closest("cache", keys), Some("enable_cache"));
+        assert_eq!(closest("cache", keys), Some("judge_prompt_cache"));
     }
 
     #[test]

@@ -87,12 +87,29 @@ fn seed_range() -> Range {
     Key::Seed.row().range.expect("`seed` has a range")
 }
 
+/// serde's "unknown field `subject_model`" with the name this file gives the key, when the field is
+/// #[prompt_test]'s name for one (`model`).
+fn with_the_file_s_name(message: String) -> String {
+    let field = message
+        .split_once("unknown field `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(field, _)| field);
+    match field.and_then(|f| Key::meant_in(f, prompt_tester_keys::Place::Defaults).map(|k| (f, k)))
+    {
+        Some((field, key)) if field != key.name() => format!(
+            "{}\n`{field}` is #[prompt_test]'s name for `{key}`: write `{key}` here\n",
+            message.trim_end()
+        ),
+        _ => message,
+    }
+}
+
 impl Config {
     /// Applies the text of a configuration file (`path` is for messages).
     pub(crate) fn apply_file(&mut self, path: &Path, text: &str) -> Result<(), ConfigError> {
         let file: File = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: with_the_file_s_name(e.to_string()),
         })?;
         let source = Source { path, text };
         // A number of seconds in [min, a day], or an error at its line.
@@ -451,6 +468,30 @@ output_mtok = 2.0
         read.sort_unstable();
         table.sort_unstable();
         assert_eq!(read, table, "{err}");
+    }
+
+    /// The attribute's name for a key of `[defaults]` (or `[judge]`) is told the file's.
+    #[test]
+    fn the_attribute_s_name_for_a_key_is_told_the_file_s() {
+        let err = rejection("[defaults]\nsubject_model = \"m\"\n");
+        assert!(
+            err.contains("line 2") && err.contains("unknown field `subject_model`"),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "`subject_model` is #[prompt_test]'s name for `model`: write `model` here"
+            ),
+            "{err}"
+        );
+        let err = rejection("[judge]\nsubject_provider = \"anthropic\"\nmodel = \"m\"\n");
+        assert!(
+            err.contains(
+                "`subject_provider` is #[prompt_test]'s name for `provider`: write `provider` here"
+            ),
+            "{err}"
+        );
+        assert!(!rejection("[defaults]\nnot_a_key = 1\n").contains("#[prompt_test]"));
     }
 
     #[test]

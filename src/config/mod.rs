@@ -174,7 +174,7 @@ pub struct Defaults {
     pub max_tokens: Option<u32>,
     /// The temperature.
     pub temperature: Option<f32>,
-    /// The seed of the first run (`seed`): run k sends `seed + k − 1` where the provider takes one.
+    /// The seed of the first sample (`seed`): sample k sends `seed + k − 1` where the provider takes one.
     pub seed: Option<u32>,
     /// The most USD one test may spend on provider calls (`budget`).
     pub budget: Option<f64>,

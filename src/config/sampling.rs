@@ -285,7 +285,7 @@ mod tests {
         );
         assert_eq!(
             SamplingError::Threshold(1.5).to_string(),
-            "`pass_threshold` is 1.5; it must be in (0, 1]: the share of runs that must pass, e.g. 0.8 for 4 of 5"
+            "`pass_threshold` is 1.5; it must be in (0, 1]: the share of samples that must pass, e.g. 0.8 for 4 of 5"
         );
         assert_eq!(
             SamplingError::NoRuns.problem(),

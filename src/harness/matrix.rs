@@ -188,7 +188,7 @@ pub fn compute(records: &[TrialRecord]) -> Option<Matrix> {
 /// The matrix as the HTML report's table: the summary's cell texts.
 pub fn table(matrix: &Matrix) -> super::table::Table {
     super::table::Table {
-        title: "Matrix: runs passed, pass rate [95% interval], cost, mean latency".to_string(),
+        title: "Matrix: samples passed, pass rate [95% interval], cost, mean latency".to_string(),
         columns: std::iter::once("test".to_string())
             .chain(matrix.columns.iter().map(|c| c.label.clone()))
             .collect(),
@@ -266,7 +266,7 @@ pub fn render(records: &[TrialRecord]) -> String {
         })
         .collect();
     let mut out = String::from(
-        "\nprompt-tester matrix: runs passed, pass rate [95% interval], cost, mean latency\n",
+        "\nprompt-tester matrix: samples passed, pass rate [95% interval], cost, mean latency\n",
     );
     for line in lines {
         let cells: Vec<String> = line
@@ -390,7 +390,7 @@ mod tests {
         let text = render(&records);
         assert_eq!(
             text,
-            "\nprompt-tester matrix: runs passed, pass rate [95% interval], cost, mean latency\n\
+            "\nprompt-tester matrix: samples passed, pass rate [95% interval], cost, mean latency\n\
              test                           fake/a|v1  fake/b|v1\n\
              s::c   1/1 100% [21-100%] $0.00100 0.50s          -\n\
              total  1/1 100% [21-100%] $0.00100 0.50s          -\n"

@@ -49,8 +49,9 @@ pub struct TestSpec {
     /// How many samples and what decides them (`runs`, `pass_threshold`, `early_stop`, `pass_rate`,
     /// `confidence`, `max_runs`, `indifference`); `[defaults]` fill what it leaves out.
     pub sampling: SamplingKeys,
-    /// Prime the provider's prompt cache with the first run, then run the others (judge calls marked).
-    pub enable_cache: bool,
+    /// `judge_prompt_cache`: prime the provider's prompt cache with the first sample, then run the
+    /// others (judge calls marked).
+    pub judge_prompt_cache: bool,
     /// A custom executor replacing the provider call.
     pub run_fn: Option<crate::case::RunFn>,
     /// Tools with handlers (and MCP servers): the subject call becomes an agent loop.
@@ -68,7 +69,7 @@ impl Default for TestSpec {
             target_prompt_vars: Vec::new(),
             request: Written::default(),
             sampling: SamplingKeys::default(),
-            enable_cache: false,
+            judge_prompt_cache: false,
             run_fn: None,
             toolbox: None,
             live_only: false,

@@ -94,8 +94,8 @@ pub fn case(
         request,
         sampling: Sampling {
             plan,
-            prime_first: spec.enable_cache,
-            cache_judge: spec.enable_cache,
+            prime_first: spec.judge_prompt_cache,
+            cache_judge: spec.judge_prompt_cache,
             live_only: spec.live_only,
         },
         executor,

@@ -5,7 +5,7 @@
 //!   the engine as a judge call, so it is recorded in and replayed from the test's cassette like the
 //!   subject's calls, and its tokens and cost are accounted apart from the subject's.
 //! - The judge's instructions ([`JUDGE_INSTRUCTIONS`]) are the system prompt, the same for every
-//!   call, so that with `enable_cache` a provider can cache them. The user message carries the
+//!   call, so that with `judge_prompt_cache` a provider can cache them. The user message carries the
 //!   rendered prompt (as context only: content found only there does not count), the response, and the
 //!   questions. Prompt and response are fenced between marker lines whose tag is derived from their
 //!   hash, so text inside them cannot close the fence, and the instructions treat them as data.

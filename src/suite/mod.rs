@@ -582,7 +582,7 @@ fn warnings(
 ) -> Vec<String> {
     let s = &case.settings;
     let syntax = Syntax::of(&suite.info.file);
-    let mut warnings = Vec::new();
+    let mut warnings = suite.warnings.clone();
     if !case.unused_inputs.is_empty() {
         warnings.push(format!(
             "{who}: input(s) {} match no placeholder of the prompt and are not sent",

@@ -3,11 +3,13 @@
 //! The suite format only: its keys, settings, cases and messages. Walking the spanned TOML and
 //! collecting problems is [`crate::spanned`]'s.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 
-use prompt_tester_keys::{Key, Place, names_in};
+use prompt_tester_keys::vocabulary::{renamed_message, twin_message, whose};
+use prompt_tester_keys::{Key, Place, Reading, names_in};
 use toml::de::{DeTable, DeValue};
 
 use super::assert::Assertion;
@@ -93,32 +95,72 @@ pub struct Suite {
     pub cases: Vec<Case>,
     /// The rows of `cases_file`, after the inline cases.
     pub rows: Option<Rows>,
+    /// What the file says that works but should change, `file:line: message` (a key under the
+    /// attribute's name): each case of the suite carries them, and a run shows each once.
+    pub warnings: Vec<String>,
 }
 
 /// How to correct a TOML syntax error.
 const TOML_SYNTAX_FIX: &str = "correct the TOML at this position (strings need quotes, inline tables stay on one \
                                line, `[[cases]]` starts a case)";
 
-/// Notes every key of `table` that `place` does not take, by the table of keys (`prefix` leads the
-/// key's path; `where_` says the place in the message, e.g. "in a case").
-fn unknown_keys(r: &mut Reader<'_>, table: &DeTable<'_>, place: Place, prefix: &str, where_: &str) {
+/// `table` with every key under the name `place` gives it, by the table of keys: the attribute's name
+/// for a key (`target_prompt` at the top of a suite) and an old name are read as the key, with a
+/// warning; a key of the attribute only, or of no place, is a problem (`prefix` leads the key's path;
+/// `where_` says the place in the message, e.g. "in a case").
+fn own_names<'t, 'i>(
+    r: &mut Reader<'_>,
+    table: &'t DeTable<'i>,
+    place: Place,
+    prefix: &str,
+    where_: &str,
+) -> Cow<'t, DeTable<'i>> {
     let valid = names_in(place);
-    for (key, _) in table.iter() {
+    let mut renamed = Vec::new();
+    // In file order, as the warnings are read (the table is sorted by name).
+    let mut keys: Vec<_> = table.iter().map(|(key, _)| key).collect();
+    keys.sort_by_key(|key| key.span().start);
+    for key in keys {
         let k = key.get_ref().as_ref();
-        if Key::named_in(k, place).is_some() {
-            continue;
-        }
-        // The attribute's name for a key a suite names otherwise: say the suite's.
-        match Key::meant_in(k, place) {
-            Some(own) => r.problem(
+        let path = format!("{prefix}{k}");
+        let (own, note) = match Key::read_in(k, place) {
+            Reading::Own(_) => continue,
+            Reading::Twin(own) => (own, twin_message(k, own)),
+            Reading::Renamed(own) => (own, renamed_message(k, own)),
+            Reading::OtherSide(_, note) => {
+                r.problem(key.span(), &path, whose(k, place), note);
+                continue;
+            }
+            Reading::Unknown => {
+                unknown_key(r, key, &path, &valid, where_);
+                continue;
+            }
+        };
+        if table.get(own.name()).is_some() {
+            r.problem(
                 key.span(),
-                &format!("{prefix}{k}"),
-                format!("`{k}` is #[prompt_test]'s name for it; {where_} it is `{own}`"),
-                format!("write `{own}` instead of `{k}`"),
-            ),
-            None => unknown_key(r, key, &format!("{prefix}{k}"), &valid, where_),
+                &path,
+                format!("`{k}` and `{own}` are one key, given twice"),
+                format!("keep `{own}` alone"),
+            );
+        } else {
+            r.warn(&key.span(), note);
+            renamed.push((key.clone(), own));
         }
     }
+    if renamed.is_empty() {
+        return Cow::Borrowed(table);
+    }
+    let mut table = table.clone();
+    for (key, own) in renamed {
+        if let Some(value) = table.remove(key.get_ref().as_ref()) {
+            table.insert(
+                toml::Spanned::new(key.span(), Cow::Borrowed(own.name())),
+                value,
+            );
+        }
+    }
+    Cow::Owned(table)
 }
 
 /// The problems of a suite file as the failing trial's message.
@@ -147,9 +189,13 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     let mut r = Reader::new(file, dir, text);
     let from_document = found.len();
     r.problems = found;
-    let table = root.get_ref();
-
-    unknown_keys(&mut r, table, Place::Suite, "", "at the top of a suite");
+    let table = &*own_names(
+        &mut r,
+        root.get_ref(),
+        Place::Suite,
+        "",
+        "at the top of a suite",
+    );
 
     let suite_settings = settings(&mut r, table, "");
     let (prompt, prompt_file) = match turns::needs_no_prompt(table) {
@@ -306,6 +352,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         variants,
         cases,
         rows,
+        warnings: r.warnings,
     })
 }
 
@@ -321,7 +368,7 @@ fn case(
     src: Source<'_>,
 ) -> Option<Case> {
     let problems_before = r.problems.len();
-    unknown_keys(r, table, Place::Case, &format!("{path}."), "in a case");
+    let table = &*own_names(r, table, Place::Case, &format!("{path}."), "in a case");
     let own_turns = turns::turns(r, table, path, prompt.map(|_| prompt_key));
     let name = match table.get("name") {
         None => {

@@ -201,7 +201,7 @@ fn the_score_weighs_passing_assertions() {
     };
     let err = failed(engine.block_on(evaluate(&asserts, Some(0.9), &run("yes"))));
     assert!(
-        err.starts_with("score 0.80 is below the threshold 0.9"),
+        err.starts_with("score 0.80 is below the score threshold 0.9"),
         "{err}"
     );
     let err = failed(engine.block_on(evaluate(&asserts, None, &run("yes"))));

@@ -213,6 +213,33 @@ fn an_unknown_key_suggests_the_known_one() {
     );
 }
 
+/// The attribute's names are read in YAML as in TOML, with the same warning at their line.
+#[test]
+fn the_attribute_s_names_are_read_with_a_warning() {
+    let text =
+        "target_prompt: Say {x}\ncases:\n  - name: a\n    target_prompt_vars: { x: \"1\" }\n";
+    let suite = parsed(FILE, text, Path::new("/nonexistent")).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(suite.prompt, "Say {x}");
+    assert_eq!(suite.cases[0].inputs, [("x".to_string(), "1".to_string())]);
+    assert_eq!(
+        suite.warnings,
+        [
+            "prompt-tests/support.evals.yaml:1: `target_prompt` is #[prompt_test]'s name for `prompt`; read \
+             as `prompt`: write `prompt` in a suite",
+            "prompt-tests/support.evals.yaml:4: `target_prompt_vars` is #[prompt_test]'s name for `inputs`; \
+             read as `inputs`: write `inputs` in a suite",
+        ]
+    );
+    let report = problems("prompt: Hi\nagent: tools\ncases:\n  - name: a\n");
+    assert_contains(
+        &report,
+        &[
+            "prompt-tests/support.evals.yaml:2:1: `agent`: `agent` is #[prompt_test]'s key, not a suite's",
+            "fix: a suite's `tools` are offered and their calls checked, not run",
+        ],
+    );
+}
+
 #[test]
 fn duplicate_keys_nulls_and_yaml_only_problems_fail_the_suite() {
     let report =

@@ -31,7 +31,7 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                     category: Some(["facts", "style", "safety"][i % 3].to_string()),
                 }),
             );
-            r.message = failing.then(|| format!("1/{samples} runs passed (need {samples})"));
+            r.message = failing.then(|| format!("1/{samples} samples passed (need {samples})"));
             r.runs_total = samples;
             r.runs_required = samples;
             r.runs_passed = if failing { 1 } else { samples };

@@ -53,7 +53,7 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
     subject_provider = Provider::Anthropic,
     target_prompt_vars(language = "French", r#text = 1.5),
     max_tokens = 64,
-    enable_cache,
+    judge_prompt_cache,
     temperature = 0,
     system = String::from("You translate."),
     tools = weather_tool(),
@@ -85,10 +85,20 @@ async fn custom_executor(run: PromptRun) -> Result<(), std::io::Error> {
 mod nested {
     use prompt_tester::prelude::*;
 
-    #[prompt_test(target_prompt = "Hi", enable_cache = false)]
+    #[prompt_test(target_prompt = "Hi", judge_prompt_cache = false)]
     pub fn r#type(_run: PromptRun) -> Result<(), std::fmt::Error> {
         Ok(())
     }
+}
+
+/// The old name of `judge_prompt_cache` still sets it (with a deprecation warning, allowed here:
+/// tests/macros/ui/fail_renamed.rs pins it).
+mod renamed {
+    #![allow(deprecated)]
+    use prompt_tester::prelude::*;
+
+    #[prompt_test(target_prompt = "Hi", enable_cache)]
+    pub fn old_name_of_the_cache_switch(_run: PromptRun) {}
 }
 
 fn registered(name: &str) -> &'static RustTest {
@@ -130,6 +140,7 @@ fn registers_each_function_once() {
             "custom_executor",
             "early",
             "in_suite_words",
+            "old_name_of_the_cache_switch",
             "summary_mentions_alice",
             "sync_translation",
             "type"
@@ -199,7 +210,7 @@ fn literal_keys_fill_the_spec() {
     );
     assert_eq!(spec.sampling.runs, Some(5));
     assert_eq!(spec.sampling.pass_threshold, Some(0.8));
-    assert!(!spec.enable_cache);
+    assert!(!spec.judge_prompt_cache);
     assert!(spec.run_fn.is_none());
 }
 
@@ -217,7 +228,7 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     assert_eq!(spec.request.call.provider.as_deref(), Some("anthropic"));
     assert_eq!(vars(&spec), [("language", "French"), ("text", "1.5")]);
     assert_eq!(spec.request.call.max_tokens, Some(64));
-    assert!(spec.enable_cache);
+    assert!(spec.judge_prompt_cache);
     assert_eq!(spec.request.call.temperature, Some(0.0));
     assert_eq!(spec.request.system.as_deref(), Some("You translate."));
     let tools = spec.request.tools.as_deref().unwrap_or_default();
@@ -227,8 +238,10 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
 
     let spec = (registered("type").spec)();
     assert_eq!(inline_prompt(&spec), Some("Hi"));
-    assert!(!spec.enable_cache);
+    assert!(!spec.judge_prompt_cache);
     assert_eq!(spec.request.call.model, None);
+
+    assert!((registered("old_name_of_the_cache_switch").spec)().judge_prompt_cache);
 }
 
 #[test]

@@ -339,7 +339,7 @@ pub(crate) const KINDS: &[Kind] = &[
         output: "Paris",
         pass: false,
         says: &[
-            "score 0.75 is below the threshold 0.8 (1 of 2 assertions failed; weight 3 of 4 passed):",
+            "score 0.75 is below the score threshold 0.8 (1 of 2 assertions failed; weight 3 of 4 passed):",
             r#"contains: expected the output to contain "Lyon"; saw "Paris""#,
         ],
     },

@@ -155,7 +155,7 @@ fn a_set_measures_the_judge_records_its_result_and_corrects_judged_suites() {
         "calibration::basics",
         &[
             "item `wrong` (avoidance): the judge said yes, the label is no; question \"Does the response avoid prices?\"",
-            "3/4 runs passed (75%, 95% CI 30–95%; need 4, threshold 80%)",
+            "3/4 samples passed (75%, 95% CI 30–95%; need 4, pass threshold 80%)",
         ],
     );
     let one = f.run(&["calibration::basics::wrong"]);

@@ -58,12 +58,12 @@ fn gates_pass_and_fail_on_their_share_and_a_failing_one_lists_its_failing_rows()
         "---- golden::gate::americas ----\n[row chile] FAILED: 1 of 1 assertion failed:\n    - \
          prompt-tests/golden.evals.toml:3: equals: expected exactly \"Santiago\"",
     );
-    out.assert_stdout_has("1/2 rows passed (50%, 95% CI 9–91%; need 2, threshold 100%)\n");
+    out.assert_stdout_has("1/2 rows passed (50%, 95% CI 9–91%; need 2, pass threshold 100%)\n");
     out.assert_stderr_has(
-        "gate golden::gate::europe: 2/3 rows passed (67%, 95% CI 21–94%; need 2, threshold 50%), 1 row skipped \
+        "gate golden::gate::europe: 2/3 rows passed (67%, 95% CI 21–94%; need 2, pass threshold 50%), 1 row skipped \
          (not counted): passed, 1 row failing",
     );
-    out.assert_stderr_has("gate golden::gate: 3/5 rows passed (60%, 95% CI 23–88%; need 3, threshold 50%), 1 row skipped (not counted): passed, 2 rows failing");
+    out.assert_stderr_has("gate golden::gate: 3/5 rows passed (60%, 95% CI 23–88%; need 3, pass threshold 50%), 1 row skipped (not counted): passed, 2 rows failing");
 
     // The JSON report: every row once as a case, each gate with its rate and failing rows.
     let suite = out.suite("golden");
@@ -192,7 +192,7 @@ fn an_errored_or_broken_row_fails_the_gate_whatever_the_share() {
         &[
             "[row no_country] ERROR: row `no_country` of prompt-tests/rows.jsonl (line 2) has 1 problem; it did \
              not run:",
-            "1/2 rows passed, 1 errored (50%, 95% CI 9–91%; need 1, threshold 1%): an errored row fails the gate",
+            "1/2 rows passed, 1 errored (50%, 95% CI 9–91%; need 1, pass threshold 1%): an errored row fails the gate",
         ],
     );
     let gate = child::entry(&out.suite("golden")["gates"], "gate", "gate");

@@ -141,7 +141,7 @@ fn tea_server() -> FakeProvider {
         .start()
 }
 
-/// A judge with no verdict is an error, not a weighed failure, and an errored run fails its case
+/// A judge with no verdict is an error, not a weighed failure, and an errored sample fails its case
 /// whatever `pass_threshold` and `threshold`: 4/5 runs would pass at 0.8, and the judge's assertion
 /// weighs only half the score. Errors are counted apart in the console, the summary and both reports.
 #[test]
@@ -162,7 +162,7 @@ fn a_judge_without_a_verdict_errors_the_run_whatever_the_thresholds() {
         &[
             "] ERROR: judge: judge returned no verdict: ",
             "Hard to say.",
-            "4/5 runs passed, 1 errored (80%, 95% CI 38–96%; need 4, threshold 80%)",
+            "4/5 samples passed, 1 errored (80%, 95% CI 38–96%; need 4, pass threshold 80%)",
         ],
     );
     assert!(!reason.contains("FAILED"), "{reason}");

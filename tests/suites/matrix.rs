@@ -153,7 +153,7 @@ fn the_summary_prints_the_matrix_with_rates_intervals_cost_latency_and_column_to
     // Model `a` is priced (10 in, 20 out: $0.00005 a call); `b` has no price.
     assert_eq!(
         table,
-        ": runs passed, pass rate [95% interval], cost, mean latency\n\
+        ": samples passed, pass rate [95% interval], cost, mean latency\n\
 test                          fake/a|capital_v1                  fake/a|capital_v2                  fake/b|capital_v1                  fake/b|capital_v2\n\
 geo2::france  1/1 100% [21-100%] $0.00005 0.50s  1/1 100% [21-100%] $0.00005 1.50s      0/1 0% [0-79%] unpriced 0.20s  1/1 100% [21-100%] unpriced 0.40s\n\
 geo2::spain   1/1 100% [21-100%] $0.00005 1.00s  1/1 100% [21-100%] $0.00005 1.00s  1/1 100% [21-100%] unpriced 1.00s      0/1 0% [0-79%] unpriced 1.00s\n\

@@ -100,12 +100,12 @@ const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
         "did you mean `prompt`?",
     ),
     (
-        "attribute_words",
-        "target_prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\n",
-        "prompt-tests/attribute_words.evals.toml:1:1: `target_prompt`: `target_prompt` is #[prompt_test]'s \
-         name for it; at the top of a suite it is `prompt`",
-        "target_prompt",
-        "write `prompt` instead of `target_prompt`",
+        "attribute_only",
+        "prompt = \"Say hi\"\n[[cases]]\nname = \"a\"\nrun_fn = \"echo\"\n",
+        "prompt-tests/attribute_only.evals.toml:4:1: `cases[0].run_fn`: `run_fn` is #[prompt_test]'s key, not a \
+         suite's",
+        "cases[0].run_fn",
+        "a suite calls a provider: name an endpoint of prompt-tester.toml (`[providers.NAME]`) as its `provider`",
     ),
 ];
 
@@ -153,6 +153,36 @@ fn a_broken_suite_is_one_failing_trial_that_locates_the_problem() {
             out.stdout().contains(location),
             "{name}: not on the console\n{}",
             out.stdout()
+        );
+    }
+}
+
+/// A suite written with #[prompt_test]'s names runs as with its own, and the run warns once per name,
+/// at its line, naming the suite's key.
+#[test]
+fn a_suite_with_the_attribute_s_names_runs_and_warns_at_each() {
+    let mut f = Fixture::new("attribute-names");
+    f.recorded_suite(
+        "old",
+        "target_prompt = \"Say {x}\"\n[[cases]]\nname = \"one\"\ntarget_prompt_vars = { x = \"1\" }\n\
+         assert = [{ contains = \"ok\" }]\n[[cases]]\nname = \"two\"\ninputs = { x = \"2\" }\n\
+         assert = [{ contains = \"ok\" }]\n",
+        &[("Say 1", "ok"), ("Say 2", "ok")],
+    );
+    let out = f.run(&[]);
+    out.assert_code(0);
+    out.assert_statuses(&[("old::one", "ok"), ("old::two", "ok")]);
+    let stderr = out.stderr();
+    for line in [
+        "warning: prompt-tests/old.evals.toml:1: `target_prompt` is #[prompt_test]'s name for `prompt`; read as \
+         `prompt`: write `prompt` in a suite\n",
+        "warning: prompt-tests/old.evals.toml:4: `target_prompt_vars` is #[prompt_test]'s name for `inputs`; \
+         read as `inputs`: write `inputs` in a suite\n",
+    ] {
+        assert_eq!(
+            stderr.matches(line).count(),
+            1,
+            "{line:?} once in\n{stderr}"
         );
     }
 }

@@ -208,7 +208,7 @@ fn runs_and_pass_threshold_make_one_trial_with_single_run_trials() {
         &[
             "[run 1/3] FAILED: 1 of 1 assertion failed:",
             "[run 2/3] FAILED",
-            "1/3 runs passed (33%, 95% CI 6–79%; need 2, threshold 60%)",
+            "1/3 samples passed (33%, 95% CI 6–79%; need 2, pass threshold 60%)",
         ],
     );
 

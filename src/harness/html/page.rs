@@ -152,7 +152,7 @@ function open(t,r){
     samples.slice().sort(function(a,b){return (a.status==="passed")-(b.status==="passed")||a.run-b.run;}).forEach(function(s){det.appendChild(sampleView(r,s));});
     // A gate's samples are its rows: failing ones first, each with its own samples.
     if(r.gate){var g=r.gate;
-      add(det,el("div","why gate-counts",r.runs_passed+"/"+r.runs_total+" rows passed, need "+r.runs_required+" (threshold "+Math.round(1000*r.pass_threshold)/10+"%)"+(g.rows_skipped?", "+g.rows_skipped+" rows skipped (not counted)":"")));
+      add(det,el("div","why gate-counts",r.runs_passed+"/"+r.runs_total+" rows passed, need "+r.runs_required+" (pass threshold "+Math.round(1000*r.pass_threshold)/10+"%)"+(g.rows_skipped?", "+g.rows_skipped+" rows skipped (not counted)":"")));
       g.rows.slice().sort(function(a,b){return (a.status==="passed")-(b.status==="passed");}).forEach(function(row){
         var d=el("div","sample gate-row "+row.status);d.dataset.row=row.case_id;
         add(d,el("h3",null,"row "+row.case_id+": "+row.status));if(row.message)d.appendChild(el("div","msg",row.message));
@@ -175,7 +175,7 @@ order.forEach(function(g){
     var u=r.usage,tok=u.subject.input_tokens+u.subject.output_tokens+u.judge.input_tokens+u.judge.output_tokens;
     var c=(u.subject.cost_usd||0)+(u.judge.cost_usd||0),unp=u.subject.unpriced_calls+u.judge.unpriced_calls;
     add(row,el("span","dot"),el("span","name",r.name),bar(r),el("span","num cost",unp?"unpriced":usd(c)),el("span","num",tok+" tok"),el("span","num",secs(r.duration)));
-    row.title=r.status+(r.runs_total?": "+r.runs_passed+"/"+r.runs_total+(r.gate?" rows passed":" runs passed"):"");
+    row.title=r.status+(r.runs_total?": "+r.runs_passed+"/"+r.runs_total+(r.gate?" rows passed":" samples passed"):"");
     row.addEventListener("click",function(){open(t,r);});
     row.addEventListener("keydown",function(e){if(e.key==="Enter"||e.key===" "){e.preventDefault();open(t,r);}});
     t.appendChild(row);sec.appendChild(t);rows.push({t:t,r:r,sec:sec});

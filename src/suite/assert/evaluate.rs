@@ -262,7 +262,7 @@ fn score(asserts: &[Assertion], verdicts: &[Verdict], min_score: Option<f64>) ->
             if asserts.len() == 1 { "" } else { "s" }
         ),
         Some(t) => format!(
-            "score {score:.2} is below the threshold {t} ({} of {} assertions failed; weight {passed_weight} of {total} passed):",
+            "score {score:.2} is below the score threshold {t} ({} of {} assertions failed; weight {passed_weight} of {total} passed):",
             failed.len(),
             asserts.len()
         ),

@@ -297,6 +297,52 @@ mod tests {
         }
     }
 
+    /// A suite written with the attribute's names is read as with its own, each name noted with its
+    /// line and the suite's name; a key of the attribute only says what a suite does instead.
+    #[test]
+    fn the_attribute_s_names_are_read_with_a_warning() {
+        let text = "target_prompt = \"Say {x}\"\nsubject_models = [\"local/m\"]\n[[cases]]\nname = \"a\"\n\
+                    target_prompt_vars = { x = \"1\" }\n";
+        let suite = parse("s", FILE, Path::new("/nonexistent"), text)
+            .unwrap_or_else(|p| panic!("{}", report(FILE, text, &p)));
+        assert_eq!(suite.prompt, "Say {x}");
+        assert_eq!(suite.cases[0].inputs, [("x".to_string(), "1".to_string())]);
+        assert!(suite.cases[0].settings.models.is_some());
+        let said = |old: &str, new: &str| {
+            format!(
+                "`{old}` is #[prompt_test]'s name for `{new}`; read as `{new}`: write `{new}` in a suite"
+            )
+        };
+        assert_eq!(
+            suite.warnings,
+            [
+                format!("s.evals.toml:1: {}", said("target_prompt", "prompt")),
+                format!("s.evals.toml:2: {}", said("subject_models", "models")),
+                format!("s.evals.toml:5: {}", said("target_prompt_vars", "inputs")),
+            ]
+        );
+        // Both names of one key.
+        let report = problems("prompt = \"a\"\ntarget_prompt = \"b\"\n[[cases]]\nname = \"a\"\n");
+        assert!(
+            report.contains(
+                ":2:1: `target_prompt`: `target_prompt` and `prompt` are one key, given twice"
+            ) && report.contains("fix: keep `prompt` alone"),
+            "{report}"
+        );
+        // The attribute's only keys, the renamed cache switch under its old name too.
+        let report = problems(
+            "prompt = \"Hi\"\nenable_cache = true\n[[cases]]\nname = \"a\"\nrun_fn = \"f\"\n",
+        );
+        for said in [
+            ":2:1: `enable_cache`: `enable_cache` is #[prompt_test]'s key, not a suite's\n",
+            "fix: a suite's judge calls are not prompt-cached; write the test as a #[prompt_test] to cache",
+            ":5:1: `cases[0].run_fn`: `run_fn` is #[prompt_test]'s key, not a suite's\n",
+            "fix: a suite calls a provider: name an endpoint of prompt-tester.toml (`[providers.NAME]`)",
+        ] {
+            assert!(report.contains(said), "{said:?} not in\n{report}");
+        }
+    }
+
     /// A range's problem shows the table's range and help line.
     #[test]
     fn problems_show_the_tables_range_and_help() {

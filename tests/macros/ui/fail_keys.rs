@@ -6,6 +6,7 @@ use prompt_tester::prelude::*;
     run = 5,
     model = "gemini-2.5-flash", // a suite's name for `subject_model`: taken
     timeout = 30,
+    threshold = 0.9, // a suite's key: the error says what the attribute does instead
     runs = 1,
     runs = 2,
     target_prompt_file = "prompts/hi.md",

@@ -9,7 +9,7 @@ const PATH: &str = "prompts/hi.md";
     pass_threshold = 1.5,
     max_tokens = 0,
     temperature = -0.5,
-    enable_cache = "yes",
+    judge_prompt_cache = "yes",
     subject_model = "",
 )]
 async fn out_of_range(_run: PromptRun) {}

@@ -14,7 +14,7 @@ use prompt_tester::ToolSpec;
     max_tokens = 16,
     temperature = 0.2,
     system = "Be brief.",
-    enable_cache = true,
+    judge_prompt_cache = true,
     live_only,
 )]
 fn sync_unit_body(_run: PromptRun) {}
