@@ -1,5 +1,9 @@
-//! Examples for hosted models, marked `live_only`: without a recording they are ignored and listed as
-//! "live only, not run" (in CI too). Run them live, or record them, with a key:
+//! Examples for hosted models (tools, an agent loop, a capable model), marked `live_only`. None has
+//! been run here: no provider is reachable from this repository's machines, so they have no cassette
+//! and their assertions are what these models are expected to do, not what a recording showed. A
+//! replay or CI run does not pass them: libtest counts them ignored and the summary names them under
+//! "live only, not run". Run live without the provider's key, each fails naming the variable to set.
+//! Run them live, or record them, with a key:
 //!
 //! ```sh
 //! ANTHROPIC_API_KEY=... PROMPT_TESTER_CASSETTE=off cargo test --test prompts -- hosted::haiku_summary

@@ -4,13 +4,15 @@
 //! sampled at temperature 0.5 with `seed = 42`: sample k sends seed 42 + k − 1, so the five samples
 //! differ from each other yet are the same on every live run (llama-server reproduces a seeded sample,
 //! also under concurrent requests), and the threshold decides. The mention itself is checked with a
-//! plain string test, which such a small model passes reliably at this temperature.
+//! plain string test: all five recorded summaries name Alice.
 //!
-//! The judge is the same 135M model, and judge_basics.calibration.toml measures it: near chance (the
-//! figures are in judge_basics.calibration.result.json and in the summary's calibration section). A
-//! verdict from a judge that calibration has not shown accurate is not evidence, so these examples
-//! ask it what matters and report its verdicts without gating on them. With a judge whose calibration
-//! is good, assert `verdict.passed` (the README's quick start does).
+//! The judge is the same 135M model, and judge_basics.calibration.toml measures it: 55% accuracy over
+//! 42 items, and on factual-presence questions such as "Is Alice mentioned?" it answered "no" to all
+//! six (three of them wrong). In the recordings it says "no" to four of the five summaries, each of
+//! which names Alice. A verdict from a judge that calibration has not shown accurate on the question
+//! is not evidence, so this example asks it and reports its verdict without gating on it. With a
+//! judge whose calibration is good on the question, assert `verdict.passed` (the README's quick start
+//! does; `assertions.evals.toml` does so for the one question type this judge gets right).
 
 use prompt_tester::prelude::*;
 
@@ -31,7 +33,7 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
         run.output
     );
     // What matters, asked of the judge: its verdict, reasoning and snippet go into the reports. It is
-    // not asserted: this judge's calibration is near chance (see the top of this file).
+    // not asserted: this judge is wrong on such questions (see the top of this file).
     let verdict = run.ask("Is Alice mentioned in the output?").await?;
     anyhow::ensure!(
         verdict.reasoning.as_deref().is_some_and(|r| !r.is_empty()),
@@ -43,9 +45,9 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
 /// `ask_all` puts several questions to the judge in one call and returns one verdict per question,
 /// in the order asked, each with its reasoning. A question the reply leaves without a verdict is asked
 /// again once, then is an error (never a "no"). That is what this test checks. It does not assert the
-/// verdicts: asked several questions at once, this small judge answers "yes" to all of them, which its
-/// calibration (one question at a time) does not cover; a verdict it has not been measured on is not
-/// evidence either way.
+/// verdicts: its calibration asks one question a call, so verdicts given together are not measured
+/// (here it answers "yes" to both), and a verdict it has not been measured on is not evidence either
+/// way.
 #[prompt_test(
     target_prompt = "Summarise in one sentence: {text}",
     target_prompt_vars(text = "Alice leads Project Phoenix. Budget: $2M. Deadline: Q3."),

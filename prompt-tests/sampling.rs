@@ -27,7 +27,8 @@ async fn capital_with_early_stop(run: PromptRun) -> anyhow::Result<()> {
 /// (SPRT) shows the true pass rate is above 60% (pass) or below it (fail), within ±10 points
 /// (`indifference`), wrong at most 5% of the time (`confidence = 0.95`), and at most `max_runs`
 /// samples. A prompt that always passes stops after 9 samples; one that passes half the time needs
-/// many more. Each wave sends the fewest samples that could reach a decision.
+/// many more. Each wave sends the fewest samples that could reach a decision. Here 12 of the 14
+/// recorded samples name Paris (two answer without it), so it passes after 14.
 #[prompt_test(
     target_prompt = "What is the capital of {country}? Answer in one word.",
     target_prompt_vars(country = "France"),

@@ -56,6 +56,7 @@ fn root(name: &str) -> Scratch {
         "capital.md",
         "translate_v1.md",
         "translate_v2.md",
+        "golden/phrases.jsonl",
         "schemas/capital.schema.json",
     ] {
         scratch.file(file, &example(file));

@@ -245,8 +245,9 @@ fn the_shipped_example_suites_are_valid() {
             "assertions::france_sentence: test",
             "assertions::france_json: test",
             "assertions::italy_sentence::run_3: test",
-            "translate_variants::good_morning[translate_v1]: test",
-            "translate_variants::cat[translate_v2]: test",
+            // A prompt-variant matrix over a gated dataset: one gate per prompt version.
+            "translate_variants::gate[translate_v1]: test",
+            "translate_variants::gate[translate_v2]: test",
             // PromptKit's example, in YAML, its prompt beside it.
             "support::mentions_the_product: test",
             "support::handles_a_missing_order_id: test",
