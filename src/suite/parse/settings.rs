@@ -286,6 +286,7 @@ mod tests {
     use std::path::Path;
 
     use super::super::{parse, report};
+    use crate::test_support::assert_contains;
 
     const FILE: &str = "s.evals.toml";
 
@@ -333,14 +334,15 @@ mod tests {
         let report = problems(
             "prompt = \"Hi\"\nenable_cache = true\n[[cases]]\nname = \"a\"\nrun_fn = \"f\"\n",
         );
-        for said in [
-            ":2:1: `enable_cache`: `enable_cache` is #[prompt_test]'s key, not a suite's\n",
-            "fix: a suite's judge calls are not prompt-cached; write the test as a #[prompt_test] to cache",
-            ":5:1: `cases[0].run_fn`: `run_fn` is #[prompt_test]'s key, not a suite's\n",
-            "fix: a suite calls a provider: name an endpoint of prompt-tester.toml (`[providers.NAME]`)",
-        ] {
-            assert!(report.contains(said), "{said:?} not in\n{report}");
-        }
+        assert_contains(
+            &report,
+            &[
+                ":2:1: `enable_cache`: `enable_cache` is #[prompt_test]'s key, not a suite's\n",
+                "fix: a suite's judge calls are not prompt-cached; write the test as a #[prompt_test] to cache",
+                ":5:1: `cases[0].run_fn`: `run_fn` is #[prompt_test]'s key, not a suite's\n",
+                "fix: a suite calls a provider: name an endpoint of prompt-tester.toml (`[providers.NAME]`)",
+            ],
+        );
     }
 
     /// A range's problem shows the table's range and help line.
