@@ -290,4 +290,18 @@ fn nextest_runs_the_gates_of_a_dataset_one_process_each_and_never_its_rows() {
     // Each gate's process runs the rows it counts: 4 + 2 + 2.
     assert_eq!(fake.request_count(), 8, "{}", run.context());
     child::assert_contains(&out, &["[row b1] FAILED: 1 of 1 assertion failed"]);
+    // The estimate says so: 4 calls in one process, the 8 above under nextest.
+    let estimate = child::Child::new(child::example_binary("cassette_fixture"))
+        .root(scratch.path())
+        .args(["--estimate"])
+        .run();
+    assert!(estimate.success(), "{}", estimate.context());
+    child::assert_contains(
+        &estimate.stderr(),
+        &[
+            "under nextest (a process per gate, each running the rows it counts): 8 model calls",
+            "estimate (approximated figures are upper bounds; unknown calls are not counted): 4 model calls",
+        ],
+    );
+    assert_eq!(fake.request_count(), 8, "the estimate calls nothing");
 }

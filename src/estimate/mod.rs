@@ -177,6 +177,10 @@ pub struct Estimate {
     pub embedding: Figure,
     /// Every unpriced `provider/model`.
     pub unpriced: BTreeSet<String>,
+    /// The whole run's figures under nextest, when they differ: there each gate is a process of its
+    /// own and runs every row it counts, so a row several selected gates count runs once per gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub under_nextest: Option<Figure>,
 }
 
 impl Estimate {
@@ -186,6 +190,25 @@ impl Estimate {
         all.add(&self.judge);
         all.add(&self.embedding);
         all
+    }
+
+    /// Notes `under_nextest` from `gates`: each row's trial name to how many selected gates count it.
+    /// A row counted by `k` gates runs `k` times under nextest, once here.
+    pub fn with_gates_under_nextest(mut self, gates: &BTreeMap<String, u32>) -> Self {
+        let mut all = self.total();
+        let mut again = false;
+        for trial in &self.trials {
+            let k = gates.get(&trial.trial).copied().unwrap_or(1);
+            if k > 1 {
+                again = true;
+                let one = trial.total();
+                for _ in 1..k {
+                    all.add(&one);
+                }
+            }
+        }
+        self.under_nextest = again.then_some(all);
+        self
     }
 }
 
@@ -197,6 +220,7 @@ pub fn estimate(config: &Config, trials: &[Trial<'_>]) -> Estimate {
         judge: Figure::default(),
         embedding: Figure::default(),
         unpriced: BTreeSet::new(),
+        under_nextest: None,
     };
     for trial in trials {
         let one = of_trial(config, trial);

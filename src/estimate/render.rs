@@ -143,6 +143,14 @@ pub fn render(estimate: &Estimate) -> String {
     } else {
         ""
     };
+    if let Some(nextest) = &estimate.under_nextest {
+        out.push_str(&format!(
+            "under nextest (a process per gate, each running the rows it counts): {} model calls; \
+             total cost ${:.5}{unpriced}\n",
+            count(nextest.calls),
+            nextest.cost_usd
+        ));
+    }
     let mut text = for_terminal(&out).into_owned();
     text.push_str(&format!(
         "estimate{approximate}: {} model calls; total cost ${:.5}{unpriced}\n",

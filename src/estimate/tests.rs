@@ -220,3 +220,36 @@ fn expected_samples_follow_the_plan_s_waves() {
     let at_rate = expected_samples(&adaptive, 0.8);
     assert!(at_rate > 6.0 && at_rate < 40.0, "{at_rate}");
 }
+
+#[test]
+fn a_row_two_gates_count_is_estimated_twice_under_nextest_and_once_here() {
+    let e = entry(1, CallRole::Subject, "m", (1000, 500));
+    let row = |name: &str| Trial {
+        name: name.into(),
+        ..trial(fixed(1), BTreeMap::from([(1, vec![&e])]))
+    };
+    let estimate = estimate(&config(), &[row("ds::a1"), row("ds::b1")]);
+    let once = estimate.total();
+    assert_eq!(once.calls, 2.0);
+    // Nothing counted twice: no nextest figure.
+    let alone = BTreeMap::from([("ds::a1".to_string(), 1), ("ds::b1".to_string(), 1)]);
+    assert_eq!(
+        estimate
+            .clone()
+            .with_gates_under_nextest(&alone)
+            .under_nextest,
+        None
+    );
+    // `ds::gate` and `ds::gate::a` both count a1.
+    let shared = BTreeMap::from([("ds::a1".to_string(), 2), ("ds::b1".to_string(), 1)]);
+    let nextest = estimate
+        .with_gates_under_nextest(&shared)
+        .under_nextest
+        .expect("a row two gates count");
+    assert_eq!(nextest.calls, 3.0);
+    assert!(
+        (nextest.cost_usd - once.cost_usd * 1.5).abs() < 1e-15,
+        "{nextest:?}"
+    );
+    assert_eq!(nextest.basis, Basis::Recorded);
+}

@@ -143,10 +143,11 @@ impl Recordings {
 
 /// The plans of the trials that would run, built as the run builds them; a broken or skipped trial is
 /// left out (it makes no call). A gate is the rows it counts, each once however many gates count it
-/// (the gates of a run share their rows).
-pub fn plans(defs: Vec<TrialDef>, choices: &[Choice]) -> Vec<Plan> {
+/// (the gates of a run share their rows); beside the plans, each row's trial name to how many
+/// selected gates count it (under nextest each gate runs them in its own process).
+pub fn plans(defs: Vec<TrialDef>, choices: &[Choice]) -> (Vec<Plan>, BTreeMap<String, u32>) {
     let mut plans = Vec::new();
-    let mut rows_seen = std::collections::BTreeSet::new();
+    let mut gates_of_row: BTreeMap<String, u32> = BTreeMap::new();
     for (def, choice) in defs.into_iter().zip(choices) {
         if choice.fate != Fate::Runs {
             continue;
@@ -161,8 +162,10 @@ pub fn plans(defs: Vec<TrialDef>, choices: &[Choice]) -> Vec<Plan> {
                     let rows = gate.shared.rows();
                     for i in gate.counted().0 {
                         let trial = &rows.rows[i].trial;
+                        let gates = gates_of_row.entry(trial.clone()).or_default();
+                        *gates += 1;
                         // A row that cannot be built errors when it runs: it makes no call.
-                        if rows_seen.insert(trial.clone())
+                        if *gates == 1
                             && let Ok(case) = rows.case(i)
                         {
                             plans.push(Plan {
@@ -177,7 +180,7 @@ pub fn plans(defs: Vec<TrialDef>, choices: &[Choice]) -> Vec<Plan> {
             }
         }
     }
-    plans
+    (plans, gates_of_row)
 }
 
 /// The estimate of `plans` from the cassettes in `config`'s cassette folder.

@@ -136,8 +136,9 @@ impl Harness {
             return Ok(libtest_mimic::run(&args, trials).exit_code());
         }
         if settings.estimate {
-            let plans = estimate::plans(defs, &choices);
-            let figures = estimate::of_plans(&config, &plans);
+            let (plans, gates_of_row) = estimate::plans(defs, &choices);
+            let figures =
+                estimate::of_plans(&config, &plans).with_gates_under_nextest(&gates_of_row);
             return Ok(estimate::finish(&figures, settings.reports.json.as_deref()).into());
         }
         // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
