@@ -140,12 +140,9 @@ pub struct TrialEstimate {
     pub samples: f64,
     /// Samples at most.
     pub max_samples: u32,
-    /// The subject's calls (agent turns included).
-    pub subject: Figure,
-    /// The judge's calls.
-    pub judge: Figure,
-    /// Embeddings calls.
-    pub embedding: Figure,
+    /// Its calls by kind.
+    #[serde(flatten)]
+    pub calls: Kinds,
     /// What is not known before the run, named.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown: Vec<String>,
@@ -154,13 +151,35 @@ pub struct TrialEstimate {
     pub unpriced: BTreeSet<String>,
 }
 
-impl TrialEstimate {
+/// Calls and cost by kind of call: the subject's, the judge's, embeddings'.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Kinds {
+    /// The subject's calls (agent turns included).
+    pub subject: Figure,
+    /// The judge's calls.
+    pub judge: Figure,
+    /// Embeddings calls.
+    pub embedding: Figure,
+}
+
+impl Kinds {
     /// Subject, judge and embeddings together.
     pub fn total(&self) -> Figure {
         let mut all = self.subject;
         all.add(&self.judge);
         all.add(&self.embedding);
         all
+    }
+
+    /// The three kinds, in that order.
+    pub fn each(&self) -> [&Figure; 3] {
+        [&self.subject, &self.judge, &self.embedding]
+    }
+
+    fn add(&mut self, other: &Kinds) {
+        self.subject.add(&other.subject);
+        self.judge.add(&other.judge);
+        self.embedding.add(&other.embedding);
     }
 }
 
@@ -169,12 +188,9 @@ impl TrialEstimate {
 pub struct Estimate {
     /// Each trial, in the run's order.
     pub trials: Vec<TrialEstimate>,
-    /// The subject's calls of every trial.
-    pub subject: Figure,
-    /// The judge's.
-    pub judge: Figure,
-    /// Embeddings.
-    pub embedding: Figure,
+    /// The calls of every trial, by kind.
+    #[serde(flatten)]
+    pub calls: Kinds,
     /// Every unpriced `provider/model`.
     pub unpriced: BTreeSet<String>,
     /// The whole run's figures under nextest, when they differ: there each gate is a process of its
@@ -186,10 +202,7 @@ pub struct Estimate {
 impl Estimate {
     /// Subject, judge and embeddings together.
     pub fn total(&self) -> Figure {
-        let mut all = self.subject;
-        all.add(&self.judge);
-        all.add(&self.embedding);
-        all
+        self.calls.total()
     }
 
     /// Notes `under_nextest` from `gates`: each row's trial name to how many selected gates count it.
@@ -201,7 +214,7 @@ impl Estimate {
             let k = gates.get(&trial.trial).copied().unwrap_or(1);
             if k > 1 {
                 again = true;
-                let one = trial.total();
+                let one = trial.calls.total();
                 for _ in 1..k {
                     all.add(&one);
                 }
@@ -216,17 +229,13 @@ impl Estimate {
 pub fn estimate(config: &Config, trials: &[Trial<'_>]) -> Estimate {
     let mut out = Estimate {
         trials: Vec::with_capacity(trials.len()),
-        subject: Figure::default(),
-        judge: Figure::default(),
-        embedding: Figure::default(),
+        calls: Kinds::default(),
         unpriced: BTreeSet::new(),
         under_nextest: None,
     };
     for trial in trials {
         let one = of_trial(config, trial);
-        out.subject.add(&one.subject);
-        out.judge.add(&one.judge);
-        out.embedding.add(&one.embedding);
+        out.calls.add(&one.calls);
         out.unpriced.extend(one.unpriced.iter().cloned());
         out.trials.push(one);
     }
@@ -402,9 +411,11 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
         trial: trial.name.clone(),
         samples: expected,
         max_samples: max,
-        subject,
-        judge,
-        embedding,
+        calls: Kinds {
+            subject,
+            judge,
+            embedding,
+        },
         unknown,
         unpriced,
     }

@@ -86,20 +86,10 @@ pub fn render(estimate: &Estimate) -> String {
         } else {
             format!("{} (max {})", count(t.samples), t.max_samples)
         };
-        out.push_str(&row(
-            &t.trial,
-            samples,
-            &t.total(),
-            [&t.subject, &t.judge, &t.embedding],
-        ));
+        out.push_str(&row(&t.trial, samples, &t.calls.total(), t.calls.each()));
     }
     let all = estimate.total();
-    out.push_str(&row(
-        "total",
-        String::new(),
-        &all,
-        [&estimate.subject, &estimate.judge, &estimate.embedding],
-    ));
+    out.push_str(&row("total", String::new(), &all, estimate.calls.each()));
     // One line per reason, naming the trials it holds for (a dataset's rows share theirs).
     let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
     for t in &estimate.trials {

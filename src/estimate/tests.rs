@@ -72,11 +72,11 @@ fn recorded_samples_cost_their_calls_at_today_s_prices() {
     ]);
     let e = estimate(&config(), &[trial(fixed(2), recorded)]);
     let t = &e.trials[0];
-    assert_eq!((t.subject.calls, t.judge.calls), (3.0, 1.0));
-    assert_eq!(t.subject.basis, Basis::Recorded);
+    assert_eq!((t.calls.subject.calls, t.calls.judge.calls), (3.0, 1.0));
+    assert_eq!(t.calls.subject.basis, Basis::Recorded);
     let subject = (2000.0 + 1000.0 + 1400.0 + 3000.0 + 200.0) / 1e6;
-    assert!((t.subject.cost_usd - subject).abs() < 1e-15);
-    assert!((t.judge.cost_usd - 2020.0 / 1e6).abs() < 1e-15);
+    assert!((t.calls.subject.cost_usd - subject).abs() < 1e-15);
+    assert!((t.calls.judge.cost_usd - 2020.0 / 1e6).abs() < 1e-15);
     let text = render(&e);
     assert!(
         text.ends_with(&format!(
@@ -119,10 +119,10 @@ fn a_replayed_sample_counts_the_calls_its_replay_makes_and_names_no_shared_embed
     ]);
     let e = estimate(&config(), &[t]);
     let t = &e.trials[0];
-    assert_eq!((t.subject.calls, t.embedding.calls), (2.0, 4.0));
-    assert!((t.subject.cost_usd - 240e-6).abs() < 1e-15);
-    assert!((t.embedding.cost_usd - 8e-6).abs() < 1e-15);
-    assert_eq!(t.embedding.unpriced_calls, 2.0);
+    assert_eq!((t.calls.subject.calls, t.calls.embedding.calls), (2.0, 4.0));
+    assert!((t.calls.subject.cost_usd - 240e-6).abs() < 1e-15);
+    assert!((t.calls.embedding.cost_usd - 8e-6).abs() < 1e-15);
+    assert_eq!(t.calls.embedding.unpriced_calls, 2.0);
     assert_eq!(e.unpriced.iter().collect::<Vec<_>>(), ["anthropic/e"]);
     assert!(t.unknown.is_empty(), "{:?}", t.unknown);
     // Found by its name alone, a sample's shared embeddings are named as not counted.
@@ -144,8 +144,8 @@ fn an_adaptive_plan_expects_its_mean_samples_and_bounds_by_its_maximum() {
     let mean = expected_samples(&plan, 0.8);
     assert_eq!(t.max_samples, 40);
     assert!((t.samples - mean).abs() < 1e-12);
-    assert!((t.subject.cost_usd - mean * 1e-3).abs() < 1e-12);
-    assert!((t.subject.max_cost_usd - 40.0 * 1e-3).abs() < 1e-12);
+    assert!((t.calls.subject.cost_usd - mean * 1e-3).abs() < 1e-12);
+    assert!((t.calls.subject.max_cost_usd - 40.0 * 1e-3).abs() < 1e-12);
     assert!(t.unknown[0].starts_with("1 of 40 samples recorded"));
     let text = render(&e);
     assert!(text.contains("(max 40)"), "{text}");
@@ -158,9 +158,9 @@ fn an_unrecorded_trial_is_approximated_from_its_request_as_an_upper_bound() {
     let t = &e.trials[0];
     // "abcdef": 2 tokens, one message (8) and the request (16); 100 output tokens at most.
     let worst = (26.0 * 1.0 + 100.0 * 2.0) / 1e6;
-    assert_eq!(t.subject.basis, Basis::Approximated);
-    assert_eq!(t.subject.calls, 3.0);
-    assert!((t.subject.cost_usd - 3.0 * worst).abs() < 1e-15);
+    assert_eq!(t.calls.subject.basis, Basis::Approximated);
+    assert_eq!(t.calls.subject.calls, 3.0);
+    assert!((t.calls.subject.cost_usd - 3.0 * worst).abs() < 1e-15);
     let text = render(&e);
     assert!(text.contains("≤$0.00068"), "{text}");
     assert!(
@@ -184,10 +184,10 @@ fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
     set.name = "set".into();
     set.subject = Subject::Given;
     let e = estimate(&config(), &[trial(fixed(1), recorded), body, judged, set]);
-    assert_eq!(e.trials[3].judge.basis, Basis::Unknown);
+    assert_eq!(e.trials[3].calls.judge.basis, Basis::Unknown);
     assert_eq!(e.unpriced.iter().collect::<Vec<_>>(), ["anthropic/mystery"]);
-    assert_eq!(e.trials[0].subject.unpriced_calls, 1.0);
-    assert_eq!(e.trials[1].judge.basis, Basis::Unknown);
+    assert_eq!(e.trials[0].calls.subject.unpriced_calls, 1.0);
+    assert_eq!(e.trials[1].calls.judge.basis, Basis::Unknown);
     let text = render(&e);
     for part in [
         "unpriced models (cost unknown, not counted",
