@@ -5,7 +5,7 @@
 # of prompt-tester's shape compiles: libtest-mimic, tokio, reqwest on rustls with ring, serde, toml,
 # inventory, anyhow, owo-colors, dotenvy, rand, with the features prompt-tester asks of them. The user
 # crate is a new crate whose only dev-dependency is prompt-tester (a path dependency on the checkout),
-# with the README's one-test `harness = false` target (scripts/build-weight/user/prompts.rs), built with
+# with the README's one-test `harness = false` target (its quick start's code, taken from README.md), built with
 # the default features (`default`) and with `default-features = false` (`minimal`).
 #
 # Each run builds each crate cold (`cargo test --no-run` into a fresh CARGO_TARGET_DIR, the dev profile
@@ -71,6 +71,7 @@ publish = false
 
 [dev-dependencies]
 prompt-tester = { path = "$from"$features }
+anyhow = "1"
 
 [[test]]
 name = "prompts"
@@ -78,7 +79,14 @@ path = "tests/prompts.rs"
 harness = false
 EOF
     echo '//! The crate under test (empty: what counts is its test target).' >"$dir/src/lib.rs"
-    cp "$root/scripts/build-weight/user/prompts.rs" "$dir/tests/prompts.rs"
+    # The README's quick start as a user copies it; its first check gets an `edit N` message, the
+    # string the one-line edit below changes.
+    awk '/^```rust/ { block = ""; inside = 1; next }
+         inside && /^```/ { inside = 0; if (block ~ /fn summary_mentions_alice/) { printf "%s", block; exit } next }
+         inside { block = block $0 "\n" }' "$root/README.md" >"$dir/tests/prompts.rs"
+    grep -q 'ensure!(!run.output.is_empty());' "$dir/tests/prompts.rs" ||
+      { echo "README.md's quick start (fn summary_mentions_alice) has no 'ensure!(!run.output.is_empty());' line to edit" >&2; exit 1; }
+    sed -i 's/ensure!(!run.output.is_empty());/ensure!(!run.output.is_empty(), "edit 0");/' "$dir/tests/prompts.rs"
   fi
   cp "$from/Cargo.lock" "$dir/"
   [ -f "$from/rust-toolchain.toml" ] && cp "$from/rust-toolchain.toml" "$dir/"

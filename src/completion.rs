@@ -75,15 +75,18 @@ impl Message {
 
     /// Its text blocks, joined by newlines.
     pub(crate) fn text(&self) -> String {
-        let texts: Vec<&str> = self
-            .content
+        self.texts().join("\n")
+    }
+
+    /// Its text blocks, in order (tool calls and results left out).
+    pub(crate) fn texts(&self) -> Vec<&str> {
+        self.content
             .iter()
             .filter_map(|block| match block {
                 ContentBlock::Text { text } => Some(text.as_str()),
                 _ => None,
             })
-            .collect();
-        texts.join("\n")
+            .collect()
     }
 
     /// An assistant message holding one text block.

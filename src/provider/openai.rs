@@ -37,14 +37,7 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
         messages.push(json!({"role": "system", "content": system}));
     }
     for message in &request.messages {
-        let texts: Vec<&str> = message
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let texts = message.texts();
         match message.role {
             Role::User => {
                 // Tool results are messages of their own and must directly follow the assistant's
