@@ -180,66 +180,100 @@ mod tests {
         assert_eq!(required(0, 0.5), 0);
     }
 
+    /// A decision: its status, its (passed, errored, counted, required) rows, and its message.
+    fn decision(status: Status, rows: (u32, u32, u32, u32), message: Option<&str>) -> GateDecision {
+        let (passed, errored, counted, required) = rows;
+        GateDecision {
+            status,
+            passed,
+            errored,
+            counted,
+            required,
+            message: message.map(str::to_string),
+        }
+    }
+
     #[test]
-    fn a_met_share_passes_and_a_missed_one_lists_every_failing_row() {
-        let rows = [
+    fn a_gate_passes_at_its_share_and_fails_errs_or_is_not_judged_as_its_rows_decide() {
+        let met = [
             ("a", Status::Passed, None),
             ("b", Status::Failed, Some("no Paris\nin the answer")),
             ("c", Status::Passed, None),
             ("d", Status::Passed, None),
         ];
-        let d = decide_rows(&rows, 2, 0.75);
-        assert_eq!(
-            (d.status, d.passed, d.counted, d.required),
-            (Status::Passed, 3, 4, 3)
-        );
-        assert_eq!(d.message, None);
-        let d = decide_rows(&rows, 2, 1.0);
-        assert_eq!(d.status, Status::Failed);
-        assert_eq!(
-            d.message.as_deref(),
-            Some(
-                "[row b] FAILED: no Paris\n    in the answer\n3/4 rows passed (75%, 95% CI 30–95%; need 4, \
-                 pass threshold 100%), 2 rows skipped (not counted)"
-            )
-        );
-    }
-
-    #[test]
-    fn an_errored_row_fails_the_gate_whatever_the_share() {
-        let rows = [
+        let errored = [
             ("a", Status::Passed, None),
             ("b", Status::Errored, Some("HTTP 503")),
             ("c", Status::Passed, None),
         ];
-        let d = decide_rows(&rows, 0, 0.5);
-        assert_eq!((d.status, d.errored), (Status::Errored, 1));
-        assert_eq!(
-            d.message.as_deref(),
-            Some(
-                "[row b] ERROR: HTTP 503\n2/3 rows passed, 1 errored (67%, 95% CI 21–94%; need 2, pass threshold 50%): \
-                 an errored row fails the gate"
-            )
-        );
-    }
-
-    #[test]
-    fn a_row_that_did_not_run_or_no_row_at_all_leaves_the_gate_unjudged() {
-        let rows = [
+        let not_run = [
             ("a", Status::Passed, None),
             ("b", Status::Ignored, Some("no recording")),
         ];
-        let d = decide_rows(&rows, 0, 0.5);
-        assert_eq!(d.status, Status::Ignored);
-        assert_eq!(
-            d.message.as_deref(),
-            Some("1 of 2 rows did not run, so the gate is not judged; row `b`: no recording")
-        );
-        let d = decide(&[], 3, 0.5);
-        assert_eq!(d.status, Status::Ignored);
-        assert_eq!(
-            d.message.as_deref(),
-            Some("no row to count, 3 rows skipped (not counted)")
-        );
+        // (what the case shows, its rows, the rows skipped, the share, what they decide)
+        let cases: [(&str, &[_], u32, f64, GateDecision); 5] = [
+            (
+                "a met share passes",
+                &met,
+                2,
+                0.75,
+                decision(Status::Passed, (3, 0, 4, 3), None),
+            ),
+            (
+                "a missed one lists every failing row",
+                &met,
+                2,
+                1.0,
+                decision(
+                    Status::Failed,
+                    (3, 0, 4, 4),
+                    Some(
+                        "[row b] FAILED: no Paris\n    in the answer\n3/4 rows passed (75%, 95% CI 30–95%; need 4, \
+                         pass threshold 100%), 2 rows skipped (not counted)",
+                    ),
+                ),
+            ),
+            (
+                "an errored row fails the gate whatever the share",
+                &errored,
+                0,
+                0.5,
+                decision(
+                    Status::Errored,
+                    (2, 1, 3, 2),
+                    Some(
+                        "[row b] ERROR: HTTP 503\n2/3 rows passed, 1 errored (67%, 95% CI 21–94%; need 2, pass threshold 50%): \
+                         an errored row fails the gate",
+                    ),
+                ),
+            ),
+            (
+                "a row that did not run leaves the gate unjudged",
+                &not_run,
+                0,
+                0.5,
+                decision(
+                    Status::Ignored,
+                    (1, 0, 2, 1),
+                    Some(
+                        "1 of 2 rows did not run, so the gate is not judged; row `b`: no recording",
+                    ),
+                ),
+            ),
+            (
+                "no row at all leaves the gate unjudged",
+                &[],
+                3,
+                0.5,
+                decision(
+                    Status::Ignored,
+                    (0, 0, 0, 0),
+                    Some("no row to count, 3 rows skipped (not counted)"),
+                ),
+            ),
+        ];
+        for (what, rows, skipped, share, decided) in cases {
+            assert_eq!(decide_rows(rows, skipped, share), decided, "{what}");
+        }
     }
 }

@@ -345,6 +345,7 @@ fn drop_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cassette::tests::opened;
     use crate::cassette::{CassetteStore, Exchange, ReplaceInto, now_rfc3339};
     use crate::completion::{CompletionRequest, CompletionResult};
     use crate::test_support::Scratch;
@@ -403,14 +404,36 @@ mod tests {
         c.pending_path().to_path_buf()
     }
 
+    /// A cassette `recorded` in a new scratch folder, then `rerun` into a cassette or pending file.
+    struct Rerun {
+        /// The folder: bind it (as `_scratch` if unused) for it to outlive the test's checks.
+        scratch: Scratch,
+        /// The cassette's path, and its bytes before the rerun.
+        cassette: PathBuf,
+        before: Vec<u8>,
+        /// The pending file's path.
+        pending: PathBuf,
+    }
+
+    fn recorded_and_rerun(scratch: &str, into: ReplaceInto) -> Rerun {
+        let scratch = Scratch::new(scratch);
+        let cassette = recorded(scratch.path());
+        let before = fs::read(&cassette).unwrap();
+        let pending = rerun(CassetteStore::new(scratch.path()), into);
+        Rerun {
+            scratch,
+            cassette,
+            before,
+            pending,
+        }
+    }
+
     #[test]
     fn a_sample_recorded_by_its_numbered_trial_is_the_aggregate_trials_sample() {
         // Run 2 recorded by `t::run_2` (`--exact t::run_2`) is run 2 of `t`: a new call of either
         // trial's run 2 is stale, and replaces those recordings, instead of being a first recording.
-        let scratch = Scratch::new("pending-numbered");
+        let (scratch, c) = opened("pending-numbered", "s");
         let dir = scratch.path();
-        let store = CassetteStore::new(dir);
-        let c = store.open("s").unwrap();
         c.record(entry("t::run_2", 2, CallRole::Subject, "old", "old"))
             .unwrap();
         c.flush().unwrap();
@@ -430,12 +453,13 @@ mod tests {
 
     #[test]
     fn a_replacing_sample_goes_pending_whole_and_the_cassette_stays_byte_identical() {
-        let scratch = Scratch::new("pending-whole");
-        let dir = scratch.path();
-        let cassette = recorded(dir);
-        let before = fs::read(&cassette).unwrap();
-        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Pending);
-        assert_eq!(pending, dir.join("s.pending.json"));
+        let Rerun {
+            scratch,
+            cassette,
+            before,
+            pending,
+        } = recorded_and_rerun("pending-whole", ReplaceInto::Pending);
+        assert_eq!(pending, scratch.path().join("s.pending.json"));
         assert_eq!(fs::read(&cassette).unwrap(), before);
         // The sample as a whole: the new subject call and the judge call it replayed.
         assert_eq!(keys(&pending), ["judge", "new"]);
@@ -453,11 +477,12 @@ mod tests {
 
     #[test]
     fn rejecting_keeps_the_accepted_recordings_and_removes_the_pending_file() {
-        let scratch = Scratch::new("pending-reject");
-        let dir = scratch.path();
-        let cassette = recorded(dir);
-        let before = fs::read(&cassette).unwrap();
-        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Pending);
+        let Rerun {
+            scratch: _scratch,
+            cassette,
+            before,
+            pending,
+        } = recorded_and_rerun("pending-reject", ReplaceInto::Pending);
         let settled = reject(&pending, |s| s.test == "t").unwrap();
         assert_eq!(settled.entries, 2);
         assert_eq!(fs::read(&cassette).unwrap(), before);
@@ -466,11 +491,10 @@ mod tests {
 
     #[test]
     fn a_later_run_supersedes_an_earlier_pending_answer_of_the_same_sample() {
-        let scratch = Scratch::new("pending-later");
-        let dir = scratch.path();
-        recorded(dir);
-        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Pending);
-        let again = CassetteStore::new(dir).open("s").unwrap();
+        let Rerun {
+            scratch, pending, ..
+        } = recorded_and_rerun("pending-later", ReplaceInto::Pending);
+        let again = CassetteStore::new(scratch.path()).open("s").unwrap();
         again
             .record_replacing(
                 entry("t", 1, CallRole::Subject, "newer", "newer answer"),
@@ -484,10 +508,12 @@ mod tests {
 
     #[test]
     fn accepted_at_once_a_sample_is_replaced_as_a_whole_in_the_cassette() {
-        let scratch = Scratch::new("pending-accept-now");
-        let dir = scratch.path();
-        let cassette = recorded(dir);
-        let pending = rerun(CassetteStore::new(dir), ReplaceInto::Cassette);
+        let Rerun {
+            scratch: _scratch,
+            cassette,
+            pending,
+            ..
+        } = recorded_and_rerun("pending-accept-now", ReplaceInto::Cassette);
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
         assert!(!pending.exists());
     }
@@ -526,10 +552,8 @@ mod tests {
 
     #[test]
     fn a_sample_s_verdict_is_kept_with_its_calls_and_accepted_with_them() {
-        let scratch = Scratch::new("pending-verdicts");
+        let (scratch, c) = opened("pending-verdicts", "s");
         let dir = scratch.path();
-        let store = CassetteStore::new(dir);
-        let c = store.open("s").unwrap();
         let sample = c.sample("t", 1);
         c.record(entry("t", 1, CallRole::Subject, "old", "old answer"))
             .unwrap();

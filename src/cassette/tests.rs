@@ -1,6 +1,7 @@
 //! The cassette files: records, merges, prunes, their lock and temporary files, and errors.
 
 use std::fs;
+use std::sync::Arc;
 
 use super::entry::FORMAT_VERSION;
 use super::*;
@@ -35,6 +36,14 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
         shown.contains(":1 is not valid") && shown.contains("git checkout --"),
         "{shown}"
     );
+}
+
+/// Cassette `name`, opened by a store of this process's target in a new scratch folder `scratch`,
+/// and that folder (the cassette's files go when it is dropped).
+pub(super) fn opened(scratch: &str, name: &str) -> (Scratch, Arc<Cassette>) {
+    let scratch = Scratch::new(scratch);
+    let cassette = CassetteStore::new(scratch.path()).open(name).unwrap();
+    (scratch, cassette)
 }
 
 fn entry(key: &str, run: u32) -> Entry {
@@ -104,12 +113,19 @@ fn key_covers_every_turn_of_the_conversation() {
     );
 }
 
+/// A prune that removed `removed` entries and kept `kept`, claiming and deleting nothing.
+fn removed_and_kept(removed: usize, kept: usize) -> Pruned {
+    Pruned {
+        removed,
+        kept,
+        ..Pruned::default()
+    }
+}
+
 #[test]
 fn record_merge_prune_roundtrip() {
-    let scratch = Scratch::new("cassette");
+    let (scratch, a) = opened("cassette", "mod::greet");
     let dir = scratch.path();
-    let store = CassetteStore::new(dir);
-    let a = store.open("mod::greet").unwrap();
     assert_eq!(a.path().file_name().unwrap(), "mod.greet.cassette.json");
     assert_eq!(a.recorded_len(), None);
     a.record(entry("k1", 1)).unwrap();
@@ -134,24 +150,15 @@ fn record_merge_prune_roundtrip() {
     let reloaded = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert_eq!(reloaded.recorded_len(), Some(3));
     assert!(reloaded.lookup("k2").is_some());
-    assert_eq!(
-        reloaded.prune(false).unwrap(),
-        Pruned {
-            removed: 2,
-            kept: 1,
-            ..Pruned::default()
-        }
-    );
+    assert_eq!(reloaded.prune(false).unwrap(), removed_and_kept(2, 1));
     let after = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
 }
 
 #[test]
 fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
-    let scratch = Scratch::new("cassette-work");
+    let (scratch, cassette) = opened("cassette-work", "greet");
     let dir = scratch.path();
-    let store = CassetteStore::new(dir);
-    let cassette = store.open("greet").unwrap();
     cassette.record(entry("k1", 1)).unwrap();
     let work = dir.join(WORK_DIR);
     let listing = |d: &Path| {
@@ -191,9 +198,8 @@ fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
 
 #[test]
 fn a_skipped_test_keeps_its_recordings_through_a_prune() {
-    let scratch = Scratch::new("cassette-keep");
+    let (scratch, recorder) = opened("cassette-keep", "suite");
     let dir = scratch.path();
-    let recorder = CassetteStore::new(dir).open("suite").unwrap();
     let recorded = |test: &str, key: &str| Entry {
         test: test.into(),
         ..entry(key, 1)
@@ -206,14 +212,7 @@ fn a_skipped_test_keeps_its_recordings_through_a_prune() {
     let cassette = CassetteStore::new(dir).open("suite").unwrap();
     assert!(cassette.lookup("ab").is_some());
     cassette.keep_recordings_of("suite::a");
-    assert_eq!(
-        cassette.prune(false).unwrap(),
-        Pruned {
-            removed: 1,
-            kept: 3,
-            ..Pruned::default()
-        }
-    );
+    assert_eq!(cassette.prune(false).unwrap(), removed_and_kept(1, 3));
     let mut kept: Vec<String> = read_entries(&cassette.path)
         .unwrap()
         .into_iter()
@@ -274,14 +273,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
         "its own recording first"
     );
     assert!(prompts.blockers().unwrap().is_empty());
-    assert_eq!(
-        plan.prune(false).unwrap(),
-        Pruned {
-            removed: 1,
-            kept: 3,
-            ..Pruned::default()
-        }
-    );
+    assert_eq!(plan.prune(false).unwrap(), removed_and_kept(1, 3));
     assert_eq!(
         owners(&path),
         [
@@ -308,14 +300,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
         pruned,
         [
             (dir.join("gone.cassette.json"), removed),
-            (
-                path.clone(),
-                Pruned {
-                    removed: 1,
-                    kept: 2,
-                    ..Pruned::default()
-                }
-            )
+            (path.clone(), removed_and_kept(1, 2))
         ]
     );
     assert!(!dir.join("gone.cassette.json").exists());
@@ -357,13 +342,7 @@ fn a_version_1_file_replays_unchanged_and_is_rewritten_only_when_recorded_into()
     let greet = store.open("greet").unwrap();
     assert!(greet.lookup("a").is_some() && greet.lookup("b").is_some());
     assert!(store.flush_all().is_empty());
-    assert_eq!(
-        greet.prune(false).unwrap(),
-        Pruned {
-            kept: 2,
-            ..Pruned::default()
-        }
-    );
+    assert_eq!(greet.prune(false).unwrap(), removed_and_kept(0, 2));
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         old,

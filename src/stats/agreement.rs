@@ -289,10 +289,10 @@ pub fn rogan_gladen(passed: u32, total: u32, judge: &Confusion) -> Option<Correc
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::tests::close;
 
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 5e-6
-    }
+    /// How near a reference value (given to 6 places) a computed one must be.
+    const TOLERANCE: f64 = 5e-6;
 
     #[test]
     fn a_table_read_counts_at_most_max_verdicts_and_pooled_tables_saturate() {
@@ -330,7 +330,9 @@ mod tests {
         for (t, k, low, high) in cases {
             let e = kappa(&t).unwrap();
             assert!(
-                close(e.value, k) && close(e.ci_low, low) && close(e.ci_high, high),
+                close(e.value, k, TOLERANCE)
+                    && close(e.ci_low, low, TOLERANCE)
+                    && close(e.ci_high, high, TOLERANCE),
                 "{t:?}: {e:?}"
             );
         }
@@ -342,18 +344,20 @@ mod tests {
         assert_eq!(kappa(&Confusion::of(7, 0, 0, 0)), None);
         // A judge that says yes to everything agrees only by chance.
         let always_yes = kappa(&Confusion::of(10, 0, 10, 0)).unwrap();
-        assert!(close(always_yes.value, 0.0), "{always_yes:?}");
+        assert!(close(always_yes.value, 0.0, TOLERANCE), "{always_yes:?}");
     }
 
     #[test]
     fn rates_use_wilson_intervals() {
         let a = agreement(&Confusion::of(20, 5, 10, 15));
         let accuracy = a.accuracy.unwrap();
-        assert!(close(accuracy.value, 0.7));
+        assert!(close(accuracy.value, 0.7, TOLERANCE));
         let w = wilson(35, 50).unwrap();
-        assert!(close(accuracy.ci_low, w.low) && close(accuracy.ci_high, w.high));
-        assert!(close(a.tpr.unwrap().value, 0.8));
-        assert!(close(a.tnr.unwrap().value, 0.6));
+        assert!(
+            close(accuracy.ci_low, w.low, TOLERANCE) && close(accuracy.ci_high, w.high, TOLERANCE)
+        );
+        assert!(close(a.tpr.unwrap().value, 0.8, TOLERANCE));
+        assert!(close(a.tnr.unwrap().value, 0.6, TOLERANCE));
         let only_yes = agreement(&Confusion::of(3, 1, 0, 0));
         assert_eq!(only_yes.tnr, None);
         assert!(only_yes.tpr.is_some());
@@ -370,10 +374,11 @@ mod tests {
         else {
             panic!("corrected expected")
         };
-        assert!(close(informedness, 0.7));
-        assert!(close(estimate.value, 0.428571), "{estimate:?}");
+        assert!(close(informedness, 0.7, TOLERANCE));
+        assert!(close(estimate.value, 0.428571, TOLERANCE), "{estimate:?}");
         assert!(
-            close(estimate.ci_low, 0.254265) && close(estimate.ci_high, 0.602878),
+            close(estimate.ci_low, 0.254265, TOLERANCE)
+                && close(estimate.ci_high, 0.602878, TOLERANCE),
             "{estimate:?}"
         );
         // 18 of 20 with TPR 0.9, TNR 0.85: the estimate is exactly 1, the upper end clamped.
@@ -382,7 +387,9 @@ mod tests {
         else {
             panic!("corrected expected")
         };
-        assert!(close(estimate.value, 1.0) && close(estimate.ci_low, 0.752082));
+        assert!(
+            close(estimate.value, 1.0, TOLERANCE) && close(estimate.ci_low, 0.752082, TOLERANCE)
+        );
         assert_eq!(estimate.ci_high, 1.0);
         // Everything passes with a judge that says yes too often: the raw estimate exceeds 1.
         let Some(Correction::Corrected { estimate, .. }) =
@@ -397,7 +404,9 @@ mod tests {
     fn a_weak_judge_is_not_corrected_for() {
         // TPR 0.6, TNR 0.55: informedness 0.15.
         match rogan_gladen(10, 20, &Confusion::of(12, 8, 9, 11)) {
-            Some(Correction::TooWeak { informedness }) => assert!(close(informedness, 0.15)),
+            Some(Correction::TooWeak { informedness }) => {
+                assert!(close(informedness, 0.15, TOLERANCE))
+            }
             other => panic!("{other:?}"),
         }
         assert_eq!(rogan_gladen(0, 0, &Confusion::of(5, 0, 0, 5)), None);

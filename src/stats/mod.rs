@@ -62,6 +62,11 @@ impl Counts {
 mod tests {
     use super::*;
 
+    /// Whether a computed `a` is the reference value `b` to within `tolerance`.
+    pub(super) fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() < tolerance
+    }
+
     #[test]
     fn counts_give_a_share_and_its_interval() {
         assert_eq!(Counts::new(3, 4).share(), Some(0.75));

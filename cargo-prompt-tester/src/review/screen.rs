@@ -345,6 +345,14 @@ mod tests {
             .join("\n")
     }
 
+    /// Panics, showing `text`, unless it contains each of `parts`.
+    #[track_caller]
+    fn assert_shows(text: &str, parts: &[&str]) {
+        for part in parts {
+            assert!(text.contains(part), "no {part:?} in:\n{text}");
+        }
+    }
+
     fn sample() -> PendingSample {
         let judged = |answer: &str| format!("RESPONSE:\n{answer}\n\nQUESTION:\nIs Alice named?\n");
         PendingSample {
@@ -417,14 +425,15 @@ mod tests {
     #[test]
     fn each_check_s_outcome_before_and_after() {
         let text = screen(&sample(), false);
-        for part in [
-            "Checks (accepted → new)",
-            "  sample: passed → failed",
-            "  contains (a.evals.toml:3): passed → passed",
-            "  judge: Is Alice named?: passed → FAILED",
-        ] {
-            assert!(text.contains(part), "no {part:?} in:\n{text}");
-        }
+        assert_shows(
+            &text,
+            &[
+                "Checks (accepted → new)",
+                "  sample: passed → failed",
+                "  contains (a.evals.toml:3): passed → passed",
+                "  judge: Is Alice named?: passed → FAILED",
+            ],
+        );
         let mut unkept = sample();
         unkept.old_verdict = None;
         let text = screen(&unkept, false);
@@ -434,22 +443,23 @@ mod tests {
     #[test]
     fn shows_the_change_the_answers_the_judge_and_the_usage() {
         let text = screen(&sample(), false);
-        for part in [
-            "pending 2 of 3: greet (run 1)",
-            "cassette c.cassette.json",
-            r#"call 1: prompt: -"Say hi to Alice." +"Say hello to Alice.""#,
-            "(d shows the full diff",
-            "[-Hi-]",
-            "{+Hello+}",
-            "Is Alice named?  yes → no  (changed)",
-            "subject calls   1",
-            "$0.001000",
-            "$0.002000",
-            "unpriced",
-            "500 ms",
-        ] {
-            assert!(text.contains(part), "no {part:?} in:\n{text}");
-        }
+        assert_shows(
+            &text,
+            &[
+                "pending 2 of 3: greet (run 1)",
+                "cassette c.cassette.json",
+                r#"call 1: prompt: -"Say hi to Alice." +"Say hello to Alice.""#,
+                "(d shows the full diff",
+                "[-Hi-]",
+                "{+Hello+}",
+                "Is Alice named?  yes → no  (changed)",
+                "subject calls   1",
+                "$0.001000",
+                "$0.002000",
+                "unpriced",
+                "500 ms",
+            ],
+        );
         assert!(!text.contains("    - Say hi to Alice."), "{text}");
     }
 
