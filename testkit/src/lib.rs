@@ -40,7 +40,7 @@ mod wire;
 pub mod child;
 
 pub use reply::{Fault, Reply};
-pub use request::CapturedRequest;
+pub use request::{CapturedRequest, assert_chat_messages};
 pub use responder::{Echo, Responder};
 pub use server::{Builder, FakeProvider, ReplyBody};
 pub use wire::{Usage, Wire, fake_embedding};

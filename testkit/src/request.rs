@@ -125,6 +125,17 @@ impl CapturedRequest {
     }
 }
 
+/// Panics, showing both, unless the `messages` of the OpenAI-compatible request `body` are exactly
+/// `expected`: one `{"role", "content"}` object per `(role, content)`, in order, each content a string.
+#[track_caller]
+pub fn assert_chat_messages(body: &Value, expected: &[(&str, &str)]) {
+    let expected: Vec<Value> = expected
+        .iter()
+        .map(|(role, content)| serde_json::json!({ "role": role, "content": content }))
+        .collect();
+    assert_eq!(body["messages"], Value::Array(expected), "{body}");
+}
+
 /// Text of a message `content` that is either a string or a list of text parts.
 fn text_of(content: &Value) -> String {
     match content {

@@ -220,3 +220,33 @@ fn answers_embeddings_calls_of_both_formats_with_the_fake_embedding() {
     assert_eq!(requests[1].embedding_input().as_deref(), Some("Paris"));
     assert_eq!(requests[1].wire(), Some(Wire::Gemini));
 }
+
+#[test]
+fn chat_messages_are_compared_exactly() {
+    let body = json!({"messages": [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "Hi"},
+    ]});
+    assert_chat_messages(&body, &[("system", "sys"), ("user", "Hi")]);
+    let differs = |expected: &'static [(&'static str, &'static str)]| {
+        let body = body.clone();
+        std::panic::catch_unwind(move || assert_chat_messages(&body, expected)).is_err()
+    };
+    assert!(differs(&[("user", "Hi")]), "a message missing");
+    assert!(
+        differs(&[("user", "Hi"), ("system", "sys")]),
+        "another order"
+    );
+    assert!(
+        differs(&[("system", "sys"), ("user", "Hi!")]),
+        "another content"
+    );
+    assert!(
+        differs(&[("system", "sys"), ("assistant", "Hi")]),
+        "another role"
+    );
+    // Content as a list of parts (Anthropic's) is not the string the helper expects.
+    let parts =
+        json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "Hi"}]}]});
+    assert!(std::panic::catch_unwind(|| assert_chat_messages(&parts, &[("user", "Hi")])).is_err());
+}

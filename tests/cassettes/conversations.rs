@@ -2,7 +2,7 @@
 //! is sent with the conversation so far, recorded beside the first call, replayed offline, counted in
 //! the sample's usage and judged.
 
-use prompt_tester_testkit::{Reply, Usage, Wire};
+use prompt_tester_testkit::{Reply, Usage, Wire, assert_chat_messages};
 use serde_json::{Value, json};
 
 use super::*;
@@ -55,13 +55,13 @@ fn a_follow_up_continues_the_conversation_is_recorded_replayed_and_counted() {
         .iter()
         .find(|b| b["model"] == "fake-model" && b["messages"].as_array().unwrap().len() == 3)
         .expect("the follow-up request");
-    assert_eq!(
-        follow_up["messages"],
-        json!([
-            { "role": "user", "content": "Name a colour." },
-            { "role": "assistant", "content": "Blue" },
-            { "role": "user", "content": "Now say Blue in French." },
-        ])
+    assert_chat_messages(
+        follow_up,
+        &[
+            ("user", "Name a colour."),
+            ("assistant", "Blue"),
+            ("user", "Now say Blue in French."),
+        ],
     );
     let file = scratch.cassettes().join("fake_follow_up.cassette.json");
     let mut roles: Vec<String> = entries(&file)

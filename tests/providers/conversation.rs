@@ -2,7 +2,7 @@
 //! each wire format sends it: the exact body the loopback server received.
 
 use prompt_tester::completion::Message;
-use prompt_tester_testkit::{Usage, Wire};
+use prompt_tester_testkit::{Usage, Wire, assert_chat_messages};
 use serde_json::{Value, json};
 
 use super::*;
@@ -62,13 +62,13 @@ async fn gemini_sends_a_system_instruction_and_model_turns() {
 #[tokio::test]
 async fn openai_sends_one_message_list_with_the_system_message_first() {
     let body = body_sent(Wire::OpenAi).await;
-    assert_eq!(
-        body["messages"],
-        json!([
-            {"role": "system", "content": "Label reviews: positive or negative."},
-            {"role": "user", "content": "Review: Loved it."},
-            {"role": "assistant", "content": "positive"},
-            {"role": "user", "content": "Review: Dull."},
-        ])
+    assert_chat_messages(
+        &body,
+        &[
+            ("system", "Label reviews: positive or negative."),
+            ("user", "Review: Loved it."),
+            ("assistant", "positive"),
+            ("user", "Review: Dull."),
+        ],
     );
 }

@@ -3,8 +3,7 @@
 use prompt_tester::completion::Message;
 use prompt_tester::config::{EndpointConfig, WireFormat};
 use prompt_tester::testing::wire as provider;
-use prompt_tester_testkit::{Usage, Wire};
-use serde_json::json;
+use prompt_tester_testkit::{Usage, Wire, assert_chat_messages};
 
 use super::*;
 
@@ -25,14 +24,14 @@ async fn openai_request_shape_and_answer() {
     let body = seen.json.as_ref().unwrap();
     assert_eq!(body["max_tokens"], 64, "compatible servers get max_tokens");
     assert!(body.get("max_completion_tokens").is_none());
-    assert_eq!(
-        body["messages"],
-        json!([
-            {"role": "system", "content": "sys"},
-            {"role": "user", "content": "What is the capital of France?"},
-            {"role": "assistant", "content": "Paris."},
-            {"role": "user", "content": "And Spain?"}
-        ])
+    assert_chat_messages(
+        body,
+        &[
+            ("system", "sys"),
+            ("user", "What is the capital of France?"),
+            ("assistant", "Paris."),
+            ("user", "And Spain?"),
+        ],
     );
 
     assert_eq!(result.text, "echo: And Spain?");

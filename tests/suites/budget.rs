@@ -125,11 +125,10 @@ fn an_unpriced_model_is_refused_under_a_budget_and_named_by_the_estimate() {
 #[test]
 fn the_estimate_of_a_recorded_suite_is_what_its_replay_prices_the_recordings_at() {
     let mut f = Fixture::new("estimate-recorded");
-    f.recorded_suite(
+    f.q_suite(
         "priced",
-        "prompt = \"Q {q}\"\n[[cases]]\nname = \"once\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
-         [[cases]]\nname = \"thrice\"\nruns = 3\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n",
-        &[("Q 1", "a")],
+        "",
+        &[("once", "1", ""), ("thrice", "2", "runs = 3\n")],
     );
     for run in 1..=3 {
         let request = CompletionRequest::new(MODEL, "Q 2", MAX_TOKENS);

@@ -26,13 +26,13 @@ const JSONL: &str = r#"{"dataset_version": "2026-06"}
 "#;
 
 fn fixture(name: &str) -> Fixture {
-    let answers = [
-        ("Capital of Switzerland?", "Bern"),
-        ("Capital of France?", " Paris\n"),
-        ("Capital of Italy?", "Milan"),
-        ("Capital of Peru?", "Lima (PE)"),
+    let capitals = [
+        ("Switzerland", "Bern"),
+        ("France", " Paris\n"),
+        ("Italy", "Milan"),
+        ("Peru", "Lima (PE)"),
     ];
-    Fixture::golden(name, SUITE, JSONL, &answers)
+    Fixture::golden(name, SUITE, JSONL, &capitals)
 }
 
 #[test]
@@ -182,7 +182,6 @@ fn a_dataset_that_cannot_be_read_is_the_suites_error() {
     f.file("prompt-tests/header.csv", "title,q\na,b\n");
     let out = f.run(&[]);
     for (suite, _, error) in broken {
-        out.assert_statuses(&[(&format!("{suite}::suite_file_error"), "FAILED")]);
-        out.assert_failure_has(suite, "suite_file_error", &[error]);
+        out.assert_case_failed(suite, "suite_file_error", &[error]);
     }
 }

@@ -27,14 +27,14 @@ const JSONL: &str = r#"{"id": "france", "category": "europe", "expected": "Paris
 "#;
 
 fn fixture(name: &str) -> Fixture {
-    let answers = [
-        ("Capital of France?", "Paris"),
-        ("Capital of Italy?", "Milan"),
-        ("Capital of Spain?", "Madrid"),
-        ("Capital of Peru?", "Lima"),
-        ("Capital of Chile?", "Valparaiso"),
+    let capitals = [
+        ("France", "Paris"),
+        ("Italy", "Milan"),
+        ("Spain", "Madrid"),
+        ("Peru", "Lima"),
+        ("Chile", "Valparaiso"),
     ];
-    Fixture::golden(name, SUITE, JSONL, &answers)
+    Fixture::golden(name, SUITE, JSONL, &capitals)
 }
 
 #[test]

@@ -178,11 +178,27 @@ output_mtok = 2.0
         }
     }
 
-    /// A crate whose suite `golden` (`text`) reads its rows from `prompt-tests/golden/capitals.jsonl`
-    /// (`rows`), with `answers` recorded as [`Fixture::recorded_suite`] records them.
-    fn golden(name: &str, text: &str, rows: &str, answers: &[(&str, &str)]) -> Self {
+    /// Writes the suite `suite`, asking `Q {q}` with the suite keys `keys` (TOML lines), a case for each
+    /// `(name, q, more keys)` expecting an `a`, and records `a` as the answer to `Q 1`.
+    fn q_suite(&mut self, suite: &str, keys: &str, cases: &[(&str, &str, &str)]) {
+        let mut text = format!("prompt = \"Q {{q}}\"\n{keys}");
+        for (name, q, more) in cases {
+            text += &format!(
+                "[[cases]]\nname = \"{name}\"\n{more}inputs = {{ q = \"{q}\" }}\nassert = [{{ contains = \"a\" }}]\n"
+            );
+        }
+        self.recorded_suite(suite, &text, &[("Q 1", "a")]);
+    }
+
+    /// A crate whose suite `golden` (`text`, asking `Capital of {country}?`) reads its rows from
+    /// `prompt-tests/golden/capitals.jsonl` (`rows`), with the usual answer to the first run of each
+    /// country's question recorded: `(country, answer)` in `capitals`.
+    fn golden(name: &str, text: &str, rows: &str, capitals: &[(&str, &str)]) -> Self {
         let mut f = Self::new(name);
-        f.recorded_suite("golden", text, answers);
+        f.recorded_suite("golden", text, &[]);
+        for (country, answer) in capitals {
+            f.answer("golden", &format!("Capital of {country}?"), 1, answer);
+        }
         f.file("prompt-tests/golden/capitals.jsonl", rows);
         f
     }
@@ -354,5 +370,13 @@ impl Outcome {
     #[track_caller]
     fn assert_failure_has(&self, suite: &str, case: &str, parts: &[&str]) {
         child::assert_contains(&self.failure(suite, case), parts);
+    }
+
+    /// Panics unless case `case` of `suite` failed: its console line says FAILED and the report's
+    /// failure reason contains each of `parts`.
+    #[track_caller]
+    fn assert_case_failed(&self, suite: &str, case: &str, parts: &[&str]) {
+        self.assert_statuses(&[(&format!("{suite}::{case}"), "FAILED")]);
+        self.assert_failure_has(suite, case, parts);
     }
 }

@@ -220,8 +220,7 @@ fn a_case_without_provider_or_model_fails_with_the_fix() {
         "prompt = \"Hi\"\n[[cases]]\nname = \"a\"\nassert = [{ contains = \"x\" }]\n",
     );
     let out = f.run(&[]);
-    out.assert_statuses(&[("lone::a", "FAILED")]);
-    out.assert_failure_has(
+    out.assert_case_failed(
         "lone",
         "a",
         &["case `lone::a` names no provider and model: add `provider = \"...\"` and `model = \"...\"` to \

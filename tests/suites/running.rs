@@ -7,16 +7,14 @@ use super::*;
 #[test]
 fn a_missing_recording_fails_its_case_and_the_others_still_run() {
     let mut f = Fixture::new("missing");
-    f.recorded_suite(
+    f.q_suite(
         "partial",
-        "prompt = \"Q {q}\"\n[[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
-         [[cases]]\nname = \"changed\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n",
-        &[("Q 1", "a")],
+        "",
+        &[("recorded", "1", ""), ("changed", "2", "")],
     );
     let out = f.run(&[]);
     out.assert_statuses(&[("partial::recorded", "ok")]);
-    assert_eq!(out.outcome("partial::changed"), "FAILED");
-    out.assert_failure_has(
+    out.assert_case_failed(
         "partial",
         "changed",
         &[
@@ -33,13 +31,14 @@ fn live_only_suites_and_cases_without_recordings_are_ignored_in_ci_while_others_
     let mut f = Fixture::new("liveonly");
     f.mode = "auto";
     f.env.push(("CI", "true"));
-    f.recorded_suite(
+    f.q_suite(
         "live",
-        "prompt = \"Q {q}\"\nlive_only = true\n\
-         [[cases]]\nname = \"recorded\"\ninputs = { q = \"1\" }\nassert = [{ contains = \"a\" }]\n\
-         [[cases]]\nname = \"unrecorded\"\ninputs = { q = \"2\" }\nassert = [{ contains = \"a\" }]\n\
-         [[cases]]\nname = \"not_live\"\nlive_only = false\ninputs = { q = \"3\" }\nassert = [{ contains = \"a\" }]\n",
-        &[("Q 1", "a")],
+        "live_only = true\n",
+        &[
+            ("recorded", "1", ""),
+            ("unrecorded", "2", ""),
+            ("not_live", "3", "live_only = false\n"),
+        ],
     );
     f.file(
         "prompt-tests/fresh.evals.toml",
@@ -102,8 +101,8 @@ fn suites_call_an_http_provider_and_a_provider_error_fails_only_its_case() {
     let (fake, f) = geo_server("http", "off");
     let out = f.run(&[]);
     out.assert_code(101);
-    out.assert_statuses(&[("geo::france", "ok"), ("geo::spain", "FAILED")]);
-    out.assert_failure_has(
+    out.assert_statuses(&[("geo::france", "ok")]);
+    out.assert_case_failed(
         "geo",
         "spain",
         &[r#"contains: expected the output to contain "Madrid"; saw "I do not know.""#],
