@@ -17,7 +17,7 @@ mod finish;
 mod gate;
 pub(crate) mod html;
 pub mod matrix;
-mod pending;
+pub(crate) mod pending;
 mod progress;
 mod prune;
 pub mod record;

@@ -44,6 +44,16 @@ pub fn line(files: &[PendingFile]) -> Option<String> {
     ))
 }
 
+/// The columns of the report's table of pending samples, a cell each per sample.
+pub const COLUMNS: [&str; 6] = [
+    "test",
+    "run",
+    "accepted answer",
+    "new answer",
+    "checks (accepted)",
+    "checks (new)",
+];
+
 /// The report's table of pending samples: the accepted answer and the new one side by side, with
 /// each side's checks as the recordings kept them.
 pub fn table(files: &[PendingFile]) -> Option<Table> {
@@ -66,16 +76,7 @@ pub fn table(files: &[PendingFile]) -> Option<Table> {
             "Pending changes (review them with `{}`)",
             crate::commands::REVIEW
         ),
-        columns: [
-            "test",
-            "run",
-            "accepted answer",
-            "new answer",
-            "checks (accepted)",
-            "checks (new)",
-        ]
-        .map(String::from)
-        .to_vec(),
+        columns: COLUMNS.map(String::from).to_vec(),
         rows,
     })
 }

@@ -215,14 +215,7 @@ fn extras() -> prompt_tester::testing::Extras {
         )),
         pending: Some(table(
             "Pending changes",
-            &[
-                "test",
-                "run",
-                "accepted answer",
-                "new answer",
-                "checks (accepted)",
-                "checks (new)",
-            ],
+            &prompt_tester::testing::PENDING_COLUMNS,
             &[
                 "suite_0::case_0000",
                 "1",
@@ -380,6 +373,8 @@ fn the_html_report_works_in_a_real_browser() {
             js(&c, pending).await,
             json!(["suite_0::case_0000", "1", "Hi Ann.", "Hello, Ann!", "passed\n✓ contains", "failed\n✗ contains"])
         );
+        let headers = "return [...document.querySelectorAll('#pending-changes th')].map(t => t.textContent)";
+        assert_eq!(js(&c, headers).await, json!(prompt_tester::testing::PENDING_COLUMNS));
         let size = std::fs::metadata(&big).unwrap().len();
         // Printed for the record (`--nocapture`); the bound only catches a page gone badly wrong.
         println!(
