@@ -4,9 +4,10 @@
 # The floor (scripts/build-weight/floor) is a crate whose one test target uses the packages any harness
 # of prompt-tester's shape compiles: libtest-mimic, tokio, reqwest on rustls with ring, serde, toml,
 # inventory, anyhow, owo-colors, dotenvy, rand, with the features prompt-tester asks of them. The user
-# crate is a new crate whose only dev-dependency is prompt-tester (a path dependency on the checkout),
-# with the README's one-test `harness = false` target (its quick start's code, taken from README.md), built with
-# the default features (`default`) and with `default-features = false` (`minimal`).
+# crate is a new crate whose dev-dependencies are prompt-tester (a path dependency on the checkout) and
+# anyhow (the quick start uses it; prompt-tester builds it anyway), with the README's one-test
+# `harness = false` target (its quick start's code, taken from README.md), built with the default
+# features (`default`) and with `default-features = false` (`minimal`).
 #
 # Each run builds each crate cold (`cargo test --no-run` into a fresh CARGO_TARGET_DIR, the dev profile
 # a `cargo test` uses; sources already downloaded), then rebuilds after a one-line edit of the test file.
