@@ -102,21 +102,40 @@ pub enum Reading {
     Unknown,
 }
 
-/// The two front ends: the attribute, and a suite with its cases.
-fn side(place: Place) -> Option<bool> {
-    match place {
-        Place::Attribute => Some(true),
-        Place::Suite | Place::Case => Some(false),
-        Place::Defaults | Place::Gate | Place::Assertion => None,
-    }
+/// The two front ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// `#[prompt_test(...)]`.
+    Attribute,
+    /// A suite file, with its cases.
+    Suite,
 }
 
-/// Whether `key` may be written on the attribute's side (`true`) or a suite's (`false`).
-fn on_side(key: Key, attribute: bool) -> bool {
-    let row = key.row();
-    match attribute {
-        true => row.allowed_in(Place::Attribute),
-        false => row.allowed_in(Place::Suite) || row.allowed_in(Place::Case),
+impl Side {
+    /// The front end `place` belongs to; none for places both share (`[defaults]`, a gate, an
+    /// assertion).
+    fn of(place: Place) -> Option<Side> {
+        match place {
+            Place::Attribute => Some(Side::Attribute),
+            Place::Suite | Place::Case => Some(Side::Suite),
+            Place::Defaults | Place::Gate | Place::Assertion => None,
+        }
+    }
+
+    fn other(self) -> Side {
+        match self {
+            Side::Attribute => Side::Suite,
+            Side::Suite => Side::Attribute,
+        }
+    }
+
+    /// Whether `key` may be written on this side.
+    fn has(self, key: Key) -> bool {
+        let row = key.row();
+        match self {
+            Side::Attribute => row.allowed_in(Place::Attribute),
+            Side::Suite => row.allowed_in(Place::Suite) || row.allowed_in(Place::Case),
+        }
     }
 }
 
@@ -172,14 +191,12 @@ impl Key {
         if let Some(key) = renamed.filter(|key| key.row().allowed_in(place)) {
             return Reading::Renamed(key);
         }
-        let (Some(key), Some(attribute)) = (renamed.or_else(|| Key::named(name)), side(place))
+        let (Some(key), Some(side)) = (renamed.or_else(|| Key::named(name)), Side::of(place))
         else {
             return Reading::Unknown;
         };
         match key.elsewhere() {
-            Some(note) if on_side(key, !attribute) && !on_side(key, attribute) => {
-                Reading::OtherSide(key, note)
-            }
+            Some(note) if side.other().has(key) && !side.has(key) => Reading::OtherSide(key, note),
             _ => Reading::Unknown,
         }
     }
@@ -268,7 +285,7 @@ mod tests {
     #[test]
     fn a_key_of_one_front_end_only_names_the_other_s_way() {
         for row in ROWS {
-            let (attribute, suite) = (on_side(row.key, true), on_side(row.key, false));
+            let (attribute, suite) = (Side::Attribute.has(row.key), Side::Suite.has(row.key));
             let one_side = attribute != suite && row.key.twin().is_none();
             assert_eq!(
                 row.key.elsewhere().is_some(),
