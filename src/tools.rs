@@ -140,17 +140,14 @@ impl Tool {
         E: fmt::Display,
     {
         let handler = Arc::new(handler);
-        Self::from_spec(
-            ToolSpec::new(name, description, input_schema),
-            move |args: Value| {
-                let handler = handler.clone();
-                async move {
-                    let args: A = serde_json::from_value(args)
-                        .map_err(|e| format!("invalid arguments: {e}"))?;
-                    handler(args).await.map_err(|e| e.to_string())
-                }
-            },
-        )
+        Self::new(name, description, input_schema, move |args: Value| {
+            let handler = handler.clone();
+            async move {
+                let args: A =
+                    serde_json::from_value(args).map_err(|e| format!("invalid arguments: {e}"))?;
+                handler(args).await.map_err(|e| e.to_string())
+            }
+        })
     }
 
     /// A tool from an existing spec and a handler (see [`Tool::new`]).
