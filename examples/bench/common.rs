@@ -91,7 +91,22 @@ impl Bench {
         root: &Path,
         cases: usize,
     ) -> Result<ChildRun, String> {
-        let run = self.run_child(name, root, &[], &["--no-cassette", "--skip", JUDGE_TRIAL])?;
+        self.run_live_on(name, root, &["--skip", JUDGE_TRIAL], cases)
+    }
+
+    /// Runs scenario `name` against its provider, cassettes off, on the trials the harness arguments
+    /// `trials` select (`--skip`, `--exact`, a filter): each of the `cases` trials must pass.
+    pub(crate) fn run_live_on(
+        &self,
+        name: &str,
+        root: &Path,
+        trials: &[&str],
+        cases: usize,
+    ) -> Result<ChildRun, String> {
+        let args: Vec<&str> = std::iter::once("--no-cassette")
+            .chain(trials.iter().copied())
+            .collect();
+        let run = self.run_child(name, root, &[], &args)?;
         expect_passed(name, &run, cases)?;
         Ok(run)
     }

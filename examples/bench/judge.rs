@@ -10,7 +10,7 @@ use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
 
 use crate::Bench;
-use crate::common::{Size, expect_passed, expect_requests, ms};
+use crate::common::{Size, expect_requests, ms};
 use crate::results::{Figure, Report};
 
 /// The trial of the judge scenario: `judge_timing` below, named by its module path as every
@@ -81,13 +81,7 @@ impl Bench {
             .capture(false)
             .start();
         let root = self.crate_root("judge", &server.base_url(Wire::OpenAi), Size::new(1, 1))?;
-        let run = self.run_child(
-            "judge",
-            &root,
-            &[],
-            &["--no-cassette", "--exact", JUDGE_TRIAL],
-        )?;
-        expect_passed("judge", &run, 1)?;
+        let run = self.run_live_on("judge", &root, &["--exact", JUDGE_TRIAL], 1)?;
         // One subject call, 5 asks, 1 ask_all, 5 parallel asks.
         expect_requests("judge", &server, 1 + 2 * QUESTIONS.len() + 1)?;
         let times = &run.measured["judge"];

@@ -58,6 +58,16 @@ fn request_mentions(request: &prompt_tester_testkit::CapturedRequest, text: &str
     String::from_utf8_lossy(&request.body).contains(text)
 }
 
+/// A crate holding `CHAT` against `fake` (a `chat_server`), run once in `auto` mode: every turn is
+/// recorded, and `remembers` passes.
+fn recorded_chat(name: &str, fake: &FakeProvider) -> (Fixture, Outcome) {
+    let f = Fixture::calling(name, fake, "auto");
+    f.file("prompt-tests/chat.evals.toml", CHAT);
+    let first = f.run(&[]);
+    first.assert_statuses(&[("chat::remembers", "ok")]);
+    (f, first)
+}
+
 /// The `(role, content)` of each message of an OpenAI-compatible request body.
 fn messages(body: &Value) -> Vec<(String, String)> {
     body["messages"]
@@ -76,10 +86,7 @@ fn messages(body: &Value) -> Vec<(String, String)> {
 #[test]
 fn scripted_turns_send_the_growing_conversation_record_each_turn_and_replay_offline() {
     let fake = chat_server();
-    let mut f = Fixture::calling("turns", &fake, "auto");
-    f.file("prompt-tests/chat.evals.toml", CHAT);
-    let first = f.run(&[]);
-    first.assert_statuses(&[("chat::remembers", "ok")]);
+    let (mut f, first) = recorded_chat("turns", &fake);
     // `turn = N` checks that reply, and the failure says which.
     first.assert_case_failed(
         "chat",
@@ -174,9 +181,7 @@ fn scripted_turns_send_the_growing_conversation_record_each_turn_and_replay_offl
 #[test]
 fn a_changed_later_turn_has_no_recording_and_names_its_turn() {
     let fake = chat_server();
-    let mut f = Fixture::calling("turns-changed", &fake, "auto");
-    f.file("prompt-tests/chat.evals.toml", CHAT);
-    f.run(&[]).assert_statuses(&[("chat::remembers", "ok")]);
+    let (mut f, _) = recorded_chat("turns-changed", &fake);
     drop(fake);
     f.mode = "replay";
     f.file(
