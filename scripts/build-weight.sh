@@ -16,7 +16,8 @@
 # the one-line rebuild links that binary.
 #
 # Each run builds each crate cold (`cargo test --no-run` into a fresh CARGO_TARGET_DIR, the dev profile
-# a `cargo test` uses; sources already downloaded), then rebuilds after a one-line edit of the test file.
+# a `cargo test` uses; sources already downloaded), then rebuilds after a one-line edit of the test
+# file, several times (a rebuild takes a second or two, so one sample says little on a shared machine).
 # All crates build with the checkout's Cargo.lock and toolchain file, so they compile the same versions.
 # Timings are /usr/bin/time -v's wall clock and user+system CPU seconds; crates are cargo's `Compiling`
 # lines; the binary is the test executable cargo names. The summary gives min / median / max over the
@@ -24,8 +25,9 @@
 # seconds vary much less than the wall clock. The checkout must not change while the script runs (the
 # user crate's path dependency would no longer match its lock file): measure a clone to keep working.
 #
-# Usage: scripts/build-weight.sh [--runs N] [--checkout DIR] [--before DIR] [--only "floor default minimal"]
+# Usage: scripts/build-weight.sh [--runs N] [--rebuilds N] [--checkout DIR] [--before DIR] [--only "..."]
 #   --runs      runs of every build (default 3); the crates take turns within a run
+#   --rebuilds  one-line rebuilds after each cold build (default 5); the rebuild figures are over all
 #   --checkout  the prompt-tester checkout the user crate depends on (default: this one); the floor
 #               always comes from this checkout, built with the other checkout's Cargo.lock
 #   --before    also build `before`: the user crate on another checkout (an older commit) with its
@@ -35,11 +37,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 checkout=$root
 runs=3
+rebuilds=5
 only="floor default minimal"
 before=""
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
+    --rebuilds) rebuilds=$2; shift 2 ;;
     --checkout) checkout=$(cd "$2" && pwd); shift 2 ;;
     --before) before=$(cd "$2" && pwd); shift 2 ;;
     --only) only=$2; shift 2 ;;
@@ -109,8 +113,8 @@ EOF
 }
 
 # Seconds from /usr/bin/time's `h:mm:ss` or `m:ss.ss`.
-wall_seconds() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.1f", s }' "$1"; }
-cpu_seconds() { awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.1f", u + s }' "$1"; }
+wall_seconds() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }' "$1"; }
+cpu_seconds() { awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$1"; }
 
 # Builds crate `$1` in target dir `$2`; appends "crates wall cpu bytes" to $work/$1.$3.
 build() {
@@ -141,14 +145,16 @@ for run in $(seq 1 "$runs"); do
     rm -rf "$target"
     build "$name" "$target" cold
     # The one-line edit: the test's `edit N` string.
-    sed -i "s/\"edit [0-9]*\"/\"edit $run\"/" "$work/$name/tests/prompts.rs"
-    build "$name" "$target" rebuild
+    for edit in $(seq 1 "$rebuilds"); do
+      sed -i "s/\"edit [0-9]*\"/\"edit $run$edit\"/" "$work/$name/tests/prompts.rs"
+      build "$name" "$target" rebuild
+    done
     rm -rf "$target"
   done
 done
 
 echo
-echo "summary over $runs run(s): min/median/max; seconds; the binary is the test executable (debug profile)"
+echo "summary over $runs run(s), $((runs * rebuilds)) rebuilds: min/median/max; seconds; the binary is the test executable (debug profile)"
 printf '%-8s %6s  %-18s %-18s %-15s %-15s %9s\n' crate crates "cold wall" "cold cpu" "rebuild wall" "rebuild cpu" "binary MB"
 for name in $only; do
   printf '%-8s %6s  %-18s %-18s %-15s %-15s %9.1f\n' "$name" "$(median "$work/$name.cold" 1)" \
