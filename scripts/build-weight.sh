@@ -51,6 +51,18 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+for count in "--runs $runs" "--rebuilds $rebuilds"; do
+  case ${count#* } in
+    '' | 0 | *[!0-9]*) echo "${count% *} takes a whole number from 1 (got '${count#* }')" >&2; exit 2 ;;
+  esac
+done
+for name in $only; do
+  case $name in
+    floor | default | minimal) ;;
+    before) [ -n "$before" ] || { echo "--only before needs --before DIR (the older checkout)" >&2; exit 2; } ;;
+    *) echo "--only: unknown crate '$name' (floor, default, minimal, before)" >&2; exit 2 ;;
+  esac
+done
 if [ -n "$before" ]; then case " $only " in *" before "*) ;; *) only="$only before" ;; esac; fi
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time; Debian: apt-get install time)" >&2; exit 1; }
 if [ -n "${RUSTC_WRAPPER:-}${CARGO_BUILD_RUSTC_WRAPPER:-}" ]; then
