@@ -27,7 +27,9 @@ use crate::run::{Continue, PromptRun, RunRequest};
 use crate::tools::Toolbox;
 
 mod column;
+mod no_subject;
 pub use column::{Cell, Column};
+pub use no_subject::NoSubject;
 
 /// The future a custom executor (`run_fn`) returns, boxed.
 pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
@@ -98,7 +100,7 @@ pub struct RequestTemplate {
     /// The provider and model the samples call, or why no sample can be made (a provider or model
     /// set nowhere, a provider no endpoint has, a placeholder without a value), said with where to fix
     /// it: the trial fails with it once, before anything is sent.
-    pub subject: Result<Subject, String>,
+    pub subject: Result<Subject, NoSubject>,
     /// The system prompt (the `system` key's, or the first turn of `messages`).
     pub system: Option<String>,
     /// The turns of `messages` sent before the prompt (its system turn is `system`).
@@ -144,7 +146,9 @@ impl RequestTemplate {
                     p.is_none().then_some("provider"),
                     m.is_none().then_some("model"),
                 ];
-                Err(missing(&names.into_iter().flatten().collect::<Vec<_>>()))
+                Err(NoSubject::Unset(missing(
+                    &names.into_iter().flatten().collect::<Vec<_>>(),
+                )))
             }
         };
         let (system, history) =
@@ -171,7 +175,10 @@ impl RequestTemplate {
         if let Ok(subject) = &self.subject
             && let Err(problem) = config.endpoint(&subject.provider)
         {
-            self.subject = Err(format!("{at}: {problem}"));
+            self.subject = Err(NoSubject::UnknownProvider {
+                at: at.to_string(),
+                problem,
+            });
         }
         self
     }
@@ -413,7 +420,7 @@ impl Case {
         let t = &self.request;
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
-            Err(message) => return Sample::errored(message.clone()),
+            Err(no_subject) => return Sample::errored(no_subject.to_string()),
         };
         let request = self.subject_request(&model, scope.run_index);
         let mut prompt = t.prompt.clone();
@@ -619,14 +626,17 @@ mod tests {
     fn defaults_fill_what_the_test_leaves_out() {
         let mut config = Config::defaults(std::path::Path::new("."));
         let t = resolve(&config, written(None, None));
-        assert_eq!(t.subject, Err("provider and model".to_string()));
+        assert_eq!(
+            t.subject,
+            Err(NoSubject::Unset("provider and model".to_string()))
+        );
         assert_eq!(
             (t.max_tokens, t.temperature),
             (defaults::SUBJECT_MAX_TOKENS, None)
         );
         assert_eq!(
             resolve(&config, written(Some("openai"), None)).subject,
-            Err("model".into())
+            Err(NoSubject::Unset("model".into()))
         );
         config.defaults.model = Some("m".into());
         config.defaults.max_tokens = Some(99);
@@ -651,11 +661,18 @@ mod tests {
     fn an_unknown_provider_names_the_test_and_the_closest_provider() {
         let config = Config::defaults(std::path::Path::new("."));
         let t = resolve(&config, written(Some("antropic"), Some("m")));
+        let no_subject = t.subject.unwrap_err();
+        let NoSubject::UnknownProvider { at, problem } = &no_subject else {
+            panic!("{no_subject:?}")
+        };
         assert_eq!(
-            t.subject,
-            Err("test `t`: unknown provider \"antropic\" (did you mean \"anthropic\"?): use one of \
-                 anthropic, google, openai or add [providers.antropic] with a base_url to prompt-tester.toml"
-                .to_string())
+            (at.as_str(), problem.closest.as_deref()),
+            ("test `t`", Some("anthropic"))
+        );
+        assert_eq!(
+            no_subject.to_string(),
+            "test `t`: unknown provider \"antropic\" (did you mean \"anthropic\"?): use one of \
+             anthropic, google, openai or add [providers.antropic] with a base_url to prompt-tester.toml"
         );
     }
 

@@ -279,7 +279,10 @@ impl Engine {
 
     /// The client for the provider called `name`.
     pub fn client(&self, name: &str) -> Result<Arc<ProviderClient>, CallError> {
-        let endpoint = self.config.endpoint(name).map_err(CallError::Failed)?;
+        let endpoint = self
+            .config
+            .endpoint(name)
+            .map_err(|e| CallError::Failed(e.to_string()))?;
         // Keyed by the endpoint, not the name used (`gemini` is `google`): one in-flight limit each.
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         let client = clients.entry(endpoint.name.clone()).or_insert_with(|| {
@@ -422,7 +425,10 @@ impl Engine {
     /// The client for `provider`'s embeddings: the endpoint's own client, or one of its own when the
     /// endpoint serves embeddings at another base URL (a second server, with its own in-flight limit).
     fn embeddings_client(&self, provider: &str) -> Result<Arc<ProviderClient>, CallError> {
-        let endpoint = self.config.endpoint(provider).map_err(CallError::Failed)?;
+        let endpoint = self
+            .config
+            .endpoint(provider)
+            .map_err(|e| CallError::Failed(e.to_string()))?;
         let Some(base_url) = self.config.embeddings_base_urls.get(&endpoint.name) else {
             return self.client(provider);
         };

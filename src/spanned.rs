@@ -7,9 +7,12 @@
 //! This module knows values, spans, problems and "did you mean": the format's keys, defaults and
 //! wording stay with the format.
 
+mod report;
 mod wording;
 #[cfg(feature = "yaml")]
 mod yaml;
+
+pub(crate) use report::{FileError, FileKind};
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -160,55 +163,6 @@ pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let column = before[line_start..].chars().count() + 1;
     (line, column)
-}
-
-/// The problems of one file, rendered as a heading, then for each `file:line:column: key: message`,
-/// the source line with a caret under the column, and the fix.
-pub(crate) struct Report<'a> {
-    /// The file as shown (relative to the crate root).
-    pub file: &'a str,
-    /// The file's text.
-    pub text: &'a str,
-    /// The problems, in file order.
-    pub problems: &'a [Problem],
-    /// What the problems cost, ending the heading `<file> has N problems; <consequence>:`.
-    pub consequence: &'a str,
-}
-
-impl fmt::Display for Report<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.problems.len();
-        writeln!(
-            f,
-            "{} has {n} problem{}; {}:",
-            self.file,
-            if n == 1 { "" } else { "s" },
-            self.consequence
-        )?;
-        let syntax = Syntax::of(self.file);
-        for p in self.problems {
-            let (line, column) = line_column(self.text, p.span.start);
-            let key = if p.key.is_empty() {
-                String::new()
-            } else {
-                format!(" `{}`:", p.key)
-            };
-            let message = syntax.words(&p.message);
-            writeln!(f, "{}:{line}:{column}:{key} {message}", self.file)?;
-            if let Some(source) = self.text.lines().nth(line - 1) {
-                let gutter = line.to_string();
-                writeln!(f, "{gutter} | {source}")?;
-                let pad: String = source
-                    .chars()
-                    .take(column - 1)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                writeln!(f, "{} | {pad}^", " ".repeat(gutter.len()))?;
-            }
-            writeln!(f, "  fix: {}", syntax.words(&p.fix))?;
-        }
-        Ok(())
-    }
 }
 
 /// How a file's problems name an array of tables whose names must differ.

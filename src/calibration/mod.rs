@@ -29,6 +29,7 @@ use crate::model::Subject;
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::{SamplePlan, Threshold};
 use crate::render::shorten;
+use crate::spanned::{FileError, FileKind};
 use crate::suite::SuiteFile;
 pub use parse::{Item, Set};
 pub use result::{JudgeResult, Observation, ResultFile};
@@ -77,12 +78,12 @@ pub fn discover(config: &Config) -> Vec<SuiteFile> {
     crate::suite::find(config, &[SUFFIX]).0
 }
 
-/// Reads and parses one set file; `Err` is the failing trial's message.
-pub fn load(file: &SuiteFile) -> Result<Set, String> {
-    let text = crate::text::read(&file.path)
-        .map_err(|e| format!("{}: cannot read the calibration set: {e}", file.display))?;
+/// Reads and parses one set file; `Err` (shown) is the failing trial's message.
+pub fn load(file: &SuiteFile) -> Result<Set, FileError> {
+    let kind = FileKind::CalibrationSet;
+    let text = FileError::read(&file.path, &file.display, kind)?;
     parse::parse(&file.name, &file.display, &text)
-        .map_err(|problems| parse::report(&file.display, &text, &problems))
+        .map_err(|problems| FileError::invalid(&file.display, kind, &text, &problems))
 }
 
 /// The sets under the suite roots. With `exact`, only the set the requested trial belongs to.
@@ -94,7 +95,10 @@ pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
             continue;
         }
         let entry = match (load(&file), &config.judge) {
-            (Err(message), _) => Entry::Broken { name, message },
+            (Err(error), _) => Entry::Broken {
+                name,
+                message: error.to_string(),
+            },
             (Ok(_), None) => Entry::Broken {
                 name,
                 message: format!(

@@ -5,9 +5,7 @@ use std::path::Path;
 use toml::de::{DeTable, DeValue};
 
 use crate::judge::QUESTION_TYPES;
-use crate::spanned::{
-    NamedTables, Problem, Reader, Report, did_you_mean, real, string, unknown_key,
-};
+use crate::spanned::{NamedTables, Problem, Reader, did_you_mean, real, string, unknown_key};
 
 /// One labelled judge case.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,14 +48,15 @@ const ITEM_KEYS: [&str; 7] = [
     "description",
 ];
 
-/// The problems of a calibration file as the failing trial's message.
-pub fn report(file: &str, text: &str, problems: &[Problem]) -> String {
-    Report {
+/// The problems of a file as the failing trial shows them (the tests' shorthand for `spanned::FileError`).
+#[cfg(test)]
+pub(crate) fn report(file: &str, text: &str, problems: &[Problem]) -> String {
+    crate::spanned::FileError::invalid(
         file,
+        crate::spanned::FileKind::CalibrationSet,
         text,
         problems,
-        consequence: "the calibration set did not run",
-    }
+    )
     .to_string()
 }
 

@@ -51,21 +51,39 @@ impl Config {
     }
 
     /// The endpoint called `name`, or an error listing the known ones.
-    pub(crate) fn endpoint(&self, name: &str) -> Result<&EndpointConfig, String> {
+    pub(crate) fn endpoint(&self, name: &str) -> Result<&EndpointConfig, UnknownProvider> {
         let name = crate::model::built_in(name).map_or(name, |p| p.name);
         self.endpoints.get(name).ok_or_else(|| {
-            let known: Vec<&str> = self.endpoints.keys().map(String::as_str).collect();
-            let aliases = crate::model::BUILT_IN.iter().flat_map(|p| p.aliases.iter().copied());
-            let hint = crate::spanned::did_you_mean(name, known.iter().copied().chain(aliases))
-                .map(|best| format!(" (did you mean {best:?}?)"))
-                .unwrap_or_default();
-            format!(
-                "unknown provider {name:?}{hint}: use one of {} or add [providers.{name}] with a base_url to \
-                 {CONFIG_FILE}",
-                known.join(", ")
-            )
+            let known: Vec<String> = self.endpoints.keys().cloned().collect();
+            let aliases = crate::model::BUILT_IN
+                .iter()
+                .flat_map(|p| p.aliases.iter().copied());
+            let closest =
+                crate::spanned::did_you_mean(name, known.iter().map(String::as_str).chain(aliases))
+                    .map(str::to_string);
+            UnknownProvider {
+                name: name.to_string(),
+                closest,
+                known,
+            }
         })
     }
+}
+
+/// A provider name no endpoint has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown provider {name:?}{}: use one of {} or add [providers.{name}] with a base_url to {CONFIG_FILE}",
+    closest.as_ref().map(|best| format!(" (did you mean {best:?}?)")).unwrap_or_default(),
+    known.join(", ")
+)]
+pub struct UnknownProvider {
+    /// The name as written.
+    pub name: String,
+    /// The closest known name, if one is close.
+    pub closest: Option<String>,
+    /// The endpoints there are.
+    pub known: Vec<String>,
 }
 
 #[cfg(test)]

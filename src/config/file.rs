@@ -253,7 +253,7 @@ impl Config {
             let provider = embeddings.provider.into_inner();
             // Checked here, where the line is known, rather than at the first `similar`.
             let problem = match self.endpoint(&provider) {
-                Err(unknown) => Some(unknown),
+                Err(unknown) => Some(unknown.to_string()),
                 Ok(endpoint) => crate::provider::embeddings_unsupported(endpoint.wire)
                     .map(|why| format!("is {provider:?}: {why}")),
             };
@@ -311,12 +311,9 @@ output_mtok = 2.0
         assert!(ollama.api_key_env.is_empty());
         assert_eq!(ollama.max_in_flight, 4);
         assert!(config.prices.contains_key("my-model"));
-        assert!(
-            config
-                .endpoint("nope")
-                .unwrap_err()
-                .contains("[providers.nope]")
-        );
+        let unknown = config.endpoint("nope").unwrap_err();
+        assert_eq!((unknown.name.as_str(), &unknown.closest), ("nope", &None));
+        assert!(unknown.to_string().contains("[providers.nope]"));
     }
 
     /// Every `prompt-tester.toml` example on the front page and in the guide's chapters on

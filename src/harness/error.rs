@@ -35,11 +35,11 @@ pub enum HarnessError {
         /// `provider/model`.
         subject: String,
         /// Why the provider is unknown.
-        problem: String,
+        problem: crate::config::UnknownProvider,
     },
-    /// The baseline flags, or the baseline file.
-    #[error("{0}")]
-    BaselineFlags(String),
+    /// A baseline flag or variable.
+    #[error(transparent)]
+    BaselineFlags(#[from] super::baseline::FlagError),
     /// The baseline file cannot be used.
     #[error(transparent)]
     Baseline(#[from] BaselineError),

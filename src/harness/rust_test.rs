@@ -6,7 +6,7 @@ use futures::FutureExt;
 
 use super::registry::{BodyFuture, RustTest};
 use super::trial::panic_message;
-use crate::case::{Case, Column, Evaluator, Executor, RequestTemplate, Sampling};
+use crate::case::{Case, Column, Evaluator, Executor, NoSubject, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::conversation::render_turns;
 use crate::outcome::{SampleOutcome, classify};
@@ -72,10 +72,10 @@ pub fn case(
         let names = crate::render::and_list(&missing, |p| format!("{{{p}}}"));
         let fix: Vec<String> = missing.iter().map(|p| format!("{p} = ...")).collect();
         let fix = fix.join(", ");
-        request.subject = Err(format!(
+        request.subject = Err(NoSubject::MissingPlaceholder(format!(
             "{at}: placeholder {names} of {where_} has no value in target_prompt_vars; add \
              `target_prompt_vars({fix})`"
-        ));
+        )));
     }
     warnings.extend(request.seed_warning(config));
     let executor = match (spec.toolbox, spec.run_fn) {

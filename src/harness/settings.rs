@@ -116,9 +116,7 @@ impl Settings {
             reports,
             prune: flags.prune,
             claim: flags.claim,
-            baseline: flags
-                .baseline_settings(&commands)
-                .map_err(HarnessError::BaselineFlags)?,
+            baseline: flags.baseline_settings(&commands)?,
             subject,
             test_threads: test_threads()?,
             ci: crate::config::is_ci(),
@@ -243,7 +241,10 @@ struct Flags {
 
 impl Flags {
     /// `--baseline`, `--baseline-alpha` and `--fail-on-regression`, each flag over its variable.
-    fn baseline_settings(&self, commands: &Commands) -> Result<Option<baseline::Settings>, String> {
+    fn baseline_settings(
+        &self,
+        commands: &Commands,
+    ) -> Result<Option<baseline::Settings>, baseline::FlagError> {
         let pick = |flag: &'static str, value: Option<String>, var: &'static str| {
             value
                 .map(|v| (flag, v))

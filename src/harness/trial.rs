@@ -32,10 +32,11 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
     } = plan;
     // A case that cannot make a sample (an unknown provider, a placeholder without a value) fails once,
     // before any call, rather than once per sample.
-    if let Err(why) = &case.request.subject {
+    if let Err(no_subject) = &case.request.subject {
+        let why = no_subject.to_string();
         run.reporter
-            .unrun(trial, Status::Failed, why, case.info.clone());
-        return Err(Failed::from(crate::redact::for_terminal(why).into_owned()));
+            .unrun(trial, Status::Failed, &why, case.info.clone());
+        return Err(Failed::from(crate::redact::for_terminal(&why).into_owned()));
     }
     // Samples run on this thread (block_on polls them here), so the panic hook can tell them apart.
     let taken = in_trial(|| run.engine.block_on(take(&trial, only_run, &case, run)));

@@ -23,7 +23,7 @@ use crate::case::{
 use crate::config::Config;
 use crate::model::Subject;
 use crate::plan::SamplePlan;
-use crate::spanned::Syntax;
+use crate::spanned::{FileError, FileKind, Syntax};
 use assert::Check;
 use parse::Suite;
 
@@ -140,7 +140,11 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
         let file = same[0];
         match load(file) {
             Ok(suite) => items.extend(suite_items(config, Arc::new(suite), exact)),
-            Err(message) => items.push(broken(error_trial, message, Some(broken_case(file)))),
+            Err(error) => items.push(broken(
+                error_trial,
+                error.to_string(),
+                Some(broken_case(file)),
+            )),
         }
     }
     items
@@ -167,13 +171,12 @@ fn same_name(name: &str, files: &[&SuiteFile]) -> String {
     }
 }
 
-/// Reads and parses one suite file; `Err` is the failing trial's message.
-pub fn load(file: &SuiteFile) -> Result<Suite, String> {
-    let text = crate::text::read(&file.path)
-        .map_err(|e| format!("{}: cannot read the suite file: {e}", file.display))?;
+/// Reads and parses one suite file; `Err` (shown) is the failing trial's message.
+pub fn load(file: &SuiteFile) -> Result<Suite, FileError> {
+    let text = FileError::read(&file.path, &file.display, FileKind::Suite)?;
     let dir = file.path.parent().unwrap_or(Path::new("."));
     parse::parse(&file.name, &file.display, dir, &text)
-        .map_err(|problems| parse::report(&file.display, &text, &problems))
+        .map_err(|problems| FileError::invalid(&file.display, FileKind::Suite, &text, &problems))
 }
 
 fn broken(name: String, message: String, info: Option<CaseInfo>) -> Item {

@@ -17,8 +17,7 @@ use super::dataset::{self, Dataset, Format, Row, RowProblem};
 use super::template::{self, EXPECTED, Pending, Source};
 use crate::case::SuiteInfo;
 use crate::spanned::{
-    Document, NamedTables, Node, Problem, Reader, Report, Syntax, found, scalar_text, string,
-    unknown_key,
+    Document, NamedTables, Node, Problem, Reader, Syntax, found, scalar_text, string, unknown_key,
 };
 
 mod gate;
@@ -163,15 +162,11 @@ fn own_names<'t, 'i>(
     Cow::Owned(table)
 }
 
-/// The problems of a suite file as the failing trial's message.
-pub fn report(file: &str, text: &str, problems: &[Problem]) -> String {
-    Report {
-        file,
-        text,
-        problems,
-        consequence: "no case of this suite ran",
-    }
-    .to_string()
+/// The problems of a file as the failing trial shows them (the tests' shorthand for `spanned::FileError`).
+#[cfg(test)]
+pub(crate) fn report(file: &str, text: &str, problems: &[Problem]) -> String {
+    crate::spanned::FileError::invalid(file, crate::spanned::FileKind::Suite, text, problems)
+        .to_string()
 }
 
 /// Parses the text of a suite file. `file` is how it is shown, `dir` where relative paths start.

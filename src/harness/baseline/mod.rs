@@ -461,17 +461,52 @@ pub struct Settings {
 }
 
 /// Where a value came from, to name it in an error.
-pub type Source<'a> = (&'a str, String);
+pub type Source = (&'static str, String);
+
+/// A baseline flag or variable that cannot be used; `name` is the flag or variable as given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FlagError {
+    /// `--baseline-alpha` is not a number in (0, 1).
+    #[error(
+        "{name} is {value:?}; it must be a number between 0 and 1 (exclusive), the significance level, e.g. \
+         {DEFAULT_ALPHA}"
+    )]
+    Alpha {
+        /// The flag or variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// `--fail-on-regression`'s variable is not on or off.
+    #[error("{name} is {value:?}; use 1 or true, 0 or false")]
+    Switch {
+        /// The flag or variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A setting that means nothing without a baseline.
+    #[error(
+        "{name} needs a baseline: add --baseline PATH (or PROMPT_TESTER_BASELINE=PATH), a JSON report \
+         written by `{write_one}`"
+    )]
+    NoBaseline {
+        /// The flag or variable.
+        name: &'static str,
+        /// The command that writes a report, for this run's test target.
+        write_one: String,
+    },
+}
 
 /// The settings from the flags' values, each `(flag or variable name, value)`; `None` without a
 /// baseline. `alpha` and `fail_on_regression` without a baseline are errors: they would do nothing
 /// (naming the command of `commands` that writes a baseline).
 pub fn settings(
-    path: Option<Source<'_>>,
-    alpha: Option<Source<'_>>,
-    fail_on_regression: Option<Source<'_>>,
+    path: Option<Source>,
+    alpha: Option<Source>,
+    fail_on_regression: Option<Source>,
     commands: &Commands,
-) -> Result<Option<Settings>, String> {
+) -> Result<Option<Settings>, FlagError> {
     let alpha_value = alpha
         .as_ref()
         .map(|(name, value)| parse_alpha(name, value))
@@ -486,11 +521,10 @@ pub fn settings(
             fail.filter(|f| *f).and(fail_on_regression.map(|(n, _)| n)),
         ];
         return match stray.into_iter().flatten().next() {
-            Some(name) => Err(format!(
-                "{name} needs a baseline: add --baseline PATH (or PROMPT_TESTER_BASELINE=PATH), a JSON report \
-                 written by `{}`",
-                commands.report("PATH")
-            )),
+            Some(name) => Err(FlagError::NoBaseline {
+                name,
+                write_one: commands.report("PATH"),
+            }),
             None => Ok(None),
         };
     };
@@ -502,22 +536,25 @@ pub fn settings(
 }
 
 /// A significance level in (0, 1).
-fn parse_alpha(name: &str, value: &str) -> Result<f64, String> {
+fn parse_alpha(name: &'static str, value: &str) -> Result<f64, FlagError> {
     match value.trim().parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!(
-            "{name} is {value:?}; it must be a number between 0 and 1 (exclusive), the significance level, e.g. \
-             {DEFAULT_ALPHA}"
-        )),
+        _ => Err(FlagError::Alpha {
+            name,
+            value: value.to_string(),
+        }),
     }
 }
 
 /// An on/off value: `1`/`true` or `0`/`false` (a flag without a value is `1`).
-fn parse_switch(name: &str, value: &str) -> Result<bool, String> {
+fn parse_switch(name: &'static str, value: &str) -> Result<bool, FlagError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "1" | "true" => Ok(true),
         "0" | "false" => Ok(false),
-        _ => Err(format!("{name} is {value:?}; use 1 or true, 0 or false")),
+        _ => Err(FlagError::Switch {
+            name,
+            value: value.to_string(),
+        }),
     }
 }
 

@@ -135,8 +135,15 @@ fn settings_name_the_flag_or_variable_of_a_bad_value() {
             None,
         )
         .unwrap_err();
+        assert_eq!(
+            e,
+            FlagError::Alpha {
+                name: "PROMPT_TESTER_BASELINE_ALPHA",
+                value: bad.into()
+            }
+        );
         assert!(
-            e.starts_with(&format!(
+            e.to_string().starts_with(&format!(
                 "PROMPT_TESTER_BASELINE_ALPHA is {bad:?}; it must be"
             )),
             "{e}"
@@ -148,13 +155,26 @@ fn settings_name_the_flag_or_variable_of_a_bad_value() {
         flag("PROMPT_TESTER_FAIL_ON_REGRESSION", "yes please"),
     )
     .unwrap_err();
+    assert!(matches!(e, FlagError::Switch { .. }), "{e:?}");
     assert!(
-        e.starts_with("PROMPT_TESTER_FAIL_ON_REGRESSION is \"yes please\""),
+        e.to_string()
+            .starts_with("PROMPT_TESTER_FAIL_ON_REGRESSION is \"yes please\""),
         "{e}"
     );
     let e = settings(None, None, flag("--fail-on-regression", "1")).unwrap_err();
     assert!(
-        e.starts_with("--fail-on-regression needs a baseline: add --baseline PATH"),
+        matches!(
+            e,
+            FlagError::NoBaseline {
+                name: "--fail-on-regression",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .starts_with("--fail-on-regression needs a baseline: add --baseline PATH"),
         "{e}"
     );
     assert_eq!(
