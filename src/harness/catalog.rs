@@ -325,7 +325,7 @@ impl<'a> Catalog<'a> {
                         only_run,
                         case,
                     })),
-                    Err(message) => TrialKind::Broken(message),
+                    Err(error) => TrialKind::Broken(error.to_string()),
                 }))
             },
         )

@@ -191,7 +191,9 @@ async fn run_row(rows: &GateRows, i: usize, run: &Run) -> TrialRecord {
     let row = &rows.rows[i];
     let started = Instant::now();
     match rows.case(i) {
-        Err(message) => TrialRecord::unrun(row.trial.clone(), Status::Errored, &message, None),
+        Err(error) => {
+            TrialRecord::unrun(row.trial.clone(), Status::Errored, &error.to_string(), None)
+        }
         Ok(case) => {
             let taken = trial::take(&row.trial, None, &case, run).await;
             trial::conclude(row.trial.clone(), &case, taken, run, started)

@@ -355,10 +355,11 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
                     // A row two gates count is one problem.
                     let rows = gate.shared.rows();
                     for i in gate.counted().0 {
-                        if let Err(message) = rows.case(i)
-                            && seen.insert(message.clone())
-                        {
-                            problems.push(message);
+                        if let Err(error) = rows.case(i) {
+                            let message = error.to_string();
+                            if seen.insert(message.clone()) {
+                                problems.push(message);
+                            }
                         }
                     }
                     break;

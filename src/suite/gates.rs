@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{Column, Config, Suite, Wanted, row_case};
+use super::{CaseError, Column, Config, Suite, Wanted, row_case};
 use crate::case::{Case, CaseInfo, Cell};
 use crate::role::CallRole;
 use crate::trial_name;
@@ -52,13 +52,13 @@ impl Gate {
 pub struct GateRows {
     /// The rows in file order.
     pub rows: Vec<GateRow>,
-    /// The case of row `i`, or its failing trial's message.
-    build: Box<dyn Fn(usize) -> Result<Arc<Case>, String> + Send + Sync>,
+    /// The case of row `i`, or why it cannot run.
+    build: Box<dyn Fn(usize) -> Result<Arc<Case>, CaseError> + Send + Sync>,
 }
 
 impl GateRows {
     /// The case of row `i` (built anew: the harness builds each row once).
-    pub fn case(&self, i: usize) -> Result<Arc<Case>, String> {
+    pub fn case(&self, i: usize) -> Result<Arc<Case>, CaseError> {
         (self.build)(i)
     }
 }

@@ -7,6 +7,7 @@
 //! The format is documented in `src/guide/suites.md`.
 
 pub mod assert;
+mod case_error;
 pub mod dataset;
 pub mod gates;
 pub mod parse;
@@ -28,6 +29,7 @@ use assert::Check;
 use parse::Suite;
 
 pub use assert::CustomAssertion;
+pub use case_error::{CaseError, RowError};
 
 /// The suffixes of suite files: TOML, then YAML's two spellings.
 pub const SUFFIXES: &[&str] = &[".evals.toml", ".evals.yaml", ".evals.yml"];
@@ -97,8 +99,8 @@ pub struct LazyRow {
     pub live_only: bool,
     /// The calls besides the subject's that the suite's assertions make (a row's own are not read).
     pub other_calls: Vec<crate::role::CallRole>,
-    /// The case, or the failing trial's message; built on first use.
-    pub build: Arc<dyn Fn() -> Result<Arc<Case>, String> + Send + Sync>,
+    /// The case, or why it cannot run (the failing trial's message); built on first use.
+    pub build: Arc<dyn Fn() -> Result<Arc<Case>, CaseError> + Send + Sync>,
 }
 
 /// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
@@ -349,7 +351,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                         };
                         Item::Case(Box::new(resolve(config, &suite, case, place, plan)))
                     }
-                    Err(message) => broken(name, message, Some(info)),
+                    Err(error) => broken(name, error.to_string(), Some(info)),
                 },
             });
         }
@@ -424,7 +426,7 @@ fn row_case(
     row: &str,
     info: CaseInfo,
     column: &Column,
-) -> Result<Arc<Case>, String> {
+) -> Result<Arc<Case>, CaseError> {
     let rows = suite.rows.as_ref().expect("a row's suite has rows");
     let written = &rows.dataset.rows[index];
     let case = rows.case(written)?;
@@ -445,10 +447,10 @@ fn plan(
     suite: &Suite,
     case: &parse::Case,
     name: &str,
-) -> Result<SamplePlan, String> {
+) -> Result<SamplePlan, CaseError> {
     let s = &case.settings;
-    SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|e| {
-        let key = e.key();
+    SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|error| {
+        let key = error.key();
         let at = s
             .sampling_at
             .iter()
@@ -461,7 +463,12 @@ fn plan(
                 " (with [defaults] in prompt-tester.toml)",
             ),
         };
-        format!("{at}: `{key}` of case `{name}`{whence}: {e}")
+        CaseError::Sampling {
+            at,
+            case: name.to_string(),
+            whence,
+            error,
+        }
     })
 }
 

@@ -653,9 +653,14 @@ mod tests {
         let suite = parse("s", "s.evals.toml", Path::new("/nonexistent"), text)
             .unwrap_or_else(|p| panic!("{}", report("s.evals.toml", text, &p)));
         let config = crate::config::Config::defaults(Path::new("."));
-        let problem =
+        let error =
             super::super::plan(&config, &suite, &suite.cases[0], "s::a").expect_err("rejected");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let crate::suite::CaseError::Sampling { at, whence, .. } = &error else {
+            panic!("{error:?}")
+        };
+        assert_eq!((at.as_str(), *whence), ("s.evals.toml:5", ""));
+        let problem = error.to_string();
         // Located at the key, with the range that works.
         assert!(problem.contains("s.evals.toml:5:"), "{problem}");
         assert!(

@@ -1,16 +1,17 @@
 //! A dataset row as a suite case, built only for a row whose trial is wanted: its placeholders are
 //! checked and its assertions (the suite's, then its own) filled in here, not when the file is read.
 
-use super::dataset::{Row, RowProblem, row_report};
+use super::RowError;
+use super::dataset::{Row, RowProblem};
 use super::parse::{Case, Rows};
 use super::template::{self, Source};
 
 impl Rows {
-    /// The case of `row`, or the failing trial's message.
-    pub fn case(&self, row: &Row) -> Result<Case, String> {
+    /// The case of `row`, or why it cannot run.
+    pub fn case(&self, row: &Row) -> Result<Case, RowError> {
         let file = &self.dataset.file;
         if !row.problems.is_empty() {
-            return Err(row_report(file, row, &row.problems));
+            return Err(row_error(file, row, row.problems.clone()));
         }
         let mut problems = Vec::new();
         for p in &self.placeholders {
@@ -70,7 +71,7 @@ impl Rows {
             }
         }
         if !problems.is_empty() {
-            return Err(row_report(file, row, &problems));
+            return Err(row_error(file, row, problems));
         }
         let used: Vec<&str> = template::names_used(&pending).collect();
         let unused_inputs = row
@@ -89,5 +90,14 @@ impl Rows {
             settings: self.settings.clone(),
             unused_inputs,
         })
+    }
+}
+
+fn row_error(file: &str, row: &Row, problems: Vec<RowProblem>) -> RowError {
+    RowError {
+        file: file.to_string(),
+        row: row.name.clone(),
+        line: row.line,
+        problems,
     }
 }

@@ -516,7 +516,7 @@ fn rows_of(
     suite: &str,
     file: &str,
     data: &str,
-) -> Vec<Result<super::parse::Case, String>> {
+) -> Vec<Result<super::parse::Case, super::RowError>> {
     let dir = Scratch::new(&format!("rows-{name}"));
     dir.file(file, data);
     let suite = parsed(suite, dir.path()).unwrap();
@@ -550,7 +550,10 @@ fn a_row_with_problems_is_its_own_failure_located_by_line() {
         ]
     );
     assert!(check_sync(&ok.asserts[1].check, &run("Q1 1")).passed);
-    let message = |i: usize| rows[i].as_ref().expect_err("a problem").clone();
+    let error = rows[1].as_ref().expect_err("a problem");
+    assert_eq!((error.line, error.problems.len()), (2, 1), "{error:?}");
+    assert_eq!(error.problems[0].place, "`q`");
+    let message = |i: usize| rows[i].as_ref().expect_err("a problem").to_string();
     for (i, expected) in [
         (
             1,
@@ -624,7 +627,7 @@ fn a_scored_case_whose_assertions_all_weigh_0_is_a_located_error() {
     let suite = "prompt = \"Q {q}\"\ncases_file = \"d.jsonl\"\nthreshold = 0.8\nassert = [{ contains = \"Q\", weight = 0 }]\n";
     let data = "{\"id\": \"zero\", \"q\": \"1\"}\n{\"id\": \"one\", \"q\": \"1\", \"assert\": [{\"contains\": \"1\"}]}\n";
     let rows = rows_of("unweighted", suite, "d.jsonl", data);
-    let message = rows[0].as_ref().expect_err("a problem");
+    let message = rows[0].as_ref().expect_err("a problem").to_string();
     assert!(
         message.contains("prompt-tests/d.jsonl:1: `assert`: every assertion weighs 0"),
         "{message}"

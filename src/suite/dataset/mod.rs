@@ -106,30 +106,6 @@ impl RowProblem {
     }
 }
 
-/// The failing trial's message for a row with problems: `file:line: place: message` and the fix,
-/// for each.
-pub fn row_report(file: &str, row: &Row, problems: &[RowProblem]) -> String {
-    let n = problems.len();
-    let mut text = format!(
-        "row `{}` of {file} (line {}) has {n} problem{}; it did not run:",
-        row.name,
-        row.line,
-        if n == 1 { "" } else { "s" }
-    );
-    for p in problems {
-        let place = if p.place.is_empty() {
-            String::new()
-        } else {
-            format!(" {}:", p.place)
-        };
-        text.push_str(&format!(
-            "\n{file}:{}:{place} {}\n  fix: {}",
-            row.line, p.message, p.fix
-        ));
-    }
-    text
-}
-
 /// A problem with the dataset file as a whole: no row can be read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileProblem {

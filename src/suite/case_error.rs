@@ -1,0 +1,68 @@
+//! Why a suite case or dataset row cannot run: the trial fails with it, once, before any call.
+
+use std::fmt;
+
+use super::dataset::RowProblem;
+use crate::config::SamplingError;
+
+/// Why a case or row was not built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CaseError {
+    /// A dataset row has problems (a value that cannot be used, an input a placeholder lacks, an
+    /// assertion that does not read).
+    #[error(transparent)]
+    Row(#[from] RowError),
+    /// The sampling keys, over the suite's and `[defaults]`, cannot make a plan.
+    #[error("{at}: `{key}` of case `{case}`{whence}: {error}", key = error.key())]
+    Sampling {
+        /// Where the key to fix was written (`file:line`), or the suite file.
+        at: String,
+        /// The case's trial name.
+        case: String,
+        /// `" (with [defaults] in prompt-tester.toml)"` when the key is set in no file of the suite.
+        whence: &'static str,
+        /// What is wrong.
+        error: SamplingError,
+    },
+}
+
+/// A dataset row's problems: shown as `file:line: place: message` and the fix, for each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowError {
+    /// The dataset file as shown.
+    pub file: String,
+    /// The row's name.
+    pub row: String,
+    /// The 1-based line where the row starts.
+    pub line: usize,
+    /// Its problems, in the order found.
+    pub problems: Vec<RowProblem>,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Self {
+            file,
+            row,
+            line,
+            problems,
+        } = self;
+        let n = problems.len();
+        write!(
+            f,
+            "row `{row}` of {file} (line {line}) has {n} problem{}; it did not run:",
+            if n == 1 { "" } else { "s" }
+        )?;
+        for p in problems {
+            let place = if p.place.is_empty() {
+                String::new()
+            } else {
+                format!(" {}:", p.place)
+            };
+            write!(f, "\n{file}:{line}:{place} {}\n  fix: {}", p.message, p.fix)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RowError {}
