@@ -134,17 +134,12 @@ struct GateRows {
 }
 
 impl TryFrom<GateRows> for GateCounts {
-    type Error = String;
+    type Error = CountsError;
 
-    fn try_from(g: GateRows) -> Result<Self, String> {
-        let runs = Runs::try_from(RunCounts {
-            runs_passed: g.rows_passed,
-            runs_total: g.rows_total,
-        })
-        .map_err(|e| e.replace("runs_", "rows_"))?;
+    fn try_from(g: GateRows) -> Result<Self, CountsError> {
         Ok(GateCounts {
             gate: g.gate,
-            rows: runs.0,
+            rows: checked("rows", g.rows_passed, g.rows_total)?,
         })
     }
 }
@@ -173,22 +168,41 @@ struct RunCounts {
 const MAX_BASELINE_RUNS: u32 = 10_000_000;
 
 impl TryFrom<RunCounts> for Runs {
-    type Error = String;
+    type Error = CountsError;
 
-    fn try_from(runs: RunCounts) -> Result<Self, String> {
-        let (passed, total) = (runs.runs_passed, runs.runs_total);
-        if passed > total {
-            return Err(format!(
-                "runs_passed {passed} is more than runs_total {total}"
-            ));
-        }
-        if total > MAX_BASELINE_RUNS {
-            return Err(format!(
-                "runs_total {total} is more than {MAX_BASELINE_RUNS}, more samples than a run takes"
-            ));
-        }
-        Ok(Runs(Counts::new(passed, total)))
+    fn try_from(runs: RunCounts) -> Result<Self, CountsError> {
+        checked("runs", runs.runs_passed, runs.runs_total).map(Runs)
     }
+}
+
+/// Counts no run writes; `unit` is what the report counts (`runs` of an entry, `rows` of a gate).
+#[derive(Debug, thiserror::Error)]
+enum CountsError {
+    /// More passed than counted.
+    #[error("{unit}_passed {passed} is more than {unit}_total {total}")]
+    PassedOverTotal {
+        unit: &'static str,
+        passed: u32,
+        total: u32,
+    },
+    /// More counted than a run takes.
+    #[error("{unit}_total {total} is more than {MAX_BASELINE_RUNS}, more samples than a run takes")]
+    TooMany { unit: &'static str, total: u32 },
+}
+
+/// `passed` of `total` as a baseline may hold them.
+fn checked(unit: &'static str, passed: u32, total: u32) -> Result<Counts, CountsError> {
+    if passed > total {
+        return Err(CountsError::PassedOverTotal {
+            unit,
+            passed,
+            total,
+        });
+    }
+    if total > MAX_BASELINE_RUNS {
+        return Err(CountsError::TooMany { unit, total });
+    }
+    Ok(Counts::new(passed, total))
 }
 
 impl ReportCounts {
