@@ -136,6 +136,13 @@ pub enum CallError {
     Failed(String),
 }
 
+/// A call to a provider no endpoint has fails with its message, naming the closest and the known ones.
+impl From<crate::config::UnknownProvider> for CallError {
+    fn from(unknown: crate::config::UnknownProvider) -> Self {
+        Self::Failed(unknown.to_string())
+    }
+}
+
 /// The shared engine.
 pub struct Engine {
     /// The configuration.
@@ -279,10 +286,7 @@ impl Engine {
 
     /// The client for the provider called `name`.
     pub fn client(&self, name: &str) -> Result<Arc<ProviderClient>, CallError> {
-        let endpoint = self
-            .config
-            .endpoint(name)
-            .map_err(|e| CallError::Failed(e.to_string()))?;
+        let endpoint = self.config.endpoint(name)?;
         // Keyed by the endpoint, not the name used (`gemini` is `google`): one in-flight limit each.
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         let client = clients.entry(endpoint.name.clone()).or_insert_with(|| {
@@ -425,10 +429,7 @@ impl Engine {
     /// The client for `provider`'s embeddings: the endpoint's own client, or one of its own when the
     /// endpoint serves embeddings at another base URL (a second server, with its own in-flight limit).
     fn embeddings_client(&self, provider: &str) -> Result<Arc<ProviderClient>, CallError> {
-        let endpoint = self
-            .config
-            .endpoint(provider)
-            .map_err(|e| CallError::Failed(e.to_string()))?;
+        let endpoint = self.config.endpoint(provider)?;
         let Some(base_url) = self.config.embeddings_base_urls.get(&endpoint.name) else {
             return self.client(provider);
         };

@@ -4,8 +4,9 @@
 //! serde, so that a problem can point at the exact key or value, name the key path, and say how to fix
 //! it; every problem of a file is collected, not only the first. A YAML suite is read into the same tree
 //! (`yaml.rs`), so one reader serves both, and its problems are shown in YAML's words (`wording.rs`).
-//! This module knows values, spans, problems and "did you mean": the format's keys, defaults and
-//! wording stay with the format.
+//! This module knows values, spans, problems and "did you mean", and the two kinds of file read this
+//! way (a suite, a calibration set), which word a `FileError`: the format's keys, defaults and the
+//! wording of its problems stay with the format.
 
 mod report;
 mod wording;

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::dataset::RowProblem;
+use super::dataset::{Row, RowProblem};
 use crate::config::SamplingError;
 
 /// Why a case or row was not built.
@@ -37,6 +37,18 @@ pub struct RowError {
     pub line: usize,
     /// Its problems, in the order found.
     pub problems: Vec<RowProblem>,
+}
+
+impl RowError {
+    /// The `problems` of `row` of the dataset file shown as `file`.
+    pub fn new(file: &str, row: &Row, problems: Vec<RowProblem>) -> Self {
+        Self {
+            file: file.to_string(),
+            row: row.name.clone(),
+            line: row.line,
+            problems,
+        }
+    }
 }
 
 impl fmt::Display for RowError {

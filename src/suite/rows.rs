@@ -11,7 +11,7 @@ impl Rows {
     pub fn case(&self, row: &Row) -> Result<Case, RowError> {
         let file = &self.dataset.file;
         if !row.problems.is_empty() {
-            return Err(row_error(file, row, row.problems.clone()));
+            return Err(RowError::new(file, row, row.problems.clone()));
         }
         let mut problems = Vec::new();
         for p in &self.placeholders {
@@ -71,7 +71,7 @@ impl Rows {
             }
         }
         if !problems.is_empty() {
-            return Err(row_error(file, row, problems));
+            return Err(RowError::new(file, row, problems));
         }
         let used: Vec<&str> = template::names_used(&pending).collect();
         let unused_inputs = row
@@ -90,14 +90,5 @@ impl Rows {
             settings: self.settings.clone(),
             unused_inputs,
         })
-    }
-}
-
-fn row_error(file: &str, row: &Row, problems: Vec<RowProblem>) -> RowError {
-    RowError {
-        file: file.to_string(),
-        row: row.name.clone(),
-        line: row.line,
-        problems,
     }
 }
