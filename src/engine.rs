@@ -22,6 +22,7 @@ pub use crate::usage::Usage;
 
 mod bill;
 mod event;
+mod same_call;
 use bill::Billed;
 pub use event::{CallEnd, CallEvent, CallObserver};
 
@@ -164,6 +165,8 @@ pub struct Engine {
     budget: Option<Arc<Budget>>,
     /// The commands messages name, for this run's test target.
     pub commands: crate::commands::Commands,
+    /// The calls being made now, so that an identical one waits and replays it.
+    same_calls: same_call::SameCalls,
 }
 
 impl std::fmt::Debug for Engine {
@@ -262,6 +265,7 @@ impl Engine {
             replacements: policy.replacements,
             observer,
             budget: budget.map(Arc::new),
+            same_calls: same_call::SameCalls::default(),
         })
     }
 
@@ -371,7 +375,18 @@ impl Engine {
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
-        let keep = match self.prepare(&call, client, request.completion())? {
+        let mut prepared = self.prepare(&call, client, request.completion())?;
+        // A first recording waits for an identical call being made, then decides again (and replays
+        // it); its turn is held until its own answer is recorded.
+        let first = matches!(prepared, Prepared::Call(Keep::First(_)));
+        let turn = match first && self.mode == CassetteMode::Auto {
+            true => Some(self.same_calls.turn(&call.scope.cassette, &call.key).await),
+            false => None,
+        };
+        if turn.is_some() {
+            prepared = self.prepare(&call, client, request.completion())?;
+        }
+        let keep = match prepared {
             Prepared::Replay(entry) => {
                 let latency = cassette::latency_of(&entry);
                 let mut answer = R::answer_in(entry.call)
@@ -423,6 +438,7 @@ impl Engine {
             }
             .map_err(|e| CallError::Failed(e.to_string()))?;
         }
+        drop(turn);
         Ok((answer, latency, false))
     }
 

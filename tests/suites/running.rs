@@ -161,3 +161,33 @@ fn a_suite_records_one_cassette_then_replays_it_offline() {
     again.assert_stderr_has("(2 replayed from cassettes)");
     assert_eq!(again.suite("geo")["usage"]["subject"]["replayed"], 2);
 }
+
+#[test]
+fn cases_asking_one_call_together_make_it_once_and_replay_it() {
+    // Slow answers, so that the cases ask at the same time.
+    let fake = FakeProvider::builder()
+        .echo_text("a")
+        .latency(std::time::Duration::from_millis(300))
+        .start();
+    let mut f = Fixture::calling("same-call", &fake, "auto");
+    let cases = ["one", "two", "three", "four"];
+    let mut suite = "prompt = \"Q {q}\"\n".to_string();
+    for case in cases {
+        suite += &format!(
+            "[[cases]]\nname = \"{case}\"\ninputs = {{ q = \"1\" }}\nassert = [{{ contains = \"a\" }}]\n"
+        );
+    }
+    f.file("prompt-tests/same.evals.toml", &suite);
+    let first = f.run(&["--test-threads", "4"]);
+    let cases = cases.map(|case| format!("same::{case}"));
+    let cases = cases.each_ref().map(|case| (case.as_str(), "ok"));
+    first.assert_statuses(&cases);
+    assert_eq!(fake.request_count(), 1, "{}", first.context());
+    first.assert_stderr_has("4 model calls (3 replayed from cassettes");
+    assert_eq!(f.recorded("same").len(), 1, "one answer per call");
+    drop(fake);
+
+    f.mode = "replay";
+    let again = f.run(&[]);
+    again.assert_statuses(&cases);
+}

@@ -243,7 +243,9 @@ fn a_yaml_matrix_and_dataset_run_as_their_toml_twins_do() {
     for (trial, status) in trials("FAILED") {
         first.assert_statuses(&[(&trial, status)]);
     }
-    assert_eq!(fake.requests().len(), 8);
+    // The inline case and the dataset row render the same four calls: each is made once, and the
+    // second trial to ask it replays its recording, as it will offline.
+    assert_eq!(fake.requests().len(), 4);
     // One cassette for the suite, named as a TOML suite's is; offline, every trial replays from it.
     assert!(
         f.root
