@@ -379,9 +379,10 @@ impl Engine {
         // A first recording waits for an identical call being made, then decides again (and replays
         // it); its turn is held until its own answer is recorded.
         let first = matches!(prepared, Prepared::Call(Keep::First(_)));
-        let turn = match first && self.mode == CassetteMode::Auto {
-            true => Some(self.same_calls.turn(&call.scope.cassette, &call.key).await),
-            false => None,
+        let turn = if first && self.mode == CassetteMode::Auto {
+            Some(self.same_calls.turn(&call.scope.cassette, &call.key).await)
+        } else {
+            None
         };
         if turn.is_some() {
             prepared = self.prepare(&call, client, request.completion())?;

@@ -73,7 +73,7 @@ mod tests {
     use std::time::Duration;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn identical_calls_take_turns_and_other_calls_do_not_wait() {
+    async fn identical_calls_take_turns_and_their_slot_is_forgotten_after() {
         let calls = Arc::new(SameCalls::default());
         let inside = Arc::new(AtomicUsize::new(0));
         let most = Arc::new(AtomicUsize::new(0));
@@ -107,13 +107,19 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn one_key_in_two_cassettes_is_two_slots() {
+    async fn only_the_same_key_in_the_same_cassette_waits() {
         let calls = SameCalls::default();
         let _a = calls.turn("a", "k").await;
-        let waited = tokio::time::timeout(Duration::from_secs(1), calls.turn("b", "k")).await;
+        let wait = Duration::from_secs(1);
+        let other_cassette = tokio::time::timeout(wait, calls.turn("b", "k")).await;
         assert!(
-            waited.is_ok(),
-            "another cassette's call of the same key does not wait"
+            other_cassette.is_ok(),
+            "another cassette's call of one key does not wait"
+        );
+        let other_key = tokio::time::timeout(wait, calls.turn("a", "j")).await;
+        assert!(
+            other_key.is_ok(),
+            "another key in the same cassette does not wait"
         );
         assert!(
             tokio::time::timeout(Duration::from_millis(50), calls.turn("a", "k"))
