@@ -64,6 +64,7 @@ pub use completion::{
     TurnRole,
 };
 pub use config::Config;
+pub use engine::{CallError, CallErrorKind};
 pub use harness::{Harness, main};
 pub use judge::{JudgeError, JudgeVerdict};
 pub use model::{Model, Provider};
