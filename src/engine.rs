@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::budget::Budget;
 use crate::cassette::decision::{
-    self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Write,
+    self, Decision, Recording, Refusal, Replacements, Situation, Write,
 };
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, ReplaceInto};
 use crate::completion::{CompletionRequest, CompletionResult};
@@ -23,6 +23,7 @@ mod bill;
 mod call_error;
 mod event;
 mod same_call;
+mod site;
 use bill::Billed;
 pub use call_error::{CallEnding, CallError, CallErrorKind};
 pub use event::{CallEnd, CallEvent, CallObserver};
@@ -433,6 +434,12 @@ impl Engine {
                 // connection) or a success it could not read may have been: its worst case stays spent.
                 let billed = matches!(e.status, None | Some(200..=299));
                 held.settle(if billed { None } else { Some(0.0) });
+                // In auto mode a call that replaces a sample's recordings is a stale one.
+                if let (None, CassetteMode::Auto, Keep::Replacing(cassette, _)) =
+                    (e.status, self.mode, &keep)
+                {
+                    return Err(self.stale_unanswered(&call, cassette, request.completion(), &e));
+                }
                 return Err(CallError::provider(&e));
             }
         };
@@ -548,65 +555,22 @@ impl Engine {
                 (Write::Cassette, Some(c)) => Keep::Replacing(c, ReplaceInto::Cassette),
                 (Write::Pending, Some(c)) => Keep::Replacing(c, ReplaceInto::Pending),
             })),
-            Decision::Ignore(why) => Err(CallError::unavailable(site(Vec::new()).unavailable(why))),
+            Decision::Ignore(why) => Err(CallError::unavailable(
+                site((Vec::new(), true)).unavailable(why),
+            )),
             Decision::Fail(refusal) => {
-                let changes = match (&refusal, &cassette, request) {
-                    (Refusal::Stale { .. }, Some(c), Some(request)) => {
-                        let sample = c.sample(&scope.test, scope.run_index);
-                        let recorded = c.recorded_requests(&sample, call.role);
-                        recorded
-                            .iter()
-                            .map(|old| cassette::changes::describe(old, request))
-                            .min_by_key(Vec::len)
-                            .unwrap_or_default()
-                    }
-                    _ => Vec::new(),
+                let (changes, role_recorded) = match (&refusal, &cassette) {
+                    (Refusal::Stale { .. }, Some(c)) => self.what_changed(call, c, request),
+                    _ => (Vec::new(), true),
                 };
-                let message = site(changes.clone()).refusal(&refusal);
-                Err(CallError::refused(&refusal, changes, message))
+                let message = site((changes.clone(), role_recorded)).refusal(&refusal);
+                Err(if role_recorded {
+                    CallError::refused(&refusal, changes, message)
+                } else {
+                    CallError::new(CallErrorKind::NotRecorded { ci: self.ci }, message)
+                })
             }
         }
-    }
-
-    /// What the message about a call that is not made names. Built only then: a replayed call never
-    /// pays for these strings.
-    fn call_site<'a>(
-        &self,
-        call: &Call<'a>,
-        cassette: Option<&cassette::Cassette>,
-        missing_key: &'a Option<String>,
-        changes: Vec<String>,
-    ) -> CallSite<'a> {
-        let scope = call.scope;
-        let path = cassette.map_or_else(
-            || self.cassettes.path_for(&scope.cassette),
-            |c| c.path().to_path_buf(),
-        );
-        CallSite {
-            commands: self.commands.clone(),
-            filter: &scope.filter,
-            cassette: display_path(&path, &self.config.root),
-            cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),
-            role: call.role,
-            run: (scope.run_index, scope.runs),
-            provider: call.provider,
-            mode: self.mode,
-            missing_key: missing_key.as_deref(),
-            also_missing: self.judge_missing_key(call.role).into_iter().collect(),
-            changes,
-        }
-    }
-
-    /// The key the judge needs and misses, for a subject call's message: recording the subject's
-    /// answer anew records the judge's verdict on it too.
-    fn judge_missing_key(&self, role: CallRole) -> Option<String> {
-        let judge = self
-            .config
-            .judge
-            .as_ref()
-            .filter(|_| role == CallRole::Subject)?;
-        let endpoint = self.config.endpoint(&judge.provider).ok()?;
-        crate::provider::missing_key_for(endpoint)
     }
 
     /// Keeps what `scope`'s checks decided beside the calls it recorded in this run (see
