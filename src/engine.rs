@@ -250,7 +250,7 @@ impl Engine {
             .thread_name("prompt-tester")
             .build()
             .expect("the tokio runtime starts");
-        let http = crate::provider::http_client(config.concurrency.max(16));
+        let http = crate::provider::http_client(config.concurrency().max(16));
         Arc::new(Self {
             cassettes: CassetteStore::new(&config.cassette_dir)
                 .with_pending_dir(policy.pending_dir)

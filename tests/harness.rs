@@ -884,3 +884,31 @@ fn credentials_in_a_base_url_reach_neither_the_console_nor_a_report() {
     }
     assert!(!context.contains("s3cretpw"), "{context}");
 }
+
+/// A test whose attribute's value panics fails alone, with where it is and the panic; the others list
+/// and run (`panic_fixture`).
+#[test]
+fn a_panicking_attribute_value_fails_its_test_alone() {
+    let scratch = Scratch::new("harness", "panicking-attribute");
+    let list = scratch.run_example("panic_fixture", &["--list"], &[]);
+    list.assert_success();
+    let listed = list.listed();
+    for name in ["broken_vars", "fine", "fine::run_1", "fine::run_2"] {
+        assert!(listed.iter().any(|l| l == name), "{name}: {}", list.context());
+    }
+    let run = scratch.run_example("panic_fixture", &[], &[]);
+    run.assert_code(101);
+    assert_eq!(run.outcome("broken_vars"), "FAILED");
+    assert_eq!(run.outcome("fine"), "ok");
+    for part in [
+        "test `broken_vars` (tests/fixtures/panic_fixture.rs:28): a value of its #[prompt_test] attribute \
+         panicked at tests/fixtures/panic_fixture.rs:18:5:\nthe memo file is missing",
+        "test result: FAILED. 1 passed; 1 failed",
+    ] {
+        run.assert_stdout_has(part);
+    }
+    // Asked for by name, as nextest runs it: the same failure.
+    let exact = scratch.run_example("panic_fixture", &["broken_vars", "--exact"], &[]);
+    exact.assert_code(101);
+    exact.assert_stdout_has("the memo file is missing");
+}

@@ -305,3 +305,23 @@ fn nextest_runs_the_gates_of_a_dataset_one_process_each_and_never_its_rows() {
     );
     assert_eq!(fake.request_count(), 8, "the estimate calls nothing");
 }
+
+#[test]
+fn a_panicking_attribute_value_fails_its_test_alone_under_nextest() {
+    let scratch = Scratch::new("nextest", "panicking-attribute");
+    wrapper_crate(&scratch);
+    let harness = child::example_binary("panic_fixture");
+    let harness = harness.display().to_string();
+    // The key makes `fine` expected to run (its `run_fn` calls nothing, but the listing cannot know).
+    let env = [("PT_HARNESS", harness.as_str()), ("OPENAI_API_KEY", KEY)];
+    let Some(run) = nextest(&scratch, &[], &env) else {
+        return;
+    };
+    // nextest built its list: the other test ran and passed.
+    assert_eq!(status(&run, "fine"), "PASS", "{}", run.context());
+    assert_eq!(status(&run, "broken_vars"), "FAIL", "{}", run.context());
+    child::assert_contains(
+        &format!("{}\n{}", run.stdout(), run.stderr()),
+        &["a value of its #[prompt_test] attribute panicked at", "the memo file is missing"],
+    );
+}
