@@ -894,7 +894,11 @@ fn a_panicking_attribute_value_fails_its_test_alone() {
     list.assert_success();
     let listed = list.listed();
     for name in ["broken_vars", "fine", "fine::run_1", "fine::run_2"] {
-        assert!(listed.iter().any(|l| l == name), "{name}: {}", list.context());
+        assert!(
+            listed.iter().any(|l| l == name),
+            "{name}: {}",
+            list.context()
+        );
     }
     let run = scratch.run_example("panic_fixture", &[], &[]);
     run.assert_code(101);
