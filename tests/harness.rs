@@ -916,3 +916,40 @@ fn a_panicking_attribute_value_fails_its_test_alone() {
     exact.assert_code(101);
     exact.assert_stdout_has("the memo file is missing");
 }
+
+/// Judge calls dropped after they were sent (`cancel_fixture`: two `tokio::time::timeout`s around
+/// `run.ask`, against a server that never answers) are spent at their worst case, and the figures say
+/// so as an upper bound, the same sum the budget counts.
+#[test]
+fn dropped_judge_calls_are_spent_at_their_worst_case_and_shown_as_an_upper_bound() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let scratch = Scratch::new("harness", "dropped-calls");
+    scratch.config(&format!(
+        "[providers.slow]\nbase_url = \"http://127.0.0.1:{port}/v1\"\n\n[prices.\"judge-model\"]\n\
+         input_mtok = 1.0\noutput_mtok = 2.0\n\n[judge]\nprovider = \"slow\"\nmodel = \"judge-model\"\n"
+    ));
+    let run = scratch.run_example(
+        "cancel_fixture",
+        &["--budget", "1", "--no-cassette"],
+        &[("OPENAI_API_KEY", "sk-unused")],
+    );
+    run.assert_success();
+    let stderr = run.stderr();
+    let spent = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("budget $1.00000: spent $"))
+        .unwrap_or_else(|| panic!("no budget line: {}", run.context()));
+    assert_ne!(spent, "0.00000", "{}", run.context());
+    // The judge's column of the test's row: at most what the budget spent.
+    let row = stderr
+        .lines()
+        .find(|l| l.starts_with("impatient "))
+        .unwrap_or_else(|| panic!("no row: {}", run.context()));
+    assert!(
+        row.ends_with(&format!(" ≤${spent}")),
+        "{row}\n{}",
+        run.context()
+    );
+    child::assert_contains(&stderr, &[&format!("total cost ≤${spent}")]);
+}
