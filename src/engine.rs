@@ -251,7 +251,7 @@ impl Engine {
             .thread_name("prompt-tester")
             .build()
             .expect("the tokio runtime starts");
-        let http = crate::provider::http_client(config.concurrency.max(16));
+        let http = crate::provider::http_client(config.concurrency().max(16));
         Arc::new(Self {
             cassettes: CassetteStore::new(&config.cassette_dir)
                 .with_pending_dir(policy.pending_dir)
@@ -331,8 +331,15 @@ impl Engine {
             model: &request.model,
             key: cassette::entry_key(provider, &request, scope.run_index),
         };
+        let sent = crate::provider::Sent::default();
         let (result, latency, replayed) = self
-            .exchange(call, &client, &request, client.complete_timed(&request))
+            .exchange(
+                call,
+                &client,
+                &request,
+                &sent,
+                client.complete_sent(&request, &sent),
+            )
             .await?;
         scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
         Ok(Completed {
@@ -360,8 +367,15 @@ impl Engine {
             model: &request.model,
             key: cassette::embedding_key(provider, &request),
         };
+        let sent = crate::provider::Sent::default();
         let (embedding, _, replayed) = self
-            .exchange(call, &client, &request, client.embed_timed(&request))
+            .exchange(
+                call,
+                &client,
+                &request,
+                &sent,
+                client.embed_sent(&request, &sent),
+            )
             .await?;
         scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
         Ok(embedding)
@@ -371,12 +385,14 @@ impl Engine {
     /// latency, or `answer` from the provider with the latency of the request that answered, recorded
     /// with `request` when the decision says so. Either is priced with today's table. Returns the
     /// answer, its latency and whether it was replayed. A call made (not replayed) is first held to the
-    /// run's and the test's budgets ([`Billed`]).
+    /// run's and the test's budgets ([`Billed`]); `sent` says how far its request got, should the call
+    /// be dropped before it ends ([`bill::InFlight`]).
     async fn exchange<R: Billed>(
         &self,
         call: Call<'_>,
         client: &ProviderClient,
         request: &R,
+        sent: &crate::provider::Sent,
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let (scope, role) = (call.scope, call.role);
@@ -425,7 +441,8 @@ impl Engine {
             }
             Prepared::Call(keep) => keep,
         };
-        let mut held = self.hold(call.scope, || request.worst(self, call.provider))?;
+        let held = self.hold(call.scope, || request.worst(self, call.provider))?;
+        let mut held = bill::InFlight::new(self, &call, request, sent, held);
         let answered = answer.await;
         let (mut answer, latency) = match answered {
             Ok(answered) => answered,
@@ -445,6 +462,7 @@ impl Engine {
         };
         request.price(self, call.provider, &mut answer);
         held.settle(R::cost(&answer));
+        drop(held);
         // Made, and paid for, even if recording it fails below.
         underway.end = CallEnd::Made;
         let to = match &keep {

@@ -104,11 +104,14 @@ adds_fieldwise!(Tokens {
     thoughts
 });
 
-/// The cost of one call or of a sum of calls: the priced part in USD, and how many calls had no price.
+/// The cost of one call or of a sum of calls: the priced part in USD, how many calls had no price, and
+/// how many are counted at their worst case (an upper bound: a call dropped after its request was sent,
+/// whose real cost nobody will know).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Cost {
     priced_usd: f64,
     unpriced_calls: u64,
+    bounded_calls: u64,
 }
 
 impl Cost {
@@ -117,13 +120,26 @@ impl Cost {
         match usd {
             Some(usd) => Self {
                 priced_usd: usd,
-                unpriced_calls: 0,
+                ..Self::default()
             },
             None => Self {
-                priced_usd: 0.0,
                 unpriced_calls: 1,
+                ..Self::default()
             },
         }
+    }
+
+    /// The cost of one call known only as at most `worst` (`None`: unpriced).
+    pub fn at_most(worst: Option<f64>) -> Self {
+        Self {
+            bounded_calls: 1,
+            ..Self::of_call(worst)
+        }
+    }
+
+    /// How many calls are counted at their worst case: the priced cost is then an upper bound.
+    pub fn bounded_calls(&self) -> u64 {
+        self.bounded_calls
     }
 
     /// The whole cost, when every call was priced; `None` when any was not (a partial sum would
@@ -145,7 +161,8 @@ impl Cost {
 
 adds_fieldwise!(Cost {
     priced_usd,
-    unpriced_calls
+    unpriced_calls,
+    bounded_calls
 });
 
 /// Calls, tokens and cost of one kind of call (subject or judge).
@@ -170,11 +187,15 @@ impl Tally {
 
     /// Counts one call of `tokens` costing `cost_usd` (`None`: unpriced).
     fn count_call(&mut self, tokens: Tokens, cost_usd: Option<f64>, replayed: bool) {
+        self.count(tokens, Cost::of_call(cost_usd), replayed);
+    }
+
+    fn count(&mut self, tokens: Tokens, cost: Cost, replayed: bool) {
         *self += Tally {
             calls: 1,
             replayed: u64::from(replayed),
             tokens,
-            cost: Cost::of_call(cost_usd),
+            cost,
         };
     }
 }
@@ -200,6 +221,13 @@ struct TallyFields {
     thoughts_tokens: u64,
     cost_usd: f64,
     unpriced_calls: u64,
+    /// Calls counted at their worst case (`cost_usd` is then an upper bound); written only when some are.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    bounded_calls: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl From<Tally> for TallyFields {
@@ -214,6 +242,7 @@ impl From<Tally> for TallyFields {
             thoughts_tokens: t.tokens.thoughts,
             cost_usd: t.cost.priced_usd,
             unpriced_calls: t.cost.unpriced_calls,
+            bounded_calls: t.cost.bounded_calls,
         }
     }
 }
@@ -233,6 +262,7 @@ impl From<TallyFields> for Tally {
             cost: Cost {
                 priced_usd: f.cost_usd,
                 unpriced_calls: f.unpriced_calls,
+                bounded_calls: f.bounded_calls,
             },
         }
     }
@@ -300,12 +330,31 @@ impl Usage {
         if cost_usd.is_none() {
             self.unpriced.insert(format!("{provider}/{model}"));
         }
-        let tally = match role {
+        self.tally(role).count_call(tokens, cost_usd, replayed);
+    }
+
+    fn tally(&mut self, role: CallRole) -> &mut Tally {
+        match role {
             CallRole::Subject => &mut self.subject,
             CallRole::Judge => &mut self.judge,
             CallRole::Embedding => &mut self.embedding,
-        };
-        tally.count_call(tokens, cost_usd, replayed);
+        }
+    }
+
+    /// Counts one call of `role` to `provider/model` whose request was sent and that was dropped
+    /// before its answer: its tokens unknown, its cost at most `worst` (`None`: unpriced).
+    pub(crate) fn add_unanswered(
+        &mut self,
+        role: CallRole,
+        provider: &str,
+        model: &str,
+        worst: Option<f64>,
+    ) {
+        if worst.is_none() {
+            self.unpriced.insert(format!("{provider}/{model}"));
+        }
+        self.tally(role)
+            .count(Tokens::default(), Cost::at_most(worst), false);
     }
 
     /// Subject, judge and embeddings together.

@@ -884,3 +884,72 @@ fn credentials_in_a_base_url_reach_neither_the_console_nor_a_report() {
     }
     assert!(!context.contains("s3cretpw"), "{context}");
 }
+
+/// A test whose attribute's value panics fails alone, with where it is and the panic; the others list
+/// and run (`panic_fixture`).
+#[test]
+fn a_panicking_attribute_value_fails_its_test_alone() {
+    let scratch = Scratch::new("harness", "panicking-attribute");
+    let list = scratch.run_example("panic_fixture", &["--list"], &[]);
+    list.assert_success();
+    let listed = list.listed();
+    for name in ["broken_vars", "fine", "fine::run_1", "fine::run_2"] {
+        assert!(
+            listed.iter().any(|l| l == name),
+            "{name}: {}",
+            list.context()
+        );
+    }
+    let run = scratch.run_example("panic_fixture", &[], &[]);
+    run.assert_code(101);
+    assert_eq!(run.outcome("broken_vars"), "FAILED");
+    assert_eq!(run.outcome("fine"), "ok");
+    for part in [
+        "test `broken_vars` (tests/fixtures/panic_fixture.rs:28): a value of its #[prompt_test] attribute \
+         panicked at tests/fixtures/panic_fixture.rs:18:5:\nthe memo file is missing",
+        "test result: FAILED. 1 passed; 1 failed",
+    ] {
+        run.assert_stdout_has(part);
+    }
+    // Asked for by name, as nextest runs it: the same failure.
+    let exact = scratch.run_example("panic_fixture", &["broken_vars", "--exact"], &[]);
+    exact.assert_code(101);
+    exact.assert_stdout_has("the memo file is missing");
+}
+
+/// Judge calls dropped after they were sent (`cancel_fixture`: two `tokio::time::timeout`s around
+/// `run.ask`, against a server that never answers) are spent at their worst case, and the figures say
+/// so as an upper bound, the same sum the budget counts.
+#[test]
+fn dropped_judge_calls_are_spent_at_their_worst_case_and_shown_as_an_upper_bound() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let scratch = Scratch::new("harness", "dropped-calls");
+    scratch.config(&format!(
+        "[providers.slow]\nbase_url = \"http://127.0.0.1:{port}/v1\"\n\n[prices.\"judge-model\"]\n\
+         input_mtok = 1.0\noutput_mtok = 2.0\n\n[judge]\nprovider = \"slow\"\nmodel = \"judge-model\"\n"
+    ));
+    let run = scratch.run_example(
+        "cancel_fixture",
+        &["--budget", "1", "--no-cassette"],
+        &[("OPENAI_API_KEY", "sk-unused")],
+    );
+    run.assert_success();
+    let stderr = run.stderr();
+    let spent = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("budget $1.00000: spent $"))
+        .unwrap_or_else(|| panic!("no budget line: {}", run.context()));
+    assert_ne!(spent, "0.00000", "{}", run.context());
+    // The judge's column of the test's row: at most what the budget spent.
+    let row = stderr
+        .lines()
+        .find(|l| l.starts_with("impatient "))
+        .unwrap_or_else(|| panic!("no row: {}", run.context()));
+    assert!(
+        row.ends_with(&format!(" ≤${spent}")),
+        "{row}\n{}",
+        run.context()
+    );
+    child::assert_contains(&stderr, &[&format!("total cost ≤${spent}")]);
+}

@@ -305,3 +305,74 @@ fn nextest_runs_the_gates_of_a_dataset_one_process_each_and_never_its_rows() {
     );
     assert_eq!(fake.request_count(), 8, "the estimate calls nothing");
 }
+
+#[test]
+fn a_panicking_attribute_value_fails_its_test_alone_under_nextest() {
+    let scratch = Scratch::new("nextest", "panicking-attribute");
+    wrapper_crate(&scratch);
+    let harness = child::example_binary("panic_fixture");
+    let harness = harness.display().to_string();
+    // The key makes `fine` expected to run (its `run_fn` calls nothing, but the listing cannot know).
+    let env = [("PT_HARNESS", harness.as_str()), ("OPENAI_API_KEY", KEY)];
+    let Some(run) = nextest(&scratch, &[], &env) else {
+        return;
+    };
+    // nextest built its list: the other test ran and passed.
+    assert_eq!(status(&run, "fine"), "PASS", "{}", run.context());
+    assert_eq!(status(&run, "broken_vars"), "FAIL", "{}", run.context());
+    child::assert_contains(
+        &format!("{}\n{}", run.stdout(), run.stderr()),
+        &[
+            "a value of its #[prompt_test] attribute panicked at",
+            "the memo file is missing",
+        ],
+    );
+}
+
+#[test]
+fn a_corrupt_budget_ledger_refuses_the_runs_calls_and_never_blocks_the_next_run() {
+    let fake = FakeProvider::builder()
+        .usage(prompt_tester_testkit::Usage::new(25, 64))
+        .start();
+    let scratch = Scratch::new("nextest", "corrupt-ledger");
+    wrapper_crate(&scratch);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\n[prices.\"fake-model\"]\ninput_mtok = 1.0\n\
+         output_mtok = 2.0\n",
+        fake.base_url(Wire::OpenAi),
+    ));
+    scratch.file(
+        "prompt-tests/two.evals.toml",
+        "prompt = \"Q {q}\"\nprovider = \"fake\"\nmodel = \"fake-model\"\nmax_tokens = 64\n\
+         assert = [{ not_contains = \"zzz\" }]\n\
+         [[cases]]\nname = \"c1\"\ninputs = { q = \"1\" }\n[[cases]]\nname = \"c2\"\ninputs = { q = \"2\" }\n",
+    );
+    let ledger = scratch.path().join(".prompt-tester/budget.json");
+    scratch.file(".prompt-tester/budget.json", "{\"nextest_run\": \"garbage");
+    let env = [
+        ("PROMPT_TESTER_BUDGET", "1.0"),
+        ("PROMPT_TESTER_CASSETTE", "off"),
+    ];
+    let Some(run) = nextest(&scratch, &[], &env) else {
+        return;
+    };
+    // Its spend unknown, the run makes no call: each trial fails, naming the file and the fix.
+    assert_eq!(fake.request_count(), 0, "{}", run.context());
+    for trial in ["two::c1", "two::c2"] {
+        assert_eq!(status(&run, trial), "FAIL", "{}", run.context());
+    }
+    child::assert_contains(
+        &format!("{}\n{}", run.stdout(), run.stderr()),
+        &[
+            &format!("the budget ledger {}: corrupt (", ledger.display()),
+            "delete the file to clear it (a later nextest run starts a new ledger)",
+        ],
+    );
+    // The next run, another NEXTEST_RUN_ID, is not blocked.
+    let Some(next) = nextest(&scratch, &[], &env) else {
+        return;
+    };
+    assert_eq!(status(&next, "two::c1"), "PASS", "{}", next.context());
+    assert_eq!(status(&next, "two::c2"), "PASS", "{}", next.context());
+    assert_eq!(fake.request_count(), 2, "{}", next.context());
+}

@@ -285,6 +285,8 @@ async fn a_huge_retry_after_is_capped_at_max_backoff_not_a_panic() {
 const CHILD_ARGS: &str = "PT_RATE_LIMITS_CHILD_ARGS";
 /// Set in the child process: a `Harness::concurrency` to apply.
 const CHILD_CONCURRENCY: &str = "PT_RATE_LIMITS_CHILD_CONCURRENCY";
+/// Set in the child process: a concurrency to apply through `Harness::configure` instead.
+const CHILD_CONFIGURED: &str = "PT_RATE_LIMITS_CHILD_CONFIGURED";
 
 /// In the child process this test is the whole program (see `child::run_as_child`).
 #[test]
@@ -294,6 +296,10 @@ fn child_harness() {
         let mut harness = prompt_tester::Harness::new();
         if let Ok(n) = std::env::var(CHILD_CONCURRENCY) {
             harness = harness.concurrency(n.parse().expect("a number"));
+        }
+        if let Ok(n) = std::env::var(CHILD_CONFIGURED) {
+            let n: usize = n.parse().expect("a number");
+            harness = harness.configure(move |c| c.set_concurrency(n));
         }
         harness.run_with_args(args)
     });
@@ -439,6 +445,21 @@ fn an_endpoints_own_max_in_flight_wins_over_the_environment_and_the_builder() {
     let (code, _, stderr) = root.run(&[("PROMPT_TESTER_CONCURRENCY", "3")]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(fake.max_concurrent(), 3);
+}
+
+#[test]
+fn a_concurrency_set_through_configure_limits_the_calls_in_flight_like_the_builder() {
+    // `Config::concurrency` is private (a doctest of `Config::concurrency` checks that assigning it
+    // does not compile): `set_concurrency` is the one way, and it sets the endpoints' limits.
+    let fake = counting_fake();
+    let root = Root::new("configured", &fake.base_url(Wire::OpenAi), "", 10, 1);
+    for env in [[(CHILD_CONFIGURED, "2")], [(CHILD_CONCURRENCY, "2")]] {
+        fake.reset();
+        let (code, stdout, stderr) = root.run(&env);
+        assert_eq!(code, 0, "{env:?}\n{stdout}\n{stderr}");
+        assert_eq!(fake.request_count(), 10, "{env:?}");
+        assert_eq!(fake.max_concurrent(), 2, "{env:?}: peak calls in flight");
+    }
 }
 
 #[test]

@@ -180,7 +180,7 @@ impl Options {
     /// The calls in flight the harness allows: the override, else its default.
     fn concurrency(&self) -> usize {
         self.concurrency
-            .unwrap_or_else(|| Config::defaults(".").concurrency)
+            .unwrap_or_else(|| Config::defaults(".").concurrency())
     }
 }
 

@@ -26,6 +26,10 @@ struct LedgerFile {
     nextest_run: String,
     #[serde(flatten)]
     spend: Spend,
+    /// Why the run's spend is unknown (the file was found unreadable or corrupt during the run): every
+    /// later call of the run is refused. A later run, another id, starts from nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unusable: Option<String>,
 }
 
 /// A budget's state.
@@ -77,8 +81,37 @@ impl Ledger {
     }
 }
 
+/// What the ledger at `path` says run `run` has spent: nothing when there is no file or it is another
+/// run's; `Err` says why the run's spend is unknown (the file unreadable, corrupt, or already found so
+/// during this run).
+fn read(path: &Path, run: &str) -> Result<Spend, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Spend::default()),
+        Err(e) => return Err(format!("unreadable ({e})")),
+    };
+    let file = serde_json::from_str::<LedgerFile>(&text).map_err(|e| format!("corrupt ({e})"))?;
+    if file.nextest_run != run {
+        return Ok(Spend::default());
+    }
+    if let Some(problem) = file.unusable {
+        return Err(problem);
+    }
+    let Spend {
+        spent, reserved, ..
+    } = file.spend;
+    if !(spent >= 0.0 && reserved >= 0.0 && spent.is_finite() && reserved.is_finite()) {
+        return Err(format!(
+            "corrupt (spent {spent}, reserved {reserved}: amounts are never negative)"
+        ));
+    }
+    Ok(file.spend)
+}
+
 /// Reads the ledger at `path` under its lock, applies `edit`, and writes it back. A file of another
-/// run (or none, or one that does not parse) starts from nothing.
+/// run (or none) starts from nothing. A file this run cannot use refuses the edit, and is rewritten
+/// as this run's, marked unusable: the run's other processes refuse their calls too, and a later run
+/// starts anew.
 fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std::io::Result<T> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::cassette::work_dir(dir.parent().unwrap_or(Path::new(".")))?;
@@ -88,16 +121,15 @@ fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std:
         .write(true)
         .open(dir.join(format!("{FILE}.lock")))?;
     lock.lock()?;
-    let mut spend = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|text| serde_json::from_str::<LedgerFile>(&text).ok())
-        .filter(|file| file.nextest_run == run)
-        .map(|file| file.spend)
-        .unwrap_or_default();
-    let out = edit(&mut spend);
+    let (mut spend, unusable) = match read(path, run) {
+        Ok(spend) => (spend, None),
+        Err(problem) => (Spend::default(), Some(problem)),
+    };
+    let out = unusable.is_none().then(|| edit(&mut spend));
     let text = serde_json::to_string(&LedgerFile {
         nextest_run: run.to_string(),
         spend,
+        unusable: unusable.clone(),
     })
     .map_err(std::io::Error::other)?;
     let tmp = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
@@ -107,8 +139,16 @@ fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std:
     });
     if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
         let _ = std::fs::remove_file(&tmp);
-        return Err(e);
+        return Err(unusable.map_or(e, unusable_error));
     }
     drop(lock);
-    Ok(out)
+    out.ok_or_else(|| unusable_error(unusable.unwrap_or_default()))
+}
+
+/// Why a call is refused when the run's ledger is unusable, and how to clear it.
+fn unusable_error(problem: String) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{problem}, so this nextest run's spend is unknown and its calls are refused; delete the file \
+         to clear it (a later nextest run starts a new ledger)"
+    ))
 }

@@ -221,16 +221,21 @@ impl Budget {
 
     /// The summary's line: what was spent against the budget, and the calls it refused.
     pub fn summary_line(&self) -> String {
-        let spend = self.spend();
+        // An unusable ledger's spend is unknown, never $0.
+        let spent = match self.ledger.update(|spend| spend.spent) {
+            Ok(spent) => format!("${spent:.5}"),
+            Err((path, problem)) => {
+                format!("unknown (the budget ledger {}: {problem})", path.display())
+            }
+        };
         let refused = match self.refused() {
             0 => String::new(),
             1 => "; 1 call was not made for it".to_string(),
             n => format!("; {n} calls were not made for it"),
         };
         format!(
-            "budget ${:.5}: spent ${:.5}{}{refused}\n",
+            "budget ${:.5}: spent {spent}{}{refused}\n",
             self.limit_usd,
-            spend.spent,
             match &self.ledger {
                 Ledger::Shared { .. } => " (the whole nextest run)",
                 Ledger::Local(_) => "",
@@ -307,5 +312,45 @@ mod tests {
         let next = Budget::for_run(0.2, Some((dir.path(), "run-2")));
         assert_eq!(next.spend().spent, 0.0);
         next.reserve(&Worst::Usd(0.1)).unwrap();
+    }
+
+    #[test]
+    fn a_corrupt_ledger_refuses_the_runs_calls_and_never_a_later_runs() {
+        let dir = crate::test_support::Scratch::new("budget-corrupt");
+        let path = dir.path().join(".prompt-tester").join(ledger::FILE);
+        for (run, garbage) in [
+            ("run-a", "garbage"),
+            (
+                "run-b",
+                r#"{"nextest_run":"run-b","spent":-1.0,"reserved":0.0}"#,
+            ),
+        ] {
+            let first = Budget::for_run(1.0, Some((dir.path(), run)));
+            first.settle(first.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
+            std::fs::write(&path, garbage).unwrap();
+            let refused = first.reserve(&Worst::Usd(0.1)).unwrap_err().to_string();
+            crate::test_support::assert_contains(
+                &refused,
+                &[
+                    &format!("the budget ledger {}: corrupt (", path.display()),
+                    "so this nextest run's spend is unknown and its calls are refused; delete the file \
+                     to clear it (a later nextest run starts a new ledger); the call is not made",
+                ],
+            );
+            // The run's other processes refuse too, though the file parses now; its spend is unknown.
+            let other = Budget::for_run(1.0, Some((dir.path(), run)));
+            assert!(other.reserve(&Worst::Usd(0.1)).is_err());
+            assert!(
+                other
+                    .summary_line()
+                    .starts_with("budget $1.00000: spent unknown (the budget ledger "),
+                "{}",
+                other.summary_line()
+            );
+            // A later run is not blocked.
+            let later = Budget::for_run(1.0, Some((dir.path(), &format!("{run}-later"))));
+            later.settle(later.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
+            assert!((later.spend().spent - 0.1).abs() < 1e-12);
+        }
     }
 }

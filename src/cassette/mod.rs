@@ -412,10 +412,12 @@ impl Cassette {
         {
             return Ok(());
         }
+        // What is written is forgotten only once it is on disk: a write that fails keeps it all for
+        // the next one (the run's last flush reports the error).
         let mut into_cassette = BTreeMap::new();
         let mut pending = BTreeMap::new();
-        for sample in std::mem::take(&mut state.replacing_unwritten) {
-            if let Some(replacement) = state.replacing.get(&sample) {
+        for sample in &state.replacing_unwritten {
+            if let Some(replacement) = state.replacing.get(sample) {
                 let target = match replacement.to {
                     ReplaceInto::Cassette => &mut into_cassette,
                     ReplaceInto::Pending => &mut pending,
@@ -424,24 +426,39 @@ impl Cassette {
                     entries: replacement.entries.clone(),
                     verdict: replacement.verdict.clone(),
                 };
-                target.insert(sample, calls);
+                target.insert(sample.clone(), calls);
             }
         }
         if !state.unwritten.is_empty()
             || !into_cassette.is_empty()
             || !state.verdicts_unwritten.is_empty()
         {
+            let written: Vec<SampleId> = into_cassette.keys().cloned().collect();
             self.write_merged(Edit {
                 new: &state.unwritten,
                 replaced: into_cassette,
-                verdicts: std::mem::take(&mut state.verdicts_unwritten),
+                verdicts: state.verdicts_unwritten.clone(),
                 ..Edit::default()
             })?;
+            state.unwritten.clear();
+            state.verdicts_unwritten.clear();
+            for sample in &written {
+                state.replacing_unwritten.remove(sample);
+            }
         }
         if !pending.is_empty() {
             pending::write_samples(&self.pending_path, &pending)?;
+            for sample in pending.keys() {
+                state.replacing_unwritten.remove(sample);
+            }
         }
-        state.unwritten.clear();
+        // A replacement whose sample is gone from `replacing` has nothing left to write.
+        let State {
+            replacing,
+            replacing_unwritten,
+            ..
+        } = &mut *state;
+        replacing_unwritten.retain(|sample| replacing.contains_key(sample));
         state.last_write = Some(Instant::now());
         Ok(())
     }

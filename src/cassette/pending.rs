@@ -603,4 +603,63 @@ mod tests {
             "accepted with its calls"
         );
     }
+
+    #[test]
+    fn a_write_that_fails_keeps_the_verdicts_and_replacements_it_had_taken() {
+        let (scratch, c) = opened("pending-failed-write", "s");
+        let sample = c.sample("t", 1);
+        let named = |mut v: Verdict| {
+            v.target = sample.target.clone();
+            v.test = "t".into();
+            v.run = 1;
+            v
+        };
+        // A directory where a file goes: writing it fails (as root too), until it is moved away.
+        let blocked = |path: &Path, run: &dyn Fn()| {
+            let aside = path.with_extension("aside");
+            let moved = std::fs::rename(path, &aside).is_ok();
+            std::fs::create_dir(path).unwrap();
+            run();
+            std::fs::remove_dir(path).unwrap();
+            if moved {
+                std::fs::rename(&aside, path).unwrap();
+            }
+        };
+        c.record(entry("t", 1, CallRole::Subject, "old", "old answer"))
+            .unwrap();
+        let cassette = c.path().to_path_buf();
+        blocked(&cassette, &|| {
+            c.note_verdict(&sample, named(verdict("passed", true)))
+                .unwrap_or_default();
+            assert!(c.flush().is_err(), "the cassette cannot be written");
+        });
+        c.flush().unwrap();
+        assert_eq!(
+            read_body(&cassette).unwrap().verdicts,
+            [named(verdict("passed", true))],
+            "the verdict is written by the next flush"
+        );
+
+        let again = CassetteStore::new(scratch.path()).open("s").unwrap();
+        let pending = again.pending_path().to_path_buf();
+        blocked(&pending, &|| {
+            again
+                .record_replacing(
+                    entry("t", 1, CallRole::Subject, "new", "new answer"),
+                    crate::cassette::ReplaceInto::Pending,
+                )
+                .unwrap_or_default();
+            again
+                .note_verdict(&sample, named(verdict("failed", false)))
+                .unwrap_or_default();
+            assert!(again.flush().is_err(), "the pending file cannot be written");
+        });
+        again.flush().unwrap();
+        let waiting = samples_of(read_body(&pending).unwrap());
+        assert_eq!(
+            waiting[&sample].verdict,
+            Some(named(verdict("failed", false)))
+        );
+        assert_eq!(waiting[&sample].entries.len(), 1, "{:?}", waiting[&sample]);
+    }
 }

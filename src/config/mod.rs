@@ -195,8 +195,9 @@ layered_fieldwise!(pub(crate) Defaults {
 pub struct Config {
     /// The crate root: relative paths are resolved against it.
     pub root: PathBuf,
-    /// The most model calls in flight per provider, unless an endpoint says otherwise.
-    pub concurrency: usize,
+    /// The most model calls in flight per provider, unless an endpoint says otherwise: set through
+    /// [`Config::set_concurrency`] only, which applies it to the endpoints.
+    concurrency: usize,
     /// The judge, if configured.
     pub judge: Option<JudgeConfig>,
     /// The embedding model, if configured.
@@ -306,6 +307,26 @@ impl Config {
                 .as_ref()
                 .map_or(Some(defaults::JUDGE_TEMPERATURE), |j| j.temperature),
         });
+    }
+
+    /// The most model calls in flight per provider, unless an endpoint sets its own `max_in_flight`.
+    /// It is set one way, [`Config::set_concurrency`] (what `Harness::concurrency` and
+    /// `PROMPT_TESTER_CONCURRENCY` do), which the endpoints' limits follow:
+    ///
+    /// ```
+    /// let mut config = prompt_tester::config::Config::defaults(".");
+    /// config.set_concurrency(2);
+    /// assert_eq!(config.concurrency(), 2);
+    /// ```
+    ///
+    /// The field is not public: assigning it would bypass the endpoints' limits.
+    ///
+    /// ```compile_fail
+    /// let mut config = prompt_tester::config::Config::defaults(".");
+    /// config.concurrency = 2;
+    /// ```
+    pub fn concurrency(&self) -> usize {
+        self.concurrency
     }
 
     /// Sets the calls in flight for every endpoint that does not set its own `max_in_flight`.

@@ -108,11 +108,137 @@ impl Billed for EmbeddingRequest {
 /// What a call holds in each budget it is under, until it is settled.
 pub(super) struct Held<'a>(Vec<(&'a Budget, f64)>);
 
+/// A call made, from its budgets' reservation until it is settled. Dropped before that (its future
+/// cancelled, as `tokio::time::timeout` does), it settles as the guide's rule for a call that ends
+/// without a status says: released if its request was never sent; else spent at its worst case, and
+/// counted in its sample's usage at that cost, an upper bound.
+pub(super) struct InFlight<'a, R: Billed> {
+    engine: &'a Engine,
+    call: &'a super::Call<'a>,
+    request: &'a R,
+    sent: &'a crate::provider::Sent,
+    held: Held<'a>,
+    settled: bool,
+}
+
+impl<'a, R: Billed> InFlight<'a, R> {
+    pub(super) fn new(
+        engine: &'a Engine,
+        call: &'a super::Call<'a>,
+        request: &'a R,
+        sent: &'a crate::provider::Sent,
+        held: Held<'a>,
+    ) -> Self {
+        Self {
+            engine,
+            call,
+            request,
+            sent,
+            held,
+            settled: false,
+        }
+    }
+
+    /// Settles the call's reservations to `actual` (see [`Held::settle`]).
+    pub(super) fn settle(&mut self, actual: Option<f64>) {
+        self.settled = true;
+        self.held.settle(actual);
+    }
+}
+
+impl<R: Billed> Drop for InFlight<'_, R> {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        if !self.sent.may_be_billed() {
+            self.held.settle(Some(0.0));
+            return;
+        }
+        // Spent as reserved: the same worst case, so the figures show what the budget counts.
+        self.held.settle(None);
+        let call = self.call;
+        let worst = match self.request.worst(self.engine, call.provider) {
+            Worst::Usd(usd) => Some(usd),
+            Worst::Unpriced(_) => None,
+        };
+        call.scope
+            .account(|usage| usage.add_unanswered(call.role, call.provider, call.model, worst));
+    }
+}
+
 impl Held<'_> {
     /// Settles every reservation to `actual` (unpriced, `None`: the worst case stays spent).
     pub(super) fn settle(&mut self, actual: Option<f64>) {
         for (budget, reserved) in self.0.drain(..) {
             budget.settle(reserved, actual.unwrap_or(reserved));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::super::{Engine, RunScope};
+    use super::Billed;
+    use crate::budget::Budget;
+    use crate::cassette::Policy;
+    use crate::completion::CompletionRequest;
+    use crate::role::CallRole;
+
+    /// A server on 127.0.0.1 that takes connections and never answers, and an engine under a budget
+    /// of `limit` whose endpoint `slow` (one call in flight) is that server.
+    fn silent_server_engine(limit: f64) -> (std::net::TcpListener, Arc<Engine>) {
+        let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = server.local_addr().unwrap().port();
+        let mut config = crate::config::Config::defaults(std::env::temp_dir());
+        config
+            .apply_file(
+                std::path::Path::new("prompt-tester.toml"),
+                &format!(
+                    "[providers.slow]\nbase_url = \"http://127.0.0.1:{port}/v1\"\nmax_in_flight = 1\n\n\
+                     [prices.\"m\"]\ninput_mtok = 1.0\noutput_mtok = 2.0\n"
+                ),
+            )
+            .unwrap();
+        let budget = Budget::for_run(limit, None);
+        let engine = Engine::with_budget(config, Policy::off(), Arc::new(()), Some(budget));
+        (server, engine)
+    }
+
+    #[test]
+    fn a_dropped_call_is_spent_at_its_worst_case_once_sent_and_released_before() {
+        let (_server, engine) = silent_server_engine(1.0);
+        let scope = RunScope::new(engine.clone(), "t", "t", "t", 1, 1, false);
+        let request = CompletionRequest::new("m", "Q 1", 64);
+        let worst = match request.worst(&engine, "slow") {
+            crate::budget::Worst::Usd(usd) => usd,
+            other => panic!("{other:?}"),
+        };
+        engine.block_on(async {
+            let call = || engine.complete(&scope, CallRole::Judge, "slow", request.clone());
+            // The first is sent and never answered; the second waits for the one slot, never sent.
+            let (first, second) = tokio::join!(
+                tokio::time::timeout(Duration::from_millis(300), call()),
+                tokio::time::timeout(Duration::from_millis(300), call()),
+            );
+            assert!(first.is_err() && second.is_err(), "both time out");
+        });
+        let spend = engine.budget().unwrap().spend();
+        assert!(
+            (spend.spent - worst).abs() < 1e-12,
+            "{spend:?}, worst {worst}"
+        );
+        assert_eq!(spend.reserved, 0.0, "{spend:?}");
+        // The figures show what the budget counts, as an upper bound.
+        let judge = scope.usage().judge;
+        assert_eq!(
+            (judge.calls, judge.cost.bounded_calls()),
+            (1, 1),
+            "{judge:?}"
+        );
+        assert!((judge.cost.priced_usd() - worst).abs() < 1e-12, "{judge:?}");
     }
 }

@@ -144,7 +144,15 @@ impl<'a> Catalog<'a> {
             if exact.is_some_and(|f| !trial_name::exact_is_in_row(f, &name)) {
                 continue;
             }
-            let spec = (test.spec)();
+            let spec = match rust_test::spec(test) {
+                Ok(spec) => spec,
+                Err(message) => {
+                    defs.extend(trials_with_runs(&name, 1, exact, false, None, |_, _| {
+                        TrialKind::Broken(message.clone())
+                    }));
+                    continue;
+                }
+            };
             // The sampling keys and `subject_models` may be any expression: their values are checked here.
             let subjects = match subjects_of(
                 spec.subject_models.as_deref(),
@@ -219,16 +227,21 @@ impl<'a> Catalog<'a> {
                     None,
                     |trial_name, only_run| {
                         let (config, column) = (config.clone(), column.clone());
-                        TrialKind::Plan(Box::new(move || Plan {
-                            case: Arc::new(rust_test::case(
-                                test,
-                                &trial_name,
-                                &config,
-                                &column,
-                                plan,
-                            )),
-                            trial: trial_name,
-                            only_run,
+                        // Evaluated again when the trial runs: a panic then fails this trial alone.
+                        TrialKind::Lazy(Box::new(move || match rust_test::spec(test) {
+                            Err(message) => TrialKind::Broken(message),
+                            Ok(spec) => TrialKind::Plan(Box::new(move || Plan {
+                                case: Arc::new(rust_test::case(
+                                    test,
+                                    spec,
+                                    &trial_name,
+                                    &config,
+                                    &column,
+                                    plan,
+                                )),
+                                trial: trial_name,
+                                only_run,
+                            })),
                         }))
                     },
                 ));

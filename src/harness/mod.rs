@@ -172,7 +172,7 @@ impl Harness {
         args.test_threads = args
             .test_threads
             .or(settings.test_threads)
-            .or(Some(config.concurrency));
+            .or(Some(config.concurrency()));
         let before = Before {
             started: std::time::Instant::now(),
             started_unix: finish::unix_now(),

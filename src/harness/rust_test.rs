@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use super::registry::{BodyFuture, RustTest};
-use super::trial::panic_message;
+use super::registry::{BodyFuture, RustTest, TestSpec};
+use super::trial::{in_trial, panic_message};
 use crate::case::{Case, Column, Evaluator, Executor, NoSubject, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::conversation::render_turns;
@@ -13,17 +13,35 @@ use crate::outcome::{SampleOutcome, of_body};
 use crate::plan::SamplePlan;
 use crate::render::render;
 
+/// The attribute's values of `test`, evaluated: its expressions are the user's code, run when the
+/// trials are listed and again when the test runs. One that panics fails this test alone: `Err` is
+/// the trial's failure, naming the test, where it is and the panic.
+pub fn spec(test: &RustTest) -> Result<TestSpec, String> {
+    // Marked as a trial's: the hook keeps the panic's location and prints nothing.
+    in_trial(|| std::panic::catch_unwind(test.spec)).map_err(|payload| {
+        format!(
+            "test `{}` ({}:{}): a value of its #[prompt_test] attribute {}\n\
+             (the attribute's expressions run when the trials are listed and when the test runs; \
+             fix the one that panics)",
+            test.trial_name(),
+            test.file,
+            test.line,
+            panic_message(payload)
+        )
+    })
+}
+
 /// The case of `test` in `column` (one of its `subject_models`, or none), as its trial `trial` (the
-/// test, or one of its numbered runs) reports it, with its sampling plan (checked when the trials were
-/// listed).
+/// test, or one of its numbered runs) reports it, with its attribute's values `spec` and its sampling
+/// plan (checked when the trials were listed).
 pub fn case(
     test: &'static RustTest,
+    mut spec: TestSpec,
     trial: &str,
     config: &Config,
     column: &Column,
     plan: SamplePlan,
 ) -> Case {
-    let mut spec = (test.spec)();
     let row = test.trial_name();
     let name = column.trial(&row);
     if let Some(s) = &column.subject {

@@ -10,13 +10,19 @@ use crate::redact::for_terminal;
 use crate::stats::Counts;
 use crate::usage::{Tally, Usage};
 
-/// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one.
+/// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one,
+/// `≤` when some calls count at their worst case (dropped after they were sent).
 fn usd(tally: &Tally) -> String {
+    let bound = if tally.cost.bounded_calls() > 0 {
+        "≤"
+    } else {
+        ""
+    };
     match (tally.calls, tally.cost.unpriced_calls()) {
         (0, _) => "-".to_string(),
         (calls, unpriced) if unpriced == calls => "unpriced".to_string(),
-        (_, 0) => format!("${:.5}", tally.cost.priced_usd()),
-        _ => format!("${:.5}+?", tally.cost.priced_usd()),
+        (_, 0) => format!("{bound}${:.5}", tally.cost.priced_usd()),
+        _ => format!("{bound}${:.5}+?", tally.cost.priced_usd()),
     }
 }
 
@@ -128,7 +134,7 @@ pub fn render(records: &[TrialRecord], wall: Duration, commands: &Commands) -> S
     let skipped: u32 = records.iter().map(|r| r.runs_skipped).sum();
     out.push_str(&format!(
         "trials: {passed} passed, {failed} failed, {errored} errored, {ignored} ignored{}; {calls} model calls ({replayed} replayed from cassettes{}); \
-         total cost ${:.5}{}; wall time {:.2}s\n",
+         total cost {}${:.5}{}; wall time {:.2}s\n",
         match live_only.len() {
             0 => String::new(),
             n => format!(", {n} live only"),
@@ -138,6 +144,7 @@ pub fn render(records: &[TrialRecord], wall: Duration, commands: &Commands) -> S
             0 => String::new(),
             n => format!(", {n} runs not needed"),
         },
+        if all.cost.bounded_calls() > 0 { "≤" } else { "" },
         all.cost.priced_usd(),
         if all.cost.unpriced_calls() > 0 { " + unpriced calls" } else { "" },
         wall.as_secs_f64()

@@ -226,7 +226,7 @@ pub(super) fn wave_limit(engine: &Engine, provider: Option<&str>) -> u32 {
     let config = &engine.config;
     let limit = provider
         .and_then(|p| config.endpoint(p).ok())
-        .map_or(config.concurrency, |e| e.max_in_flight);
+        .map_or(config.concurrency(), |e| e.max_in_flight);
     u32::try_from(limit).unwrap_or(u32::MAX).max(1)
 }
 
@@ -236,8 +236,14 @@ thread_local! {
 }
 
 /// Keeps the default panic output for panics outside trials; inside a trial the message becomes the
-/// failure text instead (with its location), as libtest shows it.
+/// failure text instead (with its location), as libtest shows it. Installed once per process, however
+/// many runs it makes: each would otherwise wrap the hook before it again.
 pub fn install_panic_hook() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(wrap_panic_hook);
+}
+
+fn wrap_panic_hook() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if IN_TRIAL.with(|flag| flag.get()) {

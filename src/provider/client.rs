@@ -34,6 +34,34 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
 }
 
+/// How far a call's latest request got, for a call dropped before it ends: its budget is settled by
+/// it (released if nothing was sent, spent at its worst case if the provider may bill it).
+#[derive(Debug, Default)]
+pub(crate) struct Sent(std::sync::atomic::AtomicU8);
+
+impl Sent {
+    const SENDING: u8 = 1;
+    const REFUSED: u8 = 2;
+
+    fn sending(&self) {
+        self.0
+            .store(Self::SENDING, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// An error status is not billed; a success is.
+    fn answered(&self, status: u16) {
+        if !(200..300).contains(&status) {
+            self.0
+                .store(Self::REFUSED, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The request went out and got no error status: the provider may bill it.
+    pub(crate) fn may_be_billed(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed) == Self::SENDING
+    }
+}
+
 /// A client for one endpoint.
 #[derive(Clone)]
 pub struct ProviderClient {
@@ -180,6 +208,15 @@ impl ProviderClient {
         &self,
         request: &CompletionRequest,
     ) -> Result<(CompletionResult, Duration), ProviderError> {
+        self.complete_sent(request, &Sent::default()).await
+    }
+
+    /// [`Self::complete_timed`], telling `sent` how far its request got.
+    pub(crate) async fn complete_sent(
+        &self,
+        request: &CompletionRequest,
+        sent: &Sent,
+    ) -> Result<(CompletionResult, Duration), ProviderError> {
         let url = request_url(&self.endpoint, &request.model);
         let wire = self.endpoint.wire;
         let (mut result, header_id, latency) = self
@@ -188,6 +225,7 @@ impl ProviderClient {
                 &request_body(&self.endpoint, request),
                 wire_name(wire),
                 |b| parse_response(wire, b),
+                sent,
             )
             .await?;
         if result.request_id.is_none() {
@@ -209,6 +247,15 @@ impl ProviderClient {
         &self,
         request: &EmbeddingRequest,
     ) -> Result<(Embedding, Duration), ProviderError> {
+        self.embed_sent(request, &Sent::default()).await
+    }
+
+    /// [`Self::embed_timed`], telling `sent` how far its request got.
+    pub(crate) async fn embed_sent(
+        &self,
+        request: &EmbeddingRequest,
+        sent: &Sent,
+    ) -> Result<(Embedding, Duration), ProviderError> {
         let wire = self.endpoint.wire;
         if let Some(why) = embeddings::unsupported(wire) {
             return Err(ProviderError {
@@ -226,25 +273,33 @@ impl ProviderClient {
             _ => "OpenAI embeddings",
         };
         let (embedding, _, latency) = self
-            .send(&url, &embeddings::request_body(wire, request), what, |b| {
-                parse_json(b).and_then(|json| {
-                    embeddings::parse(wire, &json).map_err(|why| {
-                        ParseError(format!("{why}; the body starts: {}", excerpt(b)))
+            .send(
+                &url,
+                &embeddings::request_body(wire, request),
+                what,
+                |b| {
+                    parse_json(b).and_then(|json| {
+                        embeddings::parse(wire, &json).map_err(|why| {
+                            ParseError(format!("{why}; the body starts: {}", excerpt(b)))
+                        })
                     })
-                })
-            })
+                },
+                sent,
+            )
             .await?;
         Ok((embedding, latency))
     }
 
     /// Posts `body` to `url` with retries; `parse` reads a success body (`what` names its format in
-    /// errors). Returns the answer, the request id from the headers and the answering request's time.
+    /// errors). Returns the answer, the request id from the headers and the answering request's time;
+    /// `sent` hears how far each attempt got.
     async fn send<T>(
         &self,
         url: &str,
         body: &serde_json::Value,
         what: &str,
         parse: impl Fn(&[u8]) -> Result<T, ParseError>,
+        sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), ProviderError> {
         let body = serde_json::to_vec(body).map_err(|e| ProviderError {
             provider: self.endpoint.name.clone(),
@@ -259,7 +314,7 @@ impl ProviderClient {
         let mut rate_limited_since = None;
         loop {
             attempt += 1;
-            let mut failure = match self.attempt(url, &body, what, &parse).await {
+            let mut failure = match self.attempt(url, &body, what, &parse, sent).await {
                 Ok(answer) => return Ok(answer),
                 Err(failure) => failure,
             };
@@ -298,6 +353,7 @@ impl ProviderClient {
         body: &[u8],
         what: &str,
         parse: &impl Fn(&[u8]) -> Result<T, ParseError>,
+        sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), Failure> {
         let mut builder = self
             .http
@@ -312,15 +368,17 @@ impl ProviderClient {
             // The permit is the endpoint's in-flight limit: it covers the HTTP exchange only. Dropped
             // on a transport error, it tells the limit nothing.
             let permit = self.limiter.acquire().await;
-            let sent = Instant::now();
+            let started = Instant::now();
+            sent.sending();
             let response = builder
                 .send()
                 .await
                 .map_err(|e| self.transport_failure(url, &e))?;
             let status = response.status().as_u16();
+            sent.answered(status);
             let headers = response.headers().clone();
             let bytes = self.body_of(url, response).await?;
-            let latency = sent.elapsed();
+            let latency = started.elapsed();
             // Paced before the slot is released, so that the waiter it wakes sees the pace.
             if let Some(window) = limiter::window(&headers, SystemTime::now()) {
                 self.limiter.pace(window);

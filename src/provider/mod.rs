@@ -47,6 +47,7 @@ use serde_json::Value;
 use crate::completion::{CompletionRequest, ContentBlock, Role};
 use crate::config::WireFormat;
 pub use client::ProviderClient;
+pub(crate) use client::Sent;
 pub(crate) use client::{http_client, missing_key_for};
 pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;
