@@ -11,6 +11,7 @@ use crate::provider::ProviderError;
 /// Why a model call gave no answer: its [`kind`](CallError::kind), the text shown for it, and the
 /// error that caused it ([`source`](Error::source)), when there is one.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CallError {
     kind: CallErrorKind,
     message: String,
