@@ -533,7 +533,8 @@ impl Case {
         }
         scope
             .engine
-            .note_verdict(&scope, verdict_of(&outcome, &detail.checks));
+            .note_verdict(&scope, verdict_of(&outcome, &detail.checks))
+            .await;
         Sample {
             outcome,
             output: Some(output),
