@@ -422,7 +422,7 @@ impl Case {
         sample.outcome = crate::outcome::classify(&scope.calls(), sample.outcome);
         if sample.output.is_some() {
             let verdict = crate::outcome::verdict_of(&sample.outcome, &sample.detail.checks);
-            scope.engine.note_verdict(&scope, verdict);
+            scope.engine.note_verdict(&scope, verdict).await;
         }
         sample
     }

@@ -22,6 +22,7 @@ pub use crate::usage::Usage;
 mod bill;
 pub(crate) mod call_error;
 mod event;
+mod files;
 mod same_call;
 mod site;
 use bill::Billed;
@@ -154,8 +155,8 @@ pub struct Engine {
     runtime: tokio::runtime::Runtime,
     http: reqwest::Client,
     clients: Mutex<BTreeMap<String, Arc<ProviderClient>>>,
-    /// The cassettes this run opened.
-    pub cassettes: CassetteStore,
+    /// The cassettes this run opened (shared with the blocking threads that read and write them).
+    pub cassettes: Arc<CassetteStore>,
     /// `CI` is set: read once, when the run starts.
     ci: bool,
     /// Where answers that replace a sample's recordings go.
@@ -253,9 +254,11 @@ impl Engine {
             .expect("the tokio runtime starts");
         let http = crate::provider::http_client(config.concurrency().max(16));
         Arc::new(Self {
-            cassettes: CassetteStore::new(&config.cassette_dir)
-                .with_pending_dir(policy.pending_dir)
-                .with_commands(policy.commands.clone()),
+            cassettes: Arc::new(
+                CassetteStore::new(&config.cassette_dir)
+                    .with_pending_dir(policy.pending_dir)
+                    .with_commands(policy.commands.clone()),
+            ),
             commands: policy.commands,
             config,
             mode: policy.mode,
@@ -396,7 +399,7 @@ impl Engine {
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let (scope, role) = (call.scope, call.role);
-        let exchanged = self.exchange_once(call, client, request, answer).await;
+        let exchanged = self.exchange_once(call, client, request, sent, answer).await;
         scope.note_call(
             role,
             match &exchanged {
@@ -414,10 +417,15 @@ impl Engine {
         call: Call<'_>,
         client: &ProviderClient,
         request: &R,
+        sent: &crate::provider::Sent,
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
-        let mut prepared = self.prepare(&call, client, request.completion())?;
+        let cassette = self
+            .cassette_of(call.scope)
+            .await
+            .map_err(|e| CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e))?;
+        let mut prepared = self.prepare(&call, client, request.completion(), cassette.clone())?;
         // A first recording waits for an identical call being made, then decides again (and replays
         // it); its turn is held until its own answer is recorded.
         let first = matches!(prepared, Prepared::Call(Keep::First(_)));
@@ -427,7 +435,7 @@ impl Engine {
             None
         };
         if turn.is_some() {
-            prepared = self.prepare(&call, client, request.completion())?;
+            prepared = self.prepare(&call, client, request.completion(), cassette)?;
         }
         let keep = match prepared {
             Prepared::Replay(entry) => {
@@ -484,10 +492,12 @@ impl Engine {
                 latency_ms: latency.as_millis() as u64,
                 recorded_at: cassette::now_rfc3339(),
             };
-            match replacing {
+            let cassette = cassette.clone();
+            self.blocking(move || match replacing {
                 None => cassette.record(entry),
                 Some(into) => cassette.record_replacing(entry, into),
-            }
+            })
+            .await
             .map_err(|e| CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e))?;
         }
         drop(turn);
@@ -521,20 +531,15 @@ impl Engine {
     /// Looks the call up in its scope's cassette and decides what to do with it: the recorded entry
     /// to replay, or the call to make and where its answer goes; an ignored or refused call is an
     /// error worded for the user. `request` is the completion asked (none for an embedding), for
-    /// saying what changed when the recording is stale.
+    /// saying what changed when the recording is stale; `cassette` is the scope's, opened.
     fn prepare(
         &self,
         call: &Call<'_>,
         client: &ProviderClient,
         request: Option<&crate::completion::CompletionRequest>,
+        cassette: Option<Arc<cassette::Cassette>>,
     ) -> Result<Prepared, CallError> {
         let scope = call.scope;
-        let cassette = match self.mode {
-            CassetteMode::Off => None,
-            _ => Some(self.cassettes.open(&scope.cassette).map_err(|e| {
-                CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e)
-            })?),
-        };
         let (recording, entry) = match &cassette {
             Some(c) => {
                 // Record mode calls anyway: a recorded entry is neither looked up nor marked used.
@@ -589,23 +594,6 @@ impl Engine {
                 })
             }
         }
-    }
-
-    /// Keeps what `scope`'s checks decided beside the calls it recorded in this run (see
-    /// [`cassette::Cassette::note_verdict`]); `verdict` names no sample yet, the scope does. A write
-    /// that fails here is retried, and reported, when the run flushes its recordings.
-    pub fn note_verdict(&self, scope: &RunScope, mut verdict: cassette::Verdict) {
-        if self.mode == CassetteMode::Off {
-            return;
-        }
-        let Ok(cassette) = self.cassettes.open(&scope.cassette) else {
-            return;
-        };
-        let sample = cassette.sample(&scope.test, scope.run_index);
-        verdict.target = sample.target.clone();
-        verdict.test = sample.test.clone();
-        verdict.run = sample.run;
-        let _ = cassette.note_verdict(&sample, verdict);
     }
 
     /// Accounts a result produced by a custom executor (`run_fn`) as a subject call.

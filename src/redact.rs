@@ -45,12 +45,15 @@ struct Secrets {
     declared: Vec<String>,
     /// Secrets that are not variables: the credentials of the base URLs ([`protect_userinfo`]).
     given: Vec<(String, String)>,
+    /// The crate's `.env` variables ([`protect_dotenv`]): kept beside the environment, not in it.
+    dotenv: Vec<(String, String)>,
     found: Vec<(String, String)>,
 }
 
 impl Secrets {
     fn refresh(&mut self) {
-        let mut found = collect(std::env::vars(), &self.declared);
+        let vars = std::env::vars().chain(self.dotenv.iter().cloned());
+        let mut found = collect(vars, &self.declared);
         found.extend(self.given.iter().cloned());
         found.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
         found.dedup();
@@ -79,6 +82,21 @@ pub fn protect_vars<'a>(names: impl IntoIterator<Item = &'a str>) {
         }
     }
     if secrets.declared.len() > before {
+        secrets.refresh();
+    }
+}
+
+/// Treats the `.env` file's variables as the environment's: a value whose name says it is a secret,
+/// or that [`protect_vars`] declares, is redacted.
+pub fn protect_dotenv(vars: &[(String, String)]) {
+    let mut secrets = secrets().write().unwrap_or_else(|e| e.into_inner());
+    let before = secrets.dotenv.len();
+    for pair in vars {
+        if !secrets.dotenv.contains(pair) {
+            secrets.dotenv.push(pair.clone());
+        }
+    }
+    if secrets.dotenv.len() > before {
         secrets.refresh();
     }
 }

@@ -953,3 +953,39 @@ fn dropped_judge_calls_are_spent_at_their_worst_case_and_shown_as_an_upper_bound
     );
     child::assert_contains(&stderr, &[&format!("total cost ≤${spent}")]);
 }
+
+/// The crate's `.env` sets what the environment would (a base URL, a key), the environment winning,
+/// and its secrets are redacted like the environment's.
+#[test]
+fn the_crate_s_dotenv_configures_the_run_beneath_the_environment() {
+    use prompt_tester_testkit::Wire;
+    let server = prompt_tester_testkit::FakeProvider::start();
+    let scratch = Scratch::new("harness", "dotenv");
+    let key = "sk-dotenv-0123456789abcdef";
+    scratch.file(
+        ".env",
+        &format!(
+            "OPENAI_BASE_URL={}\nOPENAI_API_KEY={key}\nPROMPT_TESTER_REPORT=from-dotenv.json\n",
+            server.base_url(Wire::OpenAi)
+        ),
+    );
+    let run = scratch
+        .example(FIXTURE)
+        .args(["nested::fake_colour", "--exact", "--no-cassette"])
+        .env("PROMPT_TESTER_REPORT", "from-environment.json")
+        .run();
+    run.assert_success();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "{}", run.context());
+    let auth = requests[0]
+        .headers
+        .iter()
+        .find(|(name, _)| name == "authorization")
+        .map(|(_, value)| value.as_str());
+    assert_eq!(auth, Some(format!("Bearer {key}").as_str()));
+    // The environment's value wins over the file's.
+    assert!(scratch.path().join("from-environment.json").exists());
+    assert!(!scratch.path().join("from-dotenv.json").exists());
+    let report = std::fs::read_to_string(scratch.path().join("from-environment.json")).unwrap();
+    child::assert_lacks(&report, key);
+}

@@ -17,6 +17,7 @@ pub mod changes;
 pub mod decision;
 mod entry;
 mod file;
+mod flush;
 mod name;
 mod owner;
 pub mod pending;
@@ -140,6 +141,9 @@ pub struct Cassette {
     /// The test target this process runs: it records as this target and prunes only its entries.
     target: Target,
     state: Mutex<State>,
+    /// Held while the file is written (`flush.rs`): one write at a time, and the state's lock free
+    /// meanwhile for the calls that record and replay.
+    writing: Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -215,6 +219,7 @@ impl Cassette {
                 recorded,
                 ..State::default()
             }),
+            writing: Mutex::new(()),
         })
     }
 
@@ -325,7 +330,7 @@ impl Cassette {
         }
         state.entries.record(entry.clone());
         state.unwritten.push(entry);
-        self.flush_due(&mut state)
+        self.flush_if_due(state)
     }
 
     /// Keeps what `sample`'s checks decided, with the calls it recorded in this run (first recorded
@@ -341,7 +346,7 @@ impl Cassette {
         } else {
             return Ok(());
         }
-        self.flush_due(&mut state)
+        self.flush_if_due(state)
     }
 
     /// Adds a call of a sample that replaces the sample's recordings, into the pending file or (when
@@ -375,7 +380,7 @@ impl Cassette {
             replacement.entries.push(entry);
         }
         state.replacing_unwritten.insert(sample);
-        self.flush_due(&mut state)
+        self.flush_if_due(state)
     }
 
     /// The samples of this run whose new calls went pending.
@@ -387,80 +392,6 @@ impl Cassette {
             .filter(|(_, r)| r.to == ReplaceInto::Pending)
             .map(|(s, _)| s.clone())
             .collect()
-    }
-
-    fn flush_due(&self, state: &mut State) -> Result<(), CassetteError> {
-        if state
-            .last_write
-            .is_none_or(|t| t.elapsed() >= WRITE_INTERVAL)
-        {
-            self.flush_locked(state)?;
-        }
-        Ok(())
-    }
-
-    /// Writes the recordings not written yet.
-    pub fn flush(&self) -> Result<(), CassetteError> {
-        let mut state = self.state();
-        self.flush_locked(&mut state)
-    }
-
-    fn flush_locked(&self, state: &mut State) -> Result<(), CassetteError> {
-        if state.unwritten.is_empty()
-            && state.replacing_unwritten.is_empty()
-            && state.verdicts_unwritten.is_empty()
-        {
-            return Ok(());
-        }
-        // What is written is forgotten only once it is on disk: a write that fails keeps it all for
-        // the next one (the run's last flush reports the error).
-        let mut into_cassette = BTreeMap::new();
-        let mut pending = BTreeMap::new();
-        for sample in &state.replacing_unwritten {
-            if let Some(replacement) = state.replacing.get(sample) {
-                let target = match replacement.to {
-                    ReplaceInto::Cassette => &mut into_cassette,
-                    ReplaceInto::Pending => &mut pending,
-                };
-                let calls = SampleCalls {
-                    entries: replacement.entries.clone(),
-                    verdict: replacement.verdict.clone(),
-                };
-                target.insert(sample.clone(), calls);
-            }
-        }
-        if !state.unwritten.is_empty()
-            || !into_cassette.is_empty()
-            || !state.verdicts_unwritten.is_empty()
-        {
-            let written: Vec<SampleId> = into_cassette.keys().cloned().collect();
-            self.write_merged(Edit {
-                new: &state.unwritten,
-                replaced: into_cassette,
-                verdicts: state.verdicts_unwritten.clone(),
-                ..Edit::default()
-            })?;
-            state.unwritten.clear();
-            state.verdicts_unwritten.clear();
-            for sample in &written {
-                state.replacing_unwritten.remove(sample);
-            }
-        }
-        if !pending.is_empty() {
-            pending::write_samples(&self.pending_path, &pending)?;
-            for sample in pending.keys() {
-                state.replacing_unwritten.remove(sample);
-            }
-        }
-        // A replacement whose sample is gone from `replacing` has nothing left to write.
-        let State {
-            replacing,
-            replacing_unwritten,
-            ..
-        } = &mut *state;
-        replacing_unwritten.retain(|sample| replacing.contains_key(sample));
-        state.last_write = Some(Instant::now());
-        Ok(())
     }
 
     /// Marks the entries recorded by trial `test` (or by its `::run_N` trials) as used, though it did
@@ -501,6 +432,7 @@ impl Cassette {
     /// Rewrites the entries that name no target and that this run used as this target's; returns how
     /// many.
     pub fn claim_used(&self) -> Result<usize, CassetteError> {
+        let _turn = self.write_turn();
         let mut state = self.state();
         self.flush_locked(&mut state)?;
         if self.target.is_none() {
@@ -530,6 +462,7 @@ impl Cassette {
 
     /// [`Cassette::prune`]; with `delete_if_empty`, a file left with no entry is deleted.
     fn prune_with(&self, claim: bool, delete_if_empty: bool) -> Result<Pruned, CassetteError> {
+        let _turn = self.write_turn();
         let mut state = self.state();
         self.flush_locked(&mut state)?;
         let mine = |entry: &Entry| match (&self.target, &entry.target) {

@@ -106,15 +106,15 @@ impl CassetteStore {
 
     /// The cassette for `name`, loaded on first use.
     pub fn open(&self, name: &str) -> Result<Arc<Cassette>, CassetteError> {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(cassette) = open.get(name) {
-            return Ok(cassette.clone());
+        if let Some(cassette) = self.opened_as(name) {
+            return Ok(cassette);
         }
+        // Read and parsed outside the store's lock: opening one file never waits for another's.
         let path = self.path_for(name);
-        // Two names on one file (a name whose old file another name now records into) share one
-        // cassette, so that neither prunes what the other used.
-        let shared = open.values().find(|c| c.path == path).cloned();
-        let cassette = match shared {
+        let shared = |open: &BTreeMap<String, Arc<Cassette>>| {
+            open.values().find(|c| c.path == path).cloned()
+        };
+        let loaded = match shared(&self.lock()) {
             Some(cassette) => cassette,
             None => Arc::new(
                 Cassette::load(
@@ -140,8 +140,25 @@ impl CassetteStore {
                 })?,
             ),
         };
+        let mut open = self.lock();
+        // Opened by another thread meanwhile: the first one stays. Two names on one file (a name
+        // whose old file another name now records into) share one cassette, so that neither prunes
+        // what the other used.
+        let cassette = match open.get(name) {
+            Some(cassette) => cassette.clone(),
+            None => shared(&open).unwrap_or(loaded),
+        };
         open.insert(name.to_string(), cassette.clone());
         Ok(cassette)
+    }
+
+    /// The cassette for `name` if it is open: no file is read.
+    pub fn opened_as(&self, name: &str) -> Option<Arc<Cassette>> {
+        self.lock().get(name).cloned()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<Cassette>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The opened cassettes, one each.

@@ -586,3 +586,44 @@ fn the_judge_s_instructions_are_written_once_per_file_and_read_back_whole() {
     let broken = read_entries(&path).unwrap_err().to_string();
     assert!(broken.contains("is not in the file's `texts`"), "{broken}");
 }
+
+#[test]
+fn a_write_waiting_for_the_file_lock_does_not_hold_up_replays_or_recordings() {
+    let (scratch, c) = opened("cassette-write-waits", "t");
+    c.record(entry("a", 1)).unwrap();
+    // Another process holds the file's lock: the next write waits for it.
+    let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(scratch.path().join(WORK_DIR).join("t.cassette.json.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    c.record(entry("b", 2)).unwrap_or_default();
+    let writer = {
+        let c = c.clone();
+        std::thread::spawn(move || c.flush())
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let (done, finished) = std::sync::mpsc::channel();
+    let reader = {
+        let c = c.clone();
+        std::thread::spawn(move || {
+            let found = c.lookup("a").is_some();
+            c.record(entry("c", 3)).unwrap_or_default();
+            done.send(found).unwrap();
+        })
+    };
+    let found = finished.recv_timeout(std::time::Duration::from_secs(10));
+    lock.unlock().unwrap();
+    assert_eq!(found, Ok(true), "the replay waited for the write");
+    writer.join().unwrap().unwrap();
+    reader.join().unwrap();
+    c.flush().unwrap();
+    let keys: Vec<String> = read_entries(c.path())
+        .unwrap()
+        .into_iter()
+        .map(|e| e.key)
+        .collect();
+    assert_eq!(keys, ["a", "b", "c"]);
+}

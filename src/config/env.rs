@@ -1,5 +1,9 @@
 //! Environment variables: base URLs, the judge, concurrency.
 
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::sync::RwLock;
+
 use super::{BUILT_IN, Config, ConfigError};
 
 /// Whether this runs under CI (`CI` set to anything but `false` or `0`, as most CI services do).
@@ -7,9 +11,34 @@ pub fn is_ci() -> bool {
     env_var("CI").is_some_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0"))
 }
 
-/// Reads an environment variable, treating an empty value as unset.
+/// The crate's `.env` values, beneath the process environment: a variable the process has is never
+/// taken from them (as dotenvy's loading does). Kept here rather than written into the environment:
+/// `set_var` is unsound once threads exist. Process-wide, as the environment they extend is.
+static DOTENV: RwLock<BTreeMap<String, String>> = RwLock::new(BTreeMap::new());
+
+/// Adds a `.env` file's `(name, value)` pairs beneath the environment; a name already added keeps
+/// its first value (a second harness in the process reads the same file).
+pub(crate) fn add_dotenv(values: impl IntoIterator<Item = (String, String)>) {
+    let mut dotenv = DOTENV.write().unwrap_or_else(|e| e.into_inner());
+    for (name, value) in values {
+        dotenv.entry(name).or_insert(value);
+    }
+}
+
+/// A variable as the harness sees it: the process environment's, else the `.env` file's.
+pub(crate) fn var_os(name: &str) -> Option<OsString> {
+    std::env::var_os(name).or_else(|| {
+        let dotenv = DOTENV.read().unwrap_or_else(|e| e.into_inner());
+        dotenv.get(name).map(OsString::from)
+    })
+}
+
+/// Reads an environment variable (or the `.env` file's, see [`var_os`]), treating an empty value
+/// as unset.
 pub(crate) fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    var_os(name)
+        .and_then(|v| v.into_string().ok())
+        .filter(|v| !v.trim().is_empty())
 }
 
 impl Config {

@@ -22,8 +22,10 @@ pub use crate::model::WireFormat;
 pub use crate::pricing::Price;
 pub use endpoints::EndpointConfig;
 pub(crate) use endpoints::UnknownProvider;
-pub(crate) use env::env_var;
 pub use env::is_ci;
+#[cfg(feature = "mcp")]
+pub(crate) use env::var_os;
+pub(crate) use env::{add_dotenv, env_var};
 pub(crate) use layered::{Layered, layered_fieldwise};
 pub use sampling::{MAX_SEED, SamplingError, SamplingKeys, run_seed};
 

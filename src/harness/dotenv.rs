@@ -1,4 +1,6 @@
-//! The crate's `.env` file: read whole and checked first, then loaded (variables already set win).
+//! The crate's `.env` file: read whole and checked first, then handed to the configuration's reading
+//! of the environment (variables the process has win) and to the redaction list; never written into
+//! the environment, which other threads may be reading.
 
 use std::path::{Path, PathBuf};
 
@@ -7,14 +9,20 @@ use super::error::HarnessError;
 /// The byte-order mark dotenvy skips when it loads a file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Loads `<root>/.env` into the environment, if there is one. A file that does not parse loads
-/// nothing: the error names its line, never its text (which may hold a key).
+/// Loads `<root>/.env`, if there is one, beneath the environment (see [`crate::config::add_dotenv`]).
+/// A file that does not parse loads nothing: the error names its line, never its text (which may hold
+/// a key).
 pub(crate) fn load(root: &Path) -> Result<(), HarnessError> {
     let path = root.join(".env");
     if read(&path)?.is_none() {
         return Ok(());
     }
-    dotenvy::from_path(&path).map_err(|e| error(path, &e, b""))
+    let values = dotenvy::from_path_iter(&path)
+        .and_then(|vars| vars.collect::<Result<Vec<(String, String)>, _>>())
+        .map_err(|e| error(path, &e, b""))?;
+    crate::redact::protect_dotenv(&values);
+    crate::config::add_dotenv(values);
+    Ok(())
 }
 
 /// The names the file at `path` sets, in order (`None`: there is no file), without loading them.
@@ -82,6 +90,34 @@ mod tests {
         let error = read(&dir.file(".env", text)).unwrap_err().to_string();
         assert!(error.contains(says), "{error}");
         assert!(!error.contains("sk-live"), "{error}");
+    }
+
+    #[test]
+    fn a_loaded_file_is_read_beneath_the_environment_and_never_written_into_it() {
+        let dir = Scratch::new("dotenv-load");
+        dir.file(
+            ".env",
+            "PT_DOTENV_TEST_ONLY_KEY=sk-dotenv-test-0123456789
+PATH=/nowhere-from-dotenv
+",
+        );
+        load(dir.path()).unwrap();
+        // Not set in the environment (other threads may read it), yet what the configuration reads.
+        assert_eq!(std::env::var_os("PT_DOTENV_TEST_ONLY_KEY"), None);
+        assert_eq!(
+            crate::config::env_var("PT_DOTENV_TEST_ONLY_KEY").as_deref(),
+            Some("sk-dotenv-test-0123456789")
+        );
+        // A variable the process has wins.
+        assert_eq!(
+            crate::config::env_var("PATH"),
+            std::env::var("PATH").ok().filter(|p| !p.trim().is_empty())
+        );
+        // Its secrets are redacted like the environment's.
+        assert_eq!(
+            crate::redact::redact("k=sk-dotenv-test-0123456789"),
+            "k=[REDACTED:PT_DOTENV_TEST_ONLY_KEY]"
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Secrets {
                     inherit
                         .iter()
                         .filter(|name| names_a_secret(name))
-                        .filter_map(|name| std::env::var(name).ok()),
+                        .filter_map(|name| crate::config::var_os(name)?.into_string().ok()),
                 );
             }
             Transport::Http { url: raw, headers } => {

@@ -8,8 +8,8 @@ use super::Stdio;
 use crate::defaults::MCP_BASE_ENV;
 
 /// The command that starts a stdio server: `command args`, with only [`MCP_BASE_ENV`] and the
-/// variables named in `inherit` from this process's environment (the harness's holds the provider
-/// keys), then `env`; in a process group of its own on Unix.
+/// variables named in `inherit` from this process's environment or the crate's `.env` (the harness's
+/// holds the provider keys), then `env`; in a process group of its own on Unix.
 pub(super) fn command(server: &Stdio) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(&server.command);
     cmd.args(&server.args).env_clear();
@@ -18,7 +18,7 @@ pub(super) fn command(server: &Stdio) -> tokio::process::Command {
         .copied()
         .chain(server.inherit.iter().map(String::as_str))
     {
-        if let Some(value) = std::env::var_os(name) {
+        if let Some(value) = crate::config::var_os(name) {
             cmd.env(name, value);
         }
     }

@@ -82,13 +82,13 @@ function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=c
 function add(p){for(var i=1;i<arguments.length;i++){var c=arguments[i];if(c!=null)p.appendChild(c);}return p;}
 function usd(x){return "$"+(x<0.01&&x>0?x.toFixed(6):x.toFixed(4));}
 function secs(x){return x==null?"":(x<1?Math.round(x*1000)+" ms":x.toFixed(2)+" s");}
-function cost(t){var s=usd(t.cost_usd||0);return t.unpriced_calls?s+" + "+t.unpriced_calls+" unpriced call"+(t.unpriced_calls>1?"s":""):s;}
+function cost(t){var s=(t.bounded_calls?"\u2264":"")+usd(t.cost_usd||0);return t.unpriced_calls?s+" + "+t.unpriced_calls+" unpriced call"+(t.unpriced_calls>1?"s":""):s;}
 function budget(b){if(!b)return null;var n=b.refused_calls;return usd(b.spent_usd)+" spent of "+usd(b.limit_usd)+(b.whole_nextest_run?" (the whole nextest run)":"")+(n?"; "+n+" call"+(n>1?"s were":" was")+" not made for it":"");}
 function group(r){if(r.case)return r.case.suite;var i=r.name.lastIndexOf("::");return i<0?"prompt_tests":r.name.slice(0,i);}
 function category(r){return r.case?(r.case.category||"uncategorized"):"";}
 var rank={failed:0,errored:1,passed:2,live_only:3,ignored:4};
 var counts={passed:0,failed:0,errored:0,ignored:0};
-var sum={subject:{calls:0,replayed:0,input_tokens:0,output_tokens:0,cost_usd:0,unpriced_calls:0},judge:{calls:0,replayed:0,input_tokens:0,output_tokens:0,cost_usd:0,unpriced_calls:0}};
+var sum={subject:{calls:0,replayed:0,input_tokens:0,output_tokens:0,cost_usd:0,unpriced_calls:0,bounded_calls:0},judge:{calls:0,replayed:0,input_tokens:0,output_tokens:0,cost_usd:0,unpriced_calls:0,bounded_calls:0}};
 records.forEach(function(r){
   counts[r.status==="live_only"?"ignored":r.status]++;
   ["subject","judge"].forEach(function(k){var u=r.usage[k];for(var f in sum[k])sum[k][f]+=u[f]||0;});
@@ -174,7 +174,7 @@ order.forEach(function(g){
     var row=el("div","row");row.tabIndex=0;row.setAttribute("role","button");row.setAttribute("aria-expanded","false");
     var u=r.usage,tok=u.subject.input_tokens+u.subject.output_tokens+u.judge.input_tokens+u.judge.output_tokens;
     var c=(u.subject.cost_usd||0)+(u.judge.cost_usd||0),unp=u.subject.unpriced_calls+u.judge.unpriced_calls;
-    add(row,el("span","dot"),el("span","name",r.name),bar(r),el("span","num cost",unp?"unpriced":usd(c)),el("span","num",tok+" tok"),el("span","num",secs(r.duration)));
+    add(row,el("span","dot"),el("span","name",r.name),bar(r),el("span","num cost",unp?"unpriced":(u.subject.bounded_calls||u.judge.bounded_calls?"\u2264":"")+usd(c)),el("span","num",tok+" tok"),el("span","num",secs(r.duration)));
     row.title=r.status+(r.runs_total?": "+r.runs_passed+"/"+r.runs_total+(r.gate?" rows passed":" samples passed"):"");
     row.addEventListener("click",function(){open(t,r);});
     row.addEventListener("keydown",function(e){if(e.key==="Enter"||e.key===" "){e.preventDefault();open(t,r);}});
