@@ -26,6 +26,7 @@ use crate::usage::Usage;
 
 mod gates;
 mod junit;
+pub(crate) mod markdown;
 
 pub use junit::write_junit;
 
