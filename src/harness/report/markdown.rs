@@ -170,12 +170,21 @@ fn name(name: &str) -> String {
     inline(&shorten(name, NAME_CHARS))
 }
 
-/// `, and N more: …` after a list shown up to [`MAX_LISTED`].
-fn more(total: usize, what: &str) -> Option<String> {
+/// What a list of the summary holds, and where the whole of it is when the summary shows only the
+/// first [`MAX_LISTED`].
+struct List {
+    what: &'static str,
+    whole: &'static str,
+}
+
+/// `and N more …: … lists every one.` after a list shown up to [`MAX_LISTED`].
+fn more(total: usize, list: &List) -> Option<String> {
     (total > MAX_LISTED).then(|| {
         format!(
-            "\nand {} more {what}: the JUnit, JSON and HTML reports list every one.\n",
-            total - MAX_LISTED
+            "\nand {} more {}: {} every one.\n",
+            total - MAX_LISTED,
+            list.what,
+            list.whole
         )
     })
 }
@@ -187,7 +196,7 @@ fn section(
     head: &str,
     rows: impl Iterator<Item = String>,
     total: usize,
-    what: &str,
+    list: &List,
 ) {
     if !out.push(head) {
         return;
@@ -197,7 +206,7 @@ fn section(
             return;
         }
     }
-    if let Some(more) = more(total, what) {
+    if let Some(more) = more(total, list) {
         out.push(&more);
     }
 }
@@ -319,7 +328,11 @@ fn failures(out: &mut Bounded, records: &[TrialRecord]) {
         };
         row(&[&name(&r.name), status, &rate_cell(r), &first_line(r)])
     });
-    section(out, &head, rows, failed.len(), "failed or errored");
+    let list = List {
+        what: "failed or errored",
+        whole: "the JUnit, JSON and HTML reports list",
+    };
+    section(out, &head, rows, failed.len(), &list);
     out.push("\n");
 }
 
@@ -364,7 +377,11 @@ fn flaky(out: &mut Bounded, records: &[TrialRecord]) {
         let verdict = format!("{:?}", r.status).to_lowercase();
         row(&[&name(&r.name), &verdict, &rate_cell(r)])
     });
-    section(out, &head, rows, flaky.len(), "flaky");
+    let list = List {
+        what: "flaky",
+        whole: "the JSON and HTML reports show",
+    };
+    section(out, &head, rows, flaky.len(), &list);
     out.push("\n");
 }
 
@@ -409,7 +426,11 @@ fn regressions(out: &mut Bounded, records: &[TrialRecord], b: &Baseline<'_>) {
             &format!("{:.4}", c.p_value),
         ])
     });
-    section(out, &head, rows, regressions.len(), "regressions");
+    let list = List {
+        what: "regressions",
+        whole: "the run's output and its HTML report list",
+    };
+    section(out, &head, rows, regressions.len(), &list);
     out.push("\n");
 }
 
@@ -433,13 +454,11 @@ fn pending(out: &mut Bounded, files: &[PendingFile]) {
     let rows = tests
         .iter()
         .map(|(test, n)| row(&[&name(test), &n.to_string()]));
-    section(
-        out,
-        &head,
-        rows,
-        tests.len(),
-        "tests with pending recordings",
-    );
+    let list = List {
+        what: "tests with pending recordings",
+        whole: "`cargo prompt-tester pending` lists",
+    };
+    section(out, &head, rows, tests.len(), &list);
     out.push("\n");
 }
 

@@ -175,3 +175,229 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
     }
     assert_eq!(lines.len(), expected.len(), "{text}");
 }
+
+/// What a reader of the summary is shown, as a CommonMark parser with GitHub's extensions (tables,
+/// strikethrough, task lists, footnotes, math) reads it.
+#[derive(Debug, Default)]
+struct Read {
+    /// Each table's rows, each row's cells as plain text (the header row first).
+    tables: Vec<Vec<Vec<String>>>,
+    /// Each code block's text.
+    code_blocks: Vec<String>,
+    /// The HTML the text holds, tag by tag or line by line.
+    html: Vec<String>,
+    /// Markup other than tables, headings, paragraphs, code blocks and bold: links, emphasis, code
+    /// spans, math, strikethrough.
+    markup: Vec<String>,
+}
+
+fn read(text: &str) -> Read {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_MATH
+        | Options::ENABLE_GFM;
+    let mut read = Read::default();
+    let (mut cell, mut in_code, mut in_cell) = (String::new(), false, false);
+    for event in Parser::new_ext(text, options) {
+        match event {
+            Event::Start(Tag::Table(_)) => read.tables.push(Vec::new()),
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                read.tables.last_mut().unwrap().push(Vec::new())
+            }
+            Event::Start(Tag::TableCell) => (cell, in_cell) = (String::new(), true),
+            Event::End(TagEnd::TableCell) => {
+                in_cell = false;
+                let rows = read.tables.last_mut().unwrap();
+                rows.last_mut().unwrap().push(std::mem::take(&mut cell));
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                in_code = true;
+                read.code_blocks.push(String::new());
+            }
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Text(t) if in_code => read.code_blocks.last_mut().unwrap().push_str(&t),
+            Event::Text(t) if in_cell => cell.push_str(&t),
+            Event::Html(h) | Event::InlineHtml(h) => read.html.push(h.trim_end().to_string()),
+            Event::Start(
+                tag @ (Tag::Link { .. }
+                | Tag::Image { .. }
+                | Tag::Emphasis
+                | Tag::Strikethrough
+                | Tag::BlockQuote(_)
+                | Tag::List(_)),
+            ) => read.markup.push(format!("{tag:?}")),
+            e @ (Event::Code(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_)
+            | Event::FootnoteReference(_)
+            | Event::TaskListMarker(_)) => read.markup.push(format!("{e:?}")),
+            _ => {}
+        }
+    }
+    read
+}
+
+/// The summary's own HTML: the folded outputs, opened and closed once each time.
+fn own_html(opened: usize) -> Vec<String> {
+    let mut html = Vec::new();
+    for _ in 0..opened {
+        html.push(
+            "<details><summary>Outputs of the failed trials (the first failed sample's, shortened)</summary>"
+                .to_string(),
+        );
+        html.push("</details>".to_string());
+    }
+    html
+}
+
+#[test]
+fn model_output_with_html_table_pipes_and_backticks_stays_text() {
+    let hostile = "</details> | <script>alert(1)</script> `x` $a$ and $b$ ~~gone~~ *em* _em_ [l](http://e.x) &amp; ![i](x.png) <!-- c -->";
+    let name = "s::case | </details><script>x</script>\nnext | line";
+    let mut failed = record(
+        name,
+        Status::Failed,
+        (0, 0, 3),
+        &format!("{hostile}\nsecond line"),
+    );
+    let output = "</details>\n<script>alert(1)</script>\n```\n| a | b |\n````\nend";
+    failed.output_preview = Some(output.into());
+    let flaky = record(hostile, Status::Passed, (2, 0, 3), "");
+    let pending = [pending_file(&[(hostile, 1)])];
+    let context = Context {
+        target: Some("prompts"),
+        pending: &pending,
+        ..Context::default()
+    };
+    let text = render(&[failed, flaky], &context);
+    let read = read(&text);
+    assert_eq!(read.html, own_html(1), "{text}");
+    // The one code span is the summary's own, the review command.
+    assert_eq!(
+        read.markup,
+        [format!("Code(Borrowed({:?}))", crate::commands::REVIEW)],
+        "{text}"
+    );
+    // The failures, the flaky tests, the pending tests, the counts: every row keeps its cells, each
+    // cell the text as given (a line break a space).
+    let shown_name = name.replace('\n', " ");
+    let failures = &read.tables[1];
+    assert_eq!(
+        failures[1],
+        [shown_name.as_str(), "failed", "0/3 0% (0–56%)", hostile],
+        "{text}"
+    );
+    assert_eq!(
+        read.tables[2][1],
+        [hostile, "passed", "2/3 67% (21–94%)"],
+        "{text}"
+    );
+    assert_eq!(read.tables[3][1], [hostile, "1"], "{text}");
+    for table in &read.tables {
+        assert!(
+            table.iter().all(|row| row.len() == table[0].len()),
+            "{table:?}"
+        );
+    }
+    // The output verbatim, in a block its backticks cannot close.
+    assert_eq!(read.code_blocks, [format!("{output}\n")], "{text}");
+}
+
+#[test]
+fn control_characters_and_credentials_do_not_reach_the_summary() {
+    let url = "https://user:hunter2secret@example.com/v1";
+    let mut failed = record(
+        "t\u{1b}[2J",
+        Status::Failed,
+        (0, 0, 1),
+        &format!("calling {url} \u{7}"),
+    );
+    failed.output_preview = Some(format!("{url}\u{1b}]0;x\u{7}"));
+    let text = render(&[failed], &Context::default());
+    assert!(!text.contains("hunter2secret"), "{text}");
+    assert!(!text.contains(['\u{1b}', '\u{7}']), "{text:?}");
+    // Shown as the terminal summary shows it.
+    assert_eq!(read(&text).tables[1][1][0], "t\\u{1b}[2J", "{text}");
+}
+
+/// `n` failed trials named `name-<i>`, each with a message and an output.
+fn failures_named(n: usize, name: &str, message: &str, output: &str) -> Vec<TrialRecord> {
+    (0..n)
+        .map(|i| {
+            let mut r = record(&format!("{name}-{i}"), Status::Failed, (1, 0, 3), message);
+            r.output_preview = Some(output.into());
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn lists_stop_at_fifty_then_say_how_many_more() {
+    let records = failures_named(63, "case", "wrong", "out");
+    let pending: Vec<PendingFile> = (0..55)
+        .map(|i| pending_file(&[(&format!("p{i}"), 1)]))
+        .collect();
+    let context = Context {
+        pending: &pending,
+        ..Context::default()
+    };
+    let text = render(&records, &context);
+    let read = read(&text);
+    // The counts, the failures, the flaky trials (each failure passed 1 of 3), the pending tests.
+    let rows: Vec<usize> = read.tables.iter().map(|t| t.len() - 1).collect();
+    assert_eq!(rows, [1, 50, 50, 50, 1], "{text}");
+    assert_eq!(read.code_blocks.len(), 50, "{text}");
+    assert_eq!(read.tables[1][50][0], "case-49");
+    for more in [
+        "and 13 more failed or errored: the JUnit, JSON and HTML reports list every one.",
+        "and 13 more flaky: the JSON and HTML reports show every one.",
+        "and 5 more tests with pending recordings: `cargo prompt-tester pending` lists every one.",
+    ] {
+        assert_eq!(
+            text.lines().filter(|l| *l == more).count(),
+            1,
+            "{more}\n{text}"
+        );
+    }
+    // Fifty or fewer: no such line.
+    let fifty = render(&records[..50], &Context::default());
+    assert!(!fifty.contains(" more "), "{fifty}");
+}
+
+#[test]
+fn the_summary_stays_under_its_cap_and_its_parts_stay_whole() {
+    // Each name, line and output at its longest, each character escaped to five bytes.
+    let records = failures_named(60, &"&".repeat(400), &"<".repeat(400), &"`".repeat(400));
+    let text = render(&records, &Context::default());
+    assert!(text.len() <= MAX_BYTES, "{}", text.len());
+    assert!(text.ends_with(CUT), "{}", &text[text.len() - 300..]);
+    // Cut anywhere: never over the cap, every part whole (the folded outputs closed, each code block
+    // fenced on both sides, each table row whole).
+    let records = failures_named(8, "case | </details>", "wrong\nsecond", "a\n```\nb");
+    let whole = render(&records, &Context::default());
+    for cap in (CUT.len()..whole.len() + 50).step_by(41) {
+        let text = render_within(&records, &Context::default(), cap);
+        assert!(text.len() <= cap.max(CUT.len()), "{cap}: {}", text.len());
+        assert_eq!(
+            text.ends_with(CUT),
+            cap < whole.len() + CUT.len(),
+            "{cap}:\n{text}"
+        );
+        let read = read(&text);
+        let opened = usize::from(text.contains("<details>"));
+        assert_eq!(read.html, own_html(opened), "{cap}:\n{text}");
+        assert!(
+            read.code_blocks.iter().all(|b| b == "a\n```\nb\n"),
+            "{cap}:\n{text}"
+        );
+        for table in &read.tables {
+            assert!(
+                table.iter().all(|row| row.len() == table[0].len()),
+                "{cap}:\n{text}"
+            );
+        }
+    }
+}
