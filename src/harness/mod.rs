@@ -28,6 +28,7 @@ pub(crate) mod rust_test;
 mod select;
 mod settings;
 pub(crate) use settings::PENDING_DIR;
+pub use settings::{MARKDOWN, Markdown, MarkdownSetting};
 pub(crate) mod summary;
 mod table;
 pub mod trial;

@@ -11,12 +11,13 @@
 //! several test targets may append to one step).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::budget::BudgetReport;
 use crate::cassette::pending::PendingFile;
 use crate::harness::baseline::{self, Figures};
 use crate::harness::record::{Status, TrialRecord};
+use crate::harness::settings::Markdown;
 use crate::harness::summary::{pooled, rate, usd};
 use crate::redact::{for_terminal, redact};
 use crate::render::shorten;
@@ -519,6 +520,34 @@ fn usage(out: &mut Bounded, records: &[TrialRecord], budget: Option<&BudgetRepor
         ));
     }
     out.push(&text);
+}
+
+/// Writes `text` where `to` says: its file replaced (atomically), GitHub's step summary appended to in
+/// one write, after a blank line when it holds something already. Each file not written, with why.
+pub fn write(to: &Markdown, text: &str) -> Vec<(PathBuf, std::io::Error)> {
+    let mut errors = Vec::new();
+    if let Some(path) = &to.file
+        && let Err(e) = crate::harness::files::write_atomically(path, text.trim_end().as_bytes())
+    {
+        errors.push((path.clone(), e));
+    }
+    if let Some(path) = &to.step_summary
+        && let Err(e) = append(path, text)
+    {
+        errors.push((path.clone(), e));
+    }
+    errors
+}
+
+/// Appends `text` to `path` in one write, creating it.
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    let gap = if file.metadata()?.len() > 0 { "\n" } else { "" };
+    file.write_all(format!("{gap}{}\n", text.trim_end()).as_bytes())
 }
 
 #[cfg(test)]
