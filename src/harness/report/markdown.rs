@@ -296,12 +296,23 @@ fn rate_cell(r: &TrialRecord) -> String {
     }
 }
 
-/// The first line of a trial's message that says something.
+/// The first line of a trial's message that says something, with the next when it ends in a colon
+/// (a panic's location, then its message).
 fn first_line(r: &TrialRecord) -> String {
-    r.message
+    let mut lines = r
+        .message
         .as_deref()
-        .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
-        .map_or_else(|| "-".to_string(), |l| inline(&shorten(l, LINE_CHARS)))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
+    match (lines.next(), lines.next()) {
+        (None, _) => "-".to_string(),
+        (Some(first), Some(next)) if first.ends_with(':') => {
+            inline(&shorten(&format!("{first} {next}"), LINE_CHARS))
+        }
+        (Some(first), _) => inline(&shorten(first, LINE_CHARS)),
+    }
 }
 
 /// Each failed or errored trial: status, rate and interval, first failure line.
@@ -472,8 +483,8 @@ fn usage(out: &mut Bounded, records: &[TrialRecord], budget: Option<&BudgetRepor
     let mut text = format!(
         "### Calls, tokens and cost\n\n{}{}",
         row(&[
+            "role",
             "calls",
-            "made or replayed",
             "replayed",
             "tokens in",
             "tokens out",

@@ -75,7 +75,7 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
         "support::refund",
         Status::Errored,
         (0, 1, 1),
-        "provider anthropic: 529 overloaded",
+        "panicked at src/refund.rs:9:5:\n\nprovider anthropic: 529 overloaded\nnote: run with RUST_BACKTRACE=1",
     );
     outage.usage.subject = tally(1, 0, (10, 0), 0.0);
     let records = [
@@ -122,7 +122,7 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
         "| test | status | samples passed (95% CI) | first failure line |",
         "| :--- | :--- | ---: | :--- |",
         "| summary::tone | failed | 1/5 20% (4–62%) | \\[run 2/5\\] FAILED: output does not contain \"Phoenix\" |",
-        "| support::refund | errored | 0/1 0% (0–79%) | provider anthropic: 529 overloaded |",
+        "| support::refund | errored | 0/1 0% (0–79%) | panicked at src/refund.rs:9:5: provider anthropic: 529 overloaded |",
         "",
         "<details><summary>Outputs of the failed trials (the first failed sample's, shortened)</summary>",
         "",
@@ -162,7 +162,7 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
         "",
         "### Calls, tokens and cost",
         "",
-        "| calls | made or replayed | replayed | tokens in | tokens out | cost |",
+        "| role | calls | replayed | tokens in | tokens out | cost |",
         "| :--- | ---: | ---: | ---: | ---: | ---: |",
         "| subject | 6 | 5 | 510 | 100 | \\$0.01250 |",
         "| judge | 5 | 0 | 900 | 50 | \\$0.00200 |",
