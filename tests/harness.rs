@@ -898,9 +898,21 @@ fn a_run_appends_its_markdown_summary_to_the_step_summary_once() {
     let scratch = Scratch::new("harness", "step-summary");
     let (step, var) = step_summary(&scratch);
     let env = [("GITHUB_STEP_SUMMARY", var.as_str())];
+    // A baseline where `flaky` passed 20 of 20: 3 of 5 now is a regression (p = 0.0333).
+    scratch.file(
+        "baseline.json",
+        r#"{"suites": [], "tests": [{"name": "flaky", "runs_passed": 20, "runs_total": 20}]}"#,
+    );
     let run = scratch.run_example(
         FIXTURE,
-        &["flaky", "--exact", "--markdown", "summary.md"],
+        &[
+            "flaky",
+            "--exact",
+            "--markdown",
+            "summary.md",
+            "--baseline",
+            "baseline.json",
+        ],
         &env,
     );
     run.assert_code(101);
@@ -922,6 +934,7 @@ fn a_run_appends_its_markdown_summary_to_the_step_summary_once() {
         "| 0 | 1 | 0 | 0 | 0 | 3/5 60% |",
         "| flaky | failed | 3/5 60% (23–88%) | \\[run 3/5\\] FAILED: run 3 said \"SAY HI\" |",
         "| flaky | failed | 3/5 60% (23–88%) |",
+        "| test flaky | 20/20 100% | 3/5 60% | 0.0333 |",
     ] {
         assert_eq!(
             lines.iter().filter(|l| **l == line).count(),
