@@ -242,7 +242,7 @@ impl Tallies {
     }
 }
 
-/// `## ❌ prompt-tester · prompts: 2 failed, 1 errored`.
+/// `## prompt-tester · prompts: ❌ 2 failed, 1 errored`.
 fn heading(records: &[TrialRecord], target: Option<&str>) -> String {
     let t = Tallies::of(records);
     let target = target.map_or_else(String::new, |t| format!(" · {}", inline(t)));
