@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use super::record::TrialRecord;
 use super::report::markdown;
 use super::reporter::Run;
-use super::settings::{self, Settings};
+use super::settings::Settings;
 use super::{baseline, calibration, html, matrix, pending, prune, report, summary};
 
 /// How a run ends, named once.
@@ -253,8 +253,8 @@ impl Written<'_> {
     }
 }
 
-/// The Markdown summary written where the settings say (GitHub's step summary only when a trial
-/// ran); false when it could not be written (said on stderr).
+/// The Markdown summary written where the settings say; false when it could not be written (said on
+/// stderr).
 fn markdown_summary(
     records: &[TrialRecord],
     settings: &Settings,
@@ -262,15 +262,6 @@ fn markdown_summary(
     pending: &[crate::cassette::pending::PendingFile],
     budget: Option<&crate::budget::BudgetReport>,
 ) -> bool {
-    let to = settings::Markdown {
-        file: settings.markdown.file.clone(),
-        step_summary: (!records.is_empty())
-            .then(|| settings.markdown.step_summary.clone())
-            .flatten(),
-    };
-    if to == settings::Markdown::default() {
-        return true;
-    }
     let context = markdown::Context {
         target: Some(settings.commands.target()),
         baseline: before
@@ -284,7 +275,7 @@ fn markdown_summary(
         pending,
         budget,
     };
-    let errors = markdown::write(&to, &markdown::render(records, &context));
+    let errors = markdown::write(&settings.markdown, records, &context);
     for (path, e) in &errors {
         eprintln!(
             "error: cannot write the Markdown summary {}: {e}",

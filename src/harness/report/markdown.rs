@@ -71,6 +71,9 @@ pub fn render(records: &[TrialRecord], context: &Context<'_>) -> String {
 fn render_within(records: &[TrialRecord], context: &Context<'_>, cap: usize) -> String {
     let mut out = Bounded::new(cap);
     out.push(&heading(records, context.target));
+    if records.is_empty() {
+        return out.finish();
+    }
     out.push(&counts(records));
     failures(&mut out, records);
     outputs(&mut out, records);
@@ -119,10 +122,13 @@ impl Bounded {
         self.text.push_str(part);
     }
 
+    /// The text, ending in one line break.
     fn finish(mut self) -> String {
         if self.cut {
             self.text.push_str(CUT);
         }
+        self.text.truncate(self.text.trim_end().len());
+        self.text.push('\n');
         self.text
     }
 }
@@ -533,17 +539,27 @@ fn usage(out: &mut Bounded, records: &[TrialRecord], budget: Option<&BudgetRepor
     out.push(&text);
 }
 
-/// Writes `text` where `to` says: its file replaced (atomically), GitHub's step summary appended to in
-/// one write, after a blank line when it holds something already. Each file not written, with why.
-pub fn write(to: &Markdown, text: &str) -> Vec<(PathBuf, std::io::Error)> {
+/// Writes the summary of `records` where `to` says: its file replaced (atomically); GitHub's step
+/// summary, when a trial ran, appended to in one write, after a blank line when it holds something
+/// already. Each file not written, with why.
+pub fn write(
+    to: &Markdown,
+    records: &[TrialRecord],
+    context: &Context<'_>,
+) -> Vec<(PathBuf, std::io::Error)> {
+    let step_summary = to.step_summary.as_ref().filter(|_| !records.is_empty());
+    if to.file.is_none() && step_summary.is_none() {
+        return Vec::new();
+    }
+    let text = render(records, context);
     let mut errors = Vec::new();
     if let Some(path) = &to.file
         && let Err(e) = crate::harness::files::write_atomically(path, text.trim_end().as_bytes())
     {
         errors.push((path.clone(), e));
     }
-    if let Some(path) = &to.step_summary
-        && let Err(e) = append(path, text)
+    if let Some(path) = step_summary
+        && let Err(e) = append(path, &text)
     {
         errors.push((path.clone(), e));
     }

@@ -167,7 +167,6 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
         "| subject | 6 | 5 | 510 | 100 | \\$0.01250 |",
         "| judge | 5 | 0 | 900 | 50 | \\$0.00200 |",
         "| **total** | 11 | 5 | 1410 | 150 | \\$0.01450 |",
-        "",
     ];
     let lines: Vec<&str> = text.lines().collect();
     for (i, (got, want)) in lines.iter().zip(&expected).enumerate() {
@@ -400,4 +399,43 @@ fn the_summary_stays_under_its_cap_and_its_parts_stay_whole() {
             );
         }
     }
+}
+
+#[test]
+fn the_file_is_replaced_and_the_step_summary_appended_to_when_a_trial_ran() {
+    let scratch = crate::test_support::Scratch::new("markdown-write");
+    let to = Markdown {
+        file: Some(scratch.path().join("summary.md")),
+        step_summary: Some(scratch.file("step.md", "earlier step")),
+    };
+    let records = [record("steady", Status::Passed, (5, 0, 5), "")];
+    let summary = render(&records, &Context::default());
+    for _ in 0..2 {
+        assert!(write(&to, &records, &Context::default()).is_empty());
+    }
+    let read = |name: &str| std::fs::read_to_string(scratch.path().join(name)).unwrap();
+    assert_eq!(read("summary.md"), summary);
+    assert_eq!(
+        read("step.md"),
+        format!("earlier step\n{summary}\n{summary}")
+    );
+    // No trial ran: the file says so, the step summary is left alone.
+    assert!(write(&to, &[], &Context::default()).is_empty());
+    assert_eq!(read("summary.md"), "## prompt-tester: no trial ran\n");
+    assert_eq!(
+        read("step.md"),
+        format!("earlier step\n{summary}\n{summary}")
+    );
+    // A step summary that cannot be written is said, the file still written.
+    let blocked = Markdown {
+        file: Some(scratch.path().join("again.md")),
+        step_summary: Some(scratch.path().join("no-such-folder").join("step.md")),
+    };
+    let errors = write(&blocked, &records, &Context::default());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors[0].0,
+        scratch.path().join("no-such-folder").join("step.md")
+    );
+    assert_eq!(read("again.md"), summary);
 }
