@@ -137,7 +137,7 @@ impl Bounded {
 /// control characters shown escaped, a line break as a space, `&`, `<` and `>` as HTML entities (no
 /// tag can open or close), and Markdown's punctuation behind a backslash (a `|` cannot end a cell, a
 /// backtick cannot open code, a `$` cannot open math).
-pub(crate) fn inline(text: &str) -> String {
+fn inline(text: &str) -> String {
     let text = redact(text);
     let text = for_terminal(&text);
     let mut out = String::with_capacity(text.len());
