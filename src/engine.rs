@@ -399,7 +399,9 @@ impl Engine {
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let (scope, role) = (call.scope, call.role);
-        let exchanged = self.exchange_once(call, client, request, sent, answer).await;
+        let exchanged = self
+            .exchange_once(call, client, request, sent, answer)
+            .await;
         scope.note_call(
             role,
             match &exchanged {

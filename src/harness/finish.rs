@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use super::record::TrialRecord;
+use super::report::markdown;
 use super::reporter::Run;
 use super::settings::Settings;
 use super::{baseline, calibration, html, matrix, pending, prune, report, summary};
@@ -129,6 +130,12 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         run,
     };
     failed |= !written.reports();
+    // Under nextest each process runs one trial: the run's summary is `cargo prompt-tester report`'s.
+    if !settings.runner.is_nextest() {
+        let pending = pending.as_deref().unwrap_or_default();
+        let budget = engine.budget().map(|b| b.report());
+        failed |= !markdown_summary(&records, settings, &before, pending, budget.as_ref());
+    }
     match &pending {
         Ok(files) => {
             if let Some(line) = pending::line(files) {
@@ -244,6 +251,38 @@ impl Written<'_> {
         }
         ok
     }
+}
+
+/// The Markdown summary written where the settings say; false when it could not be written (said on
+/// stderr).
+fn markdown_summary(
+    records: &[TrialRecord],
+    settings: &Settings,
+    before: &Before,
+    pending: &[crate::cassette::pending::PendingFile],
+    budget: Option<&crate::budget::BudgetReport>,
+) -> bool {
+    let context = markdown::Context {
+        target: Some(settings.commands.target()),
+        baseline: before
+            .baseline
+            .as_ref()
+            .map(|(b, figures)| markdown::Baseline {
+                path: &b.path,
+                figures,
+                alpha: b.alpha,
+            }),
+        pending,
+        budget,
+    };
+    let errors = markdown::write(&settings.markdown, records, &context);
+    for (path, e) in &errors {
+        eprintln!(
+            "error: cannot write the Markdown summary {}: {e}",
+            crate::redact::for_terminal(&path.display().to_string())
+        );
+    }
+    errors.is_empty()
 }
 
 /// The commit the run tested: `git rev-parse` in the crate root; `None` outside git.

@@ -22,13 +22,14 @@ mod progress;
 mod prune;
 pub mod record;
 pub mod registry;
-mod report;
+pub(crate) mod report;
 mod reporter;
 pub(crate) mod rust_test;
 mod select;
 mod settings;
 pub(crate) use settings::PENDING_DIR;
-mod summary;
+pub use settings::{MARKDOWN, Markdown, MarkdownSetting};
+pub(crate) mod summary;
 mod table;
 pub mod trial;
 

@@ -12,7 +12,7 @@ use crate::usage::{Tally, Usage};
 
 /// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one,
 /// `≤` when some calls count at their worst case (dropped after they were sent).
-fn usd(tally: &Tally) -> String {
+pub(crate) fn usd(tally: &Tally) -> String {
     let bound = if tally.cost.bounded_calls() > 0 {
         "≤"
     } else {
@@ -27,7 +27,7 @@ fn usd(tally: &Tally) -> String {
 }
 
 /// A pass-rate cell: `4/5 80% (38–96%)`, the 95% Wilson interval in brackets.
-fn rate(counts: Counts) -> String {
+pub(crate) fn rate(counts: Counts) -> String {
     let interval = counts
         .interval()
         .map_or_else(String::new, |i| format!(" ({})", i.percent_range()));
@@ -36,7 +36,7 @@ fn rate(counts: Counts) -> String {
 
 /// The total row's cell: the samples of every trial that ran, without an interval (samples of
 /// different tests are not draws of one rate, so one interval over them would say nothing).
-fn pooled(counts: Counts) -> String {
+pub(crate) fn pooled(counts: Counts) -> String {
     format!(
         "{}/{} {:.0}%",
         counts.passed,
