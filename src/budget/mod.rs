@@ -107,6 +107,10 @@ pub struct BudgetReport {
     pub refused_calls: u64,
     /// The figures are the whole nextest run's, kept in its ledger.
     pub whole_nextest_run: bool,
+    /// Why the spend is unknown (the nextest run's ledger cannot be read or does not parse):
+    /// `spent_usd` then counts nothing. Written only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
 }
 
 /// A call's worst case, as a budget sees it.
@@ -205,7 +209,13 @@ impl Budget {
     /// What the reports write of the budget: the whole run's spend and refusals under nextest (from
     /// its ledger), this process's otherwise.
     pub fn report(&self) -> BudgetReport {
-        let spend = self.spend();
+        let (spend, unknown) = match self.ledger.update(|spend| *spend) {
+            Ok(spend) => (spend, None),
+            Err((path, problem)) => (
+                Spend::default(),
+                Some(format!("the budget ledger {}: {problem}", path.display())),
+            ),
+        };
         let shared = matches!(self.ledger, Ledger::Shared { .. });
         BudgetReport {
             limit_usd: self.limit_usd,
@@ -216,17 +226,17 @@ impl Budget {
                 self.refused()
             },
             whole_nextest_run: shared,
+            unknown,
         }
     }
 
     /// The summary's line: what was spent against the budget, and the calls it refused.
     pub fn summary_line(&self) -> String {
         // An unusable ledger's spend is unknown, never $0.
-        let spent = match self.ledger.update(|spend| spend.spent) {
-            Ok(spent) => format!("${spent:.5}"),
-            Err((path, problem)) => {
-                format!("unknown (the budget ledger {}: {problem})", path.display())
-            }
+        let report = self.report();
+        let spent = match &report.unknown {
+            None => format!("${:.5}", report.spent_usd),
+            Some(why) => format!("unknown ({why})"),
         };
         let refused = match self.refused() {
             0 => String::new(),
@@ -347,6 +357,8 @@ mod tests {
                 "{}",
                 other.summary_line()
             );
+            let report = other.report();
+            assert!(report.unknown.is_some_and(|why| why.contains("corrupt (")));
             // A later run is not blocked.
             let later = Budget::for_run(1.0, Some((dir.path(), &format!("{run}-later"))));
             later.settle(later.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
