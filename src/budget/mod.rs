@@ -196,9 +196,12 @@ impl Budget {
         });
     }
 
-    /// What has been spent (and is reserved) so far: by the whole run, for a shared ledger.
-    pub fn spend(&self) -> Spend {
-        self.ledger.read()
+    /// What has been spent (and is reserved) so far: by the whole run, for a shared ledger; `Err`
+    /// says why that cannot be told (the ledger unreadable or corrupt).
+    pub fn spend(&self) -> Result<Spend, String> {
+        self.ledger
+            .read()
+            .map_err(|(path, problem)| format!("the budget ledger {}: {problem}", path.display()))
     }
 
     /// How many calls this process refused for this budget.
@@ -209,12 +212,9 @@ impl Budget {
     /// What the reports write of the budget: the whole run's spend and refusals under nextest (from
     /// its ledger), this process's otherwise.
     pub fn report(&self) -> BudgetReport {
-        let (spend, unknown) = match self.ledger.update(|spend| *spend) {
+        let (spend, unknown) = match self.spend() {
             Ok(spend) => (spend, None),
-            Err((path, problem)) => (
-                Spend::default(),
-                Some(format!("the budget ledger {}: {problem}", path.display())),
-            ),
+            Err(why) => (Spend::default(), Some(why)),
         };
         let shared = matches!(self.ledger, Ledger::Shared { .. });
         BudgetReport {
@@ -273,7 +273,7 @@ mod tests {
              than is left; raise --budget (or PROMPT_TESTER_BUDGET) to make it"
         );
         assert_eq!(budget.refused(), 1);
-        assert!((budget.spend().spent - 0.3).abs() < 1e-12);
+        assert!((budget.spend().unwrap().spent - 0.3).abs() < 1e-12);
     }
 
     #[test]
@@ -311,7 +311,7 @@ mod tests {
         let held = second.reserve(&Worst::Usd(0.1)).unwrap();
         second.settle(held, 0.1);
         assert!(first.reserve(&Worst::Usd(0.1)).is_err());
-        assert!((second.spend().spent - 0.2).abs() < 1e-12);
+        assert!((second.spend().unwrap().spent - 0.2).abs() < 1e-12);
         // The reports say the whole run's refusals, whichever process refused.
         assert!(second.reserve(&Worst::Unpriced("p/m".into())).is_err());
         let report = first.report();
@@ -320,7 +320,7 @@ mod tests {
         assert!((report.spent_usd - 0.2).abs() < 1e-12);
         // Another nextest run starts from nothing.
         let next = Budget::for_run(0.2, Some((dir.path(), "run-2")));
-        assert_eq!(next.spend().spent, 0.0);
+        assert_eq!(next.spend().unwrap().spent, 0.0);
         next.reserve(&Worst::Usd(0.1)).unwrap();
     }
 
@@ -362,7 +362,7 @@ mod tests {
             // A later run is not blocked.
             let later = Budget::for_run(1.0, Some((dir.path(), &format!("{run}-later"))));
             later.settle(later.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
-            assert!((later.spend().spent - 0.1).abs() < 1e-12);
+            assert!((later.spend().unwrap().spent - 0.1).abs() < 1e-12);
         }
     }
 }
