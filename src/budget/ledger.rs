@@ -75,9 +75,9 @@ impl Ledger {
         }
     }
 
-    /// The spend now (nothing when the file cannot be read).
-    pub fn read(&self) -> Spend {
-        self.update(|spend| *spend).unwrap_or_default()
+    /// The spend now; `Err` names the file and why it cannot be told.
+    pub fn read(&self) -> Result<Spend, (PathBuf, String)> {
+        self.update(|spend| *spend)
     }
 }
 

@@ -107,6 +107,10 @@ pub struct BudgetReport {
     pub refused_calls: u64,
     /// The figures are the whole nextest run's, kept in its ledger.
     pub whole_nextest_run: bool,
+    /// Why the spend is unknown (the nextest run's ledger cannot be read or does not parse):
+    /// `spent_usd` then counts nothing. Written only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
 }
 
 /// A call's worst case, as a budget sees it.
@@ -192,9 +196,12 @@ impl Budget {
         });
     }
 
-    /// What has been spent (and is reserved) so far: by the whole run, for a shared ledger.
-    pub fn spend(&self) -> Spend {
-        self.ledger.read()
+    /// What has been spent (and is reserved) so far: by the whole run, for a shared ledger; `Err`
+    /// says why that cannot be told (the ledger unreadable or corrupt).
+    pub fn spend(&self) -> Result<Spend, String> {
+        self.ledger
+            .read()
+            .map_err(|(path, problem)| format!("the budget ledger {}: {problem}", path.display()))
     }
 
     /// How many calls this process refused for this budget.
@@ -205,7 +212,10 @@ impl Budget {
     /// What the reports write of the budget: the whole run's spend and refusals under nextest (from
     /// its ledger), this process's otherwise.
     pub fn report(&self) -> BudgetReport {
-        let spend = self.spend();
+        let (spend, unknown) = match self.spend() {
+            Ok(spend) => (spend, None),
+            Err(why) => (Spend::default(), Some(why)),
+        };
         let shared = matches!(self.ledger, Ledger::Shared { .. });
         BudgetReport {
             limit_usd: self.limit_usd,
@@ -216,17 +226,17 @@ impl Budget {
                 self.refused()
             },
             whole_nextest_run: shared,
+            unknown,
         }
     }
 
     /// The summary's line: what was spent against the budget, and the calls it refused.
     pub fn summary_line(&self) -> String {
         // An unusable ledger's spend is unknown, never $0.
-        let spent = match self.ledger.update(|spend| spend.spent) {
-            Ok(spent) => format!("${spent:.5}"),
-            Err((path, problem)) => {
-                format!("unknown (the budget ledger {}: {problem})", path.display())
-            }
+        let report = self.report();
+        let spent = match &report.unknown {
+            None => format!("${:.5}", report.spent_usd),
+            Some(why) => format!("unknown ({why})"),
         };
         let refused = match self.refused() {
             0 => String::new(),
@@ -263,7 +273,7 @@ mod tests {
              than is left; raise --budget (or PROMPT_TESTER_BUDGET) to make it"
         );
         assert_eq!(budget.refused(), 1);
-        assert!((budget.spend().spent - 0.3).abs() < 1e-12);
+        assert!((budget.spend().unwrap().spent - 0.3).abs() < 1e-12);
     }
 
     #[test]
@@ -301,7 +311,7 @@ mod tests {
         let held = second.reserve(&Worst::Usd(0.1)).unwrap();
         second.settle(held, 0.1);
         assert!(first.reserve(&Worst::Usd(0.1)).is_err());
-        assert!((second.spend().spent - 0.2).abs() < 1e-12);
+        assert!((second.spend().unwrap().spent - 0.2).abs() < 1e-12);
         // The reports say the whole run's refusals, whichever process refused.
         assert!(second.reserve(&Worst::Unpriced("p/m".into())).is_err());
         let report = first.report();
@@ -310,7 +320,7 @@ mod tests {
         assert!((report.spent_usd - 0.2).abs() < 1e-12);
         // Another nextest run starts from nothing.
         let next = Budget::for_run(0.2, Some((dir.path(), "run-2")));
-        assert_eq!(next.spend().spent, 0.0);
+        assert_eq!(next.spend().unwrap().spent, 0.0);
         next.reserve(&Worst::Usd(0.1)).unwrap();
     }
 
@@ -347,10 +357,12 @@ mod tests {
                 "{}",
                 other.summary_line()
             );
+            let report = other.report();
+            assert!(report.unknown.is_some_and(|why| why.contains("corrupt (")));
             // A later run is not blocked.
             let later = Budget::for_run(1.0, Some((dir.path(), &format!("{run}-later"))));
             later.settle(later.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
-            assert!((later.spend().spent - 0.1).abs() < 1e-12);
+            assert!((later.spend().unwrap().spent - 0.1).abs() < 1e-12);
         }
     }
 }

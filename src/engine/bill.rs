@@ -226,7 +226,7 @@ mod tests {
             );
             assert!(first.is_err() && second.is_err(), "both time out");
         });
-        let spend = engine.budget().unwrap().spend();
+        let spend = engine.budget().unwrap().spend().unwrap();
         assert!(
             (spend.spent - worst).abs() < 1e-12,
             "{spend:?}, worst {worst}"

@@ -269,6 +269,7 @@ fn the_html_report_works_in_a_real_browser() {
             spent_usd: 0.0123,
             refused_calls: 2,
             whole_nextest_run: true,
+            unknown: None,
         }),
         ..Default::default()
     };

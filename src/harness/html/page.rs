@@ -83,7 +83,7 @@ function add(p){for(var i=1;i<arguments.length;i++){var c=arguments[i];if(c!=nul
 function usd(x){return "$"+(x<0.01&&x>0?x.toFixed(6):x.toFixed(4));}
 function secs(x){return x==null?"":(x<1?Math.round(x*1000)+" ms":x.toFixed(2)+" s");}
 function cost(t){var s=(t.bounded_calls?"\u2264":"")+usd(t.cost_usd||0);return t.unpriced_calls?s+" + "+t.unpriced_calls+" unpriced call"+(t.unpriced_calls>1?"s":""):s;}
-function budget(b){if(!b)return null;var n=b.refused_calls;return usd(b.spent_usd)+" spent of "+usd(b.limit_usd)+(b.whole_nextest_run?" (the whole nextest run)":"")+(n?"; "+n+" call"+(n>1?"s were":" was")+" not made for it":"");}
+function budget(b){if(!b)return null;var n=b.refused_calls;return (b.unknown?"spend unknown ("+b.unknown+")":usd(b.spent_usd)+" spent")+" of "+usd(b.limit_usd)+(b.whole_nextest_run?" (the whole nextest run)":"")+(n?"; "+n+" call"+(n>1?"s were":" was")+" not made for it":"");}
 function group(r){if(r.case)return r.case.suite;var i=r.name.lastIndexOf("::");return i<0?"prompt_tests":r.name.slice(0,i);}
 function category(r){return r.case?(r.case.category||"uncategorized"):"";}
 var rank={failed:0,errored:1,passed:2,live_only:3,ignored:4};
