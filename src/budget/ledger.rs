@@ -2,11 +2,12 @@
 //! shares (`<crate>/.prompt-tester/budget.json`, the run's id inside), read and rewritten under a lock
 //! file beside it, so that reserving is one step for the whole run.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
+
+use crate::shared::Shared;
 
 /// What has been spent and what is held for calls in flight, USD.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -77,19 +78,17 @@ impl Ledger {
     }
 }
 
-/// Reads the ledger at `path` under its lock, applies `edit`, and writes it back. A file of another
-/// run (or none, or one that does not parse) starts from nothing.
+/// Reads the ledger at `path` under its lock (`shared::Shared`, in the same folder), applies `edit`,
+/// and writes it back. A file of another run (or none, or one that does not parse) starts from nothing.
 fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std::io::Result<T> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::cassette::work_dir(dir.parent().unwrap_or(Path::new(".")))?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(format!("{FILE}.lock")))?;
-    lock.lock()?;
-    let mut spend = std::fs::read_to_string(path)
+    let shared = Shared::new(path, dir);
+    let turn = shared.lock()?;
+    let mut spend = turn
+        .read()
         .ok()
+        .flatten()
         .and_then(|text| serde_json::from_str::<LedgerFile>(&text).ok())
         .filter(|file| file.nextest_run == run)
         .map(|file| file.spend)
@@ -100,15 +99,6 @@ fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std:
         spend,
     })
     .map_err(std::io::Error::other)?;
-    let tmp = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(text.as_bytes())?;
-        f.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    drop(lock);
+    turn.replace(text.as_bytes())?;
     Ok(out)
 }

@@ -7,7 +7,6 @@ use std::path::Path;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Rate, UNCATEGORIZED};
-use crate::harness::files::write_run_report;
 use crate::harness::record::{Status, TrialRecord};
 use crate::redact::redact;
 
@@ -19,12 +18,9 @@ const ROOT_SUITE: &str = "prompt_tests";
 pub fn write_junit(
     path: &Path,
     records: &[TrialRecord],
-    nextest_run: Option<&str>,
 ) -> std::io::Result<()> {
-    write_run_report(path, records, nextest_run, |records| {
-        let xml = junit_xml(records).map_err(std::io::Error::other)?;
-        Ok(redact(&xml).into_owned())
-    })
+    let xml = junit_xml(records).map_err(std::io::Error::other)?;
+    crate::shared::replace(path, redact(&xml).as_bytes())
 }
 
 /// The JUnit XML of `records`.
