@@ -182,4 +182,46 @@ mod tests {
             .collect();
         assert_eq!(left, ["report.xml"]);
     }
+
+    /// The child's side of the test below: `PT_SHARED_COUNTER` names the file to count in.
+    #[test]
+    fn child_counts_in_the_shared_file() {
+        let Some(path) = std::env::var_os("PT_SHARED_COUNTER") else {
+            return;
+        };
+        let path = PathBuf::from(path);
+        let file = Shared::new(&path, path.parent().unwrap());
+        for _ in 0..COUNTS {
+            let turn = file.lock().unwrap();
+            let n: u64 = turn
+                .read()
+                .unwrap()
+                .map_or(0, |t| t.trim().parse().unwrap());
+            turn.replace((n + 1).to_string().as_bytes()).unwrap();
+        }
+    }
+
+    const COUNTS: u64 = 40;
+
+    #[test]
+    fn processes_taking_turns_lose_no_write() {
+        let dir = Scratch::new("shared-processes");
+        let counter = dir.path().join("counter");
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                std::process::Command::new(std::env::current_exe().unwrap())
+                    .args(["--exact", "shared::tests::child_counts_in_the_shared_file"])
+                    .args(["--test-threads", "1", "--quiet"])
+                    .env("PT_SHARED_COUNTER", &counter)
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut child in children {
+            assert!(child.wait().unwrap().success());
+        }
+        let n: u64 = fs::read_to_string(&counter).unwrap().trim().parse().unwrap();
+        assert_eq!(n, 4 * COUNTS, "every process's every increment is in the file");
+    }
 }
