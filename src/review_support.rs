@@ -15,10 +15,12 @@ use similar::TextDiff;
 
 use crate::cassette::pending;
 
-/// `cargo prompt-tester report`: a run's merged reports rendered from its results folders.
-pub use crate::harness::results::report::{Done as ReportDone, ReportError, Request as ReportRequest, report};
 /// The variable naming the results folder, read by the harness and the subcommand alike.
 pub use crate::harness::results::RESULTS_VAR;
+/// `cargo prompt-tester report`: a run's merged reports rendered from its results folders.
+pub use crate::harness::results::report::{
+    Done as ReportDone, ReportError, Request as ReportRequest, report,
+};
 
 /// The variable naming a folder of pending recordings brought from another machine (or written by
 /// a CI job), read by the harness and the subcommand alike.

@@ -221,7 +221,15 @@ mod tests {
         for mut child in children {
             assert!(child.wait().unwrap().success());
         }
-        let n: u64 = fs::read_to_string(&counter).unwrap().trim().parse().unwrap();
-        assert_eq!(n, 4 * COUNTS, "every process's every increment is in the file");
+        let n: u64 = fs::read_to_string(&counter)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            n,
+            4 * COUNTS,
+            "every process's every increment is in the file"
+        );
     }
 }

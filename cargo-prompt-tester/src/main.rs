@@ -197,16 +197,15 @@ fn render(global: &Global, report: &Report) -> anyhow::Result<ExitCode> {
         baseline: here(&report.baseline),
     };
     let done = render_report(&request)?;
-    let shown = |p: &std::path::Path| {
-        p.strip_prefix(&cwd)
-            .unwrap_or(p)
-            .display()
-            .to_string()
-    };
+    let shown = |p: &std::path::Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
     eprintln!(
         "report: {} trials from {}",
         done.trials,
-        done.folders.iter().map(|f| shown(f)).collect::<Vec<_>>().join(", ")
+        done.folders
+            .iter()
+            .map(|f| shown(f))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     for path in &done.written {
         eprintln!("wrote {}", shown(path));

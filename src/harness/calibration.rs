@@ -204,7 +204,12 @@ fn pooled(sets: &[SetFigures], judge: &JudgeName) -> Option<Confusion> {
 
 fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {
     let json = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
-    if turn.read().ok().flatten().is_some_and(|old| old.trim_end() == json) {
+    if turn
+        .read()
+        .ok()
+        .flatten()
+        .is_some_and(|old| old.trim_end() == json)
+    {
         return Ok(());
     }
     turn.replace(json.as_bytes())

@@ -150,7 +150,10 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     }
     if !settings.runner.is_nextest() {
         let info = html::RunInfo {
-            commit: info.commit.clone().or_else(|| render::git_commit(&before.root)),
+            commit: info
+                .commit
+                .clone()
+                .or_else(|| render::git_commit(&before.root)),
             ..info
         };
         let rendered = render::Rendered {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::calibration::CalibrationReport;
 use super::record::TrialRecord;
-use serde::{Deserialize, Serialize};
 use super::{html, report};
+use serde::{Deserialize, Serialize};
 
 /// Report paths asked for.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -15,10 +15,7 @@ const ROOT_SUITE: &str = "prompt_tests";
 
 /// Writes a JUnit XML report: one `<testsuite>` per suite file (per module for `#[prompt_test]`
 /// functions), one `<testcase>` per trial, its runs, pass rate, tokens and costs as properties.
-pub fn write_junit(
-    path: &Path,
-    records: &[TrialRecord],
-) -> std::io::Result<()> {
+pub fn write_junit(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
     let xml = junit_xml(records).map_err(std::io::Error::other)?;
     crate::shared::replace(path, redact(&xml).as_bytes())
 }

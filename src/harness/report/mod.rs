@@ -16,11 +16,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::calibration::CalibrationReport;
-use crate::shared::replace;
 use crate::budget::BudgetReport;
 use crate::case::SuiteInfo;
 use crate::harness::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
+use crate::shared::replace;
 use crate::stats::Counts;
 use crate::usage::Usage;
 

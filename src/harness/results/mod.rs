@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use merge::{Partition, merge};
 pub(crate) use crate::harness::render::Asked;
+pub(crate) use merge::{Partition, merge};
 
 use super::record::{Latency, TrialRecord};
 use crate::budget::BudgetReport;
@@ -327,7 +327,9 @@ pub(crate) fn partition(dir: &Path) -> Result<Partition, ResultsError> {
     let mut run = dir.to_path_buf();
     let mut files = fragments_in(dir)?;
     if files.is_empty() {
-        let latest = runs_in(dir).into_iter().max_by_key(|(_, modified)| *modified);
+        let latest = runs_in(dir)
+            .into_iter()
+            .max_by_key(|(_, modified)| *modified);
         let Some((latest, _)) = latest else {
             return Err(ResultsError::Empty {
                 path: dir.to_path_buf(),

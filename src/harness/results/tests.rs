@@ -8,11 +8,7 @@ fn record(name: &str, status: Status) -> TrialRecord {
     let passed = status == Status::Passed;
     let mut r = TrialRecord::unrun(name.into(), status, "", None);
     r.message = None;
-    (r.runs_passed, r.runs_total) = if passed {
-        (1, 1)
-    } else {
-        (0, 1)
-    };
+    (r.runs_passed, r.runs_total) = if passed { (1, 1) } else { (0, 1) };
     r.latency = Latency::of([Duration::from_millis(250)]);
     r
 }
@@ -91,7 +87,10 @@ fn a_trial_in_two_partitions_is_an_error_naming_both() {
     let error = merge(vec![a, b]).unwrap_err().to_string();
     crate::test_support::assert_contains(
         &error,
-        &["trial `s::x` is in two partitions, ci/part-1 and ci/part-2", "--partition"],
+        &[
+            "trial `s::x` is in two partitions, ci/part-1 and ci/part-2",
+            "--partition",
+        ],
     );
 }
 
@@ -161,7 +160,11 @@ fn fragments_written_by_processes_read_back_as_the_latest_run_and_old_runs_go() 
         write(&results, f).unwrap();
     }
     let runs = runs_in(&results);
-    assert_eq!(runs.len(), KEPT_RUNS, "the oldest runs beyond the kept ones go");
+    assert_eq!(
+        runs.len(),
+        KEPT_RUNS,
+        "the oldest runs beyond the kept ones go"
+    );
     assert!(!results.join("old_0").exists() && !results.join("old_1").exists());
     // A results folder gives its latest run; the run's own folder gives the same.
     let from_results = partition(&results).unwrap();
