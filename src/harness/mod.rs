@@ -115,12 +115,13 @@ impl Harness {
         let (settings, libtest_args) = Settings::read(argv)?;
         let mut args = Arguments::from_iter(libtest_args);
         let config = self.config(&root, &settings)?;
-        let defs = Catalog::new(
+        let catalog = Catalog::new(
             &config,
             &settings,
             args.filter.as_deref().filter(|_| args.exact),
-        )
-        .trials();
+        );
+        let defs = catalog.trials();
+        let opened = catalog.into_cassettes();
         let listed: Vec<select::Listed<'_>> = defs
             .iter()
             .map(|d| select::Listed {
@@ -189,7 +190,13 @@ impl Harness {
                 .map(|run| (before.root.as_path(), run));
             crate::budget::Budget::for_run(limit, shared)
         });
-        let run = Run::with_budget(config, settings.cassette_policy(), console, budget);
+        let run = Run::with_budget(
+            config,
+            settings.cassette_policy(),
+            console,
+            budget,
+            Some(opened),
+        );
         let trials = trials(defs, &choices, Some(&run), settings.runner.is_nextest());
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,

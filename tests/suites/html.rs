@@ -469,7 +469,10 @@ fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
     };
     let mut want: Vec<String> = trials.iter().map(|t| t.to_string()).collect();
     want.sort();
-    assert!(!page.exists(), "no process of a nextest run writes the merged page");
+    assert!(
+        !page.exists(),
+        "no process of a nextest run writes the merged page"
+    );
     let render = || {
         let request = prompt_tester::_cargo_prompt_tester_support::ReportRequest {
             root: f.root.clone(),
