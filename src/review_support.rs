@@ -21,6 +21,19 @@ pub use crate::harness::results::RESULTS_VAR;
 pub use crate::harness::results::report::{
     Done as ReportDone, ReportError, Request as ReportRequest, report,
 };
+/// The Markdown summary of a run, for a pull request: [`markdown::render`] makes it (pure) from the
+/// records, a baseline's figures, the pending recordings and the budget; [`markdown::Markdown::read`]
+/// says where it goes (`--markdown`, `PROMPT_TESTER_MARKDOWN`, `GITHUB_STEP_SUMMARY`, as the harness
+/// reads them) and [`markdown::write`] writes it there.
+pub mod markdown {
+    pub use crate::budget::BudgetReport;
+    pub use crate::harness::baseline::{BaselineError, Figures, load as load_baseline};
+    pub use crate::harness::record::{Status, TrialRecord};
+    pub use crate::harness::report::markdown::{
+        Baseline, Context, MAX_BYTES, MAX_LISTED, render, write,
+    };
+    pub use crate::harness::{MARKDOWN, Markdown, MarkdownSetting};
+}
 
 /// The variable naming a folder of pending recordings brought from another machine (or written by
 /// a CI job), read by the harness and the subcommand alike.

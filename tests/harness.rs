@@ -884,3 +884,115 @@ fn credentials_in_a_base_url_reach_neither_the_console_nor_a_report() {
     }
     assert!(!context.contains("s3cretpw"), "{context}");
 }
+
+/// GitHub's step summary file of a scratch root, holding what an earlier step wrote.
+fn step_summary(scratch: &Scratch) -> (std::path::PathBuf, String) {
+    let path = scratch.path().join("step_summary.md");
+    std::fs::write(&path, "earlier step\n").unwrap();
+    let var = path.to_str().expect("a UTF-8 path").to_string();
+    (path, var)
+}
+
+#[test]
+fn a_run_appends_its_markdown_summary_to_the_step_summary_once() {
+    let scratch = Scratch::new("harness", "step-summary");
+    let (step, var) = step_summary(&scratch);
+    let env = [("GITHUB_STEP_SUMMARY", var.as_str())];
+    // A baseline where `flaky` passed 20 of 20: 3 of 5 now is a regression (p = 0.0333).
+    scratch.file(
+        "baseline.json",
+        r#"{"suites": [], "tests": [{"name": "flaky", "runs_passed": 20, "runs_total": 20}]}"#,
+    );
+    let run = scratch.run_example(
+        FIXTURE,
+        &[
+            "flaky",
+            "--exact",
+            "--markdown",
+            "summary.md",
+            "--baseline",
+            "baseline.json",
+        ],
+        &env,
+    );
+    run.assert_code(101);
+    // `--markdown` writes the summary the step summary gets, appended after what was there.
+    let summary = std::fs::read_to_string(scratch.path().join("summary.md")).expect("summary.md");
+    let once = std::fs::read_to_string(&step).unwrap();
+    assert_eq!(
+        once,
+        format!("earlier step\n\n{summary}"),
+        "{}",
+        run.context()
+    );
+    let lines: Vec<&str> = summary.lines().collect();
+    assert_eq!(
+        lines[0], "## prompt-tester · harness\\_fixture: ❌ 1 failed, 0 errored",
+        "{summary}"
+    );
+    for line in [
+        "| 0 | 1 | 0 | 0 | 0 | 3/5 60% |",
+        "| flaky | failed | 3/5 60% (23–88%) | \\[run 3/5\\] FAILED: run 3 said \"SAY HI\" |",
+        "| flaky | failed | 3/5 60% (23–88%) |",
+        "| test flaky | 20/20 100% | 3/5 60% | 0.0333 |",
+    ] {
+        assert_eq!(
+            lines.iter().filter(|l| **l == line).count(),
+            1,
+            "{line}\n{summary}"
+        );
+    }
+    // A second run appends its own: the first stays as it was.
+    let run = scratch.run_example(FIXTURE, &["summary_passes", "--exact"], &env);
+    run.assert_success();
+    let twice = std::fs::read_to_string(&step).unwrap();
+    let second = twice
+        .strip_prefix(&format!("{once}\n"))
+        .unwrap_or_else(|| panic!("the first summary was not kept:\n{twice}"));
+    assert!(
+        second.starts_with("## prompt-tester · harness\\_fixture: ✅ 1 passed\n"),
+        "{twice}"
+    );
+    assert_eq!(twice.matches("## prompt-tester").count(), 2, "{twice}");
+}
+
+#[test]
+fn the_step_summary_is_left_alone_when_off_under_nextest_and_on_a_bad_value() {
+    let scratch = Scratch::new("harness", "step-summary-off");
+    let (step, var) = step_summary(&scratch);
+    let summary = ("GITHUB_STEP_SUMMARY", var.as_str());
+    let off = scratch.run_example(
+        FIXTURE,
+        &["summary_passes", "--exact"],
+        &[summary, ("PROMPT_TESTER_MARKDOWN", "off")],
+    );
+    off.assert_success();
+    // One of nextest's processes runs one trial: the run's summary is not its to write.
+    let nextest = scratch.run_example(
+        FIXTURE,
+        &["summary_passes", "--exact"],
+        &[summary, ("NEXTEST", "1"), ("NEXTEST_RUN_ID", "run-1")],
+    );
+    nextest.assert_success();
+    let bad = scratch.run_example(
+        FIXTURE,
+        &["summary_passes", "--exact"],
+        &[summary, ("PROMPT_TESTER_MARKDOWN", "true")],
+    );
+    assert_eq!(bad.code(), Some(2), "{}", bad.context());
+    bad.assert_stderr_has(
+        "PROMPT_TESTER_MARKDOWN=\"true\" is not a path: give the file to write the Markdown summary to",
+    );
+    child::assert_lacks(&bad.stdout(), "test result");
+    assert_eq!(std::fs::read_to_string(&step).unwrap(), "earlier step\n");
+    // The same run without `off` appends: the file was in reach all along.
+    let on = scratch.run_example(FIXTURE, &["summary_passes", "--exact"], &[summary]);
+    on.assert_success();
+    assert!(
+        std::fs::read_to_string(&step)
+            .unwrap()
+            .starts_with("earlier step\n\n## prompt-tester"),
+        "{}",
+        on.context()
+    );
+}

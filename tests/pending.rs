@@ -46,8 +46,22 @@ fn recorded_then_changed(name: &str, server: &FakeProvider) -> (Scratch, Vec<u8>
     let calls = server.request_count();
     let page = scratch.path().join("report.html");
     let page_arg = page.to_string_lossy().into_owned();
-    let changed = run(&scratch, "shape", &["--html", &page_arg], &[]);
+    let changed = run(
+        &scratch,
+        "shape",
+        &["--html", &page_arg, "--markdown", "summary.md"],
+        &[],
+    );
     changed.assert_success();
+    // The Markdown summary names the test and its samples waiting for review.
+    let summary = std::fs::read_to_string(scratch.path().join("summary.md")).unwrap();
+    let at = summary
+        .find("### Pending recordings: 1 test(s), 2 sample(s)\n")
+        .unwrap_or_else(|| panic!("no pending section:\n{summary}"));
+    assert!(
+        summary[at..].contains("\n| fake\\_recorded | 2 |\n"),
+        "{summary}"
+    );
     // The report shows each pending sample's accepted and new answers side by side, with the checks.
     let html = std::fs::read_to_string(&page).unwrap();
     let data = prompt_tester::testing::read_html_data(&html).expect("the page's data");

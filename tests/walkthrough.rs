@@ -128,6 +128,7 @@ fn cargo(dir: &Path, env: &[(String, String)], args: &[String]) -> Output {
             || name.starts_with("NEXTEST")
             || name == "RUST_TEST_THREADS"
             || name == "CI"
+            || name == "GITHUB_STEP_SUMMARY"
         {
             cmd.env_remove(&name);
         }

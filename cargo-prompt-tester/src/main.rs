@@ -83,9 +83,10 @@ struct Report {
     /// Write the JSON report to PATH
     #[arg(long, value_name = "PATH")]
     report: Option<PathBuf>,
-    /// Write the Markdown summary to PATH
+    /// Write the Markdown summary to PATH (`off`: not even to GITHUB_STEP_SUMMARY) [default:
+    /// PROMPT_TESTER_MARKDOWN; appended to GITHUB_STEP_SUMMARY when set]
     #[arg(long, value_name = "PATH")]
-    markdown: Option<PathBuf>,
+    markdown: Option<String>,
     /// Compare with an earlier JSON report
     #[arg(long, value_name = "PATH")]
     baseline: Option<PathBuf>,
@@ -181,12 +182,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn render(global: &Global, report: &Report) -> anyhow::Result<ExitCode> {
     use prompt_tester::_cargo_prompt_tester_support::{ReportRequest, report as render_report};
     let cwd = std::env::current_dir().context("the current folder")?;
-    if report.markdown.is_some() {
-        anyhow::bail!(
-            "--markdown: the Markdown summary is not in this build yet (issue 39's summary renderer); \
-             write the other reports without it"
-        );
-    }
     let here = |p: &Option<PathBuf>| p.as_ref().map(|p| cwd.join(p));
     let request = ReportRequest {
         root: locate::crate_root(global.manifest_path.as_deref(), &cwd)?,
@@ -195,6 +190,10 @@ fn render(global: &Global, report: &Report) -> anyhow::Result<ExitCode> {
         json: here(&report.report),
         html: here(&report.html),
         baseline: here(&report.baseline),
+        markdown: report.markdown.as_ref().map(|m| match m.as_str() {
+            "off" => m.clone(),
+            path => cwd.join(path).display().to_string(),
+        }),
     };
     let done = render_report(&request)?;
     let shown = |p: &std::path::Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
+use super::record::TrialRecord;
+use super::report::markdown;
 use super::reporter::Run;
 use super::settings::Settings;
 use super::{baseline, calibration, html, matrix, pending, prune, render, results, summary};
@@ -163,6 +165,9 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             info: &info,
         };
         failed |= !rendered.write(&results::Asked::from(&settings.reports));
+        let pending = pending.as_deref().unwrap_or_default();
+        let budget = engine.budget().map(|b| b.report());
+        failed |= !markdown_summary(&records, settings, &before, pending, budget.as_ref());
     }
     match &pending {
         Ok(files) => {
@@ -203,4 +208,36 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         failed |= !prune::claim(&engine.cassettes, &before.root);
     }
     if failed { Exit::Failed } else { Exit::Passed }
+}
+
+/// The Markdown summary written where the settings say; false when it could not be written (said on
+/// stderr).
+fn markdown_summary(
+    records: &[TrialRecord],
+    settings: &Settings,
+    before: &Before,
+    pending: &[crate::cassette::pending::PendingFile],
+    budget: Option<&crate::budget::BudgetReport>,
+) -> bool {
+    let context = markdown::Context {
+        target: Some(settings.commands.target()),
+        baseline: before
+            .baseline
+            .as_ref()
+            .map(|(b, figures)| markdown::Baseline {
+                path: &b.path,
+                figures,
+                alpha: b.alpha,
+            }),
+        pending,
+        budget,
+    };
+    let errors = markdown::write(&settings.markdown, records, &context);
+    for (path, e) in &errors {
+        eprintln!(
+            "error: cannot write the Markdown summary {}: {e}",
+            crate::redact::for_terminal(&path.display().to_string())
+        );
+    }
+    errors.is_empty()
 }

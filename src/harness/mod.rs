@@ -22,14 +22,15 @@ mod prune;
 pub mod record;
 pub mod registry;
 mod render;
-mod report;
+pub(crate) mod report;
 mod reporter;
 pub(crate) mod results;
 pub(crate) mod rust_test;
 mod select;
 mod settings;
 pub(crate) use settings::PENDING_DIR;
-mod summary;
+pub use settings::{MARKDOWN, Markdown, MarkdownSetting};
+pub(crate) mod summary;
 mod table;
 pub mod trial;
 

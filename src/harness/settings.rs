@@ -63,6 +63,93 @@ pub struct Reports {
     pub html: Option<PathBuf>,
 }
 
+/// What `--markdown` or `PROMPT_TESTER_MARKDOWN` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MarkdownSetting {
+    /// `off`: no summary, not even in GitHub's step summary.
+    Off,
+    /// The file to write the summary to.
+    File(PathBuf),
+}
+
+impl MarkdownSetting {
+    /// `off`, or the path of a file. A word that reads as a switch (`on`, `true`, `1`, `false`, `0`,
+    /// `no`, `none`) is an error: it would otherwise name a file.
+    pub fn parse(value: &str) -> Result<Self, &'static str> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "off" => Ok(Self::Off),
+            "on" | "yes" | "true" | "1" | "no" | "none" | "false" | "0" => Err(
+                "is not a path: give the file to write the Markdown summary to (./NAME for a file so \
+                 named), or off for no summary at all, not even in GITHUB_STEP_SUMMARY",
+            ),
+            _ => Ok(Self::File(PathBuf::from(value.trim()))),
+        }
+    }
+}
+
+/// Where the Markdown summary goes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Markdown {
+    /// The file to write it to: `--markdown PATH` / `PROMPT_TESTER_MARKDOWN=PATH`.
+    pub file: Option<PathBuf>,
+    /// The file to append it to: `GITHUB_STEP_SUMMARY`, which GitHub Actions sets.
+    pub step_summary: Option<PathBuf>,
+}
+
+/// The variable of the Markdown summary.
+pub const MARKDOWN: &str = "PROMPT_TESTER_MARKDOWN";
+
+impl Markdown {
+    /// Where the summary goes, from the setting, `GITHUB_STEP_SUMMARY` and whether this process is one
+    /// of nextest's (each runs one trial: the summary of a nextest run is `cargo prompt-tester
+    /// report`'s). A file that is the step summary is appended to, once.
+    pub fn resolve(
+        setting: Option<MarkdownSetting>,
+        step_summary: Option<PathBuf>,
+        one_of_nextest: bool,
+    ) -> Self {
+        let file = match setting {
+            Some(MarkdownSetting::Off) => return Self::default(),
+            Some(MarkdownSetting::File(path)) => Some(path),
+            None => None,
+        };
+        // The step summary is appended to, never replaced, even when named as the file.
+        let file = file.filter(|f| step_summary.as_ref().is_none_or(|s| !same_file(f, s)));
+        let step_summary = step_summary.filter(|_| !one_of_nextest);
+        Self { file, step_summary }
+    }
+
+    /// Where the summary goes, from `flag` (the value of `--markdown`, which wins), then
+    /// `PROMPT_TESTER_MARKDOWN`, and `GITHUB_STEP_SUMMARY`.
+    pub fn read(flag: Option<&str>, one_of_nextest: bool) -> Result<Self, HarnessError> {
+        let setting = match flag {
+            Some(value) => Some(MarkdownSetting::parse(value).map_err(|problem| {
+                HarnessError::Flag(format!("--markdown {value:?} {problem}"))
+            })?),
+            None => env_var(MARKDOWN)
+                .map(|value| {
+                    MarkdownSetting::parse(&value).map_err(|problem| HarnessError::Variable {
+                        name: MARKDOWN,
+                        value,
+                        problem,
+                    })
+                })
+                .transpose()?,
+        };
+        let step_summary = env_var("GITHUB_STEP_SUMMARY").map(PathBuf::from);
+        Ok(Self::resolve(setting, step_summary, one_of_nextest))
+    }
+}
+
+/// Whether two paths name one file: the same as written, or, when both exist, the same file.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    a == b
+        || matches!(
+            (a.canonicalize(), b.canonicalize()),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
 /// Everything a run reads from its flags and environment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
@@ -70,6 +157,8 @@ pub struct Settings {
     pub mode: CassetteMode,
     /// The reports to write.
     pub reports: Reports,
+    /// Where the Markdown summary goes.
+    pub markdown: Markdown,
     /// `--prune-cassettes`.
     pub prune: bool,
     /// `--claim-cassettes`: recordings that name no test target are this target's (see `prune.rs`).
@@ -123,16 +212,18 @@ impl Settings {
             .map(|value| value.parse().map_err(HarnessError::Subject))
             .transpose()?;
         let commands = Commands::new(crate::cassette::this_target().as_deref());
+        let runner = runner();
         let settings = Self {
             mode,
             reports,
+            markdown: Markdown::read(flags.markdown.as_deref(), runner.is_nextest())?,
             prune: flags.prune,
             claim: flags.claim,
             baseline: flags.baseline_settings(&commands)?,
             subject,
             test_threads: test_threads()?,
             ci: crate::config::is_ci(),
-            runner: runner(),
+            runner,
             commit: env_var("GITHUB_SHA").map(|sha| sha.chars().take(12).collect()),
             accept: flags.accept || switch("PROMPT_TESTER_ACCEPT")?,
             pending_dir: env_var(PENDING_DIR).map(PathBuf::from),
@@ -245,6 +336,7 @@ struct Flags {
     junit: Option<PathBuf>,
     report: Option<PathBuf>,
     html: Option<PathBuf>,
+    markdown: Option<String>,
     prune: bool,
     accept: bool,
     claim: bool,
@@ -336,6 +428,7 @@ impl Flags {
                     flags.subject = Some(value_of(inline, &mut iter, true, needs)?);
                 }
                 "--html" => flags.html = Some(path_of("--html", inline, &mut iter)?.into()),
+                "--markdown" => flags.markdown = Some(path_of("--markdown", inline, &mut iter)?),
                 "--estimate" => flags.estimate = true,
                 "--budget" => {
                     let needs = "--budget needs an amount of USD: --budget 0.50";
@@ -400,6 +493,75 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "--budget needs an amount of USD: --budget 0.50"
+        );
+    }
+
+    #[test]
+    fn the_markdown_summary_goes_to_its_file_and_once_to_the_step_summary() {
+        let file = |p: &str| Some(MarkdownSetting::File(p.into()));
+        let step = || Some(PathBuf::from("/gh/step_summary"));
+        let to = |file: Option<&str>, step: Option<&str>| Markdown {
+            file: file.map(PathBuf::from),
+            step_summary: step.map(PathBuf::from),
+        };
+        for (setting, step_summary, nextest, want) in [
+            // `cargo test` on GitHub: the file, and the step summary.
+            (
+                file("s.md"),
+                step(),
+                false,
+                to(Some("s.md"), Some("/gh/step_summary")),
+            ),
+            (None, step(), false, to(None, Some("/gh/step_summary"))),
+            // The file is the step summary: appended to once, never replaced.
+            (
+                file("/gh/step_summary"),
+                step(),
+                false,
+                to(None, Some("/gh/step_summary")),
+            ),
+            (file("/gh/step_summary"), step(), true, to(None, None)),
+            // One of nextest's processes: never the step summary (`cargo prompt-tester report` writes it).
+            (None, step(), true, to(None, None)),
+            (file("s.md"), step(), true, to(Some("s.md"), None)),
+            // Off: nowhere.
+            (Some(MarkdownSetting::Off), step(), false, to(None, None)),
+            (file("s.md"), None, false, to(Some("s.md"), None)),
+            (None, None, false, to(None, None)),
+        ] {
+            let why = format!("{setting:?} {step_summary:?} nextest={nextest}");
+            assert_eq!(
+                Markdown::resolve(setting, step_summary, nextest),
+                want,
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_markdown_setting_is_off_or_a_path_never_a_switch() {
+        assert_eq!(MarkdownSetting::parse("off"), Ok(MarkdownSetting::Off));
+        assert_eq!(MarkdownSetting::parse(" OFF "), Ok(MarkdownSetting::Off));
+        assert_eq!(
+            MarkdownSetting::parse("target/summary.md"),
+            Ok(MarkdownSetting::File("target/summary.md".into()))
+        );
+        assert_eq!(
+            MarkdownSetting::parse("./true"),
+            Ok(MarkdownSetting::File("./true".into()))
+        );
+        for switch in ["on", "true", "1", "0", "false", "no", "none", "Yes"] {
+            let problem = MarkdownSetting::parse(switch).unwrap_err();
+            assert!(
+                problem.contains("or off for no summary"),
+                "{switch}: {problem}"
+            );
+        }
+        let (flags, _) = split(&["prog", "--markdown", "s.md", "--markdown=t.md"]).unwrap();
+        assert_eq!(flags.markdown.as_deref(), Some("t.md"));
+        assert_eq!(
+            split(&["prog", "--markdown"]).unwrap_err().to_string(),
+            "--markdown needs a path: --markdown PATH"
         );
     }
 

@@ -11,7 +11,7 @@ use crate::stats::Counts;
 use crate::usage::{Tally, Usage};
 
 /// A cost cell: `-` without calls, `unpriced` when no call had a price, a `+?` mark when some lacked one.
-fn usd(tally: &Tally) -> String {
+pub(crate) fn usd(tally: &Tally) -> String {
     match (tally.calls, tally.cost.unpriced_calls()) {
         (0, _) => "-".to_string(),
         (calls, unpriced) if unpriced == calls => "unpriced".to_string(),
@@ -21,7 +21,7 @@ fn usd(tally: &Tally) -> String {
 }
 
 /// A pass-rate cell: `4/5 80% (38–96%)`, the 95% Wilson interval in brackets.
-fn rate(counts: Counts) -> String {
+pub(crate) fn rate(counts: Counts) -> String {
     let interval = counts
         .interval()
         .map_or_else(String::new, |i| format!(" ({})", i.percent_range()));
@@ -30,7 +30,7 @@ fn rate(counts: Counts) -> String {
 
 /// The total row's cell: the samples of every trial that ran, without an interval (samples of
 /// different tests are not draws of one rate, so one interval over them would say nothing).
-fn pooled(counts: Counts) -> String {
+pub(crate) fn pooled(counts: Counts) -> String {
     format!(
         "{}/{} {:.0}%",
         counts.passed,

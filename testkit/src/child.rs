@@ -23,6 +23,8 @@ pub const CLEARED: &[&str] = &[
     "OPENAI_BASE_URL",
     "GOOGLE_GEMINI_BASE_URL",
     "FAKE_API_KEY",
+    // A run on GitHub Actions appends its summary there: the project's own CI would get every child's.
+    "GITHUB_STEP_SUMMARY",
 ];
 
 /// Prefixes of the variables removed from every child's environment.

@@ -1,5 +1,6 @@
 //! Reports written after a run: JUnit XML (`--junit PATH` or `PROMPT_TESTER_JUNIT`) and the JSON suite
-//! report (`--report PATH` or `PROMPT_TESTER_REPORT`).
+//! report (`--report PATH` or `PROMPT_TESTER_REPORT`); the Markdown summary for a pull request is
+//! [`markdown`]'s.
 //!
 //! Both are redacted (API keys never reach a file) and written atomically: a temporary file beside the
 //! target, renamed over it, so a reader never sees half a report. Under nextest (one process per trial)
@@ -26,6 +27,7 @@ use crate::usage::Usage;
 
 mod gates;
 mod junit;
+pub(crate) mod markdown;
 
 pub use junit::write_junit;
 

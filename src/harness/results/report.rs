@@ -8,7 +8,8 @@ use super::{Asked, ResultsError, merge, partition, results_dir};
 use crate::commands::Commands;
 use crate::config::{Config, ConfigError};
 use crate::harness::render::{Rendered, git_commit};
-use crate::harness::{baseline, calibration, html, matrix, pending, summary};
+use crate::harness::report::markdown;
+use crate::harness::{Markdown, baseline, calibration, html, matrix, pending, summary};
 
 /// What `cargo prompt-tester report` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -25,6 +26,9 @@ pub struct Request {
     pub html: Option<PathBuf>,
     /// `--baseline`: an earlier JSON report to compare with.
     pub baseline: Option<PathBuf>,
+    /// `--markdown` as given (a path, or `off`); with `PROMPT_TESTER_MARKDOWN` and
+    /// `GITHUB_STEP_SUMMARY` read as the harness reads them.
+    pub markdown: Option<String>,
 }
 
 /// What the report did.
@@ -52,10 +56,13 @@ pub enum ReportError {
     /// The baseline cannot be read.
     #[error(transparent)]
     Baseline(#[from] baseline::BaselineError),
+    /// `--markdown` or `PROMPT_TESTER_MARKDOWN` cannot be used.
+    #[error(transparent)]
+    Markdown(#[from] crate::harness::error::HarnessError),
     /// No report named, and the run asked for none.
     #[error(
-        "no report to write: name one (--html PATH, --junit PATH, --report PATH), or run the tests with \
-         one asked for (--html or PROMPT_TESTER_HTML, ...) and it is written to the same path"
+        "no report to write: name one (--html PATH, --junit PATH, --report PATH, --markdown PATH), or run \
+         the tests with one asked for (--html or PROMPT_TESTER_HTML, ...) and it is written to the same path"
     )]
     NothingAsked,
     /// A report could not be written (said on stderr).
@@ -91,7 +98,8 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     } else {
         named
     };
-    if asked == Asked::default() {
+    let markdown = Markdown::read(request.markdown.as_deref(), false)?;
+    if asked == Asked::default() && markdown == Markdown::default() {
         return Err(ReportError::NothingAsked);
     }
     let config = Config::load(&request.root)?;
@@ -129,10 +137,14 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
             crate::outcome::Status::Failed | crate::outcome::Status::Errored
         )
     });
-    if let Some(path) = &request.baseline {
-        let then = baseline::load(path, &commands)?;
+    let then = match &request.baseline {
+        Some(path) => Some(baseline::load(path, &commands)?),
+        None => None,
+    };
+    let alpha = crate::defaults::BASELINE_ALPHA;
+    if let (Some(path), Some(then)) = (&request.baseline, &then) {
         let now = baseline::figures_of_records(records);
-        let comparison = baseline::compare(&then, &now, crate::defaults::BASELINE_ALPHA);
+        let comparison = baseline::compare(then, &now, alpha);
         say(&comparison.render(path));
         extras.baseline = Some(comparison.table(path));
         failed |= comparison.failure().is_some();
@@ -154,13 +166,35 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         extras: &extras,
         info: &info,
     };
-    if !rendered.write(&asked) {
+    let mut written = rendered.write(&asked);
+    let context = markdown::Context {
+        target: None,
+        baseline: request
+            .baseline
+            .as_deref()
+            .zip(then.as_ref())
+            .map(|(path, figures)| markdown::Baseline {
+                path,
+                figures,
+                alpha,
+            }),
+        pending: pending.as_deref().unwrap_or_default(),
+        budget: merged.budget.as_ref(),
+    };
+    for (path, e) in markdown::write(&markdown, records, &context) {
+        eprintln!(
+            "error: cannot write the Markdown summary {}: {e}",
+            crate::redact::for_terminal(&path.display().to_string())
+        );
+        written = false;
+    }
+    if !written {
         return Err(ReportError::Unwritten);
     }
     Ok(Done {
         folders,
         trials: records.len(),
-        written: [asked.junit, asked.json, asked.html]
+        written: [asked.junit, asked.json, asked.html, markdown.file]
             .into_iter()
             .flatten()
             .collect(),
