@@ -491,16 +491,29 @@ fn partitions_written_to_two_results_folders_merge_into_one_set_of_reports() {
         listed,
         ["mixed::one", "mixed::sampled", "mixed::two", "mixed::wrong"]
     );
-    let [html, json, junit] =
-        ["merged.html", "merged.json", "merged.xml"].map(|f| dir.join(f).display().to_string());
+    let [html, json, junit, markdown] = ["merged.html", "merged.json", "merged.xml", "merged.md"]
+        .map(|f| dir.join(f).display().to_string());
     let report = report_command(
         &scratch,
         &[
-            "--from", "part-1", "--from", "part-2", "--html", &html, "--report", &json, "--junit",
+            "--from",
+            "part-1",
+            "--from",
+            "part-2",
+            "--html",
+            &html,
+            "--report",
+            &json,
+            "--junit",
             &junit,
+            "--markdown",
+            &markdown,
         ],
     );
     report.assert_success();
+    // The summary for the pull request is the whole run's: its one failure, named once.
+    let summary = std::fs::read_to_string(&markdown).unwrap();
+    assert_eq!(summary.matches("mixed::wrong").count(), 1, "{summary}");
     // Every trial once in each merged report.
     let from_html: Vec<String> = trials(Path::new(&html)).into_keys().collect();
     assert_eq!(from_html, listed);
