@@ -49,7 +49,7 @@ pub struct Checks {
 }
 
 /// One item's verdict, noted as the set's trial judges it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
     /// The trial that judged it (the set's, or a single item's).
     pub trial: String,

@@ -220,16 +220,18 @@ impl Engine {
     /// The engine of one run, using cassettes as `policy` says (read once by the run's settings);
     /// `observer` hears of every call.
     pub fn new(config: Config, policy: Policy, observer: Arc<dyn CallObserver>) -> Arc<Self> {
-        Self::with_budget(config, policy, observer, None)
+        Self::with_budget(config, policy, observer, None, None)
     }
 
     /// [`Engine::new`], under the run's `budget` when it has one: no call is made whose worst case
-    /// could take the run's spend past it.
+    /// could take the run's spend past it; `opened`: the cassettes the catalog opened (the same
+    /// directory, pending folder and commands as `policy`'s), so no file is read twice.
     pub fn with_budget(
         config: Config,
         policy: Policy,
         observer: Arc<dyn CallObserver>,
         budget: Option<Budget>,
+        opened: Option<CassetteStore>,
     ) -> Arc<Self> {
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
@@ -254,11 +256,11 @@ impl Engine {
             .expect("the tokio runtime starts");
         let http = crate::provider::http_client(config.concurrency().max(16));
         Arc::new(Self {
-            cassettes: Arc::new(
+            cassettes: Arc::new(opened.unwrap_or_else(|| {
                 CassetteStore::new(&config.cassette_dir)
                     .with_pending_dir(policy.pending_dir)
-                    .with_commands(policy.commands.clone()),
-            ),
+                    .with_commands(policy.commands.clone())
+            })),
             commands: policy.commands,
             config,
             mode: policy.mode,

@@ -48,6 +48,7 @@ mod redact;
 mod render;
 mod role;
 mod run;
+mod shared;
 mod spanned;
 mod stats;
 mod suite;

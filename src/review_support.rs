@@ -15,6 +15,12 @@ use similar::TextDiff;
 
 use crate::cassette::pending;
 
+/// The variable naming the results folder, read by the harness and the subcommand alike.
+pub use crate::harness::results::RESULTS_VAR;
+/// `cargo prompt-tester report`: a run's merged reports rendered from its results folders.
+pub use crate::harness::results::report::{
+    Done as ReportDone, ReportError, Request as ReportRequest, report,
+};
 /// The Markdown summary of a run, for a pull request: [`markdown::render`] makes it (pure) from the
 /// records, a baseline's figures, the pending recordings and the budget; [`markdown::Markdown::read`]
 /// says where it goes (`--markdown`, `PROMPT_TESTER_MARKDOWN`, `GITHUB_STEP_SUMMARY`, as the harness

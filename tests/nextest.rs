@@ -7,8 +7,12 @@
 //! that run the `cassette_fixture` harness (built with the tests) with nextest's arguments, so only
 //! that small crate is compiled here.
 
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
 use prompt_tester_testkit::child::{self, Scratch};
 use prompt_tester_testkit::{FakeProvider, Wire};
+use serde_json::Value;
 
 const KEY: &str = "sk-fake-subject-key";
 
@@ -25,6 +29,20 @@ fn wrapper_crate(scratch: &Scratch) {
          let status = std::process::Command::new(harness)\n        .args(std::env::args_os().skip(1))\n        \
          .status()\n        .expect(\"the harness runs\");\n    std::process::exit(status.code().unwrap_or(101));\n}\n",
     );
+}
+
+/// `cargo prompt-tester report` with `args` in the scratch crate (the binary built once per process).
+fn report_command(scratch: &Scratch, args: &[&str]) -> child::Run {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let binary = BUILT.get_or_init(|| {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        child::built_binary("cargo-prompt-tester", &workspace)
+    });
+    child::Child::new(binary)
+        .root(scratch.path())
+        .args(["prompt-tester", "report"])
+        .args(args)
+        .run()
 }
 
 /// `cargo nextest run` with `args` on the scratch crate, in a clean environment with `env`; `None`
@@ -205,6 +223,8 @@ fn a_budget_holds_across_the_processes_of_a_nextest_run() {
     let budget = format!("{:.6}", 3.0 * worst + worst / 3.0);
     let report = scratch.path().join("report.json");
     let report_path = report.display().to_string();
+    // The JSON report asked of the run is written by `cargo prompt-tester report`, from every process's
+    // results.
     let env = [
         ("PROMPT_TESTER_BUDGET", budget.as_str()),
         ("PROMPT_TESTER_CASSETTE", "off"),
@@ -231,6 +251,11 @@ fn a_budget_holds_across_the_processes_of_a_nextest_run() {
             3.0 * worst + worst / 3.0
         )],
     );
+    assert!(
+        !report.exists(),
+        "under nextest no process writes the merged report"
+    );
+    report_command(&scratch, &[]).assert_success();
     // The JSON report, merged from every process, holds the whole run's spend and refusals.
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
@@ -304,6 +329,215 @@ fn nextest_runs_the_gates_of_a_dataset_one_process_each_and_never_its_rows() {
         ],
     );
     assert_eq!(fake.request_count(), 8, "the estimate calls nothing");
+}
+
+/// A crate of suite `mixed`: four cases against the echo, one failing its assertion, one of three
+/// samples; recorded once, so every later run replays the same answers.
+fn replayed(group: &str) -> (FakeProvider, Scratch) {
+    let fake = FakeProvider::builder()
+        .usage(prompt_tester_testkit::Usage::new(25, 7))
+        .start();
+    let scratch = Scratch::new("nextest", group);
+    wrapper_crate(&scratch);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\n[prices.\"fake-model\"]\ninput_mtok = 1.0\n\
+         output_mtok = 2.0\n",
+        fake.base_url(Wire::OpenAi),
+    ));
+    scratch.file(
+        "prompt-tests/mixed.evals.toml",
+        "prompt = \"Say {word}\"\nprovider = \"fake\"\nmodel = \"fake-model\"\n\
+         assert = [{ contains = \"echo\" }]\n\
+         [[cases]]\nname = \"one\"\ninputs = { word = \"one\" }\n\
+         [[cases]]\nname = \"two\"\ninputs = { word = \"two\" }\n\
+         [[cases]]\nname = \"sampled\"\nruns = 3\ninputs = { word = \"thrice\" }\n\
+         [[cases]]\nname = \"wrong\"\ninputs = { word = \"nope\" }\nassert = [{ contains = \"absent\" }]\n",
+    );
+    let record = scratch.run_example(
+        "cassette_fixture",
+        &[],
+        &[("PROMPT_TESTER_CASSETTE", "record")],
+    );
+    assert_eq!(
+        record.code(),
+        Some(101),
+        "`wrong` fails: {}",
+        record.context()
+    );
+    (fake, scratch)
+}
+
+/// The HTML report's records at `path`, by name: status, samples passed and taken, usage, and each
+/// sample's status and output.
+fn trials(path: &Path) -> std::collections::BTreeMap<String, Value> {
+    let html = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let data = prompt_tester::testing::read_html_data(&html).expect("the page's data");
+    data["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| {
+            let samples: Vec<Value> = r["samples"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| serde_json::json!([s["run"], s["status"], s["output"], s["replayed"]]))
+                .collect();
+            let name = r["name"].as_str().expect("a name").to_string();
+            let kept = serde_json::json!({
+                "status": r["status"],
+                "runs_passed": r["runs_passed"],
+                "runs_total": r["runs_total"],
+                "usage": r["usage"],
+                "samples": samples,
+            });
+            (name, kept)
+        })
+        .collect()
+}
+
+#[test]
+fn the_merged_reports_of_a_nextest_run_equal_what_cargo_test_writes() {
+    let (fake, scratch) = replayed("equal");
+    let dir = scratch.path();
+    let [cargo_html, cargo_json, cargo_junit] =
+        ["cargo.html", "cargo.json", "cargo.xml"].map(|f| dir.join(f).display().to_string());
+    let cargo = scratch.run_example(
+        "cassette_fixture",
+        &[
+            "--html",
+            &cargo_html,
+            "--report",
+            &cargo_json,
+            "--junit",
+            &cargo_junit,
+        ],
+        &[],
+    );
+    assert_eq!(cargo.code(), Some(101), "{}", cargo.context());
+    let Some(run) = nextest(&scratch, &[], &[]) else {
+        return;
+    };
+    assert_eq!(status(&run, "mixed::wrong"), "FAIL", "{}", run.context());
+    assert_eq!(status(&run, "mixed::one"), "PASS", "{}", run.context());
+    assert_eq!(
+        fake.request_count(),
+        6,
+        "the runs replay: {}",
+        run.context()
+    );
+    let [html, json, junit] =
+        ["nextest.html", "nextest.json", "nextest.xml"].map(|f| dir.join(f).display().to_string());
+    let report = report_command(
+        &scratch,
+        &["--html", &html, "--report", &json, "--junit", &junit],
+    );
+    report.assert_success();
+    child::assert_contains(&report.stderr(), &["report: 4 trials from "]);
+    // Trial for trial: statuses, samples, costs.
+    let cargo_trials = trials(Path::new(&cargo_html));
+    assert_eq!(cargo_trials.len(), 4, "{cargo_trials:#?}");
+    assert_eq!(trials(Path::new(&html)), cargo_trials);
+    let read =
+        |p: &str| serde_json::from_str::<Value>(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let (mut a, mut b) = (read(&cargo_json), read(&json));
+    for v in [&mut a, &mut b] {
+        v["timestamp"] = Value::Null;
+        for suite in v["suites"].as_array_mut().unwrap() {
+            suite["timestamp"] = Value::Null;
+        }
+    }
+    assert_eq!(a["suites"], b["suites"]);
+    assert_eq!(a["totals"], b["totals"]);
+    let cases = |p: &str| {
+        let xml = std::fs::read_to_string(p).unwrap();
+        let mut names: Vec<String> = xml
+            .split("<testcase name=\"")
+            .skip(1)
+            .map(|c| c[..c.find('"').unwrap()].to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(cases(&junit), cases(&cargo_junit));
+}
+
+#[test]
+fn partitions_written_to_two_results_folders_merge_into_one_set_of_reports() {
+    let (_fake, scratch) = replayed("partitions");
+    let dir = scratch.path();
+    let mut listed = Vec::new();
+    for (k, folder) in [(1, "part-1"), (2, "part-2")] {
+        let results = dir.join(folder).display().to_string();
+        let partition = format!("hash:{k}/2");
+        let Some(run) = nextest(
+            &scratch,
+            &["--partition", &partition],
+            &[("PROMPT_TESTER_RESULTS", results.as_str())],
+        ) else {
+            return;
+        };
+        let out = format!("{}\n{}", run.stdout(), run.stderr());
+        listed.extend(
+            out.lines()
+                .map(str::trim_start)
+                .filter(|l| l.starts_with("PASS") || l.starts_with("FAIL"))
+                .filter_map(|l| l.split(" pt-nextest::prompts ").nth(1))
+                .map(str::to_string),
+        );
+    }
+    listed.sort();
+    assert_eq!(
+        listed,
+        ["mixed::one", "mixed::sampled", "mixed::two", "mixed::wrong"]
+    );
+    let [html, json, junit, markdown] = ["merged.html", "merged.json", "merged.xml", "merged.md"]
+        .map(|f| dir.join(f).display().to_string());
+    let report = report_command(
+        &scratch,
+        &[
+            "--from",
+            "part-1",
+            "--from",
+            "part-2",
+            "--html",
+            &html,
+            "--report",
+            &json,
+            "--junit",
+            &junit,
+            "--markdown",
+            &markdown,
+        ],
+    );
+    report.assert_success();
+    // The summary for the pull request is the whole run's: its one failure, named once.
+    let summary = std::fs::read_to_string(&markdown).unwrap();
+    assert_eq!(summary.matches("mixed::wrong").count(), 1, "{summary}");
+    // Every trial once in each merged report.
+    let from_html: Vec<String> = trials(Path::new(&html)).into_keys().collect();
+    assert_eq!(from_html, listed);
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut from_json: Vec<String> = json["suites"][0]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("mixed::{}", c["case_id"].as_str().unwrap()))
+        .collect();
+    from_json.sort();
+    assert_eq!(from_json, listed, "{json:#}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    for trial in &listed {
+        let cases = xml.matches(&format!("<testcase name=\"{trial}\"")).count();
+        assert_eq!(cases, 1, "{trial} in {xml}");
+    }
+    // The same partition twice is not one run: the trial is named with both folders.
+    let twice = report_command(
+        &scratch,
+        &["--from", "part-1", "--from", "part-1", "--report", "x.json"],
+    );
+    assert!(!twice.success(), "{}", twice.context());
+    child::assert_contains(&twice.stderr(), &["is in two partitions", "part-1"]);
 }
 
 #[test]

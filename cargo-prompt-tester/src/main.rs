@@ -66,6 +66,35 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Render the merged reports of a run from its results (every process of a nextest run, every
+    /// partition copied from other machines), with the summary
+    Report(Report),
+}
+
+/// What `report` renders, and from where.
+#[derive(Debug, Args)]
+struct Report {
+    /// Write the HTML report to PATH
+    #[arg(long, value_name = "PATH")]
+    html: Option<PathBuf>,
+    /// Write JUnit XML to PATH
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+    /// Write the JSON report to PATH
+    #[arg(long, value_name = "PATH")]
+    report: Option<PathBuf>,
+    /// Write the Markdown summary to PATH (`off`: not even to GITHUB_STEP_SUMMARY) [default:
+    /// PROMPT_TESTER_MARKDOWN; appended to GITHUB_STEP_SUMMARY when set]
+    #[arg(long, value_name = "PATH")]
+    markdown: Option<String>,
+    /// Compare with an earlier JSON report
+    #[arg(long, value_name = "PATH")]
+    baseline: Option<PathBuf>,
+    /// A results folder (its latest run is taken) or one run's folder; each is a partition of one
+    /// run, as from the jobs of a CI matrix [default: the crate's last run, in PROMPT_TESTER_RESULTS
+    /// or .prompt-tester/results]
+    #[arg(long, value_name = "DIR")]
+    from: Vec<PathBuf>,
 }
 
 /// What `init` sets up.
@@ -131,6 +160,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Command::Init(init) = &cli.command {
         return set_up(&cli.global, init);
     }
+    if let Command::Report(report) = &cli.command {
+        return render(&cli.global, report);
+    }
     let place = Place::find(
         cli.global.manifest_path.as_deref(),
         cli.global.pending_dir.as_deref(),
@@ -141,6 +173,41 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Accept(f) => settle::settle(&place, settle::Verdict::Accept, f.filter, f.exact)?,
         Command::Reject(f) => settle::settle(&place, settle::Verdict::Reject, f.filter, f.exact)?,
         Command::Pending { json } => settle::list(&place, json)?,
+        Command::Report(ref report) => return render(&cli.global, report),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cargo prompt-tester report`: the reports written, or why not.
+fn render(global: &Global, report: &Report) -> anyhow::Result<ExitCode> {
+    use prompt_tester::_cargo_prompt_tester_support::{ReportRequest, report as render_report};
+    let cwd = std::env::current_dir().context("the current folder")?;
+    let here = |p: &Option<PathBuf>| p.as_ref().map(|p| cwd.join(p));
+    let request = ReportRequest {
+        root: locate::crate_root(global.manifest_path.as_deref(), &cwd)?,
+        from: report.from.iter().map(|dir| cwd.join(dir)).collect(),
+        junit: here(&report.junit),
+        json: here(&report.report),
+        html: here(&report.html),
+        baseline: here(&report.baseline),
+        markdown: report.markdown.as_ref().map(|m| match m.as_str() {
+            "off" => m.clone(),
+            path => cwd.join(path).display().to_string(),
+        }),
+    };
+    let done = render_report(&request)?;
+    let shown = |p: &std::path::Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
+    eprintln!(
+        "report: {} trials from {}",
+        done.trials,
+        done.folders
+            .iter()
+            .map(|f| shown(f))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for path in &done.written {
+        eprintln!("wrote {}", shown(path));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -43,6 +43,10 @@
 //!   at 0.5, 0.8, 0.95 and 1.0 (20,000 tests per rate [2,000]): adaptive sampling against the
 //!   fixed-sample test with the same α, β and δ (target: at least 30% fewer on average), and
 //!   `early_stop` against plain `runs = 5, pass_threshold = 0.8`.
+//! - `nextest_ms_per_trial`: a suite of 100 [50] and one of 2,000 [400] one-call cases at zero latency,
+//!   cassettes off, run by `cargo nextest run` (a process per trial) with the JSON, JUnit and HTML
+//!   reports asked for, then rendered by `cargo prompt-tester report`: milliseconds per trial, process
+//!   starts included, the median of 3 runs each, and the ratio of the medians (target: at most 1.3).
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -52,7 +56,7 @@
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
 //!
 //! One module per scenario (`inflight.rs`, `ratelimit.rs`, `overhead.rs`, `replay.rs`, `record.rs`,
-//! `judge.rs`, `dataset.rs`, `estimate.rs`, `html.rs`, `sampling.rs`): how it runs, and what it reports (its figures
+//! `judge.rs`, `dataset.rs`, `estimate.rs`, `html.rs`, `nextest.rs`, `sampling.rs`): how it runs, and what it reports (its figures
 //! and its explanatory line, as data). `common.rs` writes the crate roots and runs the children,
 //! `child.rs` is the child's side, `results.rs` the form of a report and the table and JSON line
 //! rendered from the reports.
@@ -66,6 +70,7 @@ mod estimate;
 mod html;
 mod inflight;
 mod judge;
+mod nextest;
 mod overhead;
 mod ratelimit;
 mod record;
@@ -89,6 +94,11 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("--scenario") {
         return child(args);
     }
+    // The nextest scenario's test target runs this binary as its harness.
+    if args.first().map(String::as_str) == Some("--harness") {
+        return prompt_tester::Harness::new()
+            .run_with_args(std::iter::once("prompts".to_string()).chain(args.into_iter().skip(1)));
+    }
     match Options::parse(&args) {
         Ok(Some(options)) => parent(options),
         Ok(None) => ExitCode::SUCCESS,
@@ -100,13 +110,14 @@ fn main() -> ExitCode {
 }
 
 const USAGE: &str = "usage: cargo run --release --example bench -- [--quick] [--latency-ms N] \
-[--judge-latency-ms N] [--concurrency N] [--keep]
+[--judge-latency-ms N] [--concurrency N] [--keep] [--only nextest]
 
   --quick              smaller counts (200 calls at 100 ms, 2,000 trials, 2,000 replayed entries)
   --latency-ms N       the provider's latency in the in-flight scenario (default 200, quick 100)
   --judge-latency-ms N the judge's latency (default 200, quick 100)
   --concurrency N      calls in flight (default: the harness's default)
-  --keep               keep the scenario directories (crate roots, suites, outputs) for inspection";
+  --keep               keep the scenario directories (crate roots, suites, outputs) for inspection
+  --only nextest       run the nextest scenario alone (100 and 2,000 trials, quick 50 and 400)";
 
 /// What the parent measures, from the command line.
 #[derive(Debug, Clone)]
@@ -115,6 +126,10 @@ struct Options {
     inflight: Size,
     latency: Duration,
     overhead_trials: usize,
+    /// The nextest scenario's small and large suites.
+    nextest_trials: (usize, usize),
+    /// `--only nextest`.
+    only_nextest: bool,
     replay: Size,
     judge_latency: Duration,
     /// `None`: the harness's default, as a user gets it.
@@ -131,6 +146,8 @@ impl Options {
                 inflight: Size::new(40, 5),
                 latency: Duration::from_millis(100),
                 overhead_trials: 2_000,
+                nextest_trials: (50, 400),
+                only_nextest: false,
                 replay: Size::new(400, 5),
                 judge_latency: Duration::from_millis(100),
                 concurrency: None,
@@ -142,6 +159,8 @@ impl Options {
                 inflight: Size::new(200, 5),
                 latency: Duration::from_millis(200),
                 overhead_trials: 10_000,
+                nextest_trials: (100, 2_000),
+                only_nextest: false,
                 replay: Size::new(2_000, 5),
                 judge_latency: Duration::from_millis(200),
                 concurrency: None,
@@ -161,6 +180,14 @@ impl Options {
             match arg.as_str() {
                 "--quick" => {}
                 "--keep" => options.keep = true,
+                "--only" => match iter.next().map(String::as_str) {
+                    Some("nextest") => options.only_nextest = true,
+                    other => {
+                        return Err(format!(
+                            "--only {other:?}: the one scenario run alone is `nextest`"
+                        ));
+                    }
+                },
                 "--latency-ms" => options.latency = Duration::from_millis(number(arg)?),
                 "--judge-latency-ms" => options.judge_latency = Duration::from_millis(number(arg)?),
                 "--concurrency" => match number(arg)? {
@@ -228,6 +255,9 @@ struct Bench {
 impl Bench {
     fn run_all(&self) -> Result<Results, String> {
         std::fs::create_dir_all(&self.base).map_err(|e| format!("{}: {e}", self.base.display()))?;
+        if self.options.only_nextest {
+            return Ok(Results(vec![self.nextest()?]));
+        }
         let inflight = self.inflight()?;
         let ratelimit = self.ratelimit()?;
         let (overhead, peak_rss) = self.overhead()?;
@@ -245,6 +275,7 @@ impl Bench {
             self.dataset()?,
             self.estimate()?,
             self.html()?,
+            self.nextest()?,
             Sampling::simulate(if self.options.quick { 2_000 } else { 20_000 }).report(),
         ]))
     }

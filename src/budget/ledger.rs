@@ -2,11 +2,12 @@
 //! shares (`<crate>/.prompt-tester/budget.json`, the run's id inside), read and rewritten under a lock
 //! file beside it, so that reserving is one step for the whole run.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
+
+use crate::shared::Shared;
 
 /// What has been spent and what is held for calls in flight, USD.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -81,13 +82,13 @@ impl Ledger {
     }
 }
 
-/// What the ledger at `path` says run `run` has spent: nothing when there is no file or it is another
-/// run's; `Err` says why the run's spend is unknown (the file unreadable, corrupt, or already found so
-/// during this run).
-fn read(path: &Path, run: &str) -> Result<Spend, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Spend::default()),
+/// What the ledger's text (`text`, as its turn read it) says run `run` has spent: nothing when there
+/// is no file or it is another run's; `Err` says why the run's spend is unknown (the file unreadable,
+/// corrupt, or already found so during this run).
+fn read(text: std::io::Result<Option<String>>, run: &str) -> Result<Spend, String> {
+    let text = match text {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Spend::default()),
         Err(e) => return Err(format!("unreadable ({e})")),
     };
     let file = serde_json::from_str::<LedgerFile>(&text).map_err(|e| format!("corrupt ({e})"))?;
@@ -108,20 +109,16 @@ fn read(path: &Path, run: &str) -> Result<Spend, String> {
     Ok(file.spend)
 }
 
-/// Reads the ledger at `path` under its lock, applies `edit`, and writes it back. A file of another
-/// run (or none) starts from nothing. A file this run cannot use refuses the edit, and is rewritten
-/// as this run's, marked unusable: the run's other processes refuse their calls too, and a later run
-/// starts anew.
+/// Reads the ledger at `path` under its lock (`shared::Shared`, in the same folder), applies `edit`,
+/// and writes it back. A file of another run (or none) starts from nothing. A file this run cannot use
+/// refuses the edit, and is rewritten as this run's, marked unusable: the run's other processes refuse
+/// their calls too, and a later run starts anew.
 fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std::io::Result<T> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::cassette::work_dir(dir.parent().unwrap_or(Path::new(".")))?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(format!("{FILE}.lock")))?;
-    lock.lock()?;
-    let (mut spend, unusable) = match read(path, run) {
+    let shared = Shared::new(path, dir);
+    let turn = shared.lock()?;
+    let (mut spend, unusable) = match read(turn.read(), run) {
         Ok(spend) => (spend, None),
         Err(problem) => (Spend::default(), Some(problem)),
     };
@@ -132,16 +129,10 @@ fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std:
         unusable: unusable.clone(),
     })
     .map_err(std::io::Error::other)?;
-    let tmp = dir.join(format!("{FILE}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(text.as_bytes())?;
-        f.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        let _ = std::fs::remove_file(&tmp);
+    if let Err(e) = turn.replace(text.as_bytes()) {
         return Err(unusable.map_or(e, unusable_error));
     }
-    drop(lock);
+    drop(turn);
     out.ok_or_else(|| unusable_error(unusable.unwrap_or_default()))
 }
 

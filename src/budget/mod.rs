@@ -97,7 +97,7 @@ impl Owner {
 
 /// The run's budget as the JSON and HTML reports write it: what was spent against it, beside the
 /// summary's line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct BudgetReport {
     /// The budget, USD.
     pub limit_usd: f64,

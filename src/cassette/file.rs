@@ -3,11 +3,11 @@
 //! in [`WORK_DIR`], which ignores itself for git.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::entry::{Entry, FORMAT_VERSION, FileBody, OLDEST_VERSION};
 use crate::redact::redact;
+use crate::shared::Shared;
 
 /// A cassette file error.
 #[derive(Debug, thiserror::Error)]
@@ -152,8 +152,7 @@ pub enum WhenEmpty {
 /// rewritten only when it is written anyway). Returns whether the file was removed instead
 /// ([`WhenEmpty::Remove`] and nothing left).
 ///
-/// The lock file is never deleted: deleting it while a process waits on it would let that process
-/// and a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
+/// The lock and the temporary file are `shared::Shared`'s, in [`WORK_DIR`].
 pub fn rewrite_locked(
     path: &Path,
     when_empty: WhenEmpty,
@@ -164,44 +163,15 @@ pub fn rewrite_locked(
         source,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    let work = work_dir(dir).map_err(io)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let lock_path = work.join(format!("{name}.lock"));
-    let lock = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io)?;
-    lock.lock().map_err(io)?;
+    let shared = Shared::new(path, &work_dir(dir).map_err(io)?);
+    let turn = shared.lock().map_err(io)?;
     let mut body = edit(read_body(path)?);
     if body.entries.is_empty() && when_empty == WhenEmpty::Remove {
-        let removed = match fs::remove_file(path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        };
-        drop(lock);
-        return removed.map(|()| true).map_err(io);
+        return turn.remove().map(|()| true).map_err(io);
     }
     body.version = FORMAT_VERSION;
     let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
-    let json = redact(&json);
-    // Only the lock holder writes it: one name per file, overwritten after a killed writer. Inside the
-    // file's directory (same file system), so the rename is atomic.
-    let tmp = work.join(format!("{name}.tmp"));
-    let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(json.as_bytes())?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    drop(lock);
-    result.map(|()| false).map_err(io)
+    turn.replace(redact(&json).as_bytes())
+        .map(|()| false)
+        .map_err(io)
 }

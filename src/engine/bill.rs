@@ -204,7 +204,7 @@ mod tests {
             )
             .unwrap();
         let budget = Budget::for_run(limit, None);
-        let engine = Engine::with_budget(config, Policy::off(), Arc::new(()), Some(budget));
+        let engine = Engine::with_budget(config, Policy::off(), Arc::new(()), Some(budget), None);
         (server, engine)
     }
 

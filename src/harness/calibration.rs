@@ -9,6 +9,7 @@ use super::record::{Status, TrialRecord};
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::checks::Observation;
 use crate::config::Config;
+use crate::shared::{Shared, Turn};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
 
 /// The judge a figure is about.
@@ -97,6 +98,25 @@ pub(crate) fn after_run(
                 commands.rerun(&cal::trial_name(&set.name))
             )
         };
+        let measured = result::measure(&set, &cal::trial_name(&set.name), observed);
+        // A set measured here is merged into its result file in one turn: another process may be
+        // writing another judge's measurement.
+        let work = measured
+            .as_ref()
+            .map(|_| crate::cassette::work_dir(dir_of(&path)))
+            .transpose();
+        let shared = work.map(|w| w.map(|w| Shared::new(&path, &w)));
+        let turn = match &shared {
+            Ok(shared) => shared.as_ref().map(Shared::lock).transpose(),
+            Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        };
+        let turn = match turn {
+            Ok(turn) => turn,
+            Err(e) => {
+                errors.push(format!("cannot write the calibration result {shown}: {e}"));
+                continue;
+            }
+        };
         let existing = match crate::text::read(&path) {
             Ok(text) => match serde_json::from_str::<ResultFile>(&text) {
                 Ok(f) => Some(f),
@@ -111,20 +131,20 @@ pub(crate) fn after_run(
                 continue;
             }
         };
-        let measured = result::measure(&set, &cal::trial_name(&set.name), observed);
         let fresh = measured
             .as_ref()
             .map(|r| (r.provider.clone(), r.model.clone()));
-        let now = match measured {
-            Some(r) => {
+        let now = match (measured, &turn) {
+            (Some(r), Some(turn)) => {
                 let merged = result::merge(existing, &set, r);
-                if let Err(e) = write_if_changed(&path, &merged) {
+                if let Err(e) = write_if_changed(turn, &merged) {
                     errors.push(format!("cannot write the calibration result {shown}: {e}"));
                 }
                 Some(merged)
             }
-            None => existing,
+            _ => existing,
         };
+        drop(turn);
         let hash = result::items_hash(&set);
         for judge in now.into_iter().flat_map(|f| f.judges) {
             let this_run = fresh.as_ref().is_some_and(|(p, m)| judge.fits(p, m));
@@ -182,17 +202,25 @@ fn pooled(sets: &[SetFigures], judge: &JudgeName) -> Option<Confusion> {
         .reduce(|a, b| a.merged(&b))
 }
 
-fn write_if_changed(path: &std::path::Path, file: &ResultFile) -> std::io::Result<()> {
-    let mut json = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
-    json.push('\n');
-    if std::fs::read_to_string(path).is_ok_and(|old| old == json) {
+fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {
+    let json = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
+    if turn
+        .read()
+        .ok()
+        .flatten()
+        .is_some_and(|old| old.trim_end() == json)
+    {
         return Ok(());
     }
-    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, &json)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    turn.replace(json.as_bytes())
+}
+
+/// The folder of `path` (`.` for a bare file name).
+fn dir_of(path: &std::path::Path) -> &std::path::Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    }
 }
 
 /// The correction of `passed` of `total` for the judge in use, when the report has its calibration.

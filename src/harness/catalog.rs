@@ -79,8 +79,17 @@ impl<'a> Catalog<'a> {
             config,
             settings,
             exact,
-            cassettes: CassetteStore::new(&config.cassette_dir),
+            // Configured as the engine's: the run goes on with the files opened here.
+            cassettes: CassetteStore::new(&config.cassette_dir)
+                .with_pending_dir(settings.pending_dir.clone())
+                .with_commands(settings.commands.clone()),
         }
+    }
+
+    /// The cassettes opened to list the trials (under nextest), for the run to use: each file is read
+    /// once per process.
+    pub fn into_cassettes(self) -> CassetteStore {
+        self.cassettes
     }
 
     /// Every trial: the registered functions', the suites', the calibration sets'.

@@ -262,7 +262,7 @@ pub fn finish(estimate: &Estimate, report: Option<&Path>) -> super::finish::Exit
         figures["total"] = serde_json::to_value(estimate.total()).unwrap_or_default();
         let json = serde_json::json!({ "estimate": figures });
         let text = serde_json::to_string_pretty(&json).unwrap_or_default();
-        if let Err(e) = super::files::write_atomically(path, text.as_bytes()) {
+        if let Err(e) = crate::shared::replace(path, text.as_bytes()) {
             eprintln!(
                 "error: cannot write the JSON report {}: {e}",
                 path.display()

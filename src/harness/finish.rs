@@ -1,15 +1,15 @@
 //! After the trials: recordings flushed, the summary and calibration printed, the baseline compared,
 //! the reports written, the cassettes pruned, and the exit code.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::record::TrialRecord;
 use super::report::markdown;
 use super::reporter::Run;
 use super::settings::Settings;
-use super::{baseline, calibration, html, matrix, pending, prune, report, summary};
+use super::{baseline, calibration, html, matrix, pending, prune, render, results, summary};
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,19 +119,52 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         say(&format!("error: {error}\n"));
         failed = true;
     }
-    let written = Written {
-        records: &records,
-        settings,
-        calibration: calibrated.as_ref(),
-        extras: &extras,
-        wall: before.started.elapsed(),
+    let info = html::RunInfo {
+        date: crate::cassette::now_rfc3339(),
+        commit: settings.commit.clone(),
+        judge: engine
+            .config
+            .judge
+            .as_ref()
+            .map(|j| format!("{}/{}", j.provider, j.model)),
+        cassette_mode: settings.mode.name().to_string(),
+        wall_secs: before.started.elapsed().as_secs_f64(),
         started_unix: before.started_unix,
-        root: &before.root,
-        run,
+        nextest_run: settings.runner.run_id().map(str::to_string),
+        budget: engine.budget().map(|b| b.report()),
     };
-    failed |= !written.reports();
-    // Under nextest each process runs one trial: the run's summary is `cargo prompt-tester report`'s.
+    // Every process leaves its results; under nextest they are the only reports it writes: the merged
+    // ones are rendered once, by `cargo prompt-tester report`.
+    let fragment = results::Fragment::of(
+        &records,
+        &run.reporter.observations(),
+        &info,
+        settings,
+        &before.root,
+    );
+    let folder = results::results_dir(&before.root, settings.results.as_deref());
+    if let Err(e) = results::write(&folder, &fragment) {
+        say(&format!(
+            "error: cannot write this run's results in {}: {e}\n",
+            folder.display()
+        ));
+        failed = true;
+    }
     if !settings.runner.is_nextest() {
+        let info = html::RunInfo {
+            commit: info
+                .commit
+                .clone()
+                .or_else(|| render::git_commit(&before.root)),
+            ..info
+        };
+        let rendered = render::Rendered {
+            records: &records,
+            calibration: calibrated.as_ref(),
+            extras: &extras,
+            info: &info,
+        };
+        failed |= !rendered.write(&results::Asked::from(&settings.reports));
         let pending = pending.as_deref().unwrap_or_default();
         let budget = engine.budget().map(|b| b.report());
         failed |= !markdown_summary(&records, settings, &before, pending, budget.as_ref());
@@ -177,82 +210,6 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     if failed { Exit::Failed } else { Exit::Passed }
 }
 
-/// What the report writers are given.
-struct Written<'a> {
-    records: &'a [TrialRecord],
-    settings: &'a Settings,
-    calibration: Option<&'a calibration::CalibrationReport>,
-    extras: &'a html::Extras,
-    wall: Duration,
-    started_unix: f64,
-    root: &'a Path,
-    run: &'a Run,
-}
-
-impl Written<'_> {
-    /// Writes every report asked for; false when one could not be written (each said on stderr).
-    fn reports(&self) -> bool {
-        let reports = &self.settings.reports;
-        let nextest_run = self.settings.runner.run_id();
-        let mut ok = true;
-        let mut wrote = |kind: &str, path: &Path, result: std::io::Result<()>| {
-            if let Err(e) = result {
-                eprintln!(
-                    "error: cannot write the {kind} report {}: {e}",
-                    path.display()
-                );
-                ok = false;
-            }
-        };
-        if let Some(path) = &reports.junit {
-            wrote(
-                "JUnit",
-                path,
-                report::write_junit(path, self.records, nextest_run),
-            );
-        }
-        if let Some(path) = &reports.json {
-            wrote(
-                "JSON",
-                path,
-                report::write_json(
-                    path,
-                    self.records,
-                    nextest_run,
-                    self.calibration,
-                    self.run.engine.budget().map(|b| b.report()),
-                ),
-            );
-        }
-        if let Some(path) = &reports.html {
-            let config = &self.run.engine.config;
-            let info = html::RunInfo {
-                date: crate::cassette::now_rfc3339(),
-                commit: self
-                    .settings
-                    .commit
-                    .clone()
-                    .or_else(|| git_commit(self.root)),
-                judge: config
-                    .judge
-                    .as_ref()
-                    .map(|j| format!("{}/{}", j.provider, j.model)),
-                cassette_mode: self.settings.mode.name().to_string(),
-                wall_secs: self.wall.as_secs_f64(),
-                started_unix: self.started_unix,
-                nextest_run: nextest_run.map(str::to_string),
-                budget: self.run.engine.budget().map(|b| b.report()),
-            };
-            wrote(
-                "HTML",
-                path,
-                html::write_html(path, self.records, &info, self.extras),
-            );
-        }
-        ok
-    }
-}
-
 /// The Markdown summary written where the settings say; false when it could not be written (said on
 /// stderr).
 fn markdown_summary(
@@ -283,16 +240,4 @@ fn markdown_summary(
         );
     }
     errors.is_empty()
-}
-
-/// The commit the run tested: `git rev-parse` in the crate root; `None` outside git.
-fn git_commit(root: &Path) -> Option<String> {
-    let out = std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .current_dir(root)
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let sha = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (out.status.success() && !sha.is_empty()).then_some(sha)
 }

@@ -165,6 +165,7 @@ pub(super) fn execute(trial: GateTrial, run: &Run) -> Result<Completion, Failed>
         latency,
         prompt: None,
         samples: Vec::new(),
+        attempts: None,
         gate: Some(GateRecord {
             category: gate.category,
             rows_skipped: skipped,

@@ -333,6 +333,7 @@ mod tests {
             prompt: None,
             samples: Vec::new(),
             gate: None,
+            attempts: None,
         }
     }
 

@@ -12,7 +12,6 @@ mod catalog;
 pub(crate) mod dotenv;
 mod error;
 mod estimate;
-mod files;
 mod finish;
 mod gate;
 pub(crate) mod html;
@@ -22,8 +21,10 @@ mod progress;
 mod prune;
 pub mod record;
 pub mod registry;
+mod render;
 pub(crate) mod report;
 mod reporter;
+pub(crate) mod results;
 pub(crate) mod rust_test;
 mod select;
 mod settings;
@@ -115,12 +116,13 @@ impl Harness {
         let (settings, libtest_args) = Settings::read(argv)?;
         let mut args = Arguments::from_iter(libtest_args);
         let config = self.config(&root, &settings)?;
-        let defs = Catalog::new(
+        let catalog = Catalog::new(
             &config,
             &settings,
             args.filter.as_deref().filter(|_| args.exact),
-        )
-        .trials();
+        );
+        let defs = catalog.trials();
+        let opened = catalog.into_cassettes();
         let listed: Vec<select::Listed<'_>> = defs
             .iter()
             .map(|d| select::Listed {
@@ -189,7 +191,13 @@ impl Harness {
                 .map(|run| (before.root.as_path(), run));
             crate::budget::Budget::for_run(limit, shared)
         });
-        let run = Run::with_budget(config, settings.cassette_policy(), console, budget);
+        let run = Run::with_budget(
+            config,
+            settings.cassette_policy(),
+            console,
+            budget,
+            Some(opened),
+        );
         let trials = trials(defs, &choices, Some(&run), settings.runner.is_nextest());
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,

@@ -54,6 +54,10 @@ pub struct TrialRecord {
     /// A gate's rows (`[gate]` in a suite): the record's runs are then its counted rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateRecord>,
+    /// How many times nextest ran the trial (its retries), when more than once: the record is the
+    /// last attempt's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
 }
 
 /// What a gate leaves besides its counts: the share it needs, and each row it judged.
@@ -128,8 +132,13 @@ impl TrialRecord {
         crate::stats::Counts::new(self.runs_passed, self.runs_total)
     }
 
-    /// Some samples passed and some failed: the output varies, so the verdict may too.
+    /// Some samples passed and some failed: the output varies, so the verdict may too. Or nextest
+    /// retried it and a retry passed.
     pub fn is_flaky(&self) -> bool {
+        // nextest's FLAKY: an attempt failed, a retry passed.
+        if self.attempts.is_some_and(|n| n > 1) && self.status == Status::Passed {
+            return true;
+        }
         // A gate's rows are different questions: some failing is what its share allows.
         if self.gate.is_some() {
             return false;
@@ -162,6 +171,7 @@ impl TrialRecord {
             prompt: None,
             samples: Vec::new(),
             gate: None,
+            attempts: None,
         }
     }
 }

@@ -139,19 +139,21 @@ impl Run {
     /// A run of `config`, its cassettes used as `policy` says, reporting to `console`.
     #[cfg(test)]
     pub fn new(config: Config, policy: Policy, console: Console) -> Arc<Self> {
-        Self::with_budget(config, policy, console, None)
+        Self::with_budget(config, policy, console, None, None)
     }
 
-    /// [`Run::new`], under `budget` when it has one.
+    /// [`Run::new`], under `budget` when it has one, with the cassettes `opened` already (a store of the
+    /// run's cassette directory, configured as the policy says).
     pub fn with_budget(
         config: Config,
         policy: Policy,
         console: Console,
         budget: Option<crate::budget::Budget>,
+        opened: Option<crate::cassette::CassetteStore>,
     ) -> Arc<Self> {
         let reporter = Arc::new(Reporter::new(console));
         Arc::new(Self {
-            engine: Engine::with_budget(config, policy, reporter.clone(), budget),
+            engine: Engine::with_budget(config, policy, reporter.clone(), budget, opened),
             reporter,
         })
     }

@@ -20,10 +20,12 @@ pub enum Runner {
     /// `cargo test` (or the binary run by hand).
     #[default]
     Cargo,
-    /// nextest: `NEXTEST` or `NEXTEST_RUN_ID` is set. Its run id keys the reports every process merges.
+    /// nextest: `NEXTEST` or `NEXTEST_RUN_ID` is set. Its run id names the folder of the run's results.
     Nextest {
         /// `NEXTEST_RUN_ID`.
         run_id: Option<String>,
+        /// `NEXTEST_ATTEMPT`: 1, or the retry's number.
+        attempt: Option<u32>,
     },
 }
 
@@ -33,10 +35,18 @@ impl Runner {
         matches!(self, Runner::Nextest { .. })
     }
 
+    /// Which attempt at its trial nextest runs (1, or a retry's number), when it said.
+    pub fn attempt(&self) -> Option<u32> {
+        match self {
+            Runner::Nextest { attempt, .. } => *attempt,
+            Runner::Cargo => None,
+        }
+    }
+
     /// The nextest run this process belongs to, if any.
     pub fn run_id(&self) -> Option<&str> {
         match self {
-            Runner::Nextest { run_id } => run_id.as_deref(),
+            Runner::Nextest { run_id, .. } => run_id.as_deref(),
             Runner::Cargo => None,
         }
     }
@@ -170,6 +180,8 @@ pub struct Settings {
     pub accept: bool,
     /// `PROMPT_TESTER_PENDING_DIR`: where pending recordings go (else beside their cassettes).
     pub pending_dir: Option<PathBuf>,
+    /// `PROMPT_TESTER_RESULTS`: the results folder (else `<crate>/.prompt-tester/results`).
+    pub results: Option<PathBuf>,
     /// `--budget USD` / `PROMPT_TESTER_BUDGET`: the most the run may spend on provider calls.
     pub budget: Option<f64>,
     /// `--estimate` / `PROMPT_TESTER_ESTIMATE`: print what a live run would cost, call nothing.
@@ -215,6 +227,7 @@ impl Settings {
             commit: env_var("GITHUB_SHA").map(|sha| sha.chars().take(12).collect()),
             accept: flags.accept || switch("PROMPT_TESTER_ACCEPT")?,
             pending_dir: env_var(PENDING_DIR).map(PathBuf::from),
+            results: env_var(RESULTS_VAR).map(PathBuf::from),
             budget: match flags.budget {
                 Some(value) => Some(usd(&value).map_err(|problem| {
                     HarnessError::Flag(format!("--budget {value:?} {problem}"))
@@ -256,6 +269,9 @@ impl Settings {
 
 /// The variable that sends pending recordings to a folder of their own (a CI artifact).
 pub const PENDING_DIR: &str = "PROMPT_TESTER_PENDING_DIR";
+
+/// The variable naming the results folder (`harness::results`).
+pub const RESULTS_VAR: &str = "PROMPT_TESTER_RESULTS";
 
 /// The variable of the run's budget.
 pub const BUDGET: &str = "PROMPT_TESTER_BUDGET";
@@ -306,6 +322,7 @@ fn runner() -> Runner {
     if std::env::var_os("NEXTEST_RUN_ID").is_some() || std::env::var_os("NEXTEST").is_some() {
         Runner::Nextest {
             run_id: env_var("NEXTEST_RUN_ID"),
+            attempt: env_var("NEXTEST_ATTEMPT").and_then(|n| n.parse().ok()),
         }
     } else {
         Runner::Cargo

@@ -200,6 +200,7 @@ pub(super) fn conclude(
             .map(|((i, _), s)| s.record(*i))
             .collect(),
         gate: None,
+        attempts: None,
     }
 }
 

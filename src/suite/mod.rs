@@ -9,6 +9,7 @@
 pub mod assert;
 mod case_error;
 pub mod dataset;
+mod exact;
 pub mod gates;
 pub mod parse;
 pub mod rows;
@@ -140,7 +141,8 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
             continue;
         }
         let file = same[0];
-        match load(file) {
+        let case = exact.and_then(|f| wanted_case(name, f));
+        match load(file, case) {
             Ok(suite) => items.extend(suite_items(config, Arc::new(suite), exact)),
             Err(error) => items.push(broken(
                 error_trial,
@@ -173,10 +175,32 @@ fn same_name(name: &str, files: &[&SuiteFile]) -> String {
     }
 }
 
-/// Reads and parses one suite file; `Err` (shown) is the failing trial's message.
-pub fn load(file: &SuiteFile) -> Result<Suite, FileError> {
+/// The case a `--exact` trial of suite `suite` names (`suite::case`, `suite::case[column]`,
+/// `suite::case::run_N`).
+fn wanted_case<'a>(suite: &str, exact: &'a str) -> Option<&'a str> {
+    let rest = exact.strip_prefix(suite)?.strip_prefix("::")?;
+    let end = [rest.find('['), rest.find("::")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// Reads and parses one suite file; `Err` (shown) is the failing trial's message. With `case`, a TOML
+/// suite's other cases are not read when that case can be found alone
+/// (`exact.rs`): a `--exact` process does work in proportion to its trial, not to its suite.
+pub fn load(file: &SuiteFile, case: Option<&str>) -> Result<Suite, FileError> {
     let text = FileError::read(&file.path, &file.display, FileKind::Suite)?;
     let dir = file.path.parent().unwrap_or(Path::new("."));
+    let toml = file.path.extension().is_some_and(|e| e == "toml");
+    if let Some(case) = case.filter(|_| toml)
+        && let Some(only) = exact::only_case(&text, case)
+        && let Ok(suite) = parse::parse(&file.name, &file.display, dir, &only)
+        && suite.cases.iter().any(|c| c.name == case)
+    {
+        return Ok(suite);
+    }
     parse::parse(&file.name, &file.display, dir, &text)
         .map_err(|problems| FileError::invalid(&file.display, FileKind::Suite, &text, &problems))
 }

@@ -388,9 +388,10 @@ fn the_html_report_works_in_a_real_browser() {
     });
 }
 
-/// Under nextest every trial is its own process: processes of one run (`NEXTEST_RUN_ID`) writing the
-/// same page, JSON report and JUnit report at once leave each holding every trial; a later run starts
-/// them afresh. The records kept beside the reports are redacted like the reports.
+/// Under nextest every trial is its own process: processes of one run (`NEXTEST_RUN_ID`) running at
+/// once each leave their results in the run's folder and write no report; the page, the JSON report
+/// and JUnit rendered from the folder (`cargo prompt-tester report`) each hold every trial, at the
+/// paths the run asked for; a later run is rendered alone. The results are redacted like the reports.
 #[test]
 fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
     let (_fake, f) = serving("html-nextest");
@@ -469,6 +470,20 @@ fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
     };
     let mut want: Vec<String> = trials.iter().map(|t| t.to_string()).collect();
     want.sort();
+    assert!(
+        !page.exists(),
+        "no process of a nextest run writes the merged page"
+    );
+    let render = || {
+        let request = prompt_tester::_cargo_prompt_tester_support::ReportRequest {
+            root: f.root.clone(),
+            ..Default::default()
+        };
+        prompt_tester::_cargo_prompt_tester_support::report(&request).unwrap()
+    };
+    let done = render();
+    assert_eq!(done.trials, trials.len());
+    assert_eq!(done.written, [junit.clone(), report.clone(), page.clone()]);
     assert_eq!(names(&page), want);
     assert_eq!(reported(&report), want);
     assert_eq!(testcases(&junit), trials.len());
@@ -481,15 +496,19 @@ fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
         "{}",
         json["totals"]
     );
-    for kept in [
-        "out/.merged.json.records.json",
-        "out/.merged.xml.records.json",
-    ] {
-        let text = std::fs::read_to_string(f.root.join(kept)).unwrap();
-        assert!(text.contains("serve::polite_tea"), "{kept}");
-        assert!(!text.contains(SECRET), "{kept} holds the key");
+    let run_1 = f.root.join(".prompt-tester/results/run-1");
+    let fragments: Vec<PathBuf> = std::fs::read_dir(&run_1)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(fragments.len(), trials.len(), "a fragment per process");
+    for kept in fragments {
+        let text = std::fs::read_to_string(&kept).unwrap();
+        assert!(text.contains("serve::"), "{}", kept.display());
+        assert!(!text.contains(SECRET), "{} holds the key", kept.display());
     }
     run("serve::water", "run-2");
+    render();
     assert_eq!(names(&page), ["serve::water"]);
     assert_eq!(reported(&report), ["serve::water"]);
     assert_eq!(testcases(&junit), 1);

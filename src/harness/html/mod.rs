@@ -2,8 +2,8 @@
 //! same records as the JSON report and JUnit.
 //!
 //! The records go into the page once, as one JSON data block; the page's script draws the rows from it.
-//! Under nextest (one process per trial) each process merges its records into the file the earlier
-//! processes of the same run wrote (`NEXTEST_RUN_ID`), under a lock, so the page holds the whole run.
+//! Under nextest (one process per trial) the page of the whole run is rendered once, from the run's
+//! results folder, by `cargo prompt-tester report` (`harness::results`).
 
 mod page;
 
@@ -33,7 +33,7 @@ pub struct RunInfo {
     pub wall_secs: f64,
     /// Unix time the run started, in seconds (to merge the wall times of nextest's processes).
     pub started_unix: f64,
-    /// nextest's run id: records of the same run are merged into one page.
+    /// nextest's run id, when the records are a nextest run's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nextest_run: Option<String>,
     /// The run's budget and what was spent against it, under `--budget`.
@@ -100,52 +100,14 @@ pub fn read_data(html: &str) -> Option<Value> {
     serde_json::from_str(&html[from..to]).ok()
 }
 
-/// `new` merged into `old` when both come from the same nextest run: `old`'s records that `new` does
-/// not replace (by name) are kept, sorted by name, and the wall time spans both. Otherwise `new`.
-pub fn merge(old: Option<Value>, mut new: Value) -> Value {
-    let run_of = |v: &Value| v["run"]["nextest_run"].as_str().map(str::to_string);
-    let Some(old) = old.filter(|o| run_of(o).is_some() && run_of(o) == run_of(&new)) else {
-        return new;
-    };
-    let name = |r: &Value| r["name"].as_str().unwrap_or_default().to_string();
-    let mut records: std::collections::BTreeMap<String, Value> = old["records"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| (name(r), r.clone()))
-        .collect();
-    for r in new["records"].as_array().into_iter().flatten() {
-        records.insert(name(r), r.clone());
-    }
-    new["records"] = Value::Array(records.into_values().collect());
-    let span = |v: &Value| {
-        let start = v["run"]["started_unix"].as_f64().unwrap_or(0.0);
-        (start, start + v["run"]["wall_secs"].as_f64().unwrap_or(0.0))
-    };
-    let ((s0, e0), (s1, e1)) = (span(&old), span(&new));
-    let start = s0.min(s1);
-    new["run"]["started_unix"] = start.into();
-    new["run"]["wall_secs"] = (e0.max(e1) - start).into();
-    for key in ["matrix", "baseline", "pending"] {
-        if new.get(key).is_none()
-            && let Some(v) = old.get(key)
-        {
-            new[key] = v.clone();
-        }
-    }
-    new
-}
-
-/// Writes the page of `records` to `path`, merged (under a lock) with the page an earlier process of
-/// the same nextest run wrote there.
+/// Writes the page of `records` to `path`.
 pub fn write_html(
     path: &Path,
     records: &[TrialRecord],
     run: &RunInfo,
     extras: &Extras,
 ) -> std::io::Result<()> {
-    let new = data(records, run, extras);
-    crate::harness::files::update_locked(path, |old| Ok(page(&merge(old.and_then(read_data), new))))
+    crate::shared::replace(path, page(&data(records, run, extras)).as_bytes())
 }
 
 #[cfg(test)]

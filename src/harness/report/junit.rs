@@ -7,7 +7,6 @@ use std::path::Path;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Rate, UNCATEGORIZED};
-use crate::harness::files::write_run_report;
 use crate::harness::record::{Status, TrialRecord};
 use crate::redact::redact;
 
@@ -16,15 +15,9 @@ const ROOT_SUITE: &str = "prompt_tests";
 
 /// Writes a JUnit XML report: one `<testsuite>` per suite file (per module for `#[prompt_test]`
 /// functions), one `<testcase>` per trial, its runs, pass rate, tokens and costs as properties.
-pub fn write_junit(
-    path: &Path,
-    records: &[TrialRecord],
-    nextest_run: Option<&str>,
-) -> std::io::Result<()> {
-    write_run_report(path, records, nextest_run, |records| {
-        let xml = junit_xml(records).map_err(std::io::Error::other)?;
-        Ok(redact(&xml).into_owned())
-    })
+pub fn write_junit(path: &Path, records: &[TrialRecord]) -> std::io::Result<()> {
+    let xml = junit_xml(records).map_err(std::io::Error::other)?;
+    crate::shared::replace(path, redact(&xml).as_bytes())
 }
 
 /// The JUnit XML of `records`.

@@ -554,7 +554,7 @@ pub fn write(
     let text = render(records, context);
     let mut errors = Vec::new();
     if let Some(path) = &to.file
-        && let Err(e) = crate::harness::files::write_atomically(path, text.trim_end().as_bytes())
+        && let Err(e) = crate::shared::replace(path, text.trim_end().as_bytes())
     {
         errors.push((path.clone(), e));
     }

@@ -17,11 +17,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::calibration::CalibrationReport;
-use super::files::write_run_report;
 use crate::budget::BudgetReport;
 use crate::case::SuiteInfo;
 use crate::harness::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
+use crate::shared::replace;
 use crate::stats::Counts;
 use crate::usage::Usage;
 
@@ -385,19 +385,16 @@ pub(super) fn add_case(suite: &mut SuiteReport, entry: CaseEntry<'_>) {
 pub fn write_json(
     path: &Path,
     records: &[TrialRecord],
-    nextest_run: Option<&str>,
     calibration: Option<&CalibrationReport>,
     budget: Option<BudgetReport>,
 ) -> std::io::Result<()> {
-    write_run_report(path, records, nextest_run, |records| {
-        let mut report = json_report(records, &crate::cassette::now_rfc3339());
-        if let Some(calibration) = calibration {
-            annotate(&mut report, calibration);
-        }
-        report.budget = budget;
-        let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
-        Ok(redact(&json).into_owned())
-    })
+    let mut report = json_report(records, &crate::cassette::now_rfc3339());
+    if let Some(calibration) = calibration {
+        annotate(&mut report, calibration);
+    }
+    report.budget = budget;
+    let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
+    replace(path, redact(&json).as_bytes())
 }
 
 /// Adds the calibration section and each judged suite's corrected pass rate to the JSON report.

@@ -1,0 +1,377 @@
+//! The results folder: each process of a run writes what it found to a fragment of its own, never
+//! rewriting what others wrote; the merged reports are rendered once from the fragments (by the run
+//! itself under `cargo test`, by `cargo prompt-tester report` under nextest and across machines).
+//!
+//! `PROMPT_TESTER_RESULTS` (else `<crate>/.prompt-tester/results/`) holds a folder per run, named by
+//! its id (nextest's `NEXTEST_RUN_ID`, else one of the harness's own); the last [`KEPT_RUNS`] are
+//! kept. A fragment holds one process's trial records (with the latencies the reports leave out), its
+//! calibration verdicts, its view of the budget, and what the finish needs of the run (when it ran,
+//! the judge, the cassette mode, the reports it was asked for). Merging them is `merge.rs`'s.
+
+mod merge;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use crate::harness::render::Asked;
+pub(crate) use merge::{Partition, merge};
+
+use super::record::{Latency, TrialRecord};
+use crate::budget::BudgetReport;
+use crate::checks::Observation;
+
+pub use crate::harness::settings::RESULTS_VAR;
+
+/// The results folder's place in the crate when the variable is unset.
+pub const DEFAULT_DIR: &str = "results";
+
+/// How many runs a results folder keeps (the oldest go first).
+pub const KEPT_RUNS: usize = 10;
+
+/// The format of a fragment, written in it: a reader refuses another.
+const FORMAT: u32 = 1;
+
+/// What one process of a run leaves in the run's folder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Fragment {
+    /// [`FORMAT`].
+    pub format: u32,
+    /// The process and the run it belongs to.
+    pub process: Process,
+    /// The trials it ran.
+    pub records: Vec<Stored>,
+    /// The calibration verdicts its trials noted.
+    #[serde(default)]
+    pub observations: Vec<Observation>,
+    /// The run's budget as this process saw it at its end (the ledger's figures under nextest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
+}
+
+/// What a fragment says of its process and run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Process {
+    /// The run id.
+    pub run: String,
+    /// nextest ran it.
+    pub nextest: bool,
+    /// nextest's `NEXTEST_ATTEMPT` (1 for the first), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// Unix time its trials started, seconds.
+    pub started_unix: f64,
+    /// Its wall time, seconds.
+    pub wall_secs: f64,
+    /// When it ended (RFC 3339, UTC).
+    pub date: String,
+    /// `GITHUB_SHA`, when set (else the report asks git when it renders).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The judge (`provider/model`), if configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+    /// The cassette mode.
+    pub cassette_mode: String,
+    /// The reports the run was asked for (absolute paths): `cargo prompt-tester report` writes them
+    /// when it is given none.
+    #[serde(default)]
+    pub reports: Asked,
+}
+
+/// A record with the latencies the reports leave out (the matrix's mean needs them).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Stored {
+    #[serde(flatten)]
+    record: TrialRecord,
+    latency_secs: f64,
+    latency_samples: u32,
+}
+
+impl From<&TrialRecord> for Stored {
+    fn from(record: &TrialRecord) -> Self {
+        Self {
+            record: record.clone(),
+            latency_secs: record.latency.total.as_secs_f64(),
+            latency_samples: record.latency.samples,
+        }
+    }
+}
+
+impl Stored {
+    /// The record, its latencies restored.
+    pub(crate) fn into_record(self) -> TrialRecord {
+        let mut record = self.record;
+        record.latency = Latency {
+            total: Duration::try_from_secs_f64(self.latency_secs).unwrap_or_default(),
+            samples: self.latency_samples,
+        };
+        record
+    }
+
+    /// The trial's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.record.name
+    }
+}
+
+/// Why the results of a run cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// A folder or fragment cannot be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A fragment is not one (or of another format).
+    #[error(
+        "{}: not a results fragment of this prompt-tester ({why}); run the tests again to write it anew",
+        path.display()
+    )]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// serde's message, or the format found.
+        why: String,
+    },
+    /// A folder holds no run.
+    #[error(
+        "{}: no results in it: name a results folder (`{RESULTS_VAR}`, by default `<crate>/.prompt-tester/results`) \
+         or one run's folder inside it, after running the tests",
+        path.display()
+    )]
+    Empty {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A trial is in two partitions: they are not parts of one run.
+    #[error(
+        "trial `{trial}` is in two partitions, {} and {}: each trial must be run by one partition \
+         (`cargo nextest run --partition hash:K/N`, the same N for every job)",
+        first.display(),
+        second.display()
+    )]
+    Twice {
+        /// The trial.
+        trial: String,
+        /// The folder it was found in first.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+    },
+}
+
+/// The results folder of the crate at `root`: `set` (`PROMPT_TESTER_RESULTS`, relative to the crate
+/// root), else `<root>/.prompt-tester/results`.
+pub fn results_dir(root: &Path, set: Option<&Path>) -> PathBuf {
+    match set {
+        Some(dir) => root.join(dir),
+        None => root.join(crate::cassette::WORK_DIR).join(DEFAULT_DIR),
+    }
+}
+
+impl Fragment {
+    /// What this process leaves: its records and verdicts, and the run as `info` describes it.
+    pub(crate) fn of(
+        records: &[TrialRecord],
+        observations: &[Observation],
+        info: &crate::harness::html::RunInfo,
+        settings: &crate::harness::settings::Settings,
+        root: &Path,
+    ) -> Self {
+        let absolute = |p: &Option<PathBuf>| p.as_ref().map(|p| root.join(p));
+        let reports = &settings.reports;
+        Self {
+            format: FORMAT,
+            process: Process {
+                run: settings
+                    .runner
+                    .run_id()
+                    .map_or_else(|| own_run_id(info.started_unix), str::to_string),
+                nextest: settings.runner.is_nextest(),
+                attempt: settings.runner.attempt(),
+                started_unix: info.started_unix,
+                wall_secs: info.wall_secs,
+                date: info.date.clone(),
+                commit: info.commit.clone(),
+                judge: info.judge.clone(),
+                cassette_mode: info.cassette_mode.clone(),
+                reports: Asked {
+                    junit: absolute(&reports.junit),
+                    json: absolute(&reports.json),
+                    html: absolute(&reports.html),
+                },
+            },
+            records: records.iter().map(Stored::from).collect(),
+            observations: observations.to_vec(),
+            budget: info.budget.clone(),
+        }
+    }
+}
+
+/// A run id of the harness's own (a run not under nextest): when it started, then the process, so
+/// the folders of a crate's runs sort by time.
+fn own_run_id(started_unix: f64) -> String {
+    let secs = started_unix as i64;
+    let date = time::OffsetDateTime::from_unix_timestamp(secs).map_or_else(
+        |_| secs.to_string(),
+        |t| {
+            format!(
+                "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+                t.year(),
+                u8::from(t.month()),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second()
+            )
+        },
+    );
+    format!("{date}-{}", std::process::id())
+}
+
+/// Writes `fragment` into its run's folder under `results`: a file of this process's own, so no lock
+/// is taken. A new run's folder makes the oldest beyond [`KEPT_RUNS`] go.
+pub(crate) fn write(results: &Path, fragment: &Fragment) -> std::io::Result<PathBuf> {
+    if results.ends_with(Path::new(crate::cassette::WORK_DIR).join(DEFAULT_DIR))
+        && let Some(work) = results.parent().and_then(Path::parent)
+    {
+        crate::cassette::work_dir(work)?;
+    }
+    let run = results.join(folder_name(&fragment.process.run));
+    let new_run = !run.is_dir();
+    std::fs::create_dir_all(&run)?;
+    if new_run {
+        prune(results, &run);
+    }
+    let name = format!(
+        "{:020}-{}.json",
+        (fragment.process.started_unix * 1e6) as u64,
+        std::process::id()
+    );
+    let path = run.join(name);
+    let json = serde_json::to_string(fragment).map_err(std::io::Error::other)?;
+    crate::shared::replace(&path, crate::redact::redact(&json).as_bytes())?;
+    Ok(path)
+}
+
+/// A run id as a folder name: what is not a letter, digit, `-` or `_` becomes `_`.
+fn folder_name(run: &str) -> String {
+    run.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Removes the oldest run folders beyond [`KEPT_RUNS`] (never `keep`, the run being written).
+fn prune(results: &Path, keep: &Path) {
+    let mut runs = runs_in(results);
+    if runs.len() <= KEPT_RUNS {
+        return;
+    }
+    runs.sort_by_key(|(_, modified)| *modified);
+    let excess = runs.len() - KEPT_RUNS;
+    for (dir, _) in runs.into_iter().take(excess) {
+        if dir != keep {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The run folders in a results folder, with when each was last written.
+fn runs_in(results: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let Ok(entries) = std::fs::read_dir(results) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| Some((e.path(), e.metadata().ok()?.modified().ok()?)))
+        .collect()
+}
+
+/// The fragment files of one run's folder.
+fn fragments_in(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
+    let io = |source| ResultsError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The partition a folder holds: one run's folder (it holds fragments), or a results folder, whose
+/// latest run is taken.
+pub(crate) fn partition(dir: &Path) -> Result<Partition, ResultsError> {
+    let mut run = dir.to_path_buf();
+    let mut files = fragments_in(dir)?;
+    if files.is_empty() {
+        let latest = runs_in(dir)
+            .into_iter()
+            .max_by_key(|(_, modified)| *modified);
+        let Some((latest, _)) = latest else {
+            return Err(ResultsError::Empty {
+                path: dir.to_path_buf(),
+            });
+        };
+        files = fragments_in(&latest)?;
+        run = latest;
+    }
+    if files.is_empty() {
+        return Err(ResultsError::Empty { path: run });
+    }
+    let fragments = files
+        .iter()
+        .map(|path| read(path))
+        .collect::<Result<_, _>>()?;
+    Ok(Partition {
+        folder: run,
+        fragments,
+    })
+}
+
+/// One fragment file.
+fn read(path: &Path) -> Result<Fragment, ResultsError> {
+    let text = crate::text::read(path).map_err(|source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let invalid = |why: String| ResultsError::Invalid {
+        path: path.to_path_buf(),
+        why,
+    };
+    let format = serde_json::from_str::<serde_json::Value>(&text)
+        .map_err(|e| invalid(e.to_string()))?["format"]
+        .as_u64();
+    if format != Some(u64::from(FORMAT)) {
+        return Err(invalid(format!(
+            "format {}, this prompt-tester reads {FORMAT}",
+            format.map_or("none".to_string(), |f| f.to_string())
+        )));
+    }
+    serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests;
