@@ -511,9 +511,15 @@ fn partitions_written_to_two_results_folders_merge_into_one_set_of_reports() {
         ],
     );
     report.assert_success();
-    // The summary for the pull request is the whole run's: its one failure, named once.
+    // The summary for the pull request is the whole run's: both partitions' counts, its one failure
+    // listed once.
     let summary = std::fs::read_to_string(&markdown).unwrap();
-    assert_eq!(summary.matches("mixed::wrong").count(), 1, "{summary}");
+    child::assert_contains(&summary, &["| 3 | 1 | 0 | 0 | 0 | 5/6 83% |"]);
+    assert_eq!(
+        summary.matches("| mixed::wrong | failed |").count(),
+        1,
+        "{summary}"
+    );
     // Every trial once in each merged report.
     let from_html: Vec<String> = trials(Path::new(&html)).into_keys().collect();
     assert_eq!(from_html, listed);

@@ -211,6 +211,31 @@ fn exact_builds_only_the_requested_trial_even_when_another_suite_is_broken() {
     );
 }
 
+/// A `--exact` process reads only its own case of a TOML suite (nextest runs one per trial): a broken
+/// sibling does not stop it, and asked by name, the broken case fails with the whole file's problems,
+/// located as in the file (`cases[1]`, its line), never as in the part that was read.
+#[test]
+fn exact_reads_only_its_case_and_a_broken_one_is_located_in_the_whole_file() {
+    let mut f = Fixture::new("exact-case");
+    f.recorded_suite(
+        "pair",
+        "prompt = \"Pair {x}\"\n[[cases]]\nname = \"good\"\ninputs = { x = \"1\" }\nassert = [{ contains = \"ok\" }]\n\
+         [[cases]]\nname = \"bad\"\ninputs = { x = \"2\" }\nassert = [{ containz = \"ok\" }]\n",
+        &[("Pair 1", "ok")],
+    );
+    let out = f.run(&["--exact", "pair::good"]);
+    out.assert_code(0);
+    assert_eq!(out.outcome("pair::good"), "ok");
+    let out = f.run(&["--exact", "pair::bad"]);
+    out.assert_fails_at(
+        "pair::bad",
+        &["prompt-tests/pair.evals.toml:9:13: `cases[1].assert[0].containz`: unknown assertion `containz`"],
+    );
+    // The whole run reads the whole file: the suite is one failing trial.
+    let out = f.run(&[]);
+    assert_ne!(out.code(), Some(0), "{}", out.context());
+}
+
 #[test]
 fn a_case_without_provider_or_model_fails_with_the_fix() {
     let f = Fixture::new("nodefaults");
