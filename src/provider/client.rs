@@ -34,6 +34,10 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
 }
 
+#[path = "forward.rs"]
+mod forward;
+pub(crate) use forward::{CREDENTIAL_HEADERS, Forwarded};
+
 /// A client for one endpoint.
 #[derive(Clone)]
 pub struct ProviderClient {
