@@ -22,6 +22,8 @@ pub use crate::usage::Usage;
 
 mod bill;
 mod event;
+#[cfg(feature = "endpoint")]
+pub(crate) mod relay;
 mod same_call;
 use bill::Billed;
 pub use event::{CallEnd, CallEvent, CallObserver};
@@ -52,6 +54,8 @@ pub struct RunScope {
     pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
     /// The test's own budget (its `budget` key), shared by its samples.
     pub budget: Option<Arc<Budget>>,
+    /// Its calls through the recording endpoint.
+    pub(crate) relay: crate::endpoint::SampleRelay,
 }
 
 impl RunScope {
@@ -78,6 +82,7 @@ impl RunScope {
             checks: Mutex::default(),
             conversation: Mutex::default(),
             budget: None,
+            relay: Default::default(),
         }
     }
 
@@ -167,6 +172,9 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
+    /// The recording endpoint, started when a sample first asks for its URL.
+    #[cfg(feature = "endpoint")]
+    endpoint: crate::endpoint::Endpoint,
 }
 
 impl std::fmt::Debug for Engine {
@@ -266,6 +274,8 @@ impl Engine {
             observer,
             budget: budget.map(Arc::new),
             same_calls: same_call::SameCalls::default(),
+            #[cfg(feature = "endpoint")]
+            endpoint: Default::default(),
         })
     }
 

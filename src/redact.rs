@@ -109,6 +109,7 @@ pub fn protect_userinfo(url: &str) {
 
 /// Treats a credential an application's client sent through the recording endpoint as a secret
 /// (redacted as `[REDACTED:name]`): a provider may send it back in an error body.
+#[cfg(feature = "endpoint")]
 pub(crate) fn protect_value(name: &str, value: &str) {
     let value = value.trim();
     let value = value.strip_prefix("Bearer ").unwrap_or(value).trim();

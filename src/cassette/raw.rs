@@ -3,6 +3,9 @@
 //! the JSON body or the server-sent events in order). Never a header, never a key: the path holds no
 //! secret and the query keeps only what changes the answer (`alt=sse`).
 
+// Without the `endpoint` feature raw exchanges are read and kept, never made.
+#![cfg_attr(not(feature = "endpoint"), allow(dead_code))]
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
