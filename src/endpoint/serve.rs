@@ -196,12 +196,13 @@ async fn serve(
     let model = relayed::model_of(&raw);
     let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
     let same = raw_key(&owner, scope.run_index, &raw, 0);
-    let ordinal = scope.relay.next_ordinal(same);
+    let ordinal = scope.relay.next_ordinal(&same);
     let key = raw_key(&owner, scope.run_index, &raw, ordinal);
     let relayed = Relayed {
         request: raw,
         api: incoming.api,
         model,
+        ordinal,
     };
     let client = engine
         .client(&incoming.provider)
@@ -225,6 +226,9 @@ async fn serve(
     let made = engine
         .relay(&scope, &client, &relayed, key, incoming.sends_key, upstream)
         .await;
+    if made.is_err() {
+        scope.relay.give_back(&same, ordinal);
+    }
     match made {
         Ok((answer, _, _)) => Ok(recorded(&answer.response)),
         // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.
