@@ -120,7 +120,8 @@ impl Billed for Relayed {
 impl Engine {
     /// One call of `scope`'s application to `provider` (whose client is `client`), keyed `key`:
     /// replayed, or `upstream` made and recorded, as the cassette decision says. `sends_key`: the
-    /// application sent its own credentials. Counted in the scope's usage as a subject call.
+    /// application sent its own credentials. Counted in the scope's usage as a subject call; its
+    /// ending is not noted on the scope (the caller notes it).
     pub(crate) async fn relay(
         &self,
         scope: &RunScope,
@@ -139,7 +140,10 @@ impl Engine {
             key,
             sends_key,
         };
-        let (answer, latency, replayed) = self.exchange(call, client, relayed, upstream).await?;
+        // Not `exchange`: which endings the sample notes is the endpoint's to say (a provider's error
+        // answer goes back to the client, which may retry it to success).
+        let (answer, latency, replayed) =
+            self.exchange_once(call, client, relayed, upstream).await?;
         scope.account(|usage| {
             usage.add_call(
                 CallRole::Subject,
