@@ -173,3 +173,39 @@ fn an_unknown_provider_names_the_closest() {
     assert_eq!(run.code(), Some(101), "{}", run.context());
     run.assert_stdout_has("unknown provider \"fakee\" (did you mean \"fake\"?)");
 }
+
+#[test]
+fn a_call_refused_for_want_of_a_key_or_a_recording_ends_the_sample_whatever_the_run_fn_returns() {
+    let server = fake("Blue");
+    let scratch = scratch("no-key", &server);
+    // Locally: no recording and no key, so the trial is ignored, with the variable to set.
+    let local = scratch.run_example(FIXTURE, &["without_key", "--exact"], &[]);
+    assert_eq!(local.code(), Some(0), "{}", local.context());
+    local.assert_stdout_has("test without_key ... ignored (no recording in");
+    local.assert_stdout_has("OPENAI_API_KEY is not set");
+    // Under CI: refused, and the sample errors with the record command.
+    let ci = scratch.run_example(FIXTURE, &["without_key", "--exact"], &[("CI", "true")]);
+    assert_eq!(ci.code(), Some(101), "{}", ci.context());
+    ci.assert_stdout_has("Under CI, auto mode never calls a provider for a missing recording");
+    assert_eq!(server.request_count(), 0);
+    assert!(
+        !scratch
+            .cassettes()
+            .join("without_key.cassette.json")
+            .exists()
+    );
+}
+
+#[test]
+fn a_call_the_budget_cannot_cover_is_refused_and_the_sample_says_so() {
+    let server = fake("Blue");
+    let scratch = scratch("budget", &server);
+    let run = scratch.run_example(
+        FIXTURE,
+        &["relayed", "--exact", "--budget", "0.0000001"],
+        &[("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_stdout_has("ERROR: model call failed: budget of $0.00000 reached after $0.00000: the call could cost up to");
+    assert_eq!(server.request_count(), 0, "{}", run.context());
+}
