@@ -20,7 +20,7 @@ pub use crate::role::CallRole;
 pub use crate::usage::Usage;
 
 mod bill;
-mod call_error;
+pub(crate) mod call_error;
 pub(crate) mod endpoint;
 mod event;
 #[cfg(feature = "endpoint")]
