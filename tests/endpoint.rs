@@ -79,6 +79,12 @@ fn a_run_fn_s_own_client_records_replays_offline_and_goes_pending_after_a_change
     let runs: Vec<u64> = entries.iter().map(|e| e["run"].as_u64().unwrap()).collect();
     assert_eq!(runs.iter().filter(|r| **r == 1).count(), 2, "{runs:?}");
 
+    // The estimate reads the recordings: four calls at today's prices, nothing called.
+    let estimate = scratch.run_example(FIXTURE, &["relayed", "--exact", "--estimate"], &[]);
+    assert_eq!(estimate.code(), Some(0), "{}", estimate.context());
+    estimate.assert_stderr_has("relayed               2        4     $0.00002");
+    estimate.assert_stderr_has("estimate: 4 model calls; total cost $0.00002");
+
     // Replayed under CI with the provider gone and no key.
     drop(server);
     let replay = scratch.run_example(
