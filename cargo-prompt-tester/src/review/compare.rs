@@ -234,7 +234,7 @@ mod tests {
             ("Hi".into(), "Hey".into())
         );
         assert_eq!(a.request.model, "gpt-4o-mini");
-        let totals = Totals::of(&[a.clone()]);
+        let totals = Totals::of(std::slice::from_ref(a));
         assert_eq!((totals.input_tokens, totals.output_tokens), (9, 2));
     }
 
