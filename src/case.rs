@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,7 @@ use crate::run::{Continue, PromptRun, RunRequest};
 use crate::tools::Toolbox;
 
 mod column;
+mod custom;
 mod no_subject;
 pub use column::{Cell, Column};
 pub use no_subject::NoSubject;
@@ -34,10 +35,11 @@ pub use no_subject::NoSubject;
 /// The future a custom executor (`run_fn`) returns, boxed.
 pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
 
-/// A custom executor: the request a sample would send (its model, system prompt, conversation ending
-/// with the rendered prompt, tools) to the model's answer. The attribute's `run_fn` may take the
-/// request or `(prompt, model, max_tokens)` (`harness::registry::RunFnForm`).
-pub type RunFn = fn(CompletionRequest) -> RunFnFuture;
+/// A custom executor: a sample (the request it would send: its model, system prompt, conversation
+/// ending with the rendered prompt, tools; and the recording endpoint's URL) to the model's answer.
+/// The attribute's `run_fn` may take the sample, the request or `(prompt, model, max_tokens)`
+/// (`harness::registry::RunFnForm`).
+pub type RunFn = fn(crate::engine::endpoint::SampleContext) -> RunFnFuture;
 
 /// The future that judges one sample's run.
 pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
@@ -474,26 +476,7 @@ impl Case {
                 .map(agent::AgentOutcome::into_completed)
                 .map_err(loop_failure),
             Executor::Custom(run_fn) => {
-                let started = Instant::now();
-                let messages = request.messages.clone();
-                let called = match run_fn(request).await {
-                    Ok(result) => Ok(scope.engine.account_external(
-                        &scope,
-                        &provider,
-                        &model,
-                        result,
-                        started.elapsed(),
-                    )),
-                    Err(e) => {
-                        let failed = CallError::new(
-                            crate::engine::CallErrorKind::RunFn,
-                            format!("run_fn failed: {e:#}"),
-                        );
-                        scope.note_call(CallRole::Subject, failed.ending());
-                        Err(failed)
-                    }
-                };
-                with_transcript(called, messages)
+                custom::run(*run_fn, &scope, t, (&provider, &model), request).await
             }
             Executor::Call => {
                 let messages = request.messages.clone();

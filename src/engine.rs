@@ -21,8 +21,11 @@ pub use crate::usage::Usage;
 
 mod bill;
 pub(crate) mod call_error;
+pub(crate) mod endpoint;
 mod event;
 mod files;
+#[cfg(feature = "endpoint")]
+pub(crate) mod relay;
 mod same_call;
 mod site;
 use bill::Billed;
@@ -57,6 +60,8 @@ pub struct RunScope {
     pub budget: Option<Arc<Budget>>,
     /// How each model call of this sample ended, in the order they ended: what its outcome is read from.
     pub(crate) calls: Mutex<Vec<(CallRole, CallEnding)>>,
+    /// Its calls through the recording endpoint.
+    pub(crate) relay: crate::engine::endpoint::SampleRelay,
 }
 
 impl RunScope {
@@ -84,6 +89,7 @@ impl RunScope {
             conversation: Mutex::default(),
             budget: None,
             calls: Mutex::default(),
+            relay: Default::default(),
         }
     }
 
@@ -169,6 +175,9 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
+    /// The recording endpoint, started when a sample first asks for its URL.
+    #[cfg(feature = "endpoint")]
+    endpoint: crate::engine::endpoint::Endpoint,
 }
 
 impl std::fmt::Debug for Engine {
@@ -272,6 +281,8 @@ impl Engine {
             observer,
             budget: budget.map(Arc::new),
             same_calls: same_call::SameCalls::default(),
+            #[cfg(feature = "endpoint")]
+            endpoint: Default::default(),
         })
     }
 
@@ -335,6 +346,7 @@ impl Engine {
             provider,
             model: &request.model,
             key: cassette::entry_key(provider, &request, scope.run_index),
+            sends_key: false,
         };
         let sent = crate::provider::Sent::default();
         let (result, latency, replayed) = self
@@ -371,6 +383,7 @@ impl Engine {
             provider,
             model: &request.model,
             key: cassette::embedding_key(provider, &request),
+            sends_key: false,
         };
         let sent = crate::provider::Sent::default();
         let (embedding, _, replayed) = self
@@ -429,7 +442,8 @@ impl Engine {
             .cassette_of(call.scope)
             .await
             .map_err(|e| CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e))?;
-        let mut prepared = self.prepare(&call, client, request.completion(), cassette.clone())?;
+        let mut prepared =
+            self.prepare(&call, call.missing_key(client), request, cassette.clone())?;
         // A first recording waits for an identical call being made, then decides again (and replays
         // it); its turn is held until its own answer is recorded.
         let first = matches!(prepared, Prepared::Call(Keep::First(_)));
@@ -439,7 +453,7 @@ impl Engine {
             None
         };
         if turn.is_some() {
-            prepared = self.prepare(&call, client, request.completion(), cassette)?;
+            prepared = self.prepare(&call, call.missing_key(client), request, cassette)?;
         }
         let keep = match prepared {
             Prepared::Replay(entry) => {
@@ -467,7 +481,7 @@ impl Engine {
                 if let (None, CassetteMode::Auto, Keep::Replacing(cassette, _)) =
                     (e.status, self.mode, &keep)
                 {
-                    return Err(self.stale_unanswered(&call, cassette, request.completion(), &e));
+                    return Err(self.stale_unanswered(&call, cassette, request, &e));
                 }
                 return Err(CallError::provider(&e));
             }
@@ -539,8 +553,8 @@ impl Engine {
     fn prepare(
         &self,
         call: &Call<'_>,
-        client: &ProviderClient,
-        request: Option<&crate::completion::CompletionRequest>,
+        missing_key: Option<String>,
+        request: &impl cassette::Recorded,
         cassette: Option<Arc<cassette::Cassette>>,
     ) -> Result<Prepared, CallError> {
         let scope = call.scope;
@@ -562,7 +576,6 @@ impl Engine {
             }
             None => (Recording::Absent, None),
         };
-        let missing_key = client.missing_key();
         let decision = decision::decide(&Situation {
             mode: self.mode,
             recording,
@@ -640,6 +653,15 @@ struct Call<'a> {
     provider: &'a str,
     model: &'a str,
     key: String,
+    /// The caller sent its own credentials (a call through the recording endpoint): no key is missing.
+    sends_key: bool,
+}
+
+impl Call<'_> {
+    /// The variable to set when the call needs a key and has none.
+    fn missing_key(&self, client: &ProviderClient) -> Option<String> {
+        (!self.sends_key).then(|| client.missing_key()).flatten()
+    }
 }
 
 /// What [`Engine::prepare`] decided.

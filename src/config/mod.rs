@@ -21,7 +21,7 @@ use crate::model::BUILT_IN;
 pub use crate::model::WireFormat;
 pub use crate::pricing::Price;
 pub use endpoints::EndpointConfig;
-pub(crate) use endpoints::UnknownProvider;
+pub use endpoints::UnknownProvider;
 pub use env::is_ci;
 #[cfg(feature = "mcp")]
 pub(crate) use env::var_os;

@@ -3,8 +3,7 @@
 
 use super::{Call, CallError, Engine, display_path};
 use crate::cassette::decision::{CallSite, Refusal};
-use crate::cassette::{self, Cassette};
-use crate::completion::CompletionRequest;
+use crate::cassette::{self, Cassette, Recorded};
 use crate::role::CallRole;
 
 impl Engine {
@@ -57,19 +56,11 @@ impl Engine {
         &self,
         call: &Call<'_>,
         cassette: &Cassette,
-        request: Option<&CompletionRequest>,
+        request: &impl Recorded,
     ) -> (Vec<String>, bool) {
-        let Some(request) = request else {
-            return (Vec::new(), true);
-        };
         let sample = cassette.sample(&call.scope.test, call.scope.run_index);
-        let recorded = cassette.recorded_requests(&sample, call.role);
-        let changes = recorded
-            .iter()
-            .map(|old| cassette::changes::describe(old, request))
-            .min_by_key(Vec::len)
-            .unwrap_or_default();
-        (changes, !recorded.is_empty())
+        let recorded = cassette.recorded_calls(&sample, call.role);
+        (request.changes(&recorded), !recorded.is_empty())
     }
 
     /// A stale call made in auto mode that got no answer at all (offline, say): after the provider's
@@ -79,7 +70,7 @@ impl Engine {
         &self,
         call: &Call<'_>,
         cassette: &Cassette,
-        request: Option<&CompletionRequest>,
+        request: &impl Recorded,
         error: &crate::provider::ProviderError,
     ) -> CallError {
         let sample = cassette.sample(&call.scope.test, call.scope.run_index);

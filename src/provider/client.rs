@@ -62,6 +62,12 @@ impl Sent {
     }
 }
 
+#[cfg(feature = "endpoint")]
+#[path = "forward.rs"]
+mod forward;
+#[cfg(feature = "endpoint")]
+pub(crate) use forward::{CREDENTIAL_HEADERS, Forwarded};
+
 /// A client for one endpoint.
 #[derive(Clone)]
 pub struct ProviderClient {

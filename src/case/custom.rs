@@ -1,0 +1,66 @@
+//! A custom executor's sample (`run_fn`): the user's function called with the sample's context; its
+//! answer counted as the subject's, unless its calls went through the recording endpoint, which counted
+//! each of them already.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{RequestTemplate, RunFn, with_transcript};
+use crate::completion::{CompletionRequest, CompletionResult, Message};
+use crate::engine::endpoint::SampleContext;
+use crate::engine::{CallError, CallErrorKind, CallRole, Completed, RunScope};
+use crate::outcome::SampleOutcome;
+
+/// Runs `run_fn` on `scope`'s sample of `template`, which would send `request` to `subject`
+/// (provider, model).
+pub(super) async fn run(
+    run_fn: RunFn,
+    scope: &Arc<RunScope>,
+    template: &RequestTemplate,
+    (provider, model): (&str, &str),
+    request: CompletionRequest,
+) -> Result<(Completed, Vec<Message>), SampleOutcome> {
+    let started = Instant::now();
+    let messages = request.messages.clone();
+    let sample = SampleContext::new(
+        request,
+        template.prompt.clone(),
+        template.vars.clone(),
+        scope.clone(),
+    );
+    let returned = run_fn(sample).await;
+    let called = match (returned, scope.relay.refusal()) {
+        // A call through the recording endpoint was refused (and noted): the sample ends by it; the
+        // error the client made of the refusal says no more.
+        (_, Some(refused)) => Err(refused),
+        (Ok(result), None) if scope.relay.calls() > 0 => Ok(seen(scope, result, started)),
+        (Ok(result), None) => {
+            Ok(scope
+                .engine
+                .account_external(scope, provider, model, result, started.elapsed()))
+        }
+        (Err(e), None) => {
+            let failed = CallError::new(CallErrorKind::RunFn, format!("run_fn failed: {e:#}"));
+            scope.note_call(CallRole::Subject, failed.ending());
+            Err(failed)
+        }
+    };
+    with_transcript(called, messages)
+}
+
+/// The answer `run_fn` returned, with the tokens and cost of the calls the endpoint saw instead of its
+/// own counts (already in the sample's usage: not added twice); replayed when every call was.
+fn seen(scope: &RunScope, mut result: CompletionResult, started: Instant) -> Completed {
+    let subject = scope.usage().subject;
+    result.input_tokens = subject.tokens.input;
+    result.output_tokens = subject.tokens.output;
+    result.cached_input_tokens = subject.tokens.cached_input;
+    result.cache_creation_tokens = subject.tokens.cache_creation;
+    result.thoughts_tokens = subject.tokens.thoughts;
+    result.cost_usd = subject.cost.known();
+    Completed {
+        result,
+        latency: started.elapsed(),
+        replayed: subject.replayed == subject.calls,
+    }
+}
