@@ -20,7 +20,7 @@ pub struct RawRequest {
     /// The query parameters that change the answer (`alt=sse`), sorted; a key is never one of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub query: Vec<(String, String)>,
-    /// The JSON body, its object keys sorted ([`canonical`]).
+    /// The JSON body, its object keys sorted (`canonical`).
     pub body: Value,
 }
 
