@@ -13,6 +13,11 @@ pub const JUDGE_MAX_TOKENS: u32 = 1024;
 /// The judge's temperature when `[judge]` does not say: 0, for repeatable verdicts.
 pub const JUDGE_TEMPERATURE: f32 = 0.0;
 
+/// `[judge] min_accuracy`: the least lower end (95% Wilson) of the judge's measured accuracy on a
+/// question's type for its verdicts on that type not to be advisory: ten right of ten, or nineteen of
+/// twenty, clear it.
+pub const JUDGE_MIN_ACCURACY: f64 = 0.7;
+
 /// Model calls in flight per endpoint (`concurrency`), not tied to the CPU count.
 pub const CONCURRENCY: usize = 16;
 

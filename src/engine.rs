@@ -18,6 +18,7 @@ use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
 use crate::redact::redact;
 pub use crate::role::CallRole;
+use crate::stats::agreement::Agreement;
 pub use crate::usage::Usage;
 
 mod bill;
@@ -167,6 +168,9 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
+    /// The configured judge's measurement per question type, from the calibration results that fit
+    /// it, loaded before the trials (set once; unset: nothing is measured).
+    judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -266,7 +270,18 @@ impl Engine {
             observer,
             budget: budget.map(Arc::new),
             same_calls: same_call::SameCalls::default(),
+            judge_measured: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Sets the configured judge's measurement per question type (once: later calls are ignored).
+    pub(crate) fn set_judge_measured(&self, by_type: BTreeMap<String, Agreement>) {
+        let _ = self.judge_measured.set(by_type);
+    }
+
+    /// The configured judge's measurement on questions of type `kind`, if calibration results give one.
+    pub(crate) fn judge_measured(&self, kind: &str) -> Option<Agreement> {
+        self.judge_measured.get()?.get(kind).copied()
     }
 
     /// The run's budget, if it has one.

@@ -61,6 +61,9 @@ pub enum Status {
 /// judge, cassette or MCP failure). An agent loop that ran out of turns is the model's doing: a failure.
 fn is_library_error(error: &(dyn Error + 'static)) -> bool {
     error.is::<JudgeError>()
+        || error
+            .downcast_ref::<crate::judge::JudgeFailed>()
+            .is_some_and(crate::judge::JudgeFailed::errors)
         || error.is::<ProviderError>()
         || error.is::<CallError>()
         || error.is::<CassetteError>()

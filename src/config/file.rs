@@ -62,6 +62,8 @@ struct FileJudge {
     model: String,
     max_tokens: Option<u32>,
     temperature: Option<f32>,
+    min_accuracy: Option<Spanned<f64>>,
+    advisory: Option<super::AdvisoryPolicy>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -202,11 +204,29 @@ impl Config {
             budget: file.defaults.budget.map(Spanned::into_inner),
         };
         if let Some(judge) = file.judge {
+            let min_accuracy = match &judge.min_accuracy {
+                Some(m) if !(0.0..=1.0).contains(m.get_ref()) => {
+                    return Err(source.invalid(
+                        Some(m.span().start),
+                        "judge.min_accuracy",
+                        format!(
+                            "is {}: use a share from 0 to 1, the least lower end of the judge's measured accuracy \
+                             on a question's type, e.g. {} (0 never makes a measured verdict advisory)",
+                            m.get_ref(),
+                            defaults::JUDGE_MIN_ACCURACY
+                        ),
+                    ));
+                }
+                Some(m) => *m.get_ref(),
+                None => defaults::JUDGE_MIN_ACCURACY,
+            };
             self.judge = Some(JudgeConfig {
                 provider: judge.provider,
                 model: judge.model,
                 max_tokens: judge.max_tokens.unwrap_or(defaults::JUDGE_MAX_TOKENS),
                 temperature: judge.temperature.or(Some(defaults::JUDGE_TEMPERATURE)),
+                min_accuracy,
+                advisory: judge.advisory.unwrap_or_default(),
             });
         }
         let r = &mut self.retry;

@@ -28,15 +28,18 @@
 
 pub(crate) mod parse;
 mod prompt;
+mod trust;
 
+pub use crate::stats::trust::{Advisory, Measurement, Rate};
 pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
+pub use trust::JudgeFailed;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cassette::decision::Unavailable;
 use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
-use crate::config::JudgeConfig;
+use crate::config::{AdvisoryPolicy, JudgeConfig};
 use crate::engine::{CallError, CallRole};
 use crate::run::PromptRun;
 use crate::usage::Tally;
@@ -65,6 +68,21 @@ pub struct JudgeVerdict {
     pub judge_output_tokens: u64,
     /// Cost of the judge call in USD; `None` when the judge model's price is unknown.
     pub judge_cost_usd: Option<f64>,
+    /// The question's type as the judge classified it (one of [`QUESTION_TYPES`]), if it gave one.
+    #[serde(default)]
+    pub question_type: Option<String>,
+    /// The judge's measurement on that type of question, from the calibration results of the judge in
+    /// use (the guide's calibration chapter), or `None` when none applies.
+    #[serde(default)]
+    pub measurement: Option<Measurement>,
+    /// Why the verdict is advisory (its judge is not measured on such questions, or measured too low for
+    /// `[judge] min_accuracy`), or `None` when the measurement backs it.
+    #[serde(default)]
+    pub advisory: Option<Advisory>,
+    /// What a failing advisory verdict does in [`JudgeVerdict::require`] and a suite's `judge`
+    /// assertion (`[judge] advisory`). A body that reads `passed` itself decides for itself.
+    #[serde(default)]
+    pub on_advisory: AdvisoryPolicy,
 }
 
 impl From<&JudgeVerdict> for JudgeAnswer {
@@ -75,6 +93,9 @@ impl From<&JudgeVerdict> for JudgeAnswer {
             passed: v.passed,
             reasoning: v.reasoning.clone(),
             snippet: v.snippet.clone(),
+            question_type: v.question_type.clone(),
+            measurement: v.measurement.clone(),
+            advisory: v.advisory.clone(),
         }
     }
 }
@@ -288,6 +309,7 @@ impl Judge<'_> {
             reasoning,
             snippet,
             yes,
+            question_type,
             ..
         } = parsed;
         let (snippet, reasoning) = match snippet {
@@ -306,7 +328,8 @@ impl Judge<'_> {
                 }
             },
         };
-        let verdict = self.make(question, yes, snippet, reasoning, spent);
+        let mut verdict = self.make(question, yes, snippet, reasoning, spent);
+        self.weigh(&mut verdict, question_type);
         self.run
             .scope
             .note(|c| c.judge.push(JudgeAnswer::from(&verdict)));
@@ -332,7 +355,34 @@ impl Judge<'_> {
             judge_input_tokens: spent.tokens.input,
             judge_output_tokens: spent.tokens.output,
             judge_cost_usd: spent.cost.known(),
+            question_type: None,
+            measurement: None,
+            advisory: None,
+            on_advisory: self.config.advisory,
         }
+    }
+
+    /// Puts the judge's measurement on `question_type` into `verdict`, and whether that leaves it
+    /// advisory. The measurement applies only to the configured judge: one asked through
+    /// [`PromptRun::__judge_with`] with another is unmeasured.
+    fn weigh(&self, verdict: &mut JudgeVerdict, question_type: Option<String>) {
+        let engine = &self.run.scope.engine;
+        let configured = engine.config.judge.as_ref() == Some(self.config);
+        let measurement = question_type
+            .as_deref()
+            .filter(|_| configured)
+            .and_then(|kind| {
+                engine
+                    .judge_measured(kind)
+                    .and_then(|a| Measurement::of(kind, &a))
+            });
+        verdict.advisory = Advisory::of(
+            question_type.as_deref(),
+            measurement.as_ref(),
+            self.config.min_accuracy,
+        );
+        verdict.measurement = measurement;
+        verdict.question_type = question_type;
     }
 }
 
@@ -342,10 +392,8 @@ mod tests {
 
     fn config() -> JudgeConfig {
         JudgeConfig {
-            provider: "openai".into(),
-            model: "gpt-judge".into(),
             max_tokens: 512,
-            temperature: Some(0.0),
+            ..JudgeConfig::new("openai", "gpt-judge")
         }
     }
 
@@ -433,6 +481,12 @@ mod tests {
                 judge_input_tokens: 120,
                 judge_output_tokens: 30,
                 judge_cost_usd: Some(0.002),
+                question_type: Some("factual_presence".into()),
+                measurement: None,
+                advisory: Some(Advisory::Unmeasured {
+                    question_type: Some("factual_presence".into())
+                }),
+                on_advisory: AdvisoryPolicy::Warn,
             }
         );
         let json = serde_json::to_value(&v).unwrap();

@@ -234,10 +234,8 @@ mod tests {
 
     fn config() -> JudgeConfig {
         JudgeConfig {
-            provider: "anthropic".into(),
-            model: "claude-haiku-4-5".into(),
             max_tokens: 700,
-            temperature: Some(0.0),
+            ..JudgeConfig::new("anthropic", "claude-haiku-4-5")
         }
     }
 
