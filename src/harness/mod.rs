@@ -188,7 +188,10 @@ impl Harness {
                 .map(|run| (before.root.as_path(), run));
             crate::budget::Budget::for_run(limit, shared)
         });
+        // Each verdict carries its judge's measurement: the calibration results, read before the trials.
+        let measured = calibration::measured_by_type(&config);
         let run = Run::with_budget(config, settings.cassette_policy(), console, budget);
+        run.engine.set_judge_measured(measured);
         let trials = trials(defs, &choices, Some(&run), settings.runner.is_nextest());
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,

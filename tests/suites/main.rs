@@ -37,6 +37,7 @@ mod prereq;
 mod reports;
 mod running;
 mod similar;
+mod trust;
 mod yaml;
 
 /// Set in the child process: the harness arguments, as JSON.
