@@ -556,10 +556,12 @@ fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verd
         .map(|a| crate::cassette::CheckVerdict {
             check: format!("{} ({})", a.kind, a.at),
             passed: a.passed,
+            advisory: false,
         });
     let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
         check: format!("judge: {}", j.question),
         passed: j.passed,
+        advisory: j.advisory.is_some(),
     });
     crate::cassette::Verdict {
         target: None,

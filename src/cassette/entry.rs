@@ -208,6 +208,10 @@ pub struct CheckVerdict {
     pub check: String,
     /// Whether it held.
     pub passed: bool,
+    /// A judge answer nothing measures well enough (its judge is not measured on such questions, or
+    /// measured too low): shown as advisory in review. Left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub advisory: bool,
 }
 
 /// A system prompt at least this long is stored once per file (see [`FileBody`]).

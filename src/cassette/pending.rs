@@ -546,6 +546,7 @@ mod tests {
             checks: vec![crate::cassette::CheckVerdict {
                 check: "judge: Is it kind?".into(),
                 passed,
+                advisory: false,
             }],
         }
     }

@@ -58,14 +58,20 @@ fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
     if old.is_none() && new.is_none() {
         return;
     }
+    // An advisory judge answer (its judge not measured well enough on such questions) says so.
     let shown = |v: &Option<Verdict>, check: &str| match v {
         None => "not kept".to_string(),
-        Some(v) => v
-            .checks
-            .iter()
-            .find(|c| c.check == check)
-            .map_or("not run", |c| if c.passed { "passed" } else { "FAILED" })
-            .to_string(),
+        Some(v) => v.checks.iter().find(|c| c.check == check).map_or_else(
+            || "not run".to_string(),
+            |c| {
+                let said = if c.passed { "passed" } else { "FAILED" };
+                if c.advisory {
+                    format!("{said} (advisory)")
+                } else {
+                    said.to_string()
+                }
+            },
+        ),
     };
     out.push(Line::default());
     out.push(Line::new(Tone::Heading, "Checks (accepted → new)"));
@@ -93,7 +99,7 @@ fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
         let (before, after) = (shown(old, name), shown(new, name));
         let tone = if before == after {
             Tone::Plain
-        } else if after == "passed" {
+        } else if after.starts_with("passed") {
             Tone::Added
         } else {
             Tone::Removed
@@ -417,6 +423,7 @@ mod tests {
                 .map(|(check, passed)| CheckVerdict {
                     check: (*check).into(),
                     passed: *passed,
+                    advisory: false,
                 })
                 .collect(),
         }
@@ -438,6 +445,16 @@ mod tests {
         unkept.old_verdict = None;
         let text = screen(&unkept, false);
         assert!(text.contains("  sample: not kept → failed"), "{text}");
+        // A judge answer from a judge not measured on such questions is marked advisory.
+        let mut advisory = sample();
+        if let Some(v) = advisory.new_verdict.as_mut() {
+            v.checks[1].advisory = true;
+        }
+        let text = screen(&advisory, false);
+        assert!(
+            text.contains("  judge: Is Alice named?: passed → FAILED (advisory)"),
+            "{text}"
+        );
     }
 
     #[test]
