@@ -156,6 +156,11 @@ mod tests {
             (
                 "src/guide/keys.md",
                 keys,
+                format!("\nmin_accuracy = {JUDGE_MIN_ACCURACY} "),
+            ),
+            (
+                "src/guide/keys.md",
+                keys,
                 format!(
                     "cassette_dir = \"{SUITE_ROOT}/{CASSETTES}\"\nsuite_roots = [\"{SUITE_ROOT}\"]\n"
                 ),
