@@ -1,6 +1,6 @@
 //! How far a judge's verdict can be trusted: the judge's measurement on the question's type (a share
 //! with its 95% Wilson interval and counts, [`Rate`]), and when that leaves the verdict advisory
-//! ([`Advisory::of`]: no measurement, or the lower end of the accuracy's interval below a minimum).
+//! (`Advisory::of`: no measurement, or the lower end of the accuracy's interval below a minimum).
 
 use std::fmt;
 
