@@ -376,6 +376,33 @@ pub fn judged_suites(records: &[TrialRecord]) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
+/// Under `[judge] advisory = "warn"`, the warning about the samples that failed with a "no" from a judge
+/// not measured well enough on the question (an advisory verdict): how many, which trials, what to do.
+pub fn advisory_failures(records: &[TrialRecord]) -> Option<String> {
+    let mut trials = Vec::new();
+    let mut samples = 0;
+    for r in records {
+        let n = r
+            .samples
+            .iter()
+            .filter(|s| s.status == crate::case::SampleStatus::Failed)
+            .filter(|s| s.judge.iter().any(|j| !j.passed && j.advisory.is_some()))
+            .count();
+        if n > 0 {
+            samples += n;
+            trials.push(r.name.as_str());
+        }
+    }
+    (samples > 0).then(|| {
+        format!(
+            "{samples} failed sample(s) had an advisory judge verdict (its judge is not measured well enough on \
+             that type of question): {}; measure the judge on such questions with a calibration set, or set \
+             [judge] advisory = \"fail\" (or \"error\") in prompt-tester.toml",
+            trials.join(", ")
+        )
+    })
+}
+
 fn or_na(e: Option<Estimate>, show: fn(&Estimate) -> String) -> String {
     e.as_ref().map_or_else(|| "n/a".to_string(), show)
 }

@@ -73,7 +73,13 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &run.reporter.observations(),
         &settings.commands,
     );
-    for warning in run.reporter.warnings() {
+    let advisory = engine
+        .config
+        .judge
+        .as_ref()
+        .filter(|j| j.advisory == crate::config::AdvisoryPolicy::Warn)
+        .and_then(|_| calibration::advisory_failures(&records));
+    for warning in run.reporter.warnings().into_iter().chain(advisory) {
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
     summary::print(&records, before.started.elapsed(), &settings.commands);

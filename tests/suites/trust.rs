@@ -127,6 +127,10 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
         "avoids_prices",
         &["warning: advisory: this judge is not measured on avoidance questions"],
     );
+    out.assert_stderr_has(
+        "warning: 1 failed sample(s) had an advisory judge verdict (its judge is not measured well enough on \
+         that type of question): tea::avoids_prices; measure the judge",
+    );
 
     // The judge model changes: the result is not applied, and the summary and the report say why and
     // how to measure again.
@@ -216,6 +220,7 @@ fn the_advisory_policy_fails_or_errors_a_failing_advisory_verdict() {
             && !reason.contains("warning:"),
         "{reason}"
     );
+    child::assert_lacks(&plain.stderr(), "had an advisory judge verdict");
     f.file("prompt-tester.toml", &with("error"));
     let errored = f.run(&["tea::avoids_prices"]);
     errored.assert_code(101);
