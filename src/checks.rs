@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::trust::{Advisory, Measurement};
+use crate::stats::trust::{Advisory, Measurement, Votes};
 
 /// One assertion of a suite case and how it went on one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,6 +46,9 @@ pub struct JudgeAnswer {
     /// Why the answer is advisory, when it is: nothing measures the judge well enough on such questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advisory: Option<Advisory>,
+    /// With `judge_samples = k`: how the k answers split (`4/5` agree with the verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub votes: Option<Votes>,
 }
 
 /// What the checks of one sample found so far.

@@ -169,8 +169,8 @@ pub struct Engine {
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
     /// The configured judge's measurement per question type, from the calibration results that fit
-    /// it, loaded before the trials (set once; unset: nothing is measured).
-    judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
+    /// it, set once before the trials (unset: nothing is measured).
+    pub(crate) judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -274,16 +274,6 @@ impl Engine {
         })
     }
 
-    /// Sets the configured judge's measurement per question type (once: later calls are ignored).
-    pub(crate) fn set_judge_measured(&self, by_type: BTreeMap<String, Agreement>) {
-        let _ = self.judge_measured.set(by_type);
-    }
-
-    /// The configured judge's measurement on questions of type `kind`, if calibration results give one.
-    pub(crate) fn judge_measured(&self, kind: &str) -> Option<Agreement> {
-        self.judge_measured.get()?.get(kind).copied()
-    }
-
     /// The run's budget, if it has one.
     pub fn budget(&self) -> Option<&Budget> {
         self.budget.as_deref()
@@ -335,13 +325,26 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
+        self.complete_nth(scope, role, provider, request, 0).await
+    }
+
+    /// [`Engine::complete`] of the `nth` (from 0) of several asks of the very same request in one
+    /// sample (`judge_samples`): each is recorded under its own key, never shared as one call.
+    pub(crate) async fn complete_nth(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        request: CompletionRequest,
+        nth: u32,
+    ) -> Result<Completed, CallError> {
         let client = self.client(provider)?;
         let call = Call {
             scope,
             role,
             provider,
             model: &request.model,
-            key: cassette::entry_key(provider, &request, scope.run_index),
+            key: cassette::entry_key_nth(provider, &request, scope.run_index, nth),
         };
         let (result, latency, replayed) = self
             .exchange(call, &client, &request, client.complete_timed(&request))

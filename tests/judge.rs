@@ -252,6 +252,7 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
             advisory: Some(Advisory::Unmeasured {
                 question_type: Some("factual_presence".into())
             }),
+            votes: None,
             on_advisory: AdvisoryPolicy::Warn,
         }
     );

@@ -368,6 +368,12 @@ pub const OLDEST_VERSION: u32 = 1;
 /// The key of a call: a hash of the provider, the model, the rendered request and the run index.
 /// It never includes a key or a URL, so a cassette replays against any endpoint.
 pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> String {
+    entry_key_nth(provider, request, run, 0)
+}
+
+/// The key of the `nth` (from 0) ask of the same request in one sample (`judge_samples`); the first's
+/// is [`entry_key`]'s, so recordings made before keep their keys.
+pub fn entry_key_nth(provider: &str, request: &CompletionRequest, run: u32, nth: u32) -> String {
     #[derive(Serialize)]
     struct Keyed<'a> {
         provider: &'a str,
@@ -382,6 +388,8 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         tools: &'a [crate::completion::ToolSpec],
         response_schema: &'a Option<crate::completion::ResponseSchema>,
         run: u32,
+        #[serde(skip_serializing_if = "is_first")]
+        nth: u32,
     }
     let keyed = Keyed {
         provider,
@@ -394,8 +402,13 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         tools: &request.tools,
         response_schema: &request.response_schema,
         run,
+        nth,
     };
     digest_of(&keyed)
+}
+
+fn is_first(nth: &u32) -> bool {
+    *nth == 0
 }
 
 /// The key of an embeddings call: a hash of the provider, the model and the text. The run index is

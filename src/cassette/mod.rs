@@ -24,7 +24,7 @@ mod store;
 
 pub use entry::{
     CheckVerdict, Entry, Exchange, FileBody, Recorded, Verdict, embedding_key, entry_key,
-    latency_of, now_rfc3339,
+    entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
 #[cfg(test)]

@@ -64,6 +64,8 @@ struct FileJudge {
     temperature: Option<f32>,
     min_accuracy: Option<Spanned<f64>>,
     advisory: Option<super::AdvisoryPolicy>,
+    judge_samples: Option<Spanned<u32>>,
+    min_agreement: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -220,6 +222,37 @@ impl Config {
                 Some(m) => *m.get_ref(),
                 None => defaults::JUDGE_MIN_ACCURACY,
             };
+            let samples = match &judge.judge_samples {
+                Some(k) if *k.get_ref() % 2 == 0 || *k.get_ref() > defaults::MAX_JUDGE_SAMPLES => {
+                    return Err(source.invalid(
+                        Some(k.span().start),
+                        "judge.judge_samples",
+                        format!(
+                            "is {}: use an odd number from 1 to {}, so the k answers always have a majority \
+                             (3 or 5 is usual)",
+                            k.get_ref(),
+                            defaults::MAX_JUDGE_SAMPLES
+                        ),
+                    ));
+                }
+                Some(k) => *k.get_ref(),
+                None => 1,
+            };
+            let min_agreement = match &judge.min_agreement {
+                Some(m) if !(0.0..=1.0).contains(m.get_ref()) => {
+                    return Err(source.invalid(
+                        Some(m.span().start),
+                        "judge.min_agreement",
+                        format!(
+                            "is {}: use a share from 0 to 1 of the judge_samples answers that must agree, e.g. {}",
+                            m.get_ref(),
+                            defaults::JUDGE_MIN_AGREEMENT
+                        ),
+                    ));
+                }
+                Some(m) => *m.get_ref(),
+                None => defaults::JUDGE_MIN_AGREEMENT,
+            };
             self.judge = Some(JudgeConfig {
                 provider: judge.provider,
                 model: judge.model,
@@ -227,6 +260,8 @@ impl Config {
                 temperature: judge.temperature.or(Some(defaults::JUDGE_TEMPERATURE)),
                 min_accuracy,
                 advisory: judge.advisory.unwrap_or_default(),
+                samples,
+                min_agreement,
             });
         }
         let r = &mut self.retry;

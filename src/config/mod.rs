@@ -123,6 +123,12 @@ pub struct JudgeConfig {
     pub min_accuracy: f64,
     /// `[judge] advisory`: what a failing advisory verdict does where the harness sees it decide.
     pub advisory: AdvisoryPolicy,
+    /// `[judge] judge_samples`: how many times each question is asked (odd); the verdict is the
+    /// majority's.
+    pub samples: u32,
+    /// `[judge] min_agreement`: below this share of the answers agreeing with the majority, a verdict
+    /// asked several times is advisory.
+    pub min_agreement: f64,
 }
 
 impl JudgeConfig {
@@ -135,6 +141,8 @@ impl JudgeConfig {
             temperature: Some(defaults::JUDGE_TEMPERATURE),
             min_accuracy: defaults::JUDGE_MIN_ACCURACY,
             advisory: AdvisoryPolicy::default(),
+            samples: 1,
+            min_agreement: defaults::JUDGE_MIN_AGREEMENT,
         }
     }
 }
@@ -405,6 +413,8 @@ mod tests {
                 temperature: Some(0.5),
                 min_accuracy: 0.7,
                 advisory: AdvisoryPolicy::Warn,
+                samples: 1,
+                min_agreement: 0.8,
             })
         );
     }

@@ -49,6 +49,9 @@ impl fmt::Display for JudgeFailed {
             Some(m) => write!(f, "\n  judge {}/{} {m}", v.judge_provider, v.judge_model)?,
             None => write!(f, "\n  judge {}/{}", v.judge_provider, v.judge_model)?,
         }
+        if let Some(votes) = &v.votes {
+            write!(f, "\n  asked {} times, {votes} answers agree", votes.asked)?;
+        }
         if let Some(advisory) = &v.advisory {
             let lead = match v.on_advisory {
                 AdvisoryPolicy::Warn => "warning: ",
@@ -109,6 +112,7 @@ mod tests {
             question_type: Some("factual_presence".into()),
             measurement,
             advisory,
+            votes: None,
             on_advisory: AdvisoryPolicy::Warn,
         }
     }

@@ -95,6 +95,39 @@ impl fmt::Display for Measurement {
     }
 }
 
+/// How the judge's answers to one question asked several times (`judge_samples`) split: the verdict is
+/// the majority's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Votes {
+    /// Answers that agree with the verdict.
+    pub agreeing: u32,
+    /// Times the question was asked.
+    pub asked: u32,
+}
+
+impl Votes {
+    /// The majority of `answers` (`true` for "yes"; an odd number of them) and how many agree with it.
+    pub(crate) fn of(answers: &[bool]) -> (bool, Votes) {
+        let yes = answers.iter().filter(|&&a| a).count() as u32;
+        let asked = answers.len() as u32;
+        let majority = 2 * yes > asked;
+        let agreeing = if majority { yes } else { asked - yes };
+        (majority, Votes { agreeing, asked })
+    }
+
+    /// The share of answers that agree with the verdict.
+    pub fn agreement(&self) -> f64 {
+        f64::from(self.agreeing) / f64::from(self.asked.max(1))
+    }
+}
+
+impl fmt::Display for Votes {
+    /// `4/5`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.agreeing, self.asked)
+    }
+}
+
 /// Why a verdict is advisory: nothing says its judge gets such questions right often enough.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
@@ -112,6 +145,13 @@ pub enum Advisory {
         accuracy_low: f64,
         /// `[judge] min_accuracy`.
         min_accuracy: f64,
+    },
+    /// Asked several times, the judge's answers agreed less than `[judge] min_agreement`.
+    LowAgreement {
+        /// How the answers split.
+        votes: Votes,
+        /// `[judge] min_agreement`.
+        min_agreement: f64,
     },
 }
 
@@ -136,6 +176,14 @@ impl Advisory {
             Some(_) => None,
         }
     }
+
+    /// Whether answers that split as `votes` leave a verdict advisory at `min_agreement`.
+    pub(crate) fn of_votes(votes: Votes, min_agreement: f64) -> Option<Advisory> {
+        (votes.agreement() + 1e-12 < min_agreement).then_some(Advisory::LowAgreement {
+            votes,
+            min_agreement,
+        })
+    }
 }
 
 impl fmt::Display for Advisory {
@@ -153,6 +201,14 @@ impl fmt::Display for Advisory {
             } => write!(
                 f,
                 "advisory: the judge gave no question type, and no measurement applies"
+            ),
+            Advisory::LowAgreement {
+                votes,
+                min_agreement,
+            } => write!(
+                f,
+                "advisory: the judge agreed with itself on {votes} answers, below [judge] min_agreement {}",
+                percent(*min_agreement)
             ),
             Advisory::BelowMinimum {
                 question_type,
@@ -183,6 +239,30 @@ fn percent(share: f64) -> String {
 mod tests {
     use super::*;
     use crate::stats::agreement::{Confusion, agreement};
+
+    #[test]
+    fn the_majority_decides_and_its_agreement_is_counted() {
+        assert_eq!(
+            Votes::of(&[true, false, true]),
+            (
+                true,
+                Votes {
+                    agreeing: 2,
+                    asked: 3
+                }
+            )
+        );
+        let (no, votes) = Votes::of(&[false, false, true, false, false]);
+        assert!(!no);
+        assert_eq!(votes.to_string(), "4/5");
+        // 4/5 = 0.8 clears 0.8; 2/3 does not.
+        assert_eq!(Advisory::of_votes(votes, 0.8), None);
+        let split = Votes::of(&[true, false, true]).1;
+        assert_eq!(
+            Advisory::of_votes(split, 0.8).unwrap().to_string(),
+            "advisory: the judge agreed with itself on 2/3 answers, below [judge] min_agreement 80%"
+        );
+    }
 
     #[test]
     fn nineteen_of_twenty_clears_seventy_percent_and_eighteen_does_not() {

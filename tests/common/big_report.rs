@@ -73,6 +73,7 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                             question_type: Some("factual_presence".into()),
                             measurement: None,
                             advisory: None,
+                            votes: None,
                         }],
                         tool_calls: Vec::new(),
                         transcript: Vec::new(),

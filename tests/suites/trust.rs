@@ -239,3 +239,76 @@ fn the_advisory_policy_fails_or_errors_a_failing_advisory_verdict() {
     assert_ne!(refused.code(), Some(0));
     child::assert_contains(&refused.stderr(), &["prompt-tester.toml", "advisory"]);
 }
+
+/// `[judge] judge_samples = 3` with a judge that answers yes, no, yes in turn: each question is asked
+/// three times, each call recorded under its own key, the majority decides, and the agreement (2/3) is
+/// in the verdict; replayed, the same; `--estimate` counts the three calls.
+#[test]
+fn judge_samples_asks_k_times_and_the_majority_decides() {
+    let fake = FakeProvider::builder()
+        .respond_with({
+            let judge = prompt_tester_testkit::judge_cycling(&["yes", "no", "yes"]);
+            move |request| {
+                if request.model().as_deref() == Some(JUDGE_MODEL) {
+                    judge(request)
+                } else {
+                    Reply::answer(request, "Alice serves your tea.")
+                }
+            }
+        })
+        .start();
+    let mut f = Fixture::calling("trust-samples", &fake, "record");
+    let config = std::fs::read_to_string(f.root.join("prompt-tester.toml")).unwrap();
+    f.file(
+        "prompt-tester.toml",
+        &config.replace(
+            &format!("model = \"{JUDGE_MODEL}\"\n"),
+            &format!("model = \"{JUDGE_MODEL}\"\njudge_samples = 3\n"),
+        ),
+    );
+    f.file(
+        "prompt-tests/tea.evals.toml",
+        "prompt = \"Serve tea\"\n[[cases]]\nname = \"names_alice\"\nassert = [{ judge = \"Is Alice mentioned?\" }]\n",
+    );
+    let out = f.run(&[]);
+    out.assert_statuses(&[("tea::names_alice", "ok")]);
+    let answer = answer(&out, "names_alice");
+    assert_eq!(answer["answer"], "yes", "{answer}");
+    assert_eq!(answer["votes"], json!({"agreeing": 2, "asked": 3}));
+    // At the judge's default temperature, 0, the answers of a real judge would agree: said.
+    out.assert_stderr_has("[judge] judge_samples = 3 asks each question 3 times at temperature 0");
+    let judged = |fake: &FakeProvider| {
+        fake.requests()
+            .iter()
+            .filter(|r| r.model().as_deref() == Some(JUDGE_MODEL))
+            .count()
+    };
+    assert_eq!(judged(&fake), 3);
+    // Three judge recordings, each under its own key.
+    let cassette: Value = serde_json::from_str(
+        &std::fs::read_to_string(f.root.join("prompt-tests/cassettes/tea.cassette.json")).unwrap(),
+    )
+    .unwrap();
+    let keys: std::collections::BTreeSet<&str> = cassette["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["model"] == JUDGE_MODEL)
+        .map(|e| e["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 3, "{cassette}");
+
+    // Replayed: no call, the same verdict and votes.
+    f.mode = "replay";
+    let again = f.run(&[]);
+    again.assert_statuses(&[("tea::names_alice", "ok")]);
+    assert_eq!(
+        super::trust::answer(&again, "names_alice")["votes"],
+        json!({"agreeing": 2, "asked": 3})
+    );
+    assert_eq!(judged(&fake), 3);
+    // The estimate counts the three judge calls.
+    let estimate = f.run(&["--estimate"]);
+    let json = &estimate.report.as_ref().expect("the estimate as JSON")["estimate"];
+    assert_eq!(json["judge"]["calls"], 3.0, "{json}");
+}

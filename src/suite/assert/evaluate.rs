@@ -223,6 +223,10 @@ fn weight_where<V>(asserts: &[Assertion], verdicts: &[V], counts: impl Fn(&V) ->
 /// The verdict on the judge's "no" to `question`; an advisory one says so (with a warning under
 /// `[judge] advisory = "warn"`).
 fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
+    let votes = answer
+        .votes
+        .map(|v| format!(" ({v} answers agree)"))
+        .unwrap_or_default();
     let advisory = match (&answer.advisory, answer.on_advisory) {
         (None, _) => String::new(),
         (Some(a), AdvisoryPolicy::Warn) => format!("; warning: {a}"),
@@ -239,7 +243,7 @@ fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
         "judge",
         format!("the judge to confirm {question:?}"),
         format!(
-            "{:?}: {}{snippet}{advisory}",
+            "{:?}{votes}: {}{snippet}{advisory}",
             answer.answer,
             shorten(&reasoning, 400)
         ),
