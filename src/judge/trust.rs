@@ -142,6 +142,24 @@ mod tests {
     }
 
     #[test]
+    fn a_split_majority_shows_its_votes_and_is_advisory_below_the_minimum_agreement() {
+        use crate::stats::trust::Votes;
+        let measured = Measurement::of("factual_presence", &agreement(&Confusion::of(10, 1, 0, 9)));
+        let mut verdict = no(measured, 0.7);
+        let (_, votes) = Votes::of(&[false, true, false]);
+        verdict.votes = Some(votes);
+        verdict.advisory = Advisory::of_votes(votes, 0.8);
+        let text = verdict.require().unwrap_err().to_string();
+        assert!(
+            text.ends_with(
+                "TNR 100% (9/9, 95% CI 70–100%)\n  asked 3 times, 2/3 answers agree\n  warning: advisory: the \
+                 judge agreed with itself on 2/3 answers, below [judge] min_agreement 80%"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn an_advisory_no_errors_only_under_the_error_policy() {
         let mut verdict = no(None, 0.7);
         assert!(!verdict.clone().require().unwrap_err().errors());
