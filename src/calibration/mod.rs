@@ -17,6 +17,7 @@
 //! measured is kept in `<set>.calibration.result.json` ([`result`]) for the correction of pass rates.
 //! The format is documented in `src/guide/calibration.md`.
 
+pub mod labels;
 pub mod parse;
 pub mod result;
 
