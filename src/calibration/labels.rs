@@ -226,7 +226,7 @@ fn label(
 }
 
 /// Reads the labels file at `path`, shown as `file`; a missing file holds no label.
-pub fn read(path: &Path, file: &str) -> Result<Vec<Label>, FileError> {
+pub(crate) fn read(path: &Path, file: &str) -> Result<Vec<Label>, FileError> {
     if !path.exists() {
         return Ok(Vec::new());
     }
@@ -236,7 +236,7 @@ pub fn read(path: &Path, file: &str) -> Result<Vec<Label>, FileError> {
 }
 
 /// Every labels file in `dir` (the cassette directory), with its path.
-pub fn read_dir(dir: &Path, root: &Path) -> (Vec<(PathBuf, Vec<Label>)>, Vec<String>) {
+pub(crate) fn read_dir(dir: &Path, root: &Path) -> (Vec<(PathBuf, Vec<Label>)>, Vec<String>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     let Ok(listing) = std::fs::read_dir(dir) else {

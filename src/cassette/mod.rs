@@ -29,7 +29,7 @@ pub use entry::{
 pub use file::CassetteError;
 #[cfg(test)]
 use file::WORK_DIR_GITIGNORE;
-pub(crate) use file::{WORK_DIR, read_entries, work_dir};
+pub(crate) use file::{WORK_DIR, read_body, read_entries, work_dir};
 pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};
 

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use super::record::TrialRecord;
 use super::reporter::Run;
 use super::settings::Settings;
-use super::{baseline, calibration, html, matrix, pending, prune, report, summary};
+use super::{baseline, calibration, html, labels, matrix, pending, prune, report, summary};
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +97,8 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             &calibration::judged_suites(&records),
         ));
     }
+    let (labelled, unread_labels) = labels::read(&engine.config);
+    say(&labels::render(&labels::corrected(&records, &labelled)));
     say(&summary::rate_limits(&engine.rate_limits()));
     let pending = pending::on_disk(&engine.cassettes);
     let mut extras = html::Extras {
@@ -120,6 +122,10 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         say(&format!("error: recordings were not written: {error}\n"));
         failed = true;
     }
+    for error in unread_labels {
+        say(&format!("error: {error}"));
+        failed = true;
+    }
     for error in unwritten_results {
         say(&format!("error: {error}\n"));
         failed = true;
@@ -128,6 +134,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         records: &records,
         settings,
         calibration: calibrated.as_ref(),
+        labels: &labelled,
         extras: &extras,
         wall: before.started.elapsed(),
         started_unix: before.started_unix,
@@ -181,6 +188,7 @@ struct Written<'a> {
     records: &'a [TrialRecord],
     settings: &'a Settings,
     calibration: Option<&'a calibration::CalibrationReport>,
+    labels: &'a labels::Labels,
     extras: &'a html::Extras,
     wall: Duration,
     started_unix: f64,
@@ -219,6 +227,7 @@ impl Written<'_> {
                     self.records,
                     nextest_run,
                     self.calibration,
+                    self.labels,
                     self.run.engine.budget().map(|b| b.report()),
                 ),
             );

@@ -16,6 +16,7 @@ mod files;
 mod finish;
 mod gate;
 pub(crate) mod html;
+pub(crate) mod labels;
 pub mod matrix;
 pub(crate) mod pending;
 mod progress;

@@ -146,6 +146,10 @@ pub struct SuiteReport {
     /// judge in use has a calibration result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_corrected: Option<super::calibration::JudgeCorrected>,
+    /// The pass rate corrected by labels drawn at random (`cargo prompt-tester label --random`): the
+    /// prediction-powered estimate, when the suite has such labels on at least two samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_corrected: Option<super::labels::LabelCorrected>,
     /// Its gates (`[gate]`), when its rows are judged as a whole; the rows are its `cases`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<gates::GateReport>,
@@ -261,6 +265,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 error: None,
                 usage: Usage::default(),
                 judge_corrected: None,
+                label_corrected: None,
                 gates: Vec::new(),
             });
         suite.usage += &r.usage;
@@ -385,12 +390,17 @@ pub fn write_json(
     records: &[TrialRecord],
     nextest_run: Option<&str>,
     calibration: Option<&CalibrationReport>,
+    labels: &super::labels::Labels,
     budget: Option<BudgetReport>,
 ) -> std::io::Result<()> {
     write_run_report(path, records, nextest_run, |records| {
         let mut report = json_report(records, &crate::cassette::now_rfc3339());
         if let Some(calibration) = calibration {
             annotate(&mut report, calibration);
+        }
+        let mut corrected = super::labels::corrected(records, labels);
+        for suite in &mut report.suites {
+            suite.label_corrected = corrected.remove(&suite.suite.name);
         }
         report.budget = budget;
         let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;
