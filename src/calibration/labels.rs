@@ -281,12 +281,17 @@ pub fn render(labels: &[Label]) -> String {
 }
 
 /// Adds `new` to the labels file at `path` (shown as `file`), each replacing an earlier label of the same
-/// judge answer, and writes it atomically. A file that does not read is never written over.
+/// judge answer (one drawn at random stays marked so), and writes it atomically. A file that does not read is never written over.
 pub fn add(path: &Path, file: &str, new: &[Label]) -> Result<(), LabelsError> {
     let mut labels = read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))?;
     for label in new {
+        // An answer once drawn at random stays so: relabelling it does not undo the draw.
+        let drawn = labels.iter().any(|l| l.same_answer(label) && l.random);
         labels.retain(|l| !l.same_answer(label));
-        labels.push(label.clone());
+        labels.push(Label {
+            random: label.random || drawn,
+            ..label.clone()
+        });
     }
     let tmp = path.with_extension(format!("toml.{}.tmp", std::process::id()));
     let write = std::fs::write(&tmp, render(&labels)).and_then(|()| std::fs::rename(&tmp, path));

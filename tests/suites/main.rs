@@ -30,6 +30,7 @@ mod gates;
 mod hostile;
 mod html;
 mod judge;
+mod labels;
 mod matrix;
 mod parsing;
 #[path = "../prereq/mod.rs"]
