@@ -442,8 +442,8 @@ mod tests {
     #[test]
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
-                        confidence, max_runs, indifference, seed, temperature, system, messages, threshold, tools, \
-                        live_only, models";
+                        confidence, max_runs, indifference, seed, judge_samples, temperature, system, messages, \
+                        threshold, tools, live_only, models";
         assert_eq!(
             names_in(Place::Suite).join(", "),
             format!(
