@@ -53,6 +53,8 @@ pub struct RunScope {
     pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
     /// The test's own budget (its `budget` key), shared by its samples.
     pub budget: Option<Arc<Budget>>,
+    /// Its `judge_samples`, over `[judge]`'s.
+    pub judge_samples: Option<u32>,
 }
 
 impl RunScope {
@@ -79,6 +81,7 @@ impl RunScope {
             checks: Mutex::default(),
             conversation: Mutex::default(),
             budget: None,
+            judge_samples: None,
         }
     }
 
@@ -168,8 +171,7 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
-    /// The configured judge's measurement per question type, from the calibration results that fit
-    /// it, set once before the trials (unset: nothing is measured).
+    /// The configured judge's measurement per question type, set once before the trials.
     pub(crate) judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
 }
 
@@ -328,8 +330,7 @@ impl Engine {
         self.complete_nth(scope, role, provider, request, 0).await
     }
 
-    /// [`Engine::complete`] of the `nth` (from 0) of several asks of the very same request in one
-    /// sample (`judge_samples`): each is recorded under its own key, never shared as one call.
+    /// [`Engine::complete`] of the `nth` (from 0) ask of one request in a sample, under its own key.
     pub(crate) async fn complete_nth(
         &self,
         scope: &RunScope,

@@ -213,6 +213,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
             prime_first: false,
             cache_judge: false,
             live_only: false,
+            judge_samples: None,
         },
         executor: Executor::Given(given),
         evaluator,

@@ -371,6 +371,40 @@ output_mtok = 2.0
         assert!(unknown.to_string().contains("[providers.nope]"));
     }
 
+    #[test]
+    fn the_judge_s_trust_keys_are_read_and_bad_values_name_the_key_and_the_line() {
+        let config = from_file(
+            "[judge]\nprovider = \"a\"\nmodel = \"b\"\nmin_accuracy = 0.9\nadvisory = \"error\"\n\
+             judge_samples = 5\nmin_agreement = 0.6\n",
+        )
+        .unwrap();
+        let judge = config.judge.unwrap();
+        assert_eq!(
+            (
+                judge.min_accuracy,
+                judge.advisory,
+                judge.samples,
+                judge.min_agreement
+            ),
+            (0.9, super::super::AdvisoryPolicy::Error, 5, 0.6)
+        );
+        let head = "[judge]\nprovider = \"a\"\nmodel = \"b\"\n";
+        for (line, expected) in [
+            ("judge_samples = 2", "judge.judge_samples"),
+            ("judge_samples = 101", "use an odd number from 1 to 99"),
+            ("min_accuracy = 1.5", "judge.min_accuracy"),
+            ("min_agreement = -0.1", "judge.min_agreement"),
+            ("advisory = \"ignore\"", "advisory"),
+        ] {
+            let err = rejection(&format!("{head}{line}\n"));
+            assert!(err.contains(expected), "{line}: {err}");
+            assert!(
+                err.contains("line 4") || err.contains(":4"),
+                "{line}: {err}"
+            );
+        }
+    }
+
     /// Every `prompt-tester.toml` example on the front page and in the guide's chapters on
     /// configuration is a valid configuration (the other TOML blocks are a `Cargo.toml` and suites,
     /// which start by saying so).

@@ -232,9 +232,13 @@ impl Judge<'_> {
             .collect())
     }
 
-    /// How many times each question is asked: `[judge] judge_samples`.
+    /// How many times each question is asked: the test's `judge_samples`, else `[judge]`'s.
     fn samples(&self) -> u32 {
-        self.config.samples.max(1)
+        self.run
+            .scope
+            .judge_samples
+            .unwrap_or(self.config.samples)
+            .max(1)
     }
 
     /// One round of [`Judge::ask_all`] (the `nth`): every question's answer, in question order.

@@ -268,9 +268,10 @@ fn judge_samples_asks_k_times_and_the_majority_decides() {
     );
     f.file(
         "prompt-tests/tea.evals.toml",
-        "prompt = \"Serve tea\"\n[[cases]]\nname = \"names_alice\"\nassert = [{ judge = \"Is Alice mentioned?\" }]\n",
+        "prompt = \"Serve tea\"\n[[cases]]\nname = \"names_alice\"\nassert = [{ judge = \"Is Alice mentioned?\" }]\n\
+         [[cases]]\nname = \"once\"\njudge_samples = 1\nassert = [{ judge = \"Is it tea?\" }]\n",
     );
-    let out = f.run(&[]);
+    let out = f.run(&["tea::names_alice"]);
     out.assert_statuses(&[("tea::names_alice", "ok")]);
     let answer = answer(&out, "names_alice");
     assert_eq!(answer["answer"], "yes", "{answer}");
@@ -298,17 +299,40 @@ fn judge_samples_asks_k_times_and_the_majority_decides() {
         .collect();
     assert_eq!(keys.len(), 3, "{cassette}");
 
+    // A case's own `judge_samples = 1` asks once (the fourth answer of the cycle: yes), without votes.
+    let once = f.run(&["tea::once"]);
+    once.assert_statuses(&[("tea::once", "ok")]);
+    assert_eq!(judged(&fake), 4);
+    assert!(super::trust::answer(&once, "once").get("votes").is_none());
+
     // Replayed: no call, the same verdict and votes.
     f.mode = "replay";
-    let again = f.run(&[]);
+    let again = f.run(&["tea::names_alice"]);
     again.assert_statuses(&[("tea::names_alice", "ok")]);
     assert_eq!(
         super::trust::answer(&again, "names_alice")["votes"],
         json!({"agreeing": 2, "asked": 3})
     );
-    assert_eq!(judged(&fake), 3);
+    assert_eq!(judged(&fake), 4);
     // The estimate counts the three judge calls.
-    let estimate = f.run(&["--estimate"]);
+    let estimate = f.run(&["tea::names_alice", "--estimate"]);
     let json = &estimate.report.as_ref().expect("the estimate as JSON")["estimate"];
     assert_eq!(json["judge"]["calls"], 3.0, "{json}");
+}
+
+#[test]
+fn an_even_judge_samples_is_refused_at_its_line() {
+    let out = run_with_file(
+        "trust-even",
+        "tea.evals.toml",
+        "prompt = \"Serve tea\"\njudge_samples = 2\n[[cases]]\nname = \"polite\"\nassert = [{ judge = \"Is it polite?\" }]\n",
+    );
+    out.assert_code(101);
+    child::assert_contains(
+        &out.stdout(),
+        &[
+            "prompt-tests/tea.evals.toml:2:17: `judge_samples`: is 2, an even number: the answers could split evenly",
+            "write an odd number, e.g. `judge_samples = 3`",
+        ],
+    );
 }
