@@ -559,11 +559,13 @@ fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verd
             check: format!("{} ({})", a.kind, a.at),
             passed: a.passed,
             advisory: false,
+            question_type: None,
         });
     let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
         check: format!("judge: {}", j.question),
         passed: j.passed,
         advisory: j.advisory.is_some(),
+        question_type: j.question_type.clone(),
     });
     crate::cassette::Verdict {
         target: None,

@@ -106,6 +106,25 @@ pub fn read_labels(path: &Path, file: &str) -> Result<Vec<Label>, LabelsError> {
     crate::calibration::labels::read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))
 }
 
+/// The type the judge gave `question` in `verdict`, when the recording kept it.
+pub fn question_type_of(verdict: Option<&Verdict>, question: &str) -> Option<String> {
+    let check = format!("judge: {question}");
+    verdict?
+        .checks
+        .iter()
+        .find(|c| c.check == check)?
+        .question_type
+        .clone()
+}
+
+/// The judge that answered in `entries` (a sample's calls), `provider/model`.
+pub fn judge_of(entries: &[Entry]) -> Option<String> {
+    entries
+        .iter()
+        .find(|e| e.role == CallRole::Judge)
+        .map(|e| format!("{}/{}", e.provider, e.model))
+}
+
 /// The judge questions of a recorded verdict and what the judge decided on each (`true`: passed).
 pub fn judged_questions(verdict: &Verdict) -> Vec<(String, bool)> {
     verdict

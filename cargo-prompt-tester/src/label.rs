@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, Label, RecordedSample, add_labels, judged_questions, labels_path, matches_filter,
+    CallRole, Label, RecordedSample, add_labels, judge_of, judged_questions, labels_path,
+    matches_filter, question_type_of,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -135,6 +136,8 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
                     judged: passed,
                     right,
                     random,
+                    question_type: question_type_of(Some(verdict), &question),
+                    judge: judge_of(&sample.entries),
                 });
                 break;
             }

@@ -28,6 +28,10 @@ pub struct Label {
     pub right: bool,
     /// Drawn at random (`label --random`), so fit for the prediction-powered estimate.
     pub random: bool,
+    /// The question's type as the judge gave it, when the recording kept it.
+    pub question_type: Option<String>,
+    /// The judge that answered, `provider/model`, when the recording names it.
+    pub judge: Option<String>,
 }
 
 impl Label {
@@ -43,7 +47,9 @@ impl Label {
     }
 }
 
-const KEYS: [&str; 6] = ["trial", "sample", "question", "verdict", "label", "random"];
+const KEYS: [&str; 8] = [
+    "trial", "sample", "question", "type", "judge", "verdict", "label", "random",
+];
 
 /// The labels file of the cassette at `cassette` (`x.cassette.json` beside `x.labels.toml`).
 pub fn path_of(cassette: &Path) -> PathBuf {
@@ -188,6 +194,12 @@ fn label(
             },
         }
     };
+    let optional = |r: &mut Reader<'_>, key: &str| {
+        t.get(key)
+            .and_then(|node| string(r, node, &format!("{path}.{key}"), "\"...\""))
+    };
+    let question_type = optional(r, "type");
+    let judge = optional(r, "judge");
     let judged = choice(
         r,
         "verdict",
@@ -222,6 +234,8 @@ fn label(
         judged: judged?,
         right: right?,
         random,
+        question_type,
+        judge,
     })
 }
 
@@ -260,16 +274,22 @@ pub(crate) fn read_dir(dir: &Path, root: &Path) -> (Vec<(PathBuf, Vec<Label>)>, 
 /// The file's text: a comment saying what it is, then one `[[labels]]` table per label.
 pub fn render(labels: &[Label]) -> String {
     let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let optional = |key: &str, value: &Option<String>| {
+        value
+            .as_deref()
+            .map_or_else(String::new, |v| format!("{key} = {}\n", quoted(v)))
+    };
     let mut out = String::from(
         "# A person's labels of recorded judge answers (cargo prompt-tester label / review): each says whether\n\
          # the judge's recorded verdict on a sample's question is right. See the guide's calibration chapter.\n",
     );
     for l in labels {
         out.push_str(&format!(
-            "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\nverdict = \"{}\"\nlabel = \"{}\"\n",
+            "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\n{}verdict = \"{}\"\nlabel = \"{}\"\n",
             quoted(&l.trial),
             l.sample,
             quoted(&l.question),
+            optional("type", &l.question_type) + &optional("judge", &l.judge),
             if l.judged { "passed" } else { "failed" },
             if l.right { "right" } else { "wrong" },
         ));
@@ -333,6 +353,8 @@ mod tests {
             judged,
             right,
             random,
+            question_type: Some("tone_style".into()),
+            judge: None,
         }
     }
 

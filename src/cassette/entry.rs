@@ -212,6 +212,9 @@ pub struct CheckVerdict {
     /// measured too low): shown as advisory in review. Left out when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub advisory: bool,
+    /// A judge answer's question type, as the judge gave it (left out when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_type: Option<String>,
 }
 
 /// A system prompt at least this long is stored once per file (see [`FileBody`]).

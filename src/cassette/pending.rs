@@ -547,6 +547,7 @@ mod tests {
                 check: "judge: Is it kind?".into(),
                 passed,
                 advisory: false,
+                question_type: None,
             }],
         }
     }

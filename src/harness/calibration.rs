@@ -325,6 +325,26 @@ pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
             }
         }
     }
+    // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
+    // (provider and model) that gave the answers they judge.
+    let this_judge = format!("{}/{}", judge.provider, judge.model);
+    let (files, _) = crate::calibration::labels::read_dir(&config.cassette_dir, &config.root);
+    for label in files.iter().flat_map(|(_, labels)| labels) {
+        let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
+        else {
+            continue;
+        };
+        if *by != this_judge {
+            continue;
+        }
+        let counts = by_type.entry(kind.clone()).or_default();
+        match (label.truth(), label.judged) {
+            (true, true) => counts.true_yes += 1,
+            (true, false) => counts.false_no += 1,
+            (false, true) => counts.false_yes += 1,
+            (false, false) => counts.true_no += 1,
+        }
+    }
     by_type
         .into_iter()
         .map(|(kind, counts)| (kind, agreement::agreement(&counts)))

@@ -173,6 +173,8 @@ mod tests {
             judged,
             right,
             random: true,
+            question_type: None,
+            judge: None,
         }
     }
 

@@ -154,4 +154,34 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
         "{stderr}"
     );
     assert_ne!(out.code(), Some(0), "{stderr}");
+
+    // Labels not drawn at random measure the judge by question type, as a calibration set's items do:
+    // four "right" labels of factual_presence answers by judge-model give every such verdict a measurement
+    // of 4/4 (too few to clear min_accuracy 0.7: still advisory), and correct no pass rate.
+    std::fs::remove_file(&labels_file).unwrap();
+    let out = label(&f.root, &["label", "tea::is_polite"], "r\nr\nr\nr\n");
+    out.assert_code(0);
+    let text = std::fs::read_to_string(&labels_file).unwrap();
+    assert_eq!(
+        text.matches("type = \"factual_presence\"\njudge = \"fake/judge-model\"")
+            .count(),
+        4,
+        "{text}"
+    );
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    let m = &answer["measurement"];
+    assert_eq!(
+        (
+            &m["question_type"],
+            &m["accuracy"]["successes"],
+            &m["accuracy"]["trials"]
+        ),
+        (&json!("factual_presence"), &json!(4), &json!(4)),
+        "{answer}"
+    );
+    assert_eq!(answer["advisory"]["reason"], "below_minimum", "{answer}");
+    assert!(out.suite("tea").get("label_corrected").is_none());
 }

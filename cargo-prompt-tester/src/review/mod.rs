@@ -13,7 +13,8 @@ use crossterm::style::{Attribute, ContentStyle, PrintStyledContent, Stylize};
 use crossterm::terminal::{self, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute, queue};
 use prompt_tester::_cargo_prompt_tester_support::{
-    Label, PendingFile, PendingSample, SampleId, add_labels, labels_path,
+    Label, PendingFile, PendingSample, SampleId, add_labels, judge_of, labels_path,
+    question_type_of,
 };
 
 use crate::locate::Place;
@@ -184,6 +185,8 @@ impl Review<'_> {
             judged,
             right,
             random: false,
+            question_type: question_type_of(sample.new_verdict.as_ref(), &question),
+            judge: judge_of(&sample.new),
         };
         add_labels(&path, &shown, &[label])?;
         let said = if right { "right" } else { "wrong" };

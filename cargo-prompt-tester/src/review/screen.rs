@@ -467,6 +467,7 @@ mod tests {
                     check: (*check).into(),
                     passed: *passed,
                     advisory: false,
+                    question_type: None,
                 })
                 .collect(),
         }
