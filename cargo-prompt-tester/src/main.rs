@@ -3,7 +3,8 @@
 //! A run that would replace a sample's recordings writes the new answers *pending* beside the
 //! cassette (`<stem>.pending.json`, or under `PROMPT_TESTER_PENDING_DIR`). This command lists them
 //! (`pending`), shows each against the accepted one in the terminal (`review`), and accepts or rejects
-//! them by test name (`accept`, `reject`). It reaches the library only through its
+//! them by test name (`accept`, `reject`). `label` (and `y`/`n` in `review`) records a person's word that
+//! a recorded judge answer is right or wrong, beside the cassette. It reaches the library only through its
 //! `_cargo_prompt_tester_support` module, which is why the library's version is pinned exactly.
 
 mod init;
