@@ -317,7 +317,7 @@ fn y_and_n_label_the_judge_s_answers_beside_the_cassette() {
     assert_contains(
         &text,
         &[
-            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\nverdict = \"failed\"\nlabel = \"wrong\"\n",
+            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\njudge = \"openai/gpt-4o-mini\"\nverdict = \"failed\"\nlabel = \"wrong\"\n",
         ],
     );
     assert_lacks(&text, "random");
