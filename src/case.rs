@@ -547,6 +547,7 @@ impl Case {
 /// What a sample's checks decided, as its cassette keeps it beside the calls (the engine names the
 /// sample).
 fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verdict {
+    use crate::cassette::CheckVerdict;
     let status = match outcome {
         SampleOutcome::Passed => "passed",
         SampleOutcome::Failed(_) => "failed",
@@ -555,17 +556,11 @@ fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verd
     let assertions = checks
         .assertions
         .iter()
-        .map(|a| crate::cassette::CheckVerdict {
-            check: format!("{} ({})", a.kind, a.at),
-            passed: a.passed,
-            advisory: false,
-            question_type: None,
-        });
-    let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
-        check: format!("judge: {}", j.question),
-        passed: j.passed,
+        .map(|a| CheckVerdict::new(format!("{} ({})", a.kind, a.at), a.passed));
+    let judged = checks.judge.iter().map(|j| CheckVerdict {
         advisory: j.advisory.is_some(),
         question_type: j.question_type.clone(),
+        ..CheckVerdict::new(format!("judge: {}", j.question), j.passed)
     });
     crate::cassette::Verdict {
         target: None,

@@ -217,6 +217,18 @@ pub struct CheckVerdict {
     pub question_type: Option<String>,
 }
 
+impl CheckVerdict {
+    /// `check` and whether it held, neither advisory nor typed.
+    pub fn new(check: String, passed: bool) -> Self {
+        Self {
+            check,
+            passed,
+            advisory: false,
+            question_type: None,
+        }
+    }
+}
+
 /// A system prompt at least this long is stored once per file (see [`FileBody`]).
 pub const SHARED_TEXT_MIN: usize = 256;
 
