@@ -10,9 +10,12 @@
 //! 42 items, and on factual-presence questions such as "Is Alice mentioned?" it answered "no" to all
 //! six (three of them wrong). In the recordings it says "no" to four of the five summaries, each of
 //! which names Alice. A verdict from a judge that calibration has not shown accurate on the question
-//! is not evidence, so this example asks it and reports its verdict without gating on it. With a
-//! judge whose calibration is good on the question, assert `verdict.passed` (the README's quick start
-//! does; `assertions.evals.toml` does so for the one question type this judge gets right).
+//! is not evidence: each verdict says so itself (`verdict.advisory`: six items a type measure this
+//! judge, and even six right of six leave the lower end of the accuracy's interval, 61%, below
+//! `[judge] min_accuracy`), so this example gates only on a verdict that is not advisory, and reports
+//! the others. With a judge whose calibration is good on
+//! the question, `run.ask(question).await?.require()?` is the whole check (the README's quick start;
+//! `assertions.evals.toml` asks the one question type this judge gets right).
 
 use prompt_tester::prelude::*;
 
@@ -32,13 +35,16 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
         "the summary does not mention Alice: {:?}",
         run.output
     );
-    // What matters, asked of the judge: its verdict, reasoning and snippet go into the reports. It is
-    // not asserted: this judge is wrong on such questions (see the top of this file).
+    // What matters, asked of the judge: its verdict, reasoning and snippet go into the reports. It
+    // decides only when its judge is measured well enough on such questions (see the top of this file).
     let verdict = run.ask("Is Alice mentioned in the output?").await?;
     anyhow::ensure!(
         verdict.reasoning.as_deref().is_some_and(|r| !r.is_empty()),
         "no reasoning: {verdict:?}"
     );
+    if verdict.advisory.is_none() {
+        verdict.require()?;
+    }
     Ok(())
 }
 

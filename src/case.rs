@@ -216,6 +216,8 @@ pub struct Sampling {
     pub cache_judge: bool,
     /// Without a recording, ignore the trial rather than call (`live_only = true`).
     pub live_only: bool,
+    /// A suite's or a case's `judge_samples`, over `[judge]`'s.
+    pub judge_samples: Option<u32>,
 }
 
 /// How a sample's subject answer is obtained.

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::stats::trust::{Advisory, Measurement, Votes};
+
 /// One assertion of a suite case and how it went on one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssertionRecord {
@@ -35,6 +37,18 @@ pub struct JudgeAnswer {
     /// The verbatim excerpt of the output it quoted (it occurs in the output).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+    /// The question's type as the judge classified it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_type: Option<String>,
+    /// The judge's measurement on that type, when calibration results give one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement: Option<Measurement>,
+    /// Why the answer is advisory, when it is: nothing measures the judge well enough on such questions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory: Option<Advisory>,
+    /// With `judge_samples = k`: how the k answers split (`4/5` agree with the verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub votes: Option<Votes>,
 }
 
 /// What the checks of one sample found so far.

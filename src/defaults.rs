@@ -13,6 +13,18 @@ pub const JUDGE_MAX_TOKENS: u32 = 1024;
 /// The judge's temperature when `[judge]` does not say: 0, for repeatable verdicts.
 pub const JUDGE_TEMPERATURE: f32 = 0.0;
 
+/// `[judge] min_accuracy`: the least lower end (95% Wilson) of the judge's measured accuracy on a
+/// question's type for its verdicts on that type not to be advisory: ten right of ten, or nineteen of
+/// twenty, clear it.
+pub const JUDGE_MIN_ACCURACY: f64 = 0.7;
+
+/// `[judge] min_agreement`: with `judge_samples = k`, the least share of the k answers that must agree
+/// with the majority for the verdict not to be advisory (4 of 5, or 3 of 3).
+pub const JUDGE_MIN_AGREEMENT: f64 = 0.8;
+
+/// The most times `[judge] judge_samples` asks each question.
+pub const MAX_JUDGE_SAMPLES: u32 = 99;
+
 /// Model calls in flight per endpoint (`concurrency`), not tied to the CPU count.
 pub const CONCURRENCY: usize = 16;
 
@@ -147,6 +159,16 @@ mod tests {
                 "src/guide/keys.md",
                 keys,
                 format!("\nconcurrency = {CONCURRENCY} "),
+            ),
+            (
+                "src/guide/keys.md",
+                keys,
+                format!("\nmin_accuracy = {JUDGE_MIN_ACCURACY} "),
+            ),
+            (
+                "src/guide/keys.md",
+                keys,
+                format!("\nmin_agreement = {JUDGE_MIN_AGREEMENT} "),
             ),
             (
                 "src/guide/keys.md",

@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
 pub use crate::role::CallRole;
+use crate::stats::agreement::Agreement;
 pub use crate::usage::Usage;
 
 mod bill;
@@ -27,119 +28,12 @@ mod files;
 #[cfg(feature = "endpoint")]
 pub(crate) mod relay;
 mod same_call;
+mod scope;
 mod site;
 use bill::Billed;
 pub use call_error::{CallEnding, CallError, CallErrorKind};
 pub use event::{CallEnd, CallEvent, CallObserver};
-
-/// One sample of one trial: where its calls are recorded and what they cost.
-pub struct RunScope {
-    /// The engine of the run this sample belongs to: its calls, judge and embeddings go through it.
-    pub engine: Arc<Engine>,
-    /// The trial name.
-    pub test: String,
-    /// The cassette's name (the test, or the suite for suite cases).
-    pub cassette: String,
-    /// The name filter that re-runs this test (for the commands printed in messages).
-    pub filter: String,
-    /// This sample's index, 1-based.
-    pub run_index: u32,
-    /// How many samples the test takes.
-    pub runs: u32,
-    /// Mark judge system prompts for provider caching.
-    pub cache_judge: bool,
-    /// What the calls of this run cost.
-    pub usage: Mutex<Usage>,
-    /// The test runs only live: without a recording it is ignored (`live_only = true`).
-    pub live_only: bool,
-    /// What this sample's checks found (assertions, judge answers), for the reports.
-    pub checks: Mutex<crate::checks::Checks>,
-    /// The conversation the test body's follow-ups reached, for the reports (empty without any).
-    pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
-    /// The test's own budget (its `budget` key), shared by its samples.
-    pub budget: Option<Arc<Budget>>,
-    /// How each model call of this sample ended, in the order they ended: what its outcome is read from.
-    pub(crate) calls: Mutex<Vec<(CallRole, CallEnding)>>,
-    /// Its calls through the recording endpoint.
-    pub(crate) relay: crate::engine::endpoint::SampleRelay,
-}
-
-impl RunScope {
-    /// A scope for run `run_index` of `runs` of `test`.
-    pub fn new(
-        engine: Arc<Engine>,
-        test: &str,
-        cassette: &str,
-        filter: &str,
-        run_index: u32,
-        runs: u32,
-        cache_judge: bool,
-    ) -> Self {
-        Self {
-            engine,
-            test: test.to_string(),
-            cassette: cassette.to_string(),
-            filter: filter.to_string(),
-            run_index,
-            runs,
-            cache_judge,
-            usage: Mutex::new(Usage::default()),
-            live_only: false,
-            checks: Mutex::default(),
-            conversation: Mutex::default(),
-            budget: None,
-            calls: Mutex::default(),
-            relay: Default::default(),
-        }
-    }
-
-    /// Notes how one model call of this sample ended (the engine notes each of its calls; the judge
-    /// notes a reply that held no verdict).
-    pub(crate) fn note_call(&self, role: CallRole, ending: CallEnding) {
-        self.calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((role, ending));
-    }
-
-    /// How the calls of this sample ended so far, in order.
-    pub(crate) fn calls(&self) -> Vec<(CallRole, CallEnding)> {
-        self.calls.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// A copy of the usage so far.
-    pub fn usage(&self) -> Usage {
-        self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// Counts a call in this sample's usage.
-    fn account(&self, count: impl FnOnce(&mut Usage)) {
-        count(&mut self.usage.lock().unwrap_or_else(|e| e.into_inner()));
-    }
-
-    /// Notes what a check found, for the reports.
-    pub(crate) fn note(&self, edit: impl FnOnce(&mut crate::checks::Checks)) {
-        edit(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()));
-    }
-
-    /// Notes the conversation a follow-up reached; the longest is kept (a body may branch from one run).
-    pub(crate) fn note_conversation(&self, transcript: &[crate::completion::Message]) {
-        let mut kept = self.conversation.lock().unwrap_or_else(|e| e.into_inner());
-        if transcript.len() >= kept.len() {
-            *kept = transcript.to_vec();
-        }
-    }
-
-    /// The conversation the follow-ups reached, taken out (empty without any).
-    pub(crate) fn take_conversation(&self) -> Vec<crate::completion::Message> {
-        std::mem::take(&mut self.conversation.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    /// What the checks found, taken out.
-    pub(crate) fn take_checks(&self) -> crate::checks::Checks {
-        std::mem::take(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-}
+pub use scope::RunScope;
 
 /// A call's answer and how it was obtained.
 #[derive(Debug, Clone)]
@@ -178,6 +72,8 @@ pub struct Engine {
     /// The recording endpoint, started when a sample first asks for its URL.
     #[cfg(feature = "endpoint")]
     endpoint: crate::engine::endpoint::Endpoint,
+    /// The configured judge's measurement per question type, set once before the trials.
+    pub(crate) judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -185,16 +81,6 @@ impl std::fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("root", &self.config.root)
             .field("mode", &self.mode)
-            .finish_non_exhaustive()
-    }
-}
-
-impl std::fmt::Debug for RunScope {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunScope")
-            .field("test", &self.test)
-            .field("run_index", &self.run_index)
-            .field("runs", &self.runs)
             .finish_non_exhaustive()
     }
 }
@@ -283,6 +169,7 @@ impl Engine {
             same_calls: same_call::SameCalls::default(),
             #[cfg(feature = "endpoint")]
             endpoint: Default::default(),
+            judge_measured: std::sync::OnceLock::new(),
         })
     }
 
@@ -337,6 +224,18 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
+        self.complete_nth(scope, role, provider, request, 0).await
+    }
+
+    /// [`Engine::complete`] of the `nth` (from 0) ask of one request in a sample, under its own key.
+    pub(crate) async fn complete_nth(
+        &self,
+        scope: &RunScope,
+        role: CallRole,
+        provider: &str,
+        request: CompletionRequest,
+        nth: u32,
+    ) -> Result<Completed, CallError> {
         let client = self
             .client(provider)
             .inspect_err(|e| scope.note_call(role, e.ending()))?;
@@ -345,7 +244,7 @@ impl Engine {
             role,
             provider,
             model: &request.model,
-            key: cassette::entry_key(provider, &request, scope.run_index),
+            key: cassette::entry_key_nth(provider, &request, scope.run_index, nth),
             sends_key: false,
         };
         let sent = crate::provider::Sent::default();

@@ -53,10 +53,20 @@ pub enum Status {
 }
 
 /// The outcome of a test body's result, before its calls are read: `Ok` passes, an error or a panic
-/// fails (`ensure!`, `bail!`, the body's own errors, a failed call's error returned with `?`).
+/// fails (`ensure!`, `bail!`, the body's own errors, a failed call's error returned with `?`), except a
+/// failing advisory verdict whose `[judge] advisory = "error"` errors the sample
+/// ([`crate::judge::JudgeFailed::errors`]).
 pub fn of_body(result: anyhow::Result<()>) -> SampleOutcome {
     match result {
         Ok(()) => SampleOutcome::Passed,
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<crate::judge::JudgeFailed>()
+                    .is_some_and(crate::judge::JudgeFailed::errors)
+            }) =>
+        {
+            SampleOutcome::Errored(format!("{e:#}"))
+        }
         Err(e) => SampleOutcome::Failed(format!("{e:#}")),
     }
 }
@@ -106,6 +116,7 @@ fn failed_call(role: CallRole, e: &CallError) -> String {
 /// What a sample's checks decided, as its cassette keeps it beside the calls (the engine names the
 /// sample).
 pub fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verdict {
+    use crate::cassette::CheckVerdict;
     let status = match outcome {
         SampleOutcome::Passed => "passed",
         SampleOutcome::Failed(_) => "failed",
@@ -114,13 +125,11 @@ pub fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::
     let assertions = checks
         .assertions
         .iter()
-        .map(|a| crate::cassette::CheckVerdict {
-            check: format!("{} ({})", a.kind, a.at),
-            passed: a.passed,
-        });
-    let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
-        check: format!("judge: {}", j.question),
-        passed: j.passed,
+        .map(|a| CheckVerdict::new(format!("{} ({})", a.kind, a.at), a.passed));
+    let judged = checks.judge.iter().map(|j| CheckVerdict {
+        advisory: j.advisory.is_some(),
+        question_type: j.question_type.clone(),
+        ..CheckVerdict::new(format!("judge: {}", j.question), j.passed)
     });
     crate::cassette::Verdict {
         target: None,

@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+pub use crate::calibration::labels::{
+    Label, LabelsError, add as add_labels, path_of as labels_path,
+};
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 pub use crate::cassette::pending::{PendingFile, PendingSample, SampleId, Settled};
 pub use crate::cassette::raw::{Event, RawBody, RawRequest, RawResponse};
@@ -102,6 +105,77 @@ impl Layout {
     pub fn pending(&self) -> Result<Vec<PendingFile>, CassetteError> {
         pending::pending_in(&self.pending_dir, &self.cassette_dir)
     }
+
+    /// Every recorded (accepted) sample of the cassettes, by cassette file name, then sample.
+    pub fn recorded(&self) -> Result<Vec<RecordedSample>, CassetteError> {
+        let mut cassettes: Vec<PathBuf> = match std::fs::read_dir(&self.cassette_dir) {
+            Ok(listing) => listing
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(pending::CASSETTE_SUFFIX))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        cassettes.sort();
+        let mut samples = Vec::new();
+        for cassette in cassettes {
+            let body = crate::cassette::read_body(&cassette)?;
+            for (id, calls) in pending::samples_of(body) {
+                samples.push(RecordedSample {
+                    cassette: cassette.clone(),
+                    id,
+                    entries: calls.entries,
+                    verdict: calls.verdict,
+                });
+            }
+        }
+        Ok(samples)
+    }
+}
+
+/// One recorded sample: its cassette, its calls, and what its checks decided when it was recorded.
+#[derive(Debug, Clone)]
+pub struct RecordedSample {
+    /// The cassette file that holds it.
+    pub cassette: PathBuf,
+    /// The sample.
+    pub id: SampleId,
+    /// Its calls, in recording order.
+    pub entries: Vec<Entry>,
+    /// Its checks' verdict (none in cassettes written before verdicts were kept).
+    pub verdict: Option<Verdict>,
+}
+
+/// The labels in the file at `path` (shown as `file`); none when there is no file.
+pub fn read_labels(path: &Path, file: &str) -> Result<Vec<Label>, LabelsError> {
+    crate::calibration::labels::read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))
+}
+
+/// The type the judge gave `question` in `verdict`, when the recording kept it.
+pub fn question_type_of(verdict: Option<&Verdict>, question: &str) -> Option<String> {
+    let check = format!("judge: {question}");
+    verdict?
+        .checks
+        .iter()
+        .find(|c| c.check == check)?
+        .question_type
+        .clone()
+}
+
+/// The judge that answered in `entries` (a sample's calls), `provider/model`.
+pub fn judge_of(entries: &[Entry]) -> Option<String> {
+    entries
+        .iter()
+        .find(|e| e.role == CallRole::Judge)
+        .map(|e| format!("{}/{}", e.provider, e.model))
+}
+
+/// The judge questions of a recorded verdict and what the judge decided on each (`true`: passed).
+pub fn judged_questions(verdict: &Verdict) -> Vec<(String, bool)> {
+    verdict
+        .checks
+        .iter()
+        .filter_map(|c| Some((c.check.strip_prefix("judge: ")?.to_string(), c.passed)))
+        .collect()
 }
 
 /// Whether a test name matches `filter` as libtest's does: a substring, or the whole name with

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use prompt_tester::config::{Config, EndpointConfig, JudgeConfig, WireFormat};
+use prompt_tester::config::{AdvisoryPolicy, Config, EndpointConfig, JudgeConfig, WireFormat};
+use prompt_tester::judge::Advisory;
 use prompt_tester::testing::TestEngine;
 use prompt_tester::{CassetteMode, JudgeError, JudgeVerdict, PromptRun};
 use prompt_tester_testkit::child::assert_contains;
@@ -33,6 +34,7 @@ const ENDPOINTS: &[(&str, Wire)] = &[
     ("configured", Wire::OpenAi),
     ("all_missing", Wire::OpenAi),
     ("all_duplicate", Wire::OpenAi),
+    ("requiring", Wire::OpenAi),
 ];
 
 const PROMPT: &str =
@@ -88,10 +90,8 @@ fn fake(name: &str) -> &'static FakeProvider {
 
 fn judge(provider: &str) -> JudgeConfig {
     JudgeConfig {
-        provider: provider.to_string(),
-        model: "judge-model".to_string(),
         max_tokens: 300,
-        temperature: Some(0.0),
+        ..JudgeConfig::new(provider, "judge-model")
     }
 }
 
@@ -246,6 +246,14 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
             judge_input_tokens: 900,
             judge_output_tokens: 40,
             judge_cost_usd: None,
+            question_type: Some("factual_presence".into()),
+            measurement: None,
+            // Nothing measures this judge.
+            advisory: Some(Advisory::Unmeasured {
+                question_type: Some("factual_presence".into())
+            }),
+            votes: None,
+            on_advisory: AdvisoryPolicy::Warn,
         }
     );
     let request = only_request(fake);
@@ -699,6 +707,69 @@ fn ask_parallel_waits_for_every_call_and_lists_every_failure() {
     assert_eq!(run.__usage().judge.calls, 3 + 2 + 2);
 }
 
+/// `require()` passes a "yes" through and turns a "no" into an error that shows the question, the
+/// answer, the reasoning, the snippet and, with nothing measuring the judge, that the verdict is
+/// advisory; the policy of `[judge] advisory` decides whether it says so as a warning.
+#[test]
+fn require_passes_a_yes_and_shows_everything_of_a_no() {
+    let fake = fake("requiring");
+    fake.respond_with(|request| {
+        let question = request.last_user_text().unwrap_or_default();
+        let value = if question.contains("Is Alice mentioned?") {
+            verdict_json("Alice is named.", Some("Alice leads"), "yes")
+        } else {
+            json!({"question_type": "avoidance", "reasoning": "The budget is stated.", "snippet": "a $2M project", "answer": "no"})
+        };
+        structured(request, &value, Usage::new(50, 5))
+    });
+    let run = run("requiring", false);
+    let config = judge("requiring");
+    let yes = block_on(run.__judge_with(&config).ask("Is Alice mentioned?"))
+        .unwrap()
+        .require()
+        .unwrap();
+    assert_eq!(yes.answer, "yes");
+    let question = "Does the summary avoid naming the budget?";
+    let failed = block_on(run.__judge_with(&config).ask(question))
+        .unwrap()
+        .require()
+        .unwrap_err();
+    assert_eq!(
+        failed.to_string(),
+        "the judge answered \"no\" to \"Does the summary avoid naming the budget?\"\n  \
+         reasoning: The budget is stated.\n  snippet: \"a $2M project\"\n  judge requiring/judge-model\n  \
+         warning: advisory: this judge is not measured on avoidance questions"
+    );
+    let plain = JudgeConfig {
+        advisory: AdvisoryPolicy::Fail,
+        ..judge("requiring")
+    };
+    let failed = block_on(run.__judge_with(&plain).ask(question))
+        .unwrap()
+        .require()
+        .unwrap_err();
+    assert!(
+        failed
+            .to_string()
+            .ends_with("\n  advisory: this judge is not measured on avoidance questions"),
+        "{failed}"
+    );
+    let erroring = JudgeConfig {
+        advisory: AdvisoryPolicy::Error,
+        ..judge("requiring")
+    };
+    let failed = block_on(run.__judge_with(&erroring).ask(question))
+        .unwrap()
+        .require()
+        .unwrap_err();
+    assert!(
+        failed.to_string().starts_with(
+            "the judge is not measured on this kind of question ([judge] advisory = \"error\"), and it answered \"no\""
+        ),
+        "{failed}"
+    );
+}
+
 /// The public methods use the configured judge.
 #[test]
 fn the_configured_judge_answers_ask_ask_all_and_ask_parallel() {
@@ -748,10 +819,8 @@ fn the_real_local_model_returns_well_formed_verdicts() {
     };
     let run = run("local_model", false);
     let config = JudgeConfig {
-        provider: "local".into(),
-        model: "SmolLM2-135M-Instruct".into(),
         max_tokens: 400,
-        temperature: Some(0.0),
+        ..JudgeConfig::new("local", "SmolLM2-135M-Instruct")
     };
     let judge = run.__judge_with(&config);
     let check = |v: &JudgeVerdict| {

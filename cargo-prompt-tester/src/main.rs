@@ -3,10 +3,12 @@
 //! A run that would replace a sample's recordings writes the new answers *pending* beside the
 //! cassette (`<stem>.pending.json`, or under `PROMPT_TESTER_PENDING_DIR`). This command lists them
 //! (`pending`), shows each against the accepted one in the terminal (`review`), and accepts or rejects
-//! them by test name (`accept`, `reject`). It reaches the library only through its
+//! them by test name (`accept`, `reject`). `label` (and `y`/`n` in `review`) records a person's word that
+//! a recorded judge answer is right or wrong, beside the cassette. It reaches the library only through its
 //! `_cargo_prompt_tester_support` module, which is why the library's version is pinned exactly.
 
 mod init;
+mod label;
 mod locate;
 mod review;
 mod settle;
@@ -60,6 +62,9 @@ enum Command {
     Accept(Filter),
     /// Reject pending recordings: the cassettes keep theirs, the pending ones are deleted
     Reject(Filter),
+    /// Say whether each recorded judge answer of accepted samples is right or wrong, one line per answer
+    /// on standard input (r, w, s skip, q quit); the labels go beside the cassette (`*.labels.toml`)
+    Label(LabelArgs),
     /// List the pending recordings, one line per test and sample
     Pending {
         /// Print one JSON array, an object per pending test and sample
@@ -119,6 +124,20 @@ struct Filter {
     exact: bool,
 }
 
+/// What `label` takes.
+#[derive(Debug, Args)]
+struct LabelArgs {
+    #[command(flatten)]
+    filter: Filter,
+    /// Offer N samples drawn at random (among those not yet labelled at random): their labels correct
+    /// the suite's pass rate (the prediction-powered estimate)
+    #[arg(long, value_name = "N")]
+    random: Option<usize>,
+    /// The seed of the random draw, to draw the same samples again [default: a random seed]
+    #[arg(long, value_name = "SEED", requires = "random")]
+    seed: Option<u64>,
+}
+
 /// Exit codes: 0 done, 1 an error (a file, the configuration), 2 a usage error (as clap's).
 const USAGE: u8 = 2;
 
@@ -173,6 +192,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Accept(f) => settle::settle(&place, settle::Verdict::Accept, f.filter, f.exact)?,
         Command::Reject(f) => settle::settle(&place, settle::Verdict::Reject, f.filter, f.exact)?,
         Command::Pending { json } => settle::list(&place, json)?,
+        Command::Label(args) => {
+            let request = label::Request {
+                filter: args.filter.filter,
+                exact: args.filter.exact,
+                random: args.random,
+                seed: args.seed,
+            };
+            label::run(&place, &request, &mut std::io::stdin().lock())?;
+        }
         Command::Report(ref report) => return render(&cli.global, report),
     }
     Ok(ExitCode::SUCCESS)

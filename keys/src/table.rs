@@ -132,6 +132,8 @@ pub enum Key {
     Seed,
     /// `judge_prompt_cache` (formerly `enable_cache`, still read: [`crate::vocabulary::RENAMED`]).
     JudgePromptCache,
+    /// `judge_samples`.
+    JudgeSamples,
     /// `temperature`.
     Temperature,
     /// `system`.
@@ -315,6 +317,9 @@ pub const ROWS: &[Row] = &[
         .range(Range::whole(0, MAX_SEED as u64))
         .rule("a whole number from 0 to 2147483647"),
     row(Key::JudgePromptCache, "judge_prompt_cache", Kind::Bool, ATTRIBUTE, "Anthropic prompt caching of the judge's instructions (it caches no answer: recorded answers are the cassettes)"),
+    row(Key::JudgeSamples, "judge_samples", Kind::Whole, SUITE_AND_CASE, "each judge question asked this many times, an odd number (the majority decides; `[judge] judge_samples` for the whole run)")
+        .range(Range::whole(1, 99))
+        .rule("an odd whole number from 1 to 99, e.g. 3"),
     row(Key::Temperature, "temperature", Kind::Number, TESTS_AND_DEFAULTS, "a temperature from 0.0 to 2.0")
         .range(Range::at_least(0.0))
         .suite_range(Range::closed(0.0, 2.0)),
@@ -437,8 +442,8 @@ mod tests {
     #[test]
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
-                        confidence, max_runs, indifference, seed, temperature, system, messages, threshold, tools, \
-                        live_only, models";
+                        confidence, max_runs, indifference, seed, judge_samples, temperature, system, messages, \
+                        threshold, tools, live_only, models";
         assert_eq!(
             names_in(Place::Suite).join(", "),
             format!(

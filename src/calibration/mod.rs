@@ -17,6 +17,7 @@
 //! measured is kept in `<set>.calibration.result.json` ([`result`]) for the correction of pass rates.
 //! The format is documented in `src/guide/calibration.md`.
 
+pub mod labels;
 pub mod parse;
 pub mod result;
 
@@ -212,6 +213,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
             prime_first: false,
             cache_judge: false,
             live_only: false,
+            judge_samples: None,
         },
         executor: Executor::Given(given),
         evaluator,

@@ -4,7 +4,10 @@
 //!
 //! The file holds counts only (the figures are computed when shown, so a change of method needs no
 //! re-measuring), one entry per judge provider and model, and a hash of the items it was measured on:
-//! a set edited since is stale, and its result is not used.
+//! a set edited since is stale, and its result is not used. Each entry also records the rest of what
+//! defines its judge ([`JudgeSettings`]: a hash of its instructions and schemas, its temperature and
+//! `max_tokens`): a run whose judge differs in any of them does not use it ([`JudgeResult::differences`]).
+//! Entries written before that are read with unknown settings.
 
 use std::collections::BTreeMap;
 
@@ -12,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::parse::Set;
+use crate::config::JudgeConfig;
 use crate::stats::agreement::Confusion;
 
 /// The question type of items that name none.
@@ -30,6 +34,60 @@ pub struct ResultFile {
     pub judges: Vec<JudgeResult>,
 }
 
+/// What defines a judge besides its provider and model: what it is sent besides the question, and how
+/// it samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeSettings {
+    /// The hash of the judge's instructions, schemas and message framing (`judge::instructions_sha256`).
+    pub instructions_sha256: String,
+    /// Its temperature (`None`: not sent).
+    pub temperature: Option<f32>,
+    /// Its `max_tokens`.
+    pub max_tokens: u32,
+}
+
+impl JudgeSettings {
+    /// The settings of the judge `config` describes, with this build's instructions.
+    pub fn of(config: &JudgeConfig) -> Self {
+        Self {
+            instructions_sha256: crate::judge::instructions_sha256(),
+            temperature: config.temperature,
+            max_tokens: config.max_tokens,
+        }
+    }
+}
+
+/// One way a result's judge differs from the run's, worded `was → now`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Difference {
+    /// Another provider.
+    Provider(String, String),
+    /// Another model.
+    Model(String, String),
+    /// Other instructions, schemas or framing.
+    Instructions,
+    /// Another temperature.
+    Temperature(Option<f32>, Option<f32>),
+    /// Another `max_tokens`.
+    MaxTokens(u32, u32),
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let temperature =
+            |t: &Option<f32>| t.map_or_else(|| "unset".to_string(), |t| t.to_string());
+        match self {
+            Difference::Provider(was, now) => write!(f, "provider {was} → {now}"),
+            Difference::Model(was, now) => write!(f, "model {was} → {now}"),
+            Difference::Instructions => write!(f, "judge instructions changed"),
+            Difference::Temperature(was, now) => {
+                write!(f, "temperature {} → {}", temperature(was), temperature(now))
+            }
+            Difference::MaxTokens(was, now) => write!(f, "max_tokens {was} → {now}"),
+        }
+    }
+}
+
 /// One judge measured on one set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JudgeResult {
@@ -37,6 +95,9 @@ pub struct JudgeResult {
     pub provider: String,
     /// The judge model.
     pub model: String,
+    /// The rest of what defines the judge; `None` in entries written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_settings: Option<JudgeSettings>,
     /// The hash of the items measured (see [`items_hash`]).
     pub items_sha256: String,
     /// Verdicts against labels, over every item.
@@ -48,9 +109,45 @@ pub struct JudgeResult {
 }
 
 impl JudgeResult {
-    /// Whether this result was measured with `provider`/`model` on the items `set` holds now.
+    /// Whether this entry is the one for `provider`/`model` (a file holds one per judge model).
     pub fn fits(&self, provider: &str, model: &str) -> bool {
         self.provider == provider && self.model == model
+    }
+
+    /// How this result's judge differs from `provider`/`model` with `settings`: empty when it is the
+    /// same judge (or, for an entry with unknown settings, the same provider and model).
+    pub fn differences(
+        &self,
+        provider: &str,
+        model: &str,
+        settings: &JudgeSettings,
+    ) -> Vec<Difference> {
+        let mut out = Vec::new();
+        if self.provider != provider {
+            out.push(Difference::Provider(
+                self.provider.clone(),
+                provider.to_string(),
+            ));
+        }
+        if self.model != model {
+            out.push(Difference::Model(self.model.clone(), model.to_string()));
+        }
+        let Some(was) = &self.judge_settings else {
+            return out;
+        };
+        if was.instructions_sha256 != settings.instructions_sha256 {
+            out.push(Difference::Instructions);
+        }
+        if was.temperature != settings.temperature {
+            out.push(Difference::Temperature(
+                was.temperature,
+                settings.temperature,
+            ));
+        }
+        if was.max_tokens != settings.max_tokens {
+            out.push(Difference::MaxTokens(was.max_tokens, settings.max_tokens));
+        }
+        out
     }
 }
 
@@ -78,9 +175,15 @@ pub fn items_hash(set: &Set) -> String {
         .collect()
 }
 
-/// The result of `set` from the observations of its own trial (`calibration::<set>`), or `None` when
-/// that trial did not judge every item (it errored, was ignored, or only single items ran).
-pub fn measure(set: &Set, trial: &str, observations: &[Observation]) -> Option<JudgeResult> {
+/// The result of `set` from the observations of its own trial (`calibration::<set>`), judged with
+/// `settings`, or `None` when that trial did not judge every item (it errored, was ignored, or only
+/// single items ran).
+pub fn measure(
+    set: &Set,
+    trial: &str,
+    observations: &[Observation],
+    settings: Option<JudgeSettings>,
+) -> Option<JudgeResult> {
     let mine: Vec<&Observation> = observations
         .iter()
         .filter(|o| o.trial == trial && o.set == set.name)
@@ -103,6 +206,7 @@ pub fn measure(set: &Set, trial: &str, observations: &[Observation]) -> Option<J
     Some(JudgeResult {
         provider: first.judge_provider.clone(),
         model: first.judge_model.clone(),
+        judge_settings: settings,
         items_sha256: items_hash(set),
         counts,
         by_type,
@@ -183,14 +287,14 @@ mod tests {
         );
         // A single item's trial does not count.
         all.push(seen("calibration::s::a", "a", true, false));
-        let r = measure(&set, "calibration::s", &all).unwrap();
+        let r = measure(&set, "calibration::s", &all, None).unwrap();
         assert_eq!(r.counts, Confusion::of(1, 1, 1, 0));
         assert_eq!(r.by_type["avoidance"].total(), 2);
         assert_eq!(r.by_type[UNTYPED].false_no, 1);
         assert_eq!(r.disagreements, ["b", "c"]);
         assert!(r.fits("local", "small") && !r.fits("local", "big"));
         // An item without a verdict: no result.
-        assert_eq!(measure(&set, "calibration::s", &all[..2]), None);
+        assert_eq!(measure(&set, "calibration::s", &all[..2], None), None);
     }
 
     #[test]
@@ -200,7 +304,7 @@ mod tests {
             "t",
             &[("a", true, true), ("b", false, false), ("c", true, true)],
         );
-        let small = measure(&set, "t", &all).unwrap();
+        let small = measure(&set, "t", &all, None).unwrap();
         let mut big = small.clone();
         big.model = "big".into();
         let file = merge(None, &set, small.clone());
@@ -209,6 +313,52 @@ mod tests {
         again.disagreements = vec!["x".into()];
         let file = merge(Some(file), &set, again.clone());
         assert_eq!(file.judges, [big, again]);
+    }
+
+    #[test]
+    fn a_result_applies_only_to_the_judge_it_measured_naming_what_differs() {
+        let set = set();
+        let all = seen_in(
+            "t",
+            &[("a", true, true), ("b", false, false), ("c", true, true)],
+        );
+        let now = JudgeSettings::of(&JudgeConfig {
+            max_tokens: 400,
+            ..JudgeConfig::new("local", "small")
+        });
+        let measured = measure(&set, "t", &all, Some(now.clone())).unwrap();
+        assert_eq!(measured.differences("local", "small", &now), []);
+        let other = JudgeSettings {
+            instructions_sha256: "0".repeat(64),
+            temperature: Some(0.5),
+            max_tokens: 1024,
+        };
+        let said: Vec<String> = measured
+            .differences("openai", "gpt-4.1-mini", &other)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "provider local → openai",
+                "model small → gpt-4.1-mini",
+                "judge instructions changed",
+                "temperature 0 → 0.5",
+                "max_tokens 400 → 1024"
+            ]
+        );
+        // An entry written before the settings were recorded: only provider and model can differ.
+        let mut old = measured.clone();
+        old.judge_settings = None;
+        assert_eq!(old.differences("local", "small", &other), []);
+        let json = serde_json::to_string(&old).unwrap();
+        assert!(!json.contains("judge_settings"), "{json}");
+        let read: JudgeResult = serde_json::from_str(&json).unwrap();
+        assert_eq!(read.judge_settings, None);
+        let read: JudgeResult =
+            serde_json::from_str(&serde_json::to_string(&measured).unwrap()).unwrap();
+        assert_eq!(read, measured);
     }
 
     #[test]

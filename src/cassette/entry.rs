@@ -258,6 +258,25 @@ pub struct CheckVerdict {
     pub check: String,
     /// Whether it held.
     pub passed: bool,
+    /// A judge answer nothing measures well enough (its judge is not measured on such questions, or
+    /// measured too low): shown as advisory in review. Left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub advisory: bool,
+    /// A judge answer's question type, as the judge gave it (left out when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_type: Option<String>,
+}
+
+impl CheckVerdict {
+    /// `check` and whether it held, neither advisory nor typed.
+    pub fn new(check: String, passed: bool) -> Self {
+        Self {
+            check,
+            passed,
+            advisory: false,
+            question_type: None,
+        }
+    }
 }
 
 /// A system prompt at least this long is stored once per file (see [`FileBody`]).
@@ -416,6 +435,12 @@ pub const OLDEST_VERSION: u32 = 1;
 /// The key of a call: a hash of the provider, the model, the rendered request and the run index.
 /// It never includes a key or a URL, so a cassette replays against any endpoint.
 pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> String {
+    entry_key_nth(provider, request, run, 0)
+}
+
+/// The key of the `nth` (from 0) ask of the same request in one sample (`judge_samples`); the first's
+/// is [`entry_key`]'s, so recordings made before keep their keys.
+pub fn entry_key_nth(provider: &str, request: &CompletionRequest, run: u32, nth: u32) -> String {
     #[derive(Serialize)]
     struct Keyed<'a> {
         provider: &'a str,
@@ -430,6 +455,8 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         tools: &'a [crate::completion::ToolSpec],
         response_schema: &'a Option<crate::completion::ResponseSchema>,
         run: u32,
+        #[serde(skip_serializing_if = "is_first")]
+        nth: u32,
     }
     let keyed = Keyed {
         provider,
@@ -442,8 +469,13 @@ pub fn entry_key(provider: &str, request: &CompletionRequest, run: u32) -> Strin
         tools: &request.tools,
         response_schema: &request.response_schema,
         run,
+        nth,
     };
     digest_of(&keyed)
+}
+
+fn is_first(nth: &u32) -> bool {
+    *nth == 0
 }
 
 /// The key of an embeddings call: a hash of the provider, the model and the text. The run index is

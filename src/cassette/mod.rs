@@ -28,12 +28,12 @@ mod store;
 pub use entry::raw_key;
 pub use entry::{
     CheckVerdict, Entry, Exchange, FileBody, Recorded, Verdict, embedding_key, entry_key,
-    latency_of, now_rfc3339,
+    entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
 #[cfg(test)]
 use file::WORK_DIR_GITIGNORE;
-pub(crate) use file::{WORK_DIR, read_entries, work_dir};
+pub(crate) use file::{WORK_DIR, read_body, read_entries, work_dir};
 pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};
 

@@ -546,6 +546,8 @@ mod tests {
             checks: vec![crate::cassette::CheckVerdict {
                 check: "judge: Is it kind?".into(),
                 passed,
+                advisory: false,
+                question_type: None,
             }],
         }
     }

@@ -62,6 +62,10 @@ struct FileJudge {
     model: String,
     max_tokens: Option<u32>,
     temperature: Option<f32>,
+    min_accuracy: Option<Spanned<f64>>,
+    advisory: Option<super::AdvisoryPolicy>,
+    judge_samples: Option<Spanned<u32>>,
+    min_agreement: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -202,11 +206,62 @@ impl Config {
             budget: file.defaults.budget.map(Spanned::into_inner),
         };
         if let Some(judge) = file.judge {
+            let min_accuracy = match &judge.min_accuracy {
+                Some(m) if !(0.0..=1.0).contains(m.get_ref()) => {
+                    return Err(source.invalid(
+                        Some(m.span().start),
+                        "judge.min_accuracy",
+                        format!(
+                            "is {}: use a share from 0 to 1, the least lower end of the judge's measured accuracy \
+                             on a question's type, e.g. {} (0 never makes a measured verdict advisory)",
+                            m.get_ref(),
+                            defaults::JUDGE_MIN_ACCURACY
+                        ),
+                    ));
+                }
+                Some(m) => *m.get_ref(),
+                None => defaults::JUDGE_MIN_ACCURACY,
+            };
+            let samples = match &judge.judge_samples {
+                Some(k) if *k.get_ref() % 2 == 0 || *k.get_ref() > defaults::MAX_JUDGE_SAMPLES => {
+                    return Err(source.invalid(
+                        Some(k.span().start),
+                        "judge.judge_samples",
+                        format!(
+                            "is {}: use an odd number from 1 to {}, so the k answers always have a majority \
+                             (3 or 5 is usual)",
+                            k.get_ref(),
+                            defaults::MAX_JUDGE_SAMPLES
+                        ),
+                    ));
+                }
+                Some(k) => *k.get_ref(),
+                None => 1,
+            };
+            let min_agreement = match &judge.min_agreement {
+                Some(m) if !(0.0..=1.0).contains(m.get_ref()) => {
+                    return Err(source.invalid(
+                        Some(m.span().start),
+                        "judge.min_agreement",
+                        format!(
+                            "is {}: use a share from 0 to 1 of the judge_samples answers that must agree, e.g. {}",
+                            m.get_ref(),
+                            defaults::JUDGE_MIN_AGREEMENT
+                        ),
+                    ));
+                }
+                Some(m) => *m.get_ref(),
+                None => defaults::JUDGE_MIN_AGREEMENT,
+            };
             self.judge = Some(JudgeConfig {
                 provider: judge.provider,
                 model: judge.model,
                 max_tokens: judge.max_tokens.unwrap_or(defaults::JUDGE_MAX_TOKENS),
                 temperature: judge.temperature.or(Some(defaults::JUDGE_TEMPERATURE)),
+                min_accuracy,
+                advisory: judge.advisory.unwrap_or_default(),
+                samples,
+                min_agreement,
             });
         }
         let r = &mut self.retry;
@@ -314,6 +369,40 @@ output_mtok = 2.0
         let unknown = config.endpoint("nope").unwrap_err();
         assert_eq!((unknown.name.as_str(), &unknown.closest), ("nope", &None));
         assert!(unknown.to_string().contains("[providers.nope]"));
+    }
+
+    #[test]
+    fn the_judge_s_trust_keys_are_read_and_bad_values_name_the_key_and_the_line() {
+        let config = from_file(
+            "[judge]\nprovider = \"a\"\nmodel = \"b\"\nmin_accuracy = 0.9\nadvisory = \"error\"\n\
+             judge_samples = 5\nmin_agreement = 0.6\n",
+        )
+        .unwrap();
+        let judge = config.judge.unwrap();
+        assert_eq!(
+            (
+                judge.min_accuracy,
+                judge.advisory,
+                judge.samples,
+                judge.min_agreement
+            ),
+            (0.9, super::super::AdvisoryPolicy::Error, 5, 0.6)
+        );
+        let head = "[judge]\nprovider = \"a\"\nmodel = \"b\"\n";
+        for (line, expected) in [
+            ("judge_samples = 2", "judge.judge_samples"),
+            ("judge_samples = 101", "use an odd number from 1 to 99"),
+            ("min_accuracy = 1.5", "judge.min_accuracy"),
+            ("min_agreement = -0.1", "judge.min_agreement"),
+            ("advisory = \"ignore\"", "advisory"),
+        ] {
+            let err = rejection(&format!("{head}{line}\n"));
+            assert!(err.contains(expected), "{line}: {err}");
+            assert!(
+                err.contains("line 4") || err.contains(":4"),
+                "{line}: {err}"
+            );
+        }
     }
 
     /// Every `prompt-tester.toml` example on the front page and in the guide's chapters on

@@ -120,6 +120,48 @@ pub struct JudgeConfig {
     pub max_tokens: u32,
     /// The judge's temperature (0 by default, for repeatable verdicts).
     pub temperature: Option<f32>,
+    /// `[judge] min_accuracy`: below this lower end of the judge's measured accuracy on a question's
+    /// type (95% Wilson), its verdicts on that type are advisory.
+    pub min_accuracy: f64,
+    /// `[judge] advisory`: what a failing advisory verdict does where the harness sees it decide.
+    pub advisory: AdvisoryPolicy,
+    /// `[judge] judge_samples`: how many times each question is asked (odd); the verdict is the
+    /// majority's.
+    pub samples: u32,
+    /// `[judge] min_agreement`: below this share of the answers agreeing with the majority, a verdict
+    /// asked several times is advisory.
+    pub min_agreement: f64,
+}
+
+impl JudgeConfig {
+    /// `provider`/`model` with the default `max_tokens`, temperature, `min_accuracy` and `advisory`.
+    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            provider: provider.into(),
+            model: model.into(),
+            max_tokens: defaults::JUDGE_MAX_TOKENS,
+            temperature: Some(defaults::JUDGE_TEMPERATURE),
+            min_accuracy: defaults::JUDGE_MIN_ACCURACY,
+            advisory: AdvisoryPolicy::default(),
+            samples: 1,
+            min_agreement: defaults::JUDGE_MIN_AGREEMENT,
+        }
+    }
+}
+
+/// What a failing advisory verdict (a judge not measured, or measured too low, on the question's type)
+/// does where the harness sees the verdict decide: a suite's `judge` assertion, `JudgeVerdict::require`
+/// (`[judge] advisory`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdvisoryPolicy {
+    /// The sample fails, its message marked with a warning (the default).
+    #[default]
+    Warn,
+    /// The sample fails; the mark still shows.
+    Fail,
+    /// The sample errors: the judge is not measured on this kind of question.
+    Error,
 }
 
 /// Which model embeds texts for the `similar` assertion and `run.similarity` (`[embeddings]`).
@@ -299,15 +341,13 @@ impl Config {
     /// configured, else the defaults.
     pub fn set_judge(&mut self, provider: impl Into<String>, model: impl Into<String>) {
         let base = self.judge.take();
-        self.judge = Some(JudgeConfig {
-            provider: provider.into(),
-            model: model.into(),
-            max_tokens: base
-                .as_ref()
-                .map_or(defaults::JUDGE_MAX_TOKENS, |j| j.max_tokens),
-            temperature: base
-                .as_ref()
-                .map_or(Some(defaults::JUDGE_TEMPERATURE), |j| j.temperature),
+        self.judge = Some(match base {
+            Some(base) => JudgeConfig {
+                provider: provider.into(),
+                model: model.into(),
+                ..base
+            },
+            None => JudgeConfig::new(provider, model),
         });
     }
 
@@ -394,6 +434,10 @@ mod tests {
                 model: "gpt-4o".into(),
                 max_tokens: 10,
                 temperature: Some(0.5),
+                min_accuracy: 0.7,
+                advisory: AdvisoryPolicy::Warn,
+                samples: 1,
+                min_agreement: 0.8,
             })
         );
     }

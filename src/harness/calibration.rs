@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::record::{Status, TrialRecord};
+use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::checks::Observation;
 use crate::config::Config;
@@ -34,6 +35,12 @@ pub struct SetFigures {
     pub measured_this_run: bool,
     /// The set changed since this was measured: not used for corrections.
     pub stale: bool,
+    /// The rest of what defines the judge measured (instructions hash, temperature, `max_tokens`);
+    /// `None` for a result written before they were recorded.
+    pub judge_settings: Option<JudgeSettings>,
+    /// This is the run's judge (provider, model and settings) on the set as it is now: its figures
+    /// apply to this run's verdicts and pass rates.
+    pub applies: bool,
     /// The set's minimum accuracy, if it has one.
     pub min_accuracy: Option<f64>,
     /// Over every item.
@@ -54,6 +61,27 @@ pub struct CalibrationReport {
     /// The judge in use over every set measured with it (stale results left out): what pass rates are
     /// corrected with.
     pub judge_in_use: Option<Agreement>,
+    /// Sets measured only with another judge than this run's (another provider, model, instructions,
+    /// temperature or `max_tokens`): their results are not applied.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judge_changed: Vec<JudgeChanged>,
+    /// Sets whose result for this run's judge was written before judge settings were recorded: applied,
+    /// with its instructions, temperature and `max_tokens` unknown.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown_settings: Vec<String>,
+}
+
+/// A set whose results were all measured with another judge than this run's.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeChanged {
+    /// The set.
+    pub set: String,
+    /// The judge its result was measured with (the same provider and model when there is one).
+    pub measured_with: JudgeName,
+    /// What differs, `was → now` (`model gpt-4o-mini → gpt-4.1-mini`, `judge instructions changed`).
+    pub differences: Vec<String>,
+    /// The command that measures this run's judge on it.
+    pub remeasure: String,
 }
 
 /// A suite's pass rate corrected for the judge (`judge_corrected` in its JSON entry).
@@ -85,6 +113,9 @@ pub(crate) fn after_run(
 ) -> AfterRun {
     let mut errors = Vec::new();
     let mut sets = Vec::new();
+    let mut judge_changed = Vec::new();
+    let mut unknown_settings = Vec::new();
+    let settings = config.judge.as_ref().map(JudgeSettings::of);
     for file in cal::discover(config) {
         let Ok(set) = cal::load(&file) else { continue };
         let path = cal::result_path(&file.path);
@@ -98,7 +129,12 @@ pub(crate) fn after_run(
                 commands.rerun(&cal::trial_name(&set.name))
             )
         };
-        let measured = result::measure(&set, &cal::trial_name(&set.name), observed);
+        let measured = result::measure(
+            &set,
+            &cal::trial_name(&set.name),
+            observed,
+            settings.clone(),
+        );
         // A set measured here is merged into its result file in one turn: another process may be
         // writing another judge's measurement.
         let work = measured
@@ -146,9 +182,24 @@ pub(crate) fn after_run(
         };
         drop(turn);
         let hash = result::items_hash(&set);
-        for judge in now.into_iter().flat_map(|f| f.judges) {
+        let judges = now.map(|f| f.judges).unwrap_or_default();
+        if let (Some(judge), Some(settings)) = (&config.judge, &settings) {
+            match changed(&set, &judges, judge, settings, commands) {
+                Fit::Fits { known: true } | Fit::Nothing => {}
+                Fit::Fits { known: false } => unknown_settings.push(set.name.clone()),
+                Fit::Changed(c) => judge_changed.push(c),
+            }
+        }
+        for judge in judges {
             let this_run = fresh.as_ref().is_some_and(|(p, m)| judge.fits(p, m));
-            sets.push(figures(&set, judge, this_run, &hash));
+            let applies = match (&config.judge, &settings) {
+                (Some(j), Some(s)) => {
+                    judge.items_sha256 == hash
+                        && judge.differences(&j.provider, &j.model, s).is_empty()
+                }
+                _ => false,
+            };
+            sets.push(figures(&set, judge, this_run, applies, &hash));
         }
     }
     let judge = config.judge.as_ref().map(|j| JudgeName {
@@ -161,11 +212,13 @@ pub(crate) fn after_run(
             errors,
         };
     }
-    let pooled = judge.as_ref().and_then(|j| pooled(&sets, j));
+    let pooled = pooled(&sets);
     let report = CalibrationReport {
         judge,
         judge_in_use: pooled.map(|c| agreement::agreement(&c)),
         sets,
+        judge_changed,
+        unknown_settings,
     };
     AfterRun {
         report: Some(report),
@@ -173,11 +226,71 @@ pub(crate) fn after_run(
     }
 }
 
-fn figures(set: &cal::Set, judge: JudgeResult, this_run: bool, hash: &str) -> SetFigures {
+/// How a set's results stand to the run's judge.
+enum Fit {
+    /// The set has no result.
+    Nothing,
+    /// One was measured with this judge (`known`: with its settings recorded).
+    Fits {
+        /// The entry records the judge's settings.
+        known: bool,
+    },
+    /// Every result was measured with another judge.
+    Changed(JudgeChanged),
+}
+
+/// Whether one of `judges` (the results of `set`) was measured with the run's `judge`, else what
+/// differs from the closest one: the same provider and model if there is one, else the first.
+fn changed(
+    set: &cal::Set,
+    judges: &[JudgeResult],
+    judge: &crate::config::JudgeConfig,
+    settings: &JudgeSettings,
+    commands: &crate::commands::Commands,
+) -> Fit {
+    if let Some(same) = judges.iter().find(|j| {
+        j.differences(&judge.provider, &judge.model, settings)
+            .is_empty()
+    }) {
+        return Fit::Fits {
+            known: same.judge_settings.is_some(),
+        };
+    }
+    let Some(closest) = judges
+        .iter()
+        .find(|j| j.fits(&judge.provider, &judge.model))
+        .or(judges.first())
+    else {
+        return Fit::Nothing;
+    };
+    Fit::Changed(JudgeChanged {
+        set: set.name.clone(),
+        measured_with: JudgeName {
+            provider: closest.provider.clone(),
+            model: closest.model.clone(),
+        },
+        differences: closest
+            .differences(&judge.provider, &judge.model, settings)
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        remeasure: commands.record(&format!("--exact {}", cal::trial_name(&set.name)), &[]),
+    })
+}
+
+fn figures(
+    set: &cal::Set,
+    judge: JudgeResult,
+    this_run: bool,
+    applies: bool,
+    hash: &str,
+) -> SetFigures {
     SetFigures {
         set: set.name.clone(),
         file: set.file.clone(),
         stale: judge.items_sha256 != hash,
+        judge_settings: judge.judge_settings,
+        applies,
         judge: JudgeName {
             provider: judge.provider,
             model: judge.model,
@@ -194,12 +307,68 @@ fn figures(set: &cal::Set, judge: JudgeResult, this_run: bool, hash: &str) -> Se
     }
 }
 
-/// The counts of `judge` over every set measured with it, stale ones left out.
-fn pooled(sets: &[SetFigures], judge: &JudgeName) -> Option<Confusion> {
+/// The counts of the run's judge over every set whose result applies to it (see
+/// [`SetFigures::applies`]).
+fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
     sets.iter()
-        .filter(|s| &s.judge == judge && !s.stale)
+        .filter(|s| s.applies)
         .map(|s| s.overall.counts)
         .reduce(|a, b| a.merged(&b))
+}
+
+/// Before the trials: the run's judge's counts per question type over every calibration result that
+/// applies to it (its provider, model and settings, on the set as it is now), for each verdict to carry.
+/// Files that cannot be read are left out here; [`after_run`] reports them.
+pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
+    let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
+    let Some(judge) = &config.judge else {
+        return BTreeMap::new();
+    };
+    let settings = JudgeSettings::of(judge);
+    for file in cal::discover(config) {
+        let Ok(set) = cal::load(&file) else { continue };
+        let Ok(text) = crate::text::read(&cal::result_path(&file.path)) else {
+            continue;
+        };
+        let Ok(results) = serde_json::from_str::<ResultFile>(&text) else {
+            continue;
+        };
+        let hash = result::items_hash(&set);
+        for r in results.judges.iter().filter(|r| {
+            r.items_sha256 == hash
+                && r.differences(&judge.provider, &judge.model, &settings)
+                    .is_empty()
+        }) {
+            for (kind, counts) in &r.by_type {
+                let pooled = by_type.entry(kind.clone()).or_default();
+                *pooled = pooled.merged(counts);
+            }
+        }
+    }
+    // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
+    // (provider and model) that gave the answers they judge.
+    let this_judge = format!("{}/{}", judge.provider, judge.model);
+    let (files, _) = crate::calibration::labels::read_dir(&config.cassette_dir, &config.root);
+    for label in files.iter().flat_map(|(_, labels)| labels) {
+        let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
+        else {
+            continue;
+        };
+        if *by != this_judge {
+            continue;
+        }
+        let counts = by_type.entry(kind.clone()).or_default();
+        match (label.truth(), label.judged) {
+            (true, true) => counts.true_yes += 1,
+            (true, false) => counts.false_no += 1,
+            (false, true) => counts.false_yes += 1,
+            (false, false) => counts.true_no += 1,
+        }
+    }
+    by_type
+        .into_iter()
+        .map(|(kind, counts)| (kind, agreement::agreement(&counts)))
+        .collect()
 }
 
 fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {
@@ -255,6 +424,33 @@ pub fn judged_suites(records: &[TrialRecord]) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
+/// Under `[judge] advisory = "warn"`, the warning about the samples that failed with a "no" from a judge
+/// not measured well enough on the question (an advisory verdict): how many, which trials, what to do.
+pub fn advisory_failures(records: &[TrialRecord]) -> Option<String> {
+    let mut trials = Vec::new();
+    let mut samples = 0;
+    for r in records {
+        let n = r
+            .samples
+            .iter()
+            .filter(|s| s.status == crate::case::SampleStatus::Failed)
+            .filter(|s| s.judge.iter().any(|j| !j.passed && j.advisory.is_some()))
+            .count();
+        if n > 0 {
+            samples += n;
+            trials.push(r.name.as_str());
+        }
+    }
+    (samples > 0).then(|| {
+        format!(
+            "{samples} failed sample(s) had an advisory judge verdict (its judge is not measured well enough on \
+             that type of question): {}; measure the judge on such questions with a calibration set, or set \
+             [judge] advisory = \"fail\" (or \"error\") in prompt-tester.toml",
+            trials.join(", ")
+        )
+    })
+}
+
 fn or_na(e: Option<Estimate>, show: fn(&Estimate) -> String) -> String {
     e.as_ref().map_or_else(|| "n/a".to_string(), show)
 }
@@ -303,6 +499,27 @@ pub fn render(report: &CalibrationReport, suites: &[(String, u32, u32)]) -> Stri
                 s.disagreements.join(", ")
             ));
         }
+    }
+    for c in &report.judge_changed {
+        out.push_str(&format!(
+            "{} was measured with another judge ({}): its result is not applied; measure this judge with: {}\n",
+            cal::trial_name(&c.set),
+            c.differences.join(", "),
+            c.remeasure
+        ));
+    }
+    if !report.unknown_settings.is_empty() {
+        out.push_str(&format!(
+            "note: the calibration result of {} was written before judge settings were recorded: its judge's \
+             instructions, temperature and max_tokens are unknown and taken to be this run's; measure again to \
+             record them\n",
+            report
+                .unknown_settings
+                .iter()
+                .map(|s| cal::trial_name(s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     let (Some(judge), Some(pooled)) = (&report.judge, &report.judge_in_use) else {
         return out;
@@ -356,12 +573,16 @@ mod tests {
                 judge,
                 measured_this_run: true,
                 stale: false,
+                judge_settings: None,
+                applies: true,
                 min_accuracy: Some(0.5),
                 overall: agreement::agreement(&counts),
                 by_type: BTreeMap::from([("avoidance".to_string(), agreement::agreement(&counts))]),
                 disagreements: vec!["b".into()],
             }],
             judge_in_use: Some(agreement::agreement(&counts)),
+            judge_changed: Vec::new(),
+            unknown_settings: Vec::new(),
         }
     }
 

@@ -70,15 +70,18 @@ impl Replayer {
     /// one was recorded.
     fn sample(&self, trial: &str, case: &Case, run: u32) -> Option<Usage> {
         let before = self.misses.0.load(Ordering::Relaxed);
-        let scope = Arc::new(RunScope::new(
-            self.engine.clone(),
-            trial,
-            &case.cassette,
-            &case.filter,
-            run,
-            case.sampling.plan.max_runs(),
-            case.sampling.cache_judge,
-        ));
+        let scope = Arc::new(RunScope {
+            judge_samples: case.sampling.judge_samples,
+            ..RunScope::new(
+                self.engine.clone(),
+                trial,
+                &case.cassette,
+                &case.filter,
+                run,
+                case.sampling.plan.max_runs(),
+                case.sampling.cache_judge,
+            )
+        });
         let sampled = AssertUnwindSafe(case.sample(scope.clone())).catch_unwind();
         let answered = self.engine.block_on(sampled).is_ok();
         let missed = self.misses.0.load(Ordering::Relaxed) != before;

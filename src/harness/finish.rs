@@ -9,7 +9,9 @@ use super::record::TrialRecord;
 use super::report::markdown;
 use super::reporter::Run;
 use super::settings::Settings;
-use super::{baseline, calibration, html, matrix, pending, prune, render, results, summary};
+use super::{
+    baseline, calibration, html, labels, matrix, pending, prune, render, results, summary,
+};
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +76,13 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &run.reporter.observations(),
         &settings.commands,
     );
-    for warning in run.reporter.warnings() {
+    let advisory = engine
+        .config
+        .judge
+        .as_ref()
+        .filter(|j| j.advisory == crate::config::AdvisoryPolicy::Warn)
+        .and_then(|_| calibration::advisory_failures(&records));
+    for warning in run.reporter.warnings().into_iter().chain(advisory) {
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }
     summary::print(&records, before.started.elapsed(), &settings.commands);
@@ -92,6 +100,8 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             &calibration::judged_suites(&records),
         ));
     }
+    let (labelled, unread_labels) = labels::read(&engine.config);
+    say(&labels::render(&labels::corrected(&records, &labelled)));
     say(&summary::rate_limits(&engine.rate_limits()));
     let pending = pending::on_disk(&engine.cassettes);
     let mut extras = html::Extras {
@@ -113,6 +123,10 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     }
     for error in unwritten {
         say(&format!("error: recordings were not written: {error}\n"));
+        failed = true;
+    }
+    for error in unread_labels {
+        say(&format!("error: {error}"));
         failed = true;
     }
     for error in unwritten_results {
@@ -161,6 +175,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         let rendered = render::Rendered {
             records: &records,
             calibration: calibrated.as_ref(),
+            labels: &labelled,
             extras: &extras,
             info: &info,
         };

@@ -15,6 +15,7 @@ mod estimate;
 mod finish;
 mod gate;
 pub(crate) mod html;
+pub(crate) mod labels;
 pub mod matrix;
 pub(crate) mod pending;
 mod progress;
@@ -191,6 +192,8 @@ impl Harness {
                 .map(|run| (before.root.as_path(), run));
             crate::budget::Budget::for_run(limit, shared)
         });
+        // Each verdict carries its judge's measurement: the calibration results, read before the trials.
+        let measured = calibration::measured_by_type(&config);
         let run = Run::with_budget(
             config,
             settings.cassette_policy(),
@@ -198,6 +201,19 @@ impl Harness {
             budget,
             Some(opened),
         );
+        let _ = run.engine.judge_measured.set(measured);
+        if let Some(judge) = run.engine.config.judge.as_ref().filter(|j| j.samples > 1)
+            && judge.temperature == Some(0.0)
+        {
+            run.reporter.report(Event::Warning(format!(
+                "[judge] judge_samples = {} asks each question {} times at temperature {}: a judge that samples \
+                 greedily gives the same answer each time, so they will agree; set [judge] temperature above 0 \
+                 (e.g. 0.7) for the answers to say how sure the judge is",
+                judge.samples,
+                judge.samples,
+                judge.temperature.map_or("unset".to_string(), |t| t.to_string())
+            )));
+        }
         let trials = trials(defs, &choices, Some(&run), settings.runner.is_nextest());
         run.reporter.report(Event::RunStarted {
             trials: to_run as u64,

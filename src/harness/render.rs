@@ -36,6 +36,8 @@ impl From<&crate::harness::settings::Reports> for Asked {
 pub(crate) struct Rendered<'a> {
     pub records: &'a [TrialRecord],
     pub calibration: Option<&'a CalibrationReport>,
+    /// The crate's labels of its own outputs, for each suite's label-corrected rate.
+    pub labels: &'a super::labels::Labels,
     pub extras: &'a html::Extras,
     pub info: &'a html::RunInfo,
 }
@@ -61,7 +63,7 @@ impl Rendered<'_> {
             wrote(
                 "JSON",
                 path,
-                report::write_json(path, self.records, self.calibration, budget),
+                report::write_json(path, self.records, self.calibration, self.labels, budget),
             );
         }
         if let Some(path) = &asked.html {

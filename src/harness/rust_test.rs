@@ -115,6 +115,7 @@ pub fn case(
             prime_first: spec.judge_prompt_cache,
             cache_judge: spec.judge_prompt_cache,
             live_only: spec.live_only,
+            judge_samples: None,
         },
         executor,
         evaluator,

@@ -82,6 +82,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
         Arc::new(RunScope {
             live_only: sampling.live_only,
             budget: budget.clone(),
+            judge_samples: sampling.judge_samples,
             ..RunScope::new(
                 run.engine.clone(),
                 trial,

@@ -28,14 +28,18 @@
 
 pub(crate) mod parse;
 mod prompt;
+mod trust;
 
+pub use crate::stats::trust::{Advisory, Measurement, Rate, Votes};
+pub(crate) use prompt::instructions_sha256;
 pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
+pub use trust::JudgeFailed;
 
 use serde::{Deserialize, Serialize};
 
 use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
-use crate::config::JudgeConfig;
+use crate::config::{AdvisoryPolicy, JudgeConfig};
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 use crate::run::PromptRun;
 use crate::usage::Tally;
@@ -64,6 +68,24 @@ pub struct JudgeVerdict {
     pub judge_output_tokens: u64,
     /// Cost of the judge call in USD; `None` when the judge model's price is unknown.
     pub judge_cost_usd: Option<f64>,
+    /// The question's type as the judge classified it (one of [`QUESTION_TYPES`]), if it gave one.
+    #[serde(default)]
+    pub question_type: Option<String>,
+    /// The judge's measurement on that type of question, from the calibration results of the judge in
+    /// use (the guide's calibration chapter), or `None` when none applies.
+    #[serde(default)]
+    pub measurement: Option<Measurement>,
+    /// Why the verdict is advisory (its judge is not measured on such questions, or measured too low for
+    /// `[judge] min_accuracy`), or `None` when the measurement backs it.
+    #[serde(default)]
+    pub advisory: Option<Advisory>,
+    /// With `[judge] judge_samples = k` (k > 1): how the k answers split; the verdict is the majority's.
+    #[serde(default)]
+    pub votes: Option<Votes>,
+    /// What a failing advisory verdict does in [`JudgeVerdict::require`] and a suite's `judge`
+    /// assertion (`[judge] advisory`). A body that reads `passed` itself decides for itself.
+    #[serde(default)]
+    pub on_advisory: AdvisoryPolicy,
 }
 
 impl From<&JudgeVerdict> for JudgeAnswer {
@@ -74,6 +96,10 @@ impl From<&JudgeVerdict> for JudgeAnswer {
             passed: v.passed,
             reasoning: v.reasoning.clone(),
             snippet: v.snippet.clone(),
+            question_type: v.question_type.clone(),
+            measurement: v.measurement.clone(),
+            advisory: v.advisory.clone(),
+            votes: v.votes,
         }
     }
 }
@@ -201,29 +227,71 @@ pub struct Judge<'a> {
 type Spent = Tally;
 
 impl Judge<'_> {
-    /// Asks one question (see [`PromptRun::ask`]).
+    /// Asks one question (see [`PromptRun::ask`]); with `judge_samples = k`, k times, the majority's
+    /// answer the verdict.
     pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
         let request = self.request(&[question], false);
-        let (parsed, spent) = self.call_parsed(request, parse::single).await?;
-        Ok(self.verdict(question, parsed, &spent))
+        let asks =
+            (0..self.samples()).map(|nth| self.call_parsed(request.clone(), parse::single, nth));
+        let answers = futures::future::try_join_all(asks).await?;
+        let (parsed, spent): (Vec<Parsed>, Vec<Spent>) = answers.into_iter().unzip();
+        let (parsed, votes) = majority(parsed);
+        Ok(self.verdict(question, parsed, &total(spent), votes))
     }
 
-    /// Asks every question in one call (see [`PromptRun::ask_all`]).
+    /// Asks every question in one call (see [`PromptRun::ask_all`]); with `judge_samples = k`, k
+    /// times, each question's verdict the majority's.
     pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
+        let asks = (0..self.samples()).map(|nth| self.answers_all(questions, nth));
+        let rounds = futures::future::try_join_all(asks).await?;
+        let spent = total(rounds.iter().map(|(_, spent)| *spent).collect());
+        let mut by_question: Vec<Vec<Parsed>> = questions.iter().map(|_| Vec::new()).collect();
+        for (answers, _) in rounds {
+            for (i, parsed) in answers.into_iter().enumerate() {
+                by_question[i].push(parsed);
+            }
+        }
+        Ok(questions
+            .iter()
+            .zip(by_question)
+            .map(|(question, answers)| {
+                let (parsed, votes) = majority(answers);
+                self.verdict(question, parsed, &spent, votes)
+            })
+            .collect())
+    }
+
+    /// How many times each question is asked: the test's `judge_samples`, else `[judge]`'s.
+    fn samples(&self) -> u32 {
+        self.run
+            .scope
+            .judge_samples
+            .unwrap_or(self.config.samples)
+            .max(1)
+    }
+
+    /// One round of [`Judge::ask_all`] (the `nth`): every question's answer, in question order.
+    async fn answers_all(
+        &self,
+        questions: &[&str],
+        nth: u32,
+    ) -> Result<(Vec<Parsed>, Spent), JudgeError> {
         let n = questions.len();
         let (mut slots, mut spent) = self
-            .call_parsed(self.request(questions, true), |result| {
-                parse::several(result, n)
-            })
+            .call_parsed(
+                self.request(questions, true),
+                |result| parse::several(result, n),
+                nth,
+            )
             .await?;
         let missing: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
         if !missing.is_empty() {
             // Once, with only the unanswered questions, numbered afresh.
             let again: Vec<&str> = missing.iter().map(|&i| questions[i]).collect();
-            let result = self.call(self.request(&again, true)).await?;
+            let result = self.call(self.request(&again, true), nth).await?;
             spent.add_call(&result, false);
             if let Ok(answers) = parse::several(&result, again.len()) {
                 for (&i, answer) in missing.iter().zip(answers) {
@@ -238,11 +306,7 @@ impl Judge<'_> {
         if !still.is_empty() {
             return Err(JudgeError::MissingVerdicts(still));
         }
-        Ok(questions
-            .iter()
-            .zip(slots.into_iter().flatten())
-            .map(|(question, parsed)| self.verdict(question, parsed, &spent))
-            .collect())
+        Ok((slots.into_iter().flatten().collect(), spent))
     }
 
     /// Asks each question in its own call, concurrently (see [`PromptRun::ask_parallel`]).
@@ -281,14 +345,15 @@ impl Judge<'_> {
         &self,
         request: CompletionRequest,
         parse: impl Fn(&CompletionResult) -> Result<T, String>,
+        nth: u32,
     ) -> Result<(T, Spent), JudgeError> {
         let mut spent = Spent::default();
-        let first = self.call(request.clone()).await?;
+        let first = self.call(request.clone(), nth).await?;
         spent.add_call(&first, false);
         if let Ok(parsed) = parse(&first) {
             return Ok((parsed, spent));
         }
-        let second = self.call(prompt::retry_request(&request)).await?;
+        let second = self.call(prompt::retry_request(&request), nth).await?;
         spent.add_call(&second, false);
         match parse(&second) {
             Ok(parsed) => Ok((parsed, spent)),
@@ -296,16 +361,22 @@ impl Judge<'_> {
         }
     }
 
-    async fn call(&self, request: CompletionRequest) -> Result<CompletionResult, JudgeError> {
+    /// The `nth` ask of `request` in this sample (each recorded under its own key).
+    async fn call(
+        &self,
+        request: CompletionRequest,
+        nth: u32,
+    ) -> Result<CompletionResult, JudgeError> {
         match self
             .run
             .scope
             .engine
-            .complete(
+            .complete_nth(
                 &self.run.scope,
                 CallRole::Judge,
                 &self.config.provider,
                 request,
+                nth,
             )
             .await
         {
@@ -314,11 +385,18 @@ impl Judge<'_> {
         }
     }
 
-    fn verdict(&self, question: &str, parsed: Parsed, spent: &Spent) -> JudgeVerdict {
+    fn verdict(
+        &self,
+        question: &str,
+        parsed: Parsed,
+        spent: &Spent,
+        votes: Option<Votes>,
+    ) -> JudgeVerdict {
         let Parsed {
             reasoning,
             snippet,
             yes,
+            question_type,
             ..
         } = parsed;
         let (snippet, reasoning) = match snippet {
@@ -337,7 +415,9 @@ impl Judge<'_> {
                 }
             },
         };
-        let verdict = self.make(question, yes, snippet, reasoning, spent);
+        let mut verdict = self.make(question, yes, snippet, reasoning, spent);
+        verdict.votes = votes;
+        self.weigh(&mut verdict, question_type);
         self.run
             .scope
             .note(|c| c.judge.push(JudgeAnswer::from(&verdict)));
@@ -363,8 +443,62 @@ impl Judge<'_> {
             judge_input_tokens: spent.tokens.input,
             judge_output_tokens: spent.tokens.output,
             judge_cost_usd: spent.cost.known(),
+            question_type: None,
+            measurement: None,
+            advisory: None,
+            votes: None,
+            on_advisory: self.config.advisory,
         }
     }
+
+    /// Puts the judge's measurement on `question_type` into `verdict`, and whether that leaves it
+    /// advisory. The measurement applies only to the configured judge: one asked through
+    /// [`PromptRun::__judge_with`] with another is unmeasured.
+    fn weigh(&self, verdict: &mut JudgeVerdict, question_type: Option<String>) {
+        let engine = &self.run.scope.engine;
+        let configured = engine.config.judge.as_ref() == Some(self.config);
+        let measurement = question_type
+            .as_deref()
+            .filter(|_| configured)
+            .and_then(|kind| {
+                let measured = engine.judge_measured.get()?.get(kind)?;
+                Measurement::of(kind, measured)
+            });
+        verdict.advisory = Advisory::of(
+            question_type.as_deref(),
+            measurement.as_ref(),
+            self.config.min_accuracy,
+        )
+        .or_else(|| {
+            let votes = verdict.votes?;
+            Advisory::of_votes(votes, self.config.min_agreement)
+        });
+        verdict.measurement = measurement;
+        verdict.question_type = question_type;
+    }
+}
+
+/// The majority of the answers to one question (one answer: itself, no votes) and how they split; the
+/// verdict keeps the reasoning and snippet of the first answer that agrees with it.
+fn majority(answers: Vec<Parsed>) -> (Parsed, Option<Votes>) {
+    let said: Vec<bool> = answers.iter().map(|p| p.yes).collect();
+    let (yes, votes) = Votes::of(&said);
+    let mut answers = answers.into_iter();
+    if said.len() == 1 {
+        return (answers.next().expect("one answer"), None);
+    }
+    let chosen = answers
+        .find(|p| p.yes == yes)
+        .expect("the majority answered");
+    (chosen, Some(votes))
+}
+
+/// The judge calls of several asks, summed.
+fn total(spent: Vec<Spent>) -> Spent {
+    spent.into_iter().fold(Spent::default(), |mut all, s| {
+        all += s;
+        all
+    })
 }
 
 #[cfg(test)]
@@ -373,10 +507,8 @@ mod tests {
 
     fn config() -> JudgeConfig {
         JudgeConfig {
-            provider: "openai".into(),
-            model: "gpt-judge".into(),
             max_tokens: 512,
-            temperature: Some(0.0),
+            ..JudgeConfig::new("openai", "gpt-judge")
         }
     }
 
@@ -436,7 +568,7 @@ mod tests {
     fn verdict_on(output: &str, question: &str, reply: Parsed, spent: &Spent) -> JudgeVerdict {
         run(output)
             .__judge_with(&config())
-            .verdict(question, reply, spent)
+            .verdict(question, reply, spent, None)
     }
 
     #[test]
@@ -464,6 +596,13 @@ mod tests {
                 judge_input_tokens: 120,
                 judge_output_tokens: 30,
                 judge_cost_usd: Some(0.002),
+                question_type: Some("factual_presence".into()),
+                measurement: None,
+                advisory: Some(Advisory::Unmeasured {
+                    question_type: Some("factual_presence".into())
+                }),
+                votes: None,
+                on_advisory: AdvisoryPolicy::Warn,
             }
         );
         let json = serde_json::to_value(&v).unwrap();

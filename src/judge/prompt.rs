@@ -211,6 +211,35 @@ pub fn request(
     }
 }
 
+/// A hash of everything the judge is sent besides the prompt, the response and the questions: its
+/// instructions, both schemas, the framing of the user message and the retry's reminder. A change to
+/// any of them changes the judge as much as a new model does, so a calibration result records it.
+pub fn instructions_sha256() -> String {
+    let mut hasher = Sha256::new();
+    let framing = [
+        user_message("PROMPT", "RESPONSE", &["QUESTION"], false),
+        user_message("PROMPT", "RESPONSE", &["QUESTION 1", "QUESTION 2"], true),
+    ];
+    for part in [
+        JUDGE_INSTRUCTIONS.to_string(),
+        serde_json::to_string(&verdict_schema().schema).unwrap_or_default(),
+        serde_json::to_string(&verdicts_schema().schema).unwrap_or_default(),
+        VERDICT_SCHEMA.to_string(),
+        VERDICTS_SCHEMA.to_string(),
+        framing[0].clone(),
+        framing[1].clone(),
+        RETRY_REMINDER.to_string(),
+    ] {
+        hasher.update(part.len().to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The retry of `request`: the same call with [`RETRY_REMINDER`] appended to the user message.
 pub fn retry_request(request: &CompletionRequest) -> CompletionRequest {
     let mut retry = request.clone();
@@ -234,10 +263,8 @@ mod tests {
 
     fn config() -> JudgeConfig {
         JudgeConfig {
-            provider: "anthropic".into(),
-            model: "claude-haiku-4-5".into(),
             max_tokens: 700,
-            temperature: Some(0.0),
+            ..JudgeConfig::new("anthropic", "claude-haiku-4-5")
         }
     }
 
@@ -375,6 +402,21 @@ mod tests {
         );
         assert_eq!(item["required"].as_array().unwrap().len(), 5);
         assert_eq!(item["additionalProperties"], false);
+    }
+
+    #[test]
+    fn the_instructions_hash_is_stable_and_covers_what_is_sent_besides_the_question() {
+        let hash = instructions_sha256();
+        assert_eq!(hash, instructions_sha256());
+        assert_eq!(hash.len(), 64);
+        // What it hashes is what a request carries: the instructions and the schema, unchanged.
+        let sent = request(&config(), "PROMPT", "RESPONSE", &["QUESTION"], false, false);
+        assert_eq!(sent.system.as_deref(), Some(JUDGE_INSTRUCTIONS));
+        assert_eq!(sent.response_schema, Some(verdict_schema()));
+        assert_eq!(
+            user_text(&sent),
+            user_message("PROMPT", "RESPONSE", &["QUESTION"], false)
+        );
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub(crate) enum FileKind {
     Suite,
     /// A `*.calibration.toml` set.
     CalibrationSet,
+    /// A `*.labels.toml` file of labelled judge answers.
+    Labels,
 }
 
 impl FileKind {
@@ -23,6 +25,7 @@ impl FileKind {
         match self {
             Self::Suite => "suite file",
             Self::CalibrationSet => "calibration set",
+            Self::Labels => "labels file",
         }
     }
 
@@ -31,6 +34,7 @@ impl FileKind {
         match self {
             Self::Suite => "no case of this suite ran",
             Self::CalibrationSet => "the calibration set did not run",
+            Self::Labels => "its labels were not used",
         }
     }
 }

@@ -6,11 +6,15 @@
 //! - [`fisher`]: Fisher's exact test, two-sided, for "did the pass rate change since the baseline?".
 //! - [`sprt`]: Wald's sequential probability ratio test and the fixed-sample size it is compared with.
 //! - [`agreement`]: a judge measured against labels (accuracy, TPR, TNR, Cohen's kappa, Rogan–Gladen).
+//! - [`ppi`]: the prediction-powered pass rate: the judge's verdicts corrected by labels drawn at random.
+//! - [`trust`]: a verdict's judge measured on its question type, and when that leaves it advisory.
 
 pub mod agreement;
 pub mod fisher;
 pub mod interval;
+pub mod ppi;
 pub mod sprt;
+pub mod trust;
 
 pub use interval::{Interval, wilson};
 

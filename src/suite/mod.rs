@@ -584,6 +584,7 @@ fn resolve(
             prime_first: false,
             cache_judge: false,
             live_only: s.live_only.unwrap_or(false),
+            judge_samples: s.judge_samples,
         },
         executor: Executor::Call,
         evaluator,

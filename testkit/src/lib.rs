@@ -41,7 +41,7 @@ pub mod child;
 
 pub use reply::{Fault, Reply};
 pub use request::{CapturedRequest, assert_chat_messages};
-pub use responder::{Echo, Responder};
+pub use responder::{Echo, Responder, judge_cycling};
 pub use server::{Builder, FakeProvider, ReplyBody};
 pub use wire::{Usage, Wire, fake_embedding};
 

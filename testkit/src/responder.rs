@@ -63,3 +63,31 @@ impl Echo {
         Arc::new(move |request| self.reply(request))
     }
 }
+
+/// A judge that disagrees with itself, deterministically: its judge calls, counted over the fake's life
+/// from 0, are answered in turn with `answers` (`"yes"` or `"no"`, cycling), each a structured verdict
+/// (one, or a list of one for a call of several questions) in the request's wire format. Asked three
+/// times with `["yes", "no", "yes"]`, it says yes twice and no once, whatever order the calls arrive in.
+pub fn judge_cycling(answers: &'static [&'static str]) -> Responder {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    Arc::new(move |request| {
+        let n = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let answer = answers[n % answers.len()];
+        let mut verdict = json!({
+            "question_type": "factual_presence",
+            "reasoning": format!("Answer {} of the cycle.", n + 1),
+            "snippet": null,
+            "answer": answer,
+        });
+        let several = request
+            .last_user_text()
+            .is_some_and(|t| t.contains("QUESTIONS ("));
+        let value = if several {
+            verdict["index"] = json!(1);
+            json!({ "verdicts": [verdict] })
+        } else {
+            verdict
+        };
+        Reply::structured(request, &value)
+    })
+}

@@ -25,6 +25,7 @@ model = "m"
 [judge]
 provider = "local"
 model = "SmolLM2-135M-Instruct"
+max_tokens = 400
 
 [providers.local]
 kind = "openai"
@@ -356,7 +357,7 @@ fn a_calibration_result_whose_counts_overflow_is_refused_naming_it() {
         &[
             "judge_basics.calibration.result.json: cannot read the calibration result (the counts add up to \
              4294967331 verdicts, more than 10000000",
-            "at line 14 column 7",
+            "at line 19 column 7",
             "it was not rewritten",
         ],
     );

@@ -289,3 +289,46 @@ fn capital_a_accepts_every_sample_left() {
     );
     assert!(!fixture.pending("quick").exists() && !fixture.pending("suite").exists());
 }
+
+#[test]
+fn y_and_n_label_the_judge_s_answers_beside_the_cassette() {
+    let test = "y_and_n_label_the_judge_s_answers_beside_the_cassette";
+    let Some((fixture, tmux)) = reviewed(test, "labels") else {
+        return;
+    };
+    let first = tmux.wait_for(&[
+        "pending 1 of 3: quick::greet (run 1)",
+        "y/n judge right/wrong",
+    ]);
+    assert_contains(
+        &first,
+        &[
+            "Your labels of the new judge answers",
+            "  Is Alice greeted? → FAILED: not labelled",
+        ],
+    );
+    // n: the new "no" is wrong, written at once; a second n finds no other answer to label.
+    tmux.send("n");
+    tmux.wait_for(&["  Is Alice greeted? → FAILED: labelled wrong"]);
+    let path = fixture
+        .root()
+        .join("prompt-tests/cassettes/quick.labels.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_contains(
+        &text,
+        &[
+            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\njudge = \"openai/gpt-4o-mini\"\nverdict = \"failed\"\nlabel = \"wrong\"\n",
+        ],
+    );
+    assert_lacks(&text, "random");
+    tmux.send("n");
+    tmux.send("q");
+    let end = tmux.wait_for(&["[review exited 0]"]);
+    assert_contains(
+        &end,
+        &[
+            "labelled the judge wrong on \"Is Alice greeted?\" of quick::greet (run 1) (prompt-tests/cassettes/quick.labels.toml)",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}

@@ -253,6 +253,11 @@ fn the_html_report_works_in_a_real_browser() {
     assert_eq!(sample["assertions"][0]["passed"], false);
     assert_eq!(sample["judge"][0]["snippet"], "Coffee. Now.");
     assert_eq!(sample["judge"][0]["reasoning"], "It barks an order.");
+    // Nothing measures this judge: its answers are advisory, in the report and on the page.
+    assert_eq!(
+        sample["judge"][0]["advisory"],
+        json!({"reason": "unmeasured", "question_type": "style"})
+    );
 
     let test = "the_html_report_works_in_a_real_browser";
     let Some((chromium, chromedriver)) = prereq::browser(test) else {
@@ -299,6 +304,11 @@ fn the_html_report_works_in_a_real_browser() {
         c.find(Locator::Css(".trial.failed .row")).await.unwrap().click().await.unwrap();
         let sample = text(&c, ".trial.failed .sample").await;
         assert!(sample.contains("It barks an order."), "{sample}");
+        assert_eq!(text(&c, ".trial.failed .sample .advisory").await, "advisory");
+        assert_eq!(
+            text(&c, ".trial.failed .sample .trust").await,
+            "advisory: this judge is not measured on style questions"
+        );
         assert_eq!(text(&c, ".trial.failed .sample pre.output mark.snippet").await, "Coffee. Now.");
         // The markup shows as text; nothing of it ran or became an element.
         c.find(Locator::Css("[data-name='serve::markup'] .row")).await.unwrap().click().await.unwrap();

@@ -30,6 +30,7 @@ mod gates;
 mod hostile;
 mod html;
 mod judge;
+mod labels;
 mod matrix;
 mod parsing;
 #[path = "../prereq/mod.rs"]
@@ -37,6 +38,7 @@ mod prereq;
 mod reports;
 mod running;
 mod similar;
+mod trust;
 mod yaml;
 
 /// Set in the child process: the harness arguments, as JSON.

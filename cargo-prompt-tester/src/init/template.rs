@@ -16,8 +16,7 @@ use prompt_tester::prelude::*;
 )]
 async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
     anyhow::ensure!(!run.output.is_empty());
-    let verdict = run.ask("Is Alice mentioned in the output?").await?;
-    anyhow::ensure!(verdict.passed, "{}", verdict.reasoning.unwrap_or_default());
+    run.ask("Is Alice mentioned in the output?").await?.require()?;
     Ok(())
 }
 

@@ -12,15 +12,17 @@ use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifier
 use crossterm::style::{Attribute, ContentStyle, PrintStyledContent, Stylize};
 use crossterm::terminal::{self, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute, queue};
-use prompt_tester::_cargo_prompt_tester_support::{PendingFile, PendingSample, SampleId};
+use prompt_tester::_cargo_prompt_tester_support::{
+    Label, PendingFile, PendingSample, SampleId, add_labels, judge_of, labels_path,
+    question_type_of,
+};
 
 use crate::locate::Place;
 use crate::settle::Verdict;
 use screen::{Line, Position, Tone};
 
 /// The keys, on the screen's last row.
-const KEYS: &str =
-    " a accept  r reject  s skip  A/R/S all left  d request diff  ↑↓ scroll  q quit ";
+const KEYS: &str = " a accept  r reject  s skip  A/R/S all left  d request diff  y/n judge right/wrong  ↑↓ scroll  q quit ";
 
 /// `cargo prompt-tester review`.
 pub fn run(place: &Place) -> anyhow::Result<()> {
@@ -46,6 +48,7 @@ pub fn run(place: &Place) -> anyhow::Result<()> {
         scroll: 0,
         log: Vec::new(),
         counts: [0; 3],
+        labelled: Vec::new(),
     };
     let outcome = match Terminal::enter() {
         Ok(terminal) => {
@@ -89,6 +92,8 @@ struct Review<'a> {
     log: Vec<String>,
     /// Accepted, rejected, skipped.
     counts: [usize; 3],
+    /// The judge answers of the sample on screen labelled so far: question, right.
+    labelled: Vec<(String, bool)>,
 }
 
 impl Review<'_> {
@@ -121,6 +126,8 @@ impl Review<'_> {
             KeyCode::Char('R') => self.decide(Some(Verdict::Reject), true)?,
             KeyCode::Char('S') => self.decide(None, true)?,
             KeyCode::Char('d') => self.request_diff = !self.request_diff,
+            KeyCode::Char('y') => self.label(true)?,
+            KeyCode::Char('n') => self.label(false)?,
             KeyCode::Down | KeyCode::Char('j') => self.scroll += 1,
             KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
             KeyCode::PageDown | KeyCode::Char(' ') => self.scroll += page,
@@ -155,6 +162,39 @@ impl Review<'_> {
         }
         self.at = end;
         self.scroll = 0;
+        self.labelled.clear();
+        Ok(())
+    }
+
+    /// Labels the next judge answer of the sample on screen (its new answers, in question order) right or
+    /// wrong, written at once beside the sample's cassette.
+    fn label(&mut self, right: bool) -> anyhow::Result<()> {
+        let (file, sample) = &self.items[self.at];
+        let next = screen::judged(sample)
+            .into_iter()
+            .find(|(q, _)| !self.labelled.iter().any(|(l, _)| l == q));
+        let Some((question, judged)) = next else {
+            return Ok(());
+        };
+        let path = labels_path(&self.files[*file].cassette);
+        let shown = self.place.shown(&path);
+        let label = Label {
+            trial: sample.id.test.clone(),
+            sample: sample.id.run,
+            question: question.clone(),
+            judged,
+            right,
+            random: false,
+            question_type: question_type_of(sample.new_verdict.as_ref(), &question),
+            judge: judge_of(&sample.new),
+        };
+        add_labels(&path, &shown, &[label])?;
+        let said = if right { "right" } else { "wrong" };
+        self.log.push(format!(
+            "labelled the judge {said} on \"{question}\" of {} ({shown})",
+            sample.id
+        ));
+        self.labelled.push((question, right));
         Ok(())
     }
 
@@ -172,7 +212,9 @@ impl Review<'_> {
             self.place.shown(&file.cassette),
             self.place.shown(&file.pending),
         );
-        let rows = wrap(&screen::lines(sample, (&paths.0, &paths.1), at), width);
+        let mut lines = screen::lines(sample, (&paths.0, &paths.1), at);
+        screen::labels(&mut lines, sample, &self.labelled);
+        let rows = wrap(&lines, width);
         let body = usize::from(height.saturating_sub(1));
         self.scroll = self.scroll.min(rows.len().saturating_sub(body));
         queue!(out, Clear(ClearType::All))?;

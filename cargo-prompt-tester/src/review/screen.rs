@@ -3,8 +3,8 @@
 //! side. Pure, so its content is tested without a terminal; `super` draws it.
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, ChangeTag, PendingSample, Verdict, judge_answers, judge_questions, line_diff,
-    text_of, word_diff,
+    CallRole, ChangeTag, PendingSample, Verdict, judge_answers, judge_questions, judged_questions,
+    line_diff, text_of, word_diff,
 };
 
 use super::compare::{self, Call, Pair, Totals};
@@ -58,14 +58,20 @@ fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
     if old.is_none() && new.is_none() {
         return;
     }
+    // An advisory judge answer (its judge not measured well enough on such questions) says so.
     let shown = |v: &Option<Verdict>, check: &str| match v {
         None => "not kept".to_string(),
-        Some(v) => v
-            .checks
-            .iter()
-            .find(|c| c.check == check)
-            .map_or("not run", |c| if c.passed { "passed" } else { "FAILED" })
-            .to_string(),
+        Some(v) => v.checks.iter().find(|c| c.check == check).map_or_else(
+            || "not run".to_string(),
+            |c| {
+                let said = if c.passed { "passed" } else { "FAILED" };
+                if c.advisory {
+                    format!("{said} (advisory)")
+                } else {
+                    said.to_string()
+                }
+            },
+        ),
     };
     out.push(Line::default());
     out.push(Line::new(Tone::Heading, "Checks (accepted → new)"));
@@ -93,12 +99,55 @@ fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
         let (before, after) = (shown(old, name), shown(new, name));
         let tone = if before == after {
             Tone::Plain
-        } else if after == "passed" {
+        } else if after.starts_with("passed") {
             Tone::Added
         } else {
             Tone::Removed
         };
         out.push(Line::plain(format!("  {name}: ")).and(tone, format!("{before} → {after}")));
+    }
+}
+
+/// The new judge answers of `sample` a person can label, in question order, each with whether it passed:
+/// from the recorded verdict, else (recordings made before verdicts were kept) from the judge's replies,
+/// "yes" passing.
+pub fn judged(sample: &PendingSample) -> Vec<(String, bool)> {
+    if let Some(verdict) = &sample.new_verdict {
+        return judged_questions(verdict);
+    }
+    compare::calls(&sample.new, CallRole::Judge)
+        .iter()
+        .flat_map(|c| {
+            judge_questions(&c.request)
+                .into_iter()
+                .zip(judge_answers(&c.response))
+                .map(|(q, a)| (q, a == "yes"))
+        })
+        .collect()
+}
+
+/// The labels section: each new judge answer, labelled right or wrong (`labelled`) or not yet; `y` and
+/// `n` label the next one.
+pub fn labels(out: &mut Vec<Line>, sample: &PendingSample, labelled: &[(String, bool)]) {
+    let answers = judged(sample);
+    if answers.is_empty() {
+        return;
+    }
+    out.push(Line::default());
+    out.push(Line::new(
+        Tone::Heading,
+        "Your labels of the new judge answers (y right, n wrong: the next one)",
+    ));
+    for (question, passed) in answers {
+        let said = if passed { "passed" } else { "FAILED" };
+        let label = match labelled.iter().find(|(q, _)| *q == question) {
+            Some((_, true)) => Line::new(Tone::Added, "labelled right"),
+            Some((_, false)) => Line::new(Tone::Removed, "labelled wrong"),
+            None => Line::new(Tone::Dim, "not labelled"),
+        };
+        let mut line = Line::plain(format!("  {question} → {said}: "));
+        line.0.extend(label.0);
+        out.push(line);
     }
 }
 
@@ -422,6 +471,8 @@ mod tests {
                 .map(|(check, passed)| CheckVerdict {
                     check: (*check).into(),
                     passed: *passed,
+                    advisory: false,
+                    question_type: None,
                 })
                 .collect(),
         }
@@ -443,6 +494,16 @@ mod tests {
         unkept.old_verdict = None;
         let text = screen(&unkept, false);
         assert!(text.contains("  sample: not kept → failed"), "{text}");
+        // A judge answer from a judge not measured on such questions is marked advisory.
+        let mut advisory = sample();
+        if let Some(v) = advisory.new_verdict.as_mut() {
+            v.checks[1].advisory = true;
+        }
+        let text = screen(&advisory, false);
+        assert!(
+            text.contains("  judge: Is Alice named?: passed → FAILED (advisory)"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -477,6 +538,24 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("(d shows"), "{text}");
+    }
+
+    #[test]
+    fn the_labels_section_shows_each_new_judge_answer_and_its_label() {
+        let mut lines = Vec::new();
+        labels(&mut lines, &sample(), &[("Is Alice named?".into(), false)]);
+        let text: Vec<String> = lines.iter().map(Line::text).collect();
+        assert_eq!(
+            text[2], "  Is Alice named? → FAILED: labelled wrong",
+            "{text:?}"
+        );
+        // Without a kept verdict, the judge's reply decides: "no" failed.
+        let mut unkept = sample();
+        unkept.new_verdict = None;
+        assert_eq!(judged(&unkept), [("Is Alice named?".to_string(), false)]);
+        let mut lines = Vec::new();
+        labels(&mut lines, &unkept, &[]);
+        assert_eq!(lines[2].text(), "  Is Alice named? → FAILED: not labelled");
     }
 
     #[test]

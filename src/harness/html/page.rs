@@ -51,7 +51,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0;padding:6px 8px;bac
 mark.snippet{background:var(--mark);outline:1px solid #d4a72c}
 ul.checks{margin:4px 0;padding-left:18px}
 ul.checks li.ok::marker{color:var(--ok)}ul.checks li.no::marker{color:var(--bad)}
-.q{font-weight:600}.why{color:var(--mute)}
+.q{font-weight:600}.advisory{color:var(--err);font-style:italic;margin-left:.4em}.why{color:var(--mute)}
 table.extra{border-collapse:collapse;margin:6px 0 12px}
 table.extra th,table.extra td{border:1px solid var(--line);padding:3px 8px;text-align:left;white-space:pre-wrap;vertical-align:top}
 .empty{color:var(--mute);padding:16px 0}
@@ -130,6 +130,12 @@ function highlighted(text,snippets){
 }
 // One part of a transcript's message as text: what was said, a tool call, a tool's result.
 function blockText(b){if(b.type==="text")return b.text;if(b.type==="tool_use")return "tool call: "+b.name+" "+JSON.stringify(b.input);if(b.type==="tool_result")return "tool result ("+b.name+(b.is_error?", error":"")+"): "+b.content;return JSON.stringify(b);}
+// How far a judge answer is trusted: the judge's measurement on the question's type, or why it is advisory.
+function trustView(j){var pc=function(x){return Math.round(x.value*100)+"% ("+x.successes+"/"+x.trials+")";};var t=[];
+  if(j.measurement)t.push("judge measured on "+j.measurement.question_type+" questions: accuracy "+pc(j.measurement.accuracy)+(j.measurement.tpr?", TPR "+pc(j.measurement.tpr):"")+(j.measurement.tnr?", TNR "+pc(j.measurement.tnr):""));
+  var a=j.advisory;if(a&&a.reason==="unmeasured")t.push("advisory: this judge is not measured on "+(a.question_type||"this type of")+" questions");
+  if(a&&a.reason==="below_minimum")t.push("advisory: accuracy on "+a.question_type+" questions may be as low as "+(a.accuracy_low*100).toFixed(1)+"% (95% CI), below min_accuracy "+Math.round(a.min_accuracy*100)+"%");
+  return t.length?el("div","why trust",t.join("; ")):null;}
 function sampleView(r,s){
   var d=el("div","sample "+s.status);d.dataset.run=s.run;
   add(d,el("h3",null,"run "+s.run+" of "+r.runs_total+": "+s.status+(s.replayed?" (replayed)":"")+(s.latency!=null?", "+secs(s.latency):"")));
@@ -137,7 +143,7 @@ function sampleView(r,s){
   var judge=s.judge||[];
   if(s.output!=null){add(d,el("div","why","output"),highlighted(s.output,judge.map(function(j){return j.snippet;})));}
   if(s.assertions&&s.assertions.length){var ul=el("ul","checks");s.assertions.forEach(function(a){var li=el("li",a.passed?"ok":"no");add(li,el("span","q",a.kind+" "),el("span","why",a.at),a.message?el("div",null,a.message):null);ul.appendChild(li);});add(d,el("div","why","assertions"),ul);}
-  if(judge.length){var uj=el("ul","checks judge");judge.forEach(function(j){var li=el("li",j.passed?"ok":"no");add(li,el("span","q",j.question),document.createTextNode(" "+j.answer),j.reasoning?el("div","why",j.reasoning):null,j.snippet?el("div",null,"quoted: \u201c"+j.snippet+"\u201d"):null);uj.appendChild(li);});add(d,el("div","why","judge"),uj);}
+  if(judge.length){var uj=el("ul","checks judge");judge.forEach(function(j){var li=el("li",j.passed?"ok":"no");add(li,el("span","q",j.question),document.createTextNode(" "+j.answer),j.advisory?el("span","advisory","advisory"):null,j.reasoning?el("div","why",j.reasoning):null,j.snippet?el("div",null,"quoted: \u201c"+j.snippet+"\u201d"):null,trustView(j));uj.appendChild(li);});add(d,el("div","why","judge"),uj);}
   if(s.tool_calls&&s.tool_calls.length){add(d,el("div","why","tool calls"),el("pre","tools",s.tool_calls.map(function(t){return t.name+" "+JSON.stringify(t.input!==undefined?t.input:t.arguments);}).join("\n")));}
   if(s.transcript&&s.transcript.length){add(d,el("div","why","transcript"),el("pre","transcript",s.transcript.map(function(m){return "["+m.role+"] "+(typeof m.content==="string"?m.content:m.content.map(blockText).join("\n"));}).join("\n\n")));}
   return d;

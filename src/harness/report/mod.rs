@@ -148,6 +148,10 @@ pub struct SuiteReport {
     /// judge in use has a calibration result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_corrected: Option<super::calibration::JudgeCorrected>,
+    /// The pass rate corrected by labels drawn at random (`cargo prompt-tester label --random`): the
+    /// prediction-powered estimate, when the suite has such labels on at least two samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_corrected: Option<super::labels::LabelCorrected>,
     /// Its gates (`[gate]`), when its rows are judged as a whole; the rows are its `cases`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<gates::GateReport>,
@@ -263,6 +267,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
                 error: None,
                 usage: Usage::default(),
                 judge_corrected: None,
+                label_corrected: None,
                 gates: Vec::new(),
             });
         suite.usage += &r.usage;
@@ -386,11 +391,16 @@ pub fn write_json(
     path: &Path,
     records: &[TrialRecord],
     calibration: Option<&CalibrationReport>,
+    labels: &super::labels::Labels,
     budget: Option<BudgetReport>,
 ) -> std::io::Result<()> {
     let mut report = json_report(records, &crate::cassette::now_rfc3339());
     if let Some(calibration) = calibration {
         annotate(&mut report, calibration);
+    }
+    let mut corrected = super::labels::corrected(records, labels);
+    for suite in &mut report.suites {
+        suite.label_corrected = corrected.remove(&suite.suite.name);
     }
     report.budget = budget;
     let json = serde_json::to_string_pretty(&report).map_err(std::io::Error::other)?;

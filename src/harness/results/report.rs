@@ -160,9 +160,18 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         nextest_run: run.nextest.then(|| run.run.clone()),
         budget: merged.budget.clone(),
     };
+    let (labelled, unread_labels) = super::super::labels::read(&config);
+    for error in &unread_labels {
+        say(&format!("error: {error}"));
+    }
+    failed |= !unread_labels.is_empty();
+    say(&super::super::labels::render(
+        &super::super::labels::corrected(records, &labelled),
+    ));
     let rendered = Rendered {
         records,
         calibration: calibrated.as_ref(),
+        labels: &labelled,
         extras: &extras,
         info: &info,
     };

@@ -4,6 +4,7 @@ use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
 use super::message::seen;
 use crate::checks::AssertionRecord;
+use crate::config::AdvisoryPolicy;
 use crate::embedding::SimilarityError;
 use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
@@ -107,7 +108,14 @@ pub async fn evaluate(
             Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
         };
         for ((i, q), answer) in questions.iter().zip(answers) {
-            verdicts[*i] = Some(judged(q, answer));
+            match answer.require() {
+                Ok(_) => verdicts[*i] = Some(Verdict::pass()),
+                // `[judge] advisory = "error"`: an advisory "no" says nothing about the output.
+                Err(failed) if failed.errors() => {
+                    return SampleOutcome::Errored(format!("{}: {failed}", asserts[*i].at));
+                }
+                Err(failed) => verdicts[*i] = Some(judged(q, *failed.verdict)),
+            }
         }
     }
     let verdicts: Vec<Verdict> = verdicts
@@ -214,11 +222,18 @@ fn weight_where<V>(asserts: &[Assertion], verdicts: &[V], counts: impl Fn(&V) ->
         .sum()
 }
 
-/// The verdict on the judge's answer to `question`.
+/// The verdict on the judge's "no" to `question`; an advisory one says so (with a warning under
+/// `[judge] advisory = "warn"`).
 fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
-    if answer.passed {
-        return Verdict::pass();
-    }
+    let votes = answer
+        .votes
+        .map(|v| format!(" ({v} answers agree)"))
+        .unwrap_or_default();
+    let advisory = match (&answer.advisory, answer.on_advisory) {
+        (None, _) => String::new(),
+        (Some(a), AdvisoryPolicy::Warn) => format!("; warning: {a}"),
+        (Some(a), _) => format!("; {a}"),
+    };
     let reasoning = answer
         .reasoning
         .unwrap_or_else(|| "no reasoning given".into());
@@ -229,7 +244,11 @@ fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
     Verdict::fail(
         "judge",
         format!("the judge to confirm {question:?}"),
-        format!("{:?}: {}{snippet}", answer.answer, shorten(&reasoning, 400)),
+        format!(
+            "{:?}{votes}: {}{snippet}{advisory}",
+            answer.answer,
+            shorten(&reasoning, 400)
+        ),
     )
 }
 

@@ -27,6 +27,8 @@ pub struct Settings {
     pub min_score: Option<f64>,
     /// Meant only for live runs: without a recording the case is ignored ("live only, not run").
     pub live_only: Option<bool>,
+    /// How many times each judge question is asked (`judge_samples`, odd).
+    pub judge_samples: Option<u32>,
     /// The subjects of a model matrix (`models = ["provider/model", ...]`): one trial each.
     pub models: Option<Vec<Subject>>,
 }
@@ -37,6 +39,7 @@ crate::config::layered_fieldwise!(pub Settings {
     sampling_at,
     min_score,
     live_only,
+    judge_samples,
     models
 });
 
@@ -101,6 +104,17 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         }
     };
     let live_only = boolean(r, Key::LiveOnly);
+    let judge_samples = count(r, Key::JudgeSamples);
+    if let (Some(k), Some(node)) = (judge_samples, node_of(Key::JudgeSamples))
+        && k % 2 == 0
+    {
+        r.problem(
+            node.span(),
+            &path(Key::JudgeSamples),
+            format!("is {k}, an even number: the answers could split evenly"),
+            format!("write an odd number, e.g. `judge_samples = {}`", k + 1),
+        );
+    }
     let seed = count(r, Key::Seed);
     let sampling = SamplingKeys {
         runs,
@@ -158,6 +172,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         sampling_at,
         min_score,
         live_only,
+        judge_samples,
         models,
     }
 }

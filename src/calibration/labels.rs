@@ -1,0 +1,432 @@
+//! Labels of the suite's own outputs (`*.labels.toml`, beside the cassette that holds the answers they
+//! judge): a person's word that a recorded judge answer was right or wrong, written by `cargo
+//! prompt-tester label` and `review`. Not a calibration set: nothing is asked of the judge again. Labels
+//! drawn at random (`label --random N`) correct a suite's pass rate with the prediction-powered estimate
+//! (`stats::ppi`); the format is in the guide's calibration chapter.
+
+use std::path::{Path, PathBuf};
+
+use toml::de::{DeTable, DeValue};
+
+use crate::spanned::{FileError, FileKind, Problem, Reader, string, unknown_key, whole};
+
+/// How every labels file name ends.
+pub const SUFFIX: &str = ".labels.toml";
+
+/// One person's label of one recorded judge answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// The trial whose sample it is (`support::refund`).
+    pub trial: String,
+    /// The sample, 1-based.
+    pub sample: u32,
+    /// The judge's question.
+    pub question: String,
+    /// The verdict the label judges, as recorded: `true` when the judge's answer passed the check.
+    pub judged: bool,
+    /// Whether that verdict is right.
+    pub right: bool,
+    /// Drawn at random (`label --random`), so fit for the prediction-powered estimate.
+    pub random: bool,
+    /// The question's type as the judge gave it, when the recording kept it.
+    pub question_type: Option<String>,
+    /// The judge that answered, `provider/model`, when the recording names it.
+    pub judge: Option<String>,
+}
+
+impl Label {
+    /// What the check should have decided: the recorded verdict, or its opposite when it is wrong.
+    pub fn truth(&self) -> bool {
+        self.judged == self.right
+    }
+
+    /// Whether this labels the same judge answer as `other` (a later label replaces an earlier one).
+    pub fn same_answer(&self, other: &Label) -> bool {
+        (self.trial.as_str(), self.sample, self.question.as_str())
+            == (other.trial.as_str(), other.sample, other.question.as_str())
+    }
+}
+
+const KEYS: [&str; 8] = [
+    "trial", "sample", "question", "type", "judge", "verdict", "label", "random",
+];
+
+/// The labels file of the cassette at `cassette` (`x.cassette.json` beside `x.labels.toml`).
+pub fn path_of(cassette: &Path) -> PathBuf {
+    let name = cassette
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".cassette.json").unwrap_or(&name);
+    cassette.with_file_name(format!("{stem}{SUFFIX}"))
+}
+
+/// Parses the text of a labels file shown as `file`; every problem is located by line, column and key.
+pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Label>, Vec<Problem>> {
+    let root = DeTable::parse(text).map_err(|e| {
+        let message = e.message().trim().replace('\n', "; ");
+        vec![Problem::new(
+            e.span().unwrap_or(0..0),
+            "",
+            format!("TOML syntax error: {message}"),
+            "correct the TOML at this position (strings need quotes, `[[labels]]` starts a label)",
+        )]
+    })?;
+    let mut r = Reader::new(file, Path::new("."), text);
+    let table = root.get_ref();
+    for (key, _) in table.iter() {
+        if key.get_ref().as_ref() != "labels" {
+            let path = key.get_ref().to_string();
+            unknown_key(
+                &mut r,
+                key,
+                &path,
+                &["labels"],
+                "at the top of a labels file",
+            );
+        }
+    }
+    let mut labels = Vec::new();
+    if let Some(node) = table.get("labels") {
+        match node.get_ref() {
+            DeValue::Array(list) => {
+                for (i, element) in list.iter().enumerate() {
+                    let path = format!("labels[{i}]");
+                    match element.get_ref() {
+                        DeValue::Table(t) => labels.extend(label(&mut r, t, element.span(), &path)),
+                        _ => r.mismatch(
+                            element,
+                            &path,
+                            "a table",
+                            "write each label as a `[[labels]]` table",
+                        ),
+                    }
+                }
+            }
+            _ => r.mismatch(
+                node,
+                "labels",
+                "an array of tables",
+                "write each label as a `[[labels]]` table",
+            ),
+        }
+    }
+    if r.problems.is_empty() {
+        Ok(labels)
+    } else {
+        let mut problems = r.problems;
+        problems.sort_by_key(|p| p.span.start);
+        Err(problems)
+    }
+}
+
+fn label(
+    r: &mut Reader<'_>,
+    t: &DeTable<'_>,
+    span: std::ops::Range<usize>,
+    path: &str,
+) -> Option<Label> {
+    for (key, _) in t.iter() {
+        let k = key.get_ref().as_ref();
+        if !KEYS.contains(&k) {
+            unknown_key(r, key, &format!("{path}.{k}"), &KEYS, "in a label");
+        }
+    }
+    let mut missing = |r: &mut Reader<'_>, key: &str, example: &str| {
+        r.problem(
+            span.clone(),
+            &format!("{path}.{key}"),
+            format!("the label has no `{key}`"),
+            format!("add `{key} = {example}` to the label"),
+        );
+    };
+    let text = |r: &mut Reader<'_>,
+                missing: &mut dyn FnMut(&mut Reader<'_>, &str, &str),
+                key: &str| match t.get(key) {
+        Some(node) => string(r, node, &format!("{path}.{key}"), "\"...\""),
+        None => {
+            missing(r, key, "\"...\"");
+            None
+        }
+    };
+    let trial = text(r, &mut missing, "trial");
+    let question = text(r, &mut missing, "question");
+    let sample = match t.get("sample") {
+        Some(node) => whole(
+            r,
+            node,
+            &format!("{path}.sample"),
+            1,
+            u64::from(u32::MAX),
+            "the sample, 1-based",
+        ),
+        None => {
+            missing(r, "sample", "1");
+            None
+        }
+    };
+    let choice = |r: &mut Reader<'_>, key: &str, words: [&str; 2], meaning: &str| -> Option<bool> {
+        let fix = format!(
+            "write `{key} = \"{}\"` or `{key} = \"{}\"` ({meaning})",
+            words[0], words[1]
+        );
+        match t.get(key) {
+            None => {
+                missing(r, key, &format!("\"{}\"", words[0]));
+                None
+            }
+            Some(node) => match node.get_ref() {
+                DeValue::String(s) if s.as_ref() == words[0] => Some(true),
+                DeValue::String(s) if s.as_ref() == words[1] => Some(false),
+                DeValue::String(s) => {
+                    r.problem(
+                        node.span(),
+                        &format!("{path}.{key}"),
+                        format!("unknown {key} `{s}`"),
+                        fix,
+                    );
+                    None
+                }
+                _ => {
+                    r.mismatch(node, &format!("{path}.{key}"), "a string", fix);
+                    None
+                }
+            },
+        }
+    };
+    let optional = |r: &mut Reader<'_>, key: &str| {
+        t.get(key)
+            .and_then(|node| string(r, node, &format!("{path}.{key}"), "\"...\""))
+    };
+    let question_type = optional(r, "type");
+    let judge = optional(r, "judge");
+    let judged = choice(
+        r,
+        "verdict",
+        ["passed", "failed"],
+        "the judge's recorded verdict",
+    );
+    let right = choice(
+        r,
+        "label",
+        ["right", "wrong"],
+        "whether that verdict is right",
+    );
+    let random = match t.get("random") {
+        None => false,
+        Some(node) => match node.get_ref() {
+            DeValue::Boolean(b) => *b,
+            _ => {
+                r.mismatch(
+                    node,
+                    &format!("{path}.random"),
+                    "true or false",
+                    "write `random = true` for a sample drawn at random (`label --random`), else leave it out",
+                );
+                false
+            }
+        },
+    };
+    Some(Label {
+        trial: trial?,
+        sample: u32::try_from(sample?).ok()?,
+        question: question?,
+        judged: judged?,
+        right: right?,
+        random,
+        question_type,
+        judge,
+    })
+}
+
+/// Reads the labels file at `path`, shown as `file`; a missing file holds no label.
+pub(crate) fn read(path: &Path, file: &str) -> Result<Vec<Label>, FileError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = FileError::read(path, file, FileKind::Labels)?;
+    parse(file, &text)
+        .map_err(|problems| FileError::invalid(file, FileKind::Labels, &text, &problems))
+}
+
+/// Every labels file in `dir` (the cassette directory), with its path.
+pub(crate) fn read_dir(dir: &Path, root: &Path) -> (Vec<(PathBuf, Vec<Label>)>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return (files, errors);
+    };
+    let mut paths: Vec<PathBuf> = listing
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(SUFFIX))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let shown = crate::engine::display_path(&path, root);
+        match read(&path, &shown) {
+            Ok(labels) => files.push((path, labels)),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    (files, errors)
+}
+
+/// The file's text: a comment saying what it is, then one `[[labels]]` table per label.
+pub fn render(labels: &[Label]) -> String {
+    let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let optional = |key: &str, value: &Option<String>| {
+        value
+            .as_deref()
+            .map_or_else(String::new, |v| format!("{key} = {}\n", quoted(v)))
+    };
+    let mut out = String::from(
+        "# A person's labels of recorded judge answers (cargo prompt-tester label / review): each says whether\n\
+         # the judge's recorded verdict on a sample's question is right. See the guide's calibration chapter.\n",
+    );
+    for l in labels {
+        out.push_str(&format!(
+            "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\n{}verdict = \"{}\"\nlabel = \"{}\"\n",
+            quoted(&l.trial),
+            l.sample,
+            quoted(&l.question),
+            optional("type", &l.question_type) + &optional("judge", &l.judge),
+            if l.judged { "passed" } else { "failed" },
+            if l.right { "right" } else { "wrong" },
+        ));
+        if l.random {
+            out.push_str("random = true\n");
+        }
+    }
+    out
+}
+
+/// Adds `new` to the labels file at `path` (shown as `file`), each replacing an earlier label of the same
+/// judge answer (one drawn at random stays marked so), and writes it atomically. A file that does not read is never written over.
+pub fn add(path: &Path, file: &str, new: &[Label]) -> Result<(), LabelsError> {
+    let mut labels = read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))?;
+    for label in new {
+        // An answer once drawn at random stays so: relabelling it does not undo the draw.
+        let drawn = labels.iter().any(|l| l.same_answer(label) && l.random);
+        labels.retain(|l| !l.same_answer(label));
+        labels.push(Label {
+            random: label.random || drawn,
+            ..label.clone()
+        });
+    }
+    let tmp = path.with_extension(format!("toml.{}.tmp", std::process::id()));
+    let write = std::fs::write(&tmp, render(&labels)).and_then(|()| std::fs::rename(&tmp, path));
+    write.map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        LabelsError::Write {
+            file: file.to_string(),
+            source,
+        }
+    })
+}
+
+/// Why labels could not be added.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelsError {
+    /// The file there does not read: fix it first (it is kept as it is).
+    #[error("{0}\nthe labels file was not rewritten: fix it, then label again")]
+    Unreadable(String),
+    /// Writing failed.
+    #[error("cannot write the labels file {file}: {source}")]
+    Write {
+        /// The file as shown.
+        file: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(question: &str, judged: bool, right: bool, random: bool) -> Label {
+        Label {
+            trial: "support::refund".into(),
+            sample: 2,
+            question: question.into(),
+            judged,
+            right,
+            random,
+            question_type: Some("tone_style".into()),
+            judge: None,
+        }
+    }
+
+    #[test]
+    fn what_is_rendered_reads_back() {
+        let labels = vec![
+            label("Is it \"polite\"?", true, false, true),
+            label("Is it short?", false, true, false),
+        ];
+        let text = render(&labels);
+        assert_eq!(parse("x.labels.toml", &text).unwrap(), labels);
+        assert!(!labels[0].truth() && !labels[1].truth());
+        assert_eq!(
+            path_of(Path::new("c/support.cassette.json")),
+            Path::new("c/support.labels.toml")
+        );
+    }
+
+    #[test]
+    fn bad_labels_name_the_file_line_and_key() {
+        let text = "[[labels]]\ntrial = \"t\"\nsample = 0\nquestion = \"q\"\nverdict = \"maybe\"\nlabel = \"right\"\nrandom = 1\nwho = \"me\"\n\n[[labels]]\ntrial = \"t\"\nsample = 1\nverdict = \"passed\"\nlabel = \"right\"\n";
+        let problems = parse("c/x.labels.toml", text).unwrap_err();
+        let shown =
+            FileError::invalid("c/x.labels.toml", FileKind::Labels, text, &problems).to_string();
+        crate::test_support::assert_contains(
+            &shown,
+            &[
+                "c/x.labels.toml has 5 problems; its labels were not used:",
+                "c/x.labels.toml:3:10: `labels[0].sample`: 0 is out of range",
+                "c/x.labels.toml:5:11: `labels[0].verdict`: unknown verdict `maybe`",
+                "write `verdict = \"passed\"` or `verdict = \"failed\"`",
+                "c/x.labels.toml:7:10: `labels[0].random`: expected true or false, found an integer",
+                "c/x.labels.toml:8:1: `labels[0].who`: unknown key `who`",
+                "`labels[1].question`: the label has no `question`",
+            ],
+        );
+        let syntax = parse("x.labels.toml", "[[labels]\n").unwrap_err();
+        assert!(
+            syntax[0].message.starts_with("TOML syntax error"),
+            "{syntax:?}"
+        );
+    }
+
+    #[test]
+    fn adding_replaces_the_label_of_the_same_answer_and_keeps_a_broken_file() {
+        let dir = crate::test_support::Scratch::new("labels-add");
+        let path = dir.path().join("s.labels.toml");
+        add(&path, "s.labels.toml", &[label("q", true, true, false)]).unwrap();
+        add(
+            &path,
+            "s.labels.toml",
+            &[
+                label("q", true, false, true),
+                label("r", false, true, false),
+            ],
+        )
+        .unwrap();
+        let read_back = read(&path, "s.labels.toml").unwrap();
+        assert_eq!(
+            read_back,
+            [
+                label("q", true, false, true),
+                label("r", false, true, false)
+            ]
+        );
+        std::fs::write(&path, "labels = 3\n").unwrap();
+        let err = add(&path, "s.labels.toml", &[label("q", true, true, false)]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("s.labels.toml:1:10: `labels`: expected an array of tables"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "labels = 3\n");
+    }
+}

@@ -1,0 +1,229 @@
+//! After the trials: the labels of recorded judge answers (`*.labels.toml` beside the cassettes, see
+//! `calibration::labels`) read, and each judged suite's pass rate corrected by those drawn at random
+//! (`stats::ppi`), for the summary and the JSON report (`label_corrected`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::record::TrialRecord;
+use crate::calibration::labels::{self, Label};
+use crate::case::{SampleRecord, SampleStatus};
+use crate::stats::ppi::{self, PredictionPowered};
+
+/// The labels of a run's crate, by trial.
+#[derive(Debug, Default)]
+pub struct Labels {
+    by_trial: BTreeMap<String, Vec<Label>>,
+}
+
+/// Reads every labels file in the cassette directory; a file that does not read is an error message
+/// naming its file, line and key, and its labels are not used.
+pub(crate) fn read(config: &crate::config::Config) -> (Labels, Vec<String>) {
+    let (files, errors) = labels::read_dir(&config.cassette_dir, &config.root);
+    let mut by_trial: BTreeMap<String, Vec<Label>> = BTreeMap::new();
+    for label in files.into_iter().flat_map(|(_, labels)| labels) {
+        by_trial.entry(label.trial.clone()).or_default().push(label);
+    }
+    (Labels { by_trial }, errors)
+}
+
+/// A suite's pass rate corrected by the labels drawn at random (`label_corrected` in its JSON entry).
+#[derive(Debug, Clone, Serialize)]
+pub struct LabelCorrected {
+    /// The prediction-powered estimate over the suite's samples the judge took part in.
+    #[serde(flatten)]
+    pub estimate: PredictionPowered,
+    /// Random labels left out: their sample's judge answers are no longer the ones labelled (re-recorded),
+    /// or only some of a sample's answers are labelled.
+    pub stale: u32,
+}
+
+/// Each judged suite's label-corrected pass rate, by suite name, when it has labels drawn at random on
+/// at least two of its samples.
+pub fn corrected(records: &[TrialRecord], labels: &Labels) -> BTreeMap<String, LabelCorrected> {
+    let mut by_suite: BTreeMap<&str, Vec<(&str, &SampleRecord)>> = BTreeMap::new();
+    for r in records {
+        let Some(case) = &r.case else { continue };
+        for s in &r.samples {
+            by_suite
+                .entry(case.suite.name.as_str())
+                .or_default()
+                .push((r.name.as_str(), s));
+        }
+    }
+    by_suite
+        .into_iter()
+        .filter_map(|(suite, samples)| Some((suite.to_string(), suite_estimate(&samples, labels)?)))
+        .collect()
+}
+
+/// The estimate of one suite from its samples (trial name, sample): every sample the judge answered on
+/// that passed or failed counts in N; those whose every judge answer has a label drawn at random, each
+/// on the verdict this run has, count in n.
+fn suite_estimate(samples: &[(&str, &SampleRecord)], labels: &Labels) -> Option<LabelCorrected> {
+    let mut judged = Vec::new();
+    let mut labelled = Vec::new();
+    let mut stale = 0;
+    for (trial, s) in samples {
+        if s.judge.is_empty() || !matches!(s.status, SampleStatus::Passed | SampleStatus::Failed) {
+            continue;
+        }
+        let f = s.status == SampleStatus::Passed;
+        judged.push(f);
+        let mine: Vec<&Label> = labels
+            .by_trial
+            .get(*trial)
+            .into_iter()
+            .flatten()
+            .filter(|l| l.random && l.sample == s.run)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let truths: Option<Vec<bool>> = s
+            .judge
+            .iter()
+            .map(|j| {
+                mine.iter()
+                    .find(|l| l.question == j.question && l.judged == j.passed)
+                    .map(|l| l.truth())
+            })
+            .collect();
+        match truths {
+            Some(truths) => {
+                // The other checks keep their outcome; the judge's are the labels'.
+                let others = s
+                    .assertions
+                    .iter()
+                    .filter(|a| a.kind != "judge")
+                    .all(|a| a.passed);
+                labelled.push((f, others && truths.iter().all(|&t| t)));
+            }
+            None => stale += mine.len() as u32,
+        }
+    }
+    let estimate = ppi::estimate(&judged, &labelled)?;
+    Some(LabelCorrected { estimate, stale })
+}
+
+/// The summary's lines for the suites `corrected` holds.
+pub fn render(corrected: &BTreeMap<String, LabelCorrected>) -> String {
+    if corrected.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "label-corrected pass rates (prediction-powered, from labels drawn at random):\n",
+    );
+    for (suite, c) in corrected {
+        let e = &c.estimate;
+        out.push_str(&format!(
+            "  {suite}: the judge passed {:.0}% of {} samples; {} labelled at random; corrected {}{}\n",
+            e.judged * 100.0,
+            e.samples,
+            e.labelled,
+            e.estimate.percent(),
+            if c.stale > 0 {
+                format!(" ({} label(s) left out: their answers were recorded again; label again)", c.stale)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::{AssertionRecord, JudgeAnswer};
+
+    fn sample(run: u32, passed: bool) -> SampleRecord {
+        let mut s: SampleRecord = serde_json::from_value(serde_json::json!({
+            "run": run,
+            "status": if passed { "passed" } else { "failed" },
+            "replayed": true,
+        }))
+        .unwrap();
+        s.judge.push(JudgeAnswer {
+            question: "Is it kind?".into(),
+            answer: if passed { "yes" } else { "no" }.into(),
+            passed,
+            reasoning: None,
+            snippet: None,
+            question_type: None,
+            measurement: None,
+            advisory: None,
+            votes: None,
+        });
+        s.assertions.push(AssertionRecord {
+            kind: "judge".into(),
+            at: "s.evals.toml:3".into(),
+            passed,
+            message: None,
+        });
+        s
+    }
+
+    fn label(sample: u32, judged: bool, right: bool) -> Label {
+        Label {
+            trial: "s::c".into(),
+            sample,
+            question: "Is it kind?".into(),
+            judged,
+            right,
+            random: true,
+            question_type: None,
+            judge: None,
+        }
+    }
+
+    #[test]
+    fn random_labels_correct_the_judge_s_rate_and_stale_ones_are_left_out() {
+        // 4 samples: 1, 2, 3 passed, 4 failed. Labels: 1 right, 2 wrong (a false pass), 4 right;
+        // 3's label judged a "failed" the run no longer has.
+        let samples: Vec<SampleRecord> = [true, true, true, false]
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| sample(i as u32 + 1, p))
+            .collect();
+        let pairs: Vec<(&str, &SampleRecord)> = samples.iter().map(|s| ("s::c", s)).collect();
+        let labels = Labels {
+            by_trial: BTreeMap::from([(
+                "s::c".to_string(),
+                vec![
+                    label(1, true, true),
+                    label(2, true, false),
+                    label(3, false, true),
+                    label(4, false, true),
+                ],
+            )]),
+        };
+        let c = suite_estimate(&pairs, &labels).unwrap();
+        // mean_N(f) = 3/4; the labelled (f, y): (1, 1), (1, 0), (0, 0): mean(y - f) = -1/3.
+        assert_eq!(
+            (c.estimate.samples, c.estimate.labelled, c.stale),
+            (4, 3, 1)
+        );
+        assert!((c.estimate.judged - 0.75).abs() < 1e-12);
+        assert!((c.estimate.rectifier + 1.0 / 3.0).abs() < 1e-12);
+        assert!((c.estimate.estimate.value - (0.75 - 1.0 / 3.0)).abs() < 1e-12);
+        // Labels not drawn at random do not count here.
+        let review = Labels {
+            by_trial: BTreeMap::from([(
+                "s::c".to_string(),
+                vec![
+                    Label {
+                        random: false,
+                        ..label(1, true, true)
+                    },
+                    Label {
+                        random: false,
+                        ..label(2, true, false)
+                    },
+                ],
+            )]),
+        };
+        assert!(suite_estimate(&pairs, &review).is_none());
+    }
+}

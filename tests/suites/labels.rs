@@ -1,0 +1,187 @@
+//! Labels of the suite's own outputs, end to end: a recorded suite, `cargo prompt-tester label --random`
+//! answering from standard input, then a replay whose summary and JSON report correct the pass rate with
+//! the labels (the prediction-powered estimate); labels not drawn at random leave it alone; a broken
+//! labels file is an error naming its file, line and key.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use prompt_tester_testkit::{FakeProvider, Reply, Wire};
+
+use super::*;
+
+/// Two cases of four samples each, the judge asked one question on each sample.
+const SUITE: &str = r#"prompt = "Serve tea"
+runs = 4
+pass_threshold = 0.5
+
+[[cases]]
+name = "names_alice"
+assert = [{ judge = "Is Alice mentioned?" }]
+
+[[cases]]
+name = "is_polite"
+assert = [{ judge = "Is it polite?" }]
+"#;
+
+/// The subject serves tea; the judge (`judge-model`) says yes to every question.
+fn yes_judge() -> FakeProvider {
+    FakeProvider::builder()
+        .respond_with(|request| {
+            let model = request.model().unwrap_or_default();
+            if !model.contains("judge") {
+                return Reply::answer(request, "Alice serves your tea.");
+            }
+            let one = serde_json::json!({"question_type": "factual_presence", "reasoning": "Looked.", "snippet": null, "answer": "yes"});
+            Reply::text(
+                Wire::OpenAi,
+                &model,
+                &one.to_string(),
+                prompt_tester_testkit::Usage::new(100, 10),
+            )
+        })
+        .start()
+}
+
+/// Runs `cargo prompt-tester <args>` in `root`, `input` on its standard input.
+fn label(root: &Path, args: &[&str], input: &str) -> child::Run {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let binary = child::built_binary("cargo-prompt-tester", &workspace);
+    let mut all = vec!["prompt-tester"];
+    all.extend_from_slice(args);
+    let mut command = Child::new(binary)
+        .root(root)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .args(&all)
+        .command();
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut process = command.spawn().expect("the binary runs");
+    process
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child::Run(process.wait_with_output().unwrap())
+}
+
+#[test]
+fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
+    let fake = yes_judge();
+    let mut f = Fixture::calling("labels", &fake, "record");
+    f.file(
+        "Cargo.toml",
+        "[package]\nname = \"tea\"\nversion = \"0.1.0\"\n",
+    );
+    f.file("prompt-tests/tea.evals.toml", SUITE);
+    f.run(&["tea"]).assert_code(0);
+    let labels_file = f.root.join("prompt-tests/cassettes/tea.labels.toml");
+
+    // A label not drawn at random (the first sample of one case, then quit) does not enter the estimate;
+    // a draw that meets its answer labels it again, at random.
+    let out = label(&f.root, &["label", "tea::names_alice"], "r\nq\n");
+    out.assert_code(0);
+    assert!(
+        out.stdout()
+            .contains("labelled 1 judge answer(s) into prompt-tests/cassettes/tea.labels.toml"),
+        "{}",
+        out.stdout()
+    );
+
+    // Three samples drawn at random: the first answer is wrong (the judge passed it, it should fail).
+    let out = label(
+        &f.root,
+        &["label", "tea", "--random", "3", "--seed", "7"],
+        "w\nmaybe\nr\nr\n",
+    );
+    out.assert_code(0);
+    let said = out.stdout();
+    assert!(said.contains("sample 1 of 3: tea::"), "{said}");
+    assert!(said.contains("Alice serves your tea."), "{said}");
+    assert!(
+        said.contains("→ passed. Is that right? [r]ight [w]rong [s]kip [q]uit"),
+        "{said}"
+    );
+    assert!(said.contains("\"maybe\": answer r, w, s or q"), "{said}");
+    assert!(
+        said.contains(
+            "labelled 3 judge answer(s) drawn at random into prompt-tests/cassettes/tea.labels.toml"
+        ),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(&labels_file).unwrap();
+    assert_eq!(text.matches("random = true").count(), 3, "{text}");
+    assert_eq!(text.matches("label = \"wrong\"").count(), 1, "{text}");
+
+    // The replay: 8 samples the judge passed; 3 labelled at random, one a false pass:
+    // theta = 1 + (-1/3) = 2/3.
+    f.mode = "replay";
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let c = &out.suite("tea")["label_corrected"];
+    assert_eq!(
+        (&c["samples"], &c["labelled"], &c["stale"]),
+        (&json!(8), &json!(3), &json!(0)),
+        "{c}"
+    );
+    assert!((c["judged"].as_f64().unwrap() - 1.0).abs() < 1e-12, "{c}");
+    assert!(
+        (c["value"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9,
+        "{c}"
+    );
+    let stderr = out.stderr();
+    assert!(
+        stderr.contains("label-corrected pass rates (prediction-powered, from labels drawn at random):\n  tea: the judge passed 100% of 8 samples; 3 labelled at random; corrected 67% (95% CI "),
+        "{stderr}"
+    );
+
+    // A broken labels file: the run names its file, line and key, and fails.
+    std::fs::write(&labels_file, "[[labels]]\ntrial = 1\n").unwrap();
+    let out = f.run(&["tea"]);
+    let stderr = out.stderr();
+    assert!(
+        stderr.contains("prompt-tests/cassettes/tea.labels.toml has "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "tea.labels.toml:2:9: `labels[0].trial`: expected a string, found an integer"
+        ),
+        "{stderr}"
+    );
+    assert_ne!(out.code(), Some(0), "{stderr}");
+
+    // Labels not drawn at random measure the judge by question type, as a calibration set's items do:
+    // four "right" labels of factual_presence answers by judge-model give every such verdict a measurement
+    // of 4/4 (too few to clear min_accuracy 0.7: still advisory), and correct no pass rate.
+    std::fs::remove_file(&labels_file).unwrap();
+    let out = label(&f.root, &["label", "tea::is_polite"], "r\nr\nr\nr\n");
+    out.assert_code(0);
+    let text = std::fs::read_to_string(&labels_file).unwrap();
+    assert_eq!(
+        text.matches("type = \"factual_presence\"\njudge = \"fake/judge-model\"")
+            .count(),
+        4,
+        "{text}"
+    );
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    let m = &answer["measurement"];
+    assert_eq!(
+        (
+            &m["question_type"],
+            &m["accuracy"]["successes"],
+            &m["accuracy"]["trials"]
+        ),
+        (&json!("factual_presence"), &json!(4), &json!(4)),
+        "{answer}"
+    );
+    assert_eq!(answer["advisory"]["reason"], "below_minimum", "{answer}");
+    assert!(out.suite("tea").get("label_corrected").is_none());
+}
