@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +27,7 @@ use crate::run::{Continue, PromptRun, RunRequest};
 use crate::tools::Toolbox;
 
 mod column;
+mod custom;
 mod no_subject;
 pub use column::{Cell, Column};
 pub use no_subject::NoSubject;
@@ -34,10 +35,11 @@ pub use no_subject::NoSubject;
 /// The future a custom executor (`run_fn`) returns, boxed.
 pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResult>>>>;
 
-/// A custom executor: the request a sample would send (its model, system prompt, conversation ending
-/// with the rendered prompt, tools) to the model's answer. The attribute's `run_fn` may take the
-/// request or `(prompt, model, max_tokens)` (`harness::registry::RunFnForm`).
-pub type RunFn = fn(CompletionRequest) -> RunFnFuture;
+/// A custom executor: a sample (the request it would send: its model, system prompt, conversation
+/// ending with the rendered prompt, tools; and the recording endpoint's URL) to the model's answer.
+/// The attribute's `run_fn` may take the sample, the request or `(prompt, model, max_tokens)`
+/// (`harness::registry::RunFnForm`).
+pub type RunFn = fn(crate::endpoint::SampleContext) -> RunFnFuture;
 
 /// The future that judges one sample's run.
 pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
@@ -462,19 +464,7 @@ impl Case {
                 .map(agent::AgentOutcome::into_completed)
                 .map_err(loop_failure),
             Executor::Custom(run_fn) => {
-                let started = Instant::now();
-                let messages = request.messages.clone();
-                let called = match run_fn(request).await {
-                    Ok(result) => Ok(scope.engine.account_external(
-                        &scope,
-                        &provider,
-                        &model,
-                        result,
-                        started.elapsed(),
-                    )),
-                    Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
-                };
-                with_transcript(called, messages)
+                custom::run(*run_fn, &scope, t, (&provider, &model), request).await
             }
             Executor::Call => {
                 let messages = request.messages.clone();
@@ -526,6 +516,8 @@ impl Case {
             replayed: turns.iter().all(|r| r.replayed),
         };
         let outcome = (self.evaluator)(run).await;
+        // A call through the recording endpoint that was refused ends the sample, whatever the body did.
+        let outcome = custom::refused(&scope).unwrap_or(outcome);
         detail.checks = scope.take_checks();
         let conversation = scope.take_conversation();
         if conversation.len() > detail.transcript.len() {
@@ -595,10 +587,17 @@ fn with_transcript(
             transcript.push(agent::assistant_message(&completed.result));
             Ok((completed, transcript))
         }
-        Err(CallError::Unavailable(reason)) => Err(SampleOutcome::Unavailable(reason)),
-        Err(CallError::Failed(message)) => Err(SampleOutcome::Errored(format!(
-            "model call failed: {message}"
-        ))),
+        Err(e) => Err(unanswered_by(e)),
+    }
+}
+
+/// How a sample ends when its subject call gets no answer.
+fn unanswered_by(e: CallError) -> SampleOutcome {
+    match e {
+        CallError::Unavailable(reason) => SampleOutcome::Unavailable(reason),
+        CallError::Failed(message) => {
+            SampleOutcome::Errored(format!("model call failed: {message}"))
+        }
     }
 }
 

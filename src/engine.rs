@@ -22,6 +22,8 @@ pub use crate::usage::Usage;
 
 mod bill;
 mod event;
+#[cfg(feature = "endpoint")]
+pub(crate) mod relay;
 mod same_call;
 use bill::Billed;
 pub use event::{CallEnd, CallEvent, CallObserver};
@@ -52,6 +54,8 @@ pub struct RunScope {
     pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
     /// The test's own budget (its `budget` key), shared by its samples.
     pub budget: Option<Arc<Budget>>,
+    /// Its calls through the recording endpoint.
+    pub(crate) relay: crate::endpoint::SampleRelay,
 }
 
 impl RunScope {
@@ -78,6 +82,7 @@ impl RunScope {
             checks: Mutex::default(),
             conversation: Mutex::default(),
             budget: None,
+            relay: Default::default(),
         }
     }
 
@@ -167,6 +172,9 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
+    /// The recording endpoint, started when a sample first asks for its URL.
+    #[cfg(feature = "endpoint")]
+    endpoint: crate::endpoint::Endpoint,
 }
 
 impl std::fmt::Debug for Engine {
@@ -266,6 +274,8 @@ impl Engine {
             observer,
             budget: budget.map(Arc::new),
             same_calls: same_call::SameCalls::default(),
+            #[cfg(feature = "endpoint")]
+            endpoint: Default::default(),
         })
     }
 
@@ -327,6 +337,7 @@ impl Engine {
             provider,
             model: &request.model,
             key: cassette::entry_key(provider, &request, scope.run_index),
+            sends_key: false,
         };
         let (result, latency, replayed) = self
             .exchange(call, &client, &request, client.complete_timed(&request))
@@ -354,6 +365,7 @@ impl Engine {
             provider,
             model: &request.model,
             key: cassette::embedding_key(provider, &request),
+            sends_key: false,
         };
         let (embedding, _, replayed) = self
             .exchange(call, &client, &request, client.embed_timed(&request))
@@ -375,7 +387,7 @@ impl Engine {
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
-        let mut prepared = self.prepare(&call, client, request.completion())?;
+        let mut prepared = self.prepare(&call, call.missing_key(client), request)?;
         // A first recording waits for an identical call being made, then decides again (and replays
         // it); its turn is held until its own answer is recorded.
         let first = matches!(prepared, Prepared::Call(Keep::First(_)));
@@ -385,7 +397,7 @@ impl Engine {
             None
         };
         if turn.is_some() {
-            prepared = self.prepare(&call, client, request.completion())?;
+            prepared = self.prepare(&call, call.missing_key(client), request)?;
         }
         let keep = match prepared {
             Prepared::Replay(entry) => {
@@ -474,8 +486,8 @@ impl Engine {
     fn prepare(
         &self,
         call: &Call<'_>,
-        client: &ProviderClient,
-        request: Option<&crate::completion::CompletionRequest>,
+        missing_key: Option<String>,
+        request: &impl cassette::Recorded,
     ) -> Result<Prepared, CallError> {
         let scope = call.scope;
         let cassette = match self.mode {
@@ -504,7 +516,6 @@ impl Engine {
             }
             None => (Recording::Absent, None),
         };
-        let missing_key = client.missing_key();
         let decision = decision::decide(&Situation {
             mode: self.mode,
             recording,
@@ -526,15 +537,10 @@ impl Engine {
             })),
             Decision::Ignore(why) => Err(CallError::Unavailable(site(Vec::new()).unavailable(why))),
             Decision::Fail(refusal) => {
-                let changes = match (&refusal, &cassette, request) {
-                    (Refusal::Stale { .. }, Some(c), Some(request)) => {
+                let changes = match (&refusal, &cassette) {
+                    (Refusal::Stale { .. }, Some(c)) => {
                         let sample = c.sample(&scope.test, scope.run_index);
-                        let recorded = c.recorded_requests(&sample, call.role);
-                        recorded
-                            .iter()
-                            .map(|old| cassette::changes::describe(old, request))
-                            .min_by_key(Vec::len)
-                            .unwrap_or_default()
+                        request.changes(&c.recorded_calls(&sample, call.role))
                     }
                     _ => Vec::new(),
                 };
@@ -641,6 +647,15 @@ struct Call<'a> {
     provider: &'a str,
     model: &'a str,
     key: String,
+    /// The caller sent its own credentials (a call through the recording endpoint): no key is missing.
+    sends_key: bool,
+}
+
+impl Call<'_> {
+    /// The variable to set when the call needs a key and has none.
+    fn missing_key(&self, client: &ProviderClient) -> Option<String> {
+        (!self.sends_key).then(|| client.missing_key()).flatten()
+    }
 }
 
 /// What [`Engine::prepare`] decided.

@@ -31,6 +31,7 @@ mod checks;
 mod commands;
 mod conversation;
 mod defaults;
+mod endpoint;
 mod engine;
 mod estimate;
 mod gate;
@@ -64,6 +65,7 @@ pub use completion::{
     TurnRole,
 };
 pub use config::Config;
+pub use endpoint::SampleContext;
 pub use harness::{Harness, main};
 pub use judge::{JudgeError, JudgeVerdict};
 pub use model::{Model, Provider};
@@ -79,6 +81,7 @@ pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
     pub use crate::completion::{CompletionRequest, CompletionResult, ToolCall, ToolSpec, Turn};
+    pub use crate::endpoint::SampleContext;
     pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
@@ -96,9 +99,11 @@ pub mod __private {
     pub use crate::case::Written;
     pub use crate::completion::{CompletionRequest, Turn};
     pub use crate::config::{Defaults, SamplingKeys};
+    pub use crate::endpoint::SampleContext;
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptModelMaxTokens, PromptSource, RunFnForm, RunFnFuture,
-        RustTest, TestSpec, WholeRequest, model_id, provider_name, subject_list, turn_list,
+        RustTest, TestSpec, WholeRequest, WholeSample, model_id, provider_name, subject_list,
+        turn_list,
     };
     pub use crate::suite::CustomAssertion;
     pub use crate::tools::IntoToolbox;

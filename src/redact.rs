@@ -107,6 +107,31 @@ pub fn protect_userinfo(url: &str) {
     }
 }
 
+/// Treats a credential an application's client sent through the recording endpoint as a secret
+/// (redacted as `[REDACTED:name]`): a provider may send it back in an error body.
+#[cfg(feature = "endpoint")]
+pub(crate) fn protect_value(name: &str, value: &str) {
+    let value = value.trim();
+    let value = value.strip_prefix("Bearer ").unwrap_or(value).trim();
+    if value.len() < MIN_SECRET_LEN {
+        return;
+    }
+    let pair = (name.to_string(), value.to_string());
+    if secrets()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .given
+        .contains(&pair)
+    {
+        return;
+    }
+    let mut secrets = secrets().write().unwrap_or_else(|e| e.into_inner());
+    if !secrets.given.contains(&pair) {
+        secrets.given.push(pair);
+        secrets.refresh();
+    }
+}
+
 /// The secret forms of `url`'s userinfo (values shorter than [`MIN_SECRET_LEN`] left out).
 fn userinfo_values(url: &str) -> Vec<String> {
     static AUTHORITY: LazyLock<regex::Regex> = LazyLock::new(|| {

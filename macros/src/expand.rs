@@ -270,18 +270,19 @@ fn spec_body(args: &Args) -> TokenStream {
         request.push(quote!(messages: ::core::option::Option::Some(#value)));
     }
     if let Some(run_fn) = &args.run_fn {
-        // A non-capturing closure (so it is a plain `fn` pointer) that hands the request to the user's
-        // function in the form its arguments take (`RunFnForm`: the prompt, model and max_tokens, or the
-        // whole request). Located at `run_fn`'s value, so that a signature mismatch points there.
+        // A non-capturing closure (so it is a plain `fn` pointer) that hands the sample to the user's
+        // function in the form its arguments take (`RunFnForm`: the prompt, model and max_tokens, the
+        // whole request, or the sample). Located at `run_fn`'s value, so that a signature mismatch
+        // points there.
         let site = Span::mixed_site().located_at(run_fn.span());
-        let request = Ident::new("request", site);
+        let sample = Ident::new("sample", site);
         let call =
-            quote_spanned!(run_fn.span()=> #private::RunFnForm::call(#run_fn, #request).await);
+            quote_spanned!(run_fn.span()=> #private::RunFnForm::call(#run_fn, #sample).await);
         fields.push(quote! {
             run_fn: ::core::option::Option::Some(
-                (|#request: #private::CompletionRequest| -> #private::RunFnFuture {
+                (|#sample: #private::SampleContext| -> #private::RunFnFuture {
                     ::std::boxed::Box::pin(async move { #call })
-                }) as fn(#private::CompletionRequest) -> #private::RunFnFuture
+                }) as fn(#private::SampleContext) -> #private::RunFnFuture
             )
         });
     }

@@ -57,7 +57,7 @@ use proc_macro::TokenStream;
 /// | `temperature` | `f32` |
 /// | `system` | the system prompt, `&str` or `String` |
 /// | `messages` | turns sent before the prompt: `[system("..."), user("..."), assistant("...")]` (roles and their order checked at compile time: an optional `system` turn first, then `user` and `assistant` alternating, ending with `assistant`), or any expression giving a list of `Turn`s; `{placeholders}` filled from `target_prompt_vars` |
-/// | `run_fn` | an `async fn(prompt: &str, model: &str, max_tokens: u32)` or an `async fn(request: CompletionRequest)` (the whole request: system prompt, `messages` then the prompt, tools), returning `anyhow::Result<CompletionResult>`, used instead of the provider |
+/// | `run_fn` | an `async fn(prompt: &str, model: &str, max_tokens: u32)`, an `async fn(request: CompletionRequest)` (the whole request: system prompt, `messages` then the prompt, tools) or an `async fn(sample: SampleContext)` (the request, the prompt's inputs, and `base_url`: the recording endpoint's URL for the application's own client), returning `anyhow::Result<CompletionResult>`, used instead of the provider |
 /// | `tools` | the tools the model may call: a `Vec<ToolSpec>` (or an array or iterator of them); one model call, its tool calls in `run.tool_calls` |
 /// | `agent` | a `Toolbox` (tools with handlers, MCP servers) or a `fn() -> Toolbox`: the model call becomes an agent loop; not with `tools` or `run_fn` |
 /// | `live_only` | `bool`: without a recording the test is ignored, not run; a bare `live_only` means `true` |

@@ -14,6 +14,8 @@ use crate::completion::{CompletionRequest, CompletionResult};
 use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::role::CallRole;
 
+use super::raw::{RawRequest, RawResponse};
+
 /// One recorded call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawEntry", into = "RawEntry")]
@@ -60,10 +62,18 @@ pub enum Exchange {
         /// The vector and its token count.
         response: Embedding,
     },
+    /// A call the application made itself through the recording endpoint (format version 4).
+    Raw {
+        /// The HTTP request, without headers.
+        request: RawRequest,
+        /// The provider's answer.
+        response: RawResponse,
+    },
 }
 
 /// An entry as written: a completion keeps the keys `request` and `response` it always had (so
-/// older cassettes read unchanged), an embedding has `embedding_request` and `embedding` instead.
+/// older cassettes read unchanged), an embedding has `embedding_request` and `embedding` instead, a
+/// call through the recording endpoint `http_request` and `http_response`.
 #[derive(Serialize, Deserialize)]
 struct RawEntry {
     key: String,
@@ -85,6 +95,10 @@ struct RawEntry {
     embedding_request: Option<EmbeddingRequest>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     embedding: Option<Embedding>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http_request: Option<RawRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http_response: Option<RawResponse>,
     latency_ms: u64,
     recorded_at: String,
 }
@@ -93,34 +107,59 @@ impl TryFrom<RawEntry> for Entry {
     type Error = String;
 
     fn try_from(raw: RawEntry) -> Result<Self, String> {
-        let call = match (
-            raw.role,
-            raw.request,
-            raw.response,
-            raw.embedding_request,
-            raw.embedding,
-        ) {
-            (CallRole::Embedding, None, None, Some(request), Some(response)) => {
-                Exchange::Embedding { request, response }
+        let http = (raw.http_request, raw.http_response);
+        let completion_fields = raw.request.is_some()
+            || raw.response.is_some()
+            || raw.embedding_request.is_some()
+            || raw.embedding.is_some();
+        let call = match http {
+            (Some(request), Some(response)) if !completion_fields => {
+                Some(Exchange::Raw { request, response })
             }
-            (CallRole::Subject | CallRole::Judge, Some(request), Some(response), None, None) => {
-                Exchange::Completion { request, response }
-            }
-            (CallRole::Embedding, ..) => {
+            (None, None) => None,
+            _ => {
                 return Err(format!(
-                    "entry {}: an `embedding` entry holds `embedding_request` and `embedding` (and no \
-                     `request` or `response`)",
+                    "entry {}: a call through the recording endpoint holds `http_request` and \
+                     `http_response` (and nothing else)",
                     raw.key
                 ));
             }
-            _ => {
-                return Err(format!(
-                    "entry {}: a `{}` entry holds `request` and `response` (and no `embedding_request` \
+        };
+        let call = match call {
+            Some(call) => call,
+            None => match (
+                raw.role,
+                raw.request,
+                raw.response,
+                raw.embedding_request,
+                raw.embedding,
+            ) {
+                (CallRole::Embedding, None, None, Some(request), Some(response)) => {
+                    Exchange::Embedding { request, response }
+                }
+                (
+                    CallRole::Subject | CallRole::Judge,
+                    Some(request),
+                    Some(response),
+                    None,
+                    None,
+                ) => Exchange::Completion { request, response },
+                (CallRole::Embedding, ..) => {
+                    return Err(format!(
+                        "entry {}: an `embedding` entry holds `embedding_request` and `embedding` (and no \
+                     `request` or `response`)",
+                        raw.key
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "entry {}: a `{}` entry holds `request` and `response` (and no `embedding_request` \
                      or `embedding`)",
-                    raw.key,
-                    raw.role.as_str()
-                ));
-            }
+                        raw.key,
+                        raw.role.as_str()
+                    ));
+                }
+            },
         };
         Ok(Entry {
             key: raw.key,
@@ -139,14 +178,23 @@ impl TryFrom<RawEntry> for Entry {
 
 impl From<Entry> for RawEntry {
     fn from(entry: Entry) -> Self {
-        let (request, response, embedding_request, embedding) = match entry.call {
-            Exchange::Completion { request, response } => {
-                (Some(request), Some(response), None, None)
-            }
-            Exchange::Embedding { request, response } => {
-                (None, None, Some(request), Some(response))
-            }
-        };
+        let (mut request, mut response, mut embedding_request, mut embedding) =
+            (None, None, None, None);
+        let (mut http_request, mut http_response) = (None, None);
+        match entry.call {
+            Exchange::Completion {
+                request: q,
+                response: a,
+            } => (request, response) = (Some(q), Some(a)),
+            Exchange::Embedding {
+                request: q,
+                response: a,
+            } => (embedding_request, embedding) = (Some(q), Some(a)),
+            Exchange::Raw {
+                request: q,
+                response: a,
+            } => (http_request, http_response) = (Some(q), Some(a)),
+        }
         RawEntry {
             key: entry.key,
             test: entry.test,
@@ -160,6 +208,8 @@ impl From<Entry> for RawEntry {
             response,
             embedding_request,
             embedding,
+            http_request,
+            http_response,
             latency_ms: entry.latency_ms,
             recorded_at: entry.recorded_at,
         }
@@ -354,9 +404,11 @@ fn text_name(text: &str) -> String {
 /// The version a cassette file written now has. Version 1: entries name no target. Version 2: each
 /// entry names the test target that recorded it (`target`), so that a prune removes only its own.
 /// Version 3: long system prompts (the judge's instructions) are stored once per file, in `texts`.
+/// Version 4: an entry may hold a call the application made through the recording endpoint
+/// (`http_request`, `http_response`).
 /// Files of every version from [`OLDEST_VERSION`] on are read (a version 1 file replays unchanged, and
 /// is written in the current version when it is recorded into); a newer one is refused, not misread.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest version read.
 pub const OLDEST_VERSION: u32 = 1;
@@ -415,7 +467,7 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
 }
 
 /// The first 12 bytes of the SHA-256 of `keyed`'s JSON, in hex: a cassette key.
-fn digest_of(keyed: &impl Serialize) -> String {
+pub(super) fn digest_of(keyed: &impl Serialize) -> String {
     let bytes = serde_json::to_vec(keyed).expect("a request always serialises");
     let digest = Sha256::digest(&bytes);
     digest[..12].iter().map(|b| format!("{b:02x}")).collect()
@@ -429,14 +481,15 @@ pub trait Recorded {
     fn answer_in(exchange: Exchange) -> Option<Self::Answer>;
     /// This request and `answer`, as an entry holds them.
     fn exchange(&self, answer: &Self::Answer) -> Exchange;
-    /// The request as a completion, when it is one (what a stale call's message compares).
-    fn completion(&self) -> Option<&CompletionRequest>;
+    /// What differs between this request and the closest of `recorded` (the sample's recorded calls,
+    /// in key order), said briefly, for a stale call's message; empty when nothing tells.
+    fn changes(&self, recorded: &[Exchange]) -> Vec<String>;
 }
 
 /// Implements [`Recorded`] for a request whose calls an [`Exchange`] variant holds as `request` and
 /// `response`: the two kinds of call differ only in their types and their variant.
 macro_rules! recorded_in {
-    ($variant:ident: $request:ty => $answer:ty, $completion:expr) => {
+    ($variant:ident: $request:ty => $answer:ty, $changes:expr) => {
         impl Recorded for $request {
             type Answer = $answer;
 
@@ -454,15 +507,25 @@ macro_rules! recorded_in {
                 }
             }
 
-            fn completion(&self) -> Option<&CompletionRequest> {
-                $completion(self)
+            fn changes(&self, recorded: &[Exchange]) -> Vec<String> {
+                $changes(self, recorded)
             }
         }
     };
 }
 
-recorded_in!(Completion: CompletionRequest => CompletionResult, Some);
-recorded_in!(Embedding: EmbeddingRequest => Embedding, |_| None);
+recorded_in!(Completion: CompletionRequest => CompletionResult, |new, recorded: &[Exchange]| {
+    recorded
+        .iter()
+        .filter_map(|e| match e {
+            Exchange::Completion { request, .. } => Some(super::changes::describe(request, new)),
+            _ => None,
+        })
+        .min_by_key(Vec::len)
+        .unwrap_or_default()
+});
+// Embeddings are keyed by their text alone: a new text is a first recording, never a stale one.
+recorded_in!(Embedding: EmbeddingRequest => Embedding, |_, _: &[Exchange]| Vec::new());
 
 /// The current time as RFC 3339 UTC, for `recorded_at`.
 pub fn now_rfc3339() -> String {

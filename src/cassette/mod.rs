@@ -20,6 +20,7 @@ mod file;
 mod name;
 mod owner;
 pub mod pending;
+pub mod raw;
 mod store;
 
 pub use entry::{
@@ -288,24 +289,17 @@ impl Cassette {
         index.get(sample).copied().unwrap_or(0)
     }
 
-    /// The requests the file holds for `sample` made by `role`, as loaded.
-    pub fn recorded_requests(
-        &self,
-        sample: &SampleId,
-        role: crate::role::CallRole,
-    ) -> Vec<crate::completion::CompletionRequest> {
+    /// The calls the file holds for `sample` made by `role`, as loaded, in key order.
+    pub fn recorded_calls(&self, sample: &SampleId, role: crate::role::CallRole) -> Vec<Exchange> {
         let state = self.state();
-        let mut found: Vec<(&String, &crate::completion::CompletionRequest)> = state
+        let mut found: Vec<(&String, &Exchange)> = state
             .entries
             .iter()
             .filter(|e| e.role == role && sample.owns(e))
-            .filter_map(|e| match &e.call {
-                Exchange::Completion { request, .. } => Some((&e.key, request)),
-                Exchange::Embedding { .. } => None,
-            })
+            .map(|e| (&e.key, &e.call))
             .collect();
         found.sort_by_key(|(key, _)| *key);
-        found.into_iter().map(|(_, r)| r.clone()).collect()
+        found.into_iter().map(|(_, call)| call.clone()).collect()
     }
 
     /// How many entries the file held when loaded, if it held any.

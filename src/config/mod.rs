@@ -21,7 +21,7 @@ use crate::model::BUILT_IN;
 pub use crate::model::WireFormat;
 pub use crate::pricing::Price;
 pub use endpoints::EndpointConfig;
-pub(crate) use endpoints::UnknownProvider;
+pub use endpoints::UnknownProvider;
 pub(crate) use env::env_var;
 pub use env::is_ci;
 pub(crate) use layered::{Layered, layered_fieldwise};

@@ -40,7 +40,7 @@ impl Engine {
     }
 
     /// The worst case of a call to `provider/model` at `price`, `cost` of it when it is known.
-    fn worst(
+    pub(super) fn worst(
         &self,
         provider: &str,
         model: &str,

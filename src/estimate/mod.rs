@@ -435,6 +435,10 @@ fn priced(config: &Config, entry: &Entry, unpriced: &mut BTreeSet<String>) -> Ca
         Exchange::Completion { response, .. } => {
             config.cost_of(&entry.provider, &entry.model, response)
         }
+        Exchange::Raw { request, response } => {
+            let tokens = crate::provider::relayed::tokens_of(request, response);
+            config.cost_of(&entry.provider, &entry.model, &tokens)
+        }
         Exchange::Embedding { response, .. } => {
             let tokens = response.input_tokens;
             let price = config.price_of(&entry.provider, &entry.model, tokens.unwrap_or(0));

@@ -91,6 +91,9 @@ fn answer(calls: &[Entry]) -> String {
         .filter(|e| e.role == CallRole::Subject)
         .filter_map(|e| match &e.call {
             Exchange::Completion { response, .. } => Some(response.text.clone()),
+            Exchange::Raw { request, response } => {
+                Some(crate::provider::relayed::answer_text(request, response))
+            }
             Exchange::Embedding { .. } => None,
         })
         .collect::<Vec<_>>()

@@ -6,6 +6,7 @@ use std::pin::Pin;
 use crate::case::Written;
 use crate::completion::{CompletionRequest, CompletionResult, Turn};
 use crate::config::SamplingKeys;
+use crate::endpoint::SampleContext;
 use crate::model::{ModelId, Provider};
 use crate::run::PromptRun;
 
@@ -84,27 +85,31 @@ pub struct PromptModelMaxTokens;
 /// `run_fn = f` with `async fn f(request: CompletionRequest)`: the whole request.
 pub struct WholeRequest;
 
-/// The two forms `run_fn` takes, told apart by the function's arguments (`Form` is
-/// [`PromptModelMaxTokens`] or [`WholeRequest`], inferred): `(prompt, model, max_tokens)`, or the whole
-/// [`CompletionRequest`] (model, system prompt, the conversation ending with the prompt, tools).
+/// `run_fn = f` with `async fn f(sample: SampleContext)`: the sample, whose `base_url` the application's
+/// own client calls.
+pub struct WholeSample;
+
+/// The three forms `run_fn` takes, told apart by the function's arguments (`Form` is
+/// [`PromptModelMaxTokens`], [`WholeRequest`] or [`WholeSample`], inferred): `(prompt, model,
+/// max_tokens)`, the whole [`CompletionRequest`] (model, system prompt, the conversation ending with the
+/// prompt, tools), or the [`SampleContext`] (the request, the prompt's inputs, and the recording
+/// endpoint's URL for the application's own client).
 #[diagnostic::on_unimplemented(
     message = "`run_fn` cannot be `{Self}`",
     label = "not a `run_fn`",
-    note = "`run_fn` takes `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>` or `async fn(request: CompletionRequest) -> anyhow::Result<CompletionResult>`"
+    note = "`run_fn` takes `async fn(prompt: &str, model: &str, max_tokens: u32) -> anyhow::Result<CompletionResult>`, `async fn(request: CompletionRequest) -> anyhow::Result<CompletionResult>` or `async fn(sample: SampleContext) -> anyhow::Result<CompletionResult>`"
 )]
 pub trait RunFnForm<Form> {
-    /// Calls the function with what its form takes of `request`.
-    fn call(
-        self,
-        request: CompletionRequest,
-    ) -> impl Future<Output = anyhow::Result<CompletionResult>>;
+    /// Calls the function with what its form takes of `sample`.
+    fn call(self, sample: SampleContext) -> impl Future<Output = anyhow::Result<CompletionResult>>;
 }
 
 impl<F> RunFnForm<PromptModelMaxTokens> for F
 where
     F: AsyncFn(&str, &str, u32) -> anyhow::Result<CompletionResult>,
 {
-    async fn call(self, request: CompletionRequest) -> anyhow::Result<CompletionResult> {
+    async fn call(self, sample: SampleContext) -> anyhow::Result<CompletionResult> {
+        let request = sample.into_request();
         // The prompt is the last turn, the user's.
         let prompt = request
             .messages
@@ -119,8 +124,17 @@ impl<F> RunFnForm<WholeRequest> for F
 where
     F: AsyncFn(CompletionRequest) -> anyhow::Result<CompletionResult>,
 {
-    async fn call(self, request: CompletionRequest) -> anyhow::Result<CompletionResult> {
-        self(request).await
+    async fn call(self, sample: SampleContext) -> anyhow::Result<CompletionResult> {
+        self(sample.into_request()).await
+    }
+}
+
+impl<F> RunFnForm<WholeSample> for F
+where
+    F: AsyncFn(SampleContext) -> anyhow::Result<CompletionResult>,
+{
+    async fn call(self, sample: SampleContext) -> anyhow::Result<CompletionResult> {
+        self(sample).await
     }
 }
 

@@ -103,7 +103,16 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
             _ => {}
         }
     }
-    let usage = body.get("usage").unwrap_or(&Value::Null);
+    usage(body.get("usage").unwrap_or(&Value::Null), &mut result);
+    result.stop_reason = string(body, "stop_reason");
+    result.safety_filtered = result.stop_reason.as_deref() == Some("refusal");
+    result.model_used = string(body, "model");
+    result.request_id = string(body, "id");
+    Ok(result)
+}
+
+/// The token counts of a Messages `usage` object: input with cache reads and writes added back.
+pub(super) fn usage(usage: &Value, result: &mut CompletionResult) {
     let cache_read = count(usage, "cache_read_input_tokens");
     let cache_write = count(usage, "cache_creation_input_tokens");
     result.input_tokens = count(usage, "input_tokens")
@@ -115,11 +124,6 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
     result.thoughts_tokens = usage
         .get("output_tokens_details")
         .map_or(0, |d| count(d, "thinking_tokens"));
-    result.stop_reason = string(body, "stop_reason");
-    result.safety_filtered = result.stop_reason.as_deref() == Some("refusal");
-    result.model_used = string(body, "model");
-    result.request_id = string(body, "id");
-    Ok(result)
 }
 
 pub(super) fn parse_error(body: &Value) -> ErrorBody {

@@ -34,6 +34,12 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
 }
 
+#[cfg(feature = "endpoint")]
+#[path = "forward.rs"]
+mod forward;
+#[cfg(feature = "endpoint")]
+pub(crate) use forward::{CREDENTIAL_HEADERS, Forwarded};
+
 /// A client for one endpoint.
 #[derive(Clone)]
 pub struct ProviderClient {

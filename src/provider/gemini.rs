@@ -308,13 +308,10 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
             });
         result.safety_filtered |= rated_blocked;
     }
-    let usage = body.get("usageMetadata").unwrap_or(&Value::Null);
-    result.input_tokens =
-        count(usage, "promptTokenCount").saturating_add(count(usage, "toolUsePromptTokenCount"));
-    result.cached_input_tokens = count(usage, "cachedContentTokenCount");
-    result.thoughts_tokens = count(usage, "thoughtsTokenCount");
-    result.output_tokens =
-        count(usage, "candidatesTokenCount").saturating_add(result.thoughts_tokens);
+    usage(
+        body.get("usageMetadata").unwrap_or(&Value::Null),
+        &mut result,
+    );
     result.model_version = string(body, "modelVersion");
     result.model_used = result
         .model_version
@@ -322,6 +319,16 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
         .map(|v| v.trim_start_matches("models/").to_string());
     result.request_id = string(body, "responseId");
     Ok(result)
+}
+
+/// The token counts of a `usageMetadata` object: output with the thoughts added.
+pub(super) fn usage(usage: &Value, result: &mut CompletionResult) {
+    result.input_tokens =
+        count(usage, "promptTokenCount").saturating_add(count(usage, "toolUsePromptTokenCount"));
+    result.cached_input_tokens = count(usage, "cachedContentTokenCount");
+    result.thoughts_tokens = count(usage, "thoughtsTokenCount");
+    result.output_tokens =
+        count(usage, "candidatesTokenCount").saturating_add(result.thoughts_tokens);
 }
 
 pub(super) fn parse_error(body: &Value) -> ErrorBody {

@@ -39,6 +39,7 @@ mod error;
 mod gemini;
 mod limiter;
 mod openai;
+pub(crate) mod relayed;
 mod retry;
 pub(crate) mod wire;
 
@@ -47,6 +48,8 @@ use serde_json::Value;
 use crate::completion::{CompletionRequest, ContentBlock, Role};
 use crate::config::WireFormat;
 pub use client::ProviderClient;
+#[cfg(feature = "endpoint")]
+pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
 pub(crate) use client::{http_client, missing_key_for};
 pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;

@@ -183,7 +183,15 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
     }
     result.stop_reason = string(choice, "finish_reason");
     result.safety_filtered |= result.stop_reason.as_deref() == Some("content_filter");
-    let usage = body.get("usage").unwrap_or(&Value::Null);
+    usage(body.get("usage").unwrap_or(&Value::Null), &mut result);
+    result.model_used = string(body, "model");
+    result.model_version = string(body, "system_fingerprint");
+    result.request_id = string(body, "id");
+    Ok(result)
+}
+
+/// The token counts of a Chat Completions `usage` object (a response's, or a stream's last chunk's).
+pub(super) fn usage(usage: &Value, result: &mut CompletionResult) {
     let prompt_details = usage.get("prompt_tokens_details").unwrap_or(&Value::Null);
     result.input_tokens = count(usage, "prompt_tokens");
     result.cached_input_tokens = match prompt_details.get("cached_tokens").and_then(Value::as_u64) {
@@ -195,10 +203,6 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
     result.thoughts_tokens = usage
         .get("completion_tokens_details")
         .map_or(0, |d| count(d, "reasoning_tokens"));
-    result.model_used = string(body, "model");
-    result.model_version = string(body, "system_fingerprint");
-    result.request_id = string(body, "id");
-    Ok(result)
 }
 
 pub(super) fn parse_error(body: &Value) -> ErrorBody {

@@ -187,4 +187,13 @@ impl PromptRun {
     pub fn test_name(&self) -> &str {
         &self.scope.test
     }
+
+    /// The URL standing in for `provider`'s base URL for this run's sample, for calls the test body
+    /// makes after the run with the application's own client (a second stage fed `run.output`): they
+    /// are recorded and replayed under the same sample. The same as
+    /// [`SampleContext::base_url`](crate::SampleContext::base_url).
+    #[cfg(feature = "endpoint")]
+    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
+        self.scope.engine.base_url(&self.scope, provider)
+    }
 }

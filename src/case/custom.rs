@@ -1,0 +1,68 @@
+//! A custom executor's sample (`run_fn`): the user's function called with the sample's context; its
+//! answer counted as the subject's, unless its calls went through the recording endpoint, which counted
+//! each of them already.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{RequestTemplate, RunFn, unanswered_by, with_transcript};
+use crate::completion::{CompletionRequest, CompletionResult, Message};
+use crate::endpoint::SampleContext;
+use crate::engine::{CallError, Completed, RunScope};
+use crate::outcome::SampleOutcome;
+
+/// Runs `run_fn` on `scope`'s sample of `template`, which would send `request` to `subject`
+/// (provider, model).
+pub(super) async fn run(
+    run_fn: RunFn,
+    scope: &Arc<RunScope>,
+    template: &RequestTemplate,
+    (provider, model): (&str, &str),
+    request: CompletionRequest,
+) -> Result<(Completed, Vec<Message>), SampleOutcome> {
+    let started = Instant::now();
+    let messages = request.messages.clone();
+    let sample = SampleContext::new(
+        request,
+        template.prompt.clone(),
+        template.vars.clone(),
+        scope.clone(),
+    );
+    let returned = run_fn(sample).await;
+    if let Some(outcome) = refused(scope) {
+        return Err(outcome);
+    }
+    let called = match returned {
+        Ok(result) if scope.relay.calls() > 0 => Ok(seen(scope, result, started)),
+        Ok(result) => {
+            Ok(scope
+                .engine
+                .account_external(scope, provider, model, result, started.elapsed()))
+        }
+        Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
+    };
+    with_transcript(called, messages)
+}
+
+/// The answer `run_fn` returned, with the tokens and cost of the calls the endpoint saw instead of its
+/// own counts (already in the sample's usage: not added twice); replayed when every call was.
+fn seen(scope: &RunScope, mut result: CompletionResult, started: Instant) -> Completed {
+    let subject = scope.usage().subject;
+    result.input_tokens = subject.tokens.input;
+    result.output_tokens = subject.tokens.output;
+    result.cached_input_tokens = subject.tokens.cached_input;
+    result.cache_creation_tokens = subject.tokens.cache_creation;
+    result.thoughts_tokens = subject.tokens.thoughts;
+    result.cost_usd = subject.cost.known();
+    Completed {
+        result,
+        latency: started.elapsed(),
+        replayed: subject.replayed == subject.calls,
+    }
+}
+
+/// How the sample ends when a call through the recording endpoint was refused (no recording under CI
+/// or in replay mode, the budget, no key in auto mode), as the harness's own refused call ends it.
+pub(super) fn refused(scope: &RunScope) -> Option<SampleOutcome> {
+    scope.relay.refusal().map(unanswered_by)
+}

@@ -1,0 +1,333 @@
+//! A call the application made itself, through the recording endpoint, as a cassette holds it: the
+//! HTTP request (method, path, the JSON body with its keys sorted) and the answer (status, content type,
+//! the JSON body or the server-sent events in order). Never a header, never a key: the path holds no
+//! secret and the query keeps only what changes the answer (`alt=sse`).
+
+// Without the `endpoint` feature raw exchanges are read and kept, never made.
+#![cfg_attr(not(feature = "endpoint"), allow(dead_code))]
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A request as the endpoint received it, without what identifies the run, the sample or the caller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RawRequest {
+    /// `POST`.
+    pub method: String,
+    /// The provider's path, after the sample's part of the URL (`/v1/chat/completions`,
+    /// `/v1beta/models/gemini-2.5-flash:generateContent`).
+    pub path: String,
+    /// The query parameters that change the answer (`alt=sse`), sorted; a key is never one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub query: Vec<(String, String)>,
+    /// The JSON body, its object keys sorted ([`canonical`]).
+    pub body: Value,
+}
+
+/// What the provider answered, as the client read it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RawResponse {
+    /// The HTTP status (a success: error answers are not recorded).
+    pub status: u16,
+    /// The `Content-Type` it came with.
+    pub content_type: String,
+    /// The body.
+    pub body: RawBody,
+}
+
+/// A response body: one JSON document, or a stream of server-sent events in the order they came.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RawBody {
+    /// `application/json`.
+    Json(Value),
+    /// `text/event-stream`.
+    Events(Vec<Event>),
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Its `event:` name (Anthropic's `message_start`, ...); OpenAI and Gemini send none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// Its data: JSON when it parses as an object or an array (kept readable in a diff), else the text
+    /// (`[DONE]`).
+    pub data: Value,
+}
+
+/// `value` with every object's keys sorted, recursively: two bodies that differ only in key order are
+/// one request (the crate's `serde_json` keeps insertion order).
+pub fn canonical(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, canonical(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(canonical).collect()),
+        other => other,
+    }
+}
+
+/// The events of a `text/event-stream` body, in order. Comments, `id:` and `retry:` lines are dropped;
+/// several `data:` lines of one event are joined with a newline, as the format says.
+pub fn parse_events(text: &str) -> Vec<Event> {
+    let mut events = Vec::new();
+    let (mut name, mut data): (Option<String>, Option<String>) = (None, None);
+    let mut flush = |name: &mut Option<String>, data: &mut Option<String>| {
+        if let Some(text) = data.take() {
+            events.push(Event {
+                event: name.take(),
+                data: event_data(text),
+            });
+        }
+        *name = None;
+    };
+    for line in text.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            flush(&mut name, &mut data);
+            continue;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "event" => name = Some(value.to_string()),
+            "data" => match &mut data {
+                Some(text) => {
+                    text.push('\n');
+                    text.push_str(value);
+                }
+                None => data = Some(value.to_string()),
+            },
+            _ => {}
+        }
+    }
+    flush(&mut name, &mut data);
+    events
+}
+
+fn event_data(text: String) -> Value {
+    match serde_json::from_str::<Value>(&text) {
+        Ok(json @ (Value::Object(_) | Value::Array(_))) => json,
+        _ => Value::String(text),
+    }
+}
+
+/// `events` as a `text/event-stream` body, each event as the client first read it.
+pub fn write_events(events: &[Event]) -> String {
+    let mut out = String::new();
+    for e in events {
+        if let Some(name) = &e.event {
+            out.push_str("event: ");
+            out.push_str(name);
+            out.push('\n');
+        }
+        let data = match &e.data {
+            Value::String(text) => text.clone(),
+            json => json.to_string(),
+        };
+        for line in data.split('\n') {
+            out.push_str("data: ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The key of a raw call: a hash of the sample (test and run), the request (method, path, query,
+/// canonical body) and its place among the sample's identical requests (`ordinal`, 1-based: the k-th
+/// identical request replays the k-th recording). No header and no URL: it replays against any host.
+pub fn raw_key(test: &str, run: u32, request: &RawRequest, ordinal: u32) -> String {
+    #[derive(Serialize)]
+    struct Keyed<'a> {
+        kind: &'static str,
+        test: &'a str,
+        run: u32,
+        method: &'a str,
+        path: &'a str,
+        query: &'a [(String, String)],
+        body: &'a Value,
+        ordinal: u32,
+    }
+    super::entry::digest_of(&Keyed {
+        kind: "raw",
+        test,
+        run,
+        method: &request.method,
+        path: &request.path,
+        query: &request.query,
+        body: &request.body,
+        ordinal,
+    })
+}
+
+/// What differs between a recorded request and a new one, a line per JSON path
+/// (`messages[0].content: "a" → "b"`, `temperature: unset → 0.2`), at most `limit` lines.
+pub fn body_changes(old: &RawRequest, new: &RawRequest, limit: usize) -> Vec<String> {
+    let mut changes = Vec::new();
+    if old.method != new.method || old.path != new.path {
+        changes.push(format!(
+            "{} {} → {} {}",
+            old.method, old.path, new.method, new.path
+        ));
+    }
+    if old.query != new.query {
+        changes.push(format!("query {:?} → {:?}", old.query, new.query));
+    }
+    json_diff("", &old.body, &new.body, &mut changes);
+    if changes.len() > limit {
+        let more = changes.len() - limit;
+        changes.truncate(limit);
+        changes.push(format!("and {more} more"));
+    }
+    changes
+}
+
+fn json_diff(at: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
+    let name = |key: &str| {
+        if at.is_empty() {
+            key.to_string()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                match (a.get(key), b.get(key)) {
+                    (Some(x), Some(y)) => json_diff(&name(key), x, y, out),
+                    (Some(x), None) => out.push(format!("{}: {} → unset", name(key), short(x))),
+                    (None, Some(y)) => out.push(format!("{}: unset → {}", name(key), short(y))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                json_diff(&format!("{at}[{i}]"), x, y, out);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            out.push(format!("{at}: {} items → {}", a.len(), b.len()));
+            let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            if let (Some(x), Some(y)) = (a.get(same), b.get(same)) {
+                json_diff(&format!("{at}[{same}]"), x, y, out);
+            }
+        }
+        (a, b) if a != b => out.push(format!("{}: {} → {}", at_or_body(at), short(a), short(b))),
+        _ => {}
+    }
+}
+
+fn at_or_body(at: &str) -> &str {
+    if at.is_empty() { "body" } else { at }
+}
+
+/// A JSON value shown in a line: at most 80 characters.
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 80 {
+        return text;
+    }
+    let cut: String = text.chars().take(77).collect();
+    format!("{cut}...")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(body: Value) -> RawRequest {
+        RawRequest {
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            query: Vec::new(),
+            body: canonical(body),
+        }
+    }
+
+    #[test]
+    fn key_order_does_not_change_the_key_and_the_sample_and_ordinal_do() {
+        let a = request(
+            serde_json::from_str(r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#)
+                .unwrap(),
+        );
+        let b = request(
+            serde_json::from_str(r#"{"messages":[{"content":"hi","role":"user"}],"model":"m"}"#)
+                .unwrap(),
+        );
+        assert_eq!(a, b);
+        assert_eq!(raw_key("t", 1, &a, 1), raw_key("t", 1, &b, 1));
+        assert_ne!(raw_key("t", 1, &a, 1), raw_key("t", 1, &a, 2));
+        assert_ne!(raw_key("t", 1, &a, 1), raw_key("t", 2, &a, 1));
+        assert_ne!(raw_key("t", 1, &a, 1), raw_key("u", 1, &a, 1));
+        let text = serde_json::to_string(&a.body).unwrap();
+        assert_eq!(
+            text,
+            r#"{"messages":[{"content":"hi","role":"user"}],"model":"m"}"#
+        );
+    }
+
+    #[test]
+    fn events_read_and_written_back_in_order() {
+        let anthropic = "event: message_start\ndata: {\"type\":\"message_start\"}\n\n: ping\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let events = parse_events(anthropic);
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].event.as_deref(), Some("message_start"));
+        assert_eq!(events[1].data, json!({"type": "message_stop"}));
+        assert_eq!(write_events(&events), anthropic.replace(": ping\n\n", ""));
+        // OpenAI ends with a text, Gemini separates with CRLF.
+        let openai = parse_events("data: {\"a\":1}\n\ndata: [DONE]\n\n");
+        assert_eq!(openai[1].data, json!("[DONE]"));
+        assert_eq!(write_events(&openai), "data: {\"a\":1}\n\ndata: [DONE]\n\n");
+        let gemini = parse_events("data: {\"b\":2}\r\n\r\ndata: {\"b\":3}\r\n\r\n");
+        assert_eq!(gemini.len(), 2);
+        assert_eq!(gemini[1].data, json!({"b": 3}));
+        // Two data lines are one event's text.
+        let joined = parse_events("data: one\ndata: two\n\n");
+        assert_eq!(joined[0].data, json!("one\ntwo"));
+        assert_eq!(write_events(&joined), "data: one\ndata: two\n\n");
+    }
+
+    #[test]
+    fn a_body_diff_names_each_changed_path() {
+        let old = request(
+            json!({"model": "m", "messages": [{"role": "user", "content": "hello"}], "temperature": 0.2}),
+        );
+        let new = request(
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "seed": 3}),
+        );
+        assert_eq!(
+            body_changes(&old, &new, 10),
+            vec![
+                "messages[0].content: \"hello\" → \"hi\"".to_string(),
+                "seed: unset → 3".into(),
+                "temperature: 0.2 → unset".into(),
+            ]
+        );
+        let longer = request(json!({"messages": [1, 2, 3]}));
+        let shorter = request(json!({"messages": [1, 5]}));
+        assert_eq!(
+            body_changes(&longer, &shorter, 10),
+            vec![
+                "messages: 3 items → 2".to_string(),
+                "messages[1]: 2 → 5".into()
+            ]
+        );
+        assert_eq!(body_changes(&old, &new, 1).last().unwrap(), "and 2 more");
+        assert!(body_changes(&old, &old, 10).is_empty());
+    }
+}

@@ -1,0 +1,127 @@
+//! The recording endpoint: while the test target runs, the providers' HTTP APIs served on 127.0.0.1
+//! as a recording pass-through, so that the application's own client (in a `run_fn`, or in a test
+//! body after the run) records and replays like the harness's own calls.
+//!
+//! A sample asks for a base URL ([`SampleContext::base_url`], `PromptRun::base_url`); the first ask
+//! starts the server on the engine's runtime (an ephemeral port, a random secret in every path). The
+//! URL names the sample by a token of its own, so a call is attributed to its sample by its URL, never
+//! by timing. Each request goes through the engine's one flow (`engine/relay.rs`): the cassette
+//! decision, the budget, the recording (a raw exchange, `cassette/raw.rs`) and the usage. `route.rs`
+//! splits and builds the URLs (pure), `serve.rs` is the HTTP server (the `endpoint` feature: hyper).
+
+// Without the `endpoint` feature no call comes through it: a sample's relay stays empty.
+#![cfg_attr(not(feature = "endpoint"), allow(dead_code, unused_imports))]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use crate::engine::{CallError, RunScope};
+
+mod context;
+#[cfg(feature = "endpoint")]
+mod route;
+#[cfg(feature = "endpoint")]
+mod serve;
+
+pub use context::SampleContext;
+
+/// The samples whose URLs were given out, by token: a sample's entry goes when its scope does.
+pub(crate) type Registry = Mutex<HashMap<String, Weak<RunScope>>>;
+
+/// The run's recording endpoint: nothing until a sample first asks for a base URL.
+#[cfg(feature = "endpoint")]
+#[derive(Default)]
+pub(crate) struct Endpoint {
+    server: OnceLock<serve::Server>,
+}
+
+/// What one sample's calls through the endpoint left: its URL's token, how many identical requests it
+/// sent so far (each numbered in send order), how many calls it made, and the first call the engine
+/// refused (no recording under CI, the budget, no key): the sample ends by it whatever its code
+/// returns.
+#[derive(Default)]
+pub(crate) struct SampleRelay {
+    token: OnceLock<(String, Weak<Registry>)>,
+    ordinals: Mutex<HashMap<String, u32>>,
+    calls: AtomicU32,
+    refused: Mutex<Option<CallError>>,
+}
+
+impl SampleRelay {
+    /// The place (1-based) of a request among the sample's identical ones, `same` naming them.
+    pub(crate) fn next_ordinal(&self, same: String) -> u32 {
+        let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
+        let n = ordinals.entry(same).or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    /// Counts a call answered through the endpoint (made or replayed).
+    pub(crate) fn count_call(&self) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many calls the endpoint answered for this sample.
+    pub(crate) fn calls(&self) -> u32 {
+        self.calls.load(Ordering::Relaxed)
+    }
+
+    /// Keeps the first refusal.
+    pub(crate) fn refuse(&self, error: CallError) {
+        let mut refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        refused.get_or_insert(error);
+    }
+
+    /// The first call refused, if any.
+    pub(crate) fn refusal(&self) -> Option<CallError> {
+        self.refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Drop for SampleRelay {
+    fn drop(&mut self) {
+        if let Some((token, registry)) = self.token.get()
+            && let Some(registry) = registry.upgrade()
+        {
+            registry
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(token);
+        }
+    }
+}
+
+#[cfg(feature = "endpoint")]
+impl Endpoint {
+    /// `scope`'s URL standing in for `provider`'s base URL, the server started (on `handle`) if it
+    /// was not.
+    pub(crate) fn base_url(
+        &self,
+        handle: impl FnOnce() -> tokio::runtime::Handle,
+        scope: &Arc<RunScope>,
+        provider: &str,
+    ) -> Result<String, crate::config::UnknownProvider> {
+        let endpoint = scope.engine.config.endpoint(provider)?;
+        let server = self.server.get_or_init(|| serve::Server::start(&handle()));
+        let (token, _) = scope.relay.token.get_or_init(|| {
+            let token = serve::random_hex(12);
+            server
+                .samples
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(token.clone(), Arc::downgrade(scope));
+            (token, Arc::downgrade(&server.samples))
+        });
+        Ok(route::base_url(
+            &server.origin,
+            &server.secret,
+            token,
+            &endpoint.name,
+            endpoint.wire,
+        ))
+    }
+}

@@ -1,0 +1,449 @@
+//! The recording endpoint's HTTP server (hyper, HTTP/1.1, on the engine's runtime): each request
+//! checked (the run's secret, a sample's token, a known provider, a served API, a JSON body), then
+//! taken through the engine's flow (`Engine::relay`); the answer sent back as recorded, or the
+//! provider's own error answer as it came.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::{Method, Request, Response};
+use hyper_util::rt::TokioIo;
+
+use super::Registry;
+use super::route::{self, Refused};
+use crate::cassette::raw::{RawBody, RawRequest, RawResponse, canonical, parse_events, raw_key};
+use crate::config::WireFormat;
+use crate::engine::CallError;
+use crate::engine::RunScope;
+use crate::engine::relay::{Relayed, RelayedAnswer};
+use crate::provider::relayed::{self, Api, SUPPORTED};
+use crate::provider::{CREDENTIAL_HEADERS, Forwarded, ProviderError};
+
+/// The largest request body read.
+const MAX_REQUEST_BYTES: usize = 64 << 20;
+
+/// The status of a call the endpoint refuses to make (no recording, the budget, no key): a client
+/// error the common clients do not retry (not 408, 409 or 429).
+pub(crate) const REFUSED: u16 = 400;
+
+/// Request headers not forwarded: the connection's own, and the encodings (the answer is read whole).
+const HOP_BY_HOP: [&str; 7] = [
+    "host",
+    "connection",
+    "content-length",
+    "transfer-encoding",
+    "accept-encoding",
+    "keep-alive",
+    "upgrade",
+];
+
+/// The server of one run. Its accept loop holds it weakly: it stops when the engine's endpoint goes.
+pub(crate) struct Server {
+    /// `http://127.0.0.1:PORT`.
+    pub origin: String,
+    /// The run's secret, the first segment of every path.
+    pub secret: String,
+    /// The samples given a URL.
+    pub samples: Arc<Registry>,
+    _shared: Arc<Shared>,
+}
+
+/// `n` random bytes in hex.
+pub(crate) fn random_hex(n: usize) -> String {
+    (0..n)
+        .map(|_| format!("{:02x}", rand::random::<u8>()))
+        .collect()
+}
+
+impl Server {
+    /// Binds an ephemeral port on 127.0.0.1 and serves it on `handle`.
+    pub(crate) fn start(handle: &tokio::runtime::Handle) -> Self {
+        // Binding the loopback interface on port 0 fails only when the machine has no loopback.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.set_nonblocking(true).map(|()| l))
+            .expect("the recording endpoint binds 127.0.0.1");
+        let origin = listener
+            .local_addr()
+            .map(|a| format!("http://{a}"))
+            .unwrap_or_default();
+        let shared = Arc::new(Shared {
+            secret: random_hex(16),
+            samples: Arc::default(),
+        });
+        handle.spawn(accept(listener, Arc::downgrade(&shared)));
+        Server {
+            origin,
+            secret: shared.secret.clone(),
+            samples: shared.samples.clone(),
+            _shared: shared,
+        }
+    }
+}
+
+/// What every connection's handler reads.
+struct Shared {
+    secret: String,
+    samples: Arc<Registry>,
+}
+
+async fn accept(listener: std::net::TcpListener, shared: Weak<Shared>) {
+    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+        return;
+    };
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Out of descriptors, most likely: wait for some to close.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(answer(request, &shared).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// A request the endpoint answers itself, in the provider's error shape.
+struct Refusal {
+    status: u16,
+    wire: Option<WireFormat>,
+    code: &'static str,
+    message: String,
+}
+
+impl Refusal {
+    fn new(status: u16, wire: Option<WireFormat>, code: &'static str, message: String) -> Self {
+        Self {
+            status,
+            wire,
+            code,
+            message,
+        }
+    }
+
+    fn response(self) -> Response<Full<Bytes>> {
+        let body = route::error_body(self.wire, self.status, self.code, &self.message);
+        reply(self.status, "application/json", body.to_string().into())
+    }
+}
+
+fn reply(status: u16, content_type: &str, body: Bytes) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+    if let Ok(value) = HeaderValue::from_str(content_type) {
+        response.headers_mut().insert(CONTENT_TYPE, value);
+    }
+    response
+}
+
+async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
+    match serve(request, shared).await {
+        Ok(response) => response,
+        Err(refusal) => refusal.response(),
+    }
+}
+
+/// The request's parts the engine and the upstream call need.
+struct Checked {
+    scope: Arc<RunScope>,
+    provider: String,
+    wire: WireFormat,
+    rest: String,
+    api: Api,
+    query: Vec<(String, String)>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    sends_key: bool,
+    body: Bytes,
+}
+
+async fn serve(
+    request: Request<Incoming>,
+    shared: &Shared,
+) -> Result<Response<Full<Bytes>>, Refusal> {
+    let incoming = checked(request, shared).await?;
+    let scope = incoming.scope.clone();
+    let engine = scope.engine.clone();
+    let json: serde_json::Value = serde_json::from_slice(&incoming.body).map_err(|e| {
+        Refusal::new(
+            400,
+            Some(incoming.wire),
+            "invalid_json",
+            format!("the recording endpoint reads JSON request bodies; this one is not: {e}"),
+        )
+    })?;
+    let raw = RawRequest {
+        method: "POST".into(),
+        path: incoming.rest.clone(),
+        query: incoming.query.clone(),
+        body: canonical(json),
+    };
+    let model = relayed::model_of(&raw);
+    let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
+    let same = raw_key(&owner, scope.run_index, &raw, 0);
+    let ordinal = scope.relay.next_ordinal(same);
+    let key = raw_key(&owner, scope.run_index, &raw, ordinal);
+    let relayed = Relayed {
+        request: raw,
+        api: incoming.api,
+        model,
+    };
+    let client = engine
+        .client(&incoming.provider)
+        .map_err(|e| Refusal::new(404, Some(incoming.wire), "unknown_provider", e.to_string()))?;
+    let url = route::upstream_url(
+        &client.endpoint().base_url,
+        incoming.wire,
+        &incoming.rest,
+        &incoming.query,
+    );
+    let mut attempted = false;
+    let mut passed: Option<Forwarded> = None;
+    let upstream = upstream(
+        &client,
+        &url,
+        incoming.headers,
+        incoming.body,
+        &mut attempted,
+        &mut passed,
+    );
+    let made = engine
+        .relay(&scope, &client, &relayed, key, incoming.sends_key, upstream)
+        .await;
+    match made {
+        Ok((answer, _, _)) => Ok(recorded(&answer.response)),
+        // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.
+        Err(_) if passed.is_some() => Ok(passed.map(as_it_came).expect("checked above")),
+        // Sent, but no answer came back (a refused connection, a timeout).
+        Err(e) if attempted => Err(Refusal::new(
+            502,
+            Some(incoming.wire),
+            "upstream_failed",
+            e.to_string(),
+        )),
+        // Refused before it was made: the sample ends by it, whatever its code returns.
+        Err(e) => {
+            let code = match &e {
+                CallError::Unavailable(_) => "prompt_tester_unavailable",
+                CallError::Failed(_) => "prompt_tester_refused",
+            };
+            let message = format!("prompt-tester: {e}");
+            scope.relay.refuse(e);
+            Err(Refusal::new(REFUSED, Some(incoming.wire), code, message))
+        }
+    }
+}
+
+/// The request checked: the secret, the sample, the provider, the API, the method; its credentials
+/// found (and declared secrets), its body read.
+async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked, Refusal> {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path().to_string();
+    let target = route::split(&path, &shared.secret).map_err(|refused| match refused {
+        Refused::NoSecret => Refusal::new(
+            403,
+            None,
+            "forbidden",
+            "this URL is not one the recording endpoint gave out: ask the sample for its base URL \
+             (SampleContext::base_url, PromptRun::base_url)"
+                .into(),
+        ),
+        Refused::Incomplete => Refusal::new(
+            404,
+            None,
+            "unsupported_path",
+            format!(
+                "no provider path after the sample's URL; the recording endpoint serves {SUPPORTED}"
+            ),
+        ),
+    })?;
+    let scope = shared
+        .samples
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(target.sample)
+        .and_then(Weak::upgrade)
+        .ok_or_else(|| {
+            Refusal::new(
+                404,
+                None,
+                "unknown_sample",
+                "no sample has this URL: it ended, or the URL was given out in another run".into(),
+            )
+        })?;
+    let endpoint = scope
+        .engine
+        .config
+        .endpoint(target.provider)
+        .map_err(|e| Refusal::new(404, None, "unknown_provider", e.to_string()))?
+        .clone();
+    let wire = endpoint.wire;
+    let unsupported = |why: String| Refusal::new(404, Some(wire), "unsupported_path", why);
+    let (api, _) = Api::of_path(target.rest).ok_or_else(|| {
+        unsupported(format!(
+            "POST {} is not served by the recording endpoint; it serves {SUPPORTED}",
+            target.rest
+        ))
+    })?;
+    if api.wire() != wire {
+        return Err(unsupported(format!(
+            "POST {} is not an API of provider {:?}, whose wire format is {wire:?}; the recording endpoint \
+             serves {SUPPORTED}",
+            target.rest, endpoint.name
+        )));
+    }
+    if parts.method != Method::POST {
+        return Err(Refusal::new(
+            405,
+            Some(wire),
+            "method_not_allowed",
+            format!(
+                "{} {}: the recording endpoint serves POST only",
+                parts.method, target.rest
+            ),
+        ));
+    }
+    let mut sends_key = false;
+    let mut query = Vec::new();
+    let mut headers = Vec::new();
+    for (name, value) in route::query_pairs(parts.uri.query().unwrap_or("")) {
+        if name == "key" {
+            crate::redact::protect_value("GOOGLE_API_KEY", &value);
+            sends_key = true;
+            if let Ok(mut value) = HeaderValue::from_str(&value) {
+                value.set_sensitive(true);
+                headers.push((HeaderName::from_static("x-goog-api-key"), value));
+            }
+        } else {
+            query.push((name, value));
+        }
+    }
+    query.sort();
+    for (name, value) in &parts.headers {
+        if HOP_BY_HOP.contains(&name.as_str()) {
+            continue;
+        }
+        if CREDENTIAL_HEADERS.contains(&name.as_str()) {
+            sends_key = true;
+            crate::redact::protect_value(name.as_str(), value.to_str().unwrap_or(""));
+        }
+        headers.push((name.clone(), value.clone()));
+    }
+    let body = Limited::new(body, MAX_REQUEST_BYTES)
+        .collect()
+        .await
+        .map_err(|e| {
+            Refusal::new(
+                400,
+                Some(wire),
+                "unreadable_body",
+                format!("the request's body: {e}"),
+            )
+        })?
+        .to_bytes();
+    Ok(Checked {
+        scope,
+        provider: endpoint.name,
+        wire,
+        rest: target.rest.to_string(),
+        api,
+        query,
+        headers,
+        sends_key,
+        body,
+    })
+}
+
+/// Forwards the request once; a success the client can read is the answer, anything else is kept
+/// in `passed` to go back as it came (and is not recorded).
+async fn upstream(
+    client: &crate::provider::ProviderClient,
+    url: &str,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    body: Bytes,
+    attempted: &mut bool,
+    passed: &mut Option<Forwarded>,
+) -> Result<(RelayedAnswer, Duration), ProviderError> {
+    *attempted = true;
+    let forwarded = client.forward(url, headers, body.to_vec()).await?;
+    let latency = forwarded.latency;
+    let content_type = forwarded
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json")
+        .to_string();
+    let read = if !(200..300).contains(&forwarded.status) {
+        None
+    } else if content_type.starts_with("text/event-stream") {
+        std::str::from_utf8(&forwarded.body)
+            .ok()
+            .map(|text| RawBody::Events(parse_events(text)))
+    } else {
+        serde_json::from_slice(&forwarded.body)
+            .ok()
+            .map(RawBody::Json)
+    };
+    let status = forwarded.status;
+    match read {
+        Some(body) => Ok((
+            RelayedAnswer {
+                response: RawResponse {
+                    status,
+                    content_type,
+                    body,
+                },
+                tokens: Default::default(),
+            },
+            latency,
+        )),
+        None => {
+            *passed = Some(forwarded);
+            Err(ProviderError {
+                provider: client.name().to_string(),
+                status: Some(status),
+                error_type: None,
+                message: format!("HTTP {status}, passed back to the application's client"),
+                request_id: None,
+                attempts: 1,
+            })
+        }
+    }
+}
+
+/// A recorded (or just recorded) answer, as the client reads it.
+fn recorded(response: &RawResponse) -> Response<Full<Bytes>> {
+    let body = match &response.body {
+        RawBody::Json(json) => json.to_string(),
+        RawBody::Events(events) => crate::cassette::raw::write_events(events),
+    };
+    reply(response.status, &response.content_type, body.into())
+}
+
+/// The provider's answer as it came: its status, headers (the connection's own left out) and body.
+fn as_it_came(forwarded: Forwarded) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(forwarded.body)));
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(forwarded.status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+    for (name, value) in &forwarded.headers {
+        if !HOP_BY_HOP.contains(&name.as_str()) && name.as_str() != "content-encoding" {
+            response.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    response
+}

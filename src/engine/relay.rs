@@ -1,0 +1,150 @@
+//! Calls the application makes itself, through the recording endpoint, taken through the engine's one
+//! flow (`Engine::exchange`): the cassette decision, the budget, the recording (first, or pending), the
+//! price, and the sample's usage. Only the request and the answer differ: raw HTTP, not a
+//! [`crate::completion::CompletionRequest`].
+
+use std::future::Future;
+use std::time::Duration;
+
+use super::bill::Billed;
+use super::{Call, CallError, CallRole, Engine, RunScope};
+use crate::budget::{Worst, approx};
+use crate::cassette::raw::{RawRequest, RawResponse, body_changes};
+use crate::cassette::{Exchange, Recorded};
+use crate::completion::CompletionResult;
+use crate::provider::relayed::{self, Api};
+use crate::provider::{ProviderClient, ProviderError};
+
+/// The output a request that sets no limit is held at under a budget (its worst case).
+pub const UNBOUNDED_OUTPUT: u64 = 16_384;
+
+/// Lines of a request's body diff a stale call's message shows.
+const CHANGES_SHOWN: usize = 8;
+
+/// A request the application sent, as the engine takes it.
+#[derive(Debug, Clone)]
+pub(crate) struct Relayed {
+    /// The request as recorded.
+    pub request: RawRequest,
+    /// Its API.
+    pub api: Api,
+    /// The model it names.
+    pub model: String,
+}
+
+/// What the provider answered, and its tokens and cost as priced today.
+#[derive(Debug, Clone)]
+pub(crate) struct RelayedAnswer {
+    /// The answer, as recorded.
+    pub response: RawResponse,
+    /// Its tokens (the text is not read) and cost.
+    pub tokens: CompletionResult,
+}
+
+impl Recorded for Relayed {
+    type Answer = RelayedAnswer;
+
+    fn answer_in(exchange: Exchange) -> Option<RelayedAnswer> {
+        match exchange {
+            Exchange::Raw { request, response } => Some(RelayedAnswer {
+                tokens: relayed::tokens_of(&request, &response),
+                response,
+            }),
+            _ => None,
+        }
+    }
+
+    fn exchange(&self, answer: &RelayedAnswer) -> Exchange {
+        Exchange::Raw {
+            request: self.request.clone(),
+            response: answer.response.clone(),
+        }
+    }
+
+    /// Against the closest recorded request to the same path: a line per JSON path that changed.
+    fn changes(&self, recorded: &[Exchange]) -> Vec<String> {
+        recorded
+            .iter()
+            .filter_map(|e| match e {
+                Exchange::Raw { request, .. } if request.path == self.request.path => {
+                    Some(body_changes(request, &self.request, CHANGES_SHOWN))
+                }
+                _ => None,
+            })
+            .min_by_key(Vec::len)
+            .unwrap_or_default()
+    }
+}
+
+impl Billed for Relayed {
+    /// Its body's bytes by the approximation, its output at the limit it sets (else
+    /// [`UNBOUNDED_OUTPUT`]).
+    fn worst(&self, engine: &Engine, provider: &str) -> Worst {
+        let input = approx::tokens_of_bytes(self.request.body.to_string().len() as u64)
+            + approx::REQUEST_OVERHEAD;
+        let output = self
+            .api
+            .max_output(&self.request.body)
+            .unwrap_or(UNBOUNDED_OUTPUT);
+        let price = engine.config.price_of(provider, &self.model, input);
+        engine.worst(provider, &self.model, price, |p| {
+            approx::worst_cost(p, input, output)
+        })
+    }
+
+    fn price(&self, engine: &Engine, provider: &str, answer: &mut RelayedAnswer) {
+        engine.price(&mut answer.tokens, provider, &self.model);
+    }
+
+    fn cost(answer: &RelayedAnswer) -> Option<f64> {
+        answer.tokens.cost_usd
+    }
+}
+
+impl Engine {
+    /// One call of `scope`'s application to `provider` (whose client is `client`), keyed `key`:
+    /// replayed, or `upstream` made and recorded, as the cassette decision says. `sends_key`: the
+    /// application sent its own credentials. Counted in the scope's usage as a subject call.
+    pub(crate) async fn relay(
+        &self,
+        scope: &RunScope,
+        client: &ProviderClient,
+        relayed: &Relayed,
+        key: String,
+        sends_key: bool,
+        upstream: impl Future<Output = Result<(RelayedAnswer, Duration), ProviderError>>,
+    ) -> Result<(RelayedAnswer, Duration, bool), CallError> {
+        let provider = client.name().to_string();
+        let call = Call {
+            scope,
+            role: CallRole::Subject,
+            provider: &provider,
+            model: &relayed.model,
+            key,
+            sends_key,
+        };
+        let (answer, latency, replayed) = self.exchange(call, client, relayed, upstream).await?;
+        scope.account(|usage| {
+            usage.add_call(
+                CallRole::Subject,
+                &provider,
+                &relayed.model,
+                &answer.tokens,
+                replayed,
+            )
+        });
+        scope.relay.count_call();
+        Ok((answer, latency, replayed))
+    }
+
+    /// `scope`'s URL standing in for `provider`'s base URL (see [`crate::SampleContext::base_url`]).
+    #[cfg(feature = "endpoint")]
+    pub(crate) fn base_url(
+        &self,
+        scope: &std::sync::Arc<RunScope>,
+        provider: &str,
+    ) -> Result<String, crate::config::UnknownProvider> {
+        self.endpoint
+            .base_url(|| self.runtime.handle().clone(), scope, provider)
+    }
+}
