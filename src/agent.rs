@@ -321,7 +321,7 @@ pub(crate) async fn run_in_scope(
     toolbox: &Toolbox,
     request: CompletionRequest,
 ) -> Result<AgentOutcome, LoopError<CallError>> {
-    run_loop(toolbox, request, |request| async move {
+    let ran = run_loop(toolbox, request, |request| async move {
         let Completed {
             result,
             latency,
@@ -336,5 +336,14 @@ pub(crate) async fn run_in_scope(
             replayed,
         })
     })
-    .await
+    .await;
+    // A tool source that failed says nothing of the output: noted as a failed call (the engine noted
+    // the model calls; running out of turns is the model's doing).
+    if let Err(LoopError::Agent(e)) = &ran
+        && !matches!(e, AgentError::MaxTurns { .. })
+    {
+        let failed = CallError::new(crate::engine::CallErrorKind::Tools, e.to_string());
+        scope.note_call(CallRole::Subject, crate::engine::CallEnding::Failed(failed));
+    }
+    ran
 }

@@ -417,8 +417,20 @@ impl Case {
         self.info.is_none() && !matches!(self.executor, Executor::Given(_))
     }
 
-    /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run.
+    /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run; how
+    /// it ends is read from its calls' record first (`outcome::classify`).
     pub async fn sample(&self, scope: Arc<RunScope>) -> Sample {
+        let mut sample = self.evaluated(scope.clone()).await;
+        sample.outcome = crate::outcome::classify(&scope.calls(), sample.outcome);
+        if sample.output.is_some() {
+            let verdict = crate::outcome::verdict_of(&sample.outcome, &sample.detail.checks);
+            scope.engine.note_verdict(&scope, verdict);
+        }
+        sample
+    }
+
+    /// [`Case::sample`], before its calls' record is read.
+    async fn evaluated(&self, scope: Arc<RunScope>) -> Sample {
         let t = &self.request;
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
@@ -494,8 +506,8 @@ impl Case {
             run = match run.follow_up(turn).await {
                 Ok(next) => next,
                 Err(e) => {
-                    let outcome = crate::outcome::turn_failure(e, i + 2, t.turns.len() + 1);
-                    return Sample::unanswered(outcome);
+                    let at = format!("turn {} of {}", i + 2, t.turns.len() + 1);
+                    return Sample::unanswered(SampleOutcome::Failed(format!("{at}: {e}")));
                 }
             };
         }
@@ -516,16 +528,11 @@ impl Case {
             replayed: turns.iter().all(|r| r.replayed),
         };
         let outcome = (self.evaluator)(run).await;
-        // A call through the recording endpoint that was refused ends the sample, whatever the body did.
-        let outcome = custom::refused(&scope).unwrap_or(outcome);
         detail.checks = scope.take_checks();
         let conversation = scope.take_conversation();
         if conversation.len() > detail.transcript.len() {
             detail.transcript = conversation;
         }
-        scope
-            .engine
-            .note_verdict(&scope, verdict_of(&outcome, &detail.checks));
         Sample {
             outcome,
             output: Some(output),
@@ -534,41 +541,15 @@ impl Case {
     }
 }
 
-/// What a sample's checks decided, as its cassette keeps it beside the calls (the engine names the
-/// sample).
-fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verdict {
-    let status = match outcome {
-        SampleOutcome::Passed => "passed",
-        SampleOutcome::Failed(_) => "failed",
-        SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_) => "errored",
-    };
-    let assertions = checks
-        .assertions
-        .iter()
-        .map(|a| crate::cassette::CheckVerdict {
-            check: format!("{} ({})", a.kind, a.at),
-            passed: a.passed,
-        });
-    let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
-        check: format!("judge: {}", j.question),
-        passed: j.passed,
-    });
-    crate::cassette::Verdict {
-        target: None,
-        test: String::new(),
-        run: 0,
-        status: status.to_string(),
-        checks: assertions.chain(judged).collect(),
-    }
-}
-
 /// How an agent loop that did not finish ends the sample: running out of turns is the model's failure;
 /// a failed call or MCP server is an error.
 fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
     match e {
-        LoopError::Call(_, CallError::Unavailable(reason)) => SampleOutcome::Unavailable(reason),
-        LoopError::Call(turn, CallError::Failed(message)) => {
-            SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {message}"))
+        LoopError::Call(_, e) if let Some(reason) = e.as_unavailable() => {
+            SampleOutcome::Unavailable(reason)
+        }
+        LoopError::Call(turn, e) => {
+            SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {e}"))
         }
         LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::Failed(e.to_string()),
         LoopError::Agent(e) => SampleOutcome::Errored(e.to_string()),
@@ -587,17 +568,10 @@ fn with_transcript(
             transcript.push(agent::assistant_message(&completed.result));
             Ok((completed, transcript))
         }
-        Err(e) => Err(unanswered_by(e)),
-    }
-}
-
-/// How a sample ends when its subject call gets no answer.
-fn unanswered_by(e: CallError) -> SampleOutcome {
-    match e {
-        CallError::Unavailable(reason) => SampleOutcome::Unavailable(reason),
-        CallError::Failed(message) => {
-            SampleOutcome::Errored(format!("model call failed: {message}"))
-        }
+        Err(e) => Err(match e.as_unavailable() {
+            Some(reason) => SampleOutcome::Unavailable(reason),
+            None => SampleOutcome::Errored(format!("model call failed: {e}")),
+        }),
     }
 }
 

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cassette::decision::Unavailable;
+use crate::engine::CallError;
 
 /// One text to embed with one model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,13 +91,11 @@ pub enum SimilarityError {
     /// A text to compare is empty (or only whitespace): it has no meaning to compare.
     #[error("the {0} is empty: there is no meaning to compare")]
     Empty(&'static str),
-    /// The embeddings call could not be made nor replayed (no recording and no key): the harness
-    /// ignores the trial, with this reason.
-    #[error("{0}")]
-    Unavailable(Unavailable),
-    /// The embeddings call failed.
-    #[error("embeddings call failed: {0}")]
-    Call(String),
+    /// The embeddings call gave no answer: it failed ([`CallError::kind`] says why), or it could not be
+    /// made nor replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness
+    /// ignores the trial with its reason.
+    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("embeddings call failed: {}", .0) })]
+    Call(CallError),
     /// The two embeddings cannot be compared.
     #[error("{0}")]
     Cosine(#[from] CosineError),

@@ -9,23 +9,25 @@ use std::time::Duration;
 
 use crate::budget::Budget;
 use crate::cassette::decision::{
-    self, CallSite, Decision, Recording, Refusal, Replacements, Situation, Unavailable, Write,
+    self, Decision, Recording, Refusal, Replacements, Situation, Write,
 };
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, ReplaceInto};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
-use crate::redact::redact;
 pub use crate::role::CallRole;
 pub use crate::usage::Usage;
 
 mod bill;
+mod call_error;
 mod event;
 #[cfg(feature = "endpoint")]
 pub(crate) mod relay;
 mod same_call;
+mod site;
 use bill::Billed;
+pub use call_error::{CallEnding, CallError, CallErrorKind};
 pub use event::{CallEnd, CallEvent, CallObserver};
 
 /// One sample of one trial: where its calls are recorded and what they cost.
@@ -54,6 +56,8 @@ pub struct RunScope {
     pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
     /// The test's own budget (its `budget` key), shared by its samples.
     pub budget: Option<Arc<Budget>>,
+    /// How each model call of this sample ended, in the order they ended: what its outcome is read from.
+    pub(crate) calls: Mutex<Vec<(CallRole, CallEnding)>>,
     /// Its calls through the recording endpoint.
     pub(crate) relay: crate::endpoint::SampleRelay,
 }
@@ -82,8 +86,23 @@ impl RunScope {
             checks: Mutex::default(),
             conversation: Mutex::default(),
             budget: None,
+            calls: Mutex::default(),
             relay: Default::default(),
         }
+    }
+
+    /// Notes how one model call of this sample ended (the engine notes each of its calls; the judge
+    /// notes a reply that held no verdict).
+    pub(crate) fn note_call(&self, role: CallRole, ending: CallEnding) {
+        self.calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((role, ending));
+    }
+
+    /// How the calls of this sample ended so far, in order.
+    pub(crate) fn calls(&self) -> Vec<(CallRole, CallEnding)> {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// A copy of the usage so far.
@@ -129,24 +148,6 @@ pub struct Completed {
     pub latency: Duration,
     /// Whether it came from a cassette.
     pub replayed: bool,
-}
-
-/// Why a call gave no answer.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum CallError {
-    /// The call was neither made nor replayed, and the trial is ignored for this reason.
-    #[error("{0}")]
-    Unavailable(Unavailable),
-    /// The call failed (provider error, missing recording, bad configuration).
-    #[error("{0}")]
-    Failed(String),
-}
-
-/// A call to a provider no endpoint has fails with its message, naming the closest and the known ones.
-impl From<crate::config::UnknownProvider> for CallError {
-    fn from(unknown: crate::config::UnknownProvider) -> Self {
-        Self::Failed(unknown.to_string())
-    }
 }
 
 /// The shared engine.
@@ -330,7 +331,9 @@ impl Engine {
         provider: &str,
         request: CompletionRequest,
     ) -> Result<Completed, CallError> {
-        let client = self.client(provider)?;
+        let client = self
+            .client(provider)
+            .inspect_err(|e| scope.note_call(role, e.ending()))?;
         let call = Call {
             scope,
             role,
@@ -358,7 +361,9 @@ impl Engine {
         provider: &str,
         request: EmbeddingRequest,
     ) -> Result<Embedding, CallError> {
-        let client = self.embeddings_client(provider)?;
+        let client = self
+            .embeddings_client(provider)
+            .inspect_err(|e| scope.note_call(CallRole::Embedding, e.ending()))?;
         let call = Call {
             scope,
             role: CallRole::Embedding,
@@ -386,6 +391,27 @@ impl Engine {
         request: &R,
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
+        let (scope, role) = (call.scope, call.role);
+        let exchanged = self.exchange_once(call, client, request, answer).await;
+        scope.note_call(
+            role,
+            match &exchanged {
+                Ok((_, _, true)) => CallEnding::Replayed,
+                Ok(_) => CallEnding::Made,
+                Err(e) => e.ending(),
+            },
+        );
+        exchanged
+    }
+
+    /// [`Engine::exchange`], before the call's ending is noted on its scope.
+    async fn exchange_once<R: Billed>(
+        &self,
+        call: Call<'_>,
+        client: &ProviderClient,
+        request: &R,
+        answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
+    ) -> Result<(R::Answer, Duration, bool), CallError> {
         let mut underway = Underway::start(&*self.observer, call.role);
         let mut prepared = self.prepare(&call, call.missing_key(client), request)?;
         // A first recording waits for an identical call being made, then decides again (and replays
@@ -402,8 +428,9 @@ impl Engine {
         let keep = match prepared {
             Prepared::Replay(entry) => {
                 let latency = cassette::latency_of(&entry);
-                let mut answer = R::answer_in(entry.call)
-                    .ok_or_else(|| CallError::Failed(mismatched(&entry.key, call.role)))?;
+                let mut answer = R::answer_in(entry.call).ok_or_else(|| {
+                    CallError::new(CallErrorKind::Cassette, mismatched(&entry.key, call.role))
+                })?;
                 request.price(self, call.provider, &mut answer);
                 underway.end = CallEnd::Replayed;
                 return Ok((answer, latency, true));
@@ -419,7 +446,13 @@ impl Engine {
                 // connection) or a success it could not read may have been: its worst case stays spent.
                 let billed = matches!(e.status, None | Some(200..=299));
                 held.settle(if billed { None } else { Some(0.0) });
-                return Err(CallError::Failed(redact(&e.to_string()).into_owned()));
+                // In auto mode a call that replaces a sample's recordings is a stale one.
+                if let (None, CassetteMode::Auto, Keep::Replacing(cassette, _)) =
+                    (e.status, self.mode, &keep)
+                {
+                    return Err(self.stale_unanswered(&call, cassette, request, &e));
+                }
+                return Err(CallError::provider(&e));
             }
         };
         request.price(self, call.provider, &mut answer);
@@ -449,7 +482,7 @@ impl Engine {
                 None => cassette.record(entry),
                 Some(into) => cassette.record_replacing(entry, into),
             }
-            .map_err(|e| CallError::Failed(e.to_string()))?;
+            .map_err(|e| CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e))?;
         }
         drop(turn);
         Ok((answer, latency, false))
@@ -492,11 +525,9 @@ impl Engine {
         let scope = call.scope;
         let cassette = match self.mode {
             CassetteMode::Off => None,
-            _ => Some(
-                self.cassettes
-                    .open(&scope.cassette)
-                    .map_err(|e| CallError::Failed(e.to_string()))?,
-            ),
+            _ => Some(self.cassettes.open(&scope.cassette).map_err(|e| {
+                CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e)
+            })?),
         };
         let (recording, entry) = match &cassette {
             Some(c) => {
@@ -535,59 +566,22 @@ impl Engine {
                 (Write::Cassette, Some(c)) => Keep::Replacing(c, ReplaceInto::Cassette),
                 (Write::Pending, Some(c)) => Keep::Replacing(c, ReplaceInto::Pending),
             })),
-            Decision::Ignore(why) => Err(CallError::Unavailable(site(Vec::new()).unavailable(why))),
+            Decision::Ignore(why) => Err(CallError::unavailable(
+                site((Vec::new(), true)).unavailable(why),
+            )),
             Decision::Fail(refusal) => {
-                let changes = match (&refusal, &cassette) {
-                    (Refusal::Stale { .. }, Some(c)) => {
-                        let sample = c.sample(&scope.test, scope.run_index);
-                        request.changes(&c.recorded_calls(&sample, call.role))
-                    }
-                    _ => Vec::new(),
+                let (changes, role_recorded) = match (&refusal, &cassette) {
+                    (Refusal::Stale { .. }, Some(c)) => self.what_changed(call, c, request),
+                    _ => (Vec::new(), true),
                 };
-                Err(CallError::Failed(site(changes).refusal(&refusal)))
+                let message = site((changes.clone(), role_recorded)).refusal(&refusal);
+                Err(if role_recorded {
+                    CallError::refused(&refusal, changes, message)
+                } else {
+                    CallError::new(CallErrorKind::NotRecorded { ci: self.ci }, message)
+                })
             }
         }
-    }
-
-    /// What the message about a call that is not made names. Built only then: a replayed call never
-    /// pays for these strings.
-    fn call_site<'a>(
-        &self,
-        call: &Call<'a>,
-        cassette: Option<&cassette::Cassette>,
-        missing_key: &'a Option<String>,
-        changes: Vec<String>,
-    ) -> CallSite<'a> {
-        let scope = call.scope;
-        let path = cassette.map_or_else(
-            || self.cassettes.path_for(&scope.cassette),
-            |c| c.path().to_path_buf(),
-        );
-        CallSite {
-            commands: self.commands.clone(),
-            filter: &scope.filter,
-            cassette: display_path(&path, &self.config.root),
-            cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),
-            role: call.role,
-            run: (scope.run_index, scope.runs),
-            provider: call.provider,
-            mode: self.mode,
-            missing_key: missing_key.as_deref(),
-            also_missing: self.judge_missing_key(call.role).into_iter().collect(),
-            changes,
-        }
-    }
-
-    /// The key the judge needs and misses, for a subject call's message: recording the subject's
-    /// answer anew records the judge's verdict on it too.
-    fn judge_missing_key(&self, role: CallRole) -> Option<String> {
-        let judge = self
-            .config
-            .judge
-            .as_ref()
-            .filter(|_| role == CallRole::Subject)?;
-        let endpoint = self.config.endpoint(&judge.provider).ok()?;
-        crate::provider::missing_key_for(endpoint)
     }
 
     /// Keeps what `scope`'s checks decided beside the calls it recorded in this run (see

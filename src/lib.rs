@@ -66,6 +66,7 @@ pub use completion::{
 };
 pub use config::Config;
 pub use endpoint::SampleContext;
+pub use engine::{CallError, CallErrorKind};
 pub use harness::{Harness, main};
 pub use judge::{JudgeError, JudgeVerdict};
 pub use model::{Model, Provider};

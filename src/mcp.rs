@@ -391,12 +391,6 @@ fn result_text(result: CallToolResult) -> String {
     parts.join("\n")
 }
 
-/// Whether `error` is an [`McpError`] (the agent loop's `AgentError::Mcp` is told apart by the
-/// outcome, which knows the agent loop).
-pub(crate) fn is_mcp_error(error: &(dyn std::error::Error + 'static)) -> bool {
-    error.is::<McpError>()
-}
-
 /// Connects to every server at once; on any failure the ones already open are closed.
 pub(crate) async fn connect_all(
     servers: &[McpServer],

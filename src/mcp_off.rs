@@ -57,8 +57,3 @@ pub(crate) fn route(
 ) -> Result<BTreeMap<String, usize>, McpError> {
     Ok(BTreeMap::new())
 }
-
-/// No error is an MCP error.
-pub(crate) fn is_mcp_error(_error: &(dyn std::error::Error + 'static)) -> bool {
-    false
-}

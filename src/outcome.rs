@@ -1,17 +1,12 @@
 //! How a sample ends (passed, failed, errored, unavailable) and what the samples of a trial decide.
 //! Pure functions: `harness::trial::execute` runs the samples and reports what these decide.
 
-use std::error::Error;
-
 use serde::{Deserialize, Serialize};
 
-use crate::cassette::CassetteError;
 use crate::cassette::decision::{Ignore, Unavailable};
-use crate::engine::CallError;
-use crate::judge::JudgeError;
+use crate::checks::Checks;
+use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 use crate::plan::SamplePlan;
-use crate::provider::ProviderError;
-use crate::run::FollowUpError;
 use crate::stats::sprt::{Sprt, SprtVerdict};
 
 /// How one sample ended.
@@ -57,74 +52,82 @@ pub enum Status {
     LiveOnly,
 }
 
-/// Whether `error` is one of the library's own errors that say nothing about the output (a provider,
-/// judge, cassette or MCP failure). An agent loop that ran out of turns is the model's doing: a failure.
-fn is_library_error(error: &(dyn Error + 'static)) -> bool {
-    error.is::<JudgeError>()
-        || error.is::<ProviderError>()
-        || error.is::<CallError>()
-        || error.is::<CassetteError>()
-        || error
-            .downcast_ref::<FollowUpError>()
-            .is_some_and(FollowUpError::is_library_error)
-        || crate::mcp::is_mcp_error(error)
-        || is_agent_mcp_error(error)
-}
-
-/// Whether `error` is the agent loop's `AgentError::Mcp`: transparent, its source is the MCP error's
-/// source, not the MCP error.
-#[cfg(feature = "mcp")]
-fn is_agent_mcp_error(error: &(dyn Error + 'static)) -> bool {
-    matches!(
-        error.downcast_ref::<crate::agent::AgentError>(),
-        Some(crate::agent::AgentError::Mcp(_))
-    )
-}
-
-/// Without the `mcp` feature the agent loop has no MCP error.
-#[cfg(not(feature = "mcp"))]
-fn is_agent_mcp_error(_error: &(dyn Error + 'static)) -> bool {
-    false
-}
-
-/// The reason a call was not made, when `error` is one (directly, or as the judge's).
-fn unavailable<'e>(error: &'e (dyn Error + 'static)) -> Option<&'e Unavailable> {
-    match (
-        error.downcast_ref(),
-        error.downcast_ref(),
-        error.downcast_ref(),
-    ) {
-        (Some(CallError::Unavailable(u)), _, _)
-        | (_, Some(JudgeError::Unavailable(u)), _)
-        | (_, _, Some(FollowUpError::Unavailable(u))) => Some(u),
-        _ => None,
+/// The outcome of a test body's result, before its calls are read: `Ok` passes, an error or a panic
+/// fails (`ensure!`, `bail!`, the body's own errors, a failed call's error returned with `?`).
+pub fn of_body(result: anyhow::Result<()>) -> SampleOutcome {
+    match result {
+        Ok(()) => SampleOutcome::Passed,
+        Err(e) => SampleOutcome::Failed(format!("{e:#}")),
     }
 }
 
-/// The outcome of a `#[prompt_test]` body's result: an error whose chain holds one of the library's
-/// errors (`run.ask(..).await?`, with or without `.context(..)`) is an error; anything else the body
-/// returns (`ensure!`, `bail!`, its own errors) is a failure.
-pub fn classify(result: anyhow::Result<()>) -> SampleOutcome {
-    let Err(e) = result else {
-        return SampleOutcome::Passed;
-    };
-    if let Some(reason) = e.chain().find_map(unavailable) {
+/// How a sample ends, from how its model calls ended (`calls`, as its scope noted them) and what its
+/// body or assertions decided (`body`): a call that was not made nor replayed makes it unavailable (the
+/// trial ignored); a call that failed errors it, whatever the body did with the error (returned it with
+/// `?`, unwrapped it, turned it into its own, matched it away or dropped it); only when every call
+/// ended well does the body decide between passed and failed.
+pub fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> SampleOutcome {
+    if let Some(reason) = calls.iter().find_map(|(_, ending)| match ending {
+        CallEnding::Unavailable(reason) => Some(reason),
+        _ => None,
+    }) {
         return SampleOutcome::Unavailable(reason.clone());
     }
-    if e.chain().any(is_library_error) {
-        SampleOutcome::Errored(format!("{e:#}"))
-    } else {
-        SampleOutcome::Failed(format!("{e:#}"))
+    let Some((role, failed)) = calls.iter().find_map(|(role, ending)| match ending {
+        CallEnding::Failed(e) => Some((*role, e)),
+        _ => None,
+    }) else {
+        return body;
+    };
+    let said = failed_call(role, failed);
+    SampleOutcome::Errored(match body {
+        // The body's error is the call's (with `?`, or with its context): its text says it all.
+        SampleOutcome::Failed(m) | SampleOutcome::Errored(m) if m.contains(&failed.to_string()) => {
+            m
+        }
+        SampleOutcome::Failed(m) | SampleOutcome::Errored(m) => format!("{said}; then: {m}"),
+        SampleOutcome::Passed => format!("{said} (the test went on without its answer)"),
+        SampleOutcome::Unavailable(_) => said,
+    })
+}
+
+/// A failed call as a sample's message says it: by who made it, and why it failed.
+fn failed_call(role: CallRole, e: &CallError) -> String {
+    match (e.kind(), role) {
+        (CallErrorKind::NoVerdict | CallErrorKind::Config | CallErrorKind::RunFn, _) => {
+            e.to_string()
+        }
+        (_, CallRole::Subject) => format!("model call failed: {e}"),
+        (_, CallRole::Judge) => format!("judge call failed: {e}"),
+        (_, CallRole::Embedding) => format!("embeddings call failed: {e}"),
     }
 }
 
-/// How a scripted turn that got no reply ends the sample (`turn` of `of`, counted from 1): like the
-/// first call's, an unavailable call ignores the trial and a failed one errors it.
-pub fn turn_failure(e: FollowUpError, turn: usize, of: usize) -> SampleOutcome {
-    match e {
-        FollowUpError::Unavailable(reason) => SampleOutcome::Unavailable(reason),
-        e if !e.is_library_error() => SampleOutcome::Failed(format!("turn {turn} of {of}: {e}")),
-        e => SampleOutcome::Errored(format!("turn {turn} of {of}: {e}")),
+/// What a sample's checks decided, as its cassette keeps it beside the calls (the engine names the
+/// sample).
+pub fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verdict {
+    let status = match outcome {
+        SampleOutcome::Passed => "passed",
+        SampleOutcome::Failed(_) => "failed",
+        SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_) => "errored",
+    };
+    let assertions = checks
+        .assertions
+        .iter()
+        .map(|a| crate::cassette::CheckVerdict {
+            check: format!("{} ({})", a.kind, a.at),
+            passed: a.passed,
+        });
+    let judged = checks.judge.iter().map(|j| crate::cassette::CheckVerdict {
+        check: format!("judge: {}", j.question),
+        passed: j.passed,
+    });
+    crate::cassette::Verdict {
+        target: None,
+        test: String::new(),
+        run: 0,
+        status: status.to_string(),
+        checks: assertions.chain(judged).collect(),
     }
 }
 
@@ -314,9 +317,7 @@ pub fn percent(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::AgentError;
     use crate::plan::Threshold;
-    use anyhow::Context;
 
     fn failed(m: &str) -> SampleOutcome {
         SampleOutcome::Failed(m.into())
@@ -476,64 +477,90 @@ mod tests {
         SampleOutcome::Errored(m.into())
     }
 
+    fn judge_outage() -> CallError {
+        CallError::new(
+            CallErrorKind::Provider {
+                status: Some(503),
+                attempts: 4,
+            },
+            "openai: HTTP 503: down [4 attempts]",
+        )
+    }
+
+    /// A failed call errors the sample whatever the body made of it: returned with `?` (its text is
+    /// kept), turned into the body's own error, panicked on, or dropped (the body passed).
     #[test]
-    fn library_errors_are_errors_and_everything_else_is_a_failure() {
-        let judge = || JudgeError::NoVerdict("prose".into());
-        #[allow(unused_mut)] // without the `mcp` feature
-        let mut errors: Vec<anyhow::Error> = vec![
-            judge().into(),
-            anyhow::Error::from(judge()).context("asking about tone"),
-            Err::<(), _>(judge()).context("while judging").unwrap_err(),
-            JudgeError::MissingVerdicts(vec![(2, "B?".into())]).into(),
-            CallError::Failed("HTTP 503".into()).into(),
-            CassetteError::Invalid {
-                path: "x.json".into(),
-                line: 1,
-                conflict: false,
-                message: "bad".into(),
-                rerecord: None,
-            }
-            .into(),
+    fn a_failed_call_errors_the_sample_whatever_the_body_did_with_it() {
+        let judge = crate::judge::JudgeError::Call(judge_outage());
+        let calls = [
+            (CallRole::Subject, CallEnding::Replayed),
+            (CallRole::Judge, CallEnding::Failed(judge_outage())),
         ];
-        #[cfg(feature = "mcp")]
-        errors.push(
-            AgentError::Mcp(crate::mcp::McpError::Spawn {
-                server: "s".into(),
-                message: "gone".into(),
-            })
-            .into(),
-        );
-        for e in errors {
-            let shown = format!("{e:#}");
-            assert_eq!(classify(Err(e)), SampleOutcome::Errored(shown));
-        }
+        let returned = of_body(Err(anyhow::Error::from(judge).context("asking about tone")));
         assert_eq!(
-            classify(Err(anyhow::anyhow!("no ALICE in the output"))),
-            failed("no ALICE in the output")
+            classify(&calls, returned),
+            errored("asking about tone: judge call failed: openai: HTTP 503: down [4 attempts]")
         );
+        let own = of_body(Err(anyhow::anyhow!("the judge is down")));
+        assert_eq!(
+            classify(&calls, own),
+            errored(
+                "judge call failed: openai: HTTP 503: down [4 attempts]; then: the judge is down"
+            )
+        );
+        let panicked = failed("called `Result::unwrap()` on an `Err` value: Call(..)");
+        assert!(matches!(
+            classify(&calls, panicked),
+            SampleOutcome::Errored(m) if m.starts_with("judge call failed: openai: HTTP 503")
+        ));
+        assert_eq!(
+            classify(&calls, SampleOutcome::Passed),
+            errored(
+                "judge call failed: openai: HTTP 503: down [4 attempts] (the test went on without its answer)"
+            )
+        );
+        // A judge reply without a verdict is a failed call too, said as the judge's error says it.
+        let no_verdict =
+            CallError::new(CallErrorKind::NoVerdict, "judge returned no verdict: prose");
+        assert_eq!(
+            classify(
+                &[(CallRole::Judge, CallEnding::Failed(no_verdict))],
+                SampleOutcome::Passed
+            ),
+            errored("judge returned no verdict: prose (the test went on without its answer)")
+        );
+    }
+
+    /// Only when every call ended well does the body decide: its error (its own, `ensure!`, an agent
+    /// loop out of turns) fails the sample, even when its text quotes a call's error.
+    #[test]
+    fn with_every_call_answered_the_body_decides() {
+        let answered = [
+            (CallRole::Subject, CallEnding::Made),
+            (CallRole::Judge, CallEnding::Replayed),
+        ];
+        assert_eq!(classify(&answered, of_body(Ok(()))), SampleOutcome::Passed);
         let ensured = (|| -> anyhow::Result<()> {
             anyhow::ensure!(1 + 1 == 3, "arithmetic");
             Ok(())
         })();
-        assert_eq!(classify(ensured), failed("arithmetic"));
-        assert_eq!(
-            classify(Err(crate::tools::ToolCallMismatch("no call".into()).into())),
-            failed("no call")
-        );
-        let turns = AgentError::MaxTurns {
+        assert_eq!(classify(&answered, of_body(ensured)), failed("arithmetic"));
+        let turns = crate::agent::AgentError::MaxTurns {
             max_turns: 2,
             last_calls: Vec::new(),
         };
         assert!(matches!(
-            classify(Err(turns.into())),
+            classify(&answered, of_body(Err(turns.into()))),
             SampleOutcome::Failed(_)
         ));
-        // A judge error formatted into a new error is the body's own message: a failure.
+        // The text of a library error the body formats itself decides nothing: no call failed.
+        let quoted = anyhow::anyhow!("{}", crate::judge::JudgeError::Call(judge_outage()));
         assert!(matches!(
-            classify(Err(anyhow::anyhow!("{}", judge()))),
+            classify(&answered, of_body(Err(quoted))),
             SampleOutcome::Failed(_)
         ));
-        assert_eq!(classify(Ok(())), SampleOutcome::Passed);
+        // An outcome the assertions decided (an error of their own) stands.
+        assert_eq!(classify(&[], errored("x")), errored("x"));
     }
 
     /// The decision `decide` should reach: its status, counts and message.
@@ -638,9 +665,15 @@ mod tests {
             why,
             message: "no recording; record it with: ...".into(),
         };
-        let judge = JudgeError::Unavailable(reason(Ignore::LiveOnly));
-        let body: anyhow::Result<()> = Err(anyhow::Error::from(judge).context("asking the judge"));
-        let outcome = classify(body);
+        // Before a failed call, and whatever the body did (here it swallowed it and passed).
+        let calls = [
+            (CallRole::Judge, CallEnding::Failed(judge_outage())),
+            (
+                CallRole::Judge,
+                CallEnding::Unavailable(reason(Ignore::LiveOnly)),
+            ),
+        ];
+        let outcome = classify(&calls, SampleOutcome::Passed);
         assert_eq!(
             outcome,
             SampleOutcome::Unavailable(reason(Ignore::LiveOnly))

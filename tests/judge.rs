@@ -510,7 +510,20 @@ fn http_errors_are_call_errors_on_every_wire() {
         let JudgeError::Call(message) = &err else {
             panic!("{name}: a call error expected, got {err:?}")
         };
-        assert_contains(message, &["the schema is not supported", "400"]);
+        assert_contains(
+            &message.to_string(),
+            &["the schema is not supported", "400"],
+        );
+        // The cause is typed: the provider's status, and that it was not retried.
+        assert_eq!(
+            message.kind(),
+            &prompt_tester::CallErrorKind::Provider {
+                status: Some(400),
+                attempts: 1
+            },
+            "{name}"
+        );
+        assert!(!message.kind().retried(), "{name}");
         assert!(err.to_string().starts_with("judge call failed: "), "{err}");
         // A 400 is not retried, and a failed call is no verdict: nothing was guessed.
         assert_eq!(fake.request_count(), 1, "{name}");
@@ -523,7 +536,9 @@ fn http_errors_are_call_errors_on_every_wire() {
         ]);
         let err = ask_alice(&run, &config).unwrap_err();
         assert!(
-            matches!(&err, JudgeError::Call(m) if m.contains("500")),
+            matches!(&err, JudgeError::Call(m) if m.to_string().contains("500")
+                && m.kind().retried()
+                && std::error::Error::source(m).is_some()),
             "{name}: {err:?}"
         );
         assert_eq!(fake.request_count(), 2, "{name}");
@@ -667,7 +682,7 @@ fn ask_parallel_waits_for_every_call_and_lists_every_failure() {
     let failed: Vec<&str> = failures.iter().map(|(q, _)| q.as_str()).collect();
     assert_eq!(failed, ["A broken one?", "A mumble?"]);
     assert!(
-        matches!(&failures[0].1, JudgeError::Call(m) if m.contains("broken question")),
+        matches!(&failures[0].1, JudgeError::Call(m) if m.to_string().contains("broken question")),
         "{err}"
     );
     assert!(

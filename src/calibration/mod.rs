@@ -151,7 +151,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
                 return SampleOutcome::Errored(format!("no item {} in the set", run.run_index));
             };
             // (what the judge said, who said it, why).
-            let (said, by, why) = match run.ask(&item.question).await {
+            let (said, by, why) = match run.ask_item(&item.question).await {
                 Ok(verdict) => (
                     verdict.passed,
                     Subject {
@@ -170,7 +170,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
                         shorten(&why, 160)
                     )),
                 ),
-                Err(e) => return outcome::classify(Err(e.into())),
+                Err(e) => return outcome::of_body(Err(e.into())),
             };
             let observation = Observation {
                 trial: run.test_name().to_string(),

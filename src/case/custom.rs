@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{RequestTemplate, RunFn, unanswered_by, with_transcript};
+use super::{RequestTemplate, RunFn, with_transcript};
 use crate::completion::{CompletionRequest, CompletionResult, Message};
 use crate::endpoint::SampleContext;
-use crate::engine::{CallError, Completed, RunScope};
+use crate::engine::{CallError, CallErrorKind, CallRole, Completed, RunScope};
 use crate::outcome::SampleOutcome;
 
 /// Runs `run_fn` on `scope`'s sample of `template`, which would send `request` to `subject`
@@ -29,17 +29,21 @@ pub(super) async fn run(
         scope.clone(),
     );
     let returned = run_fn(sample).await;
-    if let Some(outcome) = refused(scope) {
-        return Err(outcome);
-    }
-    let called = match returned {
-        Ok(result) if scope.relay.calls() > 0 => Ok(seen(scope, result, started)),
-        Ok(result) => {
+    let called = match (returned, scope.relay.refusal()) {
+        // A call through the recording endpoint was refused (and noted): the sample ends by it; the
+        // error the client made of the refusal says no more.
+        (_, Some(refused)) => Err(refused),
+        (Ok(result), None) if scope.relay.calls() > 0 => Ok(seen(scope, result, started)),
+        (Ok(result), None) => {
             Ok(scope
                 .engine
                 .account_external(scope, provider, model, result, started.elapsed()))
         }
-        Err(e) => Err(CallError::Failed(format!("run_fn failed: {e:#}"))),
+        (Err(e), None) => {
+            let failed = CallError::new(CallErrorKind::RunFn, format!("run_fn failed: {e:#}"));
+            scope.note_call(CallRole::Subject, failed.ending());
+            Err(failed)
+        }
     };
     with_transcript(called, messages)
 }
@@ -59,10 +63,4 @@ fn seen(scope: &RunScope, mut result: CompletionResult, started: Instant) -> Com
         latency: started.elapsed(),
         replayed: subject.replayed == subject.calls,
     }
-}
-
-/// How the sample ends when a call through the recording endpoint was refused (no recording under CI
-/// or in replay mode, the budget, no key in auto mode), as the harness's own refused call ends it.
-pub(super) fn refused(scope: &RunScope) -> Option<SampleOutcome> {
-    scope.relay.refusal().map(unanswered_by)
 }

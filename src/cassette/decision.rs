@@ -222,6 +222,9 @@ pub struct CallSite<'a> {
     /// For a stale call: what differs between the recorded request and this one, said briefly
     /// ("model a → b", "max_tokens 200 → 400", a diff of the prompt).
     pub changes: Vec<String>,
+    /// For a stale call: whether the sample's recordings hold a call of this role. When they hold none
+    /// (a judge added since), this call was never recorded rather than changed.
+    pub role_recorded: bool,
 }
 
 impl CallSite<'_> {
@@ -261,7 +264,12 @@ impl CallSite<'_> {
         );
         match refusal {
             Refusal::Stale { recorded } => {
-                let what = if self.changes.is_empty() {
+                let what = if !self.role_recorded {
+                    format!(
+                        "It was never recorded: the sample's recordings hold no {} call",
+                        self.role.as_str()
+                    )
+                } else if self.changes.is_empty() {
                     "The prompt or the case inputs changed since it was recorded".to_string()
                 } else {
                     format!("Changed since it was recorded: {}", self.changes.join("; "))
@@ -424,6 +432,7 @@ mod tests {
             missing_key: Some("GOOGLE_API_KEY"),
             also_missing: vec!["ANTHROPIC_API_KEY".into(), "GOOGLE_API_KEY".into()],
             changes: vec!["prompt: -\"a\" +\"b\"".into()],
+            role_recorded: true,
         };
         let said = site.refusal(&Refusal::Stale { recorded: 2 });
         assert!(
@@ -434,6 +443,36 @@ mod tests {
         );
         assert!(
             said.contains("Changed since it was recorded: prompt: -\"a\" +\"b\""),
+            "{said}"
+        );
+    }
+
+    /// A judge call whose sample's recordings hold no judge call was never recorded: it is said so, not
+    /// said to have changed (issue 37).
+    #[test]
+    fn a_call_of_a_role_the_sample_never_recorded_is_not_recorded_rather_than_changed() {
+        let site = CallSite {
+            commands: Commands::default(),
+            filter: "summary",
+            cassette: "prompt-tests/cassettes/summary.cassette.json".into(),
+            cassette_file: "summary.cassette.json".into(),
+            role: CallRole::Judge,
+            run: (1, 1),
+            provider: "openai",
+            mode: Auto,
+            missing_key: None,
+            also_missing: Vec::new(),
+            changes: Vec::new(),
+            role_recorded: false,
+        };
+        let said = site.refusal(&Refusal::Stale { recorded: 1 });
+        assert!(
+            said.contains("It was never recorded: the sample's recordings hold no judge call."),
+            "{said}"
+        );
+        assert!(!said.contains("changed"), "{said}");
+        assert!(
+            said.contains("PROMPT_TESTER_CASSETTE=record cargo test"),
             "{said}"
         );
     }

@@ -303,6 +303,43 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_entry_is_written_and_read_back_and_a_mixed_one_is_refused() {
+        use super::super::{Entry, Exchange, FileBody};
+        let entry = Entry {
+            key: "k".into(),
+            test: "t".into(),
+            target: Some("prompts".into()),
+            run: 1,
+            role: crate::role::CallRole::Subject,
+            provider: "openai".into(),
+            model: "m".into(),
+            call: Exchange::Raw {
+                request: request(json!({"model": "m", "stream": true})),
+                response: RawResponse {
+                    status: 200,
+                    content_type: "text/event-stream".into(),
+                    body: RawBody::Events(parse_events("data: {\"a\":1}\n\ndata: [DONE]\n\n")),
+                },
+            },
+            latency_ms: 3,
+            recorded_at: "2026-01-01T00:00:00Z".into(),
+        };
+        let body = FileBody {
+            version: super::super::entry::FORMAT_VERSION,
+            entries: vec![entry.clone()],
+            verdicts: Vec::new(),
+        };
+        let text = serde_json::to_string_pretty(&body).unwrap();
+        assert!(text.contains("\"http_request\"") && text.contains("\"events\""), "{text}");
+        let read: FileBody = serde_json::from_str(&text).unwrap();
+        assert_eq!(read.entries, vec![entry]);
+        // An entry holding a raw call and a completion's fields is neither.
+        let mixed = text.replace("\"http_request\"", "\"response\": {\"text\": \"x\"}, \"http_request\"");
+        let error = serde_json::from_str::<FileBody>(&mixed).unwrap_err().to_string();
+        assert!(error.contains("holds `http_request` and `http_response`"), "{error}");
+    }
+
+    #[test]
     fn a_body_diff_names_each_changed_path() {
         let old = request(
             json!({"model": "m", "messages": [{"role": "user", "content": "hello"}], "temperature": 0.2}),

@@ -381,14 +381,14 @@ fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
     let scratch = Scratch::new("cassette-version");
     let dir = scratch.path();
     let path = dir.join("greet.cassette.json");
-    fs::write(&path, "{\"version\": 4, \"entries\": []}").unwrap();
+    fs::write(&path, "{\"version\": 5, \"entries\": []}").unwrap();
     let shown = CassetteStore::new(dir)
         .open("greet")
         .unwrap_err()
         .to_string();
     assert!(
-        shown.contains("greet.cassette.json is in format version 4")
-            && shown.contains("reads versions 1 to 3")
+        shown.contains("greet.cassette.json is in format version 5")
+            && shown.contains("reads versions 1 to 4")
             && shown.contains("upgrade prompt-tester"),
         "{shown}"
     );
@@ -569,7 +569,7 @@ fn the_judge_s_instructions_are_written_once_per_file_and_read_back_whole() {
         .into_iter()
         .map(|e| match e.call {
             Exchange::Completion { request, .. } => request.system,
-            Exchange::Embedding { .. } => None,
+            Exchange::Embedding { .. } | Exchange::Raw { .. } => None,
         })
         .collect();
     assert_eq!(

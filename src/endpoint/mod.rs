@@ -43,18 +43,33 @@ pub(crate) struct Endpoint {
 #[derive(Default)]
 pub(crate) struct SampleRelay {
     token: OnceLock<(String, Weak<Registry>)>,
-    ordinals: Mutex<HashMap<String, u32>>,
+    ordinals: Mutex<HashMap<String, Ordinals>>,
     calls: AtomicU32,
     refused: Mutex<Option<CallError>>,
 }
 
 impl SampleRelay {
-    /// The place (1-based) of a request among the sample's identical ones, `same` naming them.
-    pub(crate) fn next_ordinal(&self, same: String) -> u32 {
+    /// The place (1-based) of a request among the sample's identical ones, `same` naming them: the
+    /// first place given back, else the next.
+    pub(crate) fn next_ordinal(&self, same: &str) -> u32 {
         let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
-        let n = ordinals.entry(same).or_insert(0);
-        *n += 1;
-        *n
+        let places = ordinals.entry(same.to_string()).or_default();
+        match places.given_back.pop_first() {
+            Some(n) => n,
+            None => {
+                places.taken += 1;
+                places.taken
+            }
+        }
+    }
+
+    /// Gives a place back: its request got no answer to keep (the provider's 429 or 5xx went back to
+    /// the client), so the client's retry is the same request in the same place.
+    pub(crate) fn give_back(&self, same: &str, ordinal: u32) {
+        let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(places) = ordinals.get_mut(same) {
+            places.given_back.insert(ordinal);
+        }
     }
 
     /// Counts a call answered through the endpoint (made or replayed).
@@ -80,6 +95,13 @@ impl SampleRelay {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
+}
+
+/// The places taken among a sample's identical requests.
+#[derive(Default)]
+struct Ordinals {
+    taken: u32,
+    given_back: std::collections::BTreeSet<u32>,
 }
 
 impl Drop for SampleRelay {

@@ -17,9 +17,8 @@ use super::Registry;
 use super::route::{self, Refused};
 use crate::cassette::raw::{RawBody, RawRequest, RawResponse, canonical, parse_events, raw_key};
 use crate::config::WireFormat;
-use crate::engine::CallError;
-use crate::engine::RunScope;
 use crate::engine::relay::{Relayed, RelayedAnswer};
+use crate::engine::{CallEnding, CallRole, RunScope};
 use crate::provider::relayed::{self, Api, SUPPORTED};
 use crate::provider::{CREDENTIAL_HEADERS, Forwarded, ProviderError};
 
@@ -196,12 +195,13 @@ async fn serve(
     let model = relayed::model_of(&raw);
     let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
     let same = raw_key(&owner, scope.run_index, &raw, 0);
-    let ordinal = scope.relay.next_ordinal(same);
+    let ordinal = scope.relay.next_ordinal(&same);
     let key = raw_key(&owner, scope.run_index, &raw, ordinal);
     let relayed = Relayed {
         request: raw,
         api: incoming.api,
         model,
+        ordinal,
     };
     let client = engine
         .client(&incoming.provider)
@@ -225,8 +225,19 @@ async fn serve(
     let made = engine
         .relay(&scope, &client, &relayed, key, incoming.sends_key, upstream)
         .await;
+    if made.is_err() {
+        scope.relay.give_back(&same, ordinal);
+    }
     match made {
-        Ok((answer, _, _)) => Ok(recorded(&answer.response)),
+        Ok((answer, _, replayed)) => {
+            let ending = if replayed {
+                CallEnding::Replayed
+            } else {
+                CallEnding::Made
+            };
+            scope.note_call(CallRole::Subject, ending);
+            Ok(recorded(&answer.response))
+        }
         // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.
         Err(_) if passed.is_some() => Ok(passed.map(as_it_came).expect("checked above")),
         // Sent, but no answer came back (a refused connection, a timeout).
@@ -238,11 +249,13 @@ async fn serve(
         )),
         // Refused before it was made: the sample ends by it, whatever its code returns.
         Err(e) => {
-            let code = match &e {
-                CallError::Unavailable(_) => "prompt_tester_unavailable",
-                CallError::Failed(_) => "prompt_tester_refused",
+            let code = if e.is_unavailable() {
+                "prompt_tester_unavailable"
+            } else {
+                "prompt_tester_refused"
             };
             let message = format!("prompt-tester: {e}");
+            scope.note_call(CallRole::Subject, e.ending());
             scope.relay.refuse(e);
             Err(Refusal::new(REFUSED, Some(incoming.wire), code, message))
         }

@@ -1,7 +1,7 @@
 //! How the engine holds a call to the run's and the test's budgets: the call's worst case reserved
 //! before it is made, settled to its real cost after.
 
-use super::{CallError, Engine, RunScope};
+use super::{CallError, CallErrorKind, Engine, RunScope};
 use crate::budget::{Budget, Worst, approx};
 use crate::cassette::Recorded;
 use crate::completion::{CompletionRequest, CompletionResult};
@@ -32,7 +32,8 @@ impl Engine {
                 Err(refused) => {
                     // What the other budget held for it is released.
                     held.settle(Some(0.0));
-                    return Err(CallError::Failed(refused.to_string()));
+                    return Err(CallError::new(CallErrorKind::Budget, refused.to_string())
+                        .caused_by(refused));
                 }
             }
         }

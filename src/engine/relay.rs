@@ -30,6 +30,8 @@ pub(crate) struct Relayed {
     pub api: Api,
     /// The model it names.
     pub model: String,
+    /// Its place among the sample's identical requests, 1-based.
+    pub ordinal: u32,
 }
 
 /// What the provider answered, and its tokens and cost as priced today.
@@ -37,7 +39,7 @@ pub(crate) struct Relayed {
 pub(crate) struct RelayedAnswer {
     /// The answer, as recorded.
     pub response: RawResponse,
-    /// Its tokens (the text is not read) and cost.
+    /// Its tokens (the text is not read) and cost, set when it is priced.
     pub tokens: CompletionResult,
 }
 
@@ -46,9 +48,9 @@ impl Recorded for Relayed {
 
     fn answer_in(exchange: Exchange) -> Option<RelayedAnswer> {
         match exchange {
-            Exchange::Raw { request, response } => Some(RelayedAnswer {
-                tokens: relayed::tokens_of(&request, &response),
+            Exchange::Raw { response, .. } => Some(RelayedAnswer {
                 response,
+                tokens: CompletionResult::default(),
             }),
             _ => None,
         }
@@ -61,18 +63,30 @@ impl Recorded for Relayed {
         }
     }
 
-    /// Against the closest recorded request to the same path: a line per JSON path that changed.
+    /// Against the closest recorded request to the same path (the fewest changed paths, then the most
+    /// alike text): a line per JSON path that changed; or, when one is the same, that the sample now
+    /// sends it more often.
     fn changes(&self, recorded: &[Exchange]) -> Vec<String> {
-        recorded
+        let text = self.request.body.to_string();
+        let closest = recorded
             .iter()
             .filter_map(|e| match e {
                 Exchange::Raw { request, .. } if request.path == self.request.path => {
-                    Some(body_changes(request, &self.request, CHANGES_SHOWN))
+                    let alike =
+                        similar::TextDiff::from_chars(&request.body.to_string(), &text).ratio();
+                    Some((body_changes(request, &self.request, CHANGES_SHOWN), alike))
                 }
                 _ => None,
             })
-            .min_by_key(Vec::len)
-            .unwrap_or_default()
+            .min_by(|(a, x), (b, y)| a.len().cmp(&b.len()).then(y.total_cmp(x)))
+            .map(|(changes, _)| changes);
+        match closest {
+            Some(changes) if changes.is_empty() => vec![format!(
+                "the sample sent this same request {} times; it was recorded fewer times",
+                self.ordinal
+            )],
+            closest => closest.unwrap_or_default(),
+        }
     }
 }
 
@@ -92,7 +106,9 @@ impl Billed for Relayed {
         })
     }
 
+    /// Its tokens read from the answer in its wire format, then priced.
     fn price(&self, engine: &Engine, provider: &str, answer: &mut RelayedAnswer) {
+        answer.tokens = relayed::tokens(self.api, &answer.response);
         engine.price(&mut answer.tokens, provider, &self.model);
     }
 
@@ -104,7 +120,8 @@ impl Billed for Relayed {
 impl Engine {
     /// One call of `scope`'s application to `provider` (whose client is `client`), keyed `key`:
     /// replayed, or `upstream` made and recorded, as the cassette decision says. `sends_key`: the
-    /// application sent its own credentials. Counted in the scope's usage as a subject call.
+    /// application sent its own credentials. Counted in the scope's usage as a subject call; its
+    /// ending is not noted on the scope (the caller notes it).
     pub(crate) async fn relay(
         &self,
         scope: &RunScope,
@@ -123,7 +140,10 @@ impl Engine {
             key,
             sends_key,
         };
-        let (answer, latency, replayed) = self.exchange(call, client, relayed, upstream).await?;
+        // Not `exchange`: which endings the sample notes is the endpoint's to say (a provider's error
+        // answer goes back to the client, which may retry it to success).
+        let (answer, latency, replayed) =
+            self.exchange_once(call, client, relayed, upstream).await?;
         scope.account(|usage| {
             usage.add_call(
                 CallRole::Subject,

@@ -9,7 +9,7 @@ use super::trial::panic_message;
 use crate::case::{Case, Column, Evaluator, Executor, NoSubject, RequestTemplate, Sampling};
 use crate::config::Config;
 use crate::conversation::render_turns;
-use crate::outcome::{SampleOutcome, classify};
+use crate::outcome::{SampleOutcome, of_body};
 use crate::plan::SamplePlan;
 use crate::render::render;
 
@@ -107,10 +107,10 @@ pub fn case(
 }
 
 /// Runs a test body: a panic in it fails the sample like a failed assertion (libtest's `assert!`);
-/// what it returns is classified by [`classify`].
+/// what it returns is read by [`of_body`] (the calls it made are read after it).
 async fn run_body(body: BodyFuture) -> SampleOutcome {
     match std::panic::AssertUnwindSafe(body).catch_unwind().await {
-        Ok(result) => classify(result),
+        Ok(result) => of_body(result),
         Err(payload) => SampleOutcome::Failed(panic_message(payload)),
     }
 }

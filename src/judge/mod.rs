@@ -33,11 +33,10 @@ pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cassette::decision::Unavailable;
 use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::JudgeConfig;
-use crate::engine::{CallError, CallRole};
+use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 use crate::run::PromptRun;
 use crate::usage::Tally;
 use parse::Parsed;
@@ -85,13 +84,11 @@ pub enum JudgeError {
     /// No judge is configured.
     #[error("{0}")]
     NotConfigured(String),
-    /// The judge call could not be made nor replayed (no recording and no key): the harness ignores
-    /// the trial, with this reason.
-    #[error("{0}")]
-    Unavailable(Unavailable),
-    /// The judge call failed.
-    #[error("judge call failed: {0}")]
-    Call(String),
+    /// The judge call gave no answer: it failed ([`CallError::kind`] says why), or it could not be made
+    /// nor replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness ignores
+    /// the trial with its reason.
+    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("judge call failed: {}", .0) })]
+    Call(CallError),
     /// The judge answered, but not with a verdict.
     #[error("judge returned no verdict: {0}")]
     NoVerdict(String),
@@ -114,6 +111,16 @@ impl PromptRun {
     /// # Ok(()) }
     /// ```
     pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
+        let asked = self.ask_item(question).await;
+        if let Err(e) = &asked {
+            self.note_no_verdict(e);
+        }
+        asked
+    }
+
+    /// [`PromptRun::ask`] for a calibration item: a reply with no verdict is the judge getting the item
+    /// wrong, so it is not noted as a failed call.
+    pub(crate) async fn ask_item(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
         self.configured_judge()?.ask(question).await
     }
 
@@ -125,7 +132,11 @@ impl PromptRun {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
-        self.configured_judge()?.ask_all(questions).await
+        let asked = self.configured_judge()?.ask_all(questions).await;
+        if let Err(e) = &asked {
+            self.note_no_verdict(e);
+        }
+        asked
     }
 
     /// Asks each question in its own judge call, concurrently; verdicts come back in question order.
@@ -135,7 +146,26 @@ impl PromptRun {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
-        self.configured_judge()?.ask_parallel(questions).await
+        let asked = self.configured_judge()?.ask_parallel(questions).await;
+        if let Err(e) = &asked {
+            self.note_no_verdict(e);
+        }
+        asked
+    }
+
+    /// Notes a reply that held no verdict (after its retry) as a failed judge call: the sample errors,
+    /// whatever the body does with the error. (The engine noted the calls that failed.)
+    fn note_no_verdict(&self, e: &JudgeError) {
+        match e {
+            JudgeError::NoVerdict(_) | JudgeError::MissingVerdicts(_) => self.scope.note_call(
+                CallRole::Judge,
+                CallEnding::Failed(CallError::new(CallErrorKind::NoVerdict, e.to_string())),
+            ),
+            JudgeError::Several(failures) => {
+                failures.iter().for_each(|(_, e)| self.note_no_verdict(e));
+            }
+            JudgeError::NotConfigured(_) | JudgeError::Call(_) => {}
+        }
     }
 
     /// The judge `config` (rather than the configured one) for this run. Not a stable API: tests use
@@ -146,13 +176,15 @@ impl PromptRun {
     }
 
     fn configured_judge(&self) -> Result<Judge<'_>, JudgeError> {
-        let config = self
-            .scope
-            .engine
-            .config
-            .judge
-            .as_ref()
-            .ok_or_else(|| JudgeError::NotConfigured(crate::config::judge_not_configured()))?;
+        let config = self.scope.engine.config.judge.as_ref().ok_or_else(|| {
+            let message = crate::config::judge_not_configured();
+            // A question no judge can answer: the sample errors, as for a call that failed.
+            self.scope.note_call(
+                CallRole::Judge,
+                CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
+            );
+            JudgeError::NotConfigured(message)
+        })?;
         Ok(Judge { run: self, config })
     }
 }
@@ -278,8 +310,7 @@ impl Judge<'_> {
             .await
         {
             Ok(completed) => Ok(completed.result),
-            Err(CallError::Unavailable(reason)) => Err(JudgeError::Unavailable(reason)),
-            Err(CallError::Failed(message)) => Err(JudgeError::Call(message)),
+            Err(e) => Err(JudgeError::Call(e)),
         }
     }
 
@@ -486,7 +517,16 @@ mod tests {
     #[test]
     fn several_errors_list_every_failure() {
         let err = JudgeError::Several(vec![
-            ("A?".into(), JudgeError::Call("openai: HTTP 500".into())),
+            (
+                "A?".into(),
+                JudgeError::Call(CallError::new(
+                    CallErrorKind::Provider {
+                        status: Some(500),
+                        attempts: 1,
+                    },
+                    "openai: HTTP 500",
+                )),
+            ),
             ("B?".into(), JudgeError::NoVerdict("an empty reply".into())),
         ]);
         assert_eq!(

@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use super::{PromptRun, RunRequest};
 use crate::agent::{self, AgentError, LoopError};
-use crate::cassette::decision::Unavailable;
 use crate::completion::{CompletionRequest, Message};
-use crate::engine::{CallError, CallRole, Completed};
+use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole, Completed};
 use crate::tools::Toolbox;
 
 /// How a run's conversation goes on after its answer.
@@ -38,32 +37,19 @@ pub enum FollowUpError {
     /// The message is empty (providers reject empty turns).
     #[error("the follow-up message is empty: write the next user turn")]
     Empty,
-    /// The call could not be made nor replayed (no recording and no key): the harness ignores the
-    /// trial, with this reason.
-    #[error("{0}")]
-    Unavailable(Unavailable),
-    /// The call failed (provider error, stale or missing recording, bad configuration).
-    #[error("follow-up call failed: {0}")]
-    Call(String),
+    /// The call gave no answer: it failed ([`CallError::kind`] says why), or it could not be made nor
+    /// replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness ignores the
+    /// trial with its reason.
+    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("follow-up call failed: {}", .0) })]
+    Call(CallError),
     /// The agent loop of the follow-up gave no final answer.
     #[error("follow-up agent loop: {0}")]
     Agent(AgentError),
 }
 
-impl FollowUpError {
-    /// Whether it says nothing about the model's output (the harness errors the sample rather than
-    /// failing it); an agent loop that ran out of turns is the model's doing.
-    pub(crate) fn is_library_error(&self) -> bool {
-        !matches!(self, FollowUpError::Agent(AgentError::MaxTurns { .. }))
-    }
-}
-
 impl From<CallError> for FollowUpError {
     fn from(e: CallError) -> Self {
-        match e {
-            CallError::Unavailable(reason) => FollowUpError::Unavailable(reason),
-            CallError::Failed(message) => FollowUpError::Call(message),
-        }
+        FollowUpError::Call(e)
     }
 }
 
@@ -93,10 +79,10 @@ impl PromptRun {
     pub async fn follow_up(&self, message: &str) -> Result<PromptRun, FollowUpError> {
         let (request, agent) = match &self.continues {
             Continue::Model { request, agent } => (request, agent),
-            Continue::Not(what) => return Err(FollowUpError::NoConversation(what)),
+            Continue::Not(what) => return Err(self.not_sent(FollowUpError::NoConversation(what))),
         };
         if message.trim().is_empty() {
-            return Err(FollowUpError::Empty);
+            return Err(self.not_sent(FollowUpError::Empty));
         }
         // The conversation so far (whatever the first request held before its prompt, the turns and the
         // replies), then the new turn; the rest of the request as the first call sent it.
@@ -136,6 +122,15 @@ impl PromptRun {
             completed,
             transcript,
         ))
+    }
+
+    /// `e`, noted as a failed call: a follow-up that cannot be sent says nothing of the output, so the
+    /// sample errors whatever the body does with it.
+    fn not_sent(&self, e: FollowUpError) -> FollowUpError {
+        let call = CallError::new(CallErrorKind::Config, e.to_string());
+        self.scope
+            .note_call(CallRole::Subject, CallEnding::Failed(call));
+        e
     }
 
     /// The runs of this conversation, turn by turn: the first call's, then each follow-up's, ending

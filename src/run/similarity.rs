@@ -2,15 +2,7 @@
 
 use super::PromptRun;
 use crate::embedding::{EmbeddingRequest, SimilarityError, cosine};
-use crate::engine::CallError;
-
-/// How an embeddings call that gave no answer ends a similarity.
-fn unanswered(e: CallError) -> SimilarityError {
-    match e {
-        CallError::Unavailable(reason) => SimilarityError::Unavailable(reason),
-        CallError::Failed(message) => SimilarityError::Call(message),
-    }
-}
+use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 
 impl PromptRun {
     /// The cosine similarity of the embeddings of this run's output and `reference`, from the
@@ -25,7 +17,13 @@ impl PromptRun {
     /// ```
     pub async fn similarity(&self, reference: &str) -> Result<f64, SimilarityError> {
         let config = self.scope.engine.config.embeddings.clone().ok_or_else(|| {
-            SimilarityError::NotConfigured(crate::config::embeddings_not_configured())
+            let message = crate::config::embeddings_not_configured();
+            // A similarity no model can compute: the sample errors, as for a call that failed.
+            self.scope.note_call(
+                CallRole::Embedding,
+                CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
+            );
+            SimilarityError::NotConfigured(message)
         })?;
         for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
             if text.trim().is_empty() {
@@ -40,7 +38,10 @@ impl PromptRun {
         };
         let (output, reference) =
             futures::future::join(embed(&self.output), embed(reference)).await;
-        let (output, reference) = (output.map_err(unanswered)?, reference.map_err(unanswered)?);
+        let (output, reference) = (
+            output.map_err(SimilarityError::Call)?,
+            reference.map_err(SimilarityError::Call)?,
+        );
         Ok(cosine(&output.vector, &reference.vector)?)
     }
 }

@@ -101,7 +101,7 @@ pub async fn evaluate(
         let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
         let answers = match targets[questions[0].0].ask_all(&asked).await {
             Ok(answers) => answers,
-            Err(crate::judge::JudgeError::Unavailable(u)) => {
+            Err(crate::judge::JudgeError::Call(e)) if let Some(u) = e.as_unavailable() => {
                 return SampleOutcome::Unavailable(u);
             }
             Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
@@ -163,7 +163,9 @@ async fn compared(
             format!("an output meaning {}", seen(reference)),
             "an empty output",
         )),
-        Err(SimilarityError::Unavailable(u)) => Err(SampleOutcome::Unavailable(u)),
+        Err(SimilarityError::Call(e)) if let Some(u) = e.as_unavailable() => {
+            Err(SampleOutcome::Unavailable(u))
+        }
         Err(e) => Err(SampleOutcome::Errored(format!("similar: {e}"))),
     }
 }

@@ -1,0 +1,211 @@
+//! The recording endpoint end to end: a `run_fn` that calls the model with its own client (plain
+//! `reqwest`) records against a loopback provider, replays under `CI` with the provider stopped and no
+//! key, fails with the request's diff when the request changes under `CI`, and goes pending (the
+//! cassette untouched) when it changes locally; a 429 goes back to the client, whose retry succeeds.
+
+use prompt_tester_testkit::child::Scratch;
+use prompt_tester_testkit::{FakeProvider, Reply, Usage, Wire};
+
+const FIXTURE: &str = "endpoint_fixture";
+
+const SECRET: &str = "sk-fake-endpoint-0123456789";
+
+fn scratch(name: &str, server: &FakeProvider) -> Scratch {
+    let scratch = Scratch::new("endpoint", name);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_API_KEY\"\n",
+        server.base_url(Wire::OpenAi)
+    ));
+    scratch
+}
+
+/// A provider answering `text` with 11 input and 7 output tokens.
+fn fake(text: &str) -> FakeProvider {
+    FakeProvider::builder()
+        .echo_text(text)
+        .usage(Usage {
+            input_tokens: 11,
+            output_tokens: 7,
+            cached_input_tokens: 0,
+            thoughts_tokens: 0,
+        })
+        .start()
+}
+
+#[test]
+fn a_run_fn_s_own_client_records_replays_offline_and_goes_pending_after_a_change() {
+    let server = fake("Blue");
+    // The first call is refused with a 429: it goes back to the client, which retries.
+    server.push(Reply::rate_limited(
+        Wire::OpenAi,
+        std::time::Duration::from_millis(1),
+    ));
+    let scratch = scratch("record", &server);
+    let key = [("FAKE_API_KEY", SECRET)];
+
+    let record = scratch.run_example(FIXTURE, &["relayed", "--exact", "--nocapture"], &key);
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    // Two samples, two calls each (the run_fn's and the body's), and the 429 retried.
+    assert_eq!(server.request_count(), 5, "{}", record.context());
+    for request in server.requests() {
+        // The endpoint added the configured key: the client sent none.
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {SECRET}").as_str())
+        );
+    }
+    record.assert_stdout_has("output=Blue second=Blue replayed=false input_tokens=11");
+    // The endpoint's counts, not the run_fn's million: 4 calls of 11 + 7 tokens, priced.
+    record.assert_stderr_has("44/28");
+    record.assert_stderr_has("4 model calls (0 replayed from cassettes); total cost $0.00002");
+    let file = scratch.cassettes().join("relayed.cassette.json");
+    let recorded = std::fs::read_to_string(&file).expect("the cassette is written");
+    assert!(
+        !recorded.contains(SECRET),
+        "a key in the cassette:\n{recorded}"
+    );
+    assert!(
+        !recorded.contains("127.0.0.1"),
+        "a URL in the cassette:\n{recorded}"
+    );
+    let body: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    assert_eq!(body["version"], 4);
+    let entries = body["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 4, "the 429 is not recorded:\n{recorded}");
+    for entry in entries {
+        assert_eq!(entry["http_request"]["path"], "/v1/chat/completions");
+        assert_eq!(entry["http_response"]["status"], 200);
+    }
+    let runs: Vec<u64> = entries.iter().map(|e| e["run"].as_u64().unwrap()).collect();
+    assert_eq!(runs.iter().filter(|r| **r == 1).count(), 2, "{runs:?}");
+
+    // Replayed under CI with the provider gone and no key.
+    drop(server);
+    let replay = scratch.run_example(
+        FIXTURE,
+        &["relayed", "--exact", "--nocapture"],
+        &[("CI", "true")],
+    );
+    assert_eq!(replay.code(), Some(0), "{}", replay.context());
+    replay.assert_stdout_has("replayed=true input_tokens=11");
+    replay.assert_stderr_has("(4 replayed from cassettes)");
+
+    // A changed request under CI: no call, the sample errors with what changed and the command.
+    let changed = scratch.run_example(
+        FIXTURE,
+        &["relayed", "--exact"],
+        &[("FIXTURE_THING", "shape"), ("CI", "true")],
+    );
+    assert_eq!(changed.code(), Some(101), "{}", changed.context());
+    changed.assert_stdout_has(
+        "relayed.cassette.json has 2 recording(s) of this sample but none for this call (subject call of \
+         run 1/2). Changed since it was recorded: messages[0].content: \"Name a colour.\" → \"Name a shape.\". \
+         Record the new answers as pending with: PROMPT_TESTER_CASSETTE=record cargo test --test \
+         endpoint_fixture -- relayed",
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), recorded);
+
+    // Locally, with a provider: the new answers go pending, the cassette stays as accepted.
+    let server = fake("Square");
+    let scratch_root = scratch.path().to_path_buf();
+    std::fs::write(
+        scratch_root.join("prompt-tester.toml"),
+        format!(
+            "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\napi_key_env = \"FAKE_API_KEY\"\n",
+            server.base_url(Wire::OpenAi)
+        ),
+    )
+    .unwrap();
+    let pending = scratch.run_example(
+        FIXTURE,
+        &["relayed", "--exact"],
+        &[("FIXTURE_THING", "shape"), ("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(pending.code(), Some(0), "{}", pending.context());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), recorded);
+    let pending_file = scratch.cassettes().join("relayed.pending.json");
+    let text = std::fs::read_to_string(&pending_file).expect("the new answers are pending");
+    assert!(
+        text.contains("Name a shape.") && text.contains("Square"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_client_s_own_key_goes_upstream_and_is_never_written() {
+    // The provider echoes the keys back: neither reaches the cassette.
+    let own = "sk-client-own-key-9876543210";
+    let server = fake(&format!("Blue ({SECRET}, {own})"));
+    let scratch = scratch("own-key", &server);
+    let run = scratch.run_example(
+        FIXTURE,
+        &["relayed", "--exact"],
+        &[("FAKE_API_KEY", SECRET), ("FIXTURE_CLIENT_KEY", own)],
+    );
+    assert_eq!(run.code(), Some(0), "{}", run.context());
+    for request in server.requests() {
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {own}").as_str())
+        );
+    }
+    let recorded =
+        std::fs::read_to_string(scratch.cassettes().join("relayed.cassette.json")).unwrap();
+    assert!(
+        !recorded.contains(own) && !recorded.contains(SECRET),
+        "{recorded}"
+    );
+    // What the harness writes (the fixture's own `output=` lines print what the provider said).
+    let harness: String = run
+        .stdout()
+        .lines()
+        .chain(run.stderr().lines())
+        .filter(|l| !l.starts_with("output="))
+        .collect();
+    assert!(!harness.contains(own), "{}", run.context());
+}
+
+#[test]
+fn an_unknown_provider_names_the_closest() {
+    let server = fake("Blue");
+    let scratch = scratch("unknown", &server);
+    let run = scratch.run_example(FIXTURE, &["unknown", "--exact"], &[]);
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_stdout_has("unknown provider \"fakee\" (did you mean \"fake\"?)");
+}
+
+#[test]
+fn a_call_refused_for_want_of_a_key_or_a_recording_ends_the_sample_whatever_the_run_fn_returns() {
+    let server = fake("Blue");
+    let scratch = scratch("no-key", &server);
+    // Locally: no recording and no key, so the trial is ignored, with the variable to set.
+    let local = scratch.run_example(FIXTURE, &["without_key", "--exact"], &[]);
+    assert_eq!(local.code(), Some(0), "{}", local.context());
+    local.assert_stdout_has("test without_key ... ignored (no recording in");
+    local.assert_stdout_has("OPENAI_API_KEY is not set");
+    // Under CI: refused, and the sample errors with the record command.
+    let ci = scratch.run_example(FIXTURE, &["without_key", "--exact"], &[("CI", "true")]);
+    assert_eq!(ci.code(), Some(101), "{}", ci.context());
+    ci.assert_stdout_has("Under CI, auto mode never calls a provider for a missing recording");
+    assert_eq!(server.request_count(), 0);
+    assert!(
+        !scratch
+            .cassettes()
+            .join("without_key.cassette.json")
+            .exists()
+    );
+}
+
+#[test]
+fn a_call_the_budget_cannot_cover_is_refused_and_the_sample_says_so() {
+    let server = fake("Blue");
+    let scratch = scratch("budget", &server);
+    let run = scratch.run_example(
+        FIXTURE,
+        &["relayed", "--exact", "--budget", "0.0000001"],
+        &[("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_stdout_has("ERROR: model call failed: budget of $0.00000 reached after $0.00000: the call could cost up to");
+    assert_eq!(server.request_count(), 0, "{}", run.context());
+}
