@@ -192,11 +192,14 @@ fn every_client_records_then_replays_offline_under_ci_with_no_key() {
         assert_eq!(request.header("x-api-key"), Some(ANTHROPIC_KEY));
         assert_eq!(request.path, "/v1/messages");
     }
+    // The key the application put in the query (`?key=`) goes upstream in Gemini's header instead,
+    // so that no URL carries it.
     let generate = sent(":generateContent");
     assert_eq!(
         generate[0].path,
-        format!("/v1beta/models/gemini-2.5-flash:generateContent?key={GOOGLE_KEY}")
+        "/v1beta/models/gemini-2.5-flash:generateContent"
     );
+    assert_eq!(generate[0].header("x-goog-api-key"), Some(GOOGLE_KEY));
     let streamed = sent(":streamGenerateContent");
     assert_eq!(
         streamed[0].path,
