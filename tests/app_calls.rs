@@ -69,10 +69,19 @@ fn fake(latency: Duration) -> FakeProvider {
         .start()
 }
 
+/// The fixture in `scratch`, built now if it is stale (`cargo test --test app_calls` alone builds no
+/// example).
+fn fixture(scratch: &Scratch) -> child::Child {
+    scratch.child(child::fresh_example_binary(
+        FIXTURE,
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    ))
+}
+
 /// Runs the fixture in `scratch` with `args`; with `fake`, the providers' base URLs point at it and
 /// the keys are set (a developer recording); without, neither is (CI replaying).
 fn run(scratch: &Scratch, args: &[&str], env: &[(&str, &str)], fake: Option<&FakeProvider>) -> Run {
-    let mut child = scratch.example(FIXTURE).args(args).envs(env);
+    let mut child = fixture(scratch).args(args).envs(env);
     if let Some(fake) = fake {
         child = child.base_urls(fake).envs(&KEYS);
     }
@@ -405,8 +414,7 @@ fn with_neither_recording_nor_key_the_trial_is_ignored_and_under_ci_it_fails() {
             .exists()
     );
 
-    let ci = scratch
-        .example(FIXTURE)
+    let ci = fixture(&scratch)
         .args(test)
         .base_urls(&fake)
         .env("CI", "1")

@@ -330,13 +330,24 @@ mod tests {
             verdicts: Vec::new(),
         };
         let text = serde_json::to_string_pretty(&body).unwrap();
-        assert!(text.contains("\"http_request\"") && text.contains("\"events\""), "{text}");
+        assert!(
+            text.contains("\"http_request\"") && text.contains("\"events\""),
+            "{text}"
+        );
         let read: FileBody = serde_json::from_str(&text).unwrap();
         assert_eq!(read.entries, vec![entry]);
         // An entry holding a raw call and a completion's fields is neither.
-        let mixed = text.replace("\"http_request\"", "\"response\": {\"text\": \"x\"}, \"http_request\"");
-        let error = serde_json::from_str::<FileBody>(&mixed).unwrap_err().to_string();
-        assert!(error.contains("holds `http_request` and `http_response`"), "{error}");
+        let mixed = text.replace(
+            "\"http_request\"",
+            "\"response\": {\"text\": \"x\"}, \"http_request\"",
+        );
+        let error = serde_json::from_str::<FileBody>(&mixed)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("holds `http_request` and `http_response`"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -215,6 +215,7 @@ async fn serve(
     let mut attempted = false;
     let mut passed: Option<Forwarded> = None;
     let upstream = upstream(
+        incoming.api,
         &client,
         &url,
         incoming.headers,
@@ -385,6 +386,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
 /// Forwards the request once; a success the client can read is the answer, anything else is kept
 /// in `passed` to go back as it came (and is not recorded).
 async fn upstream(
+    api: Api,
     client: &crate::provider::ProviderClient,
     url: &str,
     headers: Vec<(HeaderName, HeaderValue)>,
@@ -414,17 +416,15 @@ async fn upstream(
     };
     let status = forwarded.status;
     match read {
-        Some(body) => Ok((
-            RelayedAnswer {
-                response: RawResponse {
-                    status,
-                    content_type,
-                    body,
-                },
-                tokens: Default::default(),
-            },
-            latency,
-        )),
+        Some(body) => {
+            let response = RawResponse {
+                status,
+                content_type,
+                body,
+            };
+            let tokens = relayed::tokens(api, &response);
+            Ok((RelayedAnswer { response, tokens }, latency))
+        }
         None => {
             *passed = Some(forwarded);
             Err(ProviderError {
