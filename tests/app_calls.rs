@@ -365,6 +365,20 @@ fn a_changed_request_fails_under_ci_goes_pending_locally_and_accepting_it_replay
         ],
     );
 
+    // Locally with no key at the vendor's URL, it is not made either: async-openai sends
+    // `Authorization: Bearer ` (empty), which is no credential.
+    let no_key = fixture(&scratch).args(test).envs(&warm).run();
+    assert_eq!(no_key.code(), Some(101), "{}", no_key.context());
+    child::assert_contains(
+        &no_key.stdout(),
+        &[
+            "plain",
+            "warm",
+            "cargo test --test app_calls_fixture -- openai_chat",
+        ],
+    );
+    child::assert_lacks(&no_key.stdout(), "upstream");
+
     // Locally, with the server and a key, the call is made and its answer waits for review.
     let calls = fake.request_count();
     let changed = run(&scratch, &test, &warm, Some(&fake));
@@ -393,20 +407,20 @@ fn a_changed_request_fails_under_ci_goes_pending_locally_and_accepting_it_replay
     // The sample's recordings were replaced as a whole: the old request is stale now.
     let old = run(&scratch, &test, &[("CI", "1")], None);
     assert_eq!(old.code(), Some(101), "{}", old.context());
-    assert_no_key(scratch.path(), &[&stale, &changed, &replay, &old]);
+    assert_no_key(scratch.path(), &[&stale, &no_key, &changed, &replay, &old]);
 }
 
 #[test]
 fn with_neither_recording_nor_key_the_trial_is_ignored_and_under_ci_it_fails() {
-    let fake = fake(Duration::ZERO);
+    // The vendor's own URL (no base URL variable), where a key is needed, and no key. async-openai
+    // still sends `Authorization: Bearer ` (empty): that is no credential, so nothing is sent.
     let scratch = Scratch::new("app-calls", "ignored");
     let test = ["openai_chat", "--exact"];
-    // async-openai still sends `Authorization: Bearer ` (empty): that is no credential.
-    let local = scratch.example(FIXTURE).args(test).base_urls(&fake).run();
+    let local = fixture(&scratch).args(test).run();
     local.assert_success();
     let outcome = local.outcome("openai_chat");
     assert!(outcome.starts_with("ignored"), "{}", local.context());
-    assert_eq!(fake.request_count(), 0, "nothing was sent upstream");
+    assert!(outcome.contains("OPENAI_API_KEY"), "{}", local.context());
     assert!(
         !scratch
             .cassettes()
@@ -414,11 +428,7 @@ fn with_neither_recording_nor_key_the_trial_is_ignored_and_under_ci_it_fails() {
             .exists()
     );
 
-    let ci = fixture(&scratch)
-        .args(test)
-        .base_urls(&fake)
-        .env("CI", "1")
-        .run();
+    let ci = fixture(&scratch).args(test).env("CI", "1").run();
     assert_eq!(ci.code(), Some(101), "{}", ci.context());
-    assert_eq!(fake.request_count(), 0);
+    assert_eq!(ci.outcome("openai_chat"), "FAILED");
 }

@@ -353,6 +353,17 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
             continue;
         }
         if CREDENTIAL_HEADERS.contains(&name.as_str()) {
+            // async-openai with no key sends `Authorization: Bearer `: no credential, so the
+            // endpoint's own key (or, with none, "no key") applies.
+            let credential = value.to_str().unwrap_or("x").trim();
+            if credential
+                .strip_prefix("Bearer")
+                .unwrap_or(credential)
+                .trim()
+                .is_empty()
+            {
+                continue;
+            }
             sends_key = true;
             crate::redact::protect_value(name.as_str(), value.to_str().unwrap_or(""));
         }
