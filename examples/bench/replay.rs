@@ -14,6 +14,7 @@ use crate::common::{
     MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, Size, case_inputs, case_name, expect_passed, mb,
     write_file,
 };
+use crate::app_calls::TRIALS;
 use crate::judge::JUDGE_TRIAL;
 use crate::results::{Figure, Report, Target};
 
@@ -33,7 +34,7 @@ impl Bench {
             "replay",
             &root,
             &[("PROMPT_TESTER_CASSETTE", "replay")],
-            &["--skip", JUDGE_TRIAL],
+            &["--skip", JUDGE_TRIAL, "--skip", TRIALS],
         )?;
         expect_passed("replay", &run, size.cases)?;
         let per_s = entries as f64 / run.wall.as_secs_f64();
