@@ -68,8 +68,7 @@ pub mod app {
         question: &str,
         max_tokens: u32,
     ) -> anyhow::Result<(String, u64, u64)> {
-        let facts = fetch_facts(order_id)
-            .ok_or_else(|| anyhow::anyhow!("no order {order_id}"))?;
+        let facts = fetch_facts(order_id).ok_or_else(|| anyhow::anyhow!("no order {order_id}"))?;
         let request = CreateChatCompletionRequestArgs::default()
             .model(model)
             .temperature(0.0)

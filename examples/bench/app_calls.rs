@@ -93,7 +93,12 @@ impl Bench {
         let server = counting_server(Duration::ZERO);
         let root = self.root_without_suite("app_calls", &server.base_url(Wire::OpenAi))?;
         let live = |trial: &str| {
-            let run = self.run_child("app_calls", &root, &[], &["--no-cassette", "--exact", trial])?;
+            let run = self.run_child(
+                "app_calls",
+                &root,
+                &[],
+                &["--no-cassette", "--exact", trial],
+            )?;
             expect_passed("app_calls", &run, 1)?;
             run.measured["harness_wall_ms"]
                 .as_f64()

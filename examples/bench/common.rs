@@ -92,7 +92,12 @@ impl Bench {
         root: &Path,
         cases: usize,
     ) -> Result<ChildRun, String> {
-        self.run_live_on(name, root, &["--skip", JUDGE_TRIAL, "--skip", TRIALS], cases)
+        self.run_live_on(
+            name,
+            root,
+            &["--skip", JUDGE_TRIAL, "--skip", TRIALS],
+            cases,
+        )
     }
 
     /// Runs scenario `name` against its provider, cassettes off, on the trials the harness arguments

@@ -3,8 +3,8 @@
 //! (`estimate_ms`)
 
 use crate::Bench;
-use crate::common::{Size, ms};
 use crate::app_calls::TRIALS;
+use crate::common::{Size, ms};
 use crate::judge::JUDGE_TRIAL;
 use crate::replay::write_cassette;
 use crate::results::{Figure, Report, Target};

@@ -10,11 +10,11 @@ use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::json;
 
 use crate::Bench;
+use crate::app_calls::TRIALS;
 use crate::common::{
     MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, Size, case_inputs, case_name, expect_passed, mb,
     write_file,
 };
-use crate::app_calls::TRIALS;
 use crate::judge::JUDGE_TRIAL;
 use crate::results::{Figure, Report, Target};
 
