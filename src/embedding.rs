@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::CallError;
+use crate::engine::call_error::CallError;
 
 /// One text to embed with one model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -20,7 +20,8 @@ pub use crate::role::CallRole;
 pub use crate::usage::Usage;
 
 mod bill;
-mod call_error;
+pub(crate) mod call_error;
+pub(crate) mod endpoint;
 mod event;
 #[cfg(feature = "endpoint")]
 pub(crate) mod relay;
@@ -59,7 +60,7 @@ pub struct RunScope {
     /// How each model call of this sample ended, in the order they ended: what its outcome is read from.
     pub(crate) calls: Mutex<Vec<(CallRole, CallEnding)>>,
     /// Its calls through the recording endpoint.
-    pub(crate) relay: crate::endpoint::SampleRelay,
+    pub(crate) relay: crate::engine::endpoint::SampleRelay,
 }
 
 impl RunScope {
@@ -175,7 +176,7 @@ pub struct Engine {
     same_calls: same_call::SameCalls,
     /// The recording endpoint, started when a sample first asks for its URL.
     #[cfg(feature = "endpoint")]
-    endpoint: crate::endpoint::Endpoint,
+    endpoint: crate::engine::endpoint::Endpoint,
 }
 
 impl std::fmt::Debug for Engine {

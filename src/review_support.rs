@@ -7,9 +7,33 @@ use std::path::{Path, PathBuf};
 
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 pub use crate::cassette::pending::{PendingFile, PendingSample, SampleId, Settled};
+pub use crate::cassette::raw::{Event, RawBody, RawRequest, RawResponse};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, Verdict};
 pub use crate::role::CallRole;
 pub use similar::ChangeTag;
+
+/// A call the application made through the recording endpoint, as a review shows a model call: its
+/// model, its JSON body (pretty, as the request's one message: a diff of it is the request's diff),
+/// the answer's text (a stream's text joined) with its tokens. `None` for any other exchange.
+pub fn raw_call(
+    exchange: &Exchange,
+) -> Option<(
+    crate::completion::CompletionRequest,
+    crate::completion::CompletionResult,
+)> {
+    let Exchange::Raw { request, response } = exchange else {
+        return None;
+    };
+    let body = serde_json::to_string_pretty(&request.body).unwrap_or_default();
+    let asked = crate::completion::CompletionRequest::new(
+        crate::provider::relayed::model_of(request),
+        format!("{} {}\n{body}", request.method, request.path),
+        0,
+    );
+    let mut answered = crate::provider::relayed::tokens_of(request, response);
+    answered.text = crate::provider::relayed::answer_text(request, response);
+    Some((asked, answered))
+}
 
 use similar::TextDiff;
 

@@ -86,6 +86,18 @@ impl TestEngine {
     ) -> PromptRun {
         PromptRun::given(self.0.clone(), test, prompt, output, cache_judge)
     }
+
+    /// Sample 1 of 1 of `test`, as a `run_fn` receives it, sending `request` (its prompt the last
+    /// message's text, no inputs).
+    pub fn sample(&self, test: &str, request: crate::CompletionRequest) -> crate::SampleContext {
+        let scope = crate::engine::RunScope::new(self.0.clone(), test, test, test, 1, 1, false);
+        let prompt = request
+            .messages
+            .last()
+            .map(crate::completion::Message::text)
+            .unwrap_or_default();
+        crate::SampleContext::new(request, prompt, Default::default(), Arc::new(scope))
+    }
 }
 
 /// Every reader of what comes from a file or the network, as the property tests drive it: each returns

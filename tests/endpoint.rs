@@ -79,6 +79,12 @@ fn a_run_fn_s_own_client_records_replays_offline_and_goes_pending_after_a_change
     let runs: Vec<u64> = entries.iter().map(|e| e["run"].as_u64().unwrap()).collect();
     assert_eq!(runs.iter().filter(|r| **r == 1).count(), 2, "{runs:?}");
 
+    // The estimate reads the recordings: four calls at today's prices, nothing called.
+    let estimate = scratch.run_example(FIXTURE, &["relayed", "--exact", "--estimate"], &[]);
+    assert_eq!(estimate.code(), Some(0), "{}", estimate.context());
+    estimate.assert_stderr_has("relayed               2        4     $0.00002");
+    estimate.assert_stderr_has("estimate: 4 model calls; total cost $0.00002");
+
     // Replayed under CI with the provider gone and no key.
     drop(server);
     let replay = scratch.run_example(
@@ -208,4 +214,143 @@ fn a_call_the_budget_cannot_cover_is_refused_and_the_sample_says_so() {
     assert_eq!(run.code(), Some(101), "{}", run.context());
     run.assert_stdout_has("ERROR: model call failed: budget of $0.00000 reached after $0.00000: the call could cost up to");
     assert_eq!(server.request_count(), 0, "{}", run.context());
+}
+
+/// The keys a hostile provider sends back: the client's own, and the endpoint's configured one.
+const CLIENT_KEY: &str = "sk-PT-CLIENT-KEY-d41d8cd98f";
+
+#[test]
+fn no_key_the_client_sent_or_the_endpoint_added_reaches_a_file_or_the_output() {
+    // Echoes every key header and the query back, in a success and (to "unauthorized") in a 401.
+    let server = FakeProvider::builder()
+        .respond_with(|request| {
+            let sent: Vec<&str> = ["authorization", "x-api-key", "x-goog-api-key"]
+                .iter()
+                .filter_map(|h| request.header(h))
+                .collect();
+            let echo = format!("you sent {sent:?} to {}", request.path);
+            let wire = request.wire().unwrap_or(Wire::OpenAi);
+            match request.last_user_text().as_deref() {
+                Some("unauthorized") => Reply::error(wire, 401, "invalid_api_key", &echo),
+                _ => Reply::text(wire, "m", &echo, Usage::new(3, 2)),
+            }
+        })
+        .start();
+    let scratch = Scratch::new("endpoint", "hostile");
+    let (openai, anthropic, google) = (
+        server.base_url(Wire::OpenAi),
+        server.base_url(Wire::Anthropic),
+        server.base_url(Wire::Gemini),
+    );
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{openai}\"\napi_key_env = \"FAKE_API_KEY\"\n\
+         [providers.fake_anthropic]\nkind = \"anthropic\"\nbase_url = \"{anthropic}\"\n\
+         [providers.fake_google]\nkind = \"google\"\nbase_url = \"{google}\"\n"
+    ));
+    let run = scratch.run_example(
+        FIXTURE,
+        &[
+            "echoed_keys",
+            "--exact",
+            "--report",
+            "out/report.json",
+            "--junit",
+            "out/junit.xml",
+        ],
+        &[("FAKE_API_KEY", SECRET), ("FIXTURE_CLIENT_KEY", CLIENT_KEY)],
+    );
+    // The 401 went back to the client, which returned it as its error: the sample errors.
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_stdout_has("run_fn failed: HTTP 401 Unauthorized");
+    // Each way of sending the key reached the provider.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 5, "{}", run.context());
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {CLIENT_KEY}").as_str())
+    );
+    assert_eq!(requests[1].header("x-api-key"), Some(CLIENT_KEY));
+    assert_eq!(requests[2].header("x-goog-api-key"), Some(CLIENT_KEY));
+    // A key in the query goes upstream as a header, so no URL ever holds it.
+    assert_eq!(requests[3].header("x-goog-api-key"), Some(CLIENT_KEY));
+    assert!(
+        !requests[3].path.contains(CLIENT_KEY),
+        "{}",
+        requests[3].path
+    );
+    let mut files = Vec::new();
+    every_file(scratch.path(), &mut files);
+    let cassette = files
+        .iter()
+        .find(|(p, _)| p.ends_with("echoed_keys.cassette.json"))
+        .map(|(_, text)| text)
+        .expect("the calls before the 401 are recorded");
+    // The provider's echoes are in it, each key redacted.
+    assert!(cassette.contains("REDACTED"), "{cassette}");
+    assert!(files.iter().any(|(p, _)| p.ends_with("report.json")));
+    for secret in [CLIENT_KEY, SECRET] {
+        for (path, text) in &files {
+            assert!(!text.contains(secret), "{secret} is in {path}:\n{text}");
+        }
+        assert!(
+            !run.stdout().contains(secret) && !run.stderr().contains(secret),
+            "{secret} is in the output:\n{}",
+            run.context()
+        );
+    }
+}
+
+fn every_file(dir: &std::path::Path, found: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            every_file(&path, found);
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            found.push((path.display().to_string(), text));
+        }
+    }
+}
+
+#[test]
+fn a_stream_is_recorded_as_its_events_and_replayed_in_order_with_its_content_type() {
+    let chunk = |text: &str| {
+        format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
+    };
+    let stream = format!(
+        "{}{}{}data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":13,\"completion_tokens\":3}}}}\n\ndata: [DONE]\n\n",
+        chunk("One, "),
+        chunk("two, "),
+        chunk("three.")
+    );
+    let server = FakeProvider::builder()
+        .respond_with(move |_| Reply::raw(200, "text/event-stream", stream.clone()))
+        .start();
+    let scratch = scratch("stream", &server);
+    let record = scratch.run_example(FIXTURE, &["streaming", "--exact", "--nocapture"], &[]);
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    record.assert_stdout_has("streamed=One, two, three. [DONE] input_tokens=13");
+    let recorded =
+        std::fs::read_to_string(scratch.cassettes().join("streaming.cassette.json")).unwrap();
+    let body: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    let response = &body["entries"][0]["http_response"];
+    assert_eq!(response["content_type"], "text/event-stream", "{recorded}");
+    assert_eq!(
+        response["body"]["events"].as_array().unwrap().len(),
+        5,
+        "{recorded}"
+    );
+    assert_eq!(
+        response["body"]["events"][4]["data"], "[DONE]",
+        "{recorded}"
+    );
+    drop(server);
+    let replay = scratch.run_example(
+        FIXTURE,
+        &["streaming", "--exact", "--nocapture"],
+        &[("CI", "true")],
+    );
+    assert_eq!(replay.code(), Some(0), "{}", replay.context());
+    replay.assert_stdout_has("streamed=One, two, three. [DONE] input_tokens=13");
+    replay.assert_stderr_has("13/3");
 }

@@ -322,7 +322,7 @@ pub const ROWS: &[Row] = &[
     row(Key::Messages, "messages", Kind::List, TESTS, "turns sent before the prompt, each `system`, `user` or `assistant` with its text (placeholders filled as in the prompt)"),
     row(Key::Threshold, "threshold", Kind::Share, SUITE_AND_CASE, "a score from 0 to 1 (the weight of passing assertions over all weights)")
         .range(Range::closed(0.0, 1.0)),
-    row(Key::RunFn, "run_fn", Kind::Code, ATTRIBUTE, "an `async fn(prompt: &str, model: &str, max_tokens: u32)` or `async fn(request: CompletionRequest)` returning `anyhow::Result<CompletionResult>`, called instead of the provider"),
+    row(Key::RunFn, "run_fn", Kind::Code, ATTRIBUTE, "an `async fn(prompt: &str, model: &str, max_tokens: u32)`, `async fn(request: CompletionRequest)` or `async fn(sample: SampleContext)` returning `anyhow::Result<CompletionResult>`, called instead of the provider"),
     row(Key::Tools, "tools", Kind::List, TESTS, "tools the model may call: one call is made and its tool calls are checked, not run"),
     row(Key::Agent, "agent", Kind::Code, ATTRIBUTE, "a `Toolbox` or a `fn() -> Toolbox`: the model call becomes an agent loop"),
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),

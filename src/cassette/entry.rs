@@ -466,8 +466,35 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
     digest_of(&keyed)
 }
 
+/// The key of a raw call: a hash of the sample (test and run), the request (method, path, query,
+/// canonical body) and its place among the sample's identical requests (`ordinal`, 1-based: the k-th
+/// identical request replays the k-th recording). No header and no URL: it replays against any host.
+pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: u32) -> String {
+    #[derive(Serialize)]
+    struct Keyed<'a> {
+        kind: &'static str,
+        test: &'a str,
+        run: u32,
+        method: &'a str,
+        path: &'a str,
+        query: &'a [(String, String)],
+        body: &'a serde_json::Value,
+        ordinal: u32,
+    }
+    digest_of(&Keyed {
+        kind: "raw",
+        test,
+        run,
+        method: &request.method,
+        path: &request.path,
+        query: &request.query,
+        body: &request.body,
+        ordinal,
+    })
+}
+
 /// The first 12 bytes of the SHA-256 of `keyed`'s JSON, in hex: a cassette key.
-pub(super) fn digest_of(keyed: &impl Serialize) -> String {
+fn digest_of(keyed: &impl Serialize) -> String {
     let bytes = serde_json::to_vec(keyed).expect("a request always serialises");
     let digest = Sha256::digest(&bytes);
     digest[..12].iter().map(|b| format!("{b:02x}")).collect()

@@ -25,7 +25,7 @@ mod store;
 
 pub use entry::{
     CheckVerdict, Entry, Exchange, FileBody, Recorded, Verdict, embedding_key, entry_key,
-    latency_of, now_rfc3339,
+    latency_of, now_rfc3339, raw_key,
 };
 pub use file::CassetteError;
 #[cfg(test)]

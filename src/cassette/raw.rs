@@ -143,33 +143,6 @@ pub fn write_events(events: &[Event]) -> String {
     out
 }
 
-/// The key of a raw call: a hash of the sample (test and run), the request (method, path, query,
-/// canonical body) and its place among the sample's identical requests (`ordinal`, 1-based: the k-th
-/// identical request replays the k-th recording). No header and no URL: it replays against any host.
-pub fn raw_key(test: &str, run: u32, request: &RawRequest, ordinal: u32) -> String {
-    #[derive(Serialize)]
-    struct Keyed<'a> {
-        kind: &'static str,
-        test: &'a str,
-        run: u32,
-        method: &'a str,
-        path: &'a str,
-        query: &'a [(String, String)],
-        body: &'a Value,
-        ordinal: u32,
-    }
-    super::entry::digest_of(&Keyed {
-        kind: "raw",
-        test,
-        run,
-        method: &request.method,
-        path: &request.path,
-        query: &request.query,
-        body: &request.body,
-        ordinal,
-    })
-}
-
 /// What differs between a recorded request and a new one, a line per JSON path
 /// (`messages[0].content: "a" → "b"`, `temperature: unset → 0.2`), at most `limit` lines.
 pub fn body_changes(old: &RawRequest, new: &RawRequest, limit: usize) -> Vec<String> {
@@ -261,6 +234,7 @@ mod tests {
 
     #[test]
     fn key_order_does_not_change_the_key_and_the_sample_and_ordinal_do() {
+        use super::super::raw_key;
         let a = request(
             serde_json::from_str(r#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#)
                 .unwrap(),

@@ -11,6 +11,7 @@ use crate::provider::ProviderError;
 /// Why a model call gave no answer: its [`kind`](CallError::kind), the text shown for it, and the
 /// error that caused it ([`source`](Error::source)), when there is one.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CallError {
     kind: CallErrorKind,
     message: String,
@@ -197,4 +198,77 @@ pub enum CallEnding {
     Unavailable(Unavailable),
     /// No answer, or none that could be used: the sample errors.
     Failed(CallError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_provider_failure_keeps_its_status_its_attempts_and_its_cause_redacted() {
+        crate::redact::protect_userinfo("http://user:call-error-s3cret@example.test");
+        let failed = CallError::provider(&ProviderError {
+            provider: "openai".into(),
+            status: Some(429),
+            error_type: Some("rate_limit_error".into()),
+            message: "slow down, call-error-s3cret".into(),
+            request_id: None,
+            attempts: 3,
+        });
+        assert_eq!(
+            failed.kind(),
+            &CallErrorKind::Provider {
+                status: Some(429),
+                attempts: 3
+            }
+        );
+        assert!(failed.kind().retried() && !failed.is_unavailable());
+        let source = failed.source().expect("the provider's error");
+        let cause = source
+            .downcast_ref::<ProviderError>()
+            .expect("a ProviderError");
+        assert_eq!(cause.status, Some(429));
+        for shown in [
+            failed.to_string(),
+            source.to_string(),
+            format!("{failed:?}"),
+        ] {
+            assert!(!shown.contains("call-error-s3cret"), "{shown}");
+            assert!(shown.contains("slow down"), "{shown}");
+        }
+        assert!(matches!(failed.ending(), CallEnding::Failed(_)));
+    }
+
+    #[test]
+    fn refusals_and_ignored_calls_have_their_kind_and_keep_their_text() {
+        let stale = CallError::refused(
+            &Refusal::Stale { recorded: 2 },
+            vec!["model a → b".into()],
+            "stale, as worded".into(),
+        );
+        assert_eq!(
+            stale.kind(),
+            &CallErrorKind::Stale {
+                recorded: 2,
+                changes: vec!["model a → b".into()]
+            }
+        );
+        assert_eq!(stale.to_string(), "stale, as worded");
+        let under_ci = CallError::refused(&Refusal::NotRecordedUnderCi, Vec::new(), String::new());
+        assert_eq!(under_ci.kind(), &CallErrorKind::NotRecorded { ci: true });
+        let key = Refusal::MissingKey { var: "K".into() };
+        assert_eq!(
+            CallError::refused(&key, Vec::new(), String::new()).kind(),
+            &CallErrorKind::MissingKey { var: "K".into() }
+        );
+        let reason = Unavailable {
+            why: Ignore::NoKey { var: "K".into() },
+            message: "no recording and K is not set".into(),
+        };
+        let ignored = CallError::unavailable(reason.clone());
+        assert_eq!(ignored.kind(), &CallErrorKind::NoKey { var: "K".into() });
+        assert!(ignored.is_unavailable());
+        assert_eq!(ignored.to_string(), reason.message);
+        assert!(matches!(ignored.ending(), CallEnding::Unavailable(u) if u == reason));
+    }
 }

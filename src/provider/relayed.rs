@@ -104,7 +104,7 @@ pub fn tokens(api: Api, response: &RawResponse) -> CompletionResult {
     match &response.body {
         RawBody::Json(body) => json_tokens(api, body, &mut result),
         RawBody::Events(events) => {
-            let data = events.iter().map(|e| &e.data);
+            let mut data = events.iter().map(|e| &e.data);
             match api {
                 Api::Messages => {
                     // The input counts come first, the output count grows in each `message_delta`.
@@ -121,14 +121,16 @@ pub fn tokens(api: Api, response: &RawResponse) -> CompletionResult {
                     anthropic::usage(&Value::Object(usage), &mut result);
                 }
                 Api::Responses => {
-                    if let Some(usage) = data.filter_map(|d| d.pointer("/response/usage")).last() {
+                    if let Some(usage) = data
+                        .filter_map(|d| d.pointer("/response/usage"))
+                        .next_back()
+                    {
                         responses_usage(usage, &mut result);
                     }
                 }
                 _ => {
-                    if let Some(last) = data
-                        .filter(|d| d.get("usage").or_else(|| d.get("usageMetadata")).is_some())
-                        .last()
+                    if let Some(last) =
+                        data.rfind(|d| d.get("usage").or_else(|| d.get("usageMetadata")).is_some())
                     {
                         json_tokens(api, last, &mut result);
                     }

@@ -82,6 +82,26 @@ async fn custom_executor(run: PromptRun) -> Result<(), std::io::Error> {
     }
 }
 
+/// The third form: the whole sample.
+async fn from_sample(sample: SampleContext) -> anyhow::Result<CompletionResult> {
+    Ok(CompletionResult::new(
+        format!(
+            "{}|{}|{}|{}",
+            sample.model(),
+            sample.max_tokens(),
+            sample.prompt(),
+            sample.run()
+        ),
+        1,
+        2,
+    ))
+}
+
+#[prompt_test(target_prompt = "Hi", run_fn = from_sample)]
+async fn sample_executor(_run: PromptRun) -> anyhow::Result<()> {
+    Ok(())
+}
+
 mod nested {
     use prompt_tester::prelude::*;
 
@@ -141,6 +161,7 @@ fn registers_each_function_once() {
             "early",
             "in_suite_words",
             "old_name_of_the_cache_switch",
+            "sample_executor",
             "summary_mentions_alice",
             "sync_translation",
             "type"
@@ -272,7 +293,11 @@ fn run_fn_receives_the_prompt_model_and_max_tokens() {
     let run_fn = spec.run_fn.expect("run_fn is registered");
     // `echo` never waits, so one poll finishes it; no runtime needed.
     let request = prompt_tester::CompletionRequest::new("m-1", "Reply with yes.", 7);
-    let mut future = pin!(run_fn(request));
+    let engine = prompt_tester::testing::TestEngine::new(
+        prompt_tester::Config::defaults(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))),
+        prompt_tester::CassetteMode::Off,
+    );
+    let mut future = pin!(run_fn(engine.sample("custom_executor", request)));
     match future
         .as_mut()
         .poll(&mut Context::from_waker(Waker::noop()))
@@ -283,6 +308,26 @@ fn run_fn_receives_the_prompt_model_and_max_tokens() {
             assert_eq!((result.input_tokens, result.output_tokens), (1, 2));
         }
         Poll::Pending => panic!("echo should finish on the first poll"),
+    }
+}
+
+#[test]
+fn run_fn_s_third_form_receives_the_sample() {
+    let run_fn = (registered("sample_executor").spec)()
+        .run_fn
+        .expect("run_fn is registered");
+    let engine = prompt_tester::testing::TestEngine::new(
+        prompt_tester::Config::defaults(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))),
+        prompt_tester::CassetteMode::Off,
+    );
+    let request = prompt_tester::CompletionRequest::new("m-2", "Say hi.", 9);
+    let mut future = pin!(run_fn(engine.sample("sample_executor", request)));
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(result) => assert_eq!(result.expect("it succeeds").text, "m-2|9|Say hi.|1"),
+        Poll::Pending => panic!("from_sample should finish on the first poll"),
     }
 }
 

@@ -307,3 +307,35 @@ fn a_result_file_that_does_not_parse_is_refused_and_kept_as_it_is() {
         .unwrap();
     assert_eq!(after, conflicted);
 }
+
+/// A judge reply with no verdict (after its retry) is a failed call in a test, but in a calibration set
+/// it stays the judge getting that item wrong: the set is measured, none of its samples errors.
+#[test]
+fn a_reply_without_a_verdict_counts_against_the_judge_in_a_set() {
+    let fake = FakeProvider::builder()
+        .respond_with(|request| {
+            let body = String::from_utf8_lossy(&request.body).into_owned();
+            let text = if body.contains("Is it polite?") {
+                "I would rather not say.".to_string()
+            } else {
+                json!({"question_type": "factual_presence", "reasoning": "Looked.", "snippet": null,
+                       "answer": if body.contains("Bob") { "no" } else { "yes" }})
+                .to_string()
+            };
+            let usage = prompt_tester_testkit::Usage::new(100, 10);
+            Reply::text(Wire::OpenAi, JUDGE_MODEL, &text, usage)
+        })
+        .start();
+    let f = Fixture::calling("calibration-no-verdict", &fake, "record");
+    f.file("prompt-tests/basics.calibration.toml", &set(""));
+    let out = f.run(&[]);
+    out.assert_code(0);
+    out.assert_statuses(&[("calibration::basics", "ok")]);
+    let report = out.report.as_ref().unwrap();
+    let entry = child::entry(&report["tests"], "name", "calibration::basics");
+    assert_eq!(entry["status"], "passed", "{entry:#}\n{}", out.context());
+    assert_eq!(entry["runs_errored"], 0, "{entry:#}");
+    // Four items, the polite one asked twice (its retry): it counts as the judge's mistake.
+    assert_eq!(judge_calls(&fake), 5);
+    out.assert_stderr_has("the judge disagreed with the label on 2: wrong, polite");
+}

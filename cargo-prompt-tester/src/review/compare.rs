@@ -2,16 +2,19 @@
 //! subject call with the n-th, as a sample replays them), what changed in each request, and the
 //! tokens, cost and latency on each side.
 
-use prompt_tester::_cargo_prompt_tester_support::{CallRole, Entry, Exchange, describe};
+use std::borrow::Cow;
+
+use prompt_tester::_cargo_prompt_tester_support::{CallRole, Entry, Exchange, describe, raw_call};
 use prompt_tester::{CompletionRequest, CompletionResult};
 
-/// One recorded model call.
-#[derive(Debug, Clone, Copy)]
+/// One recorded model call (a call through the recording endpoint shown as one: its body as the
+/// request's text, see `raw_call`).
+#[derive(Debug, Clone)]
 pub struct Call<'a> {
     /// What was asked.
-    pub request: &'a CompletionRequest,
+    pub request: Cow<'a, CompletionRequest>,
     /// What was answered.
-    pub response: &'a CompletionResult,
+    pub response: Cow<'a, CompletionResult>,
     /// How long it took when recorded.
     pub latency_ms: u64,
 }
@@ -27,11 +30,15 @@ pub fn calls(entries: &[Entry], role: CallRole) -> Vec<Call<'_>> {
         .filter(|e| e.role == role)
         .filter_map(|e| match &e.call {
             Exchange::Completion { request, response } => Some(Call {
-                request,
-                response,
+                request: Cow::Borrowed(request),
+                response: Cow::Borrowed(response),
                 latency_ms: e.latency_ms,
             }),
-            Exchange::Embedding { .. } => None,
+            raw => raw_call(raw).map(|(request, response)| Call {
+                request: Cow::Owned(request),
+                response: Cow::Owned(response),
+                latency_ms: e.latency_ms,
+            }),
         })
         .collect()
 }
@@ -40,7 +47,7 @@ pub fn calls(entries: &[Entry], role: CallRole) -> Vec<Call<'_>> {
 pub fn paired<'a>(old: Vec<Call<'a>>, new: Vec<Call<'a>>) -> Vec<Pair<'a>> {
     let n = old.len().max(new.len());
     (0..n)
-        .map(|i| (old.get(i).copied(), new.get(i).copied()))
+        .map(|i| (old.get(i).cloned(), new.get(i).cloned()))
         .collect()
 }
 
@@ -48,7 +55,7 @@ pub fn paired<'a>(old: Vec<Call<'a>>, new: Vec<Call<'a>>) -> Vec<Pair<'a>> {
 pub fn request_changes(pair: &Pair<'_>) -> Vec<String> {
     match pair {
         (Some(old), Some(new)) => {
-            let changes = describe(old.request, new.request);
+            let changes = describe(&old.request, &new.request);
             if changes.is_empty() {
                 vec!["the same request, answered again".into()]
             } else {
@@ -123,8 +130,8 @@ mod tests {
 
     fn call<'a>(request: &'a CompletionRequest, response: &'a CompletionResult) -> Call<'a> {
         Call {
-            request,
-            response,
+            request: Cow::Borrowed(request),
+            response: Cow::Borrowed(response),
             latency_ms: 100,
         }
     }
@@ -169,6 +176,66 @@ mod tests {
         assert_eq!(totals.cost(), "$0.250000 + 1 unpriced");
         assert_eq!(Totals::of(&[call(&request, &unpriced)]).cost(), "unpriced");
         assert_eq!(Totals::of(&[call(&request, &priced)]).cost(), "$0.250000");
+    }
+
+    #[test]
+    fn a_call_through_the_recording_endpoint_shows_its_body_s_diff_its_answer_and_tokens() {
+        use prompt_tester::_cargo_prompt_tester_support::{
+            Event, RawBody, RawRequest, RawResponse,
+        };
+        use serde_json::json;
+        let entry = |content: &str, said: &str| Entry {
+            key: content.into(),
+            test: "t".into(),
+            target: None,
+            run: 1,
+            role: CallRole::Subject,
+            provider: "openai".into(),
+            model: "gpt-4o-mini".into(),
+            call: Exchange::Raw {
+                request: RawRequest {
+                    method: "POST".into(),
+                    path: "/v1/chat/completions".into(),
+                    query: Vec::new(),
+                    body: json!({"messages": [{"content": content, "role": "user"}], "model": "gpt-4o-mini"}),
+                },
+                response: RawResponse {
+                    status: 200,
+                    content_type: "text/event-stream".into(),
+                    body: RawBody::Events(vec![
+                        Event {
+                            event: None,
+                            data: json!({"choices": [{"delta": {"content": said}}]}),
+                        },
+                        Event {
+                            event: None,
+                            data: json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2}}),
+                        },
+                    ]),
+                },
+            },
+            latency_ms: 5,
+            recorded_at: String::new(),
+        };
+        let (old, new) = ([entry("Hello", "Hi")], [entry("Hello there", "Hey")]);
+        let pairs = paired(
+            calls(&old, CallRole::Subject),
+            calls(&new, CallRole::Subject),
+        );
+        assert_eq!(pairs.len(), 1);
+        let changes = request_changes(&pairs[0]);
+        assert!(
+            changes.len() == 1 && changes[0].contains("Hello there"),
+            "{changes:?}"
+        );
+        let (a, b) = (pairs[0].0.as_ref().unwrap(), pairs[0].1.as_ref().unwrap());
+        assert_eq!(
+            (answer_text(&a.response), answer_text(&b.response)),
+            ("Hi".into(), "Hey".into())
+        );
+        assert_eq!(a.request.model, "gpt-4o-mini");
+        let totals = Totals::of(std::slice::from_ref(a));
+        assert_eq!((totals.input_tokens, totals.output_tokens), (9, 2));
     }
 
     #[test]

@@ -213,7 +213,7 @@ fn diff_lines(out: &mut Vec<Line>, old: &str, new: &str) {
 /// The accepted answer against the new one: a word diff on one line when both are one line, else a
 /// line diff.
 fn answer_diff(out: &mut Vec<Line>, label: &str, pair: &Pair<'_>) {
-    let text = |c: &Option<Call<'_>>| c.map(|c| compare::answer_text(c.response));
+    let text = |c: &Option<Call<'_>>| c.as_ref().map(|c| compare::answer_text(&c.response));
     match (text(&pair.0), text(&pair.1)) {
         (Some(old), Some(new)) if old == new => {
             out.push(Line::plain(format!("  {label}: the same answer")));
@@ -250,10 +250,15 @@ fn answer_diff(out: &mut Vec<Line>, label: &str, pair: &Pair<'_>) {
 fn judge_lines(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>) {
     let questions = pair
         .1
-        .or(pair.0)
-        .map(|c| judge_questions(c.request))
+        .as_ref()
+        .or(pair.0.as_ref())
+        .map(|c| judge_questions(&c.request))
         .unwrap_or_default();
-    let answers = |c: &Option<Call<'_>>| c.map(|c| judge_answers(c.response)).unwrap_or_default();
+    let answers = |c: &Option<Call<'_>>| {
+        c.as_ref()
+            .map(|c| judge_answers(&c.response))
+            .unwrap_or_default()
+    };
     let (old, new) = (answers(&pair.0), answers(&pair.1));
     if questions.is_empty() || (old.is_empty() && new.is_empty()) {
         answer_diff(out, &format!("judge call {call}"), pair);
@@ -289,7 +294,7 @@ fn usage(out: &mut Vec<Line>, subject: &[Pair<'_>], judge: &[Pair<'_>]) {
         let side = |new: bool| {
             let calls: Vec<Call<'_>> = pairs
                 .iter()
-                .filter_map(|p| if new { p.1 } else { p.0 })
+                .filter_map(|p| if new { p.1.clone() } else { p.0.clone() })
                 .collect();
             Totals::of(&calls)
         };

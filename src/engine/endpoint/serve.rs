@@ -15,7 +15,8 @@ use hyper_util::rt::TokioIo;
 
 use super::Registry;
 use super::route::{self, Refused};
-use crate::cassette::raw::{RawBody, RawRequest, RawResponse, canonical, parse_events, raw_key};
+use crate::cassette::raw::{RawBody, RawRequest, RawResponse, canonical, parse_events};
+use crate::cassette::raw_key;
 use crate::config::WireFormat;
 use crate::engine::relay::{Relayed, RelayedAnswer};
 use crate::engine::{CallEnding, CallRole, RunScope};
