@@ -469,6 +469,7 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
 /// The key of a raw call: a hash of the sample (test and run), the request (method, path, query,
 /// canonical body) and its place among the sample's identical requests (`ordinal`, 1-based: the k-th
 /// identical request replays the k-th recording). No header and no URL: it replays against any host.
+#[cfg(any(feature = "endpoint", test))]
 pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: u32) -> String {
     #[derive(Serialize)]
     struct Keyed<'a> {

@@ -23,9 +23,11 @@ pub mod pending;
 pub mod raw;
 mod store;
 
+#[cfg(any(feature = "endpoint", test))]
+pub use entry::raw_key;
 pub use entry::{
     CheckVerdict, Entry, Exchange, FileBody, Recorded, Verdict, embedding_key, entry_key,
-    latency_of, now_rfc3339, raw_key,
+    latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
 #[cfg(test)]
