@@ -344,7 +344,10 @@ fn a_changed_request_fails_under_ci_goes_pending_locally_and_accepting_it_replay
     let fake = fake(Duration::ZERO);
     let scratch = Scratch::new("app-calls", "pending");
     // `cargo prompt-tester` finds the crate by its manifest.
-    scratch.file("Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n");
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    );
     let test = ["openai_chat", "--exact"];
     run(&scratch, &test, &[], Some(&fake)).assert_success();
     let cassette = scratch.cassettes().join("openai_chat.cassette.json");
