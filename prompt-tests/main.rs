@@ -3,7 +3,8 @@
 //! They run offline from the cassettes in `prompt-tests/cassettes/`, recorded from a real small model
 //! (SmolLM2-135M-Instruct served by llama.cpp's llama-server on 127.0.0.1; `scripts/local-model.sh`).
 //! The `hosted` examples target Anthropic and Gemini and are `live_only`: without a recording they are
-//! ignored, listed as "live only, not run", with the commands that run or record them. TOML suites (`*.evals.toml`) in this folder run here too.
+//! ignored, listed as "live only, not run", with the commands that run or record them. `support_reply`
+//! tests an application's own code, its model call recorded through the harness's endpoint. TOML suites (`*.evals.toml`) in this folder run here too.
 
 use std::process::ExitCode;
 
@@ -13,6 +14,7 @@ mod local;
 mod quick_start;
 mod sampling;
 mod similarity;
+mod support_reply;
 
 fn main() -> ExitCode {
     prompt_tester::main()

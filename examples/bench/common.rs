@@ -10,6 +10,7 @@ use prompt_tester_testkit::FakeProvider;
 use serde_json::Value;
 
 use crate::Bench;
+use crate::app_calls::TRIALS;
 use crate::judge::JUDGE_TRIAL;
 
 /// The provider name, model and prompt of the generated suites.
@@ -91,7 +92,12 @@ impl Bench {
         root: &Path,
         cases: usize,
     ) -> Result<ChildRun, String> {
-        self.run_live_on(name, root, &["--skip", JUDGE_TRIAL], cases)
+        self.run_live_on(
+            name,
+            root,
+            &["--skip", JUDGE_TRIAL, "--skip", TRIALS],
+            cases,
+        )
     }
 
     /// Runs scenario `name` against its provider, cassettes off, on the trials the harness arguments

@@ -3,6 +3,7 @@
 //! (`estimate_ms`)
 
 use crate::Bench;
+use crate::app_calls::TRIALS;
 use crate::common::{Size, ms};
 use crate::judge::JUDGE_TRIAL;
 use crate::replay::write_cassette;
@@ -19,7 +20,7 @@ impl Bench {
             "estimate",
             &root,
             &[],
-            &["--estimate", "--skip", JUDGE_TRIAL],
+            &["--estimate", "--skip", JUDGE_TRIAL, "--skip", TRIALS],
         )?;
         let stderr = std::fs::read_to_string(root.join("stderr.txt")).unwrap_or_default();
         let want = format!("estimate: {entries} model calls; total cost $");

@@ -47,6 +47,13 @@
 //!   cassettes off, run by `cargo nextest run` (a process per trial) with the JSON, JUnit and HTML
 //!   reports asked for, then rendered by `cargo prompt-tester report`: milliseconds per trial, process
 //!   starts included, the median of 3 runs each, and the ratio of the medians (target: at most 1.3).
+//! - `endpoint_added_ms_per_call`: 1,000 calls [200] of one `#[prompt_test]` at zero latency, cassettes
+//!   off, made by the harness and then by a `run_fn`'s own reqwest client through the recording
+//!   endpoint: the difference of the two runs' harness wall times per call.
+//!   `endpoint_replay_calls_per_s`: those calls recorded through the endpoint, then replayed with
+//!   `PROMPT_TESTER_CASSETTE=replay` while the server is stopped (the child's wall time).
+//!   `endpoint_inflight_efficiency`: the same calls through the endpoint at 200 ms [100 ms]: ideal wall
+//!   time (calls x latency / C) over the measured one.
 //! - (table only) `record_entries_per_s`: the in-flight scenario's calls recorded with `--record` into
 //!   one new suite cassette at zero latency.
 //!
@@ -56,11 +63,12 @@
 //! non-zero when a scenario itself breaks (a trial fails, a call is missing, the child crashes).
 //!
 //! One module per scenario (`inflight.rs`, `ratelimit.rs`, `overhead.rs`, `replay.rs`, `record.rs`,
-//! `judge.rs`, `dataset.rs`, `estimate.rs`, `html.rs`, `nextest.rs`, `sampling.rs`): how it runs, and what it reports (its figures
+//! `app_calls.rs`, `judge.rs`, `dataset.rs`, `estimate.rs`, `html.rs`, `nextest.rs`, `sampling.rs`): how it runs, and what it reports (its figures
 //! and its explanatory line, as data). `common.rs` writes the crate roots and runs the children,
 //! `child.rs` is the child's side, `results.rs` the form of a report and the table and JSON line
 //! rendered from the reports.
 
+mod app_calls;
 #[path = "../../tests/common/big_report.rs"]
 mod big_report;
 mod child;
@@ -263,6 +271,7 @@ impl Bench {
         let (overhead, peak_rss) = self.overhead()?;
         let replay = self.replay()?;
         let record = self.record()?;
+        let app_calls = self.app_calls()?;
         // In the order of the lines below the table and of the JSON line.
         Ok(Results(vec![
             inflight,
@@ -270,6 +279,7 @@ impl Bench {
             overhead,
             replay,
             record,
+            app_calls,
             peak_rss,
             self.judge()?,
             self.dataset()?,

@@ -8,6 +8,7 @@ use prompt_tester_testkit::Wire;
 use serde_json::Value;
 
 use crate::Bench;
+use crate::app_calls::TRIALS;
 use crate::common::{SUITE, counting_server, expect_passed, expect_requests};
 use crate::judge::JUDGE_TRIAL;
 use crate::results::{Figure, Report};
@@ -21,7 +22,12 @@ impl Bench {
         eprintln!("[record] {entries} calls ({size}) recorded at zero latency");
         let server = counting_server(Duration::ZERO);
         let root = self.crate_root("record", &server.base_url(Wire::OpenAi), size)?;
-        let run = self.run_child("record", &root, &[], &["--record", "--skip", JUDGE_TRIAL])?;
+        let run = self.run_child(
+            "record",
+            &root,
+            &[],
+            &["--record", "--skip", JUDGE_TRIAL, "--skip", TRIALS],
+        )?;
         expect_passed("record", &run, size.cases)?;
         expect_requests("record", &server, entries)?;
         let path = CassetteStore::new(root.join("prompt-tests").join("cassettes")).path_for(SUITE);

@@ -10,6 +10,7 @@ use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::json;
 
 use crate::Bench;
+use crate::app_calls::TRIALS;
 use crate::common::{
     MAX_TOKENS, MODEL, PROMPT, PROVIDER, SUITE, Size, case_inputs, case_name, expect_passed, mb,
     write_file,
@@ -33,7 +34,7 @@ impl Bench {
             "replay",
             &root,
             &[("PROMPT_TESTER_CASSETTE", "replay")],
-            &["--skip", JUDGE_TRIAL],
+            &["--skip", JUDGE_TRIAL, "--skip", TRIALS],
         )?;
         expect_passed("replay", &run, size.cases)?;
         let per_s = entries as f64 / run.wall.as_secs_f64();

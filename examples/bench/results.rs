@@ -10,7 +10,7 @@ use crate::Options;
 
 /// The table's order, by report name (the lines below it and the JSON line keep the order of
 /// `Results`).
-const TABLE: [&str; 10] = [
+const TABLE: [&str; 11] = [
     "inflight",
     "ratelimit",
     "overhead",
@@ -18,6 +18,7 @@ const TABLE: [&str; 10] = [
     "peak_rss",
     "dataset",
     "record",
+    "app_calls",
     "sampling",
     "judge",
     "html",

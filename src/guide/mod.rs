@@ -56,6 +56,11 @@ pub mod tools {
     #![doc = include_str!("tools.md")]
 }
 
+pub mod app_calls {
+    #![doc = include_str!("links.md")]
+    #![doc = include_str!("app_calls.md")]
+}
+
 pub mod statistics {
     #![doc = include_str!("links.md")]
     #![doc = include_str!("statistics.md")]

@@ -3,7 +3,10 @@
 //! One server speaks the three wire formats prompt-tester calls, told apart by path:
 //! Anthropic `POST /v1/messages`, Gemini `POST /v1beta/models/{model}:generateContent` and
 //! OpenAI-compatible `POST /v1/chat/completions`, and the embeddings calls of the last two (`POST
-//! /v1/embeddings`, `:embedContent`, answered with [`fake_embedding`]). It captures every request (method, path, headers,
+//! /v1/embeddings`, `:embedContent`, `:batchEmbedContents`, answered with [`fake_embedding`]). A
+//! request for a stream (`"stream": true`, Gemini's `:streamGenerateContent`) gets the same answer as
+//! the wire's stream events, one chunk per event ([`Reply::streamed_for`]); with
+//! [`Builder::call_tools`] the echo calls the tools a request offers. It captures every request (method, path, headers,
 //! body), answers from a queue of scripted [`Reply`]s first, then with the builder's fixed answers to a
 //! model or a prompt ([`Builder::answer_model`], [`Builder::answer_prompt`]), then from a responder
 //! closure (by default an echo that answers well-formed responses with usage), and can inject every
@@ -35,6 +38,7 @@ mod reply;
 mod request;
 mod responder;
 mod server;
+mod stream;
 mod wire;
 
 pub mod child;
@@ -45,5 +49,7 @@ pub use responder::{Echo, Responder, judge_cycling};
 pub use server::{Builder, FakeProvider, ReplyBody};
 pub use wire::{Usage, Wire, fake_embedding};
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;

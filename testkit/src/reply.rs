@@ -224,17 +224,62 @@ impl Reply {
         }
     }
 
-    /// The embeddings answer to `request`: [`fake_embedding`](crate::fake_embedding) of its text, one
-    /// input token per word. Unknown paths get a 404.
+    /// A well-formed answer embedding several texts: OpenAI's `data` list (one entry per vector, in
+    /// order), Gemini's `batchEmbedContents` answer (`embeddings[].values`).
+    pub fn embeddings(wire: Wire, model: &str, vectors: &[Vec<f32>], input_tokens: u64) -> Self {
+        match wire {
+            Wire::Gemini => Self::json(
+                200,
+                &json!({"embeddings": vectors.iter().map(|v| json!({"values": v})).collect::<Vec<_>>()}),
+            ),
+            _ => Self::json(
+                200,
+                &json!({
+                    "object": "list",
+                    "model": model,
+                    "data": vectors.iter().enumerate().map(|(index, v)| {
+                        json!({"object": "embedding", "index": index, "embedding": v})
+                    }).collect::<Vec<_>>(),
+                    "usage": {"prompt_tokens": input_tokens, "total_tokens": input_tokens}
+                }),
+            )
+            .with_header("x-request-id", &format!("req_fake_{}", next_id())),
+        }
+    }
+
+    /// The embeddings answer to `request`: [`fake_embedding`](crate::fake_embedding) of each text it
+    /// asks to embed (a Gemini batch or an OpenAI list gets one per text), one input token per word.
+    /// Unknown paths get a 404.
     pub fn embedding_of(request: &CapturedRequest) -> Self {
-        let (Some(wire), Some(text)) = (request.wire(), request.embedding_input()) else {
+        let (Some(wire), texts) = (request.wire(), request.embedding_inputs()) else {
             return Self::not_found(request);
         };
+        if texts.is_empty() {
+            return Self::not_found(request);
+        }
         let model = request
             .model()
             .unwrap_or_else(|| "fake-embedding".to_string());
-        let tokens = (text.split_whitespace().count() as u64).max(1);
-        Self::embedding(wire, &model, &crate::fake_embedding(&text), tokens)
+        let tokens = texts
+            .iter()
+            .map(|t| (t.split_whitespace().count() as u64).max(1))
+            .sum();
+        let vectors: Vec<Vec<f32>> = texts.iter().map(|t| crate::fake_embedding(t)).collect();
+        let batch = request.path.contains(":batchEmbedContents")
+            || request.json.as_ref().is_some_and(|j| j["input"].is_array());
+        if batch {
+            Self::embeddings(wire, &model, &vectors, tokens)
+        } else {
+            Self::embedding(wire, &model, &vectors[0], tokens)
+        }
+    }
+
+    /// This reply as `request` receives it from the fake: a 200 JSON completion to a request that asks
+    /// for a stream ([`CapturedRequest::wants_stream`]) becomes that wire's stream of events (Gemini
+    /// without `alt=sse`: a JSON array of chunks) with the same content and usage; anything else (an
+    /// error, a body already streamed) is unchanged.
+    pub fn streamed_for(self, request: &CapturedRequest) -> Self {
+        crate::stream::for_request(self, request)
     }
 
     /// An answer to `request` in its own wire format and model: `text` as plain text, with usage
@@ -422,7 +467,7 @@ fn openai_usage(u: Usage) -> Value {
 
 /// A deterministic stand-in for a tokenizer: about four bytes of request per prompt token, one token
 /// per word of answer.
-fn estimate_usage(request: &CapturedRequest, text: &str) -> Usage {
+pub(crate) fn estimate_usage(request: &CapturedRequest, text: &str) -> Usage {
     Usage::new(
         (request.body.len() as u64 / 4).max(1),
         (text.split_whitespace().count() as u64).max(1),

@@ -63,19 +63,106 @@ impl CapturedRequest {
     }
 
     /// The text an embeddings call asks to embed: OpenAI's `input` (a string, or the first of a list),
-    /// Gemini's `content.parts[].text` joined.
+    /// Gemini's `content.parts[].text` joined (the first request's of a batch).
     pub fn embedding_input(&self) -> Option<String> {
-        if !self.is_embedding() {
-            return None;
+        self.embedding_inputs().into_iter().next()
+    }
+
+    /// Every text an embeddings call asks to embed, in order: OpenAI's `input` (a string or a list of
+    /// them), Gemini's `content` (`:embedContent`) or each of its `requests` (`:batchEmbedContents`).
+    /// Empty when it is not an embeddings call.
+    pub fn embedding_inputs(&self) -> Vec<String> {
+        let (true, Some(json), Some(wire)) = (self.is_embedding(), self.json.as_ref(), self.wire())
+        else {
+            return Vec::new();
+        };
+        match wire {
+            Wire::Gemini => match json.get("requests").and_then(Value::as_array) {
+                Some(requests) => requests
+                    .iter()
+                    .map(|r| text_of(&r["content"]["parts"]))
+                    .collect(),
+                None => json
+                    .get("content")
+                    .and_then(|c| c.get("parts"))
+                    .map(text_of)
+                    .into_iter()
+                    .collect(),
+            },
+            _ => match json.get("input") {
+                Some(Value::String(s)) => vec![s.clone()],
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map_while(|i| i.as_str().map(str::to_string))
+                    .collect(),
+                _ => Vec::new(),
+            },
         }
+    }
+
+    /// Whether the request asks for a streamed answer (`"stream": true`, or Gemini's
+    /// `:streamGenerateContent`); the fake then streams its answer in the wire's events.
+    pub fn wants_stream(&self) -> bool {
+        crate::stream::streaming(self).is_some()
+    }
+
+    /// The names of the tools the request offers, in order (OpenAI `tools[].function.name`, Anthropic
+    /// `tools[].name`, Gemini `tools[].functionDeclarations[].name`).
+    pub fn offered_tools(&self) -> Vec<String> {
+        let (Some(json), Some(wire)) = (self.json.as_ref(), self.wire()) else {
+            return Vec::new();
+        };
+        let tools = json["tools"].as_array().cloned().unwrap_or_default();
+        let names = |values: &[Value], pointer: &str| -> Vec<String> {
+            values
+                .iter()
+                .filter_map(|t| t.pointer(pointer).and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        };
+        match wire {
+            Wire::OpenAi => names(&tools, "/function/name"),
+            Wire::Anthropic => names(&tools, "/name"),
+            Wire::Gemini => tools
+                .iter()
+                .flat_map(|t| {
+                    names(
+                        t["functionDeclarations"].as_array().map_or(&[], |d| d),
+                        "/name",
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// The result of a tool call when it is the request's last message (OpenAI's `tool` message,
+    /// Anthropic's `tool_result` block, Gemini's `functionResponse` part), as text (a JSON result as
+    /// its JSON text).
+    pub fn last_tool_result(&self) -> Option<String> {
         let json = self.json.as_ref()?;
         match self.wire()? {
-            Wire::Gemini => Some(text_of(json.get("content")?.get("parts")?)),
-            _ => match json.get("input")? {
-                Value::String(s) => Some(s.clone()),
-                Value::Array(items) => items.first()?.as_str().map(str::to_string),
-                _ => None,
-            },
+            Wire::OpenAi => {
+                let last = json.get("messages")?.as_array()?.last()?;
+                (last["role"] == "tool").then(|| text_or_json(&last["content"]))
+            }
+            Wire::Anthropic => {
+                let last = json.get("messages")?.as_array()?.last()?;
+                let block = last["content"]
+                    .as_array()?
+                    .iter()
+                    .rev()
+                    .find(|b| b["type"] == "tool_result")?;
+                Some(text_or_json(&block["content"]))
+            }
+            Wire::Gemini => {
+                let last = json.get("contents")?.as_array()?.last()?;
+                let part = last["parts"]
+                    .as_array()?
+                    .iter()
+                    .rev()
+                    .find_map(|p| p.get("functionResponse"))?;
+                Some(part["response"].to_string())
+            }
         }
     }
 
@@ -134,6 +221,14 @@ pub fn assert_chat_messages(body: &Value, expected: &[(&str, &str)]) {
         .map(|(role, content)| serde_json::json!({ "role": role, "content": content }))
         .collect();
     assert_eq!(body["messages"], Value::Array(expected), "{body}");
+}
+
+/// A tool result's text: a string as it is, a list of text parts joined, anything else as JSON.
+fn text_or_json(content: &Value) -> String {
+    match content {
+        Value::String(_) | Value::Array(_) => text_of(content),
+        other => other.to_string(),
+    }
 }
 
 /// Text of a message `content` that is either a string or a list of text parts.

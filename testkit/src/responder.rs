@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::{CapturedRequest, Reply, Usage, Wire};
 
@@ -19,6 +19,10 @@ pub struct Echo {
     pub latency: Duration,
     /// Fixed token counts; `None` estimates them from the sizes of the request and the answer.
     pub usage: Option<Usage>,
+    /// When set, a request that offers tools and does not end with a tool's result is answered by a
+    /// call of its first tool with these arguments, and one that ends with a tool's result by
+    /// `echo: <result>`: one round trip of an agent loop.
+    pub tool_arguments: Option<Value>,
 }
 
 impl Echo {
@@ -29,9 +33,24 @@ impl Echo {
         if request.is_embedding() {
             return Reply::embedding_of(request).delayed(self.latency);
         }
-        let text = match &self.text {
-            Some(text) => text.clone(),
-            None => format!("echo: {}", request.last_user_text().unwrap_or_default()),
+        let tool_result = self
+            .tool_arguments
+            .as_ref()
+            .and_then(|_| request.last_tool_result());
+        if let (Some(arguments), None, Some(wire)) =
+            (&self.tool_arguments, &tool_result, request.wire())
+            && let Some(tool) = request.offered_tools().first()
+        {
+            let model = request.model().unwrap_or_else(|| "fake-model".to_string());
+            let usage = self
+                .usage
+                .unwrap_or_else(|| crate::reply::estimate_usage(request, &arguments.to_string()));
+            return Reply::tool_call(wire, &model, tool, arguments, usage).delayed(self.latency);
+        }
+        let text = match (&self.text, tool_result) {
+            (_, Some(result)) => format!("echo: {result}"),
+            (Some(text), None) => text.clone(),
+            (None, None) => format!("echo: {}", request.last_user_text().unwrap_or_default()),
         };
         let mut reply = if request.wants_structured() {
             Reply::structured(request, &json!({ "echo": text }))

@@ -113,6 +113,13 @@ impl Builder {
         self
     }
 
+    /// Makes the echo call tools: a request offering tools gets a call of its first one with
+    /// `arguments`, and the request carrying its result gets `echo: <result>` ([`Echo::tool_arguments`]).
+    pub fn call_tools(mut self, arguments: serde_json::Value) -> Self {
+        self.echo.tool_arguments = Some(arguments);
+        self
+    }
+
     /// Answers with `responder` instead of the echo.
     pub fn respond_with(
         mut self,
@@ -342,7 +349,7 @@ async fn handle(
         std::future::pending::<()>().await;
     }
     drop(admitted);
-    Ok(respond(reply))
+    Ok(respond(reply.streamed_for(&captured)))
 }
 
 /// The HTTP response for `reply`.
@@ -364,6 +371,16 @@ fn respond(reply: Reply) -> Response<ReplyBody> {
             endless: Some((Bytes::from(reply.body), every)),
             ..ReplyBody::default()
         },
+        _ if is_event_stream(&reply) => {
+            let mut events = crate::stream::split_events(&reply.body)
+                .into_iter()
+                .map(Bytes::copy_from_slice);
+            ReplyBody {
+                data: events.next(),
+                events: events.collect(),
+                ..ReplyBody::default()
+            }
+        }
         _ => ReplyBody {
             data: Some(Bytes::from(reply.body)),
             ..ReplyBody::default()
@@ -382,12 +399,21 @@ fn respond(reply: Reply) -> Response<ReplyBody> {
     })
 }
 
-/// A response body: the bytes, then (for [`Fault::AbortBody`]) a short pause, so that hyper flushes
+fn is_event_stream(reply: &Reply) -> bool {
+    reply
+        .headers
+        .iter()
+        .any(|(name, value)| name == "content-type" && value.starts_with("text/event-stream"))
+}
+
+/// A response body: the bytes (a stream's events one chunk each), then (for [`Fault::AbortBody`]) a short pause, so that hyper flushes
 /// what it has, and an error that makes hyper close the connection mid-body; or (for
 /// [`Fault::Endless`]) the same bytes once per interval, forever.
 #[derive(Default)]
 pub struct ReplyBody {
     data: Option<Bytes>,
+    /// A stream's events after the first, sent one per frame.
+    events: VecDeque<Bytes>,
     abort: bool,
     pause: Option<Pin<Box<tokio::time::Sleep>>>,
     endless: Option<(Bytes, Duration)>,
@@ -403,6 +429,9 @@ impl Body for ReplyBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         if let Some(data) = self.data.take() {
             return Poll::Ready(Some(Ok(Frame::data(data))));
+        }
+        if let Some(event) = self.events.pop_front() {
+            return Poll::Ready(Some(Ok(Frame::data(event))));
         }
         if let Some((chunk, every)) = self.endless.clone() {
             let pause = self
@@ -431,12 +460,13 @@ impl Body for ReplyBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.data.is_none() && !self.abort && self.endless.is_none()
+        self.data.is_none() && self.events.is_empty() && !self.abort && self.endless.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {
-        match (&self.data, self.abort || self.endless.is_some()) {
-            // An aborted or endless body has no known length: hyper sends it chunked.
+        let unknown = self.abort || self.endless.is_some() || !self.events.is_empty();
+        match (&self.data, unknown) {
+            // An aborted, endless or streamed body has no known length: hyper sends it chunked.
             (_, true) => SizeHint::default(),
             (Some(data), false) => SizeHint::with_exact(data.len() as u64),
             (None, false) => SizeHint::with_exact(0),

@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-fn post(
+pub(crate) fn post(
     fake: &FakeProvider,
     path: &str,
     body: &Value,

@@ -5,7 +5,7 @@
 pub enum Wire {
     /// Anthropic Messages (`POST /v1/messages`).
     Anthropic,
-    /// Google Gemini (`POST /v1beta/models/{model}:generateContent`).
+    /// Google Gemini (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`).
     Gemini,
     /// OpenAI Chat Completions (`POST /v1/chat/completions`).
     OpenAi,
@@ -17,7 +17,15 @@ impl Wire {
         let path = path.split('?').next().unwrap_or(path);
         if path.ends_with("/messages") {
             Some(Wire::Anthropic)
-        } else if path.contains(":generateContent") || path.contains(":embedContent") {
+        } else if [
+            ":generateContent",
+            ":streamGenerateContent",
+            ":embedContent",
+            ":batchEmbedContents",
+        ]
+        .iter()
+        .any(|method| path.contains(method))
+        {
             Some(Wire::Gemini)
         } else if path.ends_with("/chat/completions") || path.ends_with("/embeddings") {
             Some(Wire::OpenAi)
@@ -26,10 +34,13 @@ impl Wire {
         }
     }
 
-    /// Whether a request path is an embeddings call (OpenAI `/embeddings`, Gemini `:embedContent`).
+    /// Whether a request path is an embeddings call (OpenAI `/embeddings`, Gemini `:embedContent` and
+    /// `:batchEmbedContents`).
     pub fn is_embeddings_path(path: &str) -> bool {
         let path = path.split('?').next().unwrap_or(path);
-        path.ends_with("/embeddings") || path.contains(":embedContent")
+        path.ends_with("/embeddings")
+            || path.contains(":embedContent")
+            || path.contains(":batchEmbedContents")
     }
 }
 

@@ -217,6 +217,7 @@ async fn serve(
     let mut passed: Option<Forwarded> = None;
     let sent = crate::provider::Sent::default();
     let upstream = upstream(
+        incoming.api,
         &client,
         &url,
         incoming.headers,
@@ -363,6 +364,17 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
             continue;
         }
         if CREDENTIAL_HEADERS.contains(&name.as_str()) {
+            // async-openai with no key sends `Authorization: Bearer `: no credential, so the
+            // endpoint's own key (or, with none, "no key") applies.
+            let credential = value.to_str().unwrap_or("x").trim();
+            if credential
+                .strip_prefix("Bearer")
+                .unwrap_or(credential)
+                .trim()
+                .is_empty()
+            {
+                continue;
+            }
             sends_key = true;
             crate::redact::protect_value(name.as_str(), value.to_str().unwrap_or(""));
         }
@@ -396,6 +408,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
 /// Forwards the request once; a success the client can read is the answer, anything else is kept
 /// in `passed` to go back as it came (and is not recorded).
 async fn upstream(
+    api: Api,
     client: &crate::provider::ProviderClient,
     url: &str,
     headers: Vec<(HeaderName, HeaderValue)>,
@@ -426,17 +439,15 @@ async fn upstream(
     };
     let status = forwarded.status;
     match read {
-        Some(body) => Ok((
-            RelayedAnswer {
-                response: RawResponse {
-                    status,
-                    content_type,
-                    body,
-                },
-                tokens: Default::default(),
-            },
-            latency,
-        )),
+        Some(body) => {
+            let response = RawResponse {
+                status,
+                content_type,
+                body,
+            };
+            let tokens = relayed::tokens(api, &response);
+            Ok((RelayedAnswer { response, tokens }, latency))
+        }
         None => {
             *passed = Some(forwarded);
             Err(ProviderError {

@@ -1,0 +1,439 @@
+//! The application's own model calls through the harness's recording endpoint, end to end, as a user
+//! meets them: `run_fn`s written with a real third-party client (async-openai: a chat, a stream, a
+//! tool call round trip) and with raw reqwest (Anthropic and Gemini, streams included) record against
+//! the loopback fake provider, then replay with it stopped, under `CI`, with no key; their tokens and
+//! cost are counted; no key reaches a file or the output; a changed request goes pending and
+//! `cargo prompt-tester accept` takes it; with neither recording nor key the trial is ignored; two
+//! trials of five samples each record at once and every sample replays its own calls.
+//!
+//! The fixture is `tests/fixtures/app_calls_fixture.rs`, run in child processes in scratch roots.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use prompt_tester_testkit::child::{self, Run, Scratch};
+use prompt_tester_testkit::{CapturedRequest, Echo, FakeProvider, Reply, Usage, Wire};
+use serde_json::{Value, json};
+
+const FIXTURE: &str = "app_calls_fixture";
+
+const OPENAI_KEY: &str = "sk-fake-openai-5d1c9e27a4";
+const ANTHROPIC_KEY: &str = "sk-ant-fake-83b0f6e1c2";
+const GOOGLE_KEY: &str = "AIzaFake-google-4e7a19d0b3";
+const KEYS: [(&str, &str); 3] = [
+    ("OPENAI_API_KEY", OPENAI_KEY),
+    ("ANTHROPIC_API_KEY", ANTHROPIC_KEY),
+    ("GOOGLE_API_KEY", GOOGLE_KEY),
+];
+
+/// Every answer of the fake reports these counts.
+const USAGE: Usage = Usage {
+    input_tokens: 11,
+    output_tokens: 4,
+    cached_input_tokens: 0,
+    thoughts_tokens: 0,
+};
+
+/// The prompt of the concurrency tests: each answer to it is numbered, so no two are alike.
+const COUNT: &str = "Count with me.";
+
+/// The fake: the echo (fixed usage; the tool the request offers called with `{"city": "Paris"}`),
+/// numbered answers to [`COUNT`] after `latency`, and the caller's `Authorization` sent back to
+/// "Repeat my key." (a provider echoing a secret).
+fn fake(latency: Duration) -> FakeProvider {
+    let echo = Echo {
+        usage: Some(USAGE),
+        tool_arguments: Some(json!({"city": "Paris"})),
+        ..Echo::default()
+    };
+    let counter = Arc::new(AtomicUsize::new(0));
+    FakeProvider::builder()
+        .respond_with(move |request: &CapturedRequest| {
+            let model = request.model().unwrap_or_default();
+            match request.last_user_text().as_deref() {
+                Some(COUNT) => {
+                    let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+                    Reply::text(Wire::OpenAi, &model, &format!("answer {n}"), USAGE)
+                        .delayed(latency)
+                }
+                Some("Repeat my key.") => {
+                    let sent = request.header("authorization").unwrap_or("nothing");
+                    Reply::text(Wire::OpenAi, &model, &format!("you sent {sent}"), USAGE)
+                }
+                _ => echo.reply(request),
+            }
+        })
+        .start()
+}
+
+/// The fixture in `scratch`, built now if it is stale (`cargo test --test app_calls` alone builds no
+/// example).
+fn fixture(scratch: &Scratch) -> child::Child {
+    scratch.child(child::fresh_example_binary(
+        FIXTURE,
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    ))
+}
+
+/// Runs the fixture in `scratch` with `args`; with `fake`, the providers' base URLs point at it and
+/// the keys are set (a developer recording); without, neither is (CI replaying).
+fn run(scratch: &Scratch, args: &[&str], env: &[(&str, &str)], fake: Option<&FakeProvider>) -> Run {
+    let mut child = fixture(scratch).args(args).envs(env);
+    if let Some(fake) = fake {
+        child = child.base_urls(fake).envs(&KEYS);
+    }
+    child.run()
+}
+
+/// The trials of the fixture that the record-and-replay test runs, and the calls each makes.
+const TRIALS: [(&str, u64); 9] = [
+    ("openai_chat", 1),
+    ("openai_stream", 1),
+    ("openai_tool_round_trip", 2),
+    ("openai_second_stage", 2),
+    ("openai_key_echoed", 1),
+    ("anthropic_messages", 1),
+    ("anthropic_streamed", 1),
+    ("gemini_generate", 1),
+    ("gemini_streamed", 1),
+];
+
+/// Every file under `dir`, with its path relative to it.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, &mut found);
+    found
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap();
+            (path.strip_prefix(dir).unwrap().to_path_buf(), bytes)
+        })
+        .collect()
+}
+
+/// Panics naming the place unless no key value is in a file under `dir` or in the runs' output.
+fn assert_no_key(dir: &Path, runs: &[&Run]) {
+    let files = files(dir);
+    assert!(!files.is_empty());
+    for (_, key) in KEYS {
+        for (path, bytes) in &files {
+            assert!(
+                !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
+                "{key} is in {}:\n{}",
+                path.display(),
+                String::from_utf8_lossy(bytes)
+            );
+        }
+        for run in runs {
+            child::assert_lacks(&run.stdout(), key);
+            child::assert_lacks(&run.stderr(), key);
+        }
+    }
+}
+
+fn report(scratch: &Scratch) -> Value {
+    let text = std::fs::read_to_string(scratch.path().join("report.json")).expect("a JSON report");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The subject calls, input and output tokens and cost the report counts for `test`.
+fn usage_of(report: &Value, test: &str) -> (u64, u64, u64, f64) {
+    let subject = &child::entry(&report["tests"], "name", test)["usage"]["subject"];
+    (
+        subject["calls"].as_u64().unwrap(),
+        subject["input_tokens"].as_u64().unwrap(),
+        subject["output_tokens"].as_u64().unwrap(),
+        subject["cost_usd"].as_f64().unwrap(),
+    )
+}
+
+/// USD per call of [`USAGE`] at the price table's rates per million tokens.
+fn cost(input_per_million: f64, output_per_million: f64) -> f64 {
+    (11.0 * input_per_million + 4.0 * output_per_million) / 1e6
+}
+
+#[test]
+fn every_client_records_then_replays_offline_under_ci_with_no_key() {
+    let fake = fake(Duration::ZERO);
+    let scratch = Scratch::new("app-calls", "record");
+    let mut filters = vec!["--report", "report.json", "--nocapture"];
+    filters.extend(child::skipping(&["concurrent_"]));
+    let record = run(&scratch, &filters, &[], Some(&fake));
+    record.assert_success();
+    let names: Vec<&str> = TRIALS.iter().map(|(name, _)| *name).collect();
+    record.assert_outcomes(&names, "ok");
+    let calls: u64 = TRIALS.iter().map(|(_, calls)| calls).sum();
+    assert_eq!(
+        fake.request_count() as u64,
+        calls,
+        "one request upstream per call"
+    );
+
+    // Upstream got each client's own credentials, and neither the endpoint's secret nor its port.
+    let requests = fake.requests();
+    let sent = |path_part: &str| -> Vec<&CapturedRequest> {
+        requests
+            .iter()
+            .filter(|r| r.path.contains(path_part))
+            .collect()
+    };
+    for request in sent("/v1/chat/completions") {
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {OPENAI_KEY}").as_str())
+        );
+        assert_eq!(request.path, "/v1/chat/completions");
+    }
+    for request in sent("/v1/messages") {
+        assert_eq!(request.header("x-api-key"), Some(ANTHROPIC_KEY));
+        assert_eq!(request.path, "/v1/messages");
+    }
+    // The key the application put in the query (`?key=`) goes upstream in Gemini's header instead,
+    // so that no URL carries it.
+    let generate = sent(":generateContent");
+    assert_eq!(
+        generate[0].path,
+        "/v1beta/models/gemini-2.5-flash:generateContent"
+    );
+    assert_eq!(generate[0].header("x-goog-api-key"), Some(GOOGLE_KEY));
+    let streamed = sent(":streamGenerateContent");
+    assert_eq!(
+        streamed[0].path,
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(streamed[0].header("x-goog-api-key"), Some(GOOGLE_KEY));
+
+    // Tokens and cost are what the provider reported on the wire, streams included, each call once:
+    // `openai_tool_round_trip`'s run_fn returns its own sum, which is not added on top.
+    let recorded = report(&scratch);
+    let prices = [
+        ("openai", cost(0.15, 0.6)),
+        ("anthropic", cost(3.0, 15.0)),
+        ("gemini", cost(0.3, 2.5)),
+    ];
+    for (test, calls) in TRIALS {
+        let (counted, input, output, usd) = usage_of(&recorded, test);
+        assert_eq!(
+            (counted, input, output),
+            (calls, 11 * calls, 4 * calls),
+            "{test}: {:#}",
+            recorded["tests"]
+        );
+        let per_call = prices.iter().find(|(p, _)| test.starts_with(p)).unwrap().1;
+        assert!(
+            (usd - per_call * calls as f64).abs() < 1e-9,
+            "{test}: ${usd}, expected ${}",
+            per_call * calls as f64
+        );
+    }
+    let totals = &recorded["totals"]["usage"]["subject"];
+    assert_eq!(totals["calls"], calls);
+    assert_eq!(totals["input_tokens"], 11 * calls);
+    record.assert_stderr_has(&format!("{calls} model calls (0 replayed from cassettes"));
+
+    // Replay: the server gone, no key, no base URL, under CI.
+    drop(fake);
+    let replay = run(&scratch, &filters, &[("CI", "1")], None);
+    replay.assert_success();
+    replay.assert_outcomes(&names, "ok");
+    replay.assert_stderr_has(&format!(
+        "{calls} model calls ({calls} replayed from cassettes"
+    ));
+    let replayed = report(&scratch);
+    for (test, calls) in TRIALS {
+        let (counted, input, output, _) = usage_of(&replayed, test);
+        assert_eq!(
+            (counted, input, output),
+            (calls, 11 * calls, 4 * calls),
+            "{test}"
+        );
+    }
+
+    assert_no_key(scratch.path(), &[&record, &replay]);
+    let echoed =
+        std::fs::read_to_string(scratch.cassettes().join("openai_key_echoed.cassette.json"))
+            .expect("a cassette per test");
+    assert!(echoed.contains("[REDACTED"), "{echoed}");
+}
+
+/// The `SAMPLE <trial> <run> <output>` lines the concurrency trials print, by trial and run.
+fn samples(run: &Run) -> BTreeMap<(String, u32), String> {
+    run.stdout()
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.strip_prefix("SAMPLE ")?.splitn(3, ' ');
+            let trial = parts.next()?.to_string();
+            let index = parts.next()?.parse().ok()?;
+            Some(((trial, index), parts.next()?.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn two_trials_of_five_samples_record_at_once_and_each_sample_replays_its_own_calls() {
+    let fake = fake(Duration::from_millis(150));
+    let scratch = Scratch::new("app-calls", "concurrent");
+    let args = ["concurrent_", "--nocapture", "--test-threads=2"];
+    let record = run(&scratch, &args, &[], Some(&fake));
+    record.assert_success();
+    record.assert_outcomes(&["concurrent_a", "concurrent_b"], "ok");
+    // Five samples of a trial at once are at most five calls: more means both trials were recording.
+    assert!(
+        fake.max_concurrent() > 5,
+        "at most {} calls at once",
+        fake.max_concurrent()
+    );
+    let recorded = samples(&record);
+    assert_eq!(recorded.len(), 10, "{}", record.context());
+    // Twenty calls, twenty different answers: no sample was served another's answer.
+    assert_eq!(fake.request_count(), 20);
+    let mut answers: Vec<u32> = Vec::new();
+    for output in recorded.values() {
+        let (first, second) = output.split_once(" | ").expect("two answers");
+        let n = |a: &str| a.strip_prefix("answer ").unwrap().parse::<u32>().unwrap();
+        assert!(
+            n(first) < n(second),
+            "a sample's calls are in order: {output}"
+        );
+        answers.extend([n(first), n(second)]);
+    }
+    answers.sort();
+    answers.dedup();
+    assert_eq!(answers.len(), 20, "{recorded:#?}");
+
+    drop(fake);
+    let replay = run(&scratch, &args, &[("CI", "1")], None);
+    replay.assert_success();
+    assert_eq!(
+        samples(&replay),
+        recorded,
+        "each sample replays its own answers, in its order"
+    );
+    replay.assert_stderr_has("20 model calls (20 replayed from cassettes");
+}
+
+/// `cargo prompt-tester`, built once per test process so it is never stale.
+fn subcommand(scratch: &Scratch, args: &[&str]) -> Run {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let binary = BUILT.get_or_init(|| {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        child::built_binary("cargo-prompt-tester", &workspace)
+    });
+    let mut all = vec!["prompt-tester"];
+    all.extend_from_slice(args);
+    let mut command = scratch.child(binary).args(all).command();
+    command.stdin(std::process::Stdio::null());
+    Run(command.output().expect("cargo prompt-tester runs"))
+}
+
+#[test]
+fn a_changed_request_fails_under_ci_goes_pending_locally_and_accepting_it_replays() {
+    let fake = fake(Duration::ZERO);
+    let scratch = Scratch::new("app-calls", "pending");
+    // `cargo prompt-tester` finds the crate by its manifest.
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    );
+    let test = ["openai_chat", "--exact"];
+    run(&scratch, &test, &[], Some(&fake)).assert_success();
+    let cassette = scratch.cassettes().join("openai_chat.cassette.json");
+    let pending = scratch.cassettes().join("openai_chat.pending.json");
+    let accepted = std::fs::read(&cassette).expect("recorded");
+
+    // The application now sends another system message: under CI the request has no recording.
+    let warm = [("FIXTURE_TONE", "warm")];
+    let stale = run(&scratch, &test, &[warm[0], ("CI", "1")], None);
+    assert_eq!(stale.code(), Some(101), "{}", stale.context());
+    assert_eq!(stale.outcome("openai_chat"), "FAILED");
+    child::assert_contains(
+        &stale.stdout(),
+        &[
+            "openai_chat.cassette.json",
+            "plain",
+            "warm",
+            "cargo test --test app_calls_fixture -- openai_chat",
+            "cargo prompt-tester review",
+        ],
+    );
+
+    // Locally with no key at the vendor's URL, it is not made either: async-openai sends
+    // `Authorization: Bearer ` (empty), which is no credential.
+    let no_key = fixture(&scratch).args(test).envs(&warm).run();
+    assert_eq!(no_key.code(), Some(101), "{}", no_key.context());
+    child::assert_contains(
+        &no_key.stdout(),
+        &[
+            "plain",
+            "warm",
+            "cargo test --test app_calls_fixture -- openai_chat",
+        ],
+    );
+    child::assert_lacks(&no_key.stdout(), "upstream");
+
+    // Locally, with the server and a key, the call is made and its answer waits for review.
+    let calls = fake.request_count();
+    let changed = run(&scratch, &test, &warm, Some(&fake));
+    changed.assert_success();
+    assert_eq!(fake.request_count(), calls + 1);
+    assert_eq!(
+        std::fs::read(&cassette).unwrap(),
+        accepted,
+        "the accepted cassette is byte-identical"
+    );
+    assert!(pending.exists(), "{}", changed.context());
+    changed.assert_stderr_has("review them with `cargo prompt-tester review`");
+
+    let listed = subcommand(&scratch, &["pending"]);
+    listed.assert_success();
+    listed.assert_stdout_has("openai_chat");
+    let accept = subcommand(&scratch, &["accept", "openai_chat"]);
+    accept.assert_success();
+    accept.assert_stdout_has("accepted openai_chat (run 1)");
+    assert!(!pending.exists(), "nothing left to review");
+
+    drop(fake);
+    let replay = run(&scratch, &test, &[warm[0], ("CI", "1")], None);
+    replay.assert_success();
+    replay.assert_stderr_has("(1 replayed from cassettes");
+    // The sample's recordings were replaced as a whole: the old request is stale now.
+    let old = run(&scratch, &test, &[("CI", "1")], None);
+    assert_eq!(old.code(), Some(101), "{}", old.context());
+    assert_no_key(scratch.path(), &[&stale, &no_key, &changed, &replay, &old]);
+}
+
+#[test]
+fn with_neither_recording_nor_key_the_trial_is_ignored_and_under_ci_it_fails() {
+    // The vendor's own URL (no base URL variable), where a key is needed, and no key. async-openai
+    // still sends `Authorization: Bearer ` (empty): that is no credential, so nothing is sent.
+    let scratch = Scratch::new("app-calls", "ignored");
+    let test = ["openai_chat", "--exact"];
+    let local = fixture(&scratch).args(test).run();
+    local.assert_success();
+    let outcome = local.outcome("openai_chat");
+    assert!(outcome.starts_with("ignored"), "{}", local.context());
+    assert!(outcome.contains("OPENAI_API_KEY"), "{}", local.context());
+    assert!(
+        !scratch
+            .cassettes()
+            .join("openai_chat.cassette.json")
+            .exists()
+    );
+
+    let ci = fixture(&scratch).args(test).env("CI", "1").run();
+    assert_eq!(ci.code(), Some(101), "{}", ci.context());
+    assert_eq!(ci.outcome("openai_chat"), "FAILED");
+}
