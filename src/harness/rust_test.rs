@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use futures::FutureExt;
+use prompt_tester_keys::Key;
+use prompt_tester_keys::sampling::EvenJudgeSamples;
 
 use super::registry::{BodyFuture, RustTest, TestSpec};
 use super::trial::{in_trial, panic_message};
@@ -29,6 +31,21 @@ pub fn spec(test: &RustTest) -> Result<TestSpec, String> {
             panic_message(payload)
         )
     })
+}
+
+/// What is wrong with `judge_samples`, when an expression gave it (a literal is checked at compile
+/// time with the same words): it must be odd, from 1 to 99.
+pub fn judge_samples_problem(spec: &TestSpec) -> Option<String> {
+    let k = spec.judge_samples?;
+    let key = Key::JudgeSamples;
+    if !key
+        .row()
+        .range
+        .is_some_and(|r| r.contains_whole(i128::from(k)))
+    {
+        return Some(format!("`{key}` {}", key.is_out_of_range(f64::from(k))));
+    }
+    EvenJudgeSamples::of(u64::from(k)).map(|even| even.to_string())
 }
 
 /// The case of `test` in `column` (one of its `subject_models`, or none), as its trial `trial` (the
@@ -115,7 +132,7 @@ pub fn case(
             prime_first: spec.judge_prompt_cache,
             cache_judge: spec.judge_prompt_cache,
             live_only: spec.live_only,
-            judge_samples: None,
+            judge_samples: spec.judge_samples,
         },
         executor,
         evaluator,
