@@ -150,3 +150,34 @@ async fn run_body(body: BodyFuture) -> SampleOutcome {
         Err(payload) => SampleOutcome::Failed(panic_message(payload)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `judge_samples` expression is checked as a literal is: odd, from 1 to 99.
+    #[test]
+    fn judge_samples_from_an_expression_is_odd_from_1_to_99() {
+        let problem = |k: Option<u32>| {
+            judge_samples_problem(&TestSpec {
+                judge_samples: k,
+                ..TestSpec::default()
+            })
+        };
+        assert_eq!(problem(None), None);
+        assert_eq!(problem(Some(1)), None);
+        assert_eq!(problem(Some(5)), None);
+        assert_eq!(
+            problem(Some(4)).as_deref(),
+            Some(
+                "`judge_samples` is 4, an even number: the answers could split evenly; write an odd number, \
+                 e.g. `judge_samples = 5`"
+            )
+        );
+        assert_eq!(
+            problem(Some(0)).as_deref(),
+            Some("`judge_samples` is 0; it must be an odd whole number from 1 to 99, e.g. 3")
+        );
+        assert!(problem(Some(101)).is_some_and(|p| p.contains("from 1 to 99")));
+    }
+}
