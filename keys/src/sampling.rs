@@ -166,7 +166,7 @@ pub struct EvenJudgeSamples(pub u64);
 impl EvenJudgeSamples {
     /// `Some` when `k` is even.
     pub fn of(k: u64) -> Option<Self> {
-        (k % 2 == 0).then_some(Self(k))
+        k.is_multiple_of(2).then_some(Self(k))
     }
 
     /// What is wrong, after the key: "is 2, an even number: the answers could split evenly".
