@@ -548,6 +548,62 @@ fn failures_and_errors_are_told_apart() {
     );
 }
 
+/// `#[prompt_test(judge_samples = 3)]` with a judge answering yes, no, yes: the question is asked three
+/// times, each call recorded under its own key, the majority passes the sample, and the JSON report
+/// gives the agreement, 2 of 3.
+#[test]
+fn the_attribute_s_judge_samples_asks_three_times_and_the_majority_decides() {
+    let scratch = Scratch::new("harness", "judge_samples");
+    let cycling = prompt_tester_testkit::judge_cycling(&["yes", "no", "yes"]);
+    let judge = prompt_tester_testkit::FakeProvider::builder()
+        .respond_with(move |request| cycling(request))
+        .start();
+    scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"judge-model\"\n");
+    let url = judge.base_url(prompt_tester_testkit::Wire::OpenAi);
+    let run = scratch.run_example(
+        FIXTURE,
+        &[
+            "--exact",
+            "fake_judge_samples",
+            "--record",
+            "--report",
+            "report.json",
+        ],
+        &[("OPENAI_BASE_URL", &url)],
+    );
+    let context = run.context();
+    assert_eq!(run.code(), Some(0), "{context}");
+    assert_eq!(judge.requests().len(), 3, "{context}");
+    let cassette: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch.cassettes().join("fake_judge_samples.cassette.json"))
+            .expect("the cassette"),
+    )
+    .unwrap();
+    let keys: std::collections::BTreeSet<&str> = cassette["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["model"] == "judge-model")
+        .map(|e| e["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys.len(),
+        3,
+        "three judge calls, each its own recording: {cassette:#}"
+    );
+    let json = std::fs::read_to_string(scratch.0.join("report.json")).expect("a JSON report");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let entry = test_entry(&report, "fake_judge_samples");
+    assert_eq!(entry["status"], "passed", "{entry:#}");
+    let answer = &entry["samples"][0]["judge"][0];
+    assert_eq!(answer["answer"], "yes", "{entry:#}");
+    assert_eq!(
+        answer["votes"],
+        serde_json::json!({"agreeing": 2, "asked": 3}),
+        "{entry:#}"
+    );
+}
+
 /// `fake-a` (and any other model) knows the capital of France, `fake-b` does not.
 fn two_model_server() -> prompt_tester_testkit::FakeProvider {
     prompt_tester_testkit::FakeProvider::builder()

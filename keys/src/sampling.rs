@@ -158,6 +158,37 @@ impl fmt::Display for TooFewRuns {
     }
 }
 
+/// `judge_samples = k` with k even: the k answers could split evenly. Suites, the attribute and its
+/// values given as expressions refuse it with these words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvenJudgeSamples(pub u64);
+
+impl EvenJudgeSamples {
+    /// `Some` when `k` is even.
+    pub fn of(k: u64) -> Option<Self> {
+        k.is_multiple_of(2).then_some(Self(k))
+    }
+
+    /// What is wrong, after the key: "is 2, an even number: the answers could split evenly".
+    pub fn problem(&self) -> String {
+        format!(
+            "is {}, an even number: the answers could split evenly",
+            self.0
+        )
+    }
+
+    /// How to fix it: "write an odd number, e.g. `judge_samples = 3`".
+    pub fn fix(&self) -> String {
+        format!("write an odd number, e.g. `judge_samples = {}`", self.0 + 1)
+    }
+}
+
+impl fmt::Display for EvenJudgeSamples {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`judge_samples` {}; {}", self.problem(), self.fix())
+    }
+}
+
 /// The bound `indifference` must stay below around `pass_rate`, so that both hypotheses,
 /// pass_rate ± indifference, lie strictly between 0 and 1.
 pub fn indifference_limit(pass_rate: f64) -> f64 {

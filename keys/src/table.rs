@@ -317,7 +317,7 @@ pub const ROWS: &[Row] = &[
         .range(Range::whole(0, MAX_SEED as u64))
         .rule("a whole number from 0 to 2147483647"),
     row(Key::JudgePromptCache, "judge_prompt_cache", Kind::Bool, ATTRIBUTE, "Anthropic prompt caching of the judge's instructions (it caches no answer: recorded answers are the cassettes)"),
-    row(Key::JudgeSamples, "judge_samples", Kind::Whole, SUITE_AND_CASE, "each judge question asked this many times, an odd number (the majority decides; `[judge] judge_samples` for the whole run)")
+    row(Key::JudgeSamples, "judge_samples", Kind::Whole, TESTS, "each judge question asked this many times, an odd number (the majority decides; `[judge] judge_samples` for the whole run)")
         .range(Range::whole(1, 99))
         .rule("an odd whole number from 1 to 99, e.g. 3"),
     row(Key::Temperature, "temperature", Kind::Number, TESTS_AND_DEFAULTS, "a temperature from 0.0 to 2.0")
@@ -431,7 +431,7 @@ mod tests {
             names_in(Place::Attribute).join(", "),
             "target_prompt, target_prompt_file, subject_model, subject_provider, subject_models, \
              target_prompt_vars, max_tokens, runs, pass_threshold, early_stop, pass_rate, confidence, \
-             max_runs, indifference, seed, judge_prompt_cache, temperature, system, messages, run_fn, tools, agent, live_only, \
+             max_runs, indifference, seed, judge_prompt_cache, judge_samples, temperature, system, messages, run_fn, tools, agent, live_only, \
              budget"
         );
         assert_eq!(Key::named_in("model", Place::Attribute), None);

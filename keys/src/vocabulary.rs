@@ -78,10 +78,6 @@ pub const ONE_SIDE: &[(Key, &str)] = &[
     ),
     (Key::Cases, "write one #[prompt_test] function per case"),
     (
-        Key::JudgeSamples,
-        "set `judge_samples` under `[judge]` in prompt-tester.toml: it applies to every judge question of the run",
-    ),
-    (
         Key::Threshold,
         "the function's body passes or fails each sample; `pass_threshold` is the share of samples that must pass",
     ),

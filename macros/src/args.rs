@@ -45,8 +45,8 @@ pub struct Args {
     /// Keys written by an old name (`enable_cache`): each becomes a deprecation warning at the name,
     /// with the note the table gives.
     pub renamed: Vec<(Ident, String)>,
-    /// The numbers and flags (`max_tokens`, the sampling keys, `seed`, `temperature`, `judge_prompt_cache`,
-    /// `live_only`), each checked: a normalised literal or the expression as written.
+    /// The numbers and flags (`max_tokens`, the sampling keys, `seed`, `judge_samples`, `temperature`,
+    /// `judge_prompt_cache`, `live_only`), each checked: a normalised literal or the expression as written.
     pub values: BTreeMap<Key, Value>,
 }
 
@@ -453,6 +453,39 @@ mod tests {
             &errors_of(quote::quote!(target_prompt = "x", budget = "ten")),
             &["`budget` expects a number of USD, e.g. 0.50"],
         );
+    }
+
+    /// `judge_samples`: odd, from 1 to 99 (an even count of answers could split evenly).
+    #[test]
+    fn judge_samples_is_an_odd_whole_number() {
+        for ok in [
+            quote::quote!(1),
+            quote::quote!(3),
+            quote::quote!(99),
+            quote::quote!(SAMPLES),
+        ] {
+            let errors = errors_of(quote::quote!(target_prompt = "x", judge_samples = #ok));
+            assert!(errors.is_empty(), "{ok}: {errors:?}");
+        }
+        for (value, expected) in [
+            (
+                quote::quote!(2),
+                "`judge_samples` is 2, an even number: the answers could split evenly; write an odd number, \
+                 e.g. `judge_samples = 3`",
+            ),
+            (
+                quote::quote!(0),
+                "`judge_samples` must be an odd whole number from 1 to 99, e.g. 3",
+            ),
+            (
+                quote::quote!(101),
+                "`judge_samples` is too large (at most 99)",
+            ),
+            (quote::quote!(2.5), "`judge_samples` expects a whole number"),
+        ] {
+            let errors = errors_of(quote::quote!(target_prompt = "x", judge_samples = #value));
+            assert_errors(&errors, &[expected]);
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! it fills.
 
 use proc_macro2::{Span, TokenStream};
+use prompt_tester_keys::sampling::EvenJudgeSamples;
 use prompt_tester_keys::{Key, Range};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, UnOp};
@@ -248,8 +249,8 @@ fn range_of(key: Key) -> Range {
         .unwrap_or_else(|| panic!("`{key}` has no range in the table"))
 }
 
-/// A whole-number key (`max_tokens`, `runs`, `max_runs`, `seed`): a literal in the key's range becomes
-/// a `u32` literal; any other expression is kept.
+/// A whole-number key (`max_tokens`, `runs`, `max_runs`, `seed`, `judge_samples`, odd): a literal in the
+/// key's range becomes a `u32` literal; any other expression is kept (and checked when the test runs).
 pub fn whole(key: Key, expr: Expr, errors: &mut Errors) -> Option<Value> {
     let range = range_of(key);
     let (min, max) = range
@@ -277,6 +278,8 @@ pub fn whole(key: Key, expr: Expr, errors: &mut Errors) -> Option<Value> {
         Key::Seed => None,
         _ if value < i128::from(min) => Some(key.must_be()),
         _ if value > i128::from(max) => Some(format!("`{key}` is too large (at most {max})")),
+        // An even number of judge answers could split evenly.
+        Key::JudgeSamples => EvenJudgeSamples::of(value as u64).map(|even| even.to_string()),
         _ => None,
     };
     if let Some(problem) = problem {

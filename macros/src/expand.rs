@@ -253,6 +253,10 @@ fn spec_body(args: &Args) -> TokenStream {
         let value = value_tokens(cache);
         fields.push(quote!(judge_prompt_cache: #value));
     }
+    if let Some(samples) = args.value(Key::JudgeSamples) {
+        let value = value_tokens(samples);
+        fields.push(quote!(judge_samples: ::core::option::Option::Some(#value)));
+    }
     if let Some(temperature) = args.value(Key::Temperature) {
         let value = value_tokens(temperature);
         call.push(quote!(temperature: ::core::option::Option::Some(#value)));

@@ -193,6 +193,17 @@ impl<'a> Catalog<'a> {
                 }));
                 continue;
             }
+            // So is a `judge_samples` expression.
+            if let Some(problem) = rust_test::judge_samples_problem(&spec) {
+                let message = format!(
+                    "test `{name}` ({}:{}): {problem}; fix the value in its #[prompt_test]",
+                    test.file, test.line
+                );
+                defs.extend(trials_with_runs(&name, 1, exact, false, None, |_, _| {
+                    TrialKind::Broken(message.clone())
+                }));
+                continue;
+            }
             let plan = match sampling_plan(&spec.sampling, &config.sampling) {
                 Ok(plan) => plan,
                 Err(problem) => {

@@ -53,6 +53,8 @@ pub struct TestSpec {
     /// `judge_prompt_cache`: prime the provider's prompt cache with the first sample, then run the
     /// others (judge calls marked).
     pub judge_prompt_cache: bool,
+    /// `judge_samples`: each judge question asked this many times (odd), over `[judge]`'s.
+    pub judge_samples: Option<u32>,
     /// A custom executor replacing the provider call.
     pub run_fn: Option<crate::case::RunFn>,
     /// Tools with handlers (and MCP servers): the subject call becomes an agent loop.
@@ -71,6 +73,7 @@ impl Default for TestSpec {
             request: Written::default(),
             sampling: SamplingKeys::default(),
             judge_prompt_cache: false,
+            judge_samples: None,
             run_fn: None,
             toolbox: None,
             live_only: false,

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use futures::FutureExt;
+use prompt_tester_keys::Key;
+use prompt_tester_keys::sampling::EvenJudgeSamples;
 
 use super::registry::{BodyFuture, RustTest, TestSpec};
 use super::trial::{in_trial, panic_message};
@@ -29,6 +31,21 @@ pub fn spec(test: &RustTest) -> Result<TestSpec, String> {
             panic_message(payload)
         )
     })
+}
+
+/// What is wrong with `judge_samples`, when an expression gave it (a literal is checked at compile
+/// time with the same words): it must be odd, from 1 to 99.
+pub fn judge_samples_problem(spec: &TestSpec) -> Option<String> {
+    let k = spec.judge_samples?;
+    let key = Key::JudgeSamples;
+    if !key
+        .row()
+        .range
+        .is_some_and(|r| r.contains_whole(i128::from(k)))
+    {
+        return Some(format!("`{key}` {}", key.is_out_of_range(f64::from(k))));
+    }
+    EvenJudgeSamples::of(u64::from(k)).map(|even| even.to_string())
 }
 
 /// The case of `test` in `column` (one of its `subject_models`, or none), as its trial `trial` (the
@@ -115,7 +132,7 @@ pub fn case(
             prime_first: spec.judge_prompt_cache,
             cache_judge: spec.judge_prompt_cache,
             live_only: spec.live_only,
-            judge_samples: None,
+            judge_samples: spec.judge_samples,
         },
         executor,
         evaluator,
@@ -131,5 +148,36 @@ async fn run_body(body: BodyFuture) -> SampleOutcome {
     match std::panic::AssertUnwindSafe(body).catch_unwind().await {
         Ok(result) => of_body(result),
         Err(payload) => SampleOutcome::Failed(panic_message(payload)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `judge_samples` expression is checked as a literal is: odd, from 1 to 99.
+    #[test]
+    fn judge_samples_from_an_expression_is_odd_from_1_to_99() {
+        let problem = |k: Option<u32>| {
+            judge_samples_problem(&TestSpec {
+                judge_samples: k,
+                ..TestSpec::default()
+            })
+        };
+        assert_eq!(problem(None), None);
+        assert_eq!(problem(Some(1)), None);
+        assert_eq!(problem(Some(5)), None);
+        assert_eq!(
+            problem(Some(4)).as_deref(),
+            Some(
+                "`judge_samples` is 4, an even number: the answers could split evenly; write an odd number, \
+                 e.g. `judge_samples = 5`"
+            )
+        );
+        assert_eq!(
+            problem(Some(0)).as_deref(),
+            Some("`judge_samples` is 0; it must be an odd whole number from 1 to 99, e.g. 3")
+        );
+        assert!(problem(Some(101)).is_some_and(|p| p.contains("from 1 to 99")));
     }
 }

@@ -54,6 +54,7 @@ async fn summary_mentions_alice(run: PromptRun) -> anyhow::Result<()> {
     target_prompt_vars(language = "French", r#text = 1.5),
     max_tokens = 64,
     judge_prompt_cache,
+    judge_samples = 3,
     temperature = 0,
     system = String::from("You translate."),
     tools = weather_tool(),
@@ -250,6 +251,7 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     assert_eq!(vars(&spec), [("language", "French"), ("text", "1.5")]);
     assert_eq!(spec.request.call.max_tokens, Some(64));
     assert!(spec.judge_prompt_cache);
+    assert_eq!(spec.judge_samples, Some(3));
     assert_eq!(spec.request.call.temperature, Some(0.0));
     assert_eq!(spec.request.system.as_deref(), Some("You translate."));
     let tools = spec.request.tools.as_deref().unwrap_or_default();
@@ -260,6 +262,7 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     let spec = (registered("type").spec)();
     assert_eq!(inline_prompt(&spec), Some("Hi"));
     assert!(!spec.judge_prompt_cache);
+    assert_eq!(spec.judge_samples, None, "[judge]'s applies");
     assert_eq!(spec.request.call.model, None);
 
     assert!((registered("old_name_of_the_cache_switch").spec)().judge_prompt_cache);

@@ -1,7 +1,7 @@
 //! The settings of a suite or a case (provider, model, sampling, thresholds, tools): their keys,
 //! how each is read, and how a case's settings fill in from the suite's.
 
-use prompt_tester_keys::sampling::SAMPLING_KEYS;
+use prompt_tester_keys::sampling::{EvenJudgeSamples, SAMPLING_KEYS};
 use prompt_tester_keys::{Key, Place};
 use toml::de::{DeTable, DeValue};
 
@@ -105,14 +105,15 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
     };
     let live_only = boolean(r, Key::LiveOnly);
     let judge_samples = count(r, Key::JudgeSamples);
-    if let (Some(k), Some(node)) = (judge_samples, node_of(Key::JudgeSamples))
-        && k % 2 == 0
-    {
+    if let (Some(even), Some(node)) = (
+        judge_samples.and_then(|k| EvenJudgeSamples::of(u64::from(k))),
+        node_of(Key::JudgeSamples),
+    ) {
         r.problem(
             node.span(),
             &path(Key::JudgeSamples),
-            format!("is {k}, an even number: the answers could split evenly"),
-            format!("write an odd number, e.g. `judge_samples = {}`", k + 1),
+            even.problem(),
+            even.fix(),
         );
     }
     let seed = count(r, Key::Seed);

@@ -55,4 +55,11 @@ fn subject_models_not_a_list(_run: PromptRun) {}
 #[prompt_test(target_prompt = "x", subject_model = "m", subject_models = ["local/a", "fake/b"])]
 fn subject_models_beside_subject_model(_run: PromptRun) {}
 
+// An even number of judge answers could split evenly; 0 asks nothing.
+#[prompt_test(target_prompt = "x", judge_samples = 2)]
+fn judge_samples_even(_run: PromptRun) {}
+
+#[prompt_test(target_prompt = "x", judge_samples = 0)]
+fn judge_samples_zero(_run: PromptRun) {}
+
 fn main() {}
