@@ -32,6 +32,8 @@ pub(crate) struct Relayed {
     pub model: String,
     /// Its place among the sample's identical requests, 1-based.
     pub ordinal: u32,
+    /// The application sent its own credentials.
+    pub sends_key: bool,
 }
 
 /// What the provider answered, and its tokens and cost as priced today.
@@ -119,17 +121,15 @@ impl Billed for Relayed {
 
 impl Engine {
     /// One call of `scope`'s application to `provider` (whose client is `client`), keyed `key`:
-    /// replayed, or `upstream` made and recorded, as the cassette decision says. `sends_key`: the
-    /// application sent its own credentials; `sent` says how far the forwarded request got, should the
-    /// call be dropped before it ends. Counted in the scope's usage as a subject call; its
-    /// ending is not noted on the scope (the caller notes it).
+    /// replayed, or `upstream` made and recorded, as the cassette decision says; `sent` says how far
+    /// the forwarded request got, should the call be dropped before it ends. Counted in the scope's
+    /// usage as a subject call; its ending is not noted on the scope (the caller notes it).
     pub(crate) async fn relay(
         &self,
         scope: &RunScope,
         client: &ProviderClient,
         relayed: &Relayed,
         key: String,
-        sends_key: bool,
         sent: &crate::provider::Sent,
         upstream: impl Future<Output = Result<(RelayedAnswer, Duration), ProviderError>>,
     ) -> Result<(RelayedAnswer, Duration, bool), CallError> {
@@ -140,7 +140,7 @@ impl Engine {
             provider: &provider,
             model: &relayed.model,
             key,
-            sends_key,
+            sends_key: relayed.sends_key,
         };
         // Not `exchange`: which endings the sample notes is the endpoint's to say (a provider's error
         // answer goes back to the client, which may retry it to success).

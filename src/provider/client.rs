@@ -2,6 +2,7 @@
 //! exchange.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter, Outcome};
@@ -37,28 +38,26 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
 /// How far a call's latest request got, for a call dropped before it ends: its budget is settled by
 /// it (released if nothing was sent, spent at its worst case if the provider may bill it).
 #[derive(Debug, Default)]
-pub(crate) struct Sent(std::sync::atomic::AtomicU8);
+pub(crate) struct Sent(AtomicU8);
 
 impl Sent {
     const SENDING: u8 = 1;
     const REFUSED: u8 = 2;
 
     fn sending(&self) {
-        self.0
-            .store(Self::SENDING, std::sync::atomic::Ordering::Relaxed);
+        self.0.store(Self::SENDING, Ordering::Relaxed);
     }
 
     /// An error status is not billed; a success is.
     fn answered(&self, status: u16) {
         if !(200..300).contains(&status) {
-            self.0
-                .store(Self::REFUSED, std::sync::atomic::Ordering::Relaxed);
+            self.0.store(Self::REFUSED, Ordering::Relaxed);
         }
     }
 
     /// The request went out and got no error status: the provider may bill it.
     pub(crate) fn may_be_billed(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed) == Self::SENDING
+        self.0.load(Ordering::Relaxed) == Self::SENDING
     }
 }
 

@@ -203,6 +203,7 @@ async fn serve(
         api: incoming.api,
         model,
         ordinal,
+        sends_key: incoming.sends_key,
     };
     let client = engine
         .client(&incoming.provider)
@@ -213,8 +214,7 @@ async fn serve(
         &incoming.rest,
         &incoming.query,
     );
-    let mut attempted = false;
-    let mut passed: Option<Forwarded> = None;
+    let mut went = Went::default();
     let sent = crate::provider::Sent::default();
     let upstream = upstream(
         incoming.api,
@@ -223,19 +223,10 @@ async fn serve(
         incoming.headers,
         incoming.body,
         &sent,
-        &mut attempted,
-        &mut passed,
+        &mut went,
     );
     let made = engine
-        .relay(
-            &scope,
-            &client,
-            &relayed,
-            key,
-            incoming.sends_key,
-            &sent,
-            upstream,
-        )
+        .relay(&scope, &client, &relayed, key, &sent, upstream)
         .await;
     if made.is_err() {
         scope.relay.give_back(&same, ordinal);
@@ -251,9 +242,9 @@ async fn serve(
             Ok(recorded(&answer.response))
         }
         // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.
-        Err(_) if passed.is_some() => Ok(passed.map(as_it_came).expect("checked above")),
+        Err(_) if went.passed.is_some() => Ok(went.passed.map(as_it_came).expect("checked above")),
         // Sent, but no answer came back (a refused connection, a timeout).
-        Err(e) if attempted => Err(Refusal::new(
+        Err(e) if went.attempted => Err(Refusal::new(
             502,
             Some(incoming.wire),
             "upstream_failed",
@@ -405,8 +396,16 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
     })
 }
 
+/// How far a forwarded request went: whether it was tried at all, and the provider's answer to pass
+/// back as it came when it is not one to record.
+#[derive(Default)]
+struct Went {
+    attempted: bool,
+    passed: Option<Forwarded>,
+}
+
 /// Forwards the request once; a success the client can read is the answer, anything else is kept
-/// in `passed` to go back as it came (and is not recorded).
+/// in `went.passed` to go back as it came (and is not recorded).
 async fn upstream(
     api: Api,
     client: &crate::provider::ProviderClient,
@@ -414,10 +413,9 @@ async fn upstream(
     headers: Vec<(HeaderName, HeaderValue)>,
     body: Bytes,
     sent: &crate::provider::Sent,
-    attempted: &mut bool,
-    passed: &mut Option<Forwarded>,
+    went: &mut Went,
 ) -> Result<(RelayedAnswer, Duration), ProviderError> {
-    *attempted = true;
+    went.attempted = true;
     let forwarded = client.forward(url, headers, body.to_vec(), sent).await?;
     let latency = forwarded.latency;
     let content_type = forwarded
@@ -449,7 +447,7 @@ async fn upstream(
             Ok((RelayedAnswer { response, tokens }, latency))
         }
         None => {
-            *passed = Some(forwarded);
+            went.passed = Some(forwarded);
             Err(ProviderError {
                 provider: client.name().to_string(),
                 status: Some(status),
