@@ -313,15 +313,7 @@ fn adaptive_words(sprt: &Sprt, verdict: SprtVerdict, taken: u32) -> String {
     }
 }
 
-/// A share as a percentage: `80%`, `33.3%`.
-pub fn percent(share: f64) -> String {
-    let p = share * 100.0;
-    if (p - p.round()).abs() < 1e-9 {
-        format!("{}%", p.round())
-    } else {
-        format!("{p:.1}%")
-    }
-}
+pub use crate::stats::percent;
 
 #[cfg(test)]
 mod tests {

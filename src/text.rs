@@ -19,6 +19,23 @@ pub(crate) fn read(path: &Path) -> io::Result<String> {
     })
 }
 
+/// The SHA-256, in hex, of `parts` each written as its length then its bytes: parts that cannot run
+/// into each other (`"ab" + "c"` and `"a" + "bc"` differ).
+pub(crate) fn digest_of_parts<S: AsRef<str>>(parts: impl IntoIterator<Item = S>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for part in parts {
+        let part = part.as_ref();
+        hasher.update(part.len().to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

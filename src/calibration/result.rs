@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::parse::Set;
 use crate::config::JudgeConfig;
@@ -154,25 +153,16 @@ impl JudgeResult {
 /// A hash of everything about the items that bears on a verdict (names, types, prompts, responses,
 /// questions, labels), so an edited set is told apart from the one measured.
 pub fn items_hash(set: &Set) -> String {
-    let mut hasher = Sha256::new();
-    for item in &set.items {
-        for part in [
+    crate::text::digest_of_parts(set.items.iter().flat_map(|item| {
+        [
             item.name.as_str(),
             item.kind.as_deref().unwrap_or(""),
             item.prompt.as_str(),
             item.response.as_str(),
             item.question.as_str(),
             if item.expected { "yes" } else { "no" },
-        ] {
-            hasher.update(part.len().to_le_bytes());
-            hasher.update(part.as_bytes());
-        }
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+        ]
+    }))
 }
 
 /// The result of `set` from the observations of its own trial (`calibration::<set>`), judged with

@@ -215,12 +215,11 @@ pub fn request(
 /// instructions, both schemas, the framing of the user message and the retry's reminder. A change to
 /// any of them changes the judge as much as a new model does, so a calibration result records it.
 pub fn instructions_sha256() -> String {
-    let mut hasher = Sha256::new();
     let framing = [
         user_message("PROMPT", "RESPONSE", &["QUESTION"], false),
         user_message("PROMPT", "RESPONSE", &["QUESTION 1", "QUESTION 2"], true),
     ];
-    for part in [
+    crate::text::digest_of_parts([
         JUDGE_INSTRUCTIONS.to_string(),
         serde_json::to_string(&verdict_schema().schema).unwrap_or_default(),
         serde_json::to_string(&verdicts_schema().schema).unwrap_or_default(),
@@ -229,15 +228,7 @@ pub fn instructions_sha256() -> String {
         framing[0].clone(),
         framing[1].clone(),
         RETRY_REMINDER.to_string(),
-    ] {
-        hasher.update(part.len().to_le_bytes());
-        hasher.update(part.as_bytes());
-    }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    ])
 }
 
 /// The retry of `request`: the same call with [`RETRY_REMINDER`] appended to the user message.

@@ -2,13 +2,12 @@
 //! exchange.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter, Outcome};
 use super::{
-    ParseError, ProviderError, RateLimitStats, embeddings, excerpt, parse_error_body, parse_json,
-    parse_response, request_body, request_url, retry, wire_name,
+    ParseError, ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
+    parse_json, parse_response, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
@@ -33,32 +32,6 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
         .iter()
         .any(|v| crate::config::env_var(v).is_some());
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
-}
-
-/// How far a call's latest request got, for a call dropped before it ends: its budget is settled by
-/// it (released if nothing was sent, spent at its worst case if the provider may bill it).
-#[derive(Debug, Default)]
-pub(crate) struct Sent(AtomicU8);
-
-impl Sent {
-    const SENDING: u8 = 1;
-    const REFUSED: u8 = 2;
-
-    fn sending(&self) {
-        self.0.store(Self::SENDING, Ordering::Relaxed);
-    }
-
-    /// An error status is not billed; a success is.
-    fn answered(&self, status: u16) {
-        if !(200..300).contains(&status) {
-            self.0.store(Self::REFUSED, Ordering::Relaxed);
-        }
-    }
-
-    /// The request went out and got no error status: the provider may bill it.
-    pub(crate) fn may_be_billed(&self) -> bool {
-        self.0.load(Ordering::Relaxed) == Self::SENDING
-    }
 }
 
 #[cfg(feature = "endpoint")]
@@ -131,6 +104,24 @@ struct Failure {
 }
 
 impl ProviderClient {
+    /// Gives a request's in-flight slot back, with what its answer says of the provider's limits:
+    /// paced before the slot is released, so that the waiter it wakes sees the pace.
+    fn release(
+        &self,
+        permit: limiter::Permit<'_>,
+        status: u16,
+        headers: &reqwest::header::HeaderMap,
+    ) {
+        if let Some(window) = limiter::window(headers, SystemTime::now()) {
+            self.limiter.pace(window);
+        }
+        permit.finish(match status {
+            200..=299 => Outcome::Success,
+            429 | 529 => Outcome::RateLimited,
+            _ => Outcome::Neutral,
+        });
+    }
+
     /// A client for `endpoint`, with the key from the first of its variables that is set.
     pub fn new(endpoint: &EndpointConfig, retry: &RetryConfig) -> Self {
         Self::with_http(endpoint, retry, own_http(), env_key(endpoint))
@@ -384,15 +375,7 @@ impl ProviderClient {
             let headers = response.headers().clone();
             let bytes = self.body_of(url, response).await?;
             let latency = started.elapsed();
-            // Paced before the slot is released, so that the waiter it wakes sees the pace.
-            if let Some(window) = limiter::window(&headers, SystemTime::now()) {
-                self.limiter.pace(window);
-            }
-            permit.finish(match status {
-                200..=299 => Outcome::Success,
-                429 | 529 => Outcome::RateLimited,
-                _ => Outcome::Neutral,
-            });
+            self.release(permit, status, &headers);
             (status, headers, bytes, latency)
         };
         let header_id = ["request-id", "x-request-id"].iter().find_map(|h| {

@@ -2,12 +2,11 @@
 //! makes it: sent once (the client retries what it wants to), under the endpoint's in-flight limit,
 //! with the client's credentials, else the endpoint's configured key.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::ProviderClient;
-use super::limiter::{self, Outcome};
 use crate::provider::ProviderError;
 
 /// The provider's answer, as it came.
@@ -69,14 +68,7 @@ impl ProviderClient {
             .await
             .map_err(|f| self.give_up(f, 1))?;
         let latency = started.elapsed();
-        if let Some(window) = limiter::window(&headers, SystemTime::now()) {
-            self.limiter.pace(window);
-        }
-        permit.finish(match status {
-            200..=299 => Outcome::Success,
-            429 | 529 => Outcome::RateLimited,
-            _ => Outcome::Neutral,
-        });
+        self.release(permit, status, &headers);
         Ok(Forwarded {
             status,
             headers,

@@ -41,6 +41,7 @@ mod limiter;
 mod openai;
 pub(crate) mod relayed;
 mod retry;
+mod sent;
 pub(crate) mod wire;
 
 use serde_json::Value;
@@ -48,7 +49,6 @@ use serde_json::Value;
 use crate::completion::{CompletionRequest, ContentBlock, Role};
 use crate::config::WireFormat;
 pub use client::ProviderClient;
-pub(crate) use client::Sent;
 #[cfg(feature = "endpoint")]
 pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
 pub(crate) use client::{http_client, missing_key_for};
@@ -56,6 +56,7 @@ pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;
 pub(crate) use error::{ErrorBody, ParseError};
 pub use limiter::RateLimitStats;
+pub(crate) use sent::Sent;
 
 pub(crate) use wire::{
     excerpt, parse_error_body, parse_json, parse_response, request_body, request_url,

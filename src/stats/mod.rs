@@ -62,6 +62,16 @@ impl Counts {
     }
 }
 
+/// A share as a percentage: `80%`, `33.3%`.
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::agreement::{Agreement, Estimate};
 use super::interval::wilson;
+use super::percent;
 
 /// A share measured on a calibration set: the point value, its 95% Wilson interval and its counts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -222,16 +223,6 @@ impl fmt::Display for Advisory {
                 percent(*min_accuracy)
             ),
         }
-    }
-}
-
-/// `70%`, `69.9%`: a share as the advisory note prints it.
-fn percent(share: f64) -> String {
-    let p = share * 100.0;
-    if (p - p.round()).abs() < 1e-9 {
-        format!("{}%", p.round())
-    } else {
-        format!("{p:.1}%")
     }
 }
 
