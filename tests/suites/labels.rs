@@ -12,16 +12,20 @@ use prompt_tester_testkit::{FakeProvider, Reply, Wire};
 use super::*;
 
 /// Two cases of four samples each, the judge asked one question on each sample.
-const SUITE: &str = r#"prompt = "Serve tea"
+// Each case asks its own subject call: identical calls are made once per run, and which case's
+// samples then hold the recording would depend on timing (and so would the samples a seed draws).
+const SUITE: &str = r#"prompt = "Serve tea{how}"
 runs = 4
 pass_threshold = 0.5
 
 [[cases]]
 name = "names_alice"
+inputs = { how = "" }
 assert = [{ judge = "Is Alice mentioned?" }]
 
 [[cases]]
 name = "is_polite"
+inputs = { how = ", politely" }
 assert = [{ judge = "Is it polite?" }]
 "#;
 
