@@ -104,15 +104,29 @@ struct Failure {
 }
 
 impl ProviderClient {
-    /// Gives a request's in-flight slot back, with what its answer says of the provider's limits:
-    /// paced before the slot is released, so that the waiter it wakes sees the pace.
-    fn release(
+    /// One HTTP exchange in one of the endpoint's in-flight slots (the limit covers the exchange
+    /// only), `sent` marked as it goes: its status, headers, body and latency. The slot is given back
+    /// paced by what the answer says of the provider's limits, before it wakes a waiter; dropped on a
+    /// transport error, it tells the limit nothing.
+    async fn in_slot(
         &self,
-        permit: limiter::Permit<'_>,
-        status: u16,
-        headers: &reqwest::header::HeaderMap,
-    ) {
-        if let Some(window) = limiter::window(headers, SystemTime::now()) {
+        builder: reqwest::RequestBuilder,
+        url: &str,
+        sent: &Sent,
+    ) -> Result<(u16, reqwest::header::HeaderMap, Vec<u8>, Duration), Failure> {
+        let permit = self.limiter.acquire().await;
+        let started = Instant::now();
+        sent.sending();
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| self.transport_failure(url, &e))?;
+        let status = response.status().as_u16();
+        sent.answered(status);
+        let headers = response.headers().clone();
+        let body = self.body_of(url, response).await?;
+        let latency = started.elapsed();
+        if let Some(window) = limiter::window(&headers, SystemTime::now()) {
             self.limiter.pace(window);
         }
         permit.finish(match status {
@@ -120,6 +134,7 @@ impl ProviderClient {
             429 | 529 => Outcome::RateLimited,
             _ => Outcome::Neutral,
         });
+        Ok((status, headers, body, latency))
     }
 
     /// A client for `endpoint`, with the key from the first of its variables that is set.
@@ -360,24 +375,7 @@ impl ProviderClient {
         for (name, value) in self.auth_headers()? {
             builder = builder.header(name, value);
         }
-        let (status, headers, bytes, latency) = {
-            // The permit is the endpoint's in-flight limit: it covers the HTTP exchange only. Dropped
-            // on a transport error, it tells the limit nothing.
-            let permit = self.limiter.acquire().await;
-            let started = Instant::now();
-            sent.sending();
-            let response = builder
-                .send()
-                .await
-                .map_err(|e| self.transport_failure(url, &e))?;
-            let status = response.status().as_u16();
-            sent.answered(status);
-            let headers = response.headers().clone();
-            let bytes = self.body_of(url, response).await?;
-            let latency = started.elapsed();
-            self.release(permit, status, &headers);
-            (status, headers, bytes, latency)
-        };
+        let (status, headers, bytes, latency) = self.in_slot(builder, url, sent).await?;
         let header_id = ["request-id", "x-request-id"].iter().find_map(|h| {
             headers
                 .get(*h)

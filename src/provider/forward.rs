@@ -2,7 +2,7 @@
 //! makes it: sent once (the client retries what it wants to), under the endpoint's in-flight limit,
 //! with the client's credentials, else the endpoint's configured key.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
@@ -53,22 +53,10 @@ impl ProviderClient {
                 builder = builder.header(name, value);
             }
         }
-        let permit = self.limiter.acquire().await;
-        let started = Instant::now();
-        sent.sending();
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| self.give_up(self.transport_failure(url, &e), 1))?;
-        let status = response.status().as_u16();
-        sent.answered(status);
-        let headers = response.headers().clone();
-        let body = self
-            .body_of(url, response)
+        let (status, headers, body, latency) = self
+            .in_slot(builder, url, sent)
             .await
             .map_err(|f| self.give_up(f, 1))?;
-        let latency = started.elapsed();
-        self.release(permit, status, &headers);
         Ok(Forwarded {
             status,
             headers,
