@@ -219,10 +219,11 @@ mod tests {
         };
         engine.block_on(async {
             let call = || engine.complete(&scope, CallRole::Judge, "slow", request.clone());
-            // The first is sent and never answered; the second waits for the one slot, never sent.
+            // The first is sent and never answered; the second waits for the one slot and is dropped
+            // while the first still holds it (a slot freed in the same poll would let it be sent).
             let (first, second) = tokio::join!(
-                tokio::time::timeout(Duration::from_millis(300), call()),
-                tokio::time::timeout(Duration::from_millis(300), call()),
+                tokio::time::timeout(Duration::from_millis(400), call()),
+                tokio::time::timeout(Duration::from_millis(200), call()),
             );
             assert!(first.is_err() && second.is_err(), "both time out");
         });
