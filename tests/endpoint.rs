@@ -354,3 +354,45 @@ fn a_stream_is_recorded_as_its_events_and_replayed_in_order_with_its_content_typ
     replay.assert_stdout_has("streamed=One, two, three. [DONE] input_tokens=13");
     replay.assert_stderr_has("13/3");
 }
+
+#[test]
+fn a_run_fn_s_samples_run_the_configured_number_at_a_time_recording_and_replaying() {
+    let server = fake("Plum");
+    let scratch = Scratch::new("endpoint", "at-once");
+    scratch.config(&format!(
+        "concurrency = 3\n\n[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\
+         api_key_env = \"FAKE_API_KEY\"\n",
+        server.base_url(Wire::OpenAi)
+    ));
+    let peak = |run: &prompt_tester_testkit::child::Run| {
+        run.stdout()
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("peak=")?
+                    .split(' ')
+                    .next()?
+                    .parse::<u32>()
+                    .ok()
+            })
+            .max()
+    };
+    let record = scratch.run_example(
+        FIXTURE,
+        &["at_once", "--exact", "--nocapture"],
+        &[("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    assert_eq!(peak(&record), Some(3), "{}", record.context());
+    assert_eq!(server.request_count(), 9);
+    // Replayed, the provider gone: a replay takes no slot of the provider's, yet the samples still
+    // run three at a time (before, all nine started at once, each with a connection of its own).
+    drop(server);
+    let replay = scratch.run_example(
+        FIXTURE,
+        &["at_once", "--exact", "--nocapture"],
+        &[("CI", "true")],
+    );
+    assert_eq!(replay.code(), Some(0), "{}", replay.context());
+    replay.assert_stdout_has("replayed=true");
+    assert_eq!(peak(&replay), Some(3), "{}", replay.context());
+}

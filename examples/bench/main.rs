@@ -118,14 +118,15 @@ fn main() -> ExitCode {
 }
 
 const USAGE: &str = "usage: cargo run --release --example bench -- [--quick] [--latency-ms N] \
-[--judge-latency-ms N] [--concurrency N] [--keep] [--only nextest]
+[--judge-latency-ms N] [--concurrency N] [--keep] [--only nextest|app_calls]
 
   --quick              smaller counts (200 calls at 100 ms, 2,000 trials, 2,000 replayed entries)
   --latency-ms N       the provider's latency in the in-flight scenario (default 200, quick 100)
   --judge-latency-ms N the judge's latency (default 200, quick 100)
   --concurrency N      calls in flight (default: the harness's default)
   --keep               keep the scenario directories (crate roots, suites, outputs) for inspection
-  --only nextest       run the nextest scenario alone (100 and 2,000 trials, quick 50 and 400)";
+  --only nextest       run the nextest scenario alone (100 and 2,000 trials, quick 50 and 400)
+  --only app_calls     run the endpoint scenario alone (1,000 calls, quick 200)";
 
 /// What the parent measures, from the command line.
 #[derive(Debug, Clone)]
@@ -138,6 +139,8 @@ struct Options {
     nextest_trials: (usize, usize),
     /// `--only nextest`.
     only_nextest: bool,
+    /// `--only app_calls`.
+    only_app_calls: bool,
     replay: Size,
     judge_latency: Duration,
     /// `None`: the harness's default, as a user gets it.
@@ -156,6 +159,7 @@ impl Options {
                 overhead_trials: 2_000,
                 nextest_trials: (50, 400),
                 only_nextest: false,
+                only_app_calls: false,
                 replay: Size::new(400, 5),
                 judge_latency: Duration::from_millis(100),
                 concurrency: None,
@@ -169,6 +173,7 @@ impl Options {
                 overhead_trials: 10_000,
                 nextest_trials: (100, 2_000),
                 only_nextest: false,
+                only_app_calls: false,
                 replay: Size::new(2_000, 5),
                 judge_latency: Duration::from_millis(200),
                 concurrency: None,
@@ -190,9 +195,10 @@ impl Options {
                 "--keep" => options.keep = true,
                 "--only" => match iter.next().map(String::as_str) {
                     Some("nextest") => options.only_nextest = true,
+                    Some("app_calls") => options.only_app_calls = true,
                     other => {
                         return Err(format!(
-                            "--only {other:?}: the one scenario run alone is `nextest`"
+                            "--only {other:?}: the scenarios run alone are `nextest` and `app_calls`"
                         ));
                     }
                 },
@@ -265,6 +271,9 @@ impl Bench {
         std::fs::create_dir_all(&self.base).map_err(|e| format!("{}: {e}", self.base.display()))?;
         if self.options.only_nextest {
             return Ok(Results(vec![self.nextest()?]));
+        }
+        if self.options.only_app_calls {
+            return Ok(Results(vec![self.app_calls()?]));
         }
         let inflight = self.inflight()?;
         let ratelimit = self.ratelimit()?;

@@ -6,12 +6,12 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::FutureExt;
+use futures::{FutureExt, StreamExt};
 use libtest_mimic::{Completion, Failed};
 
 use super::record::{self, Status, TrialRecord};
 use super::reporter::{Event, Run};
-use crate::case::{Case, Plan, Sample};
+use crate::case::{Case, Executor, Plan, Sample};
 use crate::engine::{Engine, RunScope};
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::SamplePlan;
@@ -105,6 +105,13 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
             }
         }
     };
+    // A `run_fn`'s own client opens a connection for each call it has under way, before any limit of
+    // the engine's applies (a replay takes no slot): its samples run `concurrency` at a time. The
+    // harness's own calls wait for a slot, so their samples all start.
+    let at_once = match case.executor {
+        Executor::Custom(_) => concurrency as usize,
+        _ => usize::MAX,
+    };
     let mut scopes: Vec<Arc<RunScope>> = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
     loop {
@@ -124,7 +131,12 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
         };
         let launched: Vec<Arc<RunScope>> = indices.iter().map(|&i| scope(i)).collect();
         scopes.extend(launched.iter().cloned());
-        samples.extend(futures::future::join_all(launched.into_iter().map(run_one)).await);
+        samples.extend(
+            futures::stream::iter(launched.into_iter().map(run_one))
+                .buffered(at_once)
+                .collect::<Vec<_>>()
+                .await,
+        );
     }
     Taken {
         samples,
