@@ -1,8 +1,12 @@
-//! Labels of the suite's own outputs (`*.labels.toml`, beside the cassette that holds the answers they
-//! judge): a person's word that a recorded judge answer was right or wrong, written by `cargo
-//! prompt-tester label` and `review`. Not a calibration set: nothing is asked of the judge again. Labels
-//! drawn at random (`label --random N`) correct a suite's pass rate with the prediction-powered estimate
-//! (`stats::ppi`); the format is in the guide's calibration chapter.
+//! Labels of the suite's own outputs (`*.labels.toml`): a person's word that a recorded judge answer was
+//! right or wrong, written by `cargo prompt-tester label` and `review`. Not a calibration set: nothing is
+//! asked of the judge again. Labels drawn at random (`label --random N`) correct a suite's pass rate with
+//! the prediction-powered estimate (`stats::ppi`); the format is in the guide's calibration chapter.
+//!
+//! Where they live ([`Places`]): a suite's beside its suite file (`prompt-tests/tea.evals.toml`,
+//! `prompt-tests/tea.labels.toml`), committed with it; a `#[prompt_test]`'s, which has no suite file,
+//! beside its cassette (`prompt-tests/cassettes/quick_start.labels.toml`). Labels files in the cassette
+//! directory are read for suites too (where labels were written before they moved beside the suite).
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +63,97 @@ pub fn path_of(cassette: &Path) -> PathBuf {
         .unwrap_or_default();
     let stem = name.strip_suffix(".cassette.json").unwrap_or(&name);
     cassette.with_file_name(format!("{stem}{SUFFIX}"))
+}
+
+/// The labels file beside the suite file `suite` (`x.evals.toml`, `x.evals.yaml` or `x.evals.yml` beside
+/// `x.labels.toml`).
+pub fn beside_suite(suite: &Path) -> PathBuf {
+    let name = suite
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = crate::suite::SUFFIXES
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(&name);
+    suite.with_file_name(format!("{stem}{SUFFIX}"))
+}
+
+/// Where a crate's labels files are: one beside each suite file, and the cassette directory's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// Each suite's name and its labels file, the longest names first (a nested suite's trials also
+    /// start with its parent folder's suite name).
+    suites: Vec<(String, PathBuf)>,
+    /// The cassette directory: the labels of `#[prompt_test]` functions, and those written there before.
+    cassette_dir: PathBuf,
+}
+
+impl Places {
+    /// The places of the crate `config` describes (its suites found as a run finds them).
+    pub fn of(config: &crate::config::Config) -> Self {
+        let mut suites: Vec<(String, PathBuf)> = crate::suite::discover(config)
+            .0
+            .into_iter()
+            .map(|f| (f.name, beside_suite(&f.path)))
+            .collect();
+        suites.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        Self {
+            suites,
+            cassette_dir: config.cassette_dir.clone(),
+        }
+    }
+
+    /// The labels file of `trial`, recorded in `cassette`: beside its suite file, or for a trial of no
+    /// suite (a `#[prompt_test]`), beside its cassette.
+    pub fn for_trial(&self, trial: &str, cassette: &Path) -> PathBuf {
+        self.suites
+            .iter()
+            .find(|(name, _)| {
+                trial
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with("::"))
+            })
+            .map_or_else(|| path_of(cassette), |(_, path)| path.clone())
+    }
+
+    /// Every label: the suites' files first, then the cassette directory's; of two labels of one judge
+    /// answer the first is kept (a suite's file over one written in the cassette directory before). Each
+    /// file that does not read is an error message naming its file, line and key, and its labels are left
+    /// out.
+    pub(crate) fn read(&self, root: &Path) -> (Vec<Label>, Vec<String>) {
+        let mut paths: Vec<PathBuf> = self
+            .suites
+            .iter()
+            .map(|(_, p)| p.clone())
+            .filter(|p| p.exists())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        if let Ok(listing) = std::fs::read_dir(&self.cassette_dir) {
+            let mut old: Vec<PathBuf> = listing
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(SUFFIX))
+                .filter(|p| !paths.contains(p))
+                .collect();
+            old.sort();
+            paths.extend(old);
+        }
+        let mut labels: Vec<Label> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut errors = Vec::new();
+        for path in paths {
+            let shown = crate::engine::display_path(&path, root);
+            match read(&path, &shown) {
+                Ok(read) => labels.extend(
+                    read.into_iter()
+                        .filter(|l| seen.insert((l.trial.clone(), l.sample, l.question.clone()))),
+                ),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        (labels, errors)
+    }
 }
 
 /// Parses the text of a labels file shown as `file`; every problem is located by line, column and key.
@@ -249,28 +344,6 @@ pub(crate) fn read(path: &Path, file: &str) -> Result<Vec<Label>, FileError> {
         .map_err(|problems| FileError::invalid(file, FileKind::Labels, &text, &problems))
 }
 
-/// Every labels file in `dir` (the cassette directory), with its path.
-pub(crate) fn read_dir(dir: &Path, root: &Path) -> (Vec<(PathBuf, Vec<Label>)>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return (files, errors);
-    };
-    let mut paths: Vec<PathBuf> = listing
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(SUFFIX))
-        .collect();
-    paths.sort();
-    for path in paths {
-        let shown = crate::engine::display_path(&path, root);
-        match read(&path, &shown) {
-            Ok(labels) => files.push((path, labels)),
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    (files, errors)
-}
-
 /// The file's text: a comment saying what it is, then one `[[labels]]` table per label.
 pub fn render(labels: &[Label]) -> String {
     let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
@@ -370,6 +443,82 @@ mod tests {
         assert_eq!(
             path_of(Path::new("c/support.cassette.json")),
             Path::new("c/support.labels.toml")
+        );
+    }
+
+    #[test]
+    fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_ones_are_read() {
+        let dir = crate::test_support::Scratch::new("labels-places");
+        let root = dir.path();
+        let cassettes = root.join("prompt-tests/cassettes");
+        std::fs::create_dir_all(cassettes.join("x")).unwrap();
+        // The defaults: suites under prompt-tests/, cassettes in prompt-tests/cassettes/.
+        let config = crate::config::Config::defaults(root);
+        for suite in [
+            "tea.evals.toml",
+            "support.evals.yaml",
+            "support/refund.evals.yml",
+        ] {
+            let path = root.join("prompt-tests").join(suite);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let places = Places::of(&config);
+        let cassette = cassettes.join("shared.cassette.json");
+        let at = |trial: &str| places.for_trial(trial, &cassette);
+        assert_eq!(at("tea::polite"), root.join("prompt-tests/tea.labels.toml"));
+        assert_eq!(
+            at("tea::polite[gpt-4o]"),
+            root.join("prompt-tests/tea.labels.toml")
+        );
+        assert_eq!(
+            at("support::greets"),
+            root.join("prompt-tests/support.labels.toml")
+        );
+        // A nested suite's trials start with its folder's suite name too: the longest name decides.
+        assert_eq!(
+            at("support::refund::late"),
+            root.join("prompt-tests/support/refund.labels.toml")
+        );
+        // A `#[prompt_test]` (no suite of that name): beside its cassette.
+        assert_eq!(at("teapot::brews"), cassettes.join("shared.labels.toml"));
+        assert_eq!(
+            at("quick_start::summary"),
+            cassettes.join("shared.labels.toml")
+        );
+
+        // Read: the suite's file, then the cassette directory's (where labels were written before);
+        // of two labels of one answer, the suite's.
+        let mut mine = label("q", true, true, false);
+        mine.trial = "tea::polite".into();
+        add(&at("tea::polite"), "tea.labels.toml", &[mine.clone()]).unwrap();
+        let old = Label {
+            right: false,
+            ..mine.clone()
+        };
+        let other = Label {
+            question: "r".into(),
+            ..old.clone()
+        };
+        add(
+            &cassettes.join("tea.labels.toml"),
+            "c/tea.labels.toml",
+            &[old, other.clone()],
+        )
+        .unwrap();
+        let (labels, errors) = places.read(root);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(labels, [mine, other]);
+        std::fs::write(
+            root.join("prompt-tests/support.labels.toml"),
+            "labels = 1\n",
+        )
+        .unwrap();
+        let (labels, errors) = places.read(root);
+        assert_eq!(labels.len(), 2);
+        assert!(
+            errors[0].contains("prompt-tests/support.labels.toml:1:10: `labels`"),
+            "{errors:?}"
         );
     }
 

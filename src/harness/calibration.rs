@@ -348,8 +348,8 @@ pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
     // (provider and model) that gave the answers they judge.
     let this_judge = format!("{}/{}", judge.provider, judge.model);
-    let (files, _) = crate::calibration::labels::read_dir(&config.cassette_dir, &config.root);
-    for label in files.iter().flat_map(|(_, labels)| labels) {
+    let (labels, _) = crate::calibration::labels::Places::of(config).read(&config.root);
+    for label in &labels {
         let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
         else {
             continue;

@@ -1,5 +1,5 @@
-//! After the trials: the labels of recorded judge answers (`*.labels.toml` beside the cassettes, see
-//! `calibration::labels`) read, and each judged suite's pass rate corrected by those drawn at random
+//! After the trials: the labels of recorded judge answers (`*.labels.toml` beside the suites and the
+//! cassettes, see `calibration::labels`) read, and each judged suite's pass rate corrected by those drawn at random
 //! (`stats::ppi`), for the summary and the JSON report (`label_corrected`).
 
 use std::collections::BTreeMap;
@@ -17,12 +17,12 @@ pub struct Labels {
     by_trial: BTreeMap<String, Vec<Label>>,
 }
 
-/// Reads every labels file in the cassette directory; a file that does not read is an error message
-/// naming its file, line and key, and its labels are not used.
+/// Reads every labels file (beside the suites, and in the cassette directory); a file that does not
+/// read is an error message naming its file, line and key, and its labels are not used.
 pub(crate) fn read(config: &crate::config::Config) -> (Labels, Vec<String>) {
-    let (files, errors) = labels::read_dir(&config.cassette_dir, &config.root);
+    let (all, errors) = labels::Places::of(config).read(&config.root);
     let mut by_trial: BTreeMap<String, Vec<Label>> = BTreeMap::new();
-    for label in files.into_iter().flat_map(|(_, labels)| labels) {
+    for label in all {
         by_trial.entry(label.trial.clone()).or_default().push(label);
     }
     (Labels { by_trial }, errors)

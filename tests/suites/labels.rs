@@ -1,5 +1,5 @@
 //! Labels of the suite's own outputs, end to end: a recorded suite, `cargo prompt-tester label --random`
-//! answering from standard input, then a replay whose summary and JSON report correct the pass rate with
+//! answering from standard input (the labels written beside the suite file), then a replay whose summary and JSON report correct the pass rate with
 //! the labels (the prediction-powered estimate); labels not drawn at random leave it alone; a broken
 //! labels file is an error naming its file, line and key.
 
@@ -83,7 +83,8 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     f.file("prompt-tests/tea.evals.toml", SUITE);
     f.run(&["tea"]).assert_code(0);
-    let labels_file = f.root.join("prompt-tests/cassettes/tea.labels.toml");
+    // Beside the suite file (`tea.evals.toml`), not in the cassette folder.
+    let labels_file = f.root.join("prompt-tests/tea.labels.toml");
 
     // A label not drawn at random (the first sample of one case, then quit) does not enter the estimate;
     // a draw that meets its answer labels it again, at random.
@@ -91,7 +92,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     out.assert_code(0);
     assert!(
         out.stdout()
-            .contains("labelled 1 judge answer(s) into prompt-tests/cassettes/tea.labels.toml"),
+            .contains("labelled 1 judge answer(s) into prompt-tests/tea.labels.toml"),
         "{}",
         out.stdout()
     );
@@ -113,7 +114,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     assert!(said.contains("\"maybe\": answer r, w, s or q"), "{said}");
     assert!(
         said.contains(
-            "labelled 3 judge answer(s) drawn at random into prompt-tests/cassettes/tea.labels.toml"
+            "labelled 3 judge answer(s) drawn at random into prompt-tests/tea.labels.toml"
         ),
         "{said}"
     );
@@ -148,7 +149,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let out = f.run(&["tea"]);
     let stderr = out.stderr();
     assert!(
-        stderr.contains("prompt-tests/cassettes/tea.labels.toml has "),
+        stderr.contains("prompt-tests/tea.labels.toml has "),
         "{stderr}"
     );
     assert!(
@@ -188,4 +189,14 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     assert_eq!(answer["advisory"]["reason"], "below_minimum", "{answer}");
     assert!(out.suite("tea").get("label_corrected").is_none());
+
+    // A labels file where labels were written before they moved beside the suite (the cassette
+    // folder) is still read.
+    let old_place = f.root.join("prompt-tests/cassettes/tea.labels.toml");
+    std::fs::rename(&labels_file, &old_place).unwrap();
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
 }

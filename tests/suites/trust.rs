@@ -103,7 +103,10 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
     // The suite: the factual-presence verdict carries the measurement; the avoidance one is advisory
     // and every report says so: its failure (with a warning, `[judge] advisory = "warn"` by default),
     // the JSON and HTML reports, the Markdown summary and the recorded verdict the review screen shows.
-    let (markdown, html) = (f.root.join("out/summary.md"), f.root.join("out/report.html"));
+    let (markdown, html) = (
+        f.root.join("out/summary.md"),
+        f.root.join("out/report.html"),
+    );
     let out = f.run(&[
         "tea",
         "--markdown",
@@ -173,7 +176,11 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
                 let checks = v["checks"].as_array()?;
                 checks
                     .iter()
-                    .find(|c| c["check"].as_str().is_some_and(|c| c.starts_with("judge: ")))
+                    .find(|c| {
+                        c["check"]
+                            .as_str()
+                            .is_some_and(|c| c.starts_with("judge: "))
+                    })
                     .cloned()
             })
             .unwrap_or_else(|| panic!("no verdict of {case}: {cassette}"))

@@ -397,8 +397,10 @@ fn advisory(out: &mut Bounded, records: &[TrialRecord]) {
         .iter()
         .filter_map(|r| {
             let answers = r.samples.iter().flat_map(|s| &s.judge);
-            let advisory: Vec<&crate::stats::trust::Advisory> =
-                answers.clone().filter_map(|j| j.advisory.as_ref()).collect();
+            let advisory: Vec<&crate::stats::trust::Advisory> = answers
+                .clone()
+                .filter_map(|j| j.advisory.as_ref())
+                .collect();
             let why = advisory.first()?.to_string();
             let why = why.strip_prefix("advisory: ").unwrap_or(&why).to_string();
             Some((r, advisory.len(), answers.count(), why))

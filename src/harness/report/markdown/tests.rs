@@ -201,13 +201,23 @@ fn judged(run: u32, passed: bool, kind: Option<&str>) -> crate::case::SampleReco
 
 #[test]
 fn advisory_verdicts_are_marked_in_the_failures_and_listed() {
-    let mut prices = record("tea::avoids_prices", Status::Failed, (1, 0, 2), "1/2 samples passed");
+    let mut prices = record(
+        "tea::avoids_prices",
+        Status::Failed,
+        (1, 0, 2),
+        "1/2 samples passed",
+    );
     prices.samples = vec![
         judged(1, true, Some("avoidance")),
         judged(2, false, Some("avoidance")),
     ];
     // Failed on a measured verdict: not marked, not listed.
-    let mut measured = record("tea::measured", Status::Failed, (0, 0, 1), "0/1 samples passed");
+    let mut measured = record(
+        "tea::measured",
+        Status::Failed,
+        (0, 0, 1),
+        "0/1 samples passed",
+    );
     measured.samples = vec![judged(1, false, None)];
     let mut alice = record("tea::names_alice", Status::Passed, (1, 0, 1), "");
     alice.samples = vec![judged(1, true, Some("factual_presence"))];
