@@ -136,6 +136,7 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
                     random,
                     question_type: question_type_of(Some(verdict), &question),
                     judge: judge_of(&sample.entries),
+                    judge_settings: verdict.judge_settings.clone(),
                 });
                 break;
             }

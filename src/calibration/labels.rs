@@ -12,13 +12,14 @@ use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
-use crate::spanned::{FileError, FileKind, Problem, Reader, string, unknown_key, whole};
+use crate::checks::JudgeSettings;
+use crate::spanned::{FileError, FileKind, Problem, Reader, real, string, unknown_key, whole};
 
 /// How every labels file name ends.
 pub const SUFFIX: &str = ".labels.toml";
 
 /// One person's label of one recorded judge answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Label {
     /// The trial whose sample it is (`support::refund`).
     pub trial: String,
@@ -36,6 +37,9 @@ pub struct Label {
     pub question_type: Option<String>,
     /// The judge that answered, `provider/model`, when the recording names it.
     pub judge: Option<String>,
+    /// The rest of what defines that judge (its instructions' hash, temperature, `max_tokens`), when the
+    /// recording kept it: the label measures only the same judge.
+    pub judge_settings: Option<JudgeSettings>,
 }
 
 impl Label {
@@ -51,8 +55,18 @@ impl Label {
     }
 }
 
-const KEYS: [&str; 8] = [
-    "trial", "sample", "question", "type", "judge", "verdict", "label", "random",
+const KEYS: [&str; 11] = [
+    "trial",
+    "sample",
+    "question",
+    "type",
+    "judge",
+    "judge_instructions",
+    "judge_temperature",
+    "judge_max_tokens",
+    "verdict",
+    "label",
+    "random",
 ];
 
 /// The labels file of the cassette at `cassette` (`x.cassette.json` beside `x.labels.toml`).
@@ -295,6 +309,7 @@ fn label(
     };
     let question_type = optional(r, "type");
     let judge = optional(r, "judge");
+    let judge_settings = settings(r, t, path);
     let judged = choice(
         r,
         "verdict",
@@ -331,6 +346,65 @@ fn label(
         random,
         question_type,
         judge,
+        judge_settings,
+    })
+}
+
+/// The judge's settings of a label: `judge_instructions` and `judge_max_tokens` together (and
+/// `judge_temperature` when it sent one), or none of them (a label written before they were kept).
+fn settings(r: &mut Reader<'_>, t: &DeTable<'_>, path: &str) -> Option<JudgeSettings> {
+    let instructions = t.get("judge_instructions").and_then(|node| {
+        string(
+            r,
+            node,
+            &format!("{path}.judge_instructions"),
+            "\"<sha256>\"",
+        )
+    });
+    let max_tokens = t.get("judge_max_tokens").and_then(|node| {
+        whole(
+            r,
+            node,
+            &format!("{path}.judge_max_tokens"),
+            1,
+            u64::from(u32::MAX),
+            "the judge's max_tokens",
+        )
+    });
+    let temperature = t.get("judge_temperature").and_then(|node| {
+        real(
+            r,
+            node,
+            &format!("{path}.judge_temperature"),
+            |x| x >= 0.0,
+            "the judge's temperature, 0 or more",
+        )
+    });
+    let given = [
+        "judge_instructions",
+        "judge_max_tokens",
+        "judge_temperature",
+    ]
+    .into_iter()
+    .find(|k| t.contains_key(*k))?;
+    for key in ["judge_instructions", "judge_max_tokens"] {
+        if !t.contains_key(key) {
+            r.problem(
+                t.get(given).map(|n| n.span()).unwrap_or(0..0),
+                &format!("{path}.{key}"),
+                format!("the label has `{given}` but no `{key}`"),
+                format!(
+                    "write the judge's settings whole (`judge_instructions`, `judge_max_tokens`, and \
+                     `judge_temperature` when it sent one) or leave all of them out, as `cargo prompt-tester \
+                     label` writes them"
+                ),
+            );
+        }
+    }
+    Some(JudgeSettings {
+        instructions_sha256: instructions?,
+        temperature: temperature.map(|x| x as f32),
+        max_tokens: u32::try_from(max_tokens?).ok()?,
     })
 }
 
@@ -357,12 +431,21 @@ pub fn render(labels: &[Label]) -> String {
          # the judge's recorded verdict on a sample's question is right. See the guide's calibration chapter.\n",
     );
     for l in labels {
+        let settings = l.judge_settings.as_ref().map_or_else(String::new, |s| {
+            format!(
+                "judge_instructions = {}\n{}judge_max_tokens = {}\n",
+                quoted(&s.instructions_sha256),
+                s.temperature
+                    .map_or_else(String::new, |t| format!("judge_temperature = {t}\n")),
+                s.max_tokens
+            )
+        });
         out.push_str(&format!(
             "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\n{}verdict = \"{}\"\nlabel = \"{}\"\n",
             quoted(&l.trial),
             l.sample,
             quoted(&l.question),
-            optional("type", &l.question_type) + &optional("judge", &l.judge),
+            optional("type", &l.question_type) + &optional("judge", &l.judge) + &settings,
             if l.judged { "passed" } else { "failed" },
             if l.right { "right" } else { "wrong" },
         ));
@@ -428,6 +511,7 @@ mod tests {
             random,
             question_type: Some("tone_style".into()),
             judge: None,
+            judge_settings: None,
         }
     }
 
@@ -435,10 +519,30 @@ mod tests {
     fn what_is_rendered_reads_back() {
         let labels = vec![
             label("Is it \"polite\"?", true, false, true),
-            label("Is it short?", false, true, false),
+            Label {
+                judge: Some("openai/gpt-4o-mini".into()),
+                judge_settings: Some(JudgeSettings {
+                    instructions_sha256: "ab".repeat(32),
+                    temperature: Some(0.7),
+                    max_tokens: 1024,
+                }),
+                ..label("Is it short?", false, true, false)
+            },
+            Label {
+                judge_settings: Some(JudgeSettings {
+                    instructions_sha256: "cd".repeat(32),
+                    temperature: None,
+                    max_tokens: 512,
+                }),
+                ..label("Is it kind?", true, true, false)
+            },
         ];
         let text = render(&labels);
         assert_eq!(parse("x.labels.toml", &text).unwrap(), labels);
+        assert!(
+            text.contains("judge_temperature = 0.7\njudge_max_tokens = 1024\n"),
+            "{text}"
+        );
         assert!(!labels[0].truth() && !labels[1].truth());
         assert_eq!(
             path_of(Path::new("c/support.cassette.json")),
@@ -538,6 +642,19 @@ mod tests {
                 "c/x.labels.toml:7:10: `labels[0].random`: expected true or false, found an integer",
                 "c/x.labels.toml:8:1: `labels[0].who`: unknown key `who`",
                 "`labels[1].question`: the label has no `question`",
+            ],
+        );
+        // A judge's settings are whole or absent.
+        let text = "[[labels]]\ntrial = \"t\"\nsample = 1\nquestion = \"q\"\nverdict = \"passed\"\nlabel = \"right\"\njudge_temperature = -1\njudge_max_tokens = 512\n";
+        let problems = parse("c/x.labels.toml", text).unwrap_err();
+        let shown =
+            FileError::invalid("c/x.labels.toml", FileKind::Labels, text, &problems).to_string();
+        crate::test_support::assert_contains(
+            &shown,
+            &[
+                "c/x.labels.toml:7:21: `labels[0].judge_temperature`: -1 is out of range",
+                "`labels[0].judge_instructions`: the label has `judge_max_tokens` but no `judge_instructions`",
+                "or leave all of them out",
             ],
         );
         let syntax = parse("x.labels.toml", "[[labels]\n").unwrap_err();

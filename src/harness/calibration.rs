@@ -317,12 +317,14 @@ fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
 }
 
 /// Before the trials: the run's judge's counts per question type over every calibration result that
-/// applies to it (its provider, model and settings, on the set as it is now), for each verdict to carry.
-/// Files that cannot be read are left out here; [`after_run`] reports them.
-pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
+/// applies to it (its provider, model and settings, on the set as it is now) and every label from review
+/// of its own answers, for each verdict to carry; and the warnings about labels left out (another
+/// judge's) or counted with unknown settings, each said once. Files that cannot be read are left out
+/// here; [`after_run`] and the labels' reading report them.
+pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>, Vec<String>) {
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let Some(judge) = &config.judge else {
-        return BTreeMap::new();
+        return (BTreeMap::new(), Vec::new());
     };
     let settings = JudgeSettings::of(judge);
     for file in cal::discover(config) {
@@ -346,17 +348,29 @@ pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
         }
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
-    // (provider and model) that gave the answers they judge.
-    let this_judge = format!("{}/{}", judge.provider, judge.model);
+    // that gave the answers they judge: the same provider, model, instructions, temperature and
+    // `max_tokens` (a label written before the settings were kept: the same provider and model).
     let (labels, _) = crate::calibration::labels::Places::of(config).read(&config.root);
+    let mut other_judge: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unknown = 0;
     for label in &labels {
         let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
         else {
             continue;
         };
-        if *by != this_judge {
+        let (provider, model) = by.split_once('/').unwrap_or((by.as_str(), ""));
+        let differences = result::differences(
+            (provider, model, label.judge_settings.as_ref()),
+            &judge.provider,
+            &judge.model,
+            &settings,
+        );
+        if !differences.is_empty() {
+            let said: Vec<String> = differences.iter().map(ToString::to_string).collect();
+            *other_judge.entry(said.join(", ")).or_default() += 1;
             continue;
         }
+        unknown += usize::from(label.judge_settings.is_none());
         let counts = by_type.entry(kind.clone()).or_default();
         match (label.truth(), label.judged) {
             (true, true) => counts.true_yes += 1,
@@ -365,10 +379,29 @@ pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
             (false, false) => counts.true_no += 1,
         }
     }
-    by_type
+    let mut warnings: Vec<String> = other_judge
+        .into_iter()
+        .map(|(differences, n)| {
+            format!(
+                "{n} label(s) not drawn at random judge another judge's answers ({differences}): they are not \
+                 counted in this judge's measurement; label its own answers with `cargo prompt-tester review` \
+                 or `cargo prompt-tester label`"
+            )
+        })
+        .collect();
+    if unknown > 0 {
+        warnings.push(format!(
+            "{unknown} label(s) not drawn at random were written before the judge's settings were kept: counted for \
+             judge {}/{}, its instructions, temperature and max_tokens taken to be this run's; label again to \
+             record them",
+            judge.provider, judge.model
+        ));
+    }
+    let measured = by_type
         .into_iter()
         .map(|(kind, counts)| (kind, agreement::agreement(&counts)))
-        .collect()
+        .collect();
+    (measured, warnings)
 }
 
 fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {

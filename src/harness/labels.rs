@@ -175,6 +175,7 @@ mod tests {
             random: true,
             question_type: None,
             judge: None,
+            judge_settings: None,
         }
     }
 

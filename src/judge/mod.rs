@@ -31,7 +31,6 @@ mod prompt;
 mod trust;
 
 pub use crate::stats::trust::{Advisory, Measurement, Rate, Votes};
-pub(crate) use prompt::instructions_sha256;
 pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
 pub use trust::JudgeFailed;
 

@@ -167,8 +167,18 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let out = label(&f.root, &["label", "tea::is_polite"], "r\nr\nr\nr\n");
     out.assert_code(0);
     let text = std::fs::read_to_string(&labels_file).unwrap();
+    // Each label names the judge that answered: provider and model, and its settings as the recording
+    // kept them (the hash of its instructions, its temperature and max_tokens).
     assert_eq!(
-        text.matches("type = \"factual_presence\"\njudge = \"fake/judge-model\"")
+        text.matches(
+            "type = \"factual_presence\"\njudge = \"fake/judge-model\"\njudge_instructions = \""
+        )
+        .count(),
+        4,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("\"\njudge_temperature = 0\njudge_max_tokens = 1024\nverdict = \"passed\"\n")
             .count(),
         4,
         "{text}"
@@ -189,6 +199,75 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     assert_eq!(answer["advisory"]["reason"], "below_minimum", "{answer}");
     assert!(out.suite("tea").get("label_corrected").is_none());
+    child::assert_lacks(&out.stderr(), "label(s) not drawn at random");
+
+    // Labels of another judge's answers (here: its instructions and temperature were not this run's) do
+    // not measure this judge: its verdicts are unmeasured, and the run says so once.
+    let sha = text
+        .split("judge_instructions = \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    let another = text
+        .replacen(&sha, &"0".repeat(64), 3)
+        .replace("judge_temperature = 0\n", "judge_temperature = 0.5\n");
+    std::fs::write(&labels_file, &another).unwrap();
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["advisory"]["reason"], "unmeasured", "{answer}");
+    let stderr = out.stderr();
+    let said = "warning: 3 label(s) not drawn at random judge another judge's answers (judge instructions \
+                changed, temperature 0.5 → 0): they are not counted in this judge's measurement; label its own \
+                answers with `cargo prompt-tester review` or `cargo prompt-tester label`";
+    assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: 1 label(s) not drawn at random judge another judge's answers (temperature 0.5 → 0)")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    // The one label of this judge (its settings as this run's): a measurement of 1/1.
+    let one = another.replacen("judge_temperature = 0.5\n", "judge_temperature = 0\n", 1);
+    let one = one.replacen(&"0".repeat(64), &sha, 1);
+    std::fs::write(&labels_file, &one).unwrap();
+    let out = f.run(&["tea"]);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["measurement"]["accuracy"]["trials"], 1, "{answer}");
+
+    // Labels written before the judge's settings were kept count for the same provider and model, said
+    // once.
+    let old: String = text
+        .lines()
+        .filter(|l| {
+            !l.starts_with("judge_instructions")
+                && !l.starts_with("judge_temperature")
+                && !l.starts_with("judge_max_tokens")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&labels_file, &old).unwrap();
+    let out = f.run(&["tea"]);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
+    let stderr = out.stderr();
+    assert_eq!(
+        stderr
+            .matches(
+                "warning: 4 label(s) not drawn at random were written before the judge's settings were kept: \
+                 counted for judge fake/judge-model, its instructions, temperature and max_tokens taken to be \
+                 this run's; label again to record them"
+            )
+            .count(),
+        1,
+        "{stderr}"
+    );
+    std::fs::write(&labels_file, &text).unwrap();
 
     // A labels file where labels were written before they moved beside the suite (the cassette
     // folder) is still read.

@@ -189,6 +189,10 @@ impl Review<'_> {
             random: false,
             question_type: question_type_of(sample.new_verdict.as_ref(), &question),
             judge: judge_of(&sample.new),
+            judge_settings: sample
+                .new_verdict
+                .as_ref()
+                .and_then(|v| v.judge_settings.clone()),
         };
         add_labels(&path, &shown, &[label])?;
         let said = if right { "right" } else { "wrong" };
