@@ -393,11 +393,9 @@ fn settings(r: &mut Reader<'_>, t: &DeTable<'_>, path: &str) -> Option<JudgeSett
                 t.get(given).map(|n| n.span()).unwrap_or(0..0),
                 &format!("{path}.{key}"),
                 format!("the label has `{given}` but no `{key}`"),
-                format!(
-                    "write the judge's settings whole (`judge_instructions`, `judge_max_tokens`, and \
-                     `judge_temperature` when it sent one) or leave all of them out, as `cargo prompt-tester \
-                     label` writes them"
-                ),
+                "write the judge's settings whole (`judge_instructions`, `judge_max_tokens`, and \
+                 `judge_temperature` when it sent one) or leave all of them out, as `cargo prompt-tester \
+                 label` writes them",
             );
         }
     }
