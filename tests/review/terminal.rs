@@ -332,3 +332,59 @@ fn y_and_n_label_the_judge_s_answers_beside_the_cassette() {
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
+
+/// A suite's labels go beside its suite file, and each names the judge that answered as the recording
+/// kept it (provider, model, the hash of its instructions, its temperature and `max_tokens`), so that
+/// it measures only that judge.
+#[test]
+fn a_suite_s_labels_go_beside_it_with_the_judge_s_settings() {
+    let test = "a_suite_s_labels_go_beside_it_with_the_judge_s_settings";
+    let fixture = Fixture::new("labels-suite");
+    // `quick` is a suite; its pending sample keeps its checks' verdict and the judge's settings.
+    let root = fixture.root().to_path_buf();
+    std::fs::write(
+        root.join("prompt-tests/quick.evals.toml"),
+        "prompt = \"Say hello to Alice.\"\n\n[[cases]]\nname = \"greet\"\nassert = [{ judge = \"Is Alice greeted?\" }]\n",
+    )
+    .unwrap();
+    let pending = fixture.pending("quick");
+    let mut body: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pending).unwrap()).unwrap();
+    body["version"] = 3.into();
+    body["verdicts"] = serde_json::json!([{
+        "target": "prompts",
+        "test": "quick::greet",
+        "run": 1,
+        "status": "failed",
+        "checks": [{"check": "judge: Is Alice greeted?", "passed": false, "question_type": "factual_presence"}],
+        "judge_settings": {"instructions_sha256": "ab".repeat(32), "temperature": 0.0, "max_tokens": 1024},
+    }]);
+    std::fs::write(&pending, serde_json::to_string_pretty(&body).unwrap()).unwrap();
+    let Some(tmux) = Tmux::review(test, &root) else {
+        return;
+    };
+    tmux.wait_for(&[
+        "pending 1 of 3: quick::greet (run 1)",
+        "y/n judge right/wrong",
+    ]);
+    tmux.send("y");
+    tmux.wait_for(&["  Is Alice greeted? → FAILED: labelled right"]);
+    let path = root.join("prompt-tests/quick.labels.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), tmux.wait_for(&["pending"])));
+    assert_contains(
+        &text,
+        &[&format!(
+            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\ntype = \"factual_presence\"\n\
+             judge = \"openai/gpt-4o-mini\"\njudge_instructions = \"{}\"\njudge_temperature = 0\n\
+             judge_max_tokens = 1024\nverdict = \"failed\"\nlabel = \"right\"\n",
+            "ab".repeat(32)
+        )],
+    );
+    assert!(
+        !fixture.cassettes.join("quick.labels.toml").exists(),
+        "not beside the cassette"
+    );
+    tmux.send("q");
+    tmux.wait_for(&["[review exited 0]"]);
+}
