@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::labels::LabelsFit;
 use super::record::{Status, TrialRecord};
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
@@ -69,6 +70,10 @@ pub struct CalibrationReport {
     /// with its instructions, temperature and `max_tokens` unknown.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown_settings: Vec<String>,
+    /// The labels not drawn at random that do not measure this run's judge (another judge's answers)
+    /// or measure it with unknown settings.
+    #[serde(skip_serializing_if = "LabelsFit::is_empty")]
+    pub labels: LabelsFit,
 }
 
 /// A set whose results were all measured with another judge than this run's.
@@ -206,7 +211,11 @@ pub(crate) fn after_run(
         provider: j.provider.clone(),
         model: j.model.clone(),
     });
-    if sets.is_empty() {
+    let labels = match (&config.judge, &settings) {
+        (Some(j), Some(s)) => super::labels::of_judge(config, j, s).1,
+        _ => LabelsFit::default(),
+    };
+    if sets.is_empty() && labels.is_empty() {
         return AfterRun {
             report: None,
             errors,
@@ -219,6 +228,7 @@ pub(crate) fn after_run(
         sets,
         judge_changed,
         unknown_settings,
+        labels,
     };
     AfterRun {
         report: Some(report),
@@ -348,55 +358,13 @@ pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>,
         }
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
-    // that gave the answers they judge: the same provider, model, instructions, temperature and
-    // `max_tokens` (a label written before the settings were kept: the same provider and model).
-    let (labels, _) = crate::calibration::labels::Places::of(config).read(&config.root);
-    let mut other_judge: BTreeMap<String, usize> = BTreeMap::new();
-    let mut unknown = 0;
-    for label in &labels {
-        let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
-        else {
-            continue;
-        };
-        let (provider, model) = by.split_once('/').unwrap_or((by.as_str(), ""));
-        let differences = result::differences(
-            (provider, model, label.judge_settings.as_ref()),
-            &judge.provider,
-            &judge.model,
-            &settings,
-        );
-        if !differences.is_empty() {
-            let said: Vec<String> = differences.iter().map(ToString::to_string).collect();
-            *other_judge.entry(said.join(", ")).or_default() += 1;
-            continue;
-        }
-        unknown += usize::from(label.judge_settings.is_none());
-        let counts = by_type.entry(kind.clone()).or_default();
-        match (label.truth(), label.judged) {
-            (true, true) => counts.true_yes += 1,
-            (true, false) => counts.false_no += 1,
-            (false, true) => counts.false_yes += 1,
-            (false, false) => counts.true_no += 1,
-        }
+    // that gave the answers they judge.
+    let (labelled, fit) = super::labels::of_judge(config, judge, &settings);
+    for (kind, counts) in labelled {
+        let pooled = by_type.entry(kind).or_default();
+        *pooled = pooled.merged(&counts);
     }
-    let mut warnings: Vec<String> = other_judge
-        .into_iter()
-        .map(|(differences, n)| {
-            format!(
-                "{n} label(s) not drawn at random judge another judge's answers ({differences}): they are not \
-                 counted in this judge's measurement; label its own answers with `cargo prompt-tester review` \
-                 or `cargo prompt-tester label`"
-            )
-        })
-        .collect();
-    if unknown > 0 {
-        warnings.push(format!(
-            "{unknown} label(s) not drawn at random were written before the judge's settings were kept: counted for \
-             judge {}/{}, its instructions, temperature and max_tokens taken to be this run's; label again to \
-             record them",
-            judge.provider, judge.model
-        ));
-    }
+    let warnings = fit.warnings(judge);
     let measured = by_type
         .into_iter()
         .map(|(kind, counts)| (kind, agreement::agreement(&counts)))
@@ -616,6 +584,7 @@ mod tests {
             judge_in_use: Some(agreement::agreement(&counts)),
             judge_changed: Vec::new(),
             unknown_settings: Vec::new(),
+            labels: LabelsFit::default(),
         }
     }
 

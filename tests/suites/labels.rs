@@ -230,6 +230,14 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
         1,
         "{stderr}"
     );
+    // The JSON report says the same, in its calibration section.
+    assert_eq!(
+        out.report.as_ref().unwrap()["calibration"]["labels"],
+        json!({"judge_changed": [
+            {"labels": 3, "differences": ["judge instructions changed", "temperature 0.5 → 0"]},
+            {"labels": 1, "differences": ["temperature 0.5 → 0"]},
+        ]})
+    );
     // The one label of this judge (its settings as this run's): a measurement of 1/1.
     let one = another.replacen("judge_temperature = 0.5\n", "judge_temperature = 0\n", 1);
     let one = one.replacen(&"0".repeat(64), &sha, 1);
@@ -238,6 +246,12 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
         ["judge"][0];
     assert_eq!(answer["measurement"]["accuracy"]["trials"], 1, "{answer}");
+    // The other three are still another judge's: two with other instructions and temperature.
+    let calibration = &out.report.as_ref().unwrap()["calibration"];
+    assert_eq!(
+        calibration["labels"]["judge_changed"][0]["labels"], 2,
+        "{calibration}"
+    );
 
     // Labels written before the judge's settings were kept count for the same provider and model, said
     // once.
@@ -266,6 +280,10 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
             .count(),
         1,
         "{stderr}"
+    );
+    assert_eq!(
+        out.report.as_ref().unwrap()["calibration"]["labels"],
+        json!({"unknown_settings": 4})
     );
     std::fs::write(&labels_file, &text).unwrap();
 
