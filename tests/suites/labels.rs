@@ -48,10 +48,15 @@ fn yes_judge() -> FakeProvider {
         .start()
 }
 
+/// The `cargo-prompt-tester` binary of this checkout, built if need be.
+fn subcommand() -> std::path::PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    child::built_binary("cargo-prompt-tester", &workspace)
+}
+
 /// Runs `cargo prompt-tester <args>` in `root`, `input` on its standard input.
 fn label(root: &Path, args: &[&str], input: &str) -> child::Run {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-    let binary = child::built_binary("cargo-prompt-tester", &workspace);
+    let binary = subcommand();
     let mut all = vec!["prompt-tester"];
     all.extend_from_slice(args);
     let mut command = Child::new(binary)
@@ -296,4 +301,72 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
         ["judge"][0];
     assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
+}
+
+/// A labelled review, end to end: a recorded suite's prompt changes, the run puts the new answers
+/// pending, `cargo prompt-tester review` (in a real terminal) labels the new judge answer right (`y`)
+/// and accepts the sample (`a`), and the next run's verdicts carry the measurement that label gives
+/// the judge on that type of question.
+#[test]
+fn a_labelled_review_measures_the_judge_of_a_later_run() {
+    let test = "a_labelled_review_measures_the_judge_of_a_later_run";
+    let fake = yes_judge();
+    let mut f = Fixture::calling("labels-review", &fake, "record");
+    f.file(
+        "Cargo.toml",
+        "[package]\nname = \"tea\"\nversion = \"0.1.0\"\n",
+    );
+    let suite = |how: &str| {
+        format!(
+            "prompt = \"Serve tea{how}\"\n\n[[cases]]\nname = \"names_alice\"\n\
+             assert = [{{ judge = \"Is Alice mentioned?\" }}]\n"
+        )
+    };
+    f.file("prompt-tests/tea.evals.toml", &suite(""));
+    f.run(&["tea"]).assert_code(0);
+    // The prompt changes: the new answers wait for review.
+    f.file("prompt-tests/tea.evals.toml", &suite(", politely"));
+    f.mode = "auto";
+    f.run(&["tea"])
+        .assert_stderr_has("have pending recordings (1 sample(s))");
+    let Some(tmux) = super::tmux::Tmux::review(test, &f.root, &subcommand()) else {
+        return;
+    };
+    tmux.wait_for(&[
+        "pending 1 of 1: tea::names_alice (run 1)",
+        "y/n judge right/wrong",
+    ]);
+    tmux.send("y");
+    tmux.wait_for(&["labelled right"]);
+    tmux.send("a");
+    tmux.wait_for(&["[review exited 0]"]);
+    drop(tmux);
+    let text = std::fs::read_to_string(f.root.join("prompt-tests/tea.labels.toml")).unwrap();
+    child::assert_contains(
+        &text,
+        &[
+            "trial = \"tea::names_alice\"\nsample = 1\nquestion = \"Is Alice mentioned?\"\n\
+             type = \"factual_presence\"\njudge = \"fake/judge-model\"\njudge_instructions = \"",
+            "judge_max_tokens = 1024\nverdict = \"passed\"\nlabel = \"right\"\n",
+        ],
+    );
+    child::assert_lacks(&text, "random");
+
+    // Replayed (the review accepted the new answers): the verdict carries the label's measurement.
+    f.mode = "replay";
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    let m = &answer["measurement"];
+    assert_eq!(
+        (
+            &m["question_type"],
+            &m["accuracy"]["successes"],
+            &m["accuracy"]["trials"]
+        ),
+        (&json!("factual_presence"), &json!(1), &json!(1)),
+        "{answer}"
+    );
+    child::assert_lacks(&out.stderr(), "label(s) not drawn at random");
 }
