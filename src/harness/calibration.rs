@@ -327,8 +327,8 @@ fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
 }
 
 /// Before the trials: the run's judge's counts per question type over every calibration result that
-/// applies to it (its provider, model and settings, on the set as it is now) and every label from review
-/// of its own answers, for each verdict to carry; and the warnings about labels left out (another
+/// applies to it (its provider, model and settings, on the set as it is now) and every label not drawn
+/// at random of its own answers, for each verdict to carry; and the warnings about labels left out (another
 /// judge's) or counted with unknown settings, each said once. Files that cannot be read are left out
 /// here; [`after_run`] and the labels' reading report them.
 pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>, Vec<String>) {
