@@ -425,7 +425,12 @@ impl Case {
         let mut sample = self.evaluated(scope.clone()).await;
         sample.outcome = crate::outcome::classify(&scope.calls(), sample.outcome);
         if sample.output.is_some() {
-            let verdict = crate::outcome::verdict_of(&sample.outcome, &sample.detail.checks);
+            let judge = scope.engine.config.judge.as_ref();
+            let verdict = crate::outcome::verdict_of(
+                &sample.outcome,
+                &sample.detail.checks,
+                judge.map(crate::checks::JudgeSettings::of),
+            );
             scope.engine.note_verdict(&scope, verdict).await;
         }
         sample

@@ -82,3 +82,16 @@ pub struct Observation {
     /// The judge model.
     pub judge_model: String,
 }
+
+/// What defines a judge besides its provider and model: what it is sent besides the question, and how
+/// it samples. A calibration result records it for its judge, and a recorded sample for the judge that
+/// answered its questions, so that a measurement or a label applies only to the same judge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeSettings {
+    /// The hash of the judge's instructions, schemas and message framing (`JudgeSettings::of`).
+    pub instructions_sha256: String,
+    /// Its temperature (`None`: not sent).
+    pub temperature: Option<f32>,
+    /// Its `max_tokens`.
+    pub max_tokens: u32,
+}

@@ -114,8 +114,12 @@ fn failed_call(role: CallRole, e: &CallError) -> String {
 }
 
 /// What a sample's checks decided, as its cassette keeps it beside the calls (the engine names the
-/// sample).
-pub fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::Verdict {
+/// sample), with the settings of the `judge` that answered its judge questions, if it asked any.
+pub fn verdict_of(
+    outcome: &SampleOutcome,
+    checks: &Checks,
+    judge: Option<crate::checks::JudgeSettings>,
+) -> crate::cassette::Verdict {
     use crate::cassette::CheckVerdict;
     let status = match outcome {
         SampleOutcome::Passed => "passed",
@@ -137,6 +141,7 @@ pub fn verdict_of(outcome: &SampleOutcome, checks: &Checks) -> crate::cassette::
         run: 0,
         status: status.to_string(),
         checks: assertions.chain(judged).collect(),
+        judge_settings: judge.filter(|_| !checks.judge.is_empty()),
     }
 }
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 pub use crate::calibration::labels::{
-    Label, LabelsError, add as add_labels, path_of as labels_path,
+    Label, LabelsError, Places as LabelPlaces, add as add_labels,
 };
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 pub use crate::cassette::pending::{PendingFile, PendingSample, SampleId, Settled};
@@ -75,6 +75,8 @@ pub struct Layout {
     /// Where pending recordings are: the pending folder when one is given, else the cassette
     /// directory.
     pub pending_dir: PathBuf,
+    /// Where labels files are: beside each suite file, and in the cassette directory.
+    pub labels: LabelPlaces,
 }
 
 impl Layout {
@@ -96,9 +98,26 @@ impl Layout {
             })
             .unwrap_or_else(|| config.cassette_dir.clone());
         Ok(Self {
+            labels: LabelPlaces::of(&config),
             cassette_dir: config.cassette_dir,
             pending_dir,
         })
+    }
+
+    /// The labels file of `trial`, recorded in `cassette`: beside its suite file, or (a
+    /// `#[prompt_test]`) beside its cassette.
+    pub fn labels_path(&self, trial: &str, cassette: &Path) -> PathBuf {
+        self.labels.for_trial(trial, cassette)
+    }
+
+    /// Every label of the crate (paths shown relative to `root`); a file that does not read is an error.
+    pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, LabelsError> {
+        let (labels, errors) = self.labels.read(root);
+        if errors.is_empty() {
+            Ok(labels)
+        } else {
+            Err(LabelsError::Unreadable(errors.join("\n")))
+        }
     }
 
     /// Every pending sample, by pending file, with what the cassette holds for it now.
@@ -143,11 +162,6 @@ pub struct RecordedSample {
     pub entries: Vec<Entry>,
     /// Its checks' verdict (none in cassettes written before verdicts were kept).
     pub verdict: Option<Verdict>,
-}
-
-/// The labels in the file at `path` (shown as `file`); none when there is no file.
-pub fn read_labels(path: &Path, file: &str) -> Result<Vec<Label>, LabelsError> {
-    crate::calibration::labels::read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))
 }
 
 /// The type the judge gave `question` in `verdict`, when the recording kept it.

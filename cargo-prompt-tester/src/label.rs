@@ -1,15 +1,16 @@
 //! `cargo prompt-tester label [FILTER] [--random N]`: a person says whether each recorded judge answer
 //! of accepted samples is right or wrong, one line per answer on standard input (`r`, `w`, `s`kip,
 //! `q`uit), so it runs in a terminal and from a script alike. Each sample's labels are written at once
-//! into the `*.labels.toml` beside its cassette; `--random N` draws N samples at random (not yet labelled
-//! at random), which is what the prediction-powered pass rate needs.
+//! into the `*.labels.toml` beside its suite file (a `#[prompt_test]`'s: beside its cassette); `--random
+//! N` draws N samples at random (not yet labelled at random), which is what the prediction-powered pass
+//! rate needs.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, Label, RecordedSample, add_labels, judge_of, judged_questions, labels_path,
-    matches_filter, question_type_of,
+    CallRole, Label, RecordedSample, add_labels, judge_of, judged_questions, matches_filter,
+    question_type_of,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -46,18 +47,13 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
         .collect();
     if let Some(n) = request.random {
         // Samples already labelled at random are not drawn again: each draw stays uniform over the rest.
-        let mut labelled = BTreeSet::new();
-        for s in &samples {
-            let path = labels_path(&s.cassette);
-            for l in prompt_tester::_cargo_prompt_tester_support::read_labels(
-                &path,
-                &place.shown(&path),
-            )? {
-                if l.random {
-                    labelled.insert((l.trial, l.sample));
-                }
-            }
-        }
+        let labelled: BTreeSet<(String, u32)> = place
+            .layout
+            .read_labels(&place.cwd)?
+            .into_iter()
+            .filter(|l| l.random)
+            .map(|l| (l.trial, l.sample))
+            .collect();
         samples.retain(|s| !labelled.contains(&(s.id.test.clone(), s.id.run)));
         let mut rng = match request.seed {
             Some(seed) => StdRng::seed_from_u64(seed),
@@ -140,6 +136,7 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
                     random,
                     question_type: question_type_of(Some(verdict), &question),
                     judge: judge_of(&sample.entries),
+                    judge_settings: verdict.judge_settings.clone(),
                 });
                 break;
             }
@@ -166,7 +163,7 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
     Ok(())
 }
 
-/// Writes one sample's `labels` beside its cassette, noting the file.
+/// Writes one sample's `labels` into its labels file, noting the file.
 fn save(
     place: &Place,
     sample: &RecordedSample,
@@ -176,7 +173,7 @@ fn save(
     if labels.is_empty() {
         return Ok(());
     }
-    let path = labels_path(&sample.cassette);
+    let path = place.layout.labels_path(&sample.id.test, &sample.cassette);
     let shown = place.shown(&path);
     add_labels(&path, &shown, labels)?;
     files.insert(shown);

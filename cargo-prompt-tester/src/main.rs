@@ -4,8 +4,9 @@
 //! cassette (`<stem>.pending.json`, or under `PROMPT_TESTER_PENDING_DIR`). This command lists them
 //! (`pending`), shows each against the accepted one in the terminal (`review`), and accepts or rejects
 //! them by test name (`accept`, `reject`). `label` (and `y`/`n` in `review`) records a person's word that
-//! a recorded judge answer is right or wrong, beside the cassette. It reaches the library only through its
-//! `_cargo_prompt_tester_support` module, which is why the library's version is pinned exactly.
+//! a recorded judge answer is right or wrong, beside the suite file (or a `#[prompt_test]`'s cassette). It
+//! reaches the library only through its `_cargo_prompt_tester_support` module, which is why the
+//! library's version is pinned exactly.
 
 mod init;
 mod label;
@@ -63,7 +64,8 @@ enum Command {
     /// Reject pending recordings: the cassettes keep theirs, the pending ones are deleted
     Reject(Filter),
     /// Say whether each recorded judge answer of accepted samples is right or wrong, one line per answer
-    /// on standard input (r, w, s skip, q quit); the labels go beside the cassette (`*.labels.toml`)
+    /// on standard input (r, w, s skip, q quit); the labels go beside the suite file (a #[prompt_test]'s
+    /// beside its cassette): `*.labels.toml`
     Label(LabelArgs),
     /// List the pending recordings, one line per test and sample
     Pending {

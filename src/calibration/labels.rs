@@ -1,20 +1,25 @@
-//! Labels of the suite's own outputs (`*.labels.toml`, beside the cassette that holds the answers they
-//! judge): a person's word that a recorded judge answer was right or wrong, written by `cargo
-//! prompt-tester label` and `review`. Not a calibration set: nothing is asked of the judge again. Labels
-//! drawn at random (`label --random N`) correct a suite's pass rate with the prediction-powered estimate
-//! (`stats::ppi`); the format is in the guide's calibration chapter.
+//! Labels of the suite's own outputs (`*.labels.toml`): a person's word that a recorded judge answer was
+//! right or wrong, written by `cargo prompt-tester label` and `review`. Not a calibration set: nothing is
+//! asked of the judge again. Labels drawn at random (`label --random N`) correct a suite's pass rate with
+//! the prediction-powered estimate (`stats::ppi`); the format is in the guide's calibration chapter.
+//!
+//! Where they live ([`Places`]): a suite's beside its suite file (`prompt-tests/tea.evals.toml`,
+//! `prompt-tests/tea.labels.toml`), committed with it; a `#[prompt_test]`'s, which has no suite file,
+//! beside its cassette (`prompt-tests/cassettes/quick_start.labels.toml`). Labels files in the cassette
+//! directory are read for suites too (where labels were written before they moved beside the suite).
 
 use std::path::{Path, PathBuf};
 
 use toml::de::{DeTable, DeValue};
 
-use crate::spanned::{FileError, FileKind, Problem, Reader, string, unknown_key, whole};
+use crate::checks::JudgeSettings;
+use crate::spanned::{FileError, FileKind, Problem, Reader, real, string, unknown_key, whole};
 
 /// How every labels file name ends.
 pub const SUFFIX: &str = ".labels.toml";
 
 /// One person's label of one recorded judge answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Label {
     /// The trial whose sample it is (`support::refund`).
     pub trial: String,
@@ -32,6 +37,9 @@ pub struct Label {
     pub question_type: Option<String>,
     /// The judge that answered, `provider/model`, when the recording names it.
     pub judge: Option<String>,
+    /// The rest of what defines that judge (its instructions' hash, temperature, `max_tokens`), when the
+    /// recording kept it: the label measures only the same judge.
+    pub judge_settings: Option<JudgeSettings>,
 }
 
 impl Label {
@@ -47,8 +55,18 @@ impl Label {
     }
 }
 
-const KEYS: [&str; 8] = [
-    "trial", "sample", "question", "type", "judge", "verdict", "label", "random",
+const KEYS: [&str; 11] = [
+    "trial",
+    "sample",
+    "question",
+    "type",
+    "judge",
+    "judge_instructions",
+    "judge_temperature",
+    "judge_max_tokens",
+    "verdict",
+    "label",
+    "random",
 ];
 
 /// The labels file of the cassette at `cassette` (`x.cassette.json` beside `x.labels.toml`).
@@ -59,6 +77,97 @@ pub fn path_of(cassette: &Path) -> PathBuf {
         .unwrap_or_default();
     let stem = name.strip_suffix(".cassette.json").unwrap_or(&name);
     cassette.with_file_name(format!("{stem}{SUFFIX}"))
+}
+
+/// The labels file beside the suite file `suite` (`x.evals.toml`, `x.evals.yaml` or `x.evals.yml` beside
+/// `x.labels.toml`).
+pub fn beside_suite(suite: &Path) -> PathBuf {
+    let name = suite
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = crate::suite::SUFFIXES
+        .iter()
+        .find_map(|s| name.strip_suffix(s))
+        .unwrap_or(&name);
+    suite.with_file_name(format!("{stem}{SUFFIX}"))
+}
+
+/// Where a crate's labels files are: one beside each suite file, and the cassette directory's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// Each suite's name and its labels file, the longest names first (a nested suite's trials also
+    /// start with its parent folder's suite name).
+    suites: Vec<(String, PathBuf)>,
+    /// The cassette directory: the labels of `#[prompt_test]` functions, and those written there before.
+    cassette_dir: PathBuf,
+}
+
+impl Places {
+    /// The places of the crate `config` describes (its suites found as a run finds them).
+    pub fn of(config: &crate::config::Config) -> Self {
+        let mut suites: Vec<(String, PathBuf)> = crate::suite::discover(config)
+            .0
+            .into_iter()
+            .map(|f| (f.name, beside_suite(&f.path)))
+            .collect();
+        suites.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        Self {
+            suites,
+            cassette_dir: config.cassette_dir.clone(),
+        }
+    }
+
+    /// The labels file of `trial`, recorded in `cassette`: beside its suite file, or for a trial of no
+    /// suite (a `#[prompt_test]`), beside its cassette.
+    pub fn for_trial(&self, trial: &str, cassette: &Path) -> PathBuf {
+        self.suites
+            .iter()
+            .find(|(name, _)| {
+                trial
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with("::"))
+            })
+            .map_or_else(|| path_of(cassette), |(_, path)| path.clone())
+    }
+
+    /// Every label: the suites' files first, then the cassette directory's; of two labels of one judge
+    /// answer the first is kept (a suite's file over one written in the cassette directory before). Each
+    /// file that does not read is an error message naming its file, line and key, and its labels are left
+    /// out.
+    pub(crate) fn read(&self, root: &Path) -> (Vec<Label>, Vec<String>) {
+        let mut paths: Vec<PathBuf> = self
+            .suites
+            .iter()
+            .map(|(_, p)| p.clone())
+            .filter(|p| p.exists())
+            .collect();
+        paths.sort();
+        paths.dedup();
+        if let Ok(listing) = std::fs::read_dir(&self.cassette_dir) {
+            let mut old: Vec<PathBuf> = listing
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(SUFFIX))
+                .filter(|p| !paths.contains(p))
+                .collect();
+            old.sort();
+            paths.extend(old);
+        }
+        let mut labels: Vec<Label> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut errors = Vec::new();
+        for path in paths {
+            let shown = crate::engine::display_path(&path, root);
+            match read(&path, &shown) {
+                Ok(read) => labels.extend(
+                    read.into_iter()
+                        .filter(|l| seen.insert((l.trial.clone(), l.sample, l.question.clone()))),
+                ),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+        (labels, errors)
+    }
 }
 
 /// Parses the text of a labels file shown as `file`; every problem is located by line, column and key.
@@ -200,6 +309,7 @@ fn label(
     };
     let question_type = optional(r, "type");
     let judge = optional(r, "judge");
+    let judge_settings = settings(r, t, path);
     let judged = choice(
         r,
         "verdict",
@@ -236,6 +346,63 @@ fn label(
         random,
         question_type,
         judge,
+        judge_settings,
+    })
+}
+
+/// The judge's settings of a label: `judge_instructions` and `judge_max_tokens` together (and
+/// `judge_temperature` when it sent one), or none of them (a label written before they were kept).
+fn settings(r: &mut Reader<'_>, t: &DeTable<'_>, path: &str) -> Option<JudgeSettings> {
+    let instructions = t.get("judge_instructions").and_then(|node| {
+        string(
+            r,
+            node,
+            &format!("{path}.judge_instructions"),
+            "\"<sha256>\"",
+        )
+    });
+    let max_tokens = t.get("judge_max_tokens").and_then(|node| {
+        whole(
+            r,
+            node,
+            &format!("{path}.judge_max_tokens"),
+            1,
+            u64::from(u32::MAX),
+            "the judge's max_tokens",
+        )
+    });
+    let temperature = t.get("judge_temperature").and_then(|node| {
+        real(
+            r,
+            node,
+            &format!("{path}.judge_temperature"),
+            |x| x >= 0.0,
+            "the judge's temperature, 0 or more",
+        )
+    });
+    let given = [
+        "judge_instructions",
+        "judge_max_tokens",
+        "judge_temperature",
+    ]
+    .into_iter()
+    .find(|k| t.contains_key(*k))?;
+    for key in ["judge_instructions", "judge_max_tokens"] {
+        if !t.contains_key(key) {
+            r.problem(
+                t.get(given).map(|n| n.span()).unwrap_or(0..0),
+                &format!("{path}.{key}"),
+                format!("the label has `{given}` but no `{key}`"),
+                "write the judge's settings whole (`judge_instructions`, `judge_max_tokens`, and \
+                 `judge_temperature` when it sent one) or leave all of them out, as `cargo prompt-tester \
+                 label` writes them",
+            );
+        }
+    }
+    Some(JudgeSettings {
+        instructions_sha256: instructions?,
+        temperature: temperature.map(|x| x as f32),
+        max_tokens: u32::try_from(max_tokens?).ok()?,
     })
 }
 
@@ -247,28 +414,6 @@ pub(crate) fn read(path: &Path, file: &str) -> Result<Vec<Label>, FileError> {
     let text = FileError::read(path, file, FileKind::Labels)?;
     parse(file, &text)
         .map_err(|problems| FileError::invalid(file, FileKind::Labels, &text, &problems))
-}
-
-/// Every labels file in `dir` (the cassette directory), with its path.
-pub(crate) fn read_dir(dir: &Path, root: &Path) -> (Vec<(PathBuf, Vec<Label>)>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return (files, errors);
-    };
-    let mut paths: Vec<PathBuf> = listing
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(SUFFIX))
-        .collect();
-    paths.sort();
-    for path in paths {
-        let shown = crate::engine::display_path(&path, root);
-        match read(&path, &shown) {
-            Ok(labels) => files.push((path, labels)),
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    (files, errors)
 }
 
 /// The file's text: a comment saying what it is, then one `[[labels]]` table per label.
@@ -284,12 +429,21 @@ pub fn render(labels: &[Label]) -> String {
          # the judge's recorded verdict on a sample's question is right. See the guide's calibration chapter.\n",
     );
     for l in labels {
+        let settings = l.judge_settings.as_ref().map_or_else(String::new, |s| {
+            format!(
+                "judge_instructions = {}\n{}judge_max_tokens = {}\n",
+                quoted(&s.instructions_sha256),
+                s.temperature
+                    .map_or_else(String::new, |t| format!("judge_temperature = {t}\n")),
+                s.max_tokens
+            )
+        });
         out.push_str(&format!(
             "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\n{}verdict = \"{}\"\nlabel = \"{}\"\n",
             quoted(&l.trial),
             l.sample,
             quoted(&l.question),
-            optional("type", &l.question_type) + &optional("judge", &l.judge),
+            optional("type", &l.question_type) + &optional("judge", &l.judge) + &settings,
             if l.judged { "passed" } else { "failed" },
             if l.right { "right" } else { "wrong" },
         ));
@@ -342,91 +496,4 @@ pub enum LabelsError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn label(question: &str, judged: bool, right: bool, random: bool) -> Label {
-        Label {
-            trial: "support::refund".into(),
-            sample: 2,
-            question: question.into(),
-            judged,
-            right,
-            random,
-            question_type: Some("tone_style".into()),
-            judge: None,
-        }
-    }
-
-    #[test]
-    fn what_is_rendered_reads_back() {
-        let labels = vec![
-            label("Is it \"polite\"?", true, false, true),
-            label("Is it short?", false, true, false),
-        ];
-        let text = render(&labels);
-        assert_eq!(parse("x.labels.toml", &text).unwrap(), labels);
-        assert!(!labels[0].truth() && !labels[1].truth());
-        assert_eq!(
-            path_of(Path::new("c/support.cassette.json")),
-            Path::new("c/support.labels.toml")
-        );
-    }
-
-    #[test]
-    fn bad_labels_name_the_file_line_and_key() {
-        let text = "[[labels]]\ntrial = \"t\"\nsample = 0\nquestion = \"q\"\nverdict = \"maybe\"\nlabel = \"right\"\nrandom = 1\nwho = \"me\"\n\n[[labels]]\ntrial = \"t\"\nsample = 1\nverdict = \"passed\"\nlabel = \"right\"\n";
-        let problems = parse("c/x.labels.toml", text).unwrap_err();
-        let shown =
-            FileError::invalid("c/x.labels.toml", FileKind::Labels, text, &problems).to_string();
-        crate::test_support::assert_contains(
-            &shown,
-            &[
-                "c/x.labels.toml has 5 problems; its labels were not used:",
-                "c/x.labels.toml:3:10: `labels[0].sample`: 0 is out of range",
-                "c/x.labels.toml:5:11: `labels[0].verdict`: unknown verdict `maybe`",
-                "write `verdict = \"passed\"` or `verdict = \"failed\"`",
-                "c/x.labels.toml:7:10: `labels[0].random`: expected true or false, found an integer",
-                "c/x.labels.toml:8:1: `labels[0].who`: unknown key `who`",
-                "`labels[1].question`: the label has no `question`",
-            ],
-        );
-        let syntax = parse("x.labels.toml", "[[labels]\n").unwrap_err();
-        assert!(
-            syntax[0].message.starts_with("TOML syntax error"),
-            "{syntax:?}"
-        );
-    }
-
-    #[test]
-    fn adding_replaces_the_label_of_the_same_answer_and_keeps_a_broken_file() {
-        let dir = crate::test_support::Scratch::new("labels-add");
-        let path = dir.path().join("s.labels.toml");
-        add(&path, "s.labels.toml", &[label("q", true, true, false)]).unwrap();
-        add(
-            &path,
-            "s.labels.toml",
-            &[
-                label("q", true, false, true),
-                label("r", false, true, false),
-            ],
-        )
-        .unwrap();
-        let read_back = read(&path, "s.labels.toml").unwrap();
-        assert_eq!(
-            read_back,
-            [
-                label("q", true, false, true),
-                label("r", false, true, false)
-            ]
-        );
-        std::fs::write(&path, "labels = 3\n").unwrap();
-        let err = add(&path, "s.labels.toml", &[label("q", true, true, false)]).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("s.labels.toml:1:10: `labels`: expected an array of tables"),
-            "{err}"
-        );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "labels = 3\n");
-    }
-}
+mod tests;

@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::parse::Set;
-use crate::config::JudgeConfig;
 use crate::stats::agreement::Confusion;
 
 /// The question type of items that name none.
@@ -33,28 +32,7 @@ pub struct ResultFile {
     pub judges: Vec<JudgeResult>,
 }
 
-/// What defines a judge besides its provider and model: what it is sent besides the question, and how
-/// it samples.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeSettings {
-    /// The hash of the judge's instructions, schemas and message framing (`judge::instructions_sha256`).
-    pub instructions_sha256: String,
-    /// Its temperature (`None`: not sent).
-    pub temperature: Option<f32>,
-    /// Its `max_tokens`.
-    pub max_tokens: u32,
-}
-
-impl JudgeSettings {
-    /// The settings of the judge `config` describes, with this build's instructions.
-    pub fn of(config: &JudgeConfig) -> Self {
-        Self {
-            instructions_sha256: crate::judge::instructions_sha256(),
-            temperature: config.temperature,
-            max_tokens: config.max_tokens,
-        }
-    }
-}
+pub use crate::checks::JudgeSettings;
 
 /// One way a result's judge differs from the run's, worded `was → now`.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,33 +99,50 @@ impl JudgeResult {
         model: &str,
         settings: &JudgeSettings,
     ) -> Vec<Difference> {
-        let mut out = Vec::new();
-        if self.provider != provider {
-            out.push(Difference::Provider(
-                self.provider.clone(),
-                provider.to_string(),
-            ));
-        }
-        if self.model != model {
-            out.push(Difference::Model(self.model.clone(), model.to_string()));
-        }
-        let Some(was) = &self.judge_settings else {
-            return out;
-        };
-        if was.instructions_sha256 != settings.instructions_sha256 {
-            out.push(Difference::Instructions);
-        }
-        if was.temperature != settings.temperature {
-            out.push(Difference::Temperature(
-                was.temperature,
-                settings.temperature,
-            ));
-        }
-        if was.max_tokens != settings.max_tokens {
-            out.push(Difference::MaxTokens(was.max_tokens, settings.max_tokens));
-        }
-        out
+        differences(
+            (&self.provider, &self.model, self.judge_settings.as_ref()),
+            provider,
+            model,
+            settings,
+        )
     }
+}
+
+/// How the judge `was` (provider, model, and its settings when they are known) differs from
+/// `provider`/`model` with `settings`: empty when it is the same judge (or, with unknown settings, the
+/// same provider and model).
+pub fn differences(
+    (was_provider, was_model, was): (&str, &str, Option<&JudgeSettings>),
+    provider: &str,
+    model: &str,
+    settings: &JudgeSettings,
+) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if was_provider != provider {
+        out.push(Difference::Provider(
+            was_provider.to_string(),
+            provider.to_string(),
+        ));
+    }
+    if was_model != model {
+        out.push(Difference::Model(was_model.to_string(), model.to_string()));
+    }
+    let Some(was) = was else {
+        return out;
+    };
+    if was.instructions_sha256 != settings.instructions_sha256 {
+        out.push(Difference::Instructions);
+    }
+    if was.temperature != settings.temperature {
+        out.push(Difference::Temperature(
+            was.temperature,
+            settings.temperature,
+        ));
+    }
+    if was.max_tokens != settings.max_tokens {
+        out.push(Difference::MaxTokens(was.max_tokens, settings.max_tokens));
+    }
+    out
 }
 
 /// A hash of everything about the items that bears on a verdict (names, types, prompts, responses,
@@ -225,6 +220,7 @@ pub fn merge(file: Option<ResultFile>, set: &Set, result: JudgeResult) -> Result
 mod tests {
     use super::*;
     use crate::calibration::parse::Item;
+    use crate::config::JudgeConfig;
 
     fn set() -> Set {
         let item = |name: &str, kind: Option<&str>, expected| Item {

@@ -249,6 +249,11 @@ pub struct Verdict {
     /// Each check: a suite assertion (`contains at file:line`) or a judge question, and how it went.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckVerdict>,
+    /// The settings of the judge that answered its judge questions (its instructions' hash,
+    /// temperature, `max_tokens`), so a label of its answers applies only to the same judge. Left out
+    /// without judge questions; absent in recordings made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_settings: Option<crate::checks::JudgeSettings>,
 }
 
 /// One check of a sample and how it went.

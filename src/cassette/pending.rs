@@ -549,6 +549,7 @@ mod tests {
                 advisory: false,
                 question_type: None,
             }],
+            judge_settings: None,
         }
     }
 

@@ -63,7 +63,7 @@ struct FileJudge {
     max_tokens: Option<u32>,
     temperature: Option<f32>,
     min_accuracy: Option<Spanned<f64>>,
-    advisory: Option<super::AdvisoryPolicy>,
+    advisory: Option<Spanned<String>>,
     judge_samples: Option<Spanned<u32>>,
     min_agreement: Option<Spanned<f64>>,
 }
@@ -253,13 +253,32 @@ impl Config {
                 Some(m) => *m.get_ref(),
                 None => defaults::JUDGE_MIN_AGREEMENT,
             };
+            let advisory = match &judge.advisory {
+                None => super::AdvisoryPolicy::default(),
+                Some(word) => match word.get_ref().as_str() {
+                    "warn" => super::AdvisoryPolicy::Warn,
+                    "fail" => super::AdvisoryPolicy::Fail,
+                    "error" => super::AdvisoryPolicy::Error,
+                    other => {
+                        return Err(source.invalid(
+                            Some(word.span().start),
+                            "judge.advisory",
+                            format!(
+                                "is {other:?}: write \"warn\" (the default: a sample a failing advisory verdict \
+                                 decides fails, its message marked with a warning), \"fail\" (it fails plainly) or \
+                                 \"error\" (it errors: the judge is not measured on this kind of question)"
+                            ),
+                        ));
+                    }
+                },
+            };
             self.judge = Some(JudgeConfig {
                 provider: judge.provider,
                 model: judge.model,
                 max_tokens: judge.max_tokens.unwrap_or(defaults::JUDGE_MAX_TOKENS),
                 temperature: judge.temperature.or(Some(defaults::JUDGE_TEMPERATURE)),
                 min_accuracy,
-                advisory: judge.advisory.unwrap_or_default(),
+                advisory,
                 samples,
                 min_agreement,
             });
@@ -389,19 +408,32 @@ output_mtok = 2.0
             (0.9, super::super::AdvisoryPolicy::Error, 5, 0.6)
         );
         let head = "[judge]\nprovider = \"a\"\nmodel = \"b\"\n";
+        // Each names the file, the line and the key, and says what to write.
         for (line, expected) in [
-            ("judge_samples = 2", "judge.judge_samples"),
+            (
+                "judge_samples = 2",
+                "prompt-tester.toml:4: `judge.judge_samples` is 2: use an odd number from 1 to 99",
+            ),
             ("judge_samples = 101", "use an odd number from 1 to 99"),
-            ("min_accuracy = 1.5", "judge.min_accuracy"),
-            ("min_agreement = -0.1", "judge.min_agreement"),
-            ("advisory = \"ignore\"", "advisory"),
+            (
+                "min_accuracy = 1.5",
+                "prompt-tester.toml:4: `judge.min_accuracy` is 1.5: use a share from 0 to 1",
+            ),
+            (
+                "min_agreement = -0.1",
+                "prompt-tester.toml:4: `judge.min_agreement` is -0.1: use a share from 0 to 1",
+            ),
+            (
+                "advisory = \"maybe\"",
+                "prompt-tester.toml:4: `judge.advisory` is \"maybe\": write \"warn\" (the default",
+            ),
+            (
+                "advisory = \"ignore\"",
+                "\"fail\" (it fails plainly) or \"error\"",
+            ),
         ] {
             let err = rejection(&format!("{head}{line}\n"));
             assert!(err.contains(expected), "{line}: {err}");
-            assert!(
-                err.contains("line 4") || err.contains(":4"),
-                "{line}: {err}"
-            );
         }
     }
 

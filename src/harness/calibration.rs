@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::labels::LabelsFit;
 use super::record::{Status, TrialRecord};
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
@@ -69,6 +70,10 @@ pub struct CalibrationReport {
     /// with its instructions, temperature and `max_tokens` unknown.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown_settings: Vec<String>,
+    /// The labels not drawn at random that do not measure this run's judge (another judge's answers)
+    /// or measure it with unknown settings.
+    #[serde(skip_serializing_if = "LabelsFit::is_empty")]
+    pub labels: LabelsFit,
 }
 
 /// A set whose results were all measured with another judge than this run's.
@@ -206,7 +211,11 @@ pub(crate) fn after_run(
         provider: j.provider.clone(),
         model: j.model.clone(),
     });
-    if sets.is_empty() {
+    let labels = match (&config.judge, &settings) {
+        (Some(j), Some(s)) => super::labels::of_judge(config, j, s).1,
+        _ => LabelsFit::default(),
+    };
+    if sets.is_empty() && labels.is_empty() {
         return AfterRun {
             report: None,
             errors,
@@ -219,6 +228,7 @@ pub(crate) fn after_run(
         sets,
         judge_changed,
         unknown_settings,
+        labels,
     };
     AfterRun {
         report: Some(report),
@@ -317,12 +327,14 @@ fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
 }
 
 /// Before the trials: the run's judge's counts per question type over every calibration result that
-/// applies to it (its provider, model and settings, on the set as it is now), for each verdict to carry.
-/// Files that cannot be read are left out here; [`after_run`] reports them.
-pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
+/// applies to it (its provider, model and settings, on the set as it is now) and every label not drawn
+/// at random of its own answers, for each verdict to carry; and the warnings about labels left out (another
+/// judge's) or counted with unknown settings, each said once. Files that cannot be read are left out
+/// here; [`after_run`] and the labels' reading report them.
+pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>, Vec<String>) {
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let Some(judge) = &config.judge else {
-        return BTreeMap::new();
+        return (BTreeMap::new(), Vec::new());
     };
     let settings = JudgeSettings::of(judge);
     for file in cal::discover(config) {
@@ -346,29 +358,18 @@ pub(crate) fn measured_by_type(config: &Config) -> BTreeMap<String, Agreement> {
         }
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
-    // (provider and model) that gave the answers they judge.
-    let this_judge = format!("{}/{}", judge.provider, judge.model);
-    let (files, _) = crate::calibration::labels::read_dir(&config.cassette_dir, &config.root);
-    for label in files.iter().flat_map(|(_, labels)| labels) {
-        let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
-        else {
-            continue;
-        };
-        if *by != this_judge {
-            continue;
-        }
-        let counts = by_type.entry(kind.clone()).or_default();
-        match (label.truth(), label.judged) {
-            (true, true) => counts.true_yes += 1,
-            (true, false) => counts.false_no += 1,
-            (false, true) => counts.false_yes += 1,
-            (false, false) => counts.true_no += 1,
-        }
+    // that gave the answers they judge.
+    let (labelled, fit) = super::labels::of_judge(config, judge, &settings);
+    for (kind, counts) in labelled {
+        let pooled = by_type.entry(kind).or_default();
+        *pooled = pooled.merged(&counts);
     }
-    by_type
+    let warnings = fit.warnings(judge);
+    let measured = by_type
         .into_iter()
         .map(|(kind, counts)| (kind, agreement::agreement(&counts)))
-        .collect()
+        .collect();
+    (measured, warnings)
 }
 
 fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {
@@ -583,6 +584,7 @@ mod tests {
             judge_in_use: Some(agreement::agreement(&counts)),
             judge_changed: Vec::new(),
             unknown_settings: Vec::new(),
+            labels: LabelsFit::default(),
         }
     }
 

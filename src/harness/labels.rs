@@ -1,5 +1,5 @@
-//! After the trials: the labels of recorded judge answers (`*.labels.toml` beside the cassettes, see
-//! `calibration::labels`) read, and each judged suite's pass rate corrected by those drawn at random
+//! After the trials: the labels of recorded judge answers (`*.labels.toml` beside the suites and the
+//! cassettes, see `calibration::labels`) read, and each judged suite's pass rate corrected by those drawn at random
 //! (`stats::ppi`), for the summary and the JSON report (`label_corrected`).
 
 use std::collections::BTreeMap;
@@ -8,7 +8,10 @@ use serde::Serialize;
 
 use super::record::TrialRecord;
 use crate::calibration::labels::{self, Label};
+use crate::calibration::result::{self, JudgeSettings};
 use crate::case::{SampleRecord, SampleStatus};
+use crate::config::{Config, JudgeConfig};
+use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
 
 /// The labels of a run's crate, by trial.
@@ -17,15 +20,122 @@ pub struct Labels {
     by_trial: BTreeMap<String, Vec<Label>>,
 }
 
-/// Reads every labels file in the cassette directory; a file that does not read is an error message
-/// naming its file, line and key, and its labels are not used.
+/// Reads every labels file (beside the suites, and in the cassette directory); a file that does not
+/// read is an error message naming its file, line and key, and its labels are not used.
 pub(crate) fn read(config: &crate::config::Config) -> (Labels, Vec<String>) {
-    let (files, errors) = labels::read_dir(&config.cassette_dir, &config.root);
+    let (all, errors) = labels::Places::of(config).read(&config.root);
     let mut by_trial: BTreeMap<String, Vec<Label>> = BTreeMap::new();
-    for label in files.into_iter().flat_map(|(_, labels)| labels) {
+    for label in all {
         by_trial.entry(label.trial.clone()).or_default().push(label);
     }
     (Labels { by_trial }, errors)
+}
+
+/// How the labels not drawn at random stand to the run's judge (`labels` in the JSON report's
+/// calibration section): those of another judge's answers, left out, and those counted with the judge's
+/// settings unknown.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LabelsFit {
+    /// Labels of another judge's answers, by what differs: not counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judge_changed: Vec<LabelsChanged>,
+    /// Labels counted for the same provider and model whose judge's instructions, temperature and
+    /// `max_tokens` are unknown (written before they were kept).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unknown_settings: usize,
+}
+
+/// Labels of answers of a judge that differs from the run's in the same way.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LabelsChanged {
+    /// How many.
+    pub labels: usize,
+    /// What differs, `was → now` (`judge instructions changed`, `model a → b`).
+    pub differences: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl LabelsFit {
+    /// Nothing to say.
+    pub fn is_empty(&self) -> bool {
+        self.judge_changed.is_empty() && self.unknown_settings == 0
+    }
+
+    /// The run's warnings about the labels (each said once), for the run's `judge`.
+    pub fn warnings(&self, judge: &JudgeConfig) -> Vec<String> {
+        let mut warnings: Vec<String> = self
+            .judge_changed
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} label(s) not drawn at random judge another judge's answers ({}): they are not counted in \
+                     this judge's measurement; label its own answers with `cargo prompt-tester review` or `cargo \
+                     prompt-tester label`",
+                    c.labels,
+                    c.differences.join(", ")
+                )
+            })
+            .collect();
+        if self.unknown_settings > 0 {
+            warnings.push(format!(
+                "{} label(s) not drawn at random were written before the judge's settings were kept: counted for \
+                 judge {}/{}, its instructions, temperature and max_tokens taken to be this run's; label again to \
+                 record them",
+                self.unknown_settings, judge.provider, judge.model
+            ));
+        }
+        warnings
+    }
+}
+
+/// The labels not drawn at random of the answers of `judge` (with `settings`), counted by question type
+/// as a calibration set's items are, and how the others stand to it ([`LabelsFit`]). A label counts
+/// when its judge has the same provider, model, instructions, temperature and `max_tokens` (a label
+/// written before the settings were kept: the same provider and model); one without a question type
+/// does not. Files that cannot be read are left out here; [`read`] reports them.
+pub(crate) fn of_judge(
+    config: &Config,
+    judge: &JudgeConfig,
+    settings: &JudgeSettings,
+) -> (BTreeMap<String, Confusion>, LabelsFit) {
+    let (all, _) = labels::Places::of(config).read(&config.root);
+    let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
+    let mut changed: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    let mut fit = LabelsFit::default();
+    for label in &all {
+        let (false, Some(kind), Some(by)) = (label.random, &label.question_type, &label.judge)
+        else {
+            continue;
+        };
+        let (provider, model) = by.split_once('/').unwrap_or((by.as_str(), ""));
+        let differences = result::differences(
+            (provider, model, label.judge_settings.as_ref()),
+            &judge.provider,
+            &judge.model,
+            settings,
+        );
+        if !differences.is_empty() {
+            let said = differences.iter().map(ToString::to_string).collect();
+            *changed.entry(said).or_default() += 1;
+            continue;
+        }
+        fit.unknown_settings += usize::from(label.judge_settings.is_none());
+        by_type
+            .entry(kind.clone())
+            .or_default()
+            .add(label.truth(), label.judged);
+    }
+    fit.judge_changed = changed
+        .into_iter()
+        .map(|(differences, labels)| LabelsChanged {
+            labels,
+            differences,
+        })
+        .collect();
+    (by_type, fit)
 }
 
 /// A suite's pass rate corrected by the labels drawn at random (`label_corrected` in its JSON entry).
@@ -175,6 +285,7 @@ mod tests {
             random: true,
             question_type: None,
             judge: None,
+            judge_settings: None,
         }
     }
 

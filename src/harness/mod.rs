@@ -193,7 +193,7 @@ impl Harness {
             crate::budget::Budget::for_run(limit, shared)
         });
         // Each verdict carries its judge's measurement: the calibration results, read before the trials.
-        let measured = calibration::measured_by_type(&config);
+        let (measured, label_warnings) = calibration::measured_by_type(&config);
         let run = Run::with_budget(
             config,
             settings.cassette_policy(),
@@ -202,6 +202,9 @@ impl Harness {
             Some(opened),
         );
         let _ = run.engine.judge_measured.set(measured);
+        for warning in label_warnings {
+            run.reporter.report(Event::Warning(warning));
+        }
         if let Some(judge) = run.engine.config.judge.as_ref().filter(|j| j.samples > 1)
             && judge.temperature == Some(0.0)
         {

@@ -31,7 +31,6 @@ mod prompt;
 mod trust;
 
 pub use crate::stats::trust::{Advisory, Measurement, Rate, Votes};
-pub(crate) use prompt::instructions_sha256;
 pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
 pub use trust::JudgeFailed;
 
@@ -128,12 +127,12 @@ pub enum JudgeError {
 }
 
 impl PromptRun {
-    /// Asks the judge one yes/no question about this run's output.
+    /// Asks the judge one yes/no question about this run's output. [`JudgeVerdict::require`] makes the
+    /// common case one line, its failure showing the verdict and how far the judge is measured:
     ///
     /// ```no_run
     /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
-    /// let verdict = run.ask("Does the response avoid mentioning prices?").await?;
-    /// anyhow::ensure!(verdict.passed, "{}", verdict.reasoning.unwrap_or_default());
+    /// run.ask("Does the response avoid mentioning prices?").await?.require()?;
     /// # Ok(()) }
     /// ```
     pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {

@@ -211,6 +211,17 @@ pub fn request(
     }
 }
 
+impl crate::checks::JudgeSettings {
+    /// The settings of the judge `config` describes, with this build's instructions.
+    pub fn of(config: &JudgeConfig) -> Self {
+        Self {
+            instructions_sha256: instructions_sha256(),
+            temperature: config.temperature,
+            max_tokens: config.max_tokens,
+        }
+    }
+}
+
 /// A hash of everything the judge is sent besides the prompt, the response and the questions: its
 /// instructions, both schemas, the framing of the user message and the retry's reminder. A change to
 /// any of them changes the judge as much as a new model does, so a calibration result records it.

@@ -7,6 +7,8 @@ mod commands;
 #[path = "../prereq/mod.rs"]
 mod prereq;
 mod terminal;
+#[path = "../common/tmux.rs"]
+mod tmux;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

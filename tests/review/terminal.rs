@@ -5,135 +5,23 @@
 //! tmux is a prerequisite: under CI its absence fails these tests (`.ci/run` installs it); elsewhere
 //! they are skipped with a `SKIPPED` line.
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-use prompt_tester_testkit::child::{Child, assert_contains, assert_lacks};
+use prompt_tester_testkit::child::{assert_contains, assert_lacks};
 
-use super::{Fixture, binary, keys, prereq};
+use super::tmux::Tmux;
+use super::{Fixture, binary, keys};
 
-/// A tmux server of its own running the review in `root`, killed (and its socket removed) when
-/// dropped.
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    /// The review of the crate at `root` in a 120 x 60 terminal; `None` (after saying so) without
-    /// tmux.
-    fn review(test: &str, root: &Path) -> Option<Self> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            prereq::missing(
-                test,
-                "tmux is not installed",
-                "install it (`apt-get install tmux`): the review is tested in a real terminal",
-            );
-            return None;
-        }
-        // A server per session: one started on the socket of a server being killed may die with it.
-        static SESSIONS: AtomicUsize = AtomicUsize::new(0);
-        let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
-        let socket =
-            std::env::temp_dir().join(format!("pt-review-tmux-{}-{n}", std::process::id()));
-        // The pane stays after the review ends, to show what it printed and its exit code.
-        let script = format!(
-            "'{}' prompt-tester review; echo \"[review exited $?]\"; sleep 300",
-            binary().display()
-        );
-        let tmux = Self { socket };
-        let run = tmux
-            .command()
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                "review",
-                "-x",
-                "120",
-                "-y",
-                "60",
-                "-c",
-            ])
-            .args([root.as_os_str(), script.as_ref()])
-            .run();
-        run.assert_success();
-        Some(tmux)
-    }
-
-    /// tmux on this test's server, with a clean environment (and not nested in the developer's tmux).
-    fn command(&self) -> Child {
-        Child::new("tmux")
-            .env_remove("TMUX")
-            .env_remove("CARGO_MANIFEST_DIR")
-            .args([
-                OsStr::new("-f"),
-                OsStr::new("/dev/null"),
-                OsStr::new("-S"),
-                self.socket.as_os_str(),
-            ])
-    }
-
-    /// What the terminal shows now.
-    fn screen(&self) -> String {
-        let run = self
-            .command()
-            .args(["capture-pane", "-p", "-t", "review"])
-            .run();
-        run.assert_success();
-        run.stdout()
-    }
-
-    /// The screen once it shows every one of `parts`; panics with the screen after 20 s.
-    #[track_caller]
-    fn wait_for(&self, parts: &[&str]) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.screen();
-            if parts.iter().all(|p| screen.contains(p)) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                let missing: Vec<_> = parts.iter().filter(|p| !screen.contains(*p)).collect();
-                panic!("the screen never showed {missing:?}:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Types `keys` (literally).
-    fn send(&self, keys: &str) {
-        self.command()
-            .args(["send-keys", "-t", "review", "-l", keys])
-            .run()
-            .assert_success();
-    }
-
-    /// Types each of `keys` once the review shows the sample it is for (the first at sample 1, the
-    /// next at sample 2, ...), then waits for the review to end: the screen it ends on.
-    #[track_caller]
-    fn type_until_the_end(&self, keys: &[&str]) -> String {
-        for (i, key) in keys.iter().enumerate() {
-            self.wait_for(&[&format!("pending {} of ", i + 1)]);
-            self.send(key);
-        }
-        self.wait_for(&["[review exited 0]"])
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command().args(["kill-server"]).run();
-        let _ = std::fs::remove_file(&self.socket);
-    }
+/// The review of the crate at `root` in a tmux session of its own (see `common/tmux.rs`); `None`
+/// (after saying so) without tmux.
+fn review(test: &str, root: &Path) -> Option<Tmux> {
+    Tmux::review(test, root, binary())
 }
 
 /// The fixture `name` and its review in tmux, for the test `test`; `None` without tmux.
 fn reviewed(test: &str, name: &str) -> Option<(Fixture, Tmux)> {
     let fixture = Fixture::new(name);
-    let tmux = Tmux::review(test, fixture.root())?;
+    let tmux = review(test, fixture.root())?;
     Some((fixture, tmux))
 }
 
@@ -233,7 +121,7 @@ fn q_quits_and_the_capitals_settle_every_sample_left() {
     let before = (pending("quick"), pending("suite"));
 
     // Each review in a tmux server of its own, ended before the next starts.
-    let Some(tmux) = Tmux::review(test, fixture.root()) else {
+    let Some(tmux) = review(test, fixture.root()) else {
         return;
     };
     let end = tmux.type_until_the_end(&["q"]);
@@ -246,14 +134,14 @@ fn q_quits_and_the_capitals_settle_every_sample_left() {
     assert_eq!(files, before, "q changed a file");
 
     // s once, then S skips the rest.
-    let review = || Tmux::review(test, fixture.root()).unwrap();
-    let end = review().type_until_the_end(&["s", "S"]);
+    let again = || review(test, fixture.root()).unwrap();
+    let end = again().type_until_the_end(&["s", "S"]);
     assert_contains(&end, &["skipped 3", "3 still pending"]);
     let files = (pending("quick"), pending("suite"));
     assert_eq!(files, before, "S changed a file");
 
     // a once, then R rejects the rest.
-    let end = review().type_until_the_end(&["a", "R"]);
+    let end = again().type_until_the_end(&["a", "R"]);
     assert_contains(&end, &["accepted 1, rejected 2, skipped 0"]);
     assert_lacks(&end, "still pending");
     assert_eq!(
@@ -263,7 +151,7 @@ fn q_quits_and_the_capitals_settle_every_sample_left() {
     assert!(!fixture.pending("quick").exists() && !fixture.pending("suite").exists());
 
     // With nothing pending, the review says so and ends.
-    let end = review().type_until_the_end(&[]);
+    let end = again().type_until_the_end(&[]);
     assert_contains(&end, &["no pending recordings"]);
 }
 
@@ -331,4 +219,60 @@ fn y_and_n_label_the_judge_s_answers_beside_the_cassette() {
         ],
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+/// A suite's labels go beside its suite file, and each names the judge that answered as the recording
+/// kept it (provider, model, the hash of its instructions, its temperature and `max_tokens`), so that
+/// it measures only that judge.
+#[test]
+fn a_suite_s_labels_go_beside_it_with_the_judge_s_settings() {
+    let test = "a_suite_s_labels_go_beside_it_with_the_judge_s_settings";
+    let fixture = Fixture::new("labels-suite");
+    // `quick` is a suite; its pending sample keeps its checks' verdict and the judge's settings.
+    let root = fixture.root().to_path_buf();
+    std::fs::write(
+        root.join("prompt-tests/quick.evals.toml"),
+        "prompt = \"Say hello to Alice.\"\n\n[[cases]]\nname = \"greet\"\nassert = [{ judge = \"Is Alice greeted?\" }]\n",
+    )
+    .unwrap();
+    let pending = fixture.pending("quick");
+    let mut body: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pending).unwrap()).unwrap();
+    body["version"] = 3.into();
+    body["verdicts"] = serde_json::json!([{
+        "target": "prompts",
+        "test": "quick::greet",
+        "run": 1,
+        "status": "failed",
+        "checks": [{"check": "judge: Is Alice greeted?", "passed": false, "question_type": "factual_presence"}],
+        "judge_settings": {"instructions_sha256": "ab".repeat(32), "temperature": 0.0, "max_tokens": 1024},
+    }]);
+    std::fs::write(&pending, serde_json::to_string_pretty(&body).unwrap()).unwrap();
+    let Some(tmux) = review(test, &root) else {
+        return;
+    };
+    tmux.wait_for(&[
+        "pending 1 of 3: quick::greet (run 1)",
+        "y/n judge right/wrong",
+    ]);
+    tmux.send("y");
+    tmux.wait_for(&["  Is Alice greeted? → FAILED: labelled right"]);
+    let path = root.join("prompt-tests/quick.labels.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), tmux.wait_for(&["pending"])));
+    assert_contains(
+        &text,
+        &[&format!(
+            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\ntype = \"factual_presence\"\n\
+             judge = \"openai/gpt-4o-mini\"\njudge_instructions = \"{}\"\njudge_temperature = 0\n\
+             judge_max_tokens = 1024\nverdict = \"failed\"\nlabel = \"right\"\n",
+            "ab".repeat(32)
+        )],
+    );
+    assert!(
+        !fixture.cassettes.join("quick.labels.toml").exists(),
+        "not beside the cassette"
+    );
+    tmux.send("q");
+    tmux.wait_for(&["[review exited 0]"]);
 }

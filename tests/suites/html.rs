@@ -265,7 +265,29 @@ fn the_html_report_works_in_a_real_browser() {
     };
 
     let big = f.root.join("out/big.html");
-    let records = big_report::records(1000, 5);
+    let mut records = big_report::records(1000, 5);
+    // The first trial's judge asked each question three times (`judge_samples = 3`): 3/3 agreed on its
+    // first sample, 2/3 on its second, below min_agreement (advisory); its third gave no question type.
+    {
+        use prompt_tester::judge::{Advisory, Votes};
+        let samples = &mut records[0].samples;
+        samples[0].judge[0].votes = Some(Votes {
+            agreeing: 3,
+            asked: 3,
+        });
+        let split = Votes {
+            agreeing: 2,
+            asked: 3,
+        };
+        samples[1].judge[0].votes = Some(split);
+        samples[1].judge[0].advisory = Some(Advisory::LowAgreement {
+            votes: split,
+            min_agreement: 0.8,
+        });
+        samples[2].judge[0].advisory = Some(Advisory::Unmeasured {
+            question_type: None,
+        });
+    }
     let started = Instant::now();
     // A run under a budget: the page says what was spent against it.
     let info = prompt_tester::testing::RunInfo {
@@ -372,6 +394,20 @@ fn the_html_report_works_in_a_real_browser() {
         let load_ms = open(&c, &big).await;
         let rows = js(&c, "return document.querySelectorAll('.trial').length").await;
         assert_eq!(rows, 1000);
+        // Each judge answer says how far to trust it: its agreement with itself, and why it is advisory
+        // (samples in run order; the page shows the failed ones first).
+        c.find(Locator::Css("[data-name='suite_0::case_0000'] .row")).await.unwrap().click().await.unwrap();
+        let trust = "return [...document.querySelectorAll(\"[data-name='suite_0::case_0000'] .sample\")].sort((a, b) => a.dataset.run - b.dataset.run).map(s => (s.querySelector('.trust') || {}).textContent || '')";
+        assert_eq!(
+            js(&c, trust).await,
+            json!([
+                "the judge agreed with itself on 3/3 answers",
+                "advisory: the judge agreed with itself on 2/3 answers, below min_agreement 80%",
+                "advisory: the judge gave no question type, and no measurement applies",
+                "",
+                ""
+            ])
+        );
         assert_eq!(
             text(&c, "[data-fact='budget'] dd").await,
             "$0.0123 spent of $0.0500 (the whole nextest run); 2 calls were not made for it"

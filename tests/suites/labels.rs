@@ -1,5 +1,5 @@
 //! Labels of the suite's own outputs, end to end: a recorded suite, `cargo prompt-tester label --random`
-//! answering from standard input, then a replay whose summary and JSON report correct the pass rate with
+//! answering from standard input (the labels written beside the suite file), then a replay whose summary and JSON report correct the pass rate with
 //! the labels (the prediction-powered estimate); labels not drawn at random leave it alone; a broken
 //! labels file is an error naming its file, line and key.
 
@@ -48,10 +48,15 @@ fn yes_judge() -> FakeProvider {
         .start()
 }
 
+/// The `cargo-prompt-tester` binary of this checkout, built if need be.
+fn subcommand() -> std::path::PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    child::built_binary("cargo-prompt-tester", &workspace)
+}
+
 /// Runs `cargo prompt-tester <args>` in `root`, `input` on its standard input.
 fn label(root: &Path, args: &[&str], input: &str) -> child::Run {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-    let binary = child::built_binary("cargo-prompt-tester", &workspace);
+    let binary = subcommand();
     let mut all = vec!["prompt-tester"];
     all.extend_from_slice(args);
     let mut command = Child::new(binary)
@@ -83,7 +88,8 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     f.file("prompt-tests/tea.evals.toml", SUITE);
     f.run(&["tea"]).assert_code(0);
-    let labels_file = f.root.join("prompt-tests/cassettes/tea.labels.toml");
+    // Beside the suite file (`tea.evals.toml`), not in the cassette folder.
+    let labels_file = f.root.join("prompt-tests/tea.labels.toml");
 
     // A label not drawn at random (the first sample of one case, then quit) does not enter the estimate;
     // a draw that meets its answer labels it again, at random.
@@ -91,7 +97,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     out.assert_code(0);
     assert!(
         out.stdout()
-            .contains("labelled 1 judge answer(s) into prompt-tests/cassettes/tea.labels.toml"),
+            .contains("labelled 1 judge answer(s) into prompt-tests/tea.labels.toml"),
         "{}",
         out.stdout()
     );
@@ -113,7 +119,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     assert!(said.contains("\"maybe\": answer r, w, s or q"), "{said}");
     assert!(
         said.contains(
-            "labelled 3 judge answer(s) drawn at random into prompt-tests/cassettes/tea.labels.toml"
+            "labelled 3 judge answer(s) drawn at random into prompt-tests/tea.labels.toml"
         ),
         "{said}"
     );
@@ -148,7 +154,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let out = f.run(&["tea"]);
     let stderr = out.stderr();
     assert!(
-        stderr.contains("prompt-tests/cassettes/tea.labels.toml has "),
+        stderr.contains("prompt-tests/tea.labels.toml has "),
         "{stderr}"
     );
     assert!(
@@ -166,8 +172,18 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let out = label(&f.root, &["label", "tea::is_polite"], "r\nr\nr\nr\n");
     out.assert_code(0);
     let text = std::fs::read_to_string(&labels_file).unwrap();
+    // Each label names the judge that answered: provider and model, and its settings as the recording
+    // kept them (the hash of its instructions, its temperature and max_tokens).
     assert_eq!(
-        text.matches("type = \"factual_presence\"\njudge = \"fake/judge-model\"")
+        text.matches(
+            "type = \"factual_presence\"\njudge = \"fake/judge-model\"\njudge_instructions = \""
+        )
+        .count(),
+        4,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("\"\njudge_temperature = 0\njudge_max_tokens = 1024\nverdict = \"passed\"\n")
             .count(),
         4,
         "{text}"
@@ -188,4 +204,169 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     assert_eq!(answer["advisory"]["reason"], "below_minimum", "{answer}");
     assert!(out.suite("tea").get("label_corrected").is_none());
+    child::assert_lacks(&out.stderr(), "label(s) not drawn at random");
+
+    // Labels of another judge's answers (here: its instructions and temperature were not this run's) do
+    // not measure this judge: its verdicts are unmeasured, and the run says so once.
+    let sha = text
+        .split("judge_instructions = \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    let another = text
+        .replacen(&sha, &"0".repeat(64), 3)
+        .replace("judge_temperature = 0\n", "judge_temperature = 0.5\n");
+    std::fs::write(&labels_file, &another).unwrap();
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["advisory"]["reason"], "unmeasured", "{answer}");
+    let stderr = out.stderr();
+    let said = "warning: 3 label(s) not drawn at random judge another judge's answers (judge instructions \
+                changed, temperature 0.5 → 0): they are not counted in this judge's measurement; label its own \
+                answers with `cargo prompt-tester review` or `cargo prompt-tester label`";
+    assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: 1 label(s) not drawn at random judge another judge's answers (temperature 0.5 → 0)")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    // The JSON report says the same, in its calibration section.
+    assert_eq!(
+        out.report.as_ref().unwrap()["calibration"]["labels"],
+        json!({"judge_changed": [
+            {"labels": 3, "differences": ["judge instructions changed", "temperature 0.5 → 0"]},
+            {"labels": 1, "differences": ["temperature 0.5 → 0"]},
+        ]})
+    );
+    // The one label of this judge (its settings as this run's): a measurement of 1/1.
+    let one = another.replacen("judge_temperature = 0.5\n", "judge_temperature = 0\n", 1);
+    let one = one.replacen(&"0".repeat(64), &sha, 1);
+    std::fs::write(&labels_file, &one).unwrap();
+    let out = f.run(&["tea"]);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["measurement"]["accuracy"]["trials"], 1, "{answer}");
+    // The other three are still another judge's: two with other instructions and temperature.
+    let calibration = &out.report.as_ref().unwrap()["calibration"];
+    assert_eq!(
+        calibration["labels"]["judge_changed"][0]["labels"], 2,
+        "{calibration}"
+    );
+
+    // Labels written before the judge's settings were kept count for the same provider and model, said
+    // once.
+    let old: String = text
+        .lines()
+        .filter(|l| {
+            !l.starts_with("judge_instructions")
+                && !l.starts_with("judge_temperature")
+                && !l.starts_with("judge_max_tokens")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&labels_file, &old).unwrap();
+    let out = f.run(&["tea"]);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
+    let stderr = out.stderr();
+    assert_eq!(
+        stderr
+            .matches(
+                "warning: 4 label(s) not drawn at random were written before the judge's settings were kept: \
+                 counted for judge fake/judge-model, its instructions, temperature and max_tokens taken to be \
+                 this run's; label again to record them"
+            )
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        out.report.as_ref().unwrap()["calibration"]["labels"],
+        json!({"unknown_settings": 4})
+    );
+    std::fs::write(&labels_file, &text).unwrap();
+
+    // A labels file where labels were written before they moved beside the suite (the cassette
+    // folder) is still read.
+    let old_place = f.root.join("prompt-tests/cassettes/tea.labels.toml");
+    std::fs::rename(&labels_file, &old_place).unwrap();
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
+}
+
+/// A labelled review, end to end: a recorded suite's prompt changes, the run puts the new answers
+/// pending, `cargo prompt-tester review` (in a real terminal) labels the new judge answer right (`y`)
+/// and accepts the sample (`a`), and the next run's verdicts carry the measurement that label gives
+/// the judge on that type of question.
+#[test]
+fn a_labelled_review_measures_the_judge_of_a_later_run() {
+    let test = "a_labelled_review_measures_the_judge_of_a_later_run";
+    let fake = yes_judge();
+    let mut f = Fixture::calling("labels-review", &fake, "record");
+    f.file(
+        "Cargo.toml",
+        "[package]\nname = \"tea\"\nversion = \"0.1.0\"\n",
+    );
+    let suite = |how: &str| {
+        format!(
+            "prompt = \"Serve tea{how}\"\n\n[[cases]]\nname = \"names_alice\"\n\
+             assert = [{{ judge = \"Is Alice mentioned?\" }}]\n"
+        )
+    };
+    f.file("prompt-tests/tea.evals.toml", &suite(""));
+    f.run(&["tea"]).assert_code(0);
+    // The prompt changes: the new answers wait for review.
+    f.file("prompt-tests/tea.evals.toml", &suite(", politely"));
+    f.mode = "auto";
+    f.run(&["tea"])
+        .assert_stderr_has("have pending recordings (1 sample(s))");
+    let Some(tmux) = super::tmux::Tmux::review(test, &f.root, &subcommand()) else {
+        return;
+    };
+    tmux.wait_for(&[
+        "pending 1 of 1: tea::names_alice (run 1)",
+        "y/n judge right/wrong",
+    ]);
+    tmux.send("y");
+    tmux.wait_for(&["labelled right"]);
+    tmux.send("a");
+    tmux.wait_for(&["[review exited 0]"]);
+    drop(tmux);
+    let text = std::fs::read_to_string(f.root.join("prompt-tests/tea.labels.toml")).unwrap();
+    child::assert_contains(
+        &text,
+        &[
+            "trial = \"tea::names_alice\"\nsample = 1\nquestion = \"Is Alice mentioned?\"\n\
+             type = \"factual_presence\"\njudge = \"fake/judge-model\"\njudge_instructions = \"",
+            "judge_max_tokens = 1024\nverdict = \"passed\"\nlabel = \"right\"\n",
+        ],
+    );
+    child::assert_lacks(&text, "random");
+
+    // Replayed (the review accepted the new answers): the verdict carries the label's measurement.
+    f.mode = "replay";
+    let out = f.run(&["tea"]);
+    out.assert_code(0);
+    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
+        ["judge"][0];
+    let m = &answer["measurement"];
+    assert_eq!(
+        (
+            &m["question_type"],
+            &m["accuracy"]["successes"],
+            &m["accuracy"]["trials"]
+        ),
+        (&json!("factual_presence"), &json!(1), &json!(1)),
+        "{answer}"
+    );
+    child::assert_lacks(&out.stderr(), "label(s) not drawn at random");
 }

@@ -38,6 +38,8 @@ mod prereq;
 mod reports;
 mod running;
 mod similar;
+#[path = "../common/tmux.rs"]
+mod tmux;
 mod trust;
 mod yaml;
 

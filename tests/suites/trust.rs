@@ -101,8 +101,19 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
     );
 
     // The suite: the factual-presence verdict carries the measurement; the avoidance one is advisory
-    // and its failure says so, with a warning (`[judge] advisory = "warn"` by default).
-    let out = f.run(&["tea"]);
+    // and every report says so: its failure (with a warning, `[judge] advisory = "warn"` by default),
+    // the JSON and HTML reports, the Markdown summary and the recorded verdict the review screen shows.
+    let (markdown, html) = (
+        f.root.join("out/summary.md"),
+        f.root.join("out/report.html"),
+    );
+    let out = f.run(&[
+        "tea",
+        "--markdown",
+        &markdown.display().to_string(),
+        "--html",
+        &html.display().to_string(),
+    ]);
     out.assert_statuses(&[("tea::names_alice", "ok"), ("tea::avoids_prices", "FAILED")]);
     let alice = answer(&out, "names_alice");
     assert_eq!(alice["question_type"], "factual_presence");
@@ -131,6 +142,51 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
         "warning: 1 failed sample(s) had an advisory judge verdict (its judge is not measured well enough on \
          that type of question): tea::avoids_prices; measure the judge",
     );
+    let summary = std::fs::read_to_string(&markdown).unwrap();
+    child::assert_contains(
+        &summary,
+        &[
+            "| tea::avoids\\_prices | failed (advisory verdict) | 0/1 0% ",
+            "### Advisory judge verdicts (1 test(s))",
+            "| tea::avoids\\_prices | failed | 1/1 | this judge is not measured on avoidance questions |",
+        ],
+    );
+    child::assert_lacks(&summary, "| tea::names\\_alice | passed |");
+    // The page carries the answer's advisory mark, which its script shows as "advisory: ..." (the
+    // browser test in html.rs checks the text shown).
+    let page = std::fs::read_to_string(&html).unwrap();
+    child::assert_contains(
+        &page,
+        &[
+            r#""advisory":{"reason":"unmeasured","question_type":"avoidance"}"#,
+            "advisory: this judge is not measured on ",
+        ],
+    );
+    let cassette: Value = serde_json::from_str(
+        &std::fs::read_to_string(f.root.join("prompt-tests/cassettes/tea.cassette.json")).unwrap(),
+    )
+    .unwrap();
+    let recorded = |case: &str| {
+        cassette["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["test"] == format!("tea::{case}"))
+            .and_then(|v| {
+                let checks = v["checks"].as_array()?;
+                checks
+                    .iter()
+                    .find(|c| {
+                        c["check"]
+                            .as_str()
+                            .is_some_and(|c| c.starts_with("judge: "))
+                    })
+                    .cloned()
+            })
+            .unwrap_or_else(|| panic!("no verdict of {case}: {cassette}"))
+    };
+    assert_eq!(recorded("avoids_prices")["advisory"], true);
+    assert!(recorded("names_alice").get("advisory").is_none());
 
     // The judge model changes: the result is not applied, and the summary and the report say why and
     // how to measure again.

@@ -13,8 +13,7 @@ use crossterm::style::{Attribute, ContentStyle, PrintStyledContent, Stylize};
 use crossterm::terminal::{self, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute, queue};
 use prompt_tester::_cargo_prompt_tester_support::{
-    Label, PendingFile, PendingSample, SampleId, add_labels, judge_of, labels_path,
-    question_type_of,
+    Label, PendingFile, PendingSample, SampleId, add_labels, judge_of, question_type_of,
 };
 
 use crate::locate::Place;
@@ -167,7 +166,7 @@ impl Review<'_> {
     }
 
     /// Labels the next judge answer of the sample on screen (its new answers, in question order) right or
-    /// wrong, written at once beside the sample's cassette.
+    /// wrong, written at once into its labels file (beside its suite, else beside its cassette).
     fn label(&mut self, right: bool) -> anyhow::Result<()> {
         let (file, sample) = &self.items[self.at];
         let next = screen::judged(sample)
@@ -176,7 +175,10 @@ impl Review<'_> {
         let Some((question, judged)) = next else {
             return Ok(());
         };
-        let path = labels_path(&self.files[*file].cassette);
+        let path = self
+            .place
+            .layout
+            .labels_path(&sample.id.test, &self.files[*file].cassette);
         let shown = self.place.shown(&path);
         let label = Label {
             trial: sample.id.test.clone(),
@@ -187,6 +189,10 @@ impl Review<'_> {
             random: false,
             question_type: question_type_of(sample.new_verdict.as_ref(), &question),
             judge: judge_of(&sample.new),
+            judge_settings: sample
+                .new_verdict
+                .as_ref()
+                .and_then(|v| v.judge_settings.clone()),
         };
         add_labels(&path, &shown, &[label])?;
         let said = if right { "right" } else { "wrong" };

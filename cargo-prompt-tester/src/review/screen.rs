@@ -475,6 +475,7 @@ mod tests {
                     question_type: None,
                 })
                 .collect(),
+            judge_settings: None,
         }
     }
 

@@ -133,8 +133,11 @@ function blockText(b){if(b.type==="text")return b.text;if(b.type==="tool_use")re
 // How far a judge answer is trusted: the judge's measurement on the question's type, or why it is advisory.
 function trustView(j){var pc=function(x){return Math.round(x.value*100)+"% ("+x.successes+"/"+x.trials+")";};var t=[];
   if(j.measurement)t.push("judge measured on "+j.measurement.question_type+" questions: accuracy "+pc(j.measurement.accuracy)+(j.measurement.tpr?", TPR "+pc(j.measurement.tpr):"")+(j.measurement.tnr?", TNR "+pc(j.measurement.tnr):""));
-  var a=j.advisory;if(a&&a.reason==="unmeasured")t.push("advisory: this judge is not measured on "+(a.question_type||"this type of")+" questions");
+  var a=j.advisory;if(a&&a.reason==="unmeasured")t.push(a.question_type?"advisory: this judge is not measured on "+a.question_type+" questions":"advisory: the judge gave no question type, and no measurement applies");
   if(a&&a.reason==="below_minimum")t.push("advisory: accuracy on "+a.question_type+" questions may be as low as "+(a.accuracy_low*100).toFixed(1)+"% (95% CI), below min_accuracy "+Math.round(a.min_accuracy*100)+"%");
+  var agreed=function(v){return "the judge agreed with itself on "+v.agreeing+"/"+v.asked+" answers";};
+  if(a&&a.reason==="low_agreement")t.push("advisory: "+agreed(a.votes)+", below min_agreement "+Math.round(a.min_agreement*100)+"%");
+  else if(j.votes)t.push(agreed(j.votes));
   return t.length?el("div","why trust",t.join("; ")):null;}
 function sampleView(r,s){
   var d=el("div","sample "+s.status);d.dataset.run=s.run;

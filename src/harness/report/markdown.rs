@@ -1,5 +1,6 @@
 //! The Markdown summary of a run, for the people who read a pull request: the counts; each failed or
-//! errored test with its pass rate, interval and first failure line; flaky tests; regressions against
+//! errored test with its pass rate, interval and first failure line (marked when a failing advisory
+//! judge verdict failed it); the tests with advisory judge verdicts; flaky tests; regressions against
 //! a baseline; pending recordings; calls, tokens and cost. `--markdown PATH` (`PROMPT_TESTER_MARKDOWN`)
 //! writes it, and a `cargo test` run appends it to GitHub's step summary (`GITHUB_STEP_SUMMARY`).
 //!
@@ -77,6 +78,7 @@ fn render_within(records: &[TrialRecord], context: &Context<'_>, cap: usize) -> 
     out.push(&counts(records));
     failures(&mut out, records);
     outputs(&mut out, records);
+    advisory(&mut out, records);
     flaky(&mut out, records);
     if let Some(b) = &context.baseline {
         regressions(&mut out, records, b);
@@ -339,10 +341,11 @@ fn failures(out: &mut Bounded, records: &[TrialRecord]) {
         row(&[":---", ":---", "---:", ":---"]),
     );
     let rows = failed.iter().map(|r| {
-        let status = if r.status == Status::Errored {
-            "errored"
-        } else {
-            "failed"
+        let status = match r.status {
+            Status::Errored => "errored",
+            // A "no" nothing measures failed a sample: the failure is only as sure as that judge.
+            _ if failed_on_advisory(r) => "failed (advisory verdict)",
+            _ => "failed",
         };
         row(&[&name(&r.name), status, &rate_cell(r), &first_line(r)])
     });
@@ -377,6 +380,58 @@ fn outputs(out: &mut Bounded, records: &[TrialRecord]) {
         }
     }
     out.close(CLOSE);
+}
+
+/// Whether a failed sample of `r` had a failing advisory judge answer.
+fn failed_on_advisory(r: &TrialRecord) -> bool {
+    r.samples
+        .iter()
+        .filter(|s| s.status == crate::case::SampleStatus::Failed)
+        .any(|s| s.judge.iter().any(|j| !j.passed && j.advisory.is_some()))
+}
+
+/// The trials with advisory judge verdicts (their judge not measured well enough on the question's
+/// type): how many of their judge answers are, and why the first is.
+fn advisory(out: &mut Bounded, records: &[TrialRecord]) {
+    let marked: Vec<(&TrialRecord, usize, usize, String)> = records
+        .iter()
+        .filter_map(|r| {
+            let answers = r.samples.iter().flat_map(|s| &s.judge);
+            let advisory: Vec<&crate::stats::trust::Advisory> = answers
+                .clone()
+                .filter_map(|j| j.advisory.as_ref())
+                .collect();
+            let why = advisory.first()?.to_string();
+            let why = why.strip_prefix("advisory: ").unwrap_or(&why).to_string();
+            Some((r, advisory.len(), answers.count(), why))
+        })
+        .collect();
+    if marked.is_empty() {
+        return;
+    }
+    let head = format!(
+        "### Advisory judge verdicts ({} test(s))\n\nThese judge answers come from a judge not measured well \
+         enough on their type of question: they decide nothing surely until a calibration set of that type \
+         measures it.\n\n{}{}",
+        marked.len(),
+        row(&["test", "status", "advisory answers", "why (the first)"]),
+        row(&[":---", ":---", "---:", ":---"]),
+    );
+    let rows = marked.iter().map(|(r, advisory, answers, why)| {
+        let status = format!("{:?}", r.status).to_lowercase();
+        row(&[
+            &name(&r.name),
+            &status,
+            &format!("{advisory}/{answers}"),
+            &inline(&shorten(why, LINE_CHARS)),
+        ])
+    });
+    let list = List {
+        what: "tests with advisory verdicts",
+        whole: "the JSON and HTML reports mark",
+    };
+    section(out, &head, rows, marked.len(), &list);
+    out.push("\n");
 }
 
 /// Trials some of whose samples passed and some failed.

@@ -175,6 +175,75 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
     assert_eq!(lines.len(), expected.len(), "{text}");
 }
 
+/// A sample `run` that `passed` with one judge answer, advisory (unmeasured on `kind`) when `kind` is given.
+fn judged(run: u32, passed: bool, kind: Option<&str>) -> crate::case::SampleRecord {
+    let mut s: crate::case::SampleRecord = serde_json::from_value(serde_json::json!({
+        "run": run,
+        "status": if passed { "passed" } else { "failed" },
+        "replayed": true,
+    }))
+    .unwrap();
+    s.judge.push(crate::checks::JudgeAnswer {
+        question: "Does it avoid prices?".into(),
+        answer: if passed { "yes" } else { "no" }.into(),
+        passed,
+        reasoning: None,
+        snippet: None,
+        question_type: kind.map(str::to_string),
+        measurement: None,
+        advisory: kind.map(|k| crate::stats::trust::Advisory::Unmeasured {
+            question_type: Some(k.to_string()),
+        }),
+        votes: None,
+    });
+    s
+}
+
+#[test]
+fn advisory_verdicts_are_marked_in_the_failures_and_listed() {
+    let mut prices = record(
+        "tea::avoids_prices",
+        Status::Failed,
+        (1, 0, 2),
+        "1/2 samples passed",
+    );
+    prices.samples = vec![
+        judged(1, true, Some("avoidance")),
+        judged(2, false, Some("avoidance")),
+    ];
+    // Failed on a measured verdict: not marked, not listed.
+    let mut measured = record(
+        "tea::measured",
+        Status::Failed,
+        (0, 0, 1),
+        "0/1 samples passed",
+    );
+    measured.samples = vec![judged(1, false, None)];
+    let mut alice = record("tea::names_alice", Status::Passed, (1, 0, 1), "");
+    alice.samples = vec![judged(1, true, Some("factual_presence"))];
+    let text = render(&[prices, measured, alice], &Context::default());
+    crate::test_support::assert_contains(
+        &text,
+        &[
+            "| tea::avoids\\_prices | failed (advisory verdict) | 1/2 50% (9–91%) | 1/2 samples passed |\n\
+             | tea::measured | failed | ",
+            "### Advisory judge verdicts (2 test(s))\n\nThese judge answers come from a judge not measured well \
+             enough on their type of question",
+            "| test | status | advisory answers | why (the first) |\n| :--- | :--- | ---: | :--- |\n\
+             | tea::avoids\\_prices | failed | 2/2 | this judge is not measured on avoidance questions |\n\
+             | tea::names\\_alice | passed | 1/1 | this judge is not measured on factual\\_presence questions |\n",
+        ],
+    );
+    let section = text.split("### Advisory").nth(1).unwrap();
+    assert!(!section.contains("tea::measured"), "{text}");
+    // A run without advisory verdicts has no such section.
+    let plain = render(
+        &[record("steady", Status::Passed, (5, 0, 5), "")],
+        &Context::default(),
+    );
+    assert!(!plain.contains("Advisory"), "{plain}");
+}
+
 /// What a reader of the summary is shown, as a CommonMark parser with GitHub's extensions (tables,
 /// strikethrough, task lists, footnotes, math) reads it.
 #[derive(Debug, Default)]
