@@ -56,9 +56,7 @@ impl Bench {
             }
             record(&name, &root)?;
             expect_requests(&name, &server, trials)?;
-            let work = root
-                .join("prompt-tests/cassettes")
-                .join(".prompt-tester");
+            let work = root.join("prompt-tests/cassettes").join(".prompt-tester");
             let mut per_trial = Vec::new();
             for _ in 1..=RUNS {
                 let _ = std::fs::remove_dir_all(root.join(".prompt-tester"));
