@@ -256,18 +256,13 @@ impl Cassette {
     /// changes): for what needs them all.
     fn whole(&self) -> std::sync::MutexGuard<'_, State> {
         let mut state = self.state();
-        if let Some(unread) = state.unread.take() {
-            match unread.whole(&self.path) {
-                // The keys looked up (and recorded since) replace the file's own.
-                Ok(body) => {
-                    let looked_up = std::mem::take(&mut state.entries);
-                    state.entries = Recordings::new(body.entries);
-                    state.entries.overlay(looked_up);
-                }
-                // Not reached: the index is trusted only for the very contents that parsed when it
-                // was written. What was looked up stays.
-                Err(_) => {}
-            }
+        // A parse that fails is not reached: the index is trusted only for the very contents that
+        // parsed when it was written. What was looked up would stay.
+        if let Some(Ok(body)) = state.unread.take().map(|unread| unread.whole(&self.path)) {
+            // The keys looked up (and recorded since) replace the file's own.
+            let looked_up = std::mem::take(&mut state.entries);
+            state.entries = Recordings::new(body.entries);
+            state.entries.overlay(looked_up);
         }
         state
     }
