@@ -14,6 +14,9 @@ use prompt_tester_testkit::child::{self, Scratch};
 use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::Value;
 
+#[path = "nextest/index.rs"]
+mod index;
+
 const KEY: &str = "sk-fake-subject-key";
 
 /// The scratch crate: its `prompts` target runs the harness binary named by `PT_HARNESS`.

@@ -44,9 +44,10 @@
 //!   fixed-sample test with the same α, β and δ (target: at least 30% fewer on average), and
 //!   `early_stop` against plain `runs = 5, pass_threshold = 0.8`.
 //! - `nextest_ms_per_trial`: a suite of 100 [50] and one of 2,000 [400] one-call cases at zero latency,
-//!   cassettes off, run by `cargo nextest run` (a process per trial) with the JSON, JUnit and HTML
-//!   reports asked for, then rendered by `cargo prompt-tester report`: milliseconds per trial, process
-//!   starts included, the median of 3 runs each, and the ratio of the medians (target: at most 1.3).
+//!   recorded once, then replayed (`PROMPT_TESTER_CASSETTE=replay`, `CI=1`, no cassette index at the
+//!   start) by `cargo nextest run` (a process per trial) with the JSON, JUnit and HTML reports asked
+//!   for, then rendered by `cargo prompt-tester report`: milliseconds per trial, process starts
+//!   included, the median of 3 runs each, and the ratio of the medians (target: at most 1.3).
 //! - `endpoint_added_ms_per_call`: 1,000 calls [200] of one `#[prompt_test]` at zero latency, cassettes
 //!   off, made by the harness and then by a `run_fn`'s own reqwest client through the recording
 //!   endpoint: the difference of the two runs' harness wall times per call.

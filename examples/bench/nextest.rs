@@ -1,8 +1,12 @@
-//! The nextest scenario: a generated suite of one-call cases run by a real `cargo nextest run` (one
-//! process per trial) at zero latency, cassettes off, with the JSON, JUnit and HTML reports asked for
-//! as a user asks (`PROMPT_TESTER_REPORT`, `_JUNIT`, `_HTML`) and rendered by `cargo prompt-tester
-//! report`: the milliseconds per trial of a small and a large suite, three runs each, and the ratio of
-//! their medians. (`nextest_ms_per_trial`)
+//! The nextest scenario: a generated suite of one-call cases, recorded once (outside the timing), then
+//! replayed by a real `cargo nextest run` (one process per trial) as a user's CI replays it
+//! (`PROMPT_TESTER_CASSETTE=replay`, `CI=1`), with the JSON, JUnit and HTML reports asked for as a user
+//! asks (`PROMPT_TESTER_REPORT`, `_JUNIT`, `_HTML`) and rendered by `cargo prompt-tester report`: the
+//! milliseconds per trial of a small and a large suite, three runs each, and the ratio of their
+//! medians. (`nextest_ms_per_trial`)
+//!
+//! Each run starts with no cassette index (the cassette folder's work folder removed, as in a fresh
+//! checkout), so the processes that build it are timed too.
 //!
 //! nextest runs a crate's test targets: each suite's crate root gets a `Cargo.toml` and a `prompts`
 //! target of a few lines that runs this binary with `--harness` and nextest's arguments, built once in
@@ -33,8 +37,8 @@ impl Bench {
         let mut lines = Vec::new();
         for trials in [small, large] {
             eprintln!(
-                "[nextest] {trials} trials of one call at zero latency under cargo nextest run, reports on, \
-                 {RUNS} runs"
+                "[nextest] {trials} trials of one call, recorded, then replayed under cargo nextest run, reports \
+                 on, {RUNS} runs"
             );
             let server = counting_server(Duration::ZERO);
             let name = format!("nextest-{trials}");
@@ -50,9 +54,13 @@ impl Bench {
             if !built.success() {
                 return Err(format!("{name}: the wrapper crate does not build"));
             }
+            record(&name, &root)?;
+            expect_requests(&name, &server, trials)?;
+            let work = root.join("prompt-tests/cassettes").join(".prompt-tester");
             let mut per_trial = Vec::new();
-            for run in 1..=RUNS {
+            for _ in 1..=RUNS {
                 let _ = std::fs::remove_dir_all(root.join(".prompt-tester"));
+                let _ = std::fs::remove_dir_all(&work);
                 let out = root.join("out");
                 let started = Instant::now();
                 let nextest = Command::new(cargo())
@@ -66,7 +74,8 @@ impl Bench {
                         "PT_HARNESS",
                         std::env::current_exe().map_err(|e| e.to_string())?,
                     )
-                    .env("PROMPT_TESTER_CASSETTE", "off")
+                    .env("PROMPT_TESTER_CASSETTE", "replay")
+                    .env("CI", "1")
                     .env("PROMPT_TESTER_REPORT", out.join("report.json"))
                     .env("PROMPT_TESTER_JUNIT", out.join("junit.xml"))
                     .env("PROMPT_TESTER_HTML", out.join("report.html"))
@@ -92,7 +101,8 @@ impl Bench {
                     ));
                 }
                 expect_reported(&name, &out.join("report.json"), trials)?;
-                expect_requests(&name, &server, trials * run)?;
+                // A replay calls nothing: the provider saw only the recording's calls.
+                expect_requests(&name, &server, trials)?;
                 per_trial.push(wall.as_secs_f64() * 1e3 / trials as f64);
             }
             per_trial.sort_by(f64::total_cmp);
@@ -115,11 +125,33 @@ impl Bench {
                 .json(2),
         ];
         Ok(Report::new("nextest", figures).line(format!(
-            "nextest_ms_per_trial: cargo nextest run (a process per trial) then cargo prompt-tester report, \
-             JSON + JUnit + HTML, medians of {RUNS} runs: {}; ratio {:.2}",
+            "nextest_ms_per_trial: cargo nextest run (a process per trial) replaying, then cargo \
+             prompt-tester report, JSON + JUnit + HTML, medians of {RUNS} runs: {}; ratio {:.2}",
             lines.join("; "),
             at_large / at_small
         )))
+    }
+}
+
+/// Records every trial of the suite at `root` into its cassette, in one harness process (this
+/// binary, as the nextest target runs it, so the entries name the target nextest replays as).
+fn record(name: &str, root: &Path) -> Result<(), String> {
+    let recorded = Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+        .args(["--harness", "--record", "--quiet", "bench::"])
+        .current_dir(root)
+        .env("CARGO_MANIFEST_DIR", root)
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .env_remove("PROMPT_TESTER_CASSETTE")
+        .output()
+        .map_err(|e| format!("{name}: recording: {e}"))?;
+    if recorded.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name}: recording the suite failed:\n{}",
+            tail(&String::from_utf8_lossy(&recorded.stdout), 20)
+        ))
     }
 }
 

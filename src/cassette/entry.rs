@@ -394,6 +394,16 @@ impl<'de> Visitor<'de> for Entries<'_> {
     }
 }
 
+/// One entry of a file, from its JSON text alone (`index.rs` reads an entry where the index says it
+/// is), its shared system prompt put back from the file's `texts`.
+pub(super) fn entry_from_json(
+    json: &str,
+    texts: &BTreeMap<String, String>,
+) -> Result<Entry, String> {
+    let raw: RawEntry = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    unpacked(raw, texts)
+}
+
 /// `raw` as an entry, its shared system prompt put back from `texts`.
 fn unpacked(mut raw: RawEntry, texts: &BTreeMap<String, String>) -> Result<Entry, String> {
     if let Some(name) = raw.system_text.take() {

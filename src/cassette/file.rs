@@ -114,7 +114,12 @@ pub fn read_body(path: &Path) -> Result<FileBody, CassetteError> {
             });
         }
     };
-    let body: FileBody = serde_json::from_str(&text).map_err(|e| {
+    parse_body(path, &text)
+}
+
+/// `text`, the file at `path`, parsed: its entries and verdicts.
+pub(super) fn parse_body(path: &Path, text: &str) -> Result<FileBody, CassetteError> {
+    let body: FileBody = serde_json::from_str(text).map_err(|e| {
         let marker = text.lines().position(|l| {
             ["<<<<<<<", "=======", ">>>>>>>"]
                 .iter()

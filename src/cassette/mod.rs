@@ -18,6 +18,7 @@ pub mod decision;
 mod entry;
 mod file;
 mod flush;
+mod index;
 mod name;
 mod owner;
 pub mod pending;
@@ -34,6 +35,7 @@ pub use file::CassetteError;
 #[cfg(test)]
 use file::WORK_DIR_GITIGNORE;
 pub(crate) use file::{WORK_DIR, read_body, read_entries, work_dir};
+pub use index::Loading;
 pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};
 
@@ -151,7 +153,11 @@ pub struct Cassette {
 
 #[derive(Debug, Default)]
 struct State {
+    /// Every entry of the file as loaded (with this run's recordings); only the keys looked up so far
+    /// while `unread` holds the file (see [`index`]).
     entries: Recordings,
+    /// The file read but not parsed, with its index: entries are parsed as their keys are looked up.
+    unread: Option<index::Unread>,
     /// Whether the file held entries when it was loaded (a missing entry then means the test changed).
     recorded: bool,
     used: BTreeSet<Slot>,
@@ -210,20 +216,80 @@ struct Edit<'a> {
 const WRITE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Cassette {
-    fn load(path: PathBuf, pending_path: PathBuf, target: Target) -> Result<Self, CassetteError> {
-        let entries = Recordings::new(read_entries(&path)?);
-        let recorded = !entries.is_empty();
+    fn load(
+        path: PathBuf,
+        pending_path: PathBuf,
+        target: Target,
+        loading: Loading,
+    ) -> Result<Self, CassetteError> {
+        let state = match index::load(&path, loading)? {
+            index::Loaded::Whole(body) => {
+                let entries = Recordings::new(body.entries);
+                State {
+                    recorded: !entries.is_empty(),
+                    entries,
+                    ..State::default()
+                }
+            }
+            index::Loaded::Indexed(unread) => State {
+                recorded: unread.len() > 0,
+                unread: Some(unread),
+                ..State::default()
+            },
+        };
         Ok(Self {
             path,
             pending_path,
             target,
-            state: Mutex::new(State {
-                entries,
-                recorded,
-                ..State::default()
-            }),
+            state: Mutex::new(state),
             writing: Mutex::new(()),
         })
+    }
+
+    /// Whether the file is loaded through its index, some entries not parsed yet.
+    #[cfg(test)]
+    fn is_partial(&self) -> bool {
+        self.state().unread.is_some()
+    }
+
+    /// The state with every entry of the file parsed (what a whole load holds, with this run's
+    /// changes): for what needs them all.
+    fn whole(&self) -> std::sync::MutexGuard<'_, State> {
+        let mut state = self.state();
+        // A parse that fails is not reached: the index is trusted only for the very contents that
+        // parsed when it was written. What was looked up would stay.
+        if let Some(Ok(body)) = state.unread.take().map(|unread| unread.whole(&self.path)) {
+            // The keys looked up (and recorded since) replace the file's own.
+            let looked_up = std::mem::take(&mut state.entries);
+            state.entries = Recordings::new(body.entries);
+            state.entries.overlay(looked_up);
+        }
+        state
+    }
+
+    /// The state, with the file's entries for `key` parsed.
+    fn with_key(&self, key: &str) -> std::sync::MutexGuard<'_, State> {
+        let mut state = self.state();
+        let State {
+            unread, entries, ..
+        } = &mut *state;
+        let Some(unread) = unread else {
+            return state;
+        };
+        if entries.has_key(key) {
+            return state;
+        }
+        match unread.entries_of(key) {
+            Some(found) => {
+                entries.overlay(Recordings::new(found));
+                state
+            }
+            // The index does not match the file: parse it whole.
+            None => {
+                drop(state);
+                self.whole()
+            }
+        }
     }
 
     /// The file's path.
@@ -254,7 +320,7 @@ impl Cassette {
     /// When the call's sample is being recorded anew in this run, the entry joins its replacement: a
     /// replacement holds every call of the sample.
     pub fn lookup(&self, key: &str) -> Option<Entry> {
-        let mut state = self.state();
+        let mut state = self.with_key(key);
         let entry = state.entries.find(key, &self.target).cloned()?;
         state.used.insert((entry.target.clone(), key.to_string()));
         if !state.replacing.is_empty()
@@ -279,7 +345,7 @@ impl Cassette {
     /// How many entries the file held for `sample` when loaded (this target's, and those that name
     /// no target).
     pub fn sample_recordings(&self, sample: &SampleId) -> usize {
-        let mut state = self.state();
+        let mut state = self.whole();
         let State {
             entries, samples, ..
         } = &mut *state;
@@ -298,7 +364,7 @@ impl Cassette {
 
     /// The calls the file holds for `sample` made by `role`, as loaded, in key order.
     pub fn recorded_calls(&self, sample: &SampleId, role: crate::role::CallRole) -> Vec<Exchange> {
-        let state = self.state();
+        let state = self.whole();
         let mut found: Vec<(&String, &Exchange)> = state
             .entries
             .iter()
@@ -311,7 +377,7 @@ impl Cassette {
 
     /// How many entries the file held when loaded, if it held any.
     pub fn recorded_len(&self) -> Option<usize> {
-        let state = self.state();
+        let state = self.whole();
         state.recorded.then_some(state.entries.len())
     }
 
@@ -319,7 +385,7 @@ impl Cassette {
     /// sample); the file is written at most once a second and by [`Cassette::flush`].
     pub fn record(&self, mut entry: Entry) -> Result<(), CassetteError> {
         entry.target = self.target.clone();
-        let mut state = self.state();
+        let mut state = self.with_key(&entry.key);
         state.used.insert((entry.target.clone(), entry.key.clone()));
         if let Some(sample) = SampleId::of(&entry, &self.target) {
             state.first_recorded.insert(sample);
@@ -352,7 +418,7 @@ impl Cassette {
         let Some(sample) = SampleId::of(&entry, &self.target) else {
             return self.record(entry);
         };
-        let mut state = self.state();
+        let mut state = self.whole();
         if !state.replacing.contains_key(&sample) {
             let replayed: Vec<Entry> = state
                 .entries
@@ -393,7 +459,7 @@ impl Cassette {
     /// Marks the entries recorded by trial `test` (or by its `::run_N` trials) as used, though it did
     /// not run: a case skipped on purpose keeps its recordings through a prune.
     pub fn keep_recordings_of(&self, test: &str) {
-        let mut state = self.state();
+        let mut state = self.whole();
         let slots: Vec<Slot> = state
             .entries
             .iter()
@@ -405,13 +471,18 @@ impl Cassette {
 
     /// Whether it holds an entry recorded by trial `test` (or by its `::run_N` trials).
     pub fn has_recordings_of(&self, test: &str) -> bool {
-        self.state().entries.iter().any(|e| recorded_by(e, test))
+        let state = self.state();
+        state.entries.iter().any(|e| recorded_by(e, test))
+            || state
+                .unread
+                .as_ref()
+                .is_some_and(|unread| unread.has_recordings_of(test))
     }
 
     /// How many entries name no target and were not used in this run: whether another target uses
     /// them, no prune can tell.
     pub fn unattributed(&self) -> usize {
-        let state = self.state();
+        let state = self.whole();
         state
             .entries
             .iter()
@@ -429,7 +500,7 @@ impl Cassette {
     /// many.
     pub fn claim_used(&self) -> Result<usize, CassetteError> {
         let _turn = self.write_turn();
-        let mut state = self.state();
+        let mut state = self.whole();
         self.flush_locked(&mut state)?;
         if self.target.is_none() {
             return Ok(0);
@@ -459,7 +530,7 @@ impl Cassette {
     /// [`Cassette::prune`]; with `delete_if_empty`, a file left with no entry is deleted.
     fn prune_with(&self, claim: bool, delete_if_empty: bool) -> Result<Pruned, CassetteError> {
         let _turn = self.write_turn();
-        let mut state = self.state();
+        let mut state = self.whole();
         self.flush_locked(&mut state)?;
         let mine = |entry: &Entry| match (&self.target, &entry.target) {
             (Some(this), Some(theirs)) => this == theirs,

@@ -100,6 +100,16 @@ impl Recordings {
             .insert(entry);
     }
 
+    /// Whether some entry has `key`.
+    pub fn has_key(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    /// Puts `other`'s recordings of each of its keys in place of this one's.
+    pub fn overlay(&mut self, other: Recordings) {
+        self.0.extend(other.0);
+    }
+
     /// How many entries there are.
     pub fn len(&self) -> usize {
         self.0.values().map(|b| b.0.len()).sum()

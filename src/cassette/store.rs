@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use super::name::{self, SUFFIX, Stem};
 use super::owner::{Target, this_target};
 use super::pending;
-use super::{Cassette, CassetteError, Pruned, read_entries};
+use super::{Cassette, CassetteError, Loading, Pruned, read_entries};
 use crate::commands::Commands;
 
 /// Every cassette this process opened, loaded once each.
@@ -22,6 +22,8 @@ pub struct CassetteStore {
     pending_dir: Option<PathBuf>,
     /// The commands its errors name (the re-recording of a cassette that does not parse).
     commands: Commands,
+    /// Whole files, or through their index (a process of few trials).
+    loading: Loading,
     /// By test or suite name.
     open: Mutex<BTreeMap<String, Arc<Cassette>>>,
 }
@@ -51,6 +53,7 @@ impl CassetteStore {
             commands: Commands::new(target.as_deref()),
             target,
             pending_dir: None,
+            loading: Loading::Whole,
             open: Mutex::new(BTreeMap::new()),
         }
     }
@@ -61,6 +64,11 @@ impl CassetteStore {
             pending_dir: dir,
             ..self
         }
+    }
+
+    /// The same store, loading its cassettes as `loading` says (see [`Loading`]).
+    pub fn with_loading(self, loading: Loading) -> Self {
+        Self { loading, ..self }
     }
 
     /// The same store, naming `commands` in its errors.
@@ -121,6 +129,7 @@ impl CassetteStore {
                     path.clone(),
                     pending::pending_path(&path, self.pending_dir.as_deref()),
                     self.target.clone(),
+                    self.loading,
                 )
                 .map_err(|e| match e {
                     CassetteError::Invalid {
@@ -231,7 +240,7 @@ impl CassetteStore {
         let mut pruned = Vec::new();
         for path in self.unopened()? {
             let pending = pending::pending_path(&path, self.pending_dir.as_deref());
-            let result = Cassette::load(path.clone(), pending, self.target.clone())
+            let result = Cassette::load(path.clone(), pending, self.target.clone(), Loading::Whole)
                 .and_then(|c| c.prune_with(claim, true));
             if !matches!(result, Ok(Pruned { removed: 0, .. })) {
                 pruned.push((path, result));

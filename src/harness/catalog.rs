@@ -10,8 +10,8 @@ use super::rust_test;
 use super::settings::Settings;
 use crate::calibration::{self as cal, Entry};
 use crate::case::{self, Case, Plan};
-use crate::cassette::CassetteStore;
 use crate::cassette::decision::{Recording, Situation};
+use crate::cassette::{CassetteStore, Loading};
 use crate::config::Config;
 use crate::role::CallRole;
 use crate::suite;
@@ -80,9 +80,15 @@ impl<'a> Catalog<'a> {
             settings,
             exact,
             // Configured as the engine's: the run goes on with the files opened here.
+            // A process that runs one trial parses of a large cassette only what it looks up.
             cassettes: CassetteStore::new(&config.cassette_dir)
                 .with_pending_dir(settings.pending_dir.clone())
-                .with_commands(settings.commands.clone()),
+                .with_commands(settings.commands.clone())
+                .with_loading(if exact.is_some() {
+                    Loading::FEW_TRIALS
+                } else {
+                    Loading::Whole
+                }),
         }
     }
 
