@@ -195,6 +195,22 @@ fn plain_cargo_test_still_reports_those_trials_ignored() {
     assert!(listed.listed().is_empty(), "{}", listed.context());
 }
 
+/// A provider billing each call 25 input and 64 output tokens, and a wrapper crate in scratch root
+/// `name` that calls it as `fake`, `fake-model` priced at $1 / $2 a million tokens.
+fn priced_fake(name: &str) -> (FakeProvider, Scratch) {
+    let fake = FakeProvider::builder()
+        .usage(prompt_tester_testkit::Usage::new(25, 64))
+        .start();
+    let scratch = Scratch::new("nextest", name);
+    wrapper_crate(&scratch);
+    scratch.config(&format!(
+        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\n[prices.\"fake-model\"]\ninput_mtok = 1.0\n\
+         output_mtok = 2.0\n",
+        fake.base_url(Wire::OpenAi),
+    ));
+    (fake, scratch)
+}
+
 /// Under nextest every trial is its own process: the budget is one for the whole run, kept in the
 /// crate's ledger under a lock. Five cases, a budget of three calls' worst cases: three calls reach
 /// the server, two cases fail naming the budget.
@@ -203,16 +219,7 @@ fn a_budget_holds_across_the_processes_of_a_nextest_run() {
     // "Q n": 1 token, a message (8) and the request (16); 64 output tokens at $1 / $2 a million: the
     // fake bills each call exactly that.
     let worst = (25.0 + 2.0 * 64.0) / 1e6;
-    let fake = FakeProvider::builder()
-        .usage(prompt_tester_testkit::Usage::new(25, 64))
-        .start();
-    let scratch = Scratch::new("nextest", "budget");
-    wrapper_crate(&scratch);
-    scratch.config(&format!(
-        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\n[prices.\"fake-model\"]\ninput_mtok = 1.0\n\
-         output_mtok = 2.0\n",
-        fake.base_url(Wire::OpenAi),
-    ));
+    let (fake, scratch) = priced_fake("budget");
     let cases: String = (1..=5)
         .map(|i| format!("[[cases]]\nname = \"c{i}\"\ninputs = {{ q = \"{i}\" }}\n"))
         .collect();
@@ -574,16 +581,7 @@ fn a_panicking_attribute_value_fails_its_test_alone_under_nextest() {
 
 #[test]
 fn a_corrupt_budget_ledger_refuses_the_runs_calls_and_never_blocks_the_next_run() {
-    let fake = FakeProvider::builder()
-        .usage(prompt_tester_testkit::Usage::new(25, 64))
-        .start();
-    let scratch = Scratch::new("nextest", "corrupt-ledger");
-    wrapper_crate(&scratch);
-    scratch.config(&format!(
-        "[providers.fake]\nkind = \"openai\"\nbase_url = \"{}\"\n\n[prices.\"fake-model\"]\ninput_mtok = 1.0\n\
-         output_mtok = 2.0\n",
-        fake.base_url(Wire::OpenAi),
-    ));
+    let (fake, scratch) = priced_fake("corrupt-ledger");
     scratch.file(
         "prompt-tests/two.evals.toml",
         "prompt = \"Q {q}\"\nprovider = \"fake\"\nmodel = \"fake-model\"\nmax_tokens = 64\n\

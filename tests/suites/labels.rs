@@ -78,6 +78,25 @@ fn label(root: &Path, args: &[&str], input: &str) -> child::Run {
     child::Run(process.wait_with_output().unwrap())
 }
 
+/// The judge's answer on the first sample of `tea::names_alice`, as the run's JSON report gives it.
+fn alice_s_judge_answer(out: &Outcome) -> &Value {
+    &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]["judge"][0]
+}
+
+/// `answer` carries a measurement of factual_presence questions from `labels` labels, all right.
+fn assert_measured(answer: &Value, labels: u32) {
+    let m = &answer["measurement"];
+    assert_eq!(
+        (
+            &m["question_type"],
+            &m["accuracy"]["successes"],
+            &m["accuracy"]["trials"]
+        ),
+        (&json!("factual_presence"), &json!(labels), &json!(labels)),
+        "{answer}"
+    );
+}
+
 #[test]
 fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let fake = yes_judge();
@@ -190,18 +209,8 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
-        ["judge"][0];
-    let m = &answer["measurement"];
-    assert_eq!(
-        (
-            &m["question_type"],
-            &m["accuracy"]["successes"],
-            &m["accuracy"]["trials"]
-        ),
-        (&json!("factual_presence"), &json!(4), &json!(4)),
-        "{answer}"
-    );
+    let answer = alice_s_judge_answer(&out);
+    assert_measured(answer, 4);
     assert_eq!(answer["advisory"]["reason"], "below_minimum", "{answer}");
     assert!(out.suite("tea").get("label_corrected").is_none());
     child::assert_lacks(&out.stderr(), "label(s) not drawn at random");
@@ -220,8 +229,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     std::fs::write(&labels_file, &another).unwrap();
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
-        ["judge"][0];
+    let answer = alice_s_judge_answer(&out);
     assert_eq!(answer["advisory"]["reason"], "unmeasured", "{answer}");
     let stderr = out.stderr();
     let said = "warning: 3 label(s) not drawn at random judge another judge's answers (judge instructions \
@@ -248,8 +256,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     let one = one.replacen(&"0".repeat(64), &sha, 1);
     std::fs::write(&labels_file, &one).unwrap();
     let out = f.run(&["tea"]);
-    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
-        ["judge"][0];
+    let answer = alice_s_judge_answer(&out);
     assert_eq!(answer["measurement"]["accuracy"]["trials"], 1, "{answer}");
     // The other three are still another judge's: two with other instructions and temperature.
     let calibration = &out.report.as_ref().unwrap()["calibration"];
@@ -271,8 +278,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
         .collect();
     std::fs::write(&labels_file, &old).unwrap();
     let out = f.run(&["tea"]);
-    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
-        ["judge"][0];
+    let answer = alice_s_judge_answer(&out);
     assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
     let stderr = out.stderr();
     assert_eq!(
@@ -298,8 +304,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     std::fs::rename(&labels_file, &old_place).unwrap();
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
-        ["judge"][0];
+    let answer = alice_s_judge_answer(&out);
     assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
 }
 
@@ -356,17 +361,7 @@ fn a_labelled_review_measures_the_judge_of_a_later_run() {
     f.mode = "replay";
     let out = f.run(&["tea"]);
     out.assert_code(0);
-    let answer = &child::entry(&out.suite("tea")["cases"], "case_id", "names_alice")["samples"][0]
-        ["judge"][0];
-    let m = &answer["measurement"];
-    assert_eq!(
-        (
-            &m["question_type"],
-            &m["accuracy"]["successes"],
-            &m["accuracy"]["trials"]
-        ),
-        (&json!("factual_presence"), &json!(1), &json!(1)),
-        "{answer}"
-    );
+    let answer = alice_s_judge_answer(&out);
+    assert_measured(answer, 1);
     child::assert_lacks(&out.stderr(), "label(s) not drawn at random");
 }
