@@ -32,6 +32,8 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use serde_json::value::RawValue;
+
 use super::entry::{Entry, FileBody, entry_from_json};
 use super::file::{CassetteError, WORK_DIR, parse_body, read_body, work_dir};
 use crate::shared::Shared;
@@ -307,109 +309,25 @@ struct Layout {
     entries: Vec<(usize, usize)>,
 }
 
-/// The layout of `text`, a JSON object that parsed (so its strings and brackets are balanced).
+/// The layout of `text`, a cassette's JSON object. serde_json's raw values borrow their text from
+/// `text` unparsed, so where each one starts in it is its layout.
 fn scan(text: &str) -> Option<Layout> {
-    let b = text.as_bytes();
-    let mut at = skip_space(b, 0);
-    (*b.get(at)? == b'{').then_some(())?;
-    at += 1;
-    let mut layout = Layout::default();
-    let mut entries = None;
-    loop {
-        at = skip_space(b, at);
-        match *b.get(at)? {
-            b'}' => break,
-            b',' => at = skip_space(b, at + 1),
-            _ => {}
-        }
-        let key_end = value_end(b, at)?;
-        let key = text.get(at + 1..key_end - 1)?;
-        at = skip_space(b, key_end);
-        (*b.get(at)? == b':').then_some(())?;
-        at = skip_space(b, at + 1);
-        let end = value_end(b, at)?;
-        match key {
-            "texts" => layout.texts = Some((at, end)),
-            "entries" => entries = Some(elements(b, at)?),
-            _ => {}
-        }
-        at = end;
+    #[derive(serde::Deserialize)]
+    struct Raw<'a> {
+        #[serde(borrow)]
+        texts: Option<&'a RawValue>,
+        #[serde(borrow)]
+        entries: Vec<&'a RawValue>,
     }
-    layout.entries = entries?;
-    Some(layout)
-}
-
-/// The ranges of the elements of the array at `at`.
-fn elements(b: &[u8], mut at: usize) -> Option<Vec<(usize, usize)>> {
-    (*b.get(at)? == b'[').then_some(())?;
-    at += 1;
-    let mut found = Vec::new();
-    loop {
-        at = skip_space(b, at);
-        match *b.get(at)? {
-            b']' => return Some(found),
-            b',' => at += 1,
-            _ => {
-                let end = value_end(b, at)?;
-                found.push((at, end));
-                at = end;
-            }
-        }
-    }
-}
-
-fn skip_space(b: &[u8], mut at: usize) -> usize {
-    while b.get(at).is_some_and(u8::is_ascii_whitespace) {
-        at += 1;
-    }
-    at
-}
-
-/// Where the JSON value starting at `at` ends (one past its last byte).
-fn value_end(b: &[u8], at: usize) -> Option<usize> {
-    match *b.get(at)? {
-        b'"' => {
-            let mut i = at + 1;
-            loop {
-                match *b.get(i)? {
-                    b'\\' => i += 2,
-                    b'"' => return Some(i + 1),
-                    _ => i += 1,
-                }
-            }
-        }
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = at;
-            loop {
-                match *b.get(i)? {
-                    b'"' => {
-                        i = value_end(b, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => {
-            let mut i = at;
-            while b
-                .get(i)
-                .is_some_and(|c| !matches!(c, b',' | b'}' | b']') && !c.is_ascii_whitespace())
-            {
-                i += 1;
-            }
-            Some(i)
-        }
-    }
+    let raw: Raw<'_> = serde_json::from_str(text).ok()?;
+    let range = |value: &RawValue| {
+        let start = value.get().as_ptr() as usize - text.as_ptr() as usize;
+        (start, start + value.get().len())
+    };
+    Some(Layout {
+        texts: raw.texts.map(range),
+        entries: raw.entries.into_iter().map(range).collect(),
+    })
 }
 
 #[cfg(test)]
