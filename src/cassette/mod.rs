@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 pub mod changes;
 pub mod decision;
+pub mod diff;
 mod entry;
 mod file;
 mod flush;

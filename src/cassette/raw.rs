@@ -143,81 +143,6 @@ pub fn write_events(events: &[Event]) -> String {
     out
 }
 
-/// What differs between a recorded request and a new one, a line per JSON path
-/// (`messages[0].content: "a" → "b"`, `temperature: unset → 0.2`), at most `limit` lines.
-pub fn body_changes(old: &RawRequest, new: &RawRequest, limit: usize) -> Vec<String> {
-    let mut changes = Vec::new();
-    if old.method != new.method || old.path != new.path {
-        changes.push(format!(
-            "{} {} → {} {}",
-            old.method, old.path, new.method, new.path
-        ));
-    }
-    if old.query != new.query {
-        changes.push(format!("query {:?} → {:?}", old.query, new.query));
-    }
-    json_diff("", &old.body, &new.body, &mut changes);
-    if changes.len() > limit {
-        let more = changes.len() - limit;
-        changes.truncate(limit);
-        changes.push(format!("and {more} more"));
-    }
-    changes
-}
-
-fn json_diff(at: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
-    let name = |key: &str| {
-        if at.is_empty() {
-            key.to_string()
-        } else {
-            format!("{at}.{key}")
-        }
-    };
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            for key in keys {
-                match (a.get(key), b.get(key)) {
-                    (Some(x), Some(y)) => json_diff(&name(key), x, y, out),
-                    (Some(x), None) => out.push(format!("{}: {} → unset", name(key), short(x))),
-                    (None, Some(y)) => out.push(format!("{}: unset → {}", name(key), short(y))),
-                    (None, None) => {}
-                }
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                json_diff(&format!("{at}[{i}]"), x, y, out);
-            }
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            out.push(format!("{at}: {} items → {}", a.len(), b.len()));
-            let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-            if let (Some(x), Some(y)) = (a.get(same), b.get(same)) {
-                json_diff(&format!("{at}[{same}]"), x, y, out);
-            }
-        }
-        (a, b) if a != b => out.push(format!("{}: {} → {}", at_or_body(at), short(a), short(b))),
-        _ => {}
-    }
-}
-
-fn at_or_body(at: &str) -> &str {
-    if at.is_empty() { "body" } else { at }
-}
-
-/// A JSON value shown in a line: at most 80 characters.
-fn short(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= 80 {
-        return text;
-    }
-    let cut: String = text.chars().take(77).collect();
-    format!("{cut}...")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,34 +247,5 @@ mod tests {
             error.contains("holds `http_request` and `http_response`"),
             "{error}"
         );
-    }
-
-    #[test]
-    fn a_body_diff_names_each_changed_path() {
-        let old = request(
-            json!({"model": "m", "messages": [{"role": "user", "content": "hello"}], "temperature": 0.2}),
-        );
-        let new = request(
-            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "seed": 3}),
-        );
-        assert_eq!(
-            body_changes(&old, &new, 10),
-            vec![
-                "messages[0].content: \"hello\" → \"hi\"".to_string(),
-                "seed: unset → 3".into(),
-                "temperature: 0.2 → unset".into(),
-            ]
-        );
-        let longer = request(json!({"messages": [1, 2, 3]}));
-        let shorter = request(json!({"messages": [1, 5]}));
-        assert_eq!(
-            body_changes(&longer, &shorter, 10),
-            vec![
-                "messages: 3 items → 2".to_string(),
-                "messages[1]: 2 → 5".into()
-            ]
-        );
-        assert_eq!(body_changes(&old, &new, 1).last().unwrap(), "and 2 more");
-        assert!(body_changes(&old, &old, 10).is_empty());
     }
 }

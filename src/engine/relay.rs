@@ -9,7 +9,8 @@ use std::time::Duration;
 use super::bill::Billed;
 use super::{Call, CallError, CallRole, Engine, RunScope};
 use crate::budget::{Worst, approx};
-use crate::cassette::raw::{RawRequest, RawResponse, body_changes};
+use crate::cassette::diff;
+use crate::cassette::raw::{RawRequest, RawResponse};
 use crate::cassette::{Exchange, Recorded};
 use crate::completion::CompletionResult;
 use crate::provider::relayed::{self, Api};
@@ -65,29 +66,34 @@ impl Recorded for Relayed {
         }
     }
 
-    /// Against the closest recorded request to the same path (the fewest changed paths, then the most
-    /// alike text): a line per JSON path that changed; or, when one is the same, that the sample now
-    /// sends it more often.
+    /// Against the closest recorded request to the same path (the one request diff,
+    /// [`diff::closest`]: bounded work, whatever the body's size): a line per JSON path that changed;
+    /// or, when none did, that only fresh tool-call ids differ, or that the sample now sends it more
+    /// often.
     fn changes(&self, recorded: &[Exchange]) -> Vec<String> {
-        let text = self.request.body.to_string();
-        let closest = recorded
-            .iter()
-            .filter_map(|e| match e {
-                Exchange::Raw { request, .. } if request.path == self.request.path => {
-                    let alike =
-                        similar::TextDiff::from_chars(&request.body.to_string(), &text).ratio();
-                    Some((body_changes(request, &self.request, CHANGES_SHOWN), alike))
-                }
-                _ => None,
-            })
-            .min_by(|(a, x), (b, y)| a.len().cmp(&b.len()).then(y.total_cmp(x)))
-            .map(|(changes, _)| changes);
-        match closest {
-            Some(changes) if changes.is_empty() => vec![format!(
+        let same_path = recorded.iter().filter_map(|e| match e {
+            Exchange::Raw { request, .. } if request.path == self.request.path => Some(request),
+            _ => None,
+        });
+        match diff::closest(&self.request, same_path) {
+            None => Vec::new(),
+            Some(closest) if !closest.is_empty() => closest.lines(CHANGES_SHOWN),
+            Some(closest) if !closest.fresh_ids.is_empty() => {
+                let renamed: Vec<String> = closest
+                    .fresh_ids
+                    .iter()
+                    .map(|(old, new)| format!("{old} → {new}"))
+                    .collect();
+                vec![format!(
+                    "only its tool-call ids differ ({}): a recording replays the ids it was recorded \
+                     with, so the application must send the same ones",
+                    renamed.join(", ")
+                )]
+            }
+            Some(_) => vec![format!(
                 "the sample sent this same request {} times; it was recorded fewer times",
                 self.ordinal
             )],
-            closest => closest.unwrap_or_default(),
         }
     }
 }
