@@ -396,3 +396,58 @@ fn a_run_fn_s_samples_run_the_configured_number_at_a_time_recording_and_replayin
     replay.assert_stdout_has("replayed=true");
     assert_eq!(peak(&replay), Some(3), "{}", replay.context());
 }
+
+#[test]
+fn a_changed_request_with_a_large_body_is_refused_within_seconds_under_ci() {
+    let server = fake("Seen");
+    let scratch = scratch("large-body", &server);
+    let blob = |seed: &'static str| [("FIXTURE_BLOB_KIB", "1024"), ("FIXTURE_BLOB_SEED", seed)];
+    let [kib, first] = blob("1");
+    let record = scratch.run_example(
+        FIXTURE,
+        &["large_body", "--exact", "--nocapture"],
+        &[kib, first, ("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    drop(server);
+
+    // The same MiB drawn from another seed, under CI: refused at once (a character diff of the two
+    // bodies, as the stale message once ranked recordings, took hours in a debug build).
+    let [kib, second] = blob("2");
+    let mut child = scratch
+        .command(
+            FIXTURE,
+            &["large_body", "--exact", "--nocapture"],
+            &[kib, second, ("CI", "true")],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the fixture runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("the child can be waited on").is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().expect("the child can be killed");
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "no answer within 60 s:\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    let after_ms: u64 = stdout
+        .split("answered=400 after_ms=")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("no refusal in:\n{stdout}"));
+    assert!(after_ms < 10_000, "refused after {after_ms} ms:\n{stdout}");
+    assert!(
+        stdout.contains("Changed since it was recorded: messages[0].content: \""),
+        "{stdout}"
+    );
+}
