@@ -9,6 +9,8 @@ pub use crate::calibration::labels::{
     Label, LabelsError, Places as LabelPlaces, add as add_labels,
 };
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
+/// The one request diff, by JSON path, that a stale call's message shows too.
+pub use crate::cassette::diff::{Change, RequestDiff, requests as request_diff};
 pub use crate::cassette::pending::{PendingFile, PendingSample, SampleId, Settled};
 pub use crate::cassette::raw::{Event, RawBody, RawRequest, RawResponse};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, Verdict};
@@ -68,7 +70,7 @@ pub const PENDING_DIR: &str = crate::harness::PENDING_DIR;
 
 /// Where a crate's recordings are: its cassette directory (from its `prompt-tester.toml`, as the
 /// harness finds it) and the folder of its pending recordings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
     /// The cassette directory.
     pub cassette_dir: PathBuf,
@@ -77,6 +79,20 @@ pub struct Layout {
     pub pending_dir: PathBuf,
     /// Where labels files are: beside each suite file, and in the cassette directory.
     pub labels: LabelPlaces,
+    /// Today's prices, as the crate's runs price a call.
+    pub prices: Prices,
+}
+
+/// Today's prices of a crate: the built-in table under its `[prices]` and free endpoints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prices(crate::config::Config);
+
+impl Prices {
+    /// What `result` costs as the call of `entry`, priced as a run prices a replayed call; `None` when
+    /// its model's price is unknown.
+    pub fn cost(&self, entry: &Entry, result: &crate::completion::CompletionResult) -> Option<f64> {
+        self.0.cost_of(&entry.provider, &entry.model, result)
+    }
 }
 
 impl Layout {
@@ -99,8 +115,9 @@ impl Layout {
             .unwrap_or_else(|| config.cassette_dir.clone());
         Ok(Self {
             labels: LabelPlaces::of(&config),
-            cassette_dir: config.cassette_dir,
+            cassette_dir: config.cassette_dir.clone(),
             pending_dir,
+            prices: Prices(config),
         })
     }
 

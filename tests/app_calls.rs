@@ -369,6 +369,14 @@ fn a_changed_request_fails_under_ci_goes_pending_locally_and_accepting_it_replay
             "cargo prompt-tester review",
         ],
     );
+    // The message as the guide shows it: the end of the long system message on each side.
+    let guide = std::fs::read_to_string(child::repo_root().join("src/guide/app_calls.md")).unwrap();
+    let shown = guide
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with("model call failed: openai_chat.cassette.json has"))
+        .expect("the guide shows the message");
+    stale.assert_stdout_has(shown);
 
     // Locally with no key at the vendor's URL, it is not made either: async-openai sends
     // `Authorization: Bearer ` (empty), which is no credential.

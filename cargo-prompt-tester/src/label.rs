@@ -91,7 +91,7 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
             sample.id,
             place.shown(&sample.cassette)
         )?;
-        for call in compare::calls(&sample.entries, CallRole::Subject) {
+        for call in compare::calls(&sample.entries, CallRole::Subject, &compare::as_recorded) {
             writeln!(out, "  answer:")?;
             for line in compare::answer_text(&call.response).lines() {
                 writeln!(out, "    {line}")?;

@@ -79,8 +79,8 @@ fn row(file: &PendingFile, sample: &PendingSample) -> Value {
 /// What changed in the subject's requests, call by call ("subject call 1: model a → b").
 fn changes(sample: &PendingSample) -> Vec<String> {
     compare::paired(
-        compare::calls(&sample.old, CallRole::Subject),
-        compare::calls(&sample.new, CallRole::Subject),
+        compare::calls(&sample.old, CallRole::Subject, &compare::as_recorded),
+        compare::calls(&sample.new, CallRole::Subject, &compare::as_recorded),
     )
     .iter()
     .enumerate()

@@ -52,8 +52,9 @@ pub fn describe(old: &CompletionRequest, new: &CompletionRequest) -> Vec<String>
             new.messages.len()
         ));
     }
+    let changed = changed_messages(&old.messages, &new.messages);
     for (i, (a, b)) in old.messages.iter().zip(&new.messages).enumerate() {
-        if a == b {
+        if !changed.contains(&i) {
             continue;
         }
         let what = if i + 1 == new.messages.len() && b.role == crate::completion::Role::User {
@@ -71,6 +72,29 @@ pub fn describe(old: &CompletionRequest, new: &CompletionRequest) -> Vec<String>
         }
     }
     changes
+}
+
+/// The indices of the messages (of those both lists hold) that differ, tool-call ids made anew aside
+/// (the one request diff decides, [`super::diff::values`]).
+fn changed_messages(old: &[Message], new: &[Message]) -> Vec<usize> {
+    let n = old.len().min(new.len());
+    let json = |m: &[Message]| serde_json::to_value(m).unwrap_or_default();
+    let (a, b) = (json(&old[..n]), json(&new[..n]));
+    let mut changed: Vec<usize> = super::diff::values(&a, &b)
+        .changes
+        .iter()
+        .filter_map(|change| match change {
+            super::diff::Change::Value { path, .. } | super::diff::Change::Items { path, .. } => {
+                match path.0.first() {
+                    Some(super::diff::Step::Index(i)) => Some(*i),
+                    _ => None,
+                }
+            }
+            super::diff::Change::Target { .. } => None,
+        })
+        .collect();
+    changed.dedup();
+    changed
 }
 
 fn shown<T: std::fmt::Display>(value: Option<T>) -> String {
@@ -151,6 +175,34 @@ mod tests {
             ]
         );
         assert!(describe(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn fresh_tool_call_ids_are_not_a_change() {
+        use crate::completion::{ContentBlock, Role};
+        let round_trip = |id: &str| {
+            let mut request = CompletionRequest::new("m", "Weather?", 10);
+            request.messages.push(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolUse {
+                    id: id.into(),
+                    name: "weather".into(),
+                    input: serde_json::json!({"city": "Paris"}),
+                    thought_signature: None,
+                }],
+            });
+            request.messages.push(Message {
+                role: Role::User,
+                content: vec![ContentBlock::ToolResult {
+                    tool_use_id: id.into(),
+                    name: "weather".into(),
+                    content: "sunny".into(),
+                    is_error: false,
+                }],
+            });
+            request
+        };
+        assert!(describe(&round_trip("call_abc123"), &round_trip("call_xyz789")).is_empty());
     }
 
     #[test]

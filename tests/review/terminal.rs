@@ -276,3 +276,89 @@ fn a_suite_s_labels_go_beside_it_with_the_judge_s_settings() {
     tmux.send("q");
     tmux.wait_for(&["[review exited 0]"]);
 }
+
+/// A call through the recording endpoint: an OpenAI chat after one tool round trip (its call's id
+/// `id`, in the call and its result), a system message ending in `tone`, answered with 1000 input and
+/// 500 output tokens and nothing priced.
+fn relayed(id: &str, tone: &str, answer: &str) -> prompt_tester::testing::cassette::Entry {
+    use prompt_tester::_cargo_prompt_tester_support::{RawBody, RawRequest, RawResponse};
+    use prompt_tester::testing::cassette::{CallRole, Entry, Exchange};
+    let body = serde_json::json!({"messages": [
+        {"content": format!("Answer in one or two sentences, cite the policy section you rely on, and keep a {tone} tone."), "role": "system"},
+        {"content": "Weather?", "role": "user"},
+        {"role": "assistant", "tool_calls": [{"function": {"arguments": "{}", "name": "weather"}, "id": id, "type": "function"}]},
+        {"content": "sunny", "role": "tool", "tool_call_id": id},
+    ], "model": "house-model"});
+    Entry {
+        key: format!("{id}{tone}"),
+        target: Some("prompts".into()),
+        test: "app::reply".into(),
+        run: 1,
+        role: CallRole::Subject,
+        provider: "openai".into(),
+        model: "house-model".into(),
+        call: Exchange::Raw {
+            request: RawRequest {
+                method: "POST".into(),
+                path: "/v1/chat/completions".into(),
+                query: Vec::new(),
+                body,
+            },
+            response: RawResponse {
+                status: 200,
+                content_type: "application/json".into(),
+                body: RawBody::Json(serde_json::json!({"choices": [{"message": {"content": answer, "role": "assistant"}}],
+                    "usage": {"prompt_tokens": 1000, "completion_tokens": 500}})),
+            },
+        },
+        latency_ms: 300,
+        recorded_at: "2026-01-01T00:00:00Z".into(),
+    }
+}
+
+#[test]
+fn an_application_s_call_is_priced_and_its_changes_are_json_paths_without_fresh_ids() {
+    let test = "an_application_s_call_is_priced_and_its_changes_are_json_paths_without_fresh_ids";
+    let scratch = prompt_tester_testkit::child::Scratch::new("review", "relayed");
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    );
+    scratch.file(
+        "prompt-tester.toml",
+        "[prices.\"house-model\"]\ninput_mtok = 1.0\noutput_mtok = 2.0\n",
+    );
+    let cassettes = scratch.path().join("prompt-tests/cassettes");
+    let write = |name: &str, entry| {
+        std::fs::create_dir_all(&cassettes).unwrap();
+        let body = serde_json::json!({"version": 4, "entries": [entry]});
+        std::fs::write(cassettes.join(name), serde_json::to_string_pretty(&body).unwrap()).unwrap();
+    };
+    write("app.cassette.json", relayed("call_abc123", "plain", "Sunny."));
+    write("app.pending.json", relayed("call_xyz789", "warm", "Sunny!"));
+    let Some(tmux) = review(test, scratch.path()) else {
+        return;
+    };
+    let screen = tmux.wait_for(&["pending 1 of 1: app::reply (run 1)", "q quit"]);
+    assert_contains(
+        &screen,
+        &[
+            r#"call 1: messages[0].content: "…you rely on, and keep a plain tone." → "…you rely on, and keep a warm tone.""#,
+            // 1000 tokens in at $1 and 500 out at $2 a million, on each side.
+            "$0.002000                    $0.002000",
+        ],
+    );
+    assert_lacks(&screen, "prompt:");
+    assert_lacks(&screen, "call_");
+    assert_lacks(&screen, "unpriced");
+    tmux.send("d");
+    let diff = tmux.wait_for(&["call 1, messages[0].content:"]);
+    assert_contains(
+        &diff,
+        &[
+            "    - Answer in one or two sentences, cite the policy section you rely on, and keep a plain tone.",
+            "    + Answer in one or two sentences, cite the policy section you rely on, and keep a warm tone.",
+        ],
+    );
+    assert_lacks(&diff, "call_");
+}

@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-use prompt_tester::_cargo_prompt_tester_support::{CallRole, Entry, Exchange, describe, raw_call};
+use prompt_tester::_cargo_prompt_tester_support::{
+    CallRole, Entry, Exchange, RawRequest, describe, raw_call, request_diff,
+};
 use prompt_tester::{CompletionRequest, CompletionResult};
 
 /// One recorded model call (a call through the recording endpoint shown as one: its body as the
@@ -17,28 +19,54 @@ pub struct Call<'a> {
     pub response: Cow<'a, CompletionResult>,
     /// How long it took when recorded.
     pub latency_ms: u64,
+    /// The request as sent, for a call through the recording endpoint.
+    pub raw: Option<&'a RawRequest>,
 }
+
+/// A call's cost at today's prices (`Prices::cost` of the crate; what its run would say).
+pub type Pricing<'p> = &'p dyn Fn(&Entry, &CompletionResult) -> Option<f64>;
+
+/// The cost a call was recorded with, where no cost is shown.
+pub fn as_recorded(_: &Entry, result: &CompletionResult) -> Option<f64> {
+    result.cost_usd
+}
+
+/// Changes of a call through the recording endpoint a line each, before "and N more".
+const CHANGES_SHOWN: usize = 8;
 
 /// An accepted call and the new one in its place; either may be missing (a call no longer made,
 /// or one made for the first time).
 pub type Pair<'a> = (Option<Call<'a>>, Option<Call<'a>>);
 
-/// The completion calls of `role` in `entries`, in recording order.
-pub fn calls(entries: &[Entry], role: CallRole) -> Vec<Call<'_>> {
+/// The completion calls of `role` in `entries`, in recording order, each priced by `price`.
+pub fn calls<'a>(entries: &'a [Entry], role: CallRole, price: Pricing<'_>) -> Vec<Call<'a>> {
     entries
         .iter()
         .filter(|e| e.role == role)
-        .filter_map(|e| match &e.call {
-            Exchange::Completion { request, response } => Some(Call {
-                request: Cow::Borrowed(request),
-                response: Cow::Borrowed(response),
-                latency_ms: e.latency_ms,
-            }),
-            raw => raw_call(raw).map(|(request, response)| Call {
-                request: Cow::Owned(request),
-                response: Cow::Owned(response),
-                latency_ms: e.latency_ms,
-            }),
+        .filter_map(|e| {
+            let mut call = match &e.call {
+                Exchange::Completion { request, response } => Call {
+                    request: Cow::Borrowed(request),
+                    response: Cow::Borrowed(response),
+                    latency_ms: e.latency_ms,
+                    raw: None,
+                },
+                raw => {
+                    let (request, response) = raw_call(raw)?;
+                    Call {
+                        request: Cow::Owned(request),
+                        response: Cow::Owned(response),
+                        latency_ms: e.latency_ms,
+                        raw: match raw {
+                            Exchange::Raw { request, .. } => Some(request),
+                            _ => None,
+                        },
+                    }
+                }
+            };
+            let cost = price(e, &call.response);
+            call.response.to_mut().cost_usd = cost;
+            Some(call)
         })
         .collect()
 }
@@ -55,7 +83,10 @@ pub fn paired<'a>(old: Vec<Call<'a>>, new: Vec<Call<'a>>) -> Vec<Pair<'a>> {
 pub fn request_changes(pair: &Pair<'_>) -> Vec<String> {
     match pair {
         (Some(old), Some(new)) => {
-            let changes = describe(&old.request, &new.request);
+            let changes = match (old.raw, new.raw) {
+                (Some(a), Some(b)) => request_diff(a, b).lines(CHANGES_SHOWN),
+                _ => describe(&old.request, &new.request),
+            };
             if changes.is_empty() {
                 vec!["the same request, answered again".into()]
             } else {
@@ -133,6 +164,7 @@ mod tests {
             request: Cow::Borrowed(request),
             response: Cow::Borrowed(response),
             latency_ms: 100,
+            raw: None,
         }
     }
 
@@ -219,8 +251,8 @@ mod tests {
         };
         let (old, new) = ([entry("Hello", "Hi")], [entry("Hello there", "Hey")]);
         let pairs = paired(
-            calls(&old, CallRole::Subject),
-            calls(&new, CallRole::Subject),
+            calls(&old, CallRole::Subject, &|_, _| Some(0.5)),
+            calls(&new, CallRole::Subject, &|_, _| Some(0.5)),
         );
         assert_eq!(pairs.len(), 1);
         let changes = request_changes(&pairs[0]);

@@ -218,7 +218,8 @@ impl Review<'_> {
             self.place.shown(&file.cassette),
             self.place.shown(&file.pending),
         );
-        let mut lines = screen::lines(sample, (&paths.0, &paths.1), at);
+        let prices = &self.place.layout.prices;
+        let mut lines = screen::lines(sample, (&paths.0, &paths.1), at, &|e, r| prices.cost(e, r));
         screen::labels(&mut lines, sample, &self.labelled);
         let rows = wrap(&lines, width);
         let body = usize::from(height.saturating_sub(1));

@@ -7,7 +7,7 @@ use prompt_tester::_cargo_prompt_tester_support::{
     line_diff, text_of, word_diff,
 };
 
-use super::compare::{self, Call, Pair, Totals};
+use super::compare::{self, Call, Pair, Pricing, Totals};
 
 /// How a piece of text is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +115,7 @@ pub fn judged(sample: &PendingSample) -> Vec<(String, bool)> {
     if let Some(verdict) = &sample.new_verdict {
         return judged_questions(verdict);
     }
-    compare::calls(&sample.new, CallRole::Judge)
+    compare::calls(&sample.new, CallRole::Judge, &compare::as_recorded)
         .iter()
         .flat_map(|c| {
             judge_questions(&c.request)
@@ -162,8 +162,14 @@ pub struct Position {
     pub request_diff: bool,
 }
 
-/// The screen of `sample`, whose recordings are in `cassette` and `pending` (as shown to the user).
-pub fn lines(sample: &PendingSample, (cassette, pending): (&str, &str), at: Position) -> Vec<Line> {
+/// The screen of `sample`, whose recordings are in `cassette` and `pending` (as shown to the user),
+/// its calls priced by `price`.
+pub fn lines(
+    sample: &PendingSample,
+    (cassette, pending): (&str, &str),
+    at: Position,
+    price: Pricing<'_>,
+) -> Vec<Line> {
     let mut out = vec![
         Line::new(
             Tone::Title,
@@ -178,12 +184,12 @@ pub fn lines(sample: &PendingSample, (cassette, pending): (&str, &str), at: Posi
         ));
     }
     let subject = compare::paired(
-        compare::calls(&sample.old, CallRole::Subject),
-        compare::calls(&sample.new, CallRole::Subject),
+        compare::calls(&sample.old, CallRole::Subject, price),
+        compare::calls(&sample.new, CallRole::Subject, price),
     );
     let judge = compare::paired(
-        compare::calls(&sample.old, CallRole::Judge),
-        compare::calls(&sample.new, CallRole::Judge),
+        compare::calls(&sample.old, CallRole::Judge, price),
+        compare::calls(&sample.new, CallRole::Judge, price),
     );
     out.push(Line::default());
     out.push(Line::new(Tone::Heading, "What changed in the request"));
@@ -224,6 +230,15 @@ fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>) {
     let (Some(old), Some(new)) = pair else {
         return;
     };
+    // A call through the recording endpoint: each changed JSON path, both values in full.
+    if let (Some(a), Some(b)) = (old.raw, new.raw) {
+        for change in prompt_tester::_cargo_prompt_tester_support::request_diff(a, b).changes {
+            out.push(Line::plain(format!("  call {call}, {}:", change.place())));
+            let (before, after) = change.sides();
+            diff_lines(out, &before, &after);
+        }
+        return;
+    }
     let system = |c: &Call<'_>| c.request.system.clone().unwrap_or_default();
     if system(old) != system(new) {
         out.push(Line::plain(format!("  call {call}, system prompt:")));
@@ -392,7 +407,7 @@ mod tests {
             total: 3,
             request_diff,
         };
-        lines(sample, ("c.cassette.json", "c.pending.json"), at)
+        lines(sample, ("c.cassette.json", "c.pending.json"), at, &compare::as_recorded)
             .iter()
             .map(Line::text)
             .collect::<Vec<_>>()
