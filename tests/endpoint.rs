@@ -425,7 +425,11 @@ fn a_changed_request_with_a_large_body_is_refused_within_seconds_under_ci() {
         .spawn()
         .expect("the fixture runs");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while child.try_wait().expect("the child can be waited on").is_none() {
+    while child
+        .try_wait()
+        .expect("the child can be waited on")
+        .is_none()
+    {
         if std::time::Instant::now() > deadline {
             child.kill().expect("the child can be killed");
             let out = child.wait_with_output().unwrap();

@@ -307,8 +307,10 @@ fn relayed(id: &str, tone: &str, answer: &str) -> prompt_tester::testing::casset
             response: RawResponse {
                 status: 200,
                 content_type: "application/json".into(),
-                body: RawBody::Json(serde_json::json!({"choices": [{"message": {"content": answer, "role": "assistant"}}],
-                    "usage": {"prompt_tokens": 1000, "completion_tokens": 500}})),
+                body: RawBody::Json(
+                    serde_json::json!({"choices": [{"message": {"content": answer, "role": "assistant"}}],
+                    "usage": {"prompt_tokens": 1000, "completion_tokens": 500}}),
+                ),
             },
         },
         latency_ms: 300,
@@ -332,9 +334,16 @@ fn an_application_s_call_is_priced_and_its_changes_are_json_paths_without_fresh_
     let write = |name: &str, entry| {
         std::fs::create_dir_all(&cassettes).unwrap();
         let body = serde_json::json!({"version": 4, "entries": [entry]});
-        std::fs::write(cassettes.join(name), serde_json::to_string_pretty(&body).unwrap()).unwrap();
+        std::fs::write(
+            cassettes.join(name),
+            serde_json::to_string_pretty(&body).unwrap(),
+        )
+        .unwrap();
     };
-    write("app.cassette.json", relayed("call_abc123", "plain", "Sunny."));
+    write(
+        "app.cassette.json",
+        relayed("call_abc123", "plain", "Sunny."),
+    );
     write("app.pending.json", relayed("call_xyz789", "warm", "Sunny!"));
     let Some(tmux) = review(test, scratch.path()) else {
         return;

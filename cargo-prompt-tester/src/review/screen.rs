@@ -407,11 +407,16 @@ mod tests {
             total: 3,
             request_diff,
         };
-        lines(sample, ("c.cassette.json", "c.pending.json"), at, &compare::as_recorded)
-            .iter()
-            .map(Line::text)
-            .collect::<Vec<_>>()
-            .join("\n")
+        lines(
+            sample,
+            ("c.cassette.json", "c.pending.json"),
+            at,
+            &compare::as_recorded,
+        )
+        .iter()
+        .map(Line::text)
+        .collect::<Vec<_>>()
+        .join("\n")
     }
 
     /// Panics, showing `text`, unless it contains each of `parts`.
