@@ -49,7 +49,8 @@ fn each_key_does_what_it_says_and_writes_at_once() {
             "Usage",
             "subject calls   1",
             "judge calls     1",
-            "$0.000100",
+            // Priced at today's prices, as a run prices them, not as recorded ($0.0001).
+            "$0.000008",
             "401 ms",
             "a accept  r reject  s skip  A/R/S all left  d request diff",
         ],
