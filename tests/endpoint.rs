@@ -396,3 +396,39 @@ fn a_run_fn_s_samples_run_the_configured_number_at_a_time_recording_and_replayin
     replay.assert_stdout_has("replayed=true");
     assert_eq!(peak(&replay), Some(3), "{}", replay.context());
 }
+
+#[test]
+fn a_request_the_client_timed_out_and_retried_records_a_cassette_that_replays() {
+    let server = fake("Wren");
+    // The first attempt is answered after the client's timeout (1 s): the client gives up and retries.
+    server.push(
+        Reply::text(Wire::OpenAi, "gpt-4o-mini", "Late", Usage::new(11, 7))
+            .delayed(std::time::Duration::from_secs(4)),
+    );
+    let scratch = scratch("retried", &server);
+    let record = scratch.run_example(
+        FIXTURE,
+        &["retried", "--exact", "--nocapture", "--budget", "1"],
+        &[("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    assert_eq!(server.request_count(), 2, "{}", record.context());
+    record.assert_stdout_has("output=Wren replayed=false");
+    // The attempt dropped after it was sent may be billed: charged at its worst case, an upper bound.
+    record.assert_stderr_has("2 model calls (0 replayed from cassettes); total cost ≤$");
+    let recorded =
+        std::fs::read_to_string(scratch.cassettes().join("retried.cassette.json")).unwrap();
+    let body: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    assert_eq!(body["entries"].as_array().unwrap().len(), 1, "{recorded}");
+
+    // Replayed under CI with the provider gone: nothing times out, and the first request asks for
+    // the place the retry was recorded in.
+    drop(server);
+    let replay = scratch.run_example(
+        FIXTURE,
+        &["retried", "--exact", "--nocapture"],
+        &[("CI", "true")],
+    );
+    assert_eq!(replay.code(), Some(0), "{}", replay.context());
+    replay.assert_stdout_has("output=Wren replayed=true");
+}

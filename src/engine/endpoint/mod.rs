@@ -50,25 +50,22 @@ pub(crate) struct SampleRelay {
 
 impl SampleRelay {
     /// The place (1-based) of a request among the sample's identical ones, `same` naming them: the
-    /// first place given back, else the next.
-    pub(crate) fn next_ordinal(&self, same: &str) -> u32 {
+    /// first place given back, else the next. The place is given back when it is dropped unkept.
+    pub(crate) fn place(&self, same: String) -> Place<'_> {
         let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
-        let places = ordinals.entry(same.to_string()).or_default();
-        match places.given_back.pop_first() {
+        let places = ordinals.entry(same.clone()).or_default();
+        let ordinal = match places.given_back.pop_first() {
             Some(n) => n,
             None => {
                 places.taken += 1;
                 places.taken
             }
-        }
-    }
-
-    /// Gives a place back: its request got no answer to keep (the provider's 429 or 5xx went back to
-    /// the client), so the client's retry is the same request in the same place.
-    pub(crate) fn give_back(&self, same: &str, ordinal: u32) {
-        let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(places) = ordinals.get_mut(same) {
-            places.given_back.insert(ordinal);
+        };
+        Place {
+            relay: self,
+            same,
+            ordinal,
+            kept: false,
         }
     }
 
@@ -94,6 +91,45 @@ impl SampleRelay {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+}
+
+/// A request's place among its sample's identical requests. Unless kept, it is given back when it
+/// is dropped, whatever ended its request: the provider's error passed back to the client, a refusal,
+/// or the client going away (a timeout drops the handler): the client's retry is the same request
+/// in the same place, as a replay, where nothing times out, asks for it.
+pub(crate) struct Place<'a> {
+    relay: &'a SampleRelay,
+    same: String,
+    ordinal: u32,
+    kept: bool,
+}
+
+impl Place<'_> {
+    /// The place, 1-based.
+    pub(crate) fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
+    /// Keeps the place: its request's answer was recorded or replayed under it.
+    pub(crate) fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let mut ordinals = self
+            .relay
+            .ordinals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(places) = ordinals.get_mut(&self.same) {
+            places.given_back.insert(self.ordinal);
+        }
     }
 }
 

@@ -196,7 +196,9 @@ async fn serve(
     let model = relayed::model_of(&raw);
     let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
     let same = raw_key(&owner, scope.run_index, &raw, 0);
-    let ordinal = scope.relay.next_ordinal(&same);
+    // Given back unless its answer is kept, however the request ends (the client gone included).
+    let place = scope.relay.place(same);
+    let ordinal = place.ordinal();
     let key = raw_key(&owner, scope.run_index, &raw, ordinal);
     let relayed = Relayed {
         request: raw,
@@ -228,8 +230,8 @@ async fn serve(
     let made = engine
         .relay(&scope, &client, &relayed, key, &sent, upstream)
         .await;
-    if made.is_err() {
-        scope.relay.give_back(&same, ordinal);
+    if made.is_ok() {
+        place.keep();
     }
     match made {
         Ok((answer, _, replayed)) => {
