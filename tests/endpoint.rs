@@ -432,3 +432,59 @@ fn a_request_the_client_timed_out_and_retried_records_a_cassette_that_replays() 
     assert_eq!(replay.code(), Some(0), "{}", replay.context());
     replay.assert_stdout_has("output=Wren replayed=true");
 }
+
+/// What is said of a client that goes around the endpoint.
+const WENT_AROUND: &str = "test gone_around: its run_fn takes the sample (SampleContext) but the \
+    recording endpoint received no request of it: its client may have gone around the endpoint";
+
+#[test]
+fn a_client_that_goes_around_the_endpoint_is_warned_of_once_and_named_when_it_fails() {
+    let server = fake("Oak");
+    let scratch = scratch("around", &server);
+    let direct = server.base_url(Wire::OpenAi);
+    let record = scratch.run_example(
+        FIXTURE,
+        &["gone_around", "--exact", "--nocapture"],
+        &[("FAKE_API_KEY", SECRET), ("FIXTURE_DIRECT_URL", &direct)],
+    );
+    // The calls went to the provider directly: the run passes, and says so once for its two samples.
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    record.assert_stdout_has("output=Oak");
+    assert_eq!(
+        record.stderr().matches(WENT_AROUND).count(),
+        1,
+        "{}",
+        record.context()
+    );
+    record.assert_stderr_has("`sample.base_url(\"fake\")`");
+    assert!(
+        !scratch
+            .cassettes()
+            .join("gone_around.cassette.json")
+            .exists()
+    );
+
+    // Under CI the direct call fails (no server there): the failure says why it may have.
+    let ci = scratch.run_example(
+        FIXTURE,
+        &["gone_around", "--exact"],
+        &[
+            ("CI", "true"),
+            ("FIXTURE_DIRECT_URL", "http://127.0.0.1:9/v1"),
+        ],
+    );
+    assert_eq!(ci.code(), Some(101), "{}", ci.context());
+    ci.assert_stdout_has("run_fn failed: ");
+    ci.assert_stdout_has(WENT_AROUND);
+    // A replay run makes no call: no warning.
+    assert!(!ci.stderr().contains(WENT_AROUND), "{}", ci.context());
+
+    // A client that calls through the endpoint is not said to go around it, even when it fails.
+    let refused = scratch.run_example(FIXTURE, &["without_key", "--exact"], &[("CI", "true")]);
+    assert_eq!(refused.code(), Some(101), "{}", refused.context());
+    assert!(
+        !refused.stdout().contains("gone around") && !refused.stderr().contains("gone around"),
+        "{}",
+        refused.context()
+    );
+}

@@ -13,7 +13,7 @@
 #![cfg_attr(not(feature = "endpoint"), allow(dead_code, unused_imports))]
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::engine::{CallError, RunScope};
@@ -37,13 +37,16 @@ pub(crate) struct Endpoint {
 }
 
 /// What one sample's calls through the endpoint left: its URL's token, how many identical requests it
-/// sent so far (each numbered in send order), how many calls it made, and the first call the engine
+/// sent so far (each numbered in send order), whether a `run_fn` took the sample whole (its third
+/// form), how many requests of it came and how many calls it made, and the first call the engine
 /// refused (no recording under CI, the budget, no key): the sample ends by it whatever its code
 /// returns.
 #[derive(Default)]
 pub(crate) struct SampleRelay {
     token: OnceLock<(String, Weak<Registry>)>,
     ordinals: Mutex<HashMap<String, Ordinals>>,
+    taken_whole: AtomicBool,
+    received: AtomicU32,
     calls: AtomicU32,
     refused: Mutex<Option<CallError>>,
 }
@@ -67,6 +70,23 @@ impl SampleRelay {
             ordinal,
             kept: false,
         }
+    }
+
+    /// Notes that a `run_fn` of the third form took the sample: its client is meant to call through
+    /// the endpoint.
+    pub(crate) fn take_whole(&self) {
+        self.taken_whole.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a `run_fn` took the sample whole and the endpoint received no request of it: its
+    /// client went around the endpoint, most likely (to the provider's own URL).
+    pub(crate) fn went_around(&self) -> bool {
+        self.taken_whole.load(Ordering::Relaxed) && self.received.load(Ordering::Relaxed) == 0
+    }
+
+    /// Counts a request the endpoint received for this sample, whatever became of it.
+    pub(crate) fn count_request(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts a call answered through the endpoint (made or replayed).

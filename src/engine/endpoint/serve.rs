@@ -304,6 +304,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
                 "no sample has this URL: it ended, or the URL was given out in another run".into(),
             )
         })?;
+    scope.relay.count_request();
     let endpoint = scope
         .engine
         .config
