@@ -29,6 +29,8 @@ pub(super) async fn run(
         scope.clone(),
     );
     let returned = run_fn(sample).await;
+    // A stream its client stopped reading at its last event may still be being recorded and counted.
+    scope.relay.settled().await;
     let called = match (returned, scope.relay.refusal()) {
         // A call through the recording endpoint was refused (and noted): the sample ends by it; the
         // error the client made of the refusal says no more.

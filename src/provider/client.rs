@@ -103,6 +103,32 @@ struct Failure {
     retry_after: Option<Duration>,
 }
 
+/// A request sent in one of the endpoint's in-flight slots, its answer's head come, its body being read.
+struct Answering<'a> {
+    limiter: &'a Limiter,
+    permit: limiter::Permit<'a>,
+    started: Instant,
+    response: reqwest::Response,
+}
+
+impl Answering<'_> {
+    /// The body read: the slot given back, paced by what the answer says of the provider's limits;
+    /// the latency from sending to the body's end.
+    fn end(self) -> Duration {
+        let latency = self.started.elapsed();
+        let headers = self.response.headers();
+        if let Some(window) = limiter::window(headers, SystemTime::now()) {
+            self.limiter.pace(window);
+        }
+        self.permit.finish(match self.response.status().as_u16() {
+            200..=299 => Outcome::Success,
+            429 | 529 => Outcome::RateLimited,
+            _ => Outcome::Neutral,
+        });
+        latency
+    }
+}
+
 impl ProviderClient {
     /// One HTTP exchange in one of the endpoint's in-flight slots (the limit covers the exchange
     /// only), `sent` marked as it goes: its status, headers, body and latency. The slot is given back
@@ -114,6 +140,21 @@ impl ProviderClient {
         url: &str,
         sent: &Sent,
     ) -> Result<(u16, reqwest::header::HeaderMap, Vec<u8>, Duration), Failure> {
+        let mut answering = self.send_in_slot(builder, url, sent).await?;
+        let status = answering.response.status().as_u16();
+        let headers = answering.response.headers().clone();
+        let body = self.body_of(url, &mut answering.response).await?;
+        Ok((status, headers, body, answering.end()))
+    }
+
+    /// [`ProviderClient::in_slot`] up to the answer's head: the slot is held until its body is read
+    /// and [`Answering::end`] gives it back.
+    async fn send_in_slot(
+        &self,
+        builder: reqwest::RequestBuilder,
+        url: &str,
+        sent: &Sent,
+    ) -> Result<Answering<'_>, Failure> {
         let permit = self.limiter.acquire().await;
         let started = Instant::now();
         sent.sending();
@@ -121,20 +162,13 @@ impl ProviderClient {
             .send()
             .await
             .map_err(|e| self.transport_failure(url, &e))?;
-        let status = response.status().as_u16();
-        sent.answered(status);
-        let headers = response.headers().clone();
-        let body = self.body_of(url, response).await?;
-        let latency = started.elapsed();
-        if let Some(window) = limiter::window(&headers, SystemTime::now()) {
-            self.limiter.pace(window);
-        }
-        permit.finish(match status {
-            200..=299 => Outcome::Success,
-            429 | 529 => Outcome::RateLimited,
-            _ => Outcome::Neutral,
-        });
-        Ok((status, headers, body, latency))
+        sent.answered(response.status().as_u16());
+        Ok(Answering {
+            limiter: &self.limiter,
+            permit,
+            started,
+            response,
+        })
     }
 
     /// A client for `endpoint`, with the key from the first of its variables that is set.
@@ -436,7 +470,7 @@ impl ProviderClient {
     async fn body_of(
         &self,
         url: &str,
-        mut response: reqwest::Response,
+        response: &mut reqwest::Response,
     ) -> Result<Vec<u8>, Failure> {
         let limit = self.retry.max_response_bytes;
         let status = response.status().as_u16();

@@ -48,6 +48,8 @@ pub(crate) struct SampleRelay {
     taken_whole: AtomicBool,
     received: AtomicU32,
     calls: AtomicU32,
+    under_way: AtomicU32,
+    ended: tokio::sync::Notify,
     refused: Mutex<Option<CallError>>,
 }
 
@@ -89,6 +91,27 @@ impl SampleRelay {
         self.received.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts a request under way until the returned guard is dropped: its exchange ended, or was
+    /// dropped (cancelled).
+    pub(crate) fn under_way(&self) -> UnderWay<'_> {
+        self.under_way.fetch_add(1, Ordering::AcqRel);
+        UnderWay(self)
+    }
+
+    /// Once no request of the sample is under way: a client may stop reading a stream at the last
+    /// event it needs and return before the stream is recorded and counted.
+    pub(crate) async fn settled(&self) {
+        loop {
+            let ended = self.ended.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            if self.under_way.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            ended.await;
+        }
+    }
+
     /// Counts a call answered through the endpoint (made or replayed).
     pub(crate) fn count_call(&self) {
         self.calls.fetch_add(1, Ordering::Relaxed);
@@ -111,6 +134,16 @@ impl SampleRelay {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+}
+
+/// A request of a sample under way (see [`SampleRelay::under_way`]).
+pub(crate) struct UnderWay<'a>(&'a SampleRelay);
+
+impl Drop for UnderWay<'_> {
+    fn drop(&mut self) {
+        self.0.under_way.fetch_sub(1, Ordering::AcqRel);
+        self.0.ended.notify_waiters();
     }
 }
 
