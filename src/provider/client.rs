@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::limiter::{self, Limiter, Outcome};
+use super::limiter::{self, Limiter};
 use super::{
     ParseError, ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
     parse_json, parse_response, request_body, request_url, retry, wire_name,
@@ -33,6 +33,9 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
         .any(|v| crate::config::env_var(v).is_some());
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
 }
+
+#[path = "slot.rs"]
+mod slot;
 
 #[cfg(feature = "endpoint")]
 #[path = "forward.rs"]
@@ -103,32 +106,6 @@ struct Failure {
     retry_after: Option<Duration>,
 }
 
-/// A request sent in one of the endpoint's in-flight slots, its answer's head come, its body being read.
-struct Answering<'a> {
-    limiter: &'a Limiter,
-    permit: limiter::Permit<'a>,
-    started: Instant,
-    response: reqwest::Response,
-}
-
-impl Answering<'_> {
-    /// The body read: the slot given back, paced by what the answer says of the provider's limits;
-    /// the latency from sending to the body's end.
-    fn end(self) -> Duration {
-        let latency = self.started.elapsed();
-        let headers = self.response.headers();
-        if let Some(window) = limiter::window(headers, SystemTime::now()) {
-            self.limiter.pace(window);
-        }
-        self.permit.finish(match self.response.status().as_u16() {
-            200..=299 => Outcome::Success,
-            429 | 529 => Outcome::RateLimited,
-            _ => Outcome::Neutral,
-        });
-        latency
-    }
-}
-
 impl ProviderClient {
     /// One HTTP exchange in one of the endpoint's in-flight slots (the limit covers the exchange
     /// only), `sent` marked as it goes: its status, headers, body and latency. The slot is given back
@@ -145,30 +122,6 @@ impl ProviderClient {
         let headers = answering.response.headers().clone();
         let body = self.body_of(url, &mut answering.response).await?;
         Ok((status, headers, body, answering.end()))
-    }
-
-    /// [`ProviderClient::in_slot`] up to the answer's head: the slot is held until its body is read
-    /// and [`Answering::end`] gives it back.
-    async fn send_in_slot(
-        &self,
-        builder: reqwest::RequestBuilder,
-        url: &str,
-        sent: &Sent,
-    ) -> Result<Answering<'_>, Failure> {
-        let permit = self.limiter.acquire().await;
-        let started = Instant::now();
-        sent.sending();
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| self.transport_failure(url, &e))?;
-        sent.answered(response.status().as_u16());
-        Ok(Answering {
-            limiter: &self.limiter,
-            permit,
-            started,
-            response,
-        })
     }
 
     /// A client for `endpoint`, with the key from the first of its variables that is set.

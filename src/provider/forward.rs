@@ -71,7 +71,7 @@ pub(crate) struct Forwarding<'a> {
     client: &'a ProviderClient,
     url: String,
     read: u64,
-    answering: super::Answering<'a>,
+    answering: super::slot::Answering<'a>,
 }
 
 impl Forwarding<'_> {
