@@ -1,7 +1,7 @@
 //! The recording endpoint's HTTP server (hyper, HTTP/1.1, on the engine's runtime): each request
 //! checked (the run's secret, a sample's token, a known provider, a served API, a JSON body), then
 //! taken through the engine's flow (`Engine::relay`); the answer sent back as recorded, or the
-//! provider's own error answer as it came.
+//! provider's own error answer as it came; a live stream passed on as it comes, recorded once whole.
 
 use std::convert::Infallible;
 use std::future::Future;
