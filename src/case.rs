@@ -30,6 +30,7 @@ mod column;
 mod custom;
 mod no_subject;
 pub use column::{Cell, Column};
+pub(crate) use custom::went_around;
 pub use no_subject::NoSubject;
 
 /// The future a custom executor (`run_fn`) returns, boxed.

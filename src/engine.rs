@@ -512,6 +512,16 @@ impl Engine {
         }
     }
 
+    /// Whether this run records or calls live: a provider may be called (replay mode, and auto mode
+    /// under CI, only replay).
+    pub(crate) fn may_call(&self) -> bool {
+        match self.mode {
+            CassetteMode::Replay => false,
+            CassetteMode::Auto => !self.ci,
+            CassetteMode::Record | CassetteMode::Off => true,
+        }
+    }
+
     /// Accounts a result produced by a custom executor (`run_fn`) as a subject call.
     pub fn account_external(
         &self,

@@ -455,3 +455,209 @@ fn a_changed_request_with_a_large_body_is_refused_within_seconds_under_ci() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_request_the_client_timed_out_and_retried_records_a_cassette_that_replays() {
+    let server = fake("Wren");
+    // The first attempt is answered after the client's timeout (1 s): the client gives up and retries.
+    server.push(
+        Reply::text(Wire::OpenAi, "gpt-4o-mini", "Late", Usage::new(11, 7))
+            .delayed(std::time::Duration::from_secs(4)),
+    );
+    let scratch = scratch("retried", &server);
+    let record = scratch.run_example(
+        FIXTURE,
+        &["retried", "--exact", "--nocapture", "--budget", "1"],
+        &[("FAKE_API_KEY", SECRET)],
+    );
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    assert_eq!(server.request_count(), 2, "{}", record.context());
+    record.assert_stdout_has("output=Wren replayed=false");
+    // The attempt dropped after it was sent may be billed: charged at its worst case, an upper bound.
+    record.assert_stderr_has("2 model calls (0 replayed from cassettes); total cost ≤$");
+    let recorded =
+        std::fs::read_to_string(scratch.cassettes().join("retried.cassette.json")).unwrap();
+    let body: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    assert_eq!(body["entries"].as_array().unwrap().len(), 1, "{recorded}");
+
+    // Replayed under CI with the provider gone: nothing times out, and the first request asks for
+    // the place the retry was recorded in.
+    drop(server);
+    let replay = scratch.run_example(
+        FIXTURE,
+        &["retried", "--exact", "--nocapture"],
+        &[("CI", "true")],
+    );
+    assert_eq!(replay.code(), Some(0), "{}", replay.context());
+    replay.assert_stdout_has("output=Wren replayed=true");
+}
+
+/// What is said of a client that goes around the endpoint.
+const WENT_AROUND: &str = "test gone_around: its run_fn takes the sample (SampleContext) but the \
+    recording endpoint received no request of it: its client may have gone around the endpoint";
+
+#[test]
+fn a_client_that_goes_around_the_endpoint_is_warned_of_once_and_named_when_it_fails() {
+    let server = fake("Oak");
+    let scratch = scratch("around", &server);
+    let direct = server.base_url(Wire::OpenAi);
+    let record = scratch.run_example(
+        FIXTURE,
+        &["gone_around", "--exact", "--nocapture"],
+        &[("FAKE_API_KEY", SECRET), ("FIXTURE_DIRECT_URL", &direct)],
+    );
+    // The calls went to the provider directly: the run passes, and says so once for its two samples.
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    record.assert_stdout_has("output=Oak");
+    assert_eq!(
+        record.stderr().matches(WENT_AROUND).count(),
+        1,
+        "{}",
+        record.context()
+    );
+    record.assert_stderr_has("`sample.base_url(\"fake\")`");
+    assert!(
+        !scratch
+            .cassettes()
+            .join("gone_around.cassette.json")
+            .exists()
+    );
+
+    // Under CI the direct call fails (no server there): the failure says why it may have.
+    let ci = scratch.run_example(
+        FIXTURE,
+        &["gone_around", "--exact"],
+        &[
+            ("CI", "true"),
+            ("FIXTURE_DIRECT_URL", "http://127.0.0.1:9/v1"),
+        ],
+    );
+    assert_eq!(ci.code(), Some(101), "{}", ci.context());
+    ci.assert_stdout_has("run_fn failed: ");
+    ci.assert_stdout_has(WENT_AROUND);
+    // A replay run makes no call: no warning.
+    assert!(!ci.stderr().contains(WENT_AROUND), "{}", ci.context());
+
+    // A client that calls through the endpoint is not said to go around it, even when it fails.
+    let refused = scratch.run_example(FIXTURE, &["without_key", "--exact"], &[("CI", "true")]);
+    assert_eq!(refused.code(), Some(101), "{}", refused.context());
+    assert!(
+        !refused.stdout().contains("gone around") && !refused.stderr().contains("gone around"),
+        "{}",
+        refused.context()
+    );
+}
+
+/// An OpenAI stream of "One, two, three." with its usage, as its wire sends it.
+fn counting_stream() -> String {
+    let chunk = |text: &str| {
+        format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{text}\"}}}}]}}\n\n")
+    };
+    format!(
+        "{}{}{}data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":13,\"completion_tokens\":3}}}}\n\ndata: [DONE]\n\n",
+        chunk("One, "),
+        chunk("two, "),
+        chunk("three.")
+    )
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+}
+
+#[test]
+fn a_live_stream_reaches_the_client_as_it_comes_and_is_recorded_whole() {
+    const PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let noted = asked.clone();
+    let server = FakeProvider::builder()
+        .respond_with(move |_| {
+            noted.lock().unwrap().get_or_insert_with(now_ms);
+            Reply::raw(200, "text/event-stream", counting_stream()).paused_after_first(PAUSE)
+        })
+        .start();
+    let scratch = scratch("live", &server);
+    let record = scratch.run_example(FIXTURE, &["live_stream", "--exact", "--nocapture"], &[]);
+    assert_eq!(record.code(), Some(0), "{}", record.context());
+    // The upstream sends its last events no sooner than PAUSE after it was asked: the first event
+    // reached the client before them.
+    let asked = asked.lock().unwrap().expect("the provider was asked");
+    let first: u128 = record
+        .stdout()
+        .lines()
+        .find_map(|l| l.strip_prefix("first_event_at=")?.parse().ok())
+        .expect("the client saw an event");
+    assert!(
+        first < asked + PAUSE.as_millis(),
+        "the first event came {} ms after the provider was asked, no sooner than its last\n{}",
+        first.saturating_sub(asked),
+        record.context()
+    );
+    record.assert_stderr_has("13/3");
+    let recorded =
+        std::fs::read_to_string(scratch.cassettes().join("live_stream.cassette.json")).unwrap();
+    let body: serde_json::Value = serde_json::from_str(&recorded).unwrap();
+    assert_eq!(
+        body["entries"][0]["http_response"]["body"]["events"]
+            .as_array()
+            .map(Vec::len),
+        Some(5),
+        "{recorded}"
+    );
+    // Replayed whole, in order, with the provider gone.
+    drop(server);
+    let replay = scratch.run_example(
+        FIXTURE,
+        &["live_stream", "--exact", "--nocapture"],
+        &[("CI", "true")],
+    );
+    assert_eq!(replay.code(), Some(0), "{}", replay.context());
+    replay.assert_stdout_has("replayed=true");
+    replay.assert_stdout_has("three.");
+}
+
+#[test]
+fn a_stream_not_received_whole_is_not_recorded() {
+    // The client goes away after the first event, while the provider still streams.
+    let server = FakeProvider::builder()
+        .respond_with(|_| {
+            Reply::raw(200, "text/event-stream", counting_stream())
+                .paused_after_first(std::time::Duration::from_secs(2))
+        })
+        .start();
+    let gone_root = scratch("client-gone", &server);
+    let gone = gone_root.run_example(
+        FIXTURE,
+        &["live_stream", "--exact", "--nocapture"],
+        &[("FIXTURE_READ", "first")],
+    );
+    assert_eq!(gone.code(), Some(0), "{}", gone.context());
+    gone.assert_stdout_has("streamed=\"stopped early\"");
+    let file = gone_root.cassettes().join("live_stream.cassette.json");
+    assert!(
+        !file.exists(),
+        "{}",
+        std::fs::read_to_string(&file).unwrap_or_default()
+    );
+
+    // The provider's stream is cut mid-way: the client sees it cut, and nothing is recorded.
+    let server = FakeProvider::builder()
+        .respond_with(|_| {
+            Reply::raw(200, "text/event-stream", counting_stream()).aborted_mid_body()
+        })
+        .start();
+    let cut_root = scratch("cut", &server);
+    let cut = cut_root.run_example(FIXTURE, &["live_stream", "--exact"], &[]);
+    assert_eq!(cut.code(), Some(101), "{}", cut.context());
+    cut.assert_stdout_has("run_fn failed");
+    assert!(
+        !cut_root
+            .cassettes()
+            .join("live_stream.cassette.json")
+            .exists()
+    );
+}

@@ -29,6 +29,8 @@ pub(super) async fn run(
         scope.clone(),
     );
     let returned = run_fn(sample).await;
+    // A stream its client stopped reading at its last event may still be being recorded and counted.
+    scope.relay.settled().await;
     let called = match (returned, scope.relay.refusal()) {
         // A call through the recording endpoint was refused (and noted): the sample ends by it; the
         // error the client made of the refusal says no more.
@@ -40,7 +42,12 @@ pub(super) async fn run(
                 .account_external(scope, provider, model, result, started.elapsed()))
         }
         (Err(e), None) => {
-            let failed = CallError::new(CallErrorKind::RunFn, format!("run_fn failed: {e:#}"));
+            let mut message = format!("run_fn failed: {e:#}");
+            // Decided by what the endpoint received, not by reading the client's error.
+            if scope.relay.went_around() {
+                message.push_str(&format!("\n{}", went_around(&scope.test, provider)));
+            }
+            let failed = CallError::new(CallErrorKind::RunFn, message);
             scope.note_call(CallRole::Subject, failed.ending());
             Err(failed)
         }
@@ -63,4 +70,16 @@ fn seen(scope: &RunScope, mut result: CompletionResult, started: Instant) -> Com
         latency: started.elapsed(),
         replayed: subject.replayed == subject.calls,
     }
+}
+
+/// What is said of `test`, whose `run_fn` took the sample and sent the recording endpoint no request:
+/// its client may have gone around the endpoint, and how to point it there (`provider`, the test's).
+pub(crate) fn went_around(test: &str, provider: &str) -> String {
+    format!(
+        "test {test}: its run_fn takes the sample (SampleContext) but the recording endpoint received \
+         no request of it: its client may have gone around the endpoint (to the provider's own URL, \
+         such as OPENAI_BASE_URL's), so nothing of its calls is recorded, replayed or counted; give \
+         the client the sample's URL, `sample.base_url(\"{provider}\")` (async-openai: \
+         `OpenAIConfig::new().with_api_base(sample.base_url(\"{provider}\")?)`)"
+    )
 }

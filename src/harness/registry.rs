@@ -137,7 +137,7 @@ where
     F: AsyncFn(SampleContext) -> anyhow::Result<CompletionResult>,
 {
     async fn call(self, sample: SampleContext) -> anyhow::Result<CompletionResult> {
-        self(sample).await
+        self(sample.taken_whole()).await
     }
 }
 

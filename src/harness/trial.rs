@@ -138,6 +138,15 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
                 .await,
         );
     }
+    // Said once, where calls are recorded or live: the test's calls went uncounted and unrecorded.
+    if matches!(case.executor, Executor::Custom(_))
+        && run.engine.may_call()
+        && scopes.iter().any(|s| s.relay.went_around())
+    {
+        let provider = case.request.provider().unwrap_or("openai");
+        run.reporter
+            .report(Event::Warning(crate::case::went_around(trial, provider)));
+    }
     Taken {
         samples,
         scopes,

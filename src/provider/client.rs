@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::limiter::{self, Limiter, Outcome};
+use super::limiter::{self, Limiter};
 use super::{
     ParseError, ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
     parse_json, parse_response, request_body, request_url, retry, wire_name,
@@ -33,6 +33,9 @@ pub fn missing_key_for(endpoint: &EndpointConfig) -> Option<String> {
         .any(|v| crate::config::env_var(v).is_some());
     (!has_key && key_required(endpoint)).then(|| endpoint.api_key_env[0].clone())
 }
+
+#[path = "slot.rs"]
+mod slot;
 
 #[cfg(feature = "endpoint")]
 #[path = "forward.rs"]
@@ -114,27 +117,11 @@ impl ProviderClient {
         url: &str,
         sent: &Sent,
     ) -> Result<(u16, reqwest::header::HeaderMap, Vec<u8>, Duration), Failure> {
-        let permit = self.limiter.acquire().await;
-        let started = Instant::now();
-        sent.sending();
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| self.transport_failure(url, &e))?;
-        let status = response.status().as_u16();
-        sent.answered(status);
-        let headers = response.headers().clone();
-        let body = self.body_of(url, response).await?;
-        let latency = started.elapsed();
-        if let Some(window) = limiter::window(&headers, SystemTime::now()) {
-            self.limiter.pace(window);
-        }
-        permit.finish(match status {
-            200..=299 => Outcome::Success,
-            429 | 529 => Outcome::RateLimited,
-            _ => Outcome::Neutral,
-        });
-        Ok((status, headers, body, latency))
+        let mut answering = self.send_in_slot(builder, url, sent).await?;
+        let status = answering.response.status().as_u16();
+        let headers = answering.response.headers().clone();
+        let body = self.body_of(url, &mut answering.response).await?;
+        Ok((status, headers, body, answering.end()))
     }
 
     /// A client for `endpoint`, with the key from the first of its variables that is set.
@@ -436,7 +423,7 @@ impl ProviderClient {
     async fn body_of(
         &self,
         url: &str,
-        mut response: reqwest::Response,
+        response: &mut reqwest::Response,
     ) -> Result<Vec<u8>, Failure> {
         let limit = self.retry.max_response_bytes;
         let status = response.status().as_u16();

@@ -17,6 +17,9 @@ pub enum Fault {
     /// Send the body again and again, once per interval, and never end it: a body without end, fast
     /// (beyond any size cap) or slow (beyond any timeout).
     Endless(Duration),
+    /// A stream's first event, then a pause, then the other events: a model slow after its first
+    /// token.
+    PauseAfterFirst(Duration),
 }
 
 /// A scripted answer: status, headers, body, an optional delay before answering and an optional fault.
@@ -80,6 +83,12 @@ impl Reply {
     /// Waits `delay` before answering: a slow provider (beyond the client's timeout if long enough).
     pub fn delayed(mut self, delay: Duration) -> Self {
         self.delay = delay;
+        self
+    }
+
+    /// A stream whose first event is sent at once and the others after `pause`.
+    pub fn paused_after_first(mut self, pause: Duration) -> Self {
+        self.fault = Some(Fault::PauseAfterFirst(pause));
         self
     }
 

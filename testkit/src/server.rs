@@ -375,9 +375,14 @@ fn respond(reply: Reply) -> Response<ReplyBody> {
             let mut events = crate::stream::split_events(&reply.body)
                 .into_iter()
                 .map(Bytes::copy_from_slice);
+            let pause = match reply.fault {
+                Some(Fault::PauseAfterFirst(pause)) => Some(Box::pin(tokio::time::sleep(pause))),
+                _ => None,
+            };
             ReplyBody {
                 data: events.next(),
                 events: events.collect(),
+                pause,
                 ..ReplyBody::default()
             }
         }
@@ -430,8 +435,17 @@ impl Body for ReplyBody {
         if let Some(data) = self.data.take() {
             return Poll::Ready(Some(Ok(Frame::data(data))));
         }
-        if let Some(event) = self.events.pop_front() {
-            return Poll::Ready(Some(Ok(Frame::data(event))));
+        if !self.events.is_empty() {
+            // A stream's pause after its first event (`Fault::PauseAfterFirst`).
+            if let Some(pause) = self.pause.as_mut() {
+                if pause.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                self.pause = None;
+            }
+            if let Some(event) = self.events.pop_front() {
+                return Poll::Ready(Some(Ok(Frame::data(event))));
+            }
         }
         if let Some((chunk, every)) = self.endless.clone() {
             let pause = self

@@ -76,6 +76,13 @@ impl SampleContext {
         &self.request
     }
 
+    /// The sample, as a `run_fn` of the third form takes it: its calls are expected through the
+    /// endpoint (a sample that sends none is said to have gone around it).
+    pub(crate) fn taken_whole(self) -> Self {
+        self.scope.relay.take_whole();
+        self
+    }
+
     /// The request, taken.
     pub fn into_request(self) -> CompletionRequest {
         self.request

@@ -13,7 +13,7 @@
 #![cfg_attr(not(feature = "endpoint"), allow(dead_code, unused_imports))]
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::engine::{CallError, RunScope};
@@ -37,38 +37,78 @@ pub(crate) struct Endpoint {
 }
 
 /// What one sample's calls through the endpoint left: its URL's token, how many identical requests it
-/// sent so far (each numbered in send order), how many calls it made, and the first call the engine
+/// sent so far (each numbered in send order), whether a `run_fn` took the sample whole (its third
+/// form), how many requests of it came and how many calls it made, and the first call the engine
 /// refused (no recording under CI, the budget, no key): the sample ends by it whatever its code
 /// returns.
 #[derive(Default)]
 pub(crate) struct SampleRelay {
     token: OnceLock<(String, Weak<Registry>)>,
     ordinals: Mutex<HashMap<String, Ordinals>>,
+    taken_whole: AtomicBool,
+    received: AtomicU32,
     calls: AtomicU32,
+    under_way: AtomicU32,
+    ended: tokio::sync::Notify,
     refused: Mutex<Option<CallError>>,
 }
 
 impl SampleRelay {
     /// The place (1-based) of a request among the sample's identical ones, `same` naming them: the
-    /// first place given back, else the next.
-    pub(crate) fn next_ordinal(&self, same: &str) -> u32 {
+    /// first place given back, else the next. The place is given back when it is dropped unkept.
+    pub(crate) fn place(&self, same: String) -> Place<'_> {
         let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
-        let places = ordinals.entry(same.to_string()).or_default();
-        match places.given_back.pop_first() {
+        let places = ordinals.entry(same.clone()).or_default();
+        let ordinal = match places.given_back.pop_first() {
             Some(n) => n,
             None => {
                 places.taken += 1;
                 places.taken
             }
+        };
+        Place {
+            relay: self,
+            same,
+            ordinal,
+            kept: false,
         }
     }
 
-    /// Gives a place back: its request got no answer to keep (the provider's 429 or 5xx went back to
-    /// the client), so the client's retry is the same request in the same place.
-    pub(crate) fn give_back(&self, same: &str, ordinal: u32) {
-        let mut ordinals = self.ordinals.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(places) = ordinals.get_mut(same) {
-            places.given_back.insert(ordinal);
+    /// Notes that a `run_fn` of the third form took the sample: its client is meant to call through
+    /// the endpoint.
+    pub(crate) fn take_whole(&self) {
+        self.taken_whole.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a `run_fn` took the sample whole and the endpoint received no request of it: its
+    /// client went around the endpoint, most likely (to the provider's own URL).
+    pub(crate) fn went_around(&self) -> bool {
+        self.taken_whole.load(Ordering::Relaxed) && self.received.load(Ordering::Relaxed) == 0
+    }
+
+    /// Counts a request the endpoint received for this sample, whatever became of it.
+    pub(crate) fn count_request(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a request under way until the returned guard is dropped: its exchange ended, or was
+    /// dropped (cancelled).
+    pub(crate) fn under_way(&self) -> UnderWay<'_> {
+        self.under_way.fetch_add(1, Ordering::AcqRel);
+        UnderWay(self)
+    }
+
+    /// Once no request of the sample is under way: a client may stop reading a stream at the last
+    /// event it needs and return before the stream is recorded and counted.
+    pub(crate) async fn settled(&self) {
+        loop {
+            let ended = self.ended.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            if self.under_way.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            ended.await;
         }
     }
 
@@ -94,6 +134,55 @@ impl SampleRelay {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+}
+
+/// A request of a sample under way (see [`SampleRelay::under_way`]).
+pub(crate) struct UnderWay<'a>(&'a SampleRelay);
+
+impl Drop for UnderWay<'_> {
+    fn drop(&mut self) {
+        self.0.under_way.fetch_sub(1, Ordering::AcqRel);
+        self.0.ended.notify_waiters();
+    }
+}
+
+/// A request's place among its sample's identical requests. Unless kept, it is given back when it
+/// is dropped, whatever ended its request: the provider's error passed back to the client, a refusal,
+/// or the client going away (a timeout drops the handler): the client's retry is the same request
+/// in the same place, as a replay, where nothing times out, asks for it.
+pub(crate) struct Place<'a> {
+    relay: &'a SampleRelay,
+    same: String,
+    ordinal: u32,
+    kept: bool,
+}
+
+impl Place<'_> {
+    /// The place, 1-based.
+    pub(crate) fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
+    /// Keeps the place: its request's answer was recorded or replayed under it.
+    pub(crate) fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        let mut ordinals = self
+            .relay
+            .ordinals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(places) = ordinals.get_mut(&self.same) {
+            places.given_back.insert(self.ordinal);
+        }
     }
 }
 

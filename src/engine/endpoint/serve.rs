@@ -1,17 +1,22 @@
 //! The recording endpoint's HTTP server (hyper, HTTP/1.1, on the engine's runtime): each request
 //! checked (the run's secret, a sample's token, a known provider, a served API, a JSON body), then
 //! taken through the engine's flow (`Engine::relay`); the answer sent back as recorded, or the
-//! provider's own error answer as it came.
+//! provider's own error answer as it came; a live stream passed on as it comes, recorded once whole.
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Bytes, Incoming};
+use http_body_util::{BodyExt, Either, Full, Limited};
+use hyper::body::{Bytes, Frame, Incoming};
 use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
+use tokio::sync::{mpsc, oneshot};
 
 use super::Registry;
 use super::route::{self, Refused};
@@ -22,6 +27,9 @@ use crate::engine::relay::{Relayed, RelayedAnswer};
 use crate::engine::{CallEnding, CallRole, RunScope};
 use crate::provider::relayed::{self, Api, SUPPORTED};
 use crate::provider::{CREDENTIAL_HEADERS, Forwarded, ProviderError};
+
+/// The events of a live stream read ahead of the client, at most.
+const STREAM_BUFFER: usize = 64;
 
 /// The largest request body read.
 const MAX_REQUEST_BYTES: usize = 64 << 20;
@@ -152,10 +160,108 @@ fn reply(status: u16, content_type: &str, body: Bytes) -> Response<Full<Bytes>> 
     response
 }
 
-async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
-    match serve(request, shared).await {
-        Ok(response) => response,
-        Err(refusal) => refusal.response(),
+/// What the endpoint answers: a whole body, or a live stream passed on as it comes.
+type Answer = Either<Full<Bytes>, Passing>;
+
+/// One request's way through the engine, owning what it needs: it ends with the whole answer, or
+/// (a live stream) once the stream it passed on ended and was recorded.
+type Exchange = Pin<Box<dyn Future<Output = Result<Response<Full<Bytes>>, Refusal>> + Send>>;
+
+/// A live stream's head, sent to the handler as it comes: its status, content type, and its events
+/// as they arrive.
+struct Head {
+    status: u16,
+    content_type: String,
+    events: mpsc::Receiver<Bytes>,
+    /// Set when the client went away having read every event passed on so far.
+    gone: Arc<AtomicBool>,
+}
+
+async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Answer> {
+    let incoming = match checked(request, shared).await {
+        Ok(incoming) => incoming,
+        Err(refusal) => return refusal.response().map(Either::Left),
+    };
+    let (head, streaming) = oneshot::channel();
+    let mut exchange: Exchange = Box::pin(serve(incoming, head));
+    tokio::select! {
+        biased;
+        ended = &mut exchange => ended.unwrap_or_else(Refusal::response).map(Either::Left),
+        // A live stream: its events go to the client as they come, the exchange driven by its body.
+        Ok(head) = streaming => {
+            let passing = Passing {
+                client_gone: head.gone,
+                events: head.events,
+                exchange: Some(exchange),
+                ended: None,
+            };
+            let mut response = Response::new(Either::Right(passing));
+            *response.status_mut() =
+                hyper::StatusCode::from_u16(head.status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+            if let Ok(value) = HeaderValue::from_str(&head.content_type) {
+                response.headers_mut().insert(CONTENT_TYPE, value);
+            }
+            response
+        }
+    }
+}
+
+/// A live stream's body: each event as it comes, while it drives the exchange that reads them from
+/// upstream and records the stream once it ended whole. Dropped (the client gone) with events unread,
+/// the exchange is dropped with it, as a cancelled call: nothing recorded, its place given back, its
+/// cost settled. Dropped with every event read (a client stops at the last one it needs, such as
+/// `[DONE]`), the exchange goes on for its sample to wait for: the stream is recorded if upstream
+/// ends without another event, and not if one comes that the client will never read.
+struct Passing {
+    client_gone: Arc<AtomicBool>,
+    events: mpsc::Receiver<Bytes>,
+    exchange: Option<Exchange>,
+    /// Set when the exchange ended: whether the stream was received whole (and recorded).
+    ended: Option<bool>,
+}
+
+impl hyper::body::Body for Passing {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        if let Some(exchange) = this.exchange.as_mut()
+            && let Poll::Ready(ended) = exchange.as_mut().poll(cx)
+        {
+            this.exchange = None;
+            this.ended = Some(ended.is_ok());
+        }
+        match this.events.poll_recv(cx) {
+            Poll::Ready(Some(event)) => Poll::Ready(Some(Ok(Frame::data(event)))),
+            // Every event passed on: the body ends once the exchange did (the stream recorded), or,
+            // the stream not received whole, with an error, so that the client sees it cut.
+            Poll::Ready(None) => match this.ended.take() {
+                Some(false) => Poll::Ready(Some(Err(std::io::Error::other(
+                    "the provider's stream did not end whole",
+                )))),
+                Some(true) => Poll::Ready(None),
+                None if this.exchange.is_none() => Poll::Ready(None),
+                None => Poll::Pending,
+            },
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Passing {
+    fn drop(&mut self) {
+        if let Some(exchange) = self.exchange.take()
+            && self.events.is_empty()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            self.client_gone.store(true, Ordering::Release);
+            // Its sample waits for it (`SampleRelay::settled`).
+            runtime.spawn(exchange);
+        }
     }
 }
 
@@ -172,12 +278,14 @@ struct Checked {
     body: Bytes,
 }
 
+/// The request checked (`incoming`) through the engine: replayed, or forwarded and recorded; a live
+/// stream's head goes to `head` as it comes.
 async fn serve(
-    request: Request<Incoming>,
-    shared: &Shared,
+    incoming: Checked,
+    head: oneshot::Sender<Head>,
 ) -> Result<Response<Full<Bytes>>, Refusal> {
-    let incoming = checked(request, shared).await?;
     let scope = incoming.scope.clone();
+    let _under_way = scope.relay.under_way();
     let engine = scope.engine.clone();
     let json: serde_json::Value = serde_json::from_slice(&incoming.body).map_err(|e| {
         Refusal::new(
@@ -196,7 +304,9 @@ async fn serve(
     let model = relayed::model_of(&raw);
     let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
     let same = raw_key(&owner, scope.run_index, &raw, 0);
-    let ordinal = scope.relay.next_ordinal(&same);
+    // Given back unless its answer is kept, however the request ends (the client gone included).
+    let place = scope.relay.place(same);
+    let ordinal = place.ordinal();
     let key = raw_key(&owner, scope.run_index, &raw, ordinal);
     let relayed = Relayed {
         request: raw,
@@ -214,7 +324,10 @@ async fn serve(
         &incoming.rest,
         &incoming.query,
     );
-    let mut went = Went::default();
+    let mut went = Went {
+        head: Some(head),
+        ..Went::default()
+    };
     let sent = crate::provider::Sent::default();
     let upstream = upstream(
         incoming.api,
@@ -228,8 +341,8 @@ async fn serve(
     let made = engine
         .relay(&scope, &client, &relayed, key, &sent, upstream)
         .await;
-    if made.is_err() {
-        scope.relay.give_back(&same, ordinal);
+    if made.is_ok() {
+        place.keep();
     }
     match made {
         Ok((answer, _, replayed)) => {
@@ -302,6 +415,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
                 "no sample has this URL: it ended, or the URL was given out in another run".into(),
             )
         })?;
+    scope.relay.count_request();
     let endpoint = scope
         .engine
         .config
@@ -397,15 +511,17 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
 }
 
 /// How far a forwarded request went: whether it was tried at all, and the provider's answer to pass
-/// back as it came when it is not one to record.
+/// back as it came when it is not one to record; where a live stream's head goes.
 #[derive(Default)]
 struct Went {
     attempted: bool,
     passed: Option<Forwarded>,
+    head: Option<oneshot::Sender<Head>>,
 }
 
 /// Forwards the request once; a success the client can read is the answer, anything else is kept
-/// in `went.passed` to go back as it came (and is not recorded).
+/// in `went.passed` to go back as it came (and is not recorded). A stream (`text/event-stream`) is
+/// passed on as it comes (its head to `went.head`) and is the answer once it ended whole.
 async fn upstream(
     api: Api,
     client: &crate::provider::ProviderClient,
@@ -416,46 +532,77 @@ async fn upstream(
     went: &mut Went,
 ) -> Result<(RelayedAnswer, Duration), ProviderError> {
     went.attempted = true;
-    let forwarded = client.forward(url, headers, body.to_vec(), sent).await?;
-    let latency = forwarded.latency;
-    let content_type = forwarded
-        .headers
+    let mut forwarding = client.forward(url, headers, body.to_vec(), sent).await?;
+    let status = forwarding.status();
+    let content_type = forwarding
+        .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json")
         .to_string();
-    let read = if !(200..300).contains(&forwarded.status) {
-        None
-    } else if content_type.starts_with("text/event-stream") {
-        std::str::from_utf8(&forwarded.body)
-            .ok()
-            .map(|text| RawBody::Events(parse_events(text)))
-    } else {
-        serde_json::from_slice(&forwarded.body)
-            .ok()
-            .map(RawBody::Json)
+    let success = (200..300).contains(&status);
+    let answered = |body, latency| {
+        let response = RawResponse {
+            status,
+            content_type: content_type.clone(),
+            body,
+        };
+        let tokens = relayed::tokens(api, &response);
+        (RelayedAnswer { response, tokens }, latency)
     };
-    let status = forwarded.status;
-    match read {
-        Some(body) => {
-            let response = RawResponse {
-                status,
-                content_type,
-                body,
-            };
-            let tokens = relayed::tokens(api, &response);
-            Ok((RelayedAnswer { response, tokens }, latency))
+    let not_recorded = |message: String| ProviderError {
+        provider: client.name().to_string(),
+        status: Some(status),
+        error_type: None,
+        message,
+        request_id: None,
+        attempts: 1,
+    };
+    if success
+        && content_type.starts_with("text/event-stream")
+        && let Some(head) = went.head.take()
+    {
+        let (events, passed) = mpsc::channel(STREAM_BUFFER);
+        let gone = Arc::new(AtomicBool::new(false));
+        let _ = head.send(Head {
+            status,
+            content_type: content_type.clone(),
+            events: passed,
+            gone: gone.clone(),
+        });
+        let mut whole = Vec::new();
+        while let Some(chunk) = forwarding.chunk().await? {
+            whole.extend_from_slice(&chunk);
+            if gone.load(Ordering::Acquire) || events.send(chunk).await.is_err() {
+                return Err(not_recorded(
+                    "the application's client went away before the stream ended: not recorded"
+                        .into(),
+                ));
+            }
         }
+        let latency = forwarding.end();
+        return match String::from_utf8(whole) {
+            Ok(text) => Ok(answered(RawBody::Events(parse_events(&text)), latency)),
+            Err(_) => Err(not_recorded(
+                "a stream that is not UTF-8 text, passed to the application's client".into(),
+            )),
+        };
+    }
+    let forwarded = forwarding.whole().await?;
+    let read = success
+        .then(|| {
+            serde_json::from_slice(&forwarded.body)
+                .ok()
+                .map(RawBody::Json)
+        })
+        .flatten();
+    match read {
+        Some(body) => Ok(answered(body, forwarded.latency)),
         None => {
             went.passed = Some(forwarded);
-            Err(ProviderError {
-                provider: client.name().to_string(),
-                status: Some(status),
-                error_type: None,
-                message: format!("HTTP {status}, passed back to the application's client"),
-                request_id: None,
-                attempts: 1,
-            })
+            Err(not_recorded(format!(
+                "HTTP {status}, passed back to the application's client"
+            )))
         }
     }
 }
