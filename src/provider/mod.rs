@@ -51,7 +51,7 @@ use crate::config::WireFormat;
 pub use client::ProviderClient;
 #[cfg(feature = "endpoint")]
 pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
-pub(crate) use client::{http_client, missing_key_for};
+pub(crate) use client::{http_client, missing_key_for, tls_config};
 pub(crate) use embeddings::unsupported as embeddings_unsupported;
 pub use error::ProviderError;
 pub(crate) use error::{ErrorBody, ParseError};

@@ -12,6 +12,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
+use tracing::Instrument as _;
 
 use super::Registry;
 use super::route::{self, Refused};
@@ -153,10 +154,14 @@ fn reply(status: u16, content_type: &str, body: Bytes) -> Response<Full<Bytes>> 
 }
 
 async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
-    match serve(request, shared).await {
+    // The path names the run's secret and the sample's token: neither is logged, nor is the query.
+    let span = tracing::debug_span!("endpoint", method = %request.method());
+    let response = match serve(request, shared).instrument(span.clone()).await {
         Ok(response) => response,
         Err(refusal) => refusal.response(),
-    }
+    };
+    span.in_scope(|| tracing::debug!(status = response.status().as_u16(), "answered the client"));
+    response
 }
 
 /// The request's parts the engine and the upstream call need.
@@ -177,6 +182,13 @@ async fn serve(
     shared: &Shared,
 ) -> Result<Response<Full<Bytes>>, Refusal> {
     let incoming = checked(request, shared).await?;
+    tracing::debug!(
+        test = %incoming.scope.test,
+        run = incoming.scope.run_index,
+        provider = %incoming.provider,
+        path = %incoming.rest,
+        "a request of the application's client"
+    );
     let scope = incoming.scope.clone();
     let engine = scope.engine.clone();
     let json: serde_json::Value = serde_json::from_slice(&incoming.body).map_err(|e| {
@@ -357,13 +369,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
         if CREDENTIAL_HEADERS.contains(&name.as_str()) {
             // async-openai with no key sends `Authorization: Bearer `: no credential, so the
             // endpoint's own key (or, with none, "no key") applies.
-            let credential = value.to_str().unwrap_or("x").trim();
-            if credential
-                .strip_prefix("Bearer")
-                .unwrap_or(credential)
-                .trim()
-                .is_empty()
-            {
+            if crate::redact::credential_of(value.to_str().unwrap_or("x")).is_empty() {
                 continue;
             }
             sends_key = true;
