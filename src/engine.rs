@@ -577,9 +577,9 @@ impl Call<'_> {
             "call",
             test = %self.scope.test,
             run = self.scope.run_index,
-            role = self.role.as_str(),
-            provider = self.provider,
-            model = self.model,
+            role = %self.role.as_str(),
+            provider = %self.provider,
+            model = %self.model,
             key = %self.key,
         )
     }
