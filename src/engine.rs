@@ -16,10 +16,10 @@ use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::Config;
 use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
-use tracing::Instrument as _;
 pub use crate::role::CallRole;
 use crate::stats::agreement::Agreement;
 pub use crate::usage::Usage;
+use tracing::Instrument as _;
 
 mod bill;
 pub(crate) mod call_error;

@@ -77,8 +77,14 @@ mod tests {
     fn windows_line_endings_read_as_the_text_of_every_other_checkout() {
         let dir = crate::test_support::Scratch::new("text-crlf");
         let crlf = dir.file("p.md", "Say hi\r\nto {name}.\r\n\r\nA lone \r stays.\r\n");
-        assert_eq!(read(&crlf).unwrap(), "Say hi\nto {name}.\n\nA lone \r stays.\n");
-        assert_eq!(read_bytes(&crlf).unwrap(), read(&crlf).unwrap().into_bytes());
+        assert_eq!(
+            read(&crlf).unwrap(),
+            "Say hi\nto {name}.\n\nA lone \r stays.\n"
+        );
+        assert_eq!(
+            read_bytes(&crlf).unwrap(),
+            read(&crlf).unwrap().into_bytes()
+        );
         let bad = dir.file("b.toml", b"a = 1\r\nb = \"caf\xe9\"\r\n");
         assert_eq!(
             read(&bad).unwrap_err().to_string(),

@@ -18,7 +18,12 @@ fn a_test_body_installs_its_own_tls_provider_under_the_harness() {
         .child(fixture("platform_fixture"))
         .args(["installs_a_tls_provider", "--exact"])
         .run();
-    assert_eq!(run.outcome("installs_a_tls_provider"), "ok", "{}", run.context());
+    assert_eq!(
+        run.outcome("installs_a_tls_provider"),
+        "ok",
+        "{}",
+        run.context()
+    );
     run.assert_success();
 }
 
@@ -58,7 +63,14 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn the_examples_with_windows_line_endings_replay_under_ci() {
     let built = child::cargo()
-        .args(["test", "--quiet", "--no-run", "--test", "prompts", "--manifest-path"])
+        .args([
+            "test",
+            "--quiet",
+            "--no-run",
+            "--test",
+            "prompts",
+            "--manifest-path",
+        ])
         .arg(child::examples_root().join("Cargo.toml"))
         .status()
         .expect("cargo runs");
@@ -69,7 +81,13 @@ fn the_examples_with_windows_line_endings_replay_under_ci() {
     let mut converted = Vec::new();
     files_ending(
         &root,
-        &[".md", ".evals.toml", ".evals.yaml", ".jsonl", ".calibration.toml"],
+        &[
+            ".md",
+            ".evals.toml",
+            ".evals.yaml",
+            ".jsonl",
+            ".calibration.toml",
+        ],
         &mut converted,
     );
     for path in &converted {
@@ -194,7 +212,11 @@ fn an_unknown_log_level_is_an_error_naming_the_variable_and_the_levels() {
             "loud",
             "PROMPT_TESTER_LOG=\"loud\" is not a log level; use one of off, error, warn, info, debug, trace",
         ),
-        ("RUST_LOG", "prompt_tester=[", "RUST_LOG=\"prompt_tester=[\" is not a log filter"),
+        (
+            "RUST_LOG",
+            "prompt_tester=[",
+            "RUST_LOG=\"prompt_tester=[\" is not a log filter",
+        ),
     ] {
         let run = scratch
             .child(fixture("platform_fixture"))
