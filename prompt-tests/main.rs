@@ -17,5 +17,8 @@ mod similarity;
 mod support_reply;
 
 fn main() -> ExitCode {
+    // The application picks rustls's crypto provider (its async-openai is built with
+    // `rustls-no-provider`); the harness installs none.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     prompt_tester::main()
 }

@@ -19,6 +19,7 @@ use crate::provider::ProviderClient;
 pub use crate::role::CallRole;
 use crate::stats::agreement::Agreement;
 pub use crate::usage::Usage;
+use tracing::Instrument as _;
 
 mod bill;
 pub(crate) mod call_error;
@@ -313,8 +314,10 @@ impl Engine {
         answer: impl Future<Output = Result<(R::Answer, Duration), crate::provider::ProviderError>>,
     ) -> Result<(R::Answer, Duration, bool), CallError> {
         let (scope, role) = (call.scope, call.role);
+        let span = call.span();
         let exchanged = self
             .exchange_once(call, client, request, sent, answer)
+            .instrument(span)
             .await;
         scope.note_call(
             role,
@@ -362,16 +365,23 @@ impl Engine {
                 })?;
                 request.price(self, call.provider, &mut answer);
                 underway.end = CallEnd::Replayed;
+                tracing::debug!(latency_ms = latency.as_millis() as u64, "replayed");
                 return Ok((answer, latency, true));
             }
             Prepared::Call(keep) => keep,
         };
         let held = self.hold(call.scope, || request.worst(self, call.provider))?;
         let mut held = bill::InFlight::new(self, &call, request, sent, held);
+        tracing::debug!("calling the provider");
         let answered = answer.await;
         let (mut answer, latency) = match answered {
             Ok(answered) => answered,
             Err(e) => {
+                tracing::debug!(
+                    status = e.status,
+                    error = %crate::redact::redact(&e.to_string()),
+                    "no answer"
+                );
                 // An error status is not billed; a call that got no status (a timeout, a dropped
                 // connection) or a success it could not read may have been: its worst case stays spent.
                 let billed = matches!(e.status, None | Some(200..=299));
@@ -386,6 +396,7 @@ impl Engine {
             }
         };
         request.price(self, call.provider, &mut answer);
+        tracing::debug!(latency_ms = latency.as_millis() as u64, "answered");
         held.settle(R::cost(&answer));
         drop(held);
         // Made, and paid for, even if recording it fails below.
@@ -410,12 +421,14 @@ impl Engine {
                 recorded_at: cassette::now_rfc3339(),
             };
             let cassette = cassette.clone();
+            tracing::debug!(cassette = %cassette.file_name(), into = ?replacing, "recording the answer");
             self.blocking(move || match replacing {
                 None => cassette.record(entry),
                 Some(into) => cassette.record_replacing(entry, into),
             })
             .await
             .map_err(|e| CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e))?;
+            tracing::debug!("recorded");
         }
         drop(turn);
         Ok((answer, latency, false))
@@ -483,6 +496,7 @@ impl Engine {
             live_only: scope.live_only,
             replacements: self.replacements,
         });
+        tracing::debug!(?recording, ?decision, "cassette looked up");
         let site = |changes| self.call_site(call, cassette.as_deref(), &missing_key, changes);
         match decision {
             Decision::Replay => Ok(Prepared::Replay(Box::new(
@@ -567,6 +581,19 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// The log's span of this call: whose, of what kind, to where, under which key.
+    fn span(&self) -> tracing::Span {
+        tracing::debug_span!(
+            "call",
+            test = %self.scope.test,
+            run = self.scope.run_index,
+            role = %self.role.as_str(),
+            provider = %self.provider,
+            model = %self.model,
+            key = %self.key,
+        )
+    }
+
     /// The variable to set when the call needs a key and has none.
     fn missing_key(&self, client: &ProviderClient) -> Option<String> {
         (!self.sends_key).then(|| client.missing_key()).flatten()

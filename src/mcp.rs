@@ -29,6 +29,31 @@ use crate::completion::ToolSpec;
 use label::Secrets;
 use process::Group;
 
+/// The HTTP client of a streamable HTTP server, as rmcp's default one is (no idle connection kept,
+/// only a same-origin 307 or 308 followed, at most ten) but with the harness's own TLS configuration
+/// (`provider::tls_config`: no process-wide crypto provider).
+fn http_client() -> reqwest::Client {
+    // A 307 or 308 keeps the JSON-RPC body; another origin would get the custom headers (keys).
+    let same_origin = reqwest::redirect::Policy::custom(|attempt| {
+        let kept = matches!(attempt.status().as_u16(), 307 | 308)
+            && (attempt.previous().first())
+                .is_some_and(|from| from.origin() == attempt.url().origin());
+        if !kept {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(crate::provider::tls_config())
+        .pool_max_idle_per_host(0)
+        .redirect(same_origin)
+        .build()
+        .expect("the HTTP client builds")
+}
+
 /// How much of a stdio server's stderr is kept to explain a failed connection.
 const STDERR_TAIL: usize = 2000;
 
@@ -270,9 +295,7 @@ impl McpSession {
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom);
-                // reqwest is built without a bundled crypto provider; ring is ours (as in the engine).
-                let _ = rustls::crypto::ring::default_provider().install_default();
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let transport = StreamableHttpClientTransport::with_client(http_client(), config);
                 tokio::time::timeout(timeout, ().serve(transport)).await
             }
         };

@@ -129,8 +129,7 @@ pub fn protect_userinfo(url: &str) {
 /// (redacted as `[REDACTED:name]`): a provider may send it back in an error body.
 #[cfg(feature = "endpoint")]
 pub(crate) fn protect_value(name: &str, value: &str) {
-    let value = value.trim();
-    let value = value.strip_prefix("Bearer ").unwrap_or(value).trim();
+    let value = credential_of(value);
     if value.len() < MIN_SECRET_LEN {
         return;
     }
@@ -147,6 +146,23 @@ pub(crate) fn protect_value(name: &str, value: &str) {
     if !secrets.given.contains(&pair) {
         secrets.given.push(pair);
         secrets.refresh();
+    }
+}
+
+/// The credential a key header's value carries: the value, trimmed, without its `Bearer` scheme,
+/// which HTTP matches in any case (`bearer sk-...` is a key too; RFC 9110, 11.1). Empty when the
+/// header carries no credential (`Authorization: Bearer `, as a client without a key sends).
+#[cfg(feature = "endpoint")]
+pub(crate) fn credential_of(value: &str) -> &str {
+    let value = value.trim();
+    match value.get(..6) {
+        Some(scheme)
+            if scheme.eq_ignore_ascii_case("bearer")
+                && value[6..].chars().next().is_none_or(char::is_whitespace) =>
+        {
+            value[6..].trim()
+        }
+        _ => value,
     }
 }
 
@@ -501,6 +517,35 @@ mod tests {
         assert_eq!(
             redact_with("abcdefgh-longer abcdefgh", &secrets),
             "[REDACTED:B_KEY] [REDACTED:A_KEY]"
+        );
+    }
+
+    /// The endpoint's empty-key rule: a client without a key sends its scheme alone, in either case.
+    #[cfg(feature = "endpoint")]
+    #[test]
+    fn a_bearer_scheme_in_any_case_carries_the_credential_after_it() {
+        for (value, credential) in [
+            ("Bearer sk-upper-0123", "sk-upper-0123"),
+            ("bearer sk-lower-0123", "sk-lower-0123"),
+            ("  BEARER\tsk-shout-0123 ", "sk-shout-0123"),
+            ("Bearer ", ""),
+            ("bearer ", ""),
+            ("bearer", ""),
+            ("sk-bare-0123", "sk-bare-0123"),
+            ("bearerish-token", "bearerish-token"),
+        ] {
+            assert_eq!(credential_of(value), credential, "{value:?}");
+        }
+    }
+
+    /// What a provider echoes back is the key alone: it is redacted, not only `bearer KEY` whole.
+    #[cfg(feature = "endpoint")]
+    #[test]
+    fn a_key_sent_with_a_lower_case_bearer_scheme_is_redacted() {
+        protect_value("authorization", "bearer sk-lower-case-scheme-0123456789");
+        assert_eq!(
+            redact("invalid key sk-lower-case-scheme-0123456789"),
+            "invalid key [REDACTED:authorization]"
         );
     }
 

@@ -1,12 +1,14 @@
-//! Text files as every reader reads them: UTF-8, or an error that says where it is not.
+//! Text files as every reader reads them: lines ending in `\n`, and UTF-8, or an error that says
+//! where it is not.
 
 use std::io;
 use std::path::Path;
 
-/// The file at `path` as UTF-8 text. A file that is not (a binary, another encoding, a cut multi-byte
-/// character) is an `InvalidData` error naming the line and column of its first byte that is not.
+/// The file at `path` as UTF-8 text, its lines ending in `\n` ([`read_bytes`]). A file that is not
+/// UTF-8 (a binary, another encoding, a cut multi-byte character) is an `InvalidData` error naming the
+/// line and column of its first byte that is not.
 pub(crate) fn read(path: &Path) -> io::Result<String> {
-    let bytes = std::fs::read(path)?;
+    let bytes = read_bytes(path)?;
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -17,6 +19,26 @@ pub(crate) fn read(path: &Path) -> io::Result<String> {
             format!("line {line}, column {column} is not UTF-8 text (save the file as UTF-8)"),
         )
     })
+}
+
+/// The bytes of the file at `path`, each `\r\n` read as `\n`: a Windows checkout (git's `autocrlf`)
+/// holds the `\r\n` a prompt, a suite or a dataset was never written with, and what is rendered, keyed
+/// and compared from it must be the text of every other checkout. A lone `\r` is kept.
+pub(crate) fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
+    Ok(unix_line_endings(std::fs::read(path)?))
+}
+
+/// `bytes` with each `\r\n` as `\n` (neither byte is ever part of a multi-byte UTF-8 character).
+fn unix_line_endings(mut bytes: Vec<u8>) -> Vec<u8> {
+    let mut kept = 0;
+    for i in 0..bytes.len() {
+        if !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
+            bytes[kept] = bytes[i];
+            kept += 1;
+        }
+    }
+    bytes.truncate(kept);
+    bytes
 }
 
 /// The SHA-256, in hex, of `parts` each written as its length then its bytes: parts that cannot run
@@ -47,6 +69,25 @@ mod tests {
         assert_eq!(error.kind(), io::ErrorKind::InvalidData);
         assert_eq!(
             error.to_string(),
+            "line 2, column 9 is not UTF-8 text (save the file as UTF-8)"
+        );
+    }
+
+    #[test]
+    fn windows_line_endings_read_as_the_text_of_every_other_checkout() {
+        let dir = crate::test_support::Scratch::new("text-crlf");
+        let crlf = dir.file("p.md", "Say hi\r\nto {name}.\r\n\r\nA lone \r stays.\r\n");
+        assert_eq!(
+            read(&crlf).unwrap(),
+            "Say hi\nto {name}.\n\nA lone \r stays.\n"
+        );
+        assert_eq!(
+            read_bytes(&crlf).unwrap(),
+            read(&crlf).unwrap().into_bytes()
+        );
+        let bad = dir.file("b.toml", b"a = 1\r\nb = \"caf\xe9\"\r\n");
+        assert_eq!(
+            read(&bad).unwrap_err().to_string(),
             "line 2, column 9 is not UTF-8 text (save the file as UTF-8)"
         );
     }

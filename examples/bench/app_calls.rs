@@ -24,7 +24,11 @@ pub(crate) const TRIALS: &str = "app_calls::";
 /// The application's client, shared by its calls as an application shares one.
 fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(reqwest::Client::new)
+    CLIENT.get_or_init(|| {
+        // Its reqwest has no crypto provider of its own (the calls are plain HTTP on 127.0.0.1).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::new()
+    })
 }
 
 /// The `run_fn`: the request the harness would send, posted by the application's own client.

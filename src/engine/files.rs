@@ -33,6 +33,7 @@ impl Engine {
             return Ok(Some(cassette));
         }
         let (store, name) = (self.cassettes.clone(), scope.cassette.clone());
+        tracing::debug!(cassette = %name, "reading the cassette");
         self.blocking(move || store.open(&name)).await.map(Some)
     }
 

@@ -6,6 +6,8 @@
 use std::future::Future;
 use std::time::Duration;
 
+use tracing::Instrument as _;
+
 use super::bill::Billed;
 use super::{Call, CallError, CallRole, Engine, RunScope};
 use crate::budget::{Worst, approx};
@@ -150,8 +152,10 @@ impl Engine {
         };
         // Not `exchange`: which endings the sample notes is the endpoint's to say (a provider's error
         // answer goes back to the client, which may retry it to success).
+        let span = call.span();
         let (answer, latency, replayed) = self
             .exchange_once(call, client, relayed, sent, upstream)
+            .instrument(span)
             .await?;
         scope.account(|usage| {
             usage.add_call(

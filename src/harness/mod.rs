@@ -16,6 +16,7 @@ mod finish;
 mod gate;
 pub(crate) mod html;
 pub(crate) mod labels;
+mod log;
 pub mod matrix;
 pub(crate) mod pending;
 mod progress;
@@ -115,6 +116,9 @@ impl Harness {
         trial::install_panic_hook();
         dotenv::load(&root)?;
         let (settings, libtest_args) = Settings::read(argv)?;
+        if let Some(directives) = &settings.log {
+            log::install(directives);
+        }
         let mut args = Arguments::from_iter(libtest_args);
         let config = self.config(&root, &settings)?;
         let catalog = Catalog::new(
@@ -184,7 +188,10 @@ impl Harness {
             skipped,
             root,
         };
-        let console = progress::Console::of(&args, settings.runner.is_nextest(), settings.ci);
+        let console = progress::Console {
+            logging: settings.log.is_some(),
+            ..progress::Console::of(&args, settings.runner.is_nextest(), settings.ci)
+        };
         let budget = settings.budget.map(|limit| {
             let shared = settings
                 .runner

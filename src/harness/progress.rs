@@ -40,6 +40,8 @@ pub struct Console {
     pub nextest: bool,
     /// `CI` is set.
     pub ci: bool,
+    /// The run's log writes to stderr (`harness::log`): a redrawn line would cut its lines.
+    pub logging: bool,
 }
 
 impl Console {
@@ -54,6 +56,7 @@ impl Console {
             list: args.list,
             nextest,
             ci,
+            logging: false,
         }
     }
 }
@@ -103,7 +106,7 @@ impl CallCounts {
 /// Whether the progress line is drawn.
 #[cfg_attr(not(feature = "progress"), allow(dead_code))]
 pub fn shows(c: &Console) -> bool {
-    if c.list || c.nextest || c.ci || !c.stderr_terminal {
+    if c.list || c.nextest || c.ci || c.logging || !c.stderr_terminal {
         return false;
     }
     let per_test_lines = match c.format {
@@ -229,6 +232,10 @@ mod tests {
             },
             Console {
                 ci: true,
+                ..redirected
+            },
+            Console {
+                logging: true,
                 ..redirected
             },
             Console {

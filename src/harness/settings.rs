@@ -188,6 +188,8 @@ pub struct Settings {
     pub estimate: bool,
     /// The commands messages name, for the test target this binary is (its file name says which).
     pub commands: Commands,
+    /// The log's filter (`PROMPT_TESTER_LOG`, else `RUST_LOG`): none, no log.
+    pub log: Option<String>,
 }
 
 impl Settings {
@@ -244,6 +246,7 @@ impl Settings {
             },
             estimate: flags.estimate || switch("PROMPT_TESTER_ESTIMATE")?,
             commands,
+            log: log_filter()?,
         };
         Ok((settings, rest))
     }
@@ -275,6 +278,42 @@ pub const RESULTS_VAR: &str = "PROMPT_TESTER_RESULTS";
 
 /// The variable of the run's budget.
 pub const BUDGET: &str = "PROMPT_TESTER_BUDGET";
+
+/// The variable of the log's level.
+pub const LOG: &str = "PROMPT_TESTER_LOG";
+
+/// The levels [`LOG`] takes, quietest first.
+const LOG_LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+
+/// The log's filter directives: [`LOG`]'s level for prompt-tester's own events (`off` for none,
+/// whatever `RUST_LOG` says), else `RUST_LOG`'s directives as written (any crate's, the convention of
+/// `tracing`), else no log.
+fn log_filter() -> Result<Option<String>, HarnessError> {
+    if let Some(value) = env_var(LOG) {
+        let level = value.trim().to_ascii_lowercase();
+        return match level.as_str() {
+            "off" => Ok(None),
+            _ if LOG_LEVELS.contains(&level.as_str()) => Ok(Some(format!("prompt_tester={level}"))),
+            _ => Err(HarnessError::Variable {
+                name: LOG,
+                value,
+                problem: "is not a log level; use one of off, error, warn, info, debug, trace",
+            }),
+        };
+    }
+    let Some(value) = env_var("RUST_LOG").filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    if super::log::parses(&value) {
+        return Ok(Some(value));
+    }
+    Err(HarnessError::Variable {
+        name: "RUST_LOG",
+        value,
+        problem: "is not a log filter; give a level (debug) or directives (prompt_tester=debug), or \
+                  set PROMPT_TESTER_LOG=debug for prompt-tester's log alone",
+    })
+}
 
 /// A budget in USD: a number of at least 0 (`0.50`, `$0.50`).
 fn usd(value: &str) -> Result<f64, &'static str> {

@@ -352,6 +352,7 @@ impl Judge<'_> {
         if let Ok(parsed) = parse(&first) {
             return Ok((parsed, spent));
         }
+        tracing::debug!("the judge's reply holds no verdict: asking again with a reminder");
         let second = self.call(prompt::retry_request(&request), nth).await?;
         spent.add_call(&second, false);
         match parse(&second) {
@@ -417,6 +418,13 @@ impl Judge<'_> {
         let mut verdict = self.make(question, yes, snippet, reasoning, spent);
         verdict.votes = votes;
         self.weigh(&mut verdict, question_type);
+        tracing::debug!(
+            test = %self.run.scope.test,
+            run = self.run.scope.run_index,
+            question = %crate::redact::redact(question),
+            answer = %verdict.answer,
+            "judge verdict"
+        );
         self.run
             .scope
             .note(|c| c.judge.push(JudgeAnswer::from(&verdict)));

@@ -72,14 +72,29 @@ impl std::fmt::Debug for ProviderClient {
 /// `x-goog-api-key`) would go with the request to whatever host the redirect names, and reqwest strips
 /// only `Authorization` and cookies across hosts. A 3xx answer is an error that names its `Location`.
 pub(crate) fn http_client(max_idle_per_host: usize) -> reqwest::Client {
-    // reqwest is built without a bundled crypto provider; ring is ours. A provider installed earlier
-    // by the application is kept.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
+        .tls_backend_preconfigured(tls_config())
         .pool_max_idle_per_host(max_idle_per_host)
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("the HTTP client builds")
+}
+
+/// The TLS configuration of every HTTP client the harness builds (the providers', an MCP server's):
+/// ring, the platform's root certificates and reqwest's ALPN, as reqwest would build them itself.
+/// It is given to each client, never installed as the process's default provider: that one is the
+/// application's to choose, and `CryptoProvider::install_default` fails once any is installed.
+pub(crate) fn tls_config() -> rustls::ClientConfig {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+    let ring = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(ring)
+        .with_safe_default_protocol_versions()
+        .expect("ring supports TLS 1.2 and 1.3")
+        .with_platform_verifier()
+        .expect("the platform's root certificates load")
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config
 }
 
 /// The key from the first of `endpoint`'s variables that is set.
@@ -341,6 +356,14 @@ impl ProviderClient {
                     return Err(self.give_up(failure, attempt));
                 }
             }
+            tracing::debug!(
+                provider = %self.endpoint.name,
+                attempt,
+                status = failure.status,
+                wait_ms = wait.as_millis() as u64,
+                error = %crate::redact::redact(&failure.message),
+                "retrying"
+            );
             tokio::time::sleep(wait).await;
         }
     }

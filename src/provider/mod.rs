@@ -49,6 +49,8 @@ use serde_json::Value;
 use crate::completion::{CompletionRequest, ContentBlock, Role};
 use crate::config::WireFormat;
 pub use client::ProviderClient;
+#[cfg(feature = "mcp")]
+pub(crate) use client::tls_config;
 #[cfg(feature = "endpoint")]
 pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
 pub(crate) use client::{http_client, missing_key_for};

@@ -43,12 +43,19 @@ impl ProviderClient {
     ) -> Result<Answering<'_>, Failure> {
         let permit = self.limiter.acquire().await;
         let started = Instant::now();
+        tracing::debug!(
+            provider = %self.endpoint.name,
+            url = %crate::redact::url_for_display(url),
+            "sending"
+        );
         sent.sending();
         let response = builder
             .send()
             .await
             .map_err(|e| self.transport_failure(url, &e))?;
-        sent.answered(response.status().as_u16());
+        let status = response.status().as_u16();
+        tracing::debug!(status, "the provider answered");
+        sent.answered(status);
         Ok(Answering {
             limiter: &self.limiter,
             permit,

@@ -606,7 +606,7 @@ fn cases_file(
         _ => relative.clone(),
     };
     let path = dir.join(&relative);
-    let bytes = match std::fs::read(&path) {
+    let bytes = match crate::text::read_bytes(&path) {
         Ok(bytes) => bytes,
         Err(e) => {
             let why = if e.kind() == std::io::ErrorKind::NotFound {

@@ -17,6 +17,7 @@ use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument as _;
 
 use super::Registry;
 use super::route::{self, Refused};
@@ -178,12 +179,20 @@ struct Head {
 }
 
 async fn answer(request: Request<Incoming>, shared: &Shared) -> Response<Answer> {
+    // The path names the run's secret and the sample's token: neither is logged, nor is the query.
+    let span = tracing::debug_span!("endpoint", method = %request.method());
+    let response = answer_in(request, shared).instrument(span.clone()).await;
+    span.in_scope(|| tracing::debug!(status = response.status().as_u16(), "answered the client"));
+    response
+}
+
+async fn answer_in(request: Request<Incoming>, shared: &Shared) -> Response<Answer> {
     let incoming = match checked(request, shared).await {
         Ok(incoming) => incoming,
         Err(refusal) => return refusal.response().map(Either::Left),
     };
     let (head, streaming) = oneshot::channel();
-    let mut exchange: Exchange = Box::pin(serve(incoming, head));
+    let mut exchange: Exchange = Box::pin(serve(incoming, head).in_current_span());
     tokio::select! {
         biased;
         ended = &mut exchange => ended.unwrap_or_else(Refusal::response).map(Either::Left),
@@ -284,6 +293,13 @@ async fn serve(
     incoming: Checked,
     head: oneshot::Sender<Head>,
 ) -> Result<Response<Full<Bytes>>, Refusal> {
+    tracing::debug!(
+        test = %incoming.scope.test,
+        run = incoming.scope.run_index,
+        provider = %incoming.provider,
+        path = %incoming.rest,
+        "a request of the application's client"
+    );
     let scope = incoming.scope.clone();
     let _under_way = scope.relay.under_way();
     let engine = scope.engine.clone();
@@ -471,13 +487,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
         if CREDENTIAL_HEADERS.contains(&name.as_str()) {
             // async-openai with no key sends `Authorization: Bearer `: no credential, so the
             // endpoint's own key (or, with none, "no key") applies.
-            let credential = value.to_str().unwrap_or("x").trim();
-            if credential
-                .strip_prefix("Bearer")
-                .unwrap_or(credential)
-                .trim()
-                .is_empty()
-            {
+            if crate::redact::credential_of(value.to_str().unwrap_or("x")).is_empty() {
                 continue;
             }
             sends_key = true;
