@@ -198,7 +198,7 @@ fn adding_replaces_the_label_of_the_same_question_and_keeps_a_broken_file() {
         judge_key: "a later key".into(),
         ..label("q", false, true, false)
     };
-    add(&path, "s.labels.toml", &[new_answer.clone()]).unwrap();
+    add(&path, "s.labels.toml", std::slice::from_ref(&new_answer)).unwrap();
     assert_eq!(
         read(&path, "s.labels.toml").unwrap(),
         [
