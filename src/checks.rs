@@ -49,6 +49,10 @@ pub struct JudgeAnswer {
     /// With `judge_samples = k`: how the k answers split (`4/5` agree with the verdict).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub votes: Option<Votes>,
+    /// The cassette key of the judge call that answered (its first ask): a label of this answer
+    /// records it, and counts only while the run's answer has the same key.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub judge_key: String,
 }
 
 /// What the checks of one sample found so far.

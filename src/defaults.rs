@@ -22,6 +22,11 @@ pub const JUDGE_MIN_ACCURACY: f64 = 0.7;
 /// with the majority for the verdict not to be advisory (4 of 5, or 3 of 3).
 pub const JUDGE_MIN_AGREEMENT: f64 = 0.8;
 
+/// `[judge] advisory`: what a failing advisory verdict does by default: `"fail"`, the verdict decides
+/// (marked advisory), so that `require()` fails a new user's test on "no" whether or not the judge is
+/// measured.
+pub const JUDGE_ADVISORY: &str = "fail";
+
 /// The most times `[judge] judge_samples` asks each question.
 pub const MAX_JUDGE_SAMPLES: u32 = 99;
 
@@ -128,6 +133,7 @@ mod tests {
     #[test]
     fn the_docs_state_these_defaults() {
         let keys = include_str!("guide/keys.md");
+        let judge = include_str!("guide/judge.md");
         let providers = include_str!("guide/providers.md");
         let tools = include_str!("guide/tools.md");
         let statistics = include_str!("guide/statistics.md");
@@ -169,6 +175,21 @@ mod tests {
                 "src/guide/keys.md",
                 keys,
                 format!("\nmin_agreement = {JUDGE_MIN_AGREEMENT} "),
+            ),
+            (
+                "src/guide/keys.md",
+                keys,
+                format!("advisory = \"{JUDGE_ADVISORY}\" # the default:"),
+            ),
+            (
+                "src/guide/judge.md",
+                judge,
+                format!("advisory = \"{JUDGE_ADVISORY}\" # the default:"),
+            ),
+            (
+                "src/guide/judge.md",
+                judge,
+                format!("- `\"{JUDGE_ADVISORY}\"` (the default)"),
             ),
             (
                 "src/guide/keys.md",

@@ -133,6 +133,7 @@ pub fn verdict_of(
     let judged = checks.judge.iter().map(|j| CheckVerdict {
         advisory: j.advisory.is_some(),
         question_type: j.question_type.clone(),
+        judge_key: Some(j.judge_key.clone()).filter(|k| !k.is_empty()),
         ..CheckVerdict::new(format!("judge: {}", j.question), j.passed)
     });
     crate::cassette::Verdict {

@@ -192,6 +192,41 @@ pub fn question_type_of(verdict: Option<&Verdict>, question: &str) -> Option<Str
         .clone()
 }
 
+/// The cassette key of the judge call that answered `question` in a recorded sample (what a label
+/// records): its verdict's, else (recorded before verdicts kept it) that of the first judge call among
+/// its `entries` that asked it (a first ask: a `judge_samples` repeat has another key).
+pub fn judge_key_of(
+    verdict: Option<&Verdict>,
+    entries: &[Entry],
+    question: &str,
+) -> Option<String> {
+    let check = format!("judge: {question}");
+    let kept = verdict.and_then(|v| {
+        v.checks
+            .iter()
+            .find(|c| c.check == check)?
+            .judge_key
+            .clone()
+    });
+    let one_line = |q: &str| q.split_whitespace().collect::<Vec<_>>().join(" ");
+    let asked = one_line(question);
+    kept.or_else(|| {
+        entries
+            .iter()
+            .filter(|e| e.role == CallRole::Judge)
+            .find_map(|e| {
+                let Exchange::Completion { request, .. } = &e.call else {
+                    return None;
+                };
+                let first = e.key == crate::cassette::entry_key(&e.provider, request, e.run);
+                let asks = judge_questions(request)
+                    .iter()
+                    .any(|q| one_line(q) == asked);
+                (first && asks).then(|| e.key.clone())
+            })
+    })
+}
+
 /// The judge that answered in `entries` (a sample's calls), `provider/model`.
 pub fn judge_of(entries: &[Entry]) -> Option<String> {
     entries

@@ -1,16 +1,17 @@
 //! `cargo prompt-tester label [FILTER] [--random N]`: a person says whether each recorded judge answer
 //! of accepted samples is right or wrong, one line per answer on standard input (`r`, `w`, `s`kip,
 //! `q`uit), so it runs in a terminal and from a script alike. Each sample's labels are written at once
-//! into the `*.labels.toml` beside its suite file (a `#[prompt_test]`'s: beside its cassette); `--random
-//! N` draws N samples at random (not yet labelled at random), which is what the prediction-powered pass
-//! rate needs.
+//! into the `*.labels.toml` beside its suite file (a `#[prompt_test]`'s: beside its cassette), each with
+//! the cassette key of the judge call it judges; `--random N` draws N samples at random, which is what
+//! the prediction-powered pass rate needs: first those drawn before whose random labels are stale (their
+//! judge call's key changed: recorded again), then samples never drawn.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, Label, RecordedSample, add_labels, judge_of, judged_questions, matches_filter,
-    question_type_of,
+    CallRole, Label, RecordedSample, add_labels, judge_key_of, judge_of, judged_questions,
+    matches_filter, question_type_of,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -32,7 +33,7 @@ pub struct Request {
 
 /// `cargo prompt-tester label`, answers read from `input`.
 pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow::Result<()> {
-    let mut samples: Vec<RecordedSample> = place
+    let (mut samples, keyless): (Vec<RecordedSample>, Vec<RecordedSample>) = place
         .layout
         .recorded()?
         .into_iter()
@@ -44,25 +45,52 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
                 .as_ref()
                 .is_some_and(|v| !judged_questions(v).is_empty())
         })
-        .collect();
+        .partition(|s| !answerable(s).is_empty());
+    if !keyless.is_empty() {
+        println!(
+            "{} sample(s) have no recorded judge call for their judge answers, and a label names the judge \
+             call it judges: record them again to label them (e.g. {})",
+            keyless.len(),
+            keyless[0].id
+        );
+    }
     if let Some(n) = request.random {
-        // Samples already labelled at random are not drawn again: each draw stays uniform over the rest.
-        let labelled: BTreeSet<(String, u32)> = place
+        let drawn: Vec<Label> = place
             .layout
             .read_labels(&place.cwd)?
             .into_iter()
             .filter(|l| l.random)
-            .map(|l| (l.trial, l.sample))
             .collect();
-        samples.retain(|s| !labelled.contains(&(s.id.test.clone(), s.id.run)));
+        let (stale, never) = pool(&samples, &drawn);
         let mut rng = match request.seed {
             Some(seed) => StdRng::seed_from_u64(seed),
             None => StdRng::from_os_rng(),
         };
-        let mut drawn =
-            rand::seq::index::sample(&mut rng, samples.len(), n.min(samples.len())).into_vec();
-        drawn.sort_unstable();
-        samples = drawn.into_iter().map(|i| samples[i].clone()).collect();
+        let mut draw = |from: &[usize], k: usize| -> Vec<usize> {
+            let mut picked: Vec<usize> =
+                rand::seq::index::sample(&mut rng, from.len(), k.min(from.len()))
+                    .into_iter()
+                    .map(|i| from[i])
+                    .collect();
+            picked.sort_unstable();
+            picked
+        };
+        // A sample drawn before stays in the draw: its new answers are labelled first, so the labelled
+        // samples stay a uniform draw; then samples never drawn.
+        let again = draw(&stale, n);
+        let fresh = draw(&never, n - again.len());
+        if !again.is_empty() {
+            println!(
+                "{} sample(s) drawn at random before have stale labels (their judge call was made again): \
+                 labelling their new answers first",
+                again.len()
+            );
+        }
+        samples = again
+            .into_iter()
+            .chain(fresh)
+            .map(|i| samples[i].clone())
+            .collect();
     }
     if samples.is_empty() {
         println!(
@@ -98,7 +126,7 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
             }
         }
         let mut labels = Vec::new();
-        for (question, passed) in judged_questions(verdict) {
+        for (question, passed, judge_key) in answerable(sample) {
             let said = if passed { "passed" } else { "FAILED" };
             loop {
                 write!(
@@ -137,6 +165,7 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
                     question_type: question_type_of(Some(verdict), &question),
                     judge: judge_of(&sample.entries),
                     judge_settings: verdict.judge_settings.clone(),
+                    judge_key: judge_key.clone(),
                 });
                 break;
             }
@@ -161,6 +190,47 @@ pub fn run(place: &Place, request: &Request, input: &mut dyn BufRead) -> anyhow:
         );
     }
     Ok(())
+}
+
+/// The judge answers of a recorded sample a label can name: each question of its verdict, whether it
+/// passed and the key of its judge call; none when a judge call is not found.
+fn answerable(sample: &RecordedSample) -> Vec<(String, bool, String)> {
+    let Some(verdict) = &sample.verdict else {
+        return Vec::new();
+    };
+    judged_questions(verdict)
+        .into_iter()
+        .map(|(question, passed)| {
+            let key = judge_key_of(Some(verdict), &sample.entries, &question)?;
+            Some((question, passed, key))
+        })
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default()
+}
+
+/// Where `--random` draws from, as indexes into `samples`: those drawn before (a label drawn at random)
+/// whose random labels are stale (one names a judge call the sample no longer has), and those never
+/// drawn. A sample whose random labels all name its judge calls is labelled: it is not drawn again.
+fn pool(samples: &[RecordedSample], drawn: &[Label]) -> (Vec<usize>, Vec<usize>) {
+    let (mut stale, mut never) = (Vec::new(), Vec::new());
+    for (i, sample) in samples.iter().enumerate() {
+        let mine: Vec<&Label> = drawn
+            .iter()
+            .filter(|l| l.trial == sample.id.test && l.sample == sample.id.run)
+            .collect();
+        let current = answerable(sample);
+        let named = |l: &&Label| {
+            current
+                .iter()
+                .any(|(q, _, key)| *q == l.question && *key == l.judge_key)
+        };
+        if mine.is_empty() {
+            never.push(i);
+        } else if !mine.iter().all(named) {
+            stale.push(i);
+        }
+    }
+    (stale, never)
 }
 
 /// Writes one sample's `labels` into its labels file, noting the file.

@@ -40,6 +40,10 @@ pub struct Label {
     /// The rest of what defines that judge (its instructions' hash, temperature, `max_tokens`), when the
     /// recording kept it: the label measures only the same judge.
     pub judge_settings: Option<JudgeSettings>,
+    /// The cassette key of the judge call it judged (`JudgeAnswer::judge_key`): the answer, the question
+    /// and the judge it was asked of. A run's answer with another key is not the one labelled: a label
+    /// drawn at random is then stale (not counted, and its sample drawn again).
+    pub judge_key: String,
 }
 
 impl Label {
@@ -48,14 +52,15 @@ impl Label {
         self.judged == self.right
     }
 
-    /// Whether this labels the same judge answer as `other` (a later label replaces an earlier one).
-    pub fn same_answer(&self, other: &Label) -> bool {
+    /// Whether this labels the same question of the same sample as `other`, of this answer or an
+    /// earlier one (a later label replaces an earlier one).
+    pub fn same_question(&self, other: &Label) -> bool {
         (self.trial.as_str(), self.sample, self.question.as_str())
             == (other.trial.as_str(), other.sample, other.question.as_str())
     }
 }
 
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 12] = [
     "trial",
     "sample",
     "question",
@@ -64,6 +69,7 @@ const KEYS: [&str; 11] = [
     "judge_instructions",
     "judge_temperature",
     "judge_max_tokens",
+    "judge_key",
     "verdict",
     "label",
     "random",
@@ -260,6 +266,19 @@ fn label(
     };
     let trial = text(r, &mut missing, "trial");
     let question = text(r, &mut missing, "question");
+    let judge_key = match t.get("judge_key") {
+        Some(node) => string(r, node, &format!("{path}.judge_key"), "\"<key>\""),
+        None => {
+            r.problem(
+                span.clone(),
+                &format!("{path}.judge_key"),
+                "the label has no `judge_key`: nothing says which answer it judged".to_string(),
+                "label the answer again with `cargo prompt-tester label` or `review`, which record the key of \
+                 the judge call, and delete this label",
+            );
+            None
+        }
+    };
     let sample = match t.get("sample") {
         Some(node) => whole(
             r,
@@ -347,6 +366,7 @@ fn label(
         question_type,
         judge,
         judge_settings,
+        judge_key: judge_key?,
     })
 }
 
@@ -439,11 +459,12 @@ pub fn render(labels: &[Label]) -> String {
             )
         });
         out.push_str(&format!(
-            "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\n{}verdict = \"{}\"\nlabel = \"{}\"\n",
+            "\n[[labels]]\ntrial = {}\nsample = {}\nquestion = {}\n{}judge_key = {}\nverdict = \"{}\"\nlabel = \"{}\"\n",
             quoted(&l.trial),
             l.sample,
             quoted(&l.question),
             optional("type", &l.question_type) + &optional("judge", &l.judge) + &settings,
+            quoted(&l.judge_key),
             if l.judged { "passed" } else { "failed" },
             if l.right { "right" } else { "wrong" },
         ));
@@ -455,13 +476,15 @@ pub fn render(labels: &[Label]) -> String {
 }
 
 /// Adds `new` to the labels file at `path` (shown as `file`), each replacing an earlier label of the same
-/// judge answer (one drawn at random stays marked so), and writes it atomically. A file that does not read is never written over.
+/// question of the same sample (one drawn at random stays marked so), and writes it atomically. A file
+/// that does not read is never written over.
 pub fn add(path: &Path, file: &str, new: &[Label]) -> Result<(), LabelsError> {
     let mut labels = read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))?;
     for label in new {
-        // An answer once drawn at random stays so: relabelling it does not undo the draw.
-        let drawn = labels.iter().any(|l| l.same_answer(label) && l.random);
-        labels.retain(|l| !l.same_answer(label));
+        // A sample once drawn at random stays so: labelling it again (its new answer, after a stale
+        // label) completes the draw, it does not undo it.
+        let drawn = labels.iter().any(|l| l.same_question(label) && l.random);
+        labels.retain(|l| !l.same_question(label));
         labels.push(Label {
             random: label.random || drawn,
             ..label.clone()

@@ -270,6 +270,10 @@ pub struct CheckVerdict {
     /// A judge answer's question type, as the judge gave it (left out when none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question_type: Option<String>,
+    /// A judge answer's judge call, by its cassette key (its first ask): what a label of the answer
+    /// records (left out when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_key: Option<String>,
 }
 
 impl CheckVerdict {
@@ -280,6 +284,7 @@ impl CheckVerdict {
             passed,
             advisory: false,
             question_type: None,
+            judge_key: None,
         }
     }
 }

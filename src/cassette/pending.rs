@@ -548,6 +548,7 @@ mod tests {
                 passed,
                 advisory: false,
                 question_type: None,
+                judge_key: None,
             }],
             judge_settings: None,
         }

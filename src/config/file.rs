@@ -255,22 +255,18 @@ impl Config {
             };
             let advisory = match &judge.advisory {
                 None => super::AdvisoryPolicy::default(),
-                Some(word) => match word.get_ref().as_str() {
-                    "warn" => super::AdvisoryPolicy::Warn,
-                    "fail" => super::AdvisoryPolicy::Fail,
-                    "error" => super::AdvisoryPolicy::Error,
-                    other => {
-                        return Err(source.invalid(
-                            Some(word.span().start),
-                            "judge.advisory",
-                            format!(
-                                "is {other:?}: write \"warn\" (the default: a sample a failing advisory verdict \
-                                 decides fails, its message marked with a warning), \"fail\" (it fails plainly) or \
-                                 \"error\" (it errors: the judge is not measured on this kind of question)"
-                            ),
-                        ));
-                    }
-                },
+                Some(word) => super::AdvisoryPolicy::from_word(word.get_ref()).ok_or_else(|| {
+                    source.invalid(
+                        Some(word.span().start),
+                        "judge.advisory",
+                        format!(
+                            "is {:?}: write \"fail\" (the default: the verdict decides, the sample fails, marked \
+                             advisory), \"warn\" (the \"no\" is reported but does not fail the sample) or \"error\" \
+                             (the sample errors: the judge is not measured on this kind of question)",
+                            word.get_ref()
+                        ),
+                    )
+                })?,
             };
             self.judge = Some(JudgeConfig {
                 provider: judge.provider,
@@ -425,11 +421,11 @@ output_mtok = 2.0
             ),
             (
                 "advisory = \"maybe\"",
-                "prompt-tester.toml:4: `judge.advisory` is \"maybe\": write \"warn\" (the default",
+                "prompt-tester.toml:4: `judge.advisory` is \"maybe\": write \"fail\" (the default",
             ),
             (
                 "advisory = \"ignore\"",
-                "\"fail\" (it fails plainly) or \"error\"",
+                "\"warn\" (the \"no\" is reported but does not fail the sample) or \"error\"",
             ),
         ] {
             let err = rejection(&format!("{head}{line}\n"));

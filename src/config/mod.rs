@@ -151,17 +151,48 @@ impl JudgeConfig {
 
 /// What a failing advisory verdict (a judge not measured, or measured too low, on the question's type)
 /// does where the harness sees the verdict decide: a suite's `judge` assertion, `JudgeVerdict::require`
-/// (`[judge] advisory`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// (`[judge] advisory`; the default is [`defaults::JUDGE_ADVISORY`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdvisoryPolicy {
-    /// The sample fails, its message marked with a warning (the default).
-    #[default]
-    Warn,
-    /// The sample fails; the mark still shows.
+    /// The verdict decides: the sample fails, its message marked advisory (the default).
     Fail,
+    /// The sample does not fail on it: the "no" is reported (the summary, every report), not counted.
+    Warn,
     /// The sample errors: the judge is not measured on this kind of question.
     Error,
+}
+
+impl AdvisoryPolicy {
+    /// Each policy and the word `prompt-tester.toml` writes for it.
+    const WORDS: [(&'static str, AdvisoryPolicy); 3] = [
+        ("fail", AdvisoryPolicy::Fail),
+        ("warn", AdvisoryPolicy::Warn),
+        ("error", AdvisoryPolicy::Error),
+    ];
+
+    /// The policy `word` names, if any.
+    pub(crate) fn from_word(word: &str) -> Option<Self> {
+        Self::WORDS
+            .iter()
+            .find(|(w, _)| *w == word)
+            .map(|(_, p)| *p)
+    }
+
+    /// The word `prompt-tester.toml` writes for it.
+    pub fn word(self) -> &'static str {
+        Self::WORDS
+            .iter()
+            .find(|(_, p)| *p == self)
+            .map_or("fail", |(w, _)| w)
+    }
+}
+
+impl Default for AdvisoryPolicy {
+    fn default() -> Self {
+        Self::from_word(defaults::JUDGE_ADVISORY)
+            .expect("defaults::JUDGE_ADVISORY names a policy (a unit test checks it)")
+    }
 }
 
 /// Which model embeds texts for the `similar` assertion and `run.similarity` (`[embeddings]`).
@@ -415,6 +446,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_advisory_policy_is_fail_and_every_word_reads_back() {
+        assert_eq!(AdvisoryPolicy::default(), AdvisoryPolicy::Fail);
+        for (word, policy) in AdvisoryPolicy::WORDS {
+            assert_eq!(
+                (AdvisoryPolicy::from_word(word), policy.word()),
+                (Some(policy), word)
+            );
+        }
+    }
+
+    #[test]
     fn set_judge_keeps_the_configured_judges_settings_else_the_defaults() {
         let mut config = Config::defaults("/crate");
         config.set_judge("anthropic", "claude-haiku-4-5");
@@ -435,7 +477,7 @@ mod tests {
                 max_tokens: 10,
                 temperature: Some(0.5),
                 min_accuracy: 0.7,
-                advisory: AdvisoryPolicy::Warn,
+                advisory: AdvisoryPolicy::Fail,
                 samples: 1,
                 min_agreement: 0.8,
             })

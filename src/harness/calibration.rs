@@ -10,7 +10,7 @@ use super::record::{Status, TrialRecord};
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::checks::Observation;
-use crate::config::Config;
+use crate::config::{AdvisoryPolicy, Config};
 use crate::shared::{Shared, Turn};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
 
@@ -425,16 +425,21 @@ pub fn judged_suites(records: &[TrialRecord]) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
-/// Under `[judge] advisory = "warn"`, the warning about the samples that failed with a "no" from a judge
-/// not measured well enough on the question (an advisory verdict): how many, which trials, what to do.
-pub fn advisory_failures(records: &[TrialRecord]) -> Option<String> {
+/// The summary's warning about advisory "no"s (a judge not measured well enough on the question):
+/// under `[judge] advisory = "fail"`, the samples they failed; under `"warn"`, the samples that passed
+/// with them, not counted. How many, which trials, what to do. (Under `"error"` each sample says it.)
+pub fn advisory_warning(policy: AdvisoryPolicy, records: &[TrialRecord]) -> Option<String> {
     let mut trials = Vec::new();
     let mut samples = 0;
     for r in records {
         let n = r
             .samples
             .iter()
-            .filter(|s| s.status == crate::case::SampleStatus::Failed)
+            .filter(|s| match policy {
+                AdvisoryPolicy::Fail => s.status == crate::case::SampleStatus::Failed,
+                AdvisoryPolicy::Warn => s.status == crate::case::SampleStatus::Passed,
+                AdvisoryPolicy::Error => false,
+            })
             .filter(|s| s.judge.iter().any(|j| !j.passed && j.advisory.is_some()))
             .count();
         if n > 0 {
@@ -442,11 +447,21 @@ pub fn advisory_failures(records: &[TrialRecord]) -> Option<String> {
             trials.push(r.name.as_str());
         }
     }
+    let (said, instead) = match policy {
+        AdvisoryPolicy::Fail => (
+            "failed sample(s) had an advisory judge verdict",
+            "or set [judge] advisory = \"warn\" to report such a \"no\" without failing the sample",
+        ),
+        AdvisoryPolicy::Warn => (
+            "sample(s) passed with an advisory judge \"no\"",
+            "the \"no\" is not counted ([judge] advisory = \"warn\"); set \"fail\" to let it decide",
+        ),
+        AdvisoryPolicy::Error => return None,
+    };
     (samples > 0).then(|| {
         format!(
-            "{samples} failed sample(s) had an advisory judge verdict (its judge is not measured well enough on \
-             that type of question): {}; measure the judge on such questions with a calibration set, or set \
-             [judge] advisory = \"fail\" (or \"error\") in prompt-tester.toml",
+            "{samples} {said} (its judge is not measured well enough on that type of \
+             question): {}; measure the judge on such questions with a calibration set, {instead}",
             trials.join(", ")
         )
     })

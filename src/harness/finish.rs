@@ -80,8 +80,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         .config
         .judge
         .as_ref()
-        .filter(|j| j.advisory == crate::config::AdvisoryPolicy::Warn)
-        .and_then(|_| calibration::advisory_failures(&records));
+        .and_then(|j| calibration::advisory_warning(j.advisory, &records));
     for warning in run.reporter.warnings().into_iter().chain(advisory) {
         eprintln!("warning: {}", crate::redact::for_terminal(&warning));
     }

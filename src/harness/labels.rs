@@ -144,8 +144,8 @@ pub struct LabelCorrected {
     /// The prediction-powered estimate over the suite's samples the judge took part in.
     #[serde(flatten)]
     pub estimate: PredictionPowered,
-    /// Random labels left out: their sample's judge answers are no longer the ones labelled (re-recorded),
-    /// or only some of a sample's answers are labelled.
+    /// Random labels left out: their judge call is not this run's (its key differs: a new answer, or
+    /// another judge), or only some of a sample's answers are labelled.
     pub stale: u32,
 }
 
@@ -170,7 +170,7 @@ pub fn corrected(records: &[TrialRecord], labels: &Labels) -> BTreeMap<String, L
 
 /// The estimate of one suite from its samples (trial name, sample): every sample the judge answered on
 /// that passed or failed counts in N; those whose every judge answer has a label drawn at random, each
-/// on the verdict this run has, count in n.
+/// of this run's judge call (the same key), count in n.
 fn suite_estimate(samples: &[(&str, &SampleRecord)], labels: &Labels) -> Option<LabelCorrected> {
     let mut judged = Vec::new();
     let mut labelled = Vec::new();
@@ -196,7 +196,7 @@ fn suite_estimate(samples: &[(&str, &SampleRecord)], labels: &Labels) -> Option<
             .iter()
             .map(|j| {
                 mine.iter()
-                    .find(|l| l.question == j.question && l.judged == j.passed)
+                    .find(|l| l.question == j.question && l.judge_key == j.judge_key)
                     .map(|l| l.truth())
             })
             .collect();
@@ -265,6 +265,7 @@ mod tests {
             measurement: None,
             advisory: None,
             votes: None,
+            judge_key: format!("key {run}"),
         });
         s.assertions.push(AssertionRecord {
             kind: "judge".into(),
@@ -286,13 +287,15 @@ mod tests {
             question_type: None,
             judge: None,
             judge_settings: None,
+            judge_key: format!("key {sample}"),
         }
     }
 
     #[test]
     fn random_labels_correct_the_judge_s_rate_and_stale_ones_are_left_out() {
-        // 4 samples: 1, 2, 3 passed, 4 failed. Labels: 1 right, 2 wrong (a false pass), 4 right;
-        // 3's label judged a "failed" the run no longer has.
+        // 4 samples: 1, 2, 3 passed, 4 failed. Labels: 1 right, 2 wrong (a false pass), 4 right, each
+        // of this run's judge call; 3's label judged the same verdict, "passed", but of an earlier
+        // answer (another judge call key): it is a truth about another answer, stale.
         let samples: Vec<SampleRecord> = [true, true, true, false]
             .iter()
             .enumerate()
@@ -305,7 +308,10 @@ mod tests {
                 vec![
                     label(1, true, true),
                     label(2, true, false),
-                    label(3, false, true),
+                    Label {
+                        judge_key: "the key of an answer recorded before".into(),
+                        ..label(3, true, true)
+                    },
                     label(4, false, true),
                 ],
             )]),

@@ -150,6 +150,16 @@ impl TrialRecord {
         self.runs_passed > 0 && failed > 0
     }
 
+    /// The judge's advisory "no"s in its samples that passed (`[judge] advisory = "warn"` reports them
+    /// without failing the sample).
+    pub fn advisory_noes(&self) -> impl Iterator<Item = &crate::checks::JudgeAnswer> {
+        self.samples
+            .iter()
+            .filter(|s| s.status == crate::case::SampleStatus::Passed)
+            .flat_map(|s| &s.judge)
+            .filter(|j| !j.passed && j.advisory.is_some())
+    }
+
     /// The record of a trial that made no call: a skipped case or a broken suite file.
     pub fn unrun(name: String, status: Status, message: &str, case: Option<CaseInfo>) -> Self {
         Self {

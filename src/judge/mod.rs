@@ -87,18 +87,20 @@ pub struct JudgeVerdict {
     pub on_advisory: AdvisoryPolicy,
 }
 
-impl From<&JudgeVerdict> for JudgeAnswer {
-    fn from(v: &JudgeVerdict) -> Self {
-        Self {
-            question: v.question.clone(),
-            answer: v.answer.clone(),
-            passed: v.passed,
-            reasoning: v.reasoning.clone(),
-            snippet: v.snippet.clone(),
-            question_type: v.question_type.clone(),
-            measurement: v.measurement.clone(),
-            advisory: v.advisory.clone(),
-            votes: v.votes,
+impl JudgeVerdict {
+    /// The answer as the sample's checks keep it, with the cassette key of the judge call behind it.
+    fn answer(&self, judge_key: &str) -> JudgeAnswer {
+        JudgeAnswer {
+            question: self.question.clone(),
+            answer: self.answer.clone(),
+            passed: self.passed,
+            reasoning: self.reasoning.clone(),
+            snippet: self.snippet.clone(),
+            question_type: self.question_type.clone(),
+            measurement: self.measurement.clone(),
+            advisory: self.advisory.clone(),
+            votes: self.votes,
+            judge_key: judge_key.to_string(),
         }
     }
 }
@@ -230,12 +232,19 @@ impl Judge<'_> {
     /// answer the verdict.
     pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
         let request = self.request(&[question], false);
+        let key = self.key_of(&request);
         let asks =
             (0..self.samples()).map(|nth| self.call_parsed(request.clone(), parse::single, nth));
         let answers = futures::future::try_join_all(asks).await?;
         let (parsed, spent): (Vec<Parsed>, Vec<Spent>) = answers.into_iter().unzip();
         let (parsed, votes) = majority(parsed);
-        Ok(self.verdict(question, parsed, &total(spent), votes))
+        Ok(self.verdict(question, parsed, &total(spent), votes, &key))
+    }
+
+    /// The cassette key of the first ask of `request` in this sample: what a label of its answers
+    /// records, so that it judges only these answers (a new answer or another judge is another key).
+    fn key_of(&self, request: &CompletionRequest) -> String {
+        crate::cassette::entry_key_nth(&self.config.provider, request, self.run.scope.run_index, 0)
     }
 
     /// Asks every question in one call (see [`PromptRun::ask_all`]); with `judge_samples = k`, k
@@ -244,7 +253,9 @@ impl Judge<'_> {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
-        let asks = (0..self.samples()).map(|nth| self.answers_all(questions, nth));
+        let request = self.request(questions, true);
+        let key = self.key_of(&request);
+        let asks = (0..self.samples()).map(|nth| self.answers_all(&request, questions, nth));
         let rounds = futures::future::try_join_all(asks).await?;
         let spent = total(rounds.iter().map(|(_, spent)| *spent).collect());
         let mut by_question: Vec<Vec<Parsed>> = questions.iter().map(|_| Vec::new()).collect();
@@ -258,7 +269,7 @@ impl Judge<'_> {
             .zip(by_question)
             .map(|(question, answers)| {
                 let (parsed, votes) = majority(answers);
-                self.verdict(question, parsed, &spent, votes)
+                self.verdict(question, parsed, &spent, votes, &key)
             })
             .collect())
     }
@@ -272,19 +283,17 @@ impl Judge<'_> {
             .max(1)
     }
 
-    /// One round of [`Judge::ask_all`] (the `nth`): every question's answer, in question order.
+    /// One round of [`Judge::ask_all`] (the `nth`) of `request`, which asks `questions`: every
+    /// question's answer, in question order.
     async fn answers_all(
         &self,
+        request: &CompletionRequest,
         questions: &[&str],
         nth: u32,
     ) -> Result<(Vec<Parsed>, Spent), JudgeError> {
         let n = questions.len();
         let (mut slots, mut spent) = self
-            .call_parsed(
-                self.request(questions, true),
-                |result| parse::several(result, n),
-                nth,
-            )
+            .call_parsed(request.clone(), |result| parse::several(result, n), nth)
             .await?;
         let missing: Vec<usize> = (0..n).filter(|&i| slots[i].is_none()).collect();
         if !missing.is_empty() {
@@ -391,6 +400,7 @@ impl Judge<'_> {
         parsed: Parsed,
         spent: &Spent,
         votes: Option<Votes>,
+        key: &str,
     ) -> JudgeVerdict {
         let Parsed {
             reasoning,
@@ -425,9 +435,8 @@ impl Judge<'_> {
             answer = %verdict.answer,
             "judge verdict"
         );
-        self.run
-            .scope
-            .note(|c| c.judge.push(JudgeAnswer::from(&verdict)));
+        let answer = verdict.answer(key);
+        self.run.scope.note(|c| c.judge.push(answer));
         verdict
     }
 
@@ -575,7 +584,7 @@ mod tests {
     fn verdict_on(output: &str, question: &str, reply: Parsed, spent: &Spent) -> JudgeVerdict {
         run(output)
             .__judge_with(&config())
-            .verdict(question, reply, spent, None)
+            .verdict(question, reply, spent, None, "key")
     }
 
     #[test]
@@ -609,7 +618,7 @@ mod tests {
                     question_type: Some("factual_presence".into())
                 }),
                 votes: None,
-                on_advisory: AdvisoryPolicy::Warn,
+                on_advisory: AdvisoryPolicy::Fail,
             }
         );
         let json = serde_json::to_value(&v).unwrap();

@@ -53,11 +53,7 @@ impl fmt::Display for JudgeFailed {
             write!(f, "\n  asked {} times, {votes} answers agree", votes.asked)?;
         }
         if let Some(advisory) = &v.advisory {
-            let lead = match v.on_advisory {
-                AdvisoryPolicy::Warn => "warning: ",
-                AdvisoryPolicy::Fail | AdvisoryPolicy::Error => "",
-            };
-            write!(f, "\n  {lead}{advisory}")?;
+            write!(f, "\n  {advisory}")?;
         }
         Ok(())
     }
@@ -76,11 +72,13 @@ impl JudgeVerdict {
     /// # Ok(()) }
     /// ```
     ///
-    /// A failing advisory verdict (see [`JudgeVerdict::advisory`]) fails the sample (`[judge] advisory
-    /// = "warn"`, the default, marks the failure with a warning; `"fail"` marks it only), or errors it
-    /// with `"error"`.
+    /// A failing advisory verdict (see [`JudgeVerdict::advisory`]) fails the sample, marked advisory
+    /// (`[judge] advisory = "fail"`, the default); with `"warn"` it is returned as it is (its `passed`
+    /// false): the sample does not fail on it, and the reports show the "no"; with `"error"` it errors
+    /// the sample.
     pub fn require(self) -> Result<JudgeVerdict, JudgeFailed> {
-        if self.passed {
+        let reported = self.advisory.is_some() && self.on_advisory == AdvisoryPolicy::Warn;
+        if self.passed || reported {
             Ok(self)
         } else {
             Err(JudgeFailed {
@@ -113,7 +111,7 @@ mod tests {
             measurement,
             advisory,
             votes: None,
-            on_advisory: AdvisoryPolicy::Warn,
+            on_advisory: AdvisoryPolicy::Fail,
         }
     }
 
@@ -134,7 +132,7 @@ mod tests {
         let text = no(measured, 0.8).require().unwrap_err().to_string();
         assert!(
             text.ends_with(
-                "\n  warning: advisory: this judge's accuracy on factual_presence questions may be as low as \
+                "\n  advisory: this judge's accuracy on factual_presence questions may be as low as \
                  76.4% (95% CI), below [judge] min_accuracy 80%"
             ),
             "{text}"
@@ -152,17 +150,24 @@ mod tests {
         let text = verdict.require().unwrap_err().to_string();
         assert!(
             text.ends_with(
-                "TNR 100% (9/9, 95% CI 70–100%)\n  asked 3 times, 2/3 answers agree\n  warning: advisory: the \
-                 judge agreed with itself on 2/3 answers, below [judge] min_agreement 80%"
+                "TNR 100% (9/9, 95% CI 70–100%)\n  asked 3 times, 2/3 answers agree\n  advisory: the judge \
+                 agreed with itself on 2/3 answers, below [judge] min_agreement 80%"
             ),
             "{text}"
         );
     }
 
     #[test]
-    fn an_advisory_no_errors_only_under_the_error_policy() {
+    fn an_advisory_no_fails_by_default_passes_through_under_warn_and_errors_under_error() {
         let mut verdict = no(None, 0.7);
         assert!(!verdict.clone().require().unwrap_err().errors());
+        // "warn": returned as it is, still a "no"; a measured "no" fails whatever the policy.
+        verdict.on_advisory = AdvisoryPolicy::Warn;
+        assert!(!verdict.clone().require().unwrap().passed);
+        let measured = Measurement::of("factual_presence", &agreement(&Confusion::of(10, 1, 0, 9)));
+        let mut plain = no(measured, 0.7);
+        plain.on_advisory = AdvisoryPolicy::Warn;
+        assert!(plain.require().is_err());
         verdict.on_advisory = AdvisoryPolicy::Error;
         let failed = verdict.require().unwrap_err();
         assert!(failed.errors());

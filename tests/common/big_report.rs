@@ -65,6 +65,7 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                             },
                         ],
                         judge: vec![JudgeAnswer {
+                            judge_key: String::new(),
                             question: "Does it mention the billing migration?".into(),
                             answer: if ok { "yes" } else { "no" }.into(),
                             passed: ok,

@@ -206,7 +206,9 @@ fn y_and_n_label_the_judge_s_answers_beside_the_cassette() {
     assert_contains(
         &text,
         &[
-            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\njudge = \"openai/gpt-4o-mini\"\nverdict = \"failed\"\nlabel = \"wrong\"\n",
+            // The key of the judge call it judges, read from the recorded call (no verdict kept it).
+            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\njudge = \"openai/gpt-4o-mini\"\njudge_key = \"",
+            "\"\nverdict = \"failed\"\nlabel = \"wrong\"\n",
         ],
     );
     assert_lacks(&text, "random");
@@ -263,12 +265,15 @@ fn a_suite_s_labels_go_beside_it_with_the_judge_s_settings() {
         .unwrap_or_else(|e| panic!("{}: {e}\n{}", path.display(), tmux.wait_for(&["pending"])));
     assert_contains(
         &text,
-        &[&format!(
-            "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\ntype = \"factual_presence\"\n\
+        &[
+            &format!(
+                "trial = \"quick::greet\"\nsample = 1\nquestion = \"Is Alice greeted?\"\ntype = \"factual_presence\"\n\
              judge = \"openai/gpt-4o-mini\"\njudge_instructions = \"{}\"\njudge_temperature = 0\n\
-             judge_max_tokens = 1024\nverdict = \"failed\"\nlabel = \"right\"\n",
-            "ab".repeat(32)
-        )],
+             judge_max_tokens = 1024\njudge_key = \"",
+                "ab".repeat(32)
+            ),
+            "\"\nverdict = \"failed\"\nlabel = \"right\"\n",
+        ],
     );
     assert!(
         !fixture.cassettes.join("quick.labels.toml").exists(),

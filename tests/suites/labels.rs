@@ -202,7 +202,7 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
         "{text}"
     );
     assert_eq!(
-        text.matches("\"\njudge_temperature = 0\njudge_max_tokens = 1024\nverdict = \"passed\"\n")
+        text.matches("\"\njudge_temperature = 0\njudge_max_tokens = 1024\njudge_key = \"")
             .count(),
         4,
         "{text}"
@@ -308,6 +308,88 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
 }
 
+/// A label drawn at random judges one answer, named by the key of its judge call: re-recording a case
+/// (a new prompt, answered and judged "passed" as before) makes its labels stale, so they are not
+/// counted, and `label --random` draws its samples again, before samples never drawn; labels whose key
+/// is still the run's count.
+#[test]
+fn a_random_label_of_an_answer_recorded_again_is_stale_and_its_sample_is_drawn_again() {
+    let fake = yes_judge();
+    let mut f = Fixture::calling("labels-stale", &fake, "record");
+    f.file(
+        "Cargo.toml",
+        "[package]\nname = \"tea\"\nversion = \"0.1.0\"\n",
+    );
+    f.file("prompt-tests/tea.evals.toml", SUITE);
+    f.run(&["tea"]).assert_code(0);
+    let labels_file = f.root.join("prompt-tests/tea.labels.toml");
+    // Every sample of is_polite and two of names_alice, drawn at random, all right.
+    label(
+        &f.root,
+        &["label", "tea::is_polite", "--random", "4"],
+        "r\nr\nr\nr\n",
+    )
+    .assert_code(0);
+    let out = label(
+        &f.root,
+        &["label", "tea::names_alice", "--random", "2", "--seed", "5"],
+        "r\nr\n",
+    );
+    out.assert_code(0);
+    let text = std::fs::read_to_string(&labels_file).unwrap();
+    assert_eq!(text.matches("random = true").count(), 6, "{text}");
+    assert_eq!(text.matches("\njudge_key = \"").count(), 6, "{text}");
+    let corrected = |f: &Fixture| {
+        let out = f.run(&["tea"]);
+        out.assert_code(0);
+        let c = out.suite("tea")["label_corrected"].clone();
+        (
+            c["samples"].clone(),
+            c["labelled"].clone(),
+            c["stale"].clone(),
+        )
+    };
+    f.mode = "replay";
+    // Replayed, every key is the run's: the six labels count.
+    assert_eq!(corrected(&f), (json!(8), json!(6), json!(0)));
+
+    // is_polite is recorded again with another prompt: the judge passes its new answers as before,
+    // but its judge calls are others (another key), so its four labels judge answers the run no
+    // longer has.
+    f.file(
+        "prompt-tests/tea.evals.toml",
+        &SUITE.replace(", politely", ", very politely"),
+    );
+    f.mode = "record";
+    f.run(&["tea::is_polite", "--accept"]).assert_code(0);
+    f.mode = "replay";
+    assert_eq!(corrected(&f), (json!(8), json!(2), json!(4)));
+
+    // The next draw labels the four stale samples first, then one never drawn.
+    let out = label(
+        &f.root,
+        &["label", "tea", "--random", "5", "--seed", "3"],
+        "r\nr\nr\nr\nr\n",
+    );
+    out.assert_code(0);
+    let said = out.stdout();
+    child::assert_contains(
+        &said,
+        &[
+            "4 sample(s) drawn at random before have stale labels (their judge call was made again): \
+             labelling their new answers first",
+            "sample 1 of 5: tea::is_polite",
+            "sample 4 of 5: tea::is_polite",
+            "sample 5 of 5: tea::names_alice",
+            "labelled 5 judge answer(s) drawn at random",
+        ],
+    );
+    let text = std::fs::read_to_string(&labels_file).unwrap();
+    assert_eq!(text.matches("random = true").count(), 7, "{text}");
+    assert_eq!(text.matches("[[labels]]").count(), 7, "{text}");
+    assert_eq!(corrected(&f), (json!(8), json!(7), json!(0)));
+}
+
 /// A labelled review, end to end: a recorded suite's prompt changes, the run puts the new answers
 /// pending, `cargo prompt-tester review` (in a real terminal) labels the new judge answer right (`y`)
 /// and accepts the sample (`a`), and the next run's verdicts carry the measurement that label gives
@@ -352,7 +434,8 @@ fn a_labelled_review_measures_the_judge_of_a_later_run() {
         &[
             "trial = \"tea::names_alice\"\nsample = 1\nquestion = \"Is Alice mentioned?\"\n\
              type = \"factual_presence\"\njudge = \"fake/judge-model\"\njudge_instructions = \"",
-            "judge_max_tokens = 1024\nverdict = \"passed\"\nlabel = \"right\"\n",
+            "judge_max_tokens = 1024\njudge_key = \"",
+            "\"\nverdict = \"passed\"\nlabel = \"right\"\n",
         ],
     );
     child::assert_lacks(&text, "random");

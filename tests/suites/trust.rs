@@ -101,7 +101,7 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
     );
 
     // The suite: the factual-presence verdict carries the measurement; the avoidance one is advisory
-    // and every report says so: its failure (with a warning, `[judge] advisory = "warn"` by default),
+    // and every report says so: its failure (marked, `[judge] advisory = "fail"` by default),
     // the JSON and HTML reports, the Markdown summary and the recorded verdict the review screen shows.
     let (markdown, html) = (
         f.root.join("out/summary.md"),
@@ -136,7 +136,7 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
     out.assert_failure_has(
         "tea",
         "avoids_prices",
-        &["warning: advisory: this judge is not measured on avoidance questions"],
+        &["; advisory: this judge is not measured on avoidance questions"],
     );
     out.assert_stderr_has(
         "warning: 1 failed sample(s) had an advisory judge verdict (its judge is not measured well enough on \
@@ -255,8 +255,11 @@ fn verdicts_carry_their_measurement_and_a_changed_judge_stops_a_result_from_appl
     assert!(report["calibration"].get("judge_changed").is_none());
 }
 
+/// `[judge] advisory`, each word end to end on the case whose judge says an unmeasured "no": `"fail"`
+/// (the default) fails the sample, marked advisory; `"warn"` passes it and every report shows the "no";
+/// `"error"` errors it and still records its assertions.
 #[test]
-fn the_advisory_policy_fails_or_errors_a_failing_advisory_verdict() {
+fn each_advisory_policy_decides_a_failing_advisory_verdict_its_own_way() {
     let fake = judge();
     let f = Fixture::calling("trust-policy", &fake, "record");
     f.file("prompt-tests/tea.evals.toml", SUITE);
@@ -267,25 +270,119 @@ fn the_advisory_policy_fails_or_errors_a_failing_advisory_verdict() {
             &format!("model = \"{JUDGE_MODEL}\"\nadvisory = \"{policy}\"\n"),
         )
     };
-    f.file("prompt-tester.toml", &with("fail"));
-    let plain = f.run(&["tea::avoids_prices"]);
-    plain.assert_statuses(&[("tea::avoids_prices", "FAILED")]);
-    let reason = plain.failure("tea", "avoids_prices");
-    assert!(
-        reason.contains("; advisory: this judge is not measured on avoidance questions")
-            && !reason.contains("warning:"),
-        "{reason}"
+    let (markdown, html) = (
+        f.root.join("out/summary.md"),
+        f.root.join("out/report.html"),
     );
-    child::assert_lacks(&plain.stderr(), "had an advisory judge verdict");
+    let (markdown_arg, html_arg) = (markdown.display().to_string(), html.display().to_string());
+    let args = [
+        "tea::avoids_prices",
+        "--markdown",
+        &markdown_arg,
+        "--html",
+        &html_arg,
+    ];
+    let sample = |out: &Outcome| {
+        child::entry(&out.suite("tea")["cases"], "case_id", "avoids_prices")["samples"][0].clone()
+    };
+    let unmeasured = "advisory: this judge is not measured on avoidance questions";
+
+    // No word: "fail", as written.
+    for written in [None, Some("fail")] {
+        if let Some(word) = written {
+            f.file("prompt-tester.toml", &with(word));
+        }
+        let failed = f.run(&args);
+        failed.assert_code(101);
+        failed.assert_statuses(&[("tea::avoids_prices", "FAILED")]);
+        assert_eq!(sample(&failed)["status"], "failed", "{written:?}");
+        let reason = failed.failure("tea", "avoids_prices");
+        assert!(
+            reason.contains(&format!("; {unmeasured}")) && !reason.contains("warning:"),
+            "{reason}"
+        );
+        failed.assert_stderr_has(
+            "warning: 1 failed sample(s) had an advisory judge verdict (its judge is not measured well \
+             enough on that type of question): tea::avoids_prices; measure the judge on such questions with a \
+             calibration set, or set [judge] advisory = \"warn\"",
+        );
+    }
+
+    // "warn": the sample passes, and the "no" is in the summary and every report.
+    f.file("prompt-tester.toml", &with("warn"));
+    let warned = f.run(&args);
+    warned.assert_code(0);
+    warned.assert_statuses(&[("tea::avoids_prices", "ok")]);
+    let passed = sample(&warned);
+    assert_eq!(passed["status"], "passed", "{passed}");
+    let no = &passed["judge"][0];
+    assert_eq!(
+        (&no["answer"], &no["passed"]),
+        (&json!("no"), &json!(false))
+    );
+    assert_eq!(
+        no["advisory"],
+        json!({"reason": "unmeasured", "question_type": "avoidance"})
+    );
+    let note = &passed["assertions"][0];
+    assert_eq!(note["passed"], true, "{note}");
+    child::assert_contains(
+        note["message"].as_str().unwrap_or_default(),
+        &[
+            "the judge to confirm \"Does it avoid prices?\"; saw \"no\"",
+            unmeasured,
+            "not counted ([judge] advisory = \"warn\")",
+        ],
+    );
+    warned.assert_stderr_has(
+        "warning: 1 sample(s) passed with an advisory judge \"no\" (its judge is not measured well enough on \
+         that type of question): tea::avoids_prices; measure the judge",
+    );
+    let junit = warned.junit.as_deref().unwrap_or_default();
+    child::assert_contains(
+        junit,
+        &[
+            r#"<property name="advisory_noes_not_counted" value="1"/>"#,
+            "<system-err>warning: the judge answered",
+            "Does it avoid prices?",
+        ],
+    );
+    child::assert_contains(
+        &std::fs::read_to_string(&markdown).unwrap(),
+        &[
+            "| tea::avoids\\_prices | passed (1 \"no\" not counted) | 1/1 | this judge is not measured on avoidance questions |",
+        ],
+    );
+    child::assert_contains(
+        &std::fs::read_to_string(&html).unwrap(),
+        &[
+            r#""answer":"no","passed":false"#,
+            r#""advisory":{"reason":"unmeasured","question_type":"avoidance"}"#,
+            "not counted ([judge] advisory = ",
+        ],
+    );
+
+    // "error": the sample errors, its assertion recorded.
     f.file("prompt-tester.toml", &with("error"));
-    let errored = f.run(&["tea::avoids_prices"]);
+    let errored = f.run(&args);
     errored.assert_code(101);
     child::assert_contains(
         &errored.stdout(),
         &["the judge is not measured on this kind of question ([judge] advisory = \"error\")"],
     );
-    let case = child::entry(&errored.suite("tea")["cases"], "case_id", "avoids_prices");
-    assert_eq!(case["samples"][0]["status"], "errored", "{case}");
+    let sample = sample(&errored);
+    assert_eq!(sample["status"], "errored", "{sample}");
+    let assertions = sample["assertions"].as_array().cloned().unwrap_or_default();
+    assert_eq!(assertions.len(), 1, "{sample}");
+    assert_eq!(
+        (&assertions[0]["kind"], &assertions[0]["passed"]),
+        (&json!("judge"), &json!(false))
+    );
+    child::assert_contains(
+        assertions[0]["message"].as_str().unwrap_or_default(),
+        &[unmeasured],
+    );
+
     // A passing advisory verdict passes under every policy.
     let alice = f.run(&["tea::names_alice"]);
     alice.assert_statuses(&[("tea::names_alice", "ok")]);

@@ -13,7 +13,8 @@ use crossterm::style::{Attribute, ContentStyle, PrintStyledContent, Stylize};
 use crossterm::terminal::{self, Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute, queue};
 use prompt_tester::_cargo_prompt_tester_support::{
-    Label, PendingFile, PendingSample, SampleId, add_labels, judge_of, question_type_of,
+    Label, PendingFile, PendingSample, SampleId, add_labels, judge_key_of, judge_of,
+    question_type_of,
 };
 
 use crate::locate::Place;
@@ -180,6 +181,15 @@ impl Review<'_> {
             .layout
             .labels_path(&sample.id.test, &self.files[*file].cassette);
         let shown = self.place.shown(&path);
+        let Some(judge_key) = judge_key_of(sample.new_verdict.as_ref(), &sample.new, &question)
+        else {
+            self.log.push(format!(
+                "cannot label \"{question}\" of {}: no judge call of it is recorded, and a label names the \
+                 judge call it judges; record it again to label it",
+                sample.id
+            ));
+            return Ok(());
+        };
         let label = Label {
             trial: sample.id.test.clone(),
             sample: sample.id.run,
@@ -193,6 +203,7 @@ impl Review<'_> {
                 .new_verdict
                 .as_ref()
                 .and_then(|v| v.judge_settings.clone()),
+            judge_key,
         };
         add_labels(&path, &shown, &[label])?;
         let said = if right { "right" } else { "wrong" };

@@ -493,6 +493,7 @@ mod tests {
                     passed: *passed,
                     advisory: false,
                     question_type: None,
+                    judge_key: None,
                 })
                 .collect(),
             judge_settings: None,

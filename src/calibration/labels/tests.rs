@@ -14,6 +14,7 @@ fn label(question: &str, judged: bool, right: bool, random: bool) -> Label {
         question_type: Some("tone_style".into()),
         judge: None,
         judge_settings: None,
+        judge_key: format!("key-of-{question}"),
     }
 }
 
@@ -130,31 +131,34 @@ fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_one
 
 #[test]
 fn bad_labels_name_the_file_line_and_key() {
-    let text = "[[labels]]\ntrial = \"t\"\nsample = 0\nquestion = \"q\"\nverdict = \"maybe\"\nlabel = \"right\"\nrandom = 1\nwho = \"me\"\n\n[[labels]]\ntrial = \"t\"\nsample = 1\nverdict = \"passed\"\nlabel = \"right\"\n";
+    let text = "[[labels]]\ntrial = \"t\"\nsample = 0\nquestion = \"q\"\njudge_key = \"k\"\nverdict = \"maybe\"\nlabel = \"right\"\nrandom = 1\nwho = \"me\"\n\n[[labels]]\ntrial = \"t\"\nsample = 1\nverdict = \"passed\"\nlabel = \"right\"\n";
     let problems = parse("c/x.labels.toml", text).unwrap_err();
     let shown =
         FileError::invalid("c/x.labels.toml", FileKind::Labels, text, &problems).to_string();
     crate::test_support::assert_contains(
         &shown,
         &[
-            "c/x.labels.toml has 5 problems; its labels were not used:",
+            "c/x.labels.toml has 6 problems; its labels were not used:",
             "c/x.labels.toml:3:10: `labels[0].sample`: 0 is out of range",
-            "c/x.labels.toml:5:11: `labels[0].verdict`: unknown verdict `maybe`",
+            "c/x.labels.toml:6:11: `labels[0].verdict`: unknown verdict `maybe`",
             "write `verdict = \"passed\"` or `verdict = \"failed\"`",
-            "c/x.labels.toml:7:10: `labels[0].random`: expected true or false, found an integer",
-            "c/x.labels.toml:8:1: `labels[0].who`: unknown key `who`",
+            "c/x.labels.toml:8:10: `labels[0].random`: expected true or false, found an integer",
+            "c/x.labels.toml:9:1: `labels[0].who`: unknown key `who`",
             "`labels[1].question`: the label has no `question`",
+            // A label without the key of the judge call it judged names no answer: it is refused.
+            "`labels[1].judge_key`: the label has no `judge_key`: nothing says which answer it judged",
+            "label the answer again with `cargo prompt-tester label` or `review`",
         ],
     );
     // A judge's settings are whole or absent.
-    let text = "[[labels]]\ntrial = \"t\"\nsample = 1\nquestion = \"q\"\nverdict = \"passed\"\nlabel = \"right\"\njudge_temperature = -1\njudge_max_tokens = 512\n";
+    let text = "[[labels]]\ntrial = \"t\"\nsample = 1\nquestion = \"q\"\njudge_key = \"k\"\nverdict = \"passed\"\nlabel = \"right\"\njudge_temperature = -1\njudge_max_tokens = 512\n";
     let problems = parse("c/x.labels.toml", text).unwrap_err();
     let shown =
         FileError::invalid("c/x.labels.toml", FileKind::Labels, text, &problems).to_string();
     crate::test_support::assert_contains(
         &shown,
         &[
-            "c/x.labels.toml:7:21: `labels[0].judge_temperature`: -1 is out of range",
+            "c/x.labels.toml:8:21: `labels[0].judge_temperature`: -1 is out of range",
             "`labels[0].judge_instructions`: the label has `judge_max_tokens` but no `judge_instructions`",
             "or leave all of them out",
         ],
@@ -167,7 +171,7 @@ fn bad_labels_name_the_file_line_and_key() {
 }
 
 #[test]
-fn adding_replaces_the_label_of_the_same_answer_and_keeps_a_broken_file() {
+fn adding_replaces_the_label_of_the_same_question_and_keeps_a_broken_file() {
     let dir = crate::test_support::Scratch::new("labels-add");
     let path = dir.path().join("s.labels.toml");
     add(&path, "s.labels.toml", &[label("q", true, true, false)]).unwrap();
@@ -186,6 +190,23 @@ fn adding_replaces_the_label_of_the_same_answer_and_keeps_a_broken_file() {
         [
             label("q", true, false, true),
             label("r", false, true, false)
+        ]
+    );
+    // A label of the same question's new answer (another judge call key) replaces the stale one; the
+    // sample stays drawn at random.
+    let new_answer = Label {
+        judge_key: "a later key".into(),
+        ..label("q", false, true, false)
+    };
+    add(&path, "s.labels.toml", std::slice::from_ref(&new_answer)).unwrap();
+    assert_eq!(
+        read(&path, "s.labels.toml").unwrap(),
+        [
+            label("r", false, true, false),
+            Label {
+                random: true,
+                ..new_answer
+            }
         ]
     );
     std::fs::write(&path, "labels = 3\n").unwrap();

@@ -84,6 +84,20 @@ pub fn junit_xml(records: &[TrialRecord]) -> Result<String, quick_junit::Seriali
         } else if let Some(preview) = &r.output_preview {
             case.set_system_out(redact(preview).into_owned());
         }
+        // `[judge] advisory = "warn"`: a "no" that did not fail its sample is still said.
+        let noes: Vec<String> = r
+            .advisory_noes()
+            .map(|j| {
+                let why = j.advisory.as_ref().map(ToString::to_string).unwrap_or_default();
+                format!(
+                    "warning: the judge answered \"no\" to {:?}, not counted ([judge] advisory = \"warn\"; {why})",
+                    j.question
+                )
+            })
+            .collect();
+        if !noes.is_empty() {
+            case.set_system_err(redact(&noes.join("\n")).into_owned());
+        }
         suite.add_test_case(case);
     }
     let mut report = Report::new("prompt-tester");
@@ -100,6 +114,10 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         Property::new("runs_required", r.runs_required.to_string()),
         Property::new("pass_threshold", r.pass_threshold.to_string()),
     ];
+    let noes = r.advisory_noes().count();
+    if noes > 0 {
+        props.push(Property::new("advisory_noes_not_counted", noes.to_string()));
+    }
     if let Some(gate) = &r.gate {
         let failing = gate
             .rows

@@ -418,7 +418,12 @@ fn advisory(out: &mut Bounded, records: &[TrialRecord]) {
         row(&[":---", ":---", "---:", ":---"]),
     );
     let rows = marked.iter().map(|(r, advisory, answers, why)| {
-        let status = format!("{:?}", r.status).to_lowercase();
+        let mut status = format!("{:?}", r.status).to_lowercase();
+        // `[judge] advisory = "warn"`: a "no" its sample passed with.
+        let noes = r.advisory_noes().count();
+        if noes > 0 {
+            status.push_str(&format!(" ({noes} \"no\" not counted)"));
+        }
         row(&[
             &name(&r.name),
             &status,

@@ -4,7 +4,6 @@ use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
 use super::message::seen;
 use crate::checks::AssertionRecord;
-use crate::config::AdvisoryPolicy;
 use crate::embedding::SimilarityError;
 use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
@@ -78,7 +77,7 @@ pub async fn evaluate(
             });
         }
     }
-    let decided = already_failed(asserts, &verdicts, min_score);
+    let mut decided = already_failed(asserts, &verdicts, min_score);
     // The judge's questions by the turn they are about (the last reply's as written, in one call).
     let mut questions: Vec<(Option<u32>, Asked<'_>)> = Vec::new();
     for (i, a) in asserts.iter().enumerate() {
@@ -89,12 +88,18 @@ pub async fn evaluate(
             None => questions.push((turn, vec![(i, q.as_str())])),
         }
     }
+    // `[judge] advisory = "error"`: an advisory "no" errors the sample, its assertions still recorded.
+    let mut errored = None;
     for (_, questions) in &questions {
         if decided {
             for (i, _) in questions {
                 verdicts[*i] = Some(Verdict {
                     passed: false,
-                    detail: Some("judge: not asked, the case fails anyway".into()),
+                    detail: Some(if errored.is_some() {
+                        "judge: not asked, the sample errors anyway".into()
+                    } else {
+                        "judge: not asked, the case fails anyway".into()
+                    }),
                 });
             }
             continue;
@@ -108,14 +113,24 @@ pub async fn evaluate(
             Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
         };
         for ((i, q), answer) in questions.iter().zip(answers) {
-            match answer.require() {
-                Ok(_) => verdicts[*i] = Some(Verdict::pass()),
-                // `[judge] advisory = "error"`: an advisory "no" says nothing about the output.
-                Err(failed) if failed.errors() => {
-                    return SampleOutcome::Errored(format!("{}: {failed}", asserts[*i].at));
+            verdicts[*i] = Some(match answer.require() {
+                Ok(answer) if answer.passed => Verdict::pass(),
+                // `[judge] advisory = "warn"`: reported in the assertion's note, not counted.
+                Ok(answer) => {
+                    let said = judged(q, answer).detail.unwrap_or_default();
+                    Verdict {
+                        passed: true,
+                        detail: Some(format!("{said}; not counted ([judge] advisory = \"warn\")")),
+                    }
                 }
-                Err(failed) => verdicts[*i] = Some(judged(q, *failed.verdict)),
-            }
+                Err(failed) if failed.errors() => {
+                    let message = format!("{}: {failed}", asserts[*i].at);
+                    errored.get_or_insert(message);
+                    decided = true;
+                    judged(q, *failed.verdict)
+                }
+                Err(failed) => judged(q, *failed.verdict),
+            });
         }
     }
     let verdicts: Vec<Verdict> = verdicts
@@ -135,7 +150,10 @@ pub async fn evaluate(
         .collect();
     run.scope
         .note(|c| c.assertions = records(asserts, &verdicts));
-    score(asserts, &verdicts, min_score)
+    match errored {
+        Some(message) => SampleOutcome::Errored(message),
+        None => score(asserts, &verdicts, min_score),
+    }
 }
 
 /// The judge's questions about one reply: each assertion's index and its question.
@@ -222,18 +240,17 @@ fn weight_where<V>(asserts: &[Assertion], verdicts: &[V], counts: impl Fn(&V) ->
         .sum()
 }
 
-/// The verdict on the judge's "no" to `question`; an advisory one says so (with a warning under
-/// `[judge] advisory = "warn"`).
+/// The verdict on the judge's "no" to `question`; an advisory one says so.
 fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
     let votes = answer
         .votes
         .map(|v| format!(" ({v} answers agree)"))
         .unwrap_or_default();
-    let advisory = match (&answer.advisory, answer.on_advisory) {
-        (None, _) => String::new(),
-        (Some(a), AdvisoryPolicy::Warn) => format!("; warning: {a}"),
-        (Some(a), _) => format!("; {a}"),
-    };
+    let advisory = answer
+        .advisory
+        .as_ref()
+        .map(|a| format!("; {a}"))
+        .unwrap_or_default();
     let reasoning = answer
         .reasoning
         .unwrap_or_else(|| "no reasoning given".into());

@@ -184,6 +184,7 @@ fn judged(run: u32, passed: bool, kind: Option<&str>) -> crate::case::SampleReco
     }))
     .unwrap();
     s.judge.push(crate::checks::JudgeAnswer {
+        judge_key: String::new(),
         question: "Does it avoid prices?".into(),
         answer: if passed { "yes" } else { "no" }.into(),
         passed,
