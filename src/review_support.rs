@@ -9,7 +9,7 @@ pub use crate::calibration::labels::{
     Label, LabelsError, Places as LabelPlaces, add as add_labels,
 };
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
-pub use crate::cassette::pending::{PendingFile, PendingSample, SampleId, Settled};
+pub use crate::cassette::pending::{PENDING_SUFFIX, PendingFile, PendingSample, SampleId, Settled};
 pub use crate::cassette::raw::{Event, RawBody, RawRequest, RawResponse};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, Verdict};
 pub use crate::role::CallRole;
