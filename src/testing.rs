@@ -23,7 +23,7 @@ pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;
 /// Cassette files and entries, for tests that write recordings by hand.
 pub mod cassette {
     pub use crate::cassette::{
-        CassetteStore, Entry, Exchange, embedding_key, entry_key, now_rfc3339,
+        CassetteStore, Entry, Exchange, FORMAT_VERSION, embedding_key, entry_key, now_rfc3339,
     };
     pub use crate::role::CallRole;
 }

@@ -489,3 +489,38 @@ fn the_front_page_s_suite_is_valid() {
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(problems[0].contains("zz_broken"), "{problems:#?}");
 }
+
+/// The README is a front page: the guide holds the rest.
+#[test]
+fn the_front_page_stays_at_most_200_lines() {
+    let lines = read(&repo_root().join("README.md")).lines().count();
+    assert!(
+        lines <= 200,
+        "README.md has {lines} lines: the front page stays at most 200 (move detail into the guide)"
+    );
+}
+
+/// Where the guide names the cassette format's current version, it is the one files are written in.
+#[test]
+fn the_guide_names_the_cassette_format_version_files_are_written_in() {
+    let mut named = Vec::new();
+    for (_, file) in chapters() {
+        let text = read(&guide_dir().join(&file)).replace('\n', " ");
+        for (at, _) in text.match_indices("current version (") {
+            let digits: String = text[at + "current version (".len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            named.push((file.clone(), digits.parse::<u32>().ok()));
+        }
+    }
+    assert!(!named.is_empty(), "the guide names the current version");
+    let code = prompt_tester::testing::cassette::FORMAT_VERSION;
+    for (file, version) in named {
+        assert_eq!(
+            version,
+            Some(code),
+            "{file} names the current cassette format version"
+        );
+    }
+}

@@ -28,7 +28,12 @@ fn wrapper_crate(scratch: &Scratch) {
     );
     scratch.file(
         "prompts.rs",
-        "fn main() {\n    let harness = std::env::var_os(\"PT_HARNESS\").expect(\"PT_HARNESS\");\n    \
+        "fn main() {\n    if let (Some(dir), Some(run)) = (std::env::var_os(\"PT_CORRUPT_LEDGER\"), \
+         std::env::var_os(\"NEXTEST_RUN_ID\")) {\n        \
+         let path = std::path::Path::new(&dir).join(format!(\"{}.json\", run.to_string_lossy()));\n        \
+         if !path.exists() {\n            std::fs::create_dir_all(&dir).unwrap();\n            \
+         std::fs::write(&path, \"{\\\"nextest_run\\\": \\\"garbage\").unwrap();\n        }\n    }\n    \
+         let harness = std::env::var_os(\"PT_HARNESS\").expect(\"PT_HARNESS\");\n    \
          let status = std::process::Command::new(harness)\n        .args(std::env::args_os().skip(1))\n        \
          .status()\n        .expect(\"the harness runs\");\n    std::process::exit(status.code().unwrap_or(101));\n}\n",
     );
@@ -588,13 +593,15 @@ fn a_corrupt_budget_ledger_refuses_the_runs_calls_and_never_blocks_the_next_run(
          assert = [{ not_contains = \"zzz\" }]\n\
          [[cases]]\nname = \"c1\"\ninputs = { q = \"1\" }\n[[cases]]\nname = \"c2\"\ninputs = { q = \"2\" }\n",
     );
-    let ledger = scratch.path().join(".prompt-tester/budget.json");
-    scratch.file(".prompt-tester/budget.json", "{\"nextest_run\": \"garbage");
+    // The wrapper writes garbage where the run's ledger goes, before the run's first process.
+    let ledgers = scratch.path().join(".prompt-tester/budget");
+    let corrupt = ledgers.display().to_string();
     let env = [
         ("PROMPT_TESTER_BUDGET", "1.0"),
         ("PROMPT_TESTER_CASSETTE", "off"),
     ];
-    let Some(run) = nextest(&scratch, &[], &env) else {
+    let corrupting = [env[0], env[1], ("PT_CORRUPT_LEDGER", corrupt.as_str())];
+    let Some(run) = nextest(&scratch, &[], &corrupting) else {
         return;
     };
     // Its spend unknown, the run makes no call: each trial fails, naming the file and the fix.
@@ -605,7 +612,8 @@ fn a_corrupt_budget_ledger_refuses_the_runs_calls_and_never_blocks_the_next_run(
     child::assert_contains(
         &format!("{}\n{}", run.stdout(), run.stderr()),
         &[
-            &format!("the budget ledger {}: corrupt (", ledger.display()),
+            &format!("the budget ledger {}", ledgers.display()),
+            ".json: corrupt (",
             "delete the file to clear it (a later nextest run starts a new ledger)",
         ],
     );
@@ -616,4 +624,47 @@ fn a_corrupt_budget_ledger_refuses_the_runs_calls_and_never_blocks_the_next_run(
     assert_eq!(status(&next, "two::c1"), "PASS", "{}", next.context());
     assert_eq!(status(&next, "two::c2"), "PASS", "{}", next.context());
     assert_eq!(fake.request_count(), 2, "{}", next.context());
+}
+
+/// Two nextest runs at once on one crate (two terminals, a watcher, two partitions on one machine):
+/// their processes, real ones as nextest starts them (`--exact`, `NEXTEST_RUN_ID`), alternate, and
+/// each run holds to its own budget of two calls: neither reads the other's spend as nothing.
+#[test]
+fn two_nextest_runs_at_once_each_hold_to_their_budget() {
+    let worst = (25.0 + 2.0 * 64.0) / 1e6;
+    let (fake, scratch) = priced_fake("two-runs");
+    let cases: String = (1..=3)
+        .map(|i| format!("[[cases]]\nname = \"c{i}\"\ninputs = {{ q = \"{i}\" }}\n"))
+        .collect();
+    scratch.file(
+        "prompt-tests/three.evals.toml",
+        &format!(
+            "prompt = \"Q {{q}}\"\nprovider = \"fake\"\nmodel = \"fake-model\"\nmax_tokens = 64\n\
+             assert = [{{ not_contains = \"zzz\" }}]\n{cases}"
+        ),
+    );
+    let budget = format!("{:.6}", 2.0 * worst + worst / 3.0);
+    let process = |run: &str, case: u32| {
+        scratch
+            .example("cassette_fixture")
+            .args(["--exact", &format!("three::c{case}")])
+            .envs(&[
+                ("PROMPT_TESTER_BUDGET", budget.as_str()),
+                ("PROMPT_TESTER_CASSETTE", "off"),
+                ("NEXTEST", "1"),
+                ("NEXTEST_RUN_ID", run),
+            ])
+            .run()
+    };
+    for case in 1..=2 {
+        for run in ["run-a", "run-b"] {
+            process(run, case).assert_success();
+        }
+    }
+    for run in ["run-a", "run-b"] {
+        let third = process(run, 3);
+        assert!(!third.success(), "{run}: {}", third.context());
+        child::assert_contains(&third.stdout(), &["reached after $"]);
+    }
+    assert_eq!(fake.request_count(), 4, "two calls a run");
 }

@@ -1,6 +1,9 @@
-//! Where a budget's spend is kept: in the process, or in one file every nextest process of a run
-//! shares (`<crate>/.prompt-tester/budget.json`, the run's id inside), read and rewritten under a lock
-//! file beside it, so that reserving is one step for the whole run.
+//! Where a budget's spend is kept: in the process, or in a file every nextest process of a run
+//! shares, read and rewritten under a lock file beside it, so that reserving is one step for the whole
+//! run. Each nextest run has a file of its own (`<crate>/.prompt-tester/budget/<run id>.json`): two
+//! runs at once (two terminals, a watcher, two partitions on one machine) never see each other's
+//! spend, let alone read it as nothing. A run's first write drops the files of runs not written for
+//! [`STALE_AFTER`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -49,8 +52,11 @@ pub enum Ledger {
     },
 }
 
-/// The ledger file's name in the crate's `.prompt-tester/` folder.
-pub const FILE: &str = "budget.json";
+/// The folder of the ledger files in the crate's `.prompt-tester/` folder.
+pub const DIR: &str = "budget";
+
+/// How long a run's ledger stays after its last write: an older one is another run's, long over.
+pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
 
 impl Ledger {
     pub fn local() -> Self {
@@ -59,7 +65,7 @@ impl Ledger {
 
     pub fn shared(root: &Path, run: &str) -> Self {
         Ledger::Shared {
-            path: root.join(crate::cassette::WORK_DIR).join(FILE),
+            path: path(root, run),
             run: run.to_string(),
             turn: Mutex::new(()),
         }
@@ -82,9 +88,27 @@ impl Ledger {
     }
 }
 
+/// The ledger file of nextest run `run` in the crate at `root`: named by the run id when it is a
+/// plain name (nextest's are UUIDs), else by its hash, so two runs never share a file.
+pub fn path(root: &Path, run: &str) -> PathBuf {
+    let plain = !run.is_empty()
+        && run.len() <= 128
+        && run
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let stem = if plain {
+        run.to_string()
+    } else {
+        format!("~{}", &crate::text::digest_of_parts([run])[..32])
+    };
+    root.join(crate::cassette::WORK_DIR)
+        .join(DIR)
+        .join(format!("{stem}.json"))
+}
+
 /// What the ledger's text (`text`, as its turn read it) says run `run` has spent: nothing when there
-/// is no file or it is another run's; `Err` says why the run's spend is unknown (the file unreadable,
-/// corrupt, or already found so during this run).
+/// is no file; `Err` says why the run's spend is unknown (the file unreadable, corrupt, another run's,
+/// or already found so during this run).
 fn read(text: std::io::Result<Option<String>>, run: &str) -> Result<Spend, String> {
     let text = match text {
         Ok(Some(text)) => text,
@@ -93,7 +117,10 @@ fn read(text: std::io::Result<Option<String>>, run: &str) -> Result<Spend, Strin
     };
     let file = serde_json::from_str::<LedgerFile>(&text).map_err(|e| format!("corrupt ({e})"))?;
     if file.nextest_run != run {
-        return Ok(Spend::default());
+        return Err(format!(
+            "corrupt (it holds nextest run {}, not {run})",
+            file.nextest_run
+        ));
     }
     if let Some(problem) = file.unusable {
         return Err(problem);
@@ -110,15 +137,21 @@ fn read(text: std::io::Result<Option<String>>, run: &str) -> Result<Spend, Strin
 }
 
 /// Reads the ledger at `path` under its lock (`shared::Shared`, in the same folder), applies `edit`,
-/// and writes it back. A file of another run (or none) starts from nothing. A file this run cannot use
-/// refuses the edit, and is rewritten as this run's, marked unusable: the run's other processes refuse
-/// their calls too, and a later run starts anew.
+/// and writes it back. No file starts from nothing (and drops the stale files of other runs). A file
+/// this run cannot use refuses the edit, and is rewritten marked unusable: the run's other processes
+/// refuse their calls too, and a later run, with a file of its own, starts anew.
 fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std::io::Result<T> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    crate::cassette::work_dir(dir.parent().unwrap_or(Path::new(".")))?;
+    if let Some(work) = dir.parent().and_then(Path::parent) {
+        crate::cassette::work_dir(work)?;
+    }
     let shared = Shared::new(path, dir);
     let turn = shared.lock()?;
-    let (mut spend, unusable) = match read(turn.read(), run) {
+    let text = turn.read();
+    if matches!(text, Ok(None)) {
+        drop_stale(dir, path, std::time::SystemTime::now());
+    }
+    let (mut spend, unusable) = match read(text, run) {
         Ok(spend) => (spend, None),
         Err(problem) => (Spend::default(), Some(problem)),
     };
@@ -134,6 +167,32 @@ fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std:
     }
     drop(turn);
     out.ok_or_else(|| unusable_error(unusable.unwrap_or_default()))
+}
+
+/// Removes the ledger files in `dir` (with their lock and temporary files) last written more than
+/// [`STALE_AFTER`] before `now`, except `mine`. Best effort: a file that cannot go stays.
+fn drop_stale(dir: &Path, mine: &Path, now: std::time::SystemTime) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > STALE_AFTER));
+        if path == mine || path.extension().is_none_or(|e| e != "json") || !stale {
+            continue;
+        }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        for gone in [
+            path.clone(),
+            dir.join(format!("{name}.lock")),
+            dir.join(format!("{name}.tmp")),
+        ] {
+            let _ = std::fs::remove_file(gone);
+        }
+    }
 }
 
 /// Why a call is refused when the run's ledger is unusable, and how to clear it.

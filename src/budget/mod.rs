@@ -5,8 +5,9 @@
 //! case ([`approx`]: the input by a conservative count of its text, the output at `max_tokens`, at the
 //! model's prices); a call whose worst case does not fit in what is left is not made. After the call the
 //! reservation is settled to the call's real cost. A budget's state lives in its [`Ledger`]: in the
-//! process, or under nextest (one process per trial) in one file of the crate's `.prompt-tester/`
-//! folder, keyed by `NEXTEST_RUN_ID` and rewritten under a lock, so the budget holds for the whole run.
+//! process, or under nextest (one process per trial) in a file of the run's own in the crate's
+//! `.prompt-tester/budget/` folder, named by `NEXTEST_RUN_ID` and rewritten under a lock, so the
+//! budget holds for the whole run and two runs at once keep their spend apart.
 
 pub mod approx;
 mod ledger;
@@ -327,7 +328,6 @@ mod tests {
     #[test]
     fn a_corrupt_ledger_refuses_the_runs_calls_and_never_a_later_runs() {
         let dir = crate::test_support::Scratch::new("budget-corrupt");
-        let path = dir.path().join(".prompt-tester").join(ledger::FILE);
         for (run, garbage) in [
             ("run-a", "garbage"),
             (
@@ -335,6 +335,7 @@ mod tests {
                 r#"{"nextest_run":"run-b","spent":-1.0,"reserved":0.0}"#,
             ),
         ] {
+            let path = ledger::path(dir.path(), run);
             let first = Budget::for_run(1.0, Some((dir.path(), run)));
             first.settle(first.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
             std::fs::write(&path, garbage).unwrap();
@@ -364,5 +365,58 @@ mod tests {
             later.settle(later.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
             assert!((later.spend().unwrap().spent - 0.1).abs() < 1e-12);
         }
+    }
+
+    /// Two nextest runs at once (two terminals, a watcher, two partitions on one machine): their
+    /// processes take turns on the crate's ledgers, and neither reads the other's spend as nothing.
+    #[test]
+    fn two_runs_at_once_keep_their_spend_apart_whatever_the_order_of_their_writes() {
+        let dir = crate::test_support::Scratch::new("budget-two-runs");
+        let process = |run: &str| Budget::for_run(0.2, Some((dir.path(), run)));
+        let call = |budget: &Budget| {
+            let held = budget.reserve(&Worst::Usd(0.1))?;
+            budget.settle(held, 0.1);
+            Ok::<(), Refused>(())
+        };
+        // Each call a process of its own, the two runs' writes interleaved.
+        for _ in 0..2 {
+            call(&process("run-a")).unwrap();
+            call(&process("run-b")).unwrap();
+        }
+        for run in ["run-a", "run-b"] {
+            let third = call(&process(run)).unwrap_err().to_string();
+            assert!(
+                third.starts_with("budget of $0.20000 reached after $0.20000"),
+                "{run}: {third}"
+            );
+            assert!((process(run).spend().unwrap().spent - 0.2).abs() < 1e-12);
+        }
+        // A run id that is no plain name still has a file of its own.
+        let odd = ledger::path(dir.path(), "a/b c");
+        assert_eq!(odd.parent(), ledger::path(dir.path(), "run-a").parent());
+        assert_ne!(odd, ledger::path(dir.path(), "a_b_c"));
+    }
+
+    #[test]
+    fn a_new_runs_first_write_drops_the_ledgers_of_runs_long_over() {
+        let dir = crate::test_support::Scratch::new("budget-stale");
+        let (old, recent) = (
+            ledger::path(dir.path(), "old"),
+            ledger::path(dir.path(), "recent"),
+        );
+        for run in ["old", "recent"] {
+            let budget = Budget::for_run(1.0, Some((dir.path(), run)));
+            budget.settle(budget.reserve(&Worst::Usd(0.1)).unwrap(), 0.1);
+        }
+        let long_ago = std::time::SystemTime::now() - ledger::STALE_AFTER * 2;
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .and_then(|f| f.set_modified(long_ago))
+            .unwrap();
+        let new = Budget::for_run(1.0, Some((dir.path(), "new")));
+        new.reserve(&Worst::Usd(0.1)).unwrap();
+        assert!(!old.exists(), "a run not written for a day is over");
+        assert!(recent.exists(), "a recent run may still be running");
     }
 }

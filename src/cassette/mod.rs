@@ -29,8 +29,8 @@ mod store;
 #[cfg(any(feature = "endpoint", test))]
 pub use entry::raw_key;
 pub use entry::{
-    CheckVerdict, Entry, Exchange, FileBody, Recorded, Verdict, embedding_key, entry_key,
-    entry_key_nth, latency_of, now_rfc3339,
+    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, Verdict, embedding_key,
+    entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
 #[cfg(test)]

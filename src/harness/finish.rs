@@ -156,12 +156,19 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &before.root,
     );
     let folder = results::results_dir(&before.root, settings.results.as_deref());
-    if let Err(e) = results::write(&folder, &fragment) {
-        say(&format!(
-            "error: cannot write this run's results in {}: {e}\n",
-            folder.display()
-        ));
-        failed = true;
+    match results::write(&folder, &fragment) {
+        Ok(others) => {
+            if let Some(others) = others {
+                say(&format!("warning: {others}\n"));
+            }
+        }
+        Err(e) => {
+            say(&format!(
+                "error: cannot write this run's results in {}: {e}\n",
+                folder.display()
+            ));
+            failed = true;
+        }
     }
     if !settings.runner.is_nextest() {
         let info = html::RunInfo {

@@ -1,6 +1,7 @@
 //! `cargo prompt-tester init`: the README's quick start set up in an existing crate. It adds the test
 //! target and the dependencies its files need to `Cargo.toml` (keeping the file's formatting), writes
-//! one test, the judge's configuration, one suite and the nextest test group, and prints the commands
+//! one test, the judge's configuration, one suite and the nextest test group, git-ignores pending
+//! recordings (`*.pending.json`, in the crate's `.gitignore`), and prints the commands
 //! that list, record and replay them. It never overwrites: when any file it would write is there, it
 //! names them and writes nothing.
 
@@ -29,6 +30,7 @@ pub struct Request {
 /// The test target's file, as the quick start has it.
 const MAIN_PATH: &str = "prompt-tests/main.rs";
 const NEXTEST_PATH: &str = ".config/nextest.toml";
+const GITIGNORE_PATH: &str = ".gitignore";
 
 /// The version requirement of the prompt-tester this subcommand belongs to: its own version's
 /// `major.minor` (`0.1.0` is `"0.1"`), as the README's dependency line.
@@ -64,6 +66,12 @@ pub fn run(request: &Request) -> anyhow::Result<String> {
     let manifest_path = root.join("Cargo.toml");
     let manifest_text = std::fs::read_to_string(&manifest_path)
         .with_context(|| format!("reading {}", manifest_path.display()))?;
+    let gitignore_path = root.join(GITIGNORE_PATH);
+    let gitignore_text = match std::fs::read_to_string(&gitignore_path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("reading {}", gitignore_path.display())),
+    };
     let nextest_path = root.join(NEXTEST_PATH);
     let nextest_text = match std::fs::read_to_string(&nextest_path) {
         Ok(text) => Some(text),
@@ -102,8 +110,38 @@ pub fn run(request: &Request) -> anyhow::Result<String> {
         write_new(&root.join(path), text)?;
     }
     write(&nextest_path, &nextest)?;
+    if let Some(gitignore) = edit_gitignore(gitignore_text.as_deref()) {
+        write(&gitignore_path, &gitignore)?;
+    }
     write(&manifest_path, &manifest)?;
     Ok(said(request, &added.dependencies, nextest_text.is_some()))
+}
+
+/// The pattern of pending recordings: they wait for a review on one machine, never for a commit.
+fn pending_pattern() -> String {
+    format!(
+        "*{}",
+        prompt_tester::_cargo_prompt_tester_support::PENDING_SUFFIX
+    )
+}
+
+/// `.gitignore` (its text, `None` when there is none) with pending recordings ignored, or `None` when
+/// a line of it ignores them already.
+fn edit_gitignore(text: Option<&str>) -> Option<String> {
+    let pattern = pending_pattern();
+    let text = text.unwrap_or_default();
+    if text.lines().any(|line| line.trim() == pattern) {
+        return None;
+    }
+    let mut edited = text.to_string();
+    if !edited.is_empty() && !edited.ends_with('\n') {
+        edited.push('\n');
+    }
+    let _ = writeln!(
+        edited,
+        "# prompt-tester: recordings waiting for `cargo prompt-tester review`\n{pattern}"
+    );
+    Some(edited)
 }
 
 /// Writes a file that is not there (a file made meanwhile is not overwritten either).
@@ -146,13 +184,15 @@ fn said(request: &Request, dependencies: &[&str], merged_nextest: bool) -> Strin
     };
     let _ = writeln!(
         out,
-        "{} {NEXTEST_PATH} (the `{}` test group); added to Cargo.toml the test target `{target}`{deps}",
+        "{} {NEXTEST_PATH} (the `{}` test group); added to Cargo.toml the test target `{target}`{deps}; \
+         {GITIGNORE_PATH} ignores pending recordings ({})",
         if merged_nextest {
             "Added to"
         } else {
             "Created"
         },
         template::TEST_GROUP,
+        pending_pattern(),
     );
     let _ = writeln!(out);
     let _ = writeln!(out, "List the tests:");
@@ -228,6 +268,43 @@ mod tests {
                 "  GOOGLE_API_KEY=... ANTHROPIC_API_KEY=... PROMPT_TESTER_CASSETTE=record cargo test --test evals\n"
             ),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn pending_recordings_are_git_ignored_once_beside_what_the_file_ignores() {
+        let root = std::env::temp_dir().join(format!("pt-init-gitignore-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join(".gitignore"), "/target").unwrap();
+        let request = Request {
+            root: root.clone(),
+            target: "prompts".into(),
+            source: Source::Version("0.1".into()),
+        };
+        let said = run(&request).unwrap();
+        let ignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            ignore,
+            "/target\n# prompt-tester: recordings waiting for `cargo prompt-tester review`\n*.pending.json\n"
+        );
+        assert!(
+            said.contains(".gitignore ignores pending recordings (*.pending.json)"),
+            "{said}"
+        );
+        // Once: a file that ignores them already is left as it is; none is made.
+        assert_eq!(edit_gitignore(Some("x\n*.pending.json\n")), None);
+        assert_eq!(
+            edit_gitignore(None).as_deref(),
+            Some(
+                "# prompt-tester: recordings waiting for `cargo prompt-tester review`\n*.pending.json\n"
+            )
         );
     }
 }

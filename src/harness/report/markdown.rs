@@ -8,8 +8,9 @@
 //! text: in a line or a table cell it is escaped (`&`, `<` and `>` as entities, Markdown's punctuation
 //! behind a backslash, a line break as a space), an output is a fenced code block whose fence is longer
 //! than any run of backticks in it, and secrets are redacted. The text is bounded: [`MAX_LISTED`]
-//! entries per list, then "and N more", and [`MAX_BYTES`] in all (GitHub keeps 1 MiB per step, and
-//! several test targets may append to one step).
+//! entries per list, then "and N more", and [`MAX_BYTES`] in all; appended to a step summary, it is
+//! cut further to what the step has left of GitHub's [`STEP_SUMMARY_LIMIT`] (several test targets may
+//! append to one step).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,10 @@ pub const MAX_LISTED: usize = 50;
 
 /// The most bytes a summary takes.
 pub const MAX_BYTES: usize = 128 * 1024;
+
+/// GitHub's limit on one step's summary (a larger one shows nothing): the step's file stays under it
+/// whatever the number of test targets that append to it.
+pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 
 /// The characters a test name or a line of a message is shortened to.
 const NAME_CHARS: usize = 200;
@@ -601,7 +606,8 @@ fn usage(out: &mut Bounded, records: &[TrialRecord], budget: Option<&BudgetRepor
 
 /// Writes the summary of `records` where `to` says: its file replaced (atomically); GitHub's step
 /// summary, when a trial ran, appended to in one write, after a blank line when it holds something
-/// already. Each file not written, with why.
+/// already, cut to what the step has left (nothing when not even the cut summary fits). Each file not
+/// written, with why.
 pub fn write(
     to: &Markdown,
     records: &[TrialRecord],
@@ -619,21 +625,36 @@ pub fn write(
         errors.push((path.clone(), e));
     }
     if let Some(path) = step_summary
-        && let Err(e) = append(path, &text)
+        && let Err(e) = append(path, &text, |left| render_within(records, context, left))
     {
         errors.push((path.clone(), e));
     }
     errors
 }
 
-/// Appends `text` to `path` in one write, creating it.
-fn append(path: &Path, text: &str) -> std::io::Result<()> {
+/// Appends `text` to the step summary `path` in one write, creating it; when the file would reach
+/// [`STEP_SUMMARY_LIMIT`], `cut(left)`'s text (at most `left` bytes) instead, or nothing if it does
+/// not fit.
+fn append(path: &Path, text: &str, cut: impl FnOnce(usize) -> String) -> std::io::Result<()> {
     use std::io::Write;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)?;
-    let gap = if file.metadata()?.len() > 0 { "\n" } else { "" };
+    let size = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    let gap = if size > 0 { "\n" } else { "" };
+    // Under the limit by a byte, after the gap; the text ends in the line break written after it.
+    let left = STEP_SUMMARY_LIMIT.saturating_sub(size.saturating_add(gap.len() + 1));
+    let cut_text;
+    let text = if text.len() <= left {
+        text
+    } else {
+        cut_text = cut(left);
+        &cut_text
+    };
+    if text.len() > left {
+        return Ok(());
+    }
     file.write_all(format!("{gap}{}\n", text.trim_end()).as_bytes())
 }
 

@@ -1,7 +1,8 @@
 //! Pure: the fragments of one logical run merged into what its reports show. A partition is one run's
 //! folder (one machine's share of a nextest run, or a whole run); a trial in two partitions is an
 //! error naming both; a trial with several fragments in one partition was retried by nextest, and its
-//! last attempt counts, flagged flaky when it passed after a failure (as nextest flags it).
+//! last attempt counts, flagged flaky when it passed after a failure (as nextest flags it), and so do
+//! its calibration verdicts: those of its earlier attempts are dropped.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -46,6 +47,7 @@ pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ResultsError> 
     let mut run_ids: Vec<String> = Vec::new();
     for partition in partitions {
         let mut attempts: BTreeMap<String, Vec<(Process, super::Stored)>> = BTreeMap::new();
+        let mut verdicts: Vec<(Process, Observation)> = Vec::new();
         let mut budget: Option<BudgetReport> = None;
         for fragment in partition.fragments {
             for stored in fragment.records {
@@ -54,7 +56,12 @@ pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ResultsError> 
                     .or_default()
                     .push((fragment.process.clone(), stored));
             }
-            merged.observations.extend(fragment.observations);
+            verdicts.extend(
+                fragment
+                    .observations
+                    .into_iter()
+                    .map(|o| (fragment.process.clone(), o)),
+            );
             budget = match (budget, fragment.budget) {
                 (Some(a), Some(b)) => Some(if later(&b, &a) { b } else { a }),
                 (a, b) => a.or(b),
@@ -64,6 +71,7 @@ pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ResultsError> 
             }
             processes.push(fragment.process);
         }
+        let mut counted: BTreeMap<String, Process> = BTreeMap::new();
         for (name, mut tries) in attempts {
             if let Some(first) = home.get(&name) {
                 return Err(ResultsError::Twice {
@@ -72,20 +80,29 @@ pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ResultsError> 
                     second: partition.folder,
                 });
             }
-            home.insert(name, partition.folder.clone());
+            home.insert(name.clone(), partition.folder.clone());
             tries.sort_by(|(a, _), (b, _)| {
                 (a.attempt.unwrap_or(1), a.started_unix)
                     .partial_cmp(&(b.attempt.unwrap_or(1), b.started_unix))
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
             let count = tries.len() as u32;
-            let (_, last) = tries.pop().expect("a trial has an attempt");
+            let (process, last) = tries.pop().expect("a trial has an attempt");
+            counted.insert(name, process);
             let mut record = last.into_record();
             if count > 1 {
                 record.attempts = Some(count);
             }
             records.push(record);
         }
+        // A verdict counts when its trial's counted attempt noted it (a trial without a record, none
+        // was counted: its verdicts stay).
+        merged.observations.extend(
+            verdicts
+                .into_iter()
+                .filter(|(process, o)| counted.get(&o.trial).is_none_or(|last| last == process))
+                .map(|(_, o)| o),
+        );
         merged.budget = match (merged.budget.take(), budget) {
             (Some(sum), Some(b)) => Some(BudgetReport {
                 limit_usd: sum.limit_usd.max(b.limit_usd),

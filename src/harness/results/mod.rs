@@ -3,8 +3,9 @@
 //! itself under `cargo test`, by `cargo prompt-tester report` under nextest and across machines).
 //!
 //! `PROMPT_TESTER_RESULTS` (else `<crate>/.prompt-tester/results/`) holds a folder per run, named by
-//! its id (nextest's `NEXTEST_RUN_ID`, else one of the harness's own); the last [`KEPT_RUNS`] are
-//! kept. A fragment holds one process's trial records (with the latencies the reports leave out), its
+//! its id (nextest's `NEXTEST_RUN_ID`, else one of the harness's own) and marked by [`RUN_MARKER`];
+//! the last [`KEPT_RUNS`] marked ones are kept, and nothing else the folder holds is touched. A
+//! fragment holds one process's trial records (with the latencies the reports leave out), its
 //! calibration verdicts, its view of the budget, and what the finish needs of the run (when it ran,
 //! the judge, the cassette mode, the reports it was asked for). Merging them is `merge.rs`'s.
 
@@ -235,19 +236,41 @@ fn own_run_id(started_unix: f64) -> String {
     format!("{date}-{}", std::process::id())
 }
 
+/// The file that makes a folder of the results folder a run's: only folders holding it are pruned or
+/// read as runs (a results folder may be shared with other things, `target` or `.`). Not hidden, so
+/// an artifact upload that leaves hidden files out keeps it.
+pub const RUN_MARKER: &str = "prompt-tester-run";
+
 /// Writes `fragment` into its run's folder under `results`: a file of this process's own, so no lock
-/// is taken. A new run's folder makes the oldest beyond [`KEPT_RUNS`] go.
-pub(crate) fn write(results: &Path, fragment: &Fragment) -> std::io::Result<PathBuf> {
+/// is taken. The process that makes a run's folder marks it ([`RUN_MARKER`]) and prunes the oldest
+/// marked runs beyond [`KEPT_RUNS`]; nothing else in `results` is touched. Returns the warning about
+/// what else `results` holds, said by that process alone.
+pub(crate) fn write(results: &Path, fragment: &Fragment) -> std::io::Result<Option<String>> {
     if results.ends_with(Path::new(crate::cassette::WORK_DIR).join(DEFAULT_DIR))
         && let Some(work) = results.parent().and_then(Path::parent)
     {
         crate::cassette::work_dir(work)?;
     }
+    std::fs::create_dir_all(results)?;
     let run = results.join(folder_name(&fragment.process.run));
-    let new_run = !run.is_dir();
-    std::fs::create_dir_all(&run)?;
+    // One process of a nextest run makes the folder: it alone prunes and warns.
+    let new_run = match std::fs::create_dir(&run) {
+        Ok(()) => true,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && run.is_dir() => false,
+        Err(e) => return Err(e),
+    };
+    let marker = run.join(RUN_MARKER);
+    if !marker.exists() {
+        let text = format!(
+            "prompt-tester run {}: this folder goes when the results folder holds more than {KEPT_RUNS} newer runs",
+            fragment.process.run
+        );
+        crate::shared::replace(&marker, text.as_bytes())?;
+    }
+    let mut others = None;
     if new_run {
         prune(results, &run);
+        others = others_notice(results, &others_in(results));
     }
     let name = format!(
         "{:020}-{}.json",
@@ -257,7 +280,7 @@ pub(crate) fn write(results: &Path, fragment: &Fragment) -> std::io::Result<Path
     let path = run.join(name);
     let json = serde_json::to_string(fragment).map_err(std::io::Error::other)?;
     crate::shared::replace(&path, crate::redact::redact(&json).as_bytes())?;
-    Ok(path)
+    Ok(others)
 }
 
 /// A run id as a folder name: what is not a letter, digit, `-` or `_` becomes `_`.
@@ -288,6 +311,11 @@ fn prune(results: &Path, keep: &Path) {
     }
 }
 
+/// Whether `dir` is a run's folder: it holds [`RUN_MARKER`].
+fn is_run(dir: &Path) -> bool {
+    dir.join(RUN_MARKER).is_file()
+}
+
 /// The run folders in a results folder, with when each was last written.
 fn runs_in(results: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
     let Ok(entries) = std::fs::read_dir(results) else {
@@ -295,9 +323,46 @@ fn runs_in(results: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
     };
     entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()) && is_run(&e.path()))
         .filter_map(|e| Some((e.path(), e.metadata().ok()?.modified().ok()?)))
         .collect()
+}
+
+/// The names of what a results folder holds besides run folders, sorted.
+fn others_in(results: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(results) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| !is_run(&e.path()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// What is said of a results folder holding `others` besides its runs (`None` when it holds none).
+fn others_notice(results: &Path, others: &[String]) -> Option<String> {
+    const NAMED: usize = 3;
+    if others.is_empty() {
+        return None;
+    }
+    let mut named = others
+        .iter()
+        .take(NAMED)
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if others.len() > NAMED {
+        named.push_str(&format!(" and {} more", others.len() - NAMED));
+    }
+    Some(format!(
+        "the results folder {} holds other things than prompt-tester's runs ({named}): they are left \
+         alone, and only run folders (those holding `{RUN_MARKER}`) are pruned; set {RESULTS_VAR} to a \
+         folder of its own to keep them apart",
+        results.display()
+    ))
 }
 
 /// The fragment files of one run's folder.

@@ -195,3 +195,100 @@ fn an_empty_folder_and_a_foreign_file_are_errors_naming_them() {
         &["1-1.json", "not a results fragment", "format 99"],
     );
 }
+
+#[test]
+fn pruning_takes_only_marked_runs_and_leaves_what_else_the_folder_holds_said_once() {
+    let dir = Scratch::new("results-shared");
+    // A results folder pointed at a folder that holds other things (`target`, `.`).
+    let results = dir.path().join("target");
+    for user in ["debug", "artifacts", "notes"] {
+        std::fs::create_dir_all(results.join(user).join("deep")).unwrap();
+        std::fs::write(results.join(user).join("deep/keep.txt"), user).unwrap();
+    }
+    std::fs::write(results.join("Cargo.lock"), "lock").unwrap();
+    let mut notices = Vec::new();
+    for run in 0..(KEPT_RUNS + 3) {
+        let f = fragment(&format!("run-{run}"), run as f64, None, &[]);
+        // Two processes of one run: only the one that makes the folder prunes and warns.
+        for _ in 0..2 {
+            notices.extend(write(&results, &f).unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for user in ["debug", "artifacts", "notes"] {
+        assert_eq!(
+            std::fs::read_to_string(results.join(user).join("deep/keep.txt")).unwrap(),
+            user,
+            "a folder prompt-tester did not make survives"
+        );
+    }
+    assert!(results.join("Cargo.lock").is_file());
+    assert_eq!(runs_in(&results).len(), KEPT_RUNS);
+    for gone in 0..3 {
+        assert!(!results.join(format!("run-{gone}")).exists(), "old runs go");
+    }
+    assert!(
+        results
+            .join(format!("run-{}", KEPT_RUNS + 2))
+            .join(RUN_MARKER)
+            .is_file()
+    );
+    // Said once per run, never once per folder or per process.
+    assert_eq!(notices.len(), KEPT_RUNS + 3);
+    crate::test_support::assert_contains(
+        &notices[0],
+        &[
+            &format!(
+                "the results folder {} holds other things",
+                results.display()
+            ),
+            "(`Cargo.lock`, `artifacts`, `debug` and 1 more)",
+            "left alone",
+            RESULTS_VAR,
+        ],
+    );
+    // The latest run is found among the other folders, whatever their times.
+    std::fs::write(results.join("debug").join("touched"), "").unwrap();
+    assert_eq!(
+        partition(&results).unwrap().folder,
+        results.join(format!("run-{}", KEPT_RUNS + 2)),
+        "no user folder is read as a run"
+    );
+    // A folder holding only runs says nothing.
+    let clean = dir.path().join("clean");
+    let f = fragment("only", 1.0, None, &[]);
+    assert!(write(&clean, &f).unwrap().is_none());
+}
+
+#[test]
+fn a_retried_trial_feeds_calibration_from_its_last_attempt_alone() {
+    let verdict = |item: &str, judged: bool| Observation {
+        trial: "calibration::s".into(),
+        set: "s".into(),
+        item: item.into(),
+        kind: None,
+        expected: true,
+        judged,
+        judge_provider: "p".into(),
+        judge_model: "m".into(),
+    };
+    let attempt = |n: u32, started: f64, judged: bool| {
+        let mut f = fragment(
+            "r",
+            started,
+            Some(n),
+            &[record("calibration::s", Status::Passed)],
+        );
+        f.observations = vec![verdict("a", judged), verdict("b", judged)];
+        f
+    };
+    // The first attempt's file read first, as a directory listing may give it.
+    let one = partition_of("r", vec![attempt(1, 10.0, false), attempt(2, 20.0, true)]);
+    let merged = merge(vec![one]).unwrap();
+    assert_eq!(merged.records[0].attempts, Some(2));
+    assert_eq!(
+        merged.observations,
+        [verdict("a", true), verdict("b", true)],
+        "the verdicts of the attempt the record keeps"
+    );
+}

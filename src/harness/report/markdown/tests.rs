@@ -509,3 +509,40 @@ fn the_file_is_replaced_and_the_step_summary_appended_to_when_a_trial_ran() {
     );
     assert_eq!(read("again.md"), summary);
 }
+
+/// Test targets beyond eight appending to one step: the step's file stays under GitHub's limit, the
+/// target that reaches it cut and saying so, and nothing appended once not even that fits.
+#[test]
+fn the_step_summary_stays_under_its_limit_whatever_the_number_of_targets() {
+    let scratch = crate::test_support::Scratch::new("markdown-step-limit");
+    let step = scratch.path().join("step.md");
+    let to = Markdown {
+        file: None,
+        step_summary: Some(step.clone()),
+    };
+    let records = failures_named(50, "case", "wrong", &"x".repeat(2000));
+    let one = render(&records, &Context::default());
+    assert!(
+        one.len() > STEP_SUMMARY_LIMIT / 12 && !one.contains(CUT.trim()),
+        "a whole summary of {} bytes",
+        one.len()
+    );
+    let mut sizes = Vec::new();
+    for _ in 0..16 {
+        assert!(write(&to, &records, &Context::default()).is_empty());
+        sizes.push(std::fs::metadata(&step).unwrap().len() as usize);
+    }
+    assert!(sizes.iter().all(|s| *s < STEP_SUMMARY_LIMIT), "{sizes:?}");
+    let text = std::fs::read_to_string(&step).unwrap();
+    let whole = text.matches(one.trim_end()).count();
+    assert_eq!(whole, STEP_SUMMARY_LIMIT / (one.len() + 1), "{sizes:?}");
+    let grew = 1 + sizes.windows(2).filter(|w| w[1] > w[0]).count();
+    assert!(grew > whole, "{sizes:?}");
+    assert_eq!(
+        text.matches(CUT.trim()).count(),
+        grew - whole,
+        "each target cut says so"
+    );
+    assert!(text.trim_end().ends_with(CUT.trim()));
+    assert_eq!(sizes[14], sizes[15], "a full step takes nothing more");
+}
