@@ -429,17 +429,8 @@ pub fn excerpts(old: &str, new: &str) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cassette::raw::canonical;
+    use crate::cassette::raw::chat_request as request;
     use serde_json::json;
-
-    fn request(body: Value) -> RawRequest {
-        RawRequest {
-            method: "POST".into(),
-            path: "/v1/chat/completions".into(),
-            query: Vec::new(),
-            body: canonical(body),
-        }
-    }
 
     #[test]
     fn a_body_diff_names_each_changed_path() {

@@ -143,19 +143,22 @@ pub fn write_events(events: &[Event]) -> String {
     out
 }
 
+/// A chat request with `body`, as the tests of the recordings and of their diff write one.
+#[cfg(test)]
+pub(crate) fn chat_request(body: Value) -> RawRequest {
+    RawRequest {
+        method: "POST".into(),
+        path: "/v1/chat/completions".into(),
+        query: Vec::new(),
+        body: canonical(body),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::chat_request as request;
     use super::*;
     use serde_json::json;
-
-    fn request(body: Value) -> RawRequest {
-        RawRequest {
-            method: "POST".into(),
-            path: "/v1/chat/completions".into(),
-            query: Vec::new(),
-            body: canonical(body),
-        }
-    }
 
     #[test]
     fn key_order_does_not_change_the_key_and_the_sample_and_ordinal_do() {
