@@ -125,6 +125,13 @@ fn several_name_filters_run_and_list_what_any_of_them_matches() {
         run.context()
     );
 
+    // With `--exact`, each name runs its one trial (and only those are built).
+    let exact = ["--exact", "flaky::run_1", "summary_passes"];
+    let exact = scratch.run_example(FIXTURE, &exact, &[]);
+    exact.assert_success();
+    exact.assert_outcomes(&["flaky::run_1", "summary_passes"], "ok");
+    exact.assert_stdout_has("test result: ok. 2 passed; 0 failed; 0 ignored");
+
     let listed = scratch.run_example(
         FIXTURE,
         &["--list", "--", "tolerant", "summary_passes"],
