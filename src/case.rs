@@ -264,6 +264,8 @@ pub struct Case {
     /// `judge` and `similar` assertions; a test body's are not known): the nextest pre-check looks at
     /// their keys too.
     pub other_calls: Vec<CallRole>,
+    /// Whether the tests its `filter` re-runs may call the judge.
+    pub judge: crate::role::JudgeUse,
     /// Warnings to print once, after the trials.
     pub warnings: Vec<String>,
     /// The suite case, if it is one.

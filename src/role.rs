@@ -14,6 +14,19 @@ pub enum CallRole {
     Embedding,
 }
 
+/// Whether the tests a record command re-runs may call the judge: the command names the judge's
+/// missing key only then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JudgeUse {
+    /// None of them does (suite cases without a judge assertion).
+    No,
+    /// One does (a judge assertion, a calibration set).
+    Yes,
+    /// A test body asks the judge or not as it runs: not known before.
+    #[default]
+    IfTheBodyAsks,
+}
+
 impl CallRole {
     /// The role as written in cassettes and messages.
     pub fn as_str(self) -> &'static str {

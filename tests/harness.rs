@@ -97,6 +97,64 @@ fn a_filter_naming_one_run_runs_it_strictly() {
 }
 
 #[test]
+fn several_name_filters_run_and_list_what_any_of_them_matches() {
+    let scratch = Scratch::new("harness", "filters");
+    let filters = ["tolerant", "summary_passes"];
+    let run = scratch.run_example(FIXTURE, &filters, &[]);
+    run.assert_success();
+    run.assert_outcomes(&filters, "ok");
+    // The numbered runs of `tolerant` are listed ignored; nothing else is listed.
+    run.assert_stdout_has("test result: ok. 2 passed; 0 failed; 3 ignored");
+    let stdout = run.stdout();
+    let mut ran: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
+        .map(|(name, _)| name.trim())
+        .collect();
+    ran.sort();
+    assert_eq!(
+        ran,
+        [
+            "summary_passes",
+            "tolerant",
+            "tolerant::run_1",
+            "tolerant::run_2",
+            "tolerant::run_3"
+        ],
+        "{}",
+        run.context()
+    );
+
+    // With `--exact`, each name runs its one trial (and only those are built).
+    let exact = ["--exact", "flaky::run_1", "summary_passes"];
+    let exact = scratch.run_example(FIXTURE, &exact, &[]);
+    exact.assert_success();
+    exact.assert_outcomes(&["flaky::run_1", "summary_passes"], "ok");
+    exact.assert_stdout_has("test result: ok. 2 passed; 0 failed; 0 ignored");
+
+    let listed = scratch.run_example(
+        FIXTURE,
+        &["--list", "--", "tolerant", "summary_passes"],
+        &[],
+    );
+    listed.assert_success();
+    let mut lines: Vec<String> = listed.stdout().lines().map(String::from).collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "summary_passes: test",
+            "tolerant: test",
+            "tolerant::run_1: test",
+            "tolerant::run_2: test",
+            "tolerant::run_3: test"
+        ],
+        "{}",
+        listed.context()
+    );
+}
+
+#[test]
 fn a_panic_fails_its_trial_with_the_message_and_others_still_run() {
     let scratch = Scratch::new("harness", "panic");
     // `many` prints from its samples, which may land inside a result line this test reads.

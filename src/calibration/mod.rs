@@ -219,6 +219,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
         evaluator,
         // Its only calls are the judge's, which is its subject.
         other_calls: Vec::new(),
+        judge: crate::role::JudgeUse::Yes,
         warnings: Vec::new(),
         info: None,
         cell: None,

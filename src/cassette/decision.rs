@@ -219,6 +219,9 @@ pub struct CallSite<'a> {
     /// The keys the sample's other calls need and miss (the judge's): recording the sample makes
     /// them too.
     pub also_missing: Vec<String>,
+    /// The judge's key, when it is missing and the test body may ask the judge (not known before it
+    /// runs): the record command names it as needed only then.
+    pub judge_key_if_asked: Option<String>,
     /// For a stale call: what differs between the recorded request and this one, said briefly
     /// ("model a → b", "max_tokens 200 → 400", a diff of the prompt).
     pub changes: Vec<String>,
@@ -235,7 +238,13 @@ impl CallSite<'_> {
                 keys.push(key);
             }
         }
-        self.commands.record(self.filter, &keys)
+        let command = self.commands.record(self.filter, &keys);
+        match &self.judge_key_if_asked {
+            Some(key) if !keys.contains(&key.as_str()) => {
+                format!("{command} (and {key}=... if the test body asks the judge)")
+            }
+            _ => command,
+        }
     }
 
     /// Why the trial is ignored, said with what to do about it.
@@ -431,6 +440,7 @@ mod tests {
             mode: Auto,
             missing_key: Some("GOOGLE_API_KEY"),
             also_missing: vec!["ANTHROPIC_API_KEY".into(), "GOOGLE_API_KEY".into()],
+            judge_key_if_asked: None,
             changes: vec!["prompt: -\"a\" +\"b\"".into()],
             role_recorded: true,
         };
@@ -443,6 +453,42 @@ mod tests {
         );
         assert!(
             said.contains("Changed since it was recorded: prompt: -\"a\" +\"b\""),
+            "{said}"
+        );
+    }
+
+    /// A test body's judge calls are not known before it runs: its record command names the judge's
+    /// missing key as needed only if the body asks the judge.
+    #[test]
+    fn a_body_s_record_command_names_the_judge_s_key_conditionally() {
+        let site = CallSite {
+            commands: Commands::default(),
+            filter: "summary",
+            cassette: "prompt-tests/cassettes/summary.cassette.json".into(),
+            cassette_file: "summary.cassette.json".into(),
+            role: CallRole::Subject,
+            run: (1, 1),
+            provider: "openai",
+            mode: Auto,
+            missing_key: Some("OPENAI_API_KEY"),
+            also_missing: Vec::new(),
+            judge_key_if_asked: Some("ANTHROPIC_API_KEY".into()),
+            changes: Vec::new(),
+            role_recorded: false,
+        };
+        let said = site
+            .unavailable(Ignore::NoKey {
+                var: "OPENAI_API_KEY".into(),
+            })
+            .message;
+        assert!(
+            said.starts_with(
+                "no recording in prompt-tests/cassettes/summary.cassette.json and \
+                              OPENAI_API_KEY is not set; record it with: OPENAI_API_KEY=... \
+                              PROMPT_TESTER_CASSETTE=record cargo test"
+            ) && said.ends_with(
+                "-- summary (and ANTHROPIC_API_KEY=... if the test body asks the judge)"
+            ),
             "{said}"
         );
     }
@@ -462,6 +508,7 @@ mod tests {
             mode: Auto,
             missing_key: None,
             also_missing: Vec::new(),
+            judge_key_if_asked: None,
             changes: Vec::new(),
             role_recorded: false,
         };

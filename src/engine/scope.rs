@@ -38,6 +38,8 @@ pub struct RunScope {
     pub(crate) relay: crate::engine::endpoint::SampleRelay,
     /// Its `judge_samples`, over `[judge]`'s.
     pub judge_samples: Option<u32>,
+    /// Whether the tests its record command re-runs may call the judge.
+    pub judge: crate::role::JudgeUse,
 }
 
 impl RunScope {
@@ -67,6 +69,7 @@ impl RunScope {
             calls: Mutex::default(),
             relay: Default::default(),
             judge_samples: None,
+            judge: crate::role::JudgeUse::default(),
         }
     }
 

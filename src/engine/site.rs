@@ -4,7 +4,7 @@
 use super::{Call, CallError, Engine, display_path};
 use crate::cassette::decision::{CallSite, Refusal};
 use crate::cassette::{self, Cassette, Recorded};
-use crate::role::CallRole;
+use crate::role::{CallRole, JudgeUse};
 
 impl Engine {
     /// What the message about a call that is not made names. Built only then: a replayed call never
@@ -17,6 +17,23 @@ impl Engine {
         (changes, role_recorded): (Vec<String>, bool),
     ) -> CallSite<'a> {
         let scope = call.scope;
+        let judge_key = self.judge_missing_key(call.role);
+        // A body's judge calls show in its recordings; without any, it may still ask.
+        let judge_recorded = || {
+            cassette.is_some_and(|c| {
+                let sample = c.sample(&scope.test, scope.run_index);
+                !c.recorded_calls(&sample, CallRole::Judge).is_empty()
+            })
+        };
+        let judge_use = match scope.judge {
+            JudgeUse::IfTheBodyAsks if judge_key.is_some() && judge_recorded() => JudgeUse::Yes,
+            judge_use => judge_use,
+        };
+        let (also_missing, judge_key_if_asked) = match judge_use {
+            JudgeUse::Yes => (judge_key.into_iter().collect(), None),
+            JudgeUse::No => (Vec::new(), None),
+            JudgeUse::IfTheBodyAsks => (Vec::new(), judge_key),
+        };
         let path = cassette.map_or_else(
             || self.cassettes.path_for(&scope.cassette),
             |c| c.path().to_path_buf(),
@@ -31,14 +48,15 @@ impl Engine {
             provider: call.provider,
             mode: self.mode,
             missing_key: missing_key.as_deref(),
-            also_missing: self.judge_missing_key(call.role).into_iter().collect(),
+            also_missing,
+            judge_key_if_asked,
             changes,
             role_recorded,
         }
     }
 
     /// The key the judge needs and misses, for a subject call's message: recording the subject's
-    /// answer anew records the judge's verdict on it too.
+    /// answer anew records the judge's verdict on it too, when the test asks the judge.
     fn judge_missing_key(&self, role: CallRole) -> Option<String> {
         let judge = self
             .config

@@ -1,7 +1,7 @@
 //! The trials a run can run: one per `#[prompt_test]` function, suite case, dataset row and calibration
 //! set, per matrix column, and their numbered single-sample trials. Nothing is resolved or called here:
-//! a trial builds its `Plan` when it runs, and with `--exact` only the requested trial is built (nextest
-//! runs one per process).
+//! a trial builds its `Plan` when it runs, and with `--exact` only the requested trials are built
+//! (nextest runs one per process).
 
 use std::sync::Arc;
 
@@ -45,14 +45,14 @@ pub enum TrialKind {
     Gate(Box<super::gate::GateTrial>),
 }
 
-/// What the catalog is built from: the configuration, the run's settings and the `--exact` name.
+/// What the catalog is built from: the configuration, the run's settings and the `--exact` names.
 pub struct Catalog<'a> {
     /// The configuration.
     config: &'a Config,
     /// The run's settings (cassette mode, CI, nextest).
     settings: &'a Settings,
-    /// The one trial asked for with `--exact`.
-    exact: Option<&'a str>,
+    /// The trials asked for with `--exact` (none: every trial).
+    exact: &'a [String],
     /// The cassettes, read for the nextest pre-check only (each file once).
     cassettes: CassetteStore,
 }
@@ -73,8 +73,8 @@ struct Calls<'a> {
 }
 
 impl<'a> Catalog<'a> {
-    /// The catalog of `config` for a run with `settings`; `exact` is the one trial asked for, if any.
-    pub fn new(config: &'a Config, settings: &'a Settings, exact: Option<&'a str>) -> Self {
+    /// The catalog of `config` for a run with `settings`; `exact` are the trials asked for, if any.
+    pub fn new(config: &'a Config, settings: &'a Settings, exact: &'a [String]) -> Self {
         Catalog {
             config,
             settings,
@@ -84,7 +84,7 @@ impl<'a> Catalog<'a> {
             cassettes: CassetteStore::new(&config.cassette_dir)
                 .with_pending_dir(settings.pending_dir.clone())
                 .with_commands(settings.commands.clone())
-                .with_loading(if exact.is_some() {
+                .with_loading(if !exact.is_empty() {
                     Loading::FEW_TRIALS
                 } else {
                     Loading::Whole
@@ -100,9 +100,27 @@ impl<'a> Catalog<'a> {
 
     /// Every trial: the registered functions', the suites', the calibration sets'.
     pub fn trials(&self) -> Vec<TrialDef> {
-        let mut defs = self.rust_trials();
-        defs.extend(self.suite_trials());
-        defs.extend(self.calibration_trials());
+        if self.exact.is_empty() {
+            return self.trials_of(None);
+        }
+        // Each name builds its own trial; a name given twice, once.
+        let mut seen = std::collections::HashSet::new();
+        let mut defs = Vec::new();
+        for name in self.exact {
+            for def in self.trials_of(Some(name)) {
+                if seen.insert(def.name.clone()) {
+                    defs.push(def);
+                }
+            }
+        }
+        defs
+    }
+
+    /// Every trial, or with `exact` the one it names.
+    fn trials_of(&self, exact: Option<&str>) -> Vec<TrialDef> {
+        let mut defs = self.rust_trials(exact);
+        defs.extend(self.suite_trials(exact));
+        defs.extend(self.calibration_trials(exact));
         defs
     }
 
@@ -150,8 +168,7 @@ impl<'a> Catalog<'a> {
     }
 
     /// Trials of the registered `#[prompt_test]` functions.
-    fn rust_trials(&self) -> Vec<TrialDef> {
-        let exact = self.exact;
+    fn rust_trials(&self, exact: Option<&str>) -> Vec<TrialDef> {
         let config = Arc::new(self.config.clone());
         let mut defs = Vec::new();
         for test in inventory::iter::<RustTest> {
@@ -277,12 +294,11 @@ impl<'a> Catalog<'a> {
     }
 
     /// Trials of the suites' items.
-    fn suite_trials(&self) -> Vec<TrialDef> {
-        let exact = self.exact;
+    fn suite_trials(&self, exact: Option<&str>) -> Vec<TrialDef> {
         let mut defs = Vec::new();
         for item in suite::items(self.config, exact) {
             match item {
-                suite::Item::Case(case) => defs.extend(self.case_trials(*case)),
+                suite::Item::Case(case) => defs.extend(self.case_trials(*case, exact)),
                 // Not flagged ignored: the trial runs to report itself ignored with its reason (and a
                 // record). Under nextest an ignored outcome reads as a pass, so there it is flagged.
                 suite::Item::Skipped { name, reason, info } if exact.is_none_or(|f| f == name) => {
@@ -295,7 +311,7 @@ impl<'a> Catalog<'a> {
                     });
                 }
                 suite::Item::Skipped { .. } => {}
-                suite::Item::Row(row) => defs.extend(self.row_trials(*row)),
+                suite::Item::Row(row) => defs.extend(self.row_trials(*row, exact)),
                 suite::Item::Gates(gates) => defs.extend(self.gate_trials(*gates)),
                 suite::Item::Broken {
                     name,
@@ -314,7 +330,7 @@ impl<'a> Catalog<'a> {
     }
 
     /// The trial of a resolved case and its numbered runs.
-    fn case_trials(&self, case: Case) -> Vec<TrialDef> {
+    fn case_trials(&self, case: Case, exact: Option<&str>) -> Vec<TrialDef> {
         let unrecordable = self.statically_unavailable(Calls {
             trial: &case.name,
             cassette: &case.cassette,
@@ -326,7 +342,7 @@ impl<'a> Catalog<'a> {
         trials_with_runs(
             &case.name.clone(),
             case.sampling.plan.max_runs(),
-            self.exact,
+            exact,
             unrecordable,
             case.info.clone(),
             |trial_name, only_run| {
@@ -341,7 +357,7 @@ impl<'a> Catalog<'a> {
     }
 
     /// The trials of a dataset row: its case is built when one of them runs.
-    fn row_trials(&self, row: suite::LazyRow) -> Vec<TrialDef> {
+    fn row_trials(&self, row: suite::LazyRow, exact: Option<&str>) -> Vec<TrialDef> {
         let unrecordable = self.statically_unavailable(Calls {
             trial: &row.name,
             cassette: &row.cassette,
@@ -353,7 +369,7 @@ impl<'a> Catalog<'a> {
         trials_with_runs(
             &row.name,
             row.runs,
-            self.exact,
+            exact,
             unrecordable,
             Some(row.info),
             |trial_name, only_run| {
@@ -407,8 +423,7 @@ impl<'a> Catalog<'a> {
 
     /// The set trial `calibration::<set>` (every item) and one ignored trial per item,
     /// `calibration::<set>::<item>`, that judges that item alone (like a `::run_N` trial).
-    fn calibration_trials(&self) -> Vec<TrialDef> {
-        let exact = self.exact;
+    fn calibration_trials(&self, exact: Option<&str>) -> Vec<TrialDef> {
         let wanted = |n: &str| exact.is_none_or(|f| f == n);
         let mut defs = Vec::new();
         for entry in cal::entries(self.config, exact) {

@@ -119,13 +119,15 @@ impl Harness {
         if let Some(directives) = &settings.log {
             log::install(directives);
         }
+        // libtest takes any number of name filters, libtest-mimic one: several are decided by `select`.
+        let (libtest_args, filters) = settings::take_filters(libtest_args);
         let mut args = Arguments::from_iter(libtest_args);
+        if let [one] = filters.as_slice() {
+            args.filter = Some(one.clone());
+        }
         let config = self.config(&root, &settings)?;
-        let catalog = Catalog::new(
-            &config,
-            &settings,
-            args.filter.as_deref().filter(|_| args.exact),
-        );
+        let exact = if args.exact { &filters[..] } else { &[] };
+        let catalog = Catalog::new(&config, &settings, exact);
         let defs = catalog.trials();
         let opened = catalog.into_cassettes();
         let listed: Vec<select::Listed<'_>> = defs
@@ -136,7 +138,7 @@ impl Harness {
                 ignored: d.ignored,
             })
             .collect();
-        let choices = select::select(&listed, &args);
+        let choices = select::select(&listed, &args, &filters);
         // Covered runs report ignored without a record: the progress line does not wait for them.
         let to_run = choices.iter().filter(|c| c.fate == Fate::Runs).count();
         if args.list {
@@ -160,7 +162,7 @@ impl Harness {
             None => None,
         };
         if settings.prune
-            && let Some(reason) = prune::refusal_before_run(settings.mode, &args)
+            && let Some(reason) = prune::refusal_before_run(settings.mode, &args, &filters)
                 .or_else(|| {
                     // The other models' recordings are not used, yet still wanted.
                     let s = config.subject.as_ref()?;
@@ -375,7 +377,7 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
     dotenv::read(&root.join(".env")).map_err(fail)?;
     let (settings, _) = Settings::read(vec!["listing".into()]).map_err(fail)?;
     let config = Harness::new().config(root, &settings).map_err(fail)?;
-    let catalog = Catalog::new(&config, &settings, None);
+    let catalog = Catalog::new(&config, &settings, &[]);
     let mut problems = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for def in catalog.trials() {

@@ -15,14 +15,18 @@ use crate::commands::Commands;
 use crate::engine::display_path;
 
 /// Why a run with these arguments cannot prune, decided before any test runs.
-pub(crate) fn refusal_before_run(mode: CassetteMode, args: &Arguments) -> Option<String> {
+pub(crate) fn refusal_before_run(
+    mode: CassetteMode,
+    args: &Arguments,
+    filters: &[String],
+) -> Option<String> {
     if mode == CassetteMode::Off {
         return Some(format!(
             "cassettes are off ({}=off or --no-cassette), so no test replays or records",
             CassetteMode::ENV
         ));
     }
-    if args.filter.is_some() || !args.skip.is_empty() {
+    if !filters.is_empty() || args.filter.is_some() || !args.skip.is_empty() {
         return Some("it needs a run of every test (no filter, no --skip)".into());
     }
     if args.ignored || args.include_ignored {
@@ -249,8 +253,12 @@ fn unattributed_refusal(target: &str, dir: &str, unattributed: &[(String, usize)
 mod tests {
     use super::*;
 
-    fn args(argv: &[&str]) -> Arguments {
-        Arguments::from_iter(std::iter::once("prompts").chain(argv.iter().copied()))
+    /// libtest-mimic's arguments and the name filters, as the harness splits them.
+    fn args(argv: &[&str]) -> (Arguments, Vec<String>) {
+        let argv = std::iter::once("prompts").chain(argv.iter().copied());
+        let (rest, filters) =
+            super::super::settings::take_filters(argv.map(String::from).collect());
+        (Arguments::from_iter(rest), filters)
     }
 
     fn record(name: &str, status: Status) -> TrialRecord {
@@ -281,17 +289,21 @@ mod tests {
 
     #[test]
     fn only_a_plain_run_with_cassettes_may_prune() {
-        let plain = args(&[]);
+        let (plain, none) = args(&[]);
         for mode in [
             CassetteMode::Auto,
             CassetteMode::Replay,
             CassetteMode::Record,
         ] {
-            assert_eq!(refusal_before_run(mode, &plain), None, "{mode:?}");
+            assert_eq!(refusal_before_run(mode, &plain, &none), None, "{mode:?}");
         }
-        let refused = |mode, argv: &[&str]| refusal_before_run(mode, &args(argv)).unwrap();
+        let refused = |mode, argv: &[&str]| {
+            let (args, filters) = args(argv);
+            refusal_before_run(mode, &args, &filters).unwrap()
+        };
         assert!(refused(CassetteMode::Off, &[]).contains("cassettes are off"));
         assert!(refused(CassetteMode::Auto, &["greet"]).contains("no filter"));
+        assert!(refused(CassetteMode::Auto, &["greet", "other"]).contains("no filter"));
         assert!(refused(CassetteMode::Auto, &["--skip", "greet"]).contains("no --skip"));
         assert!(refused(CassetteMode::Auto, &["--ignored"]).starts_with("--ignored "));
         assert!(

@@ -137,6 +137,7 @@ pub fn case(
         executor,
         evaluator,
         other_calls: Vec::new(),
+        judge: crate::role::JudgeUse::IfTheBodyAsks,
         warnings,
         info: None,
     }

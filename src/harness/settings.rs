@@ -368,6 +368,38 @@ fn runner() -> Runner {
     }
 }
 
+/// libtest's options that take a value (`--skip NAME`, `-Z FLAG`): the next argument is theirs.
+const LIBTEST_VALUED: [&str; 6] = [
+    "--skip",
+    "--test-threads",
+    "--logfile",
+    "--color",
+    "--format",
+    "-Z",
+];
+
+/// Takes libtest's name filters (its positional arguments, of which it takes any number) out of
+/// `args`: libtest-mimic's parser takes one. Returns the arguments left and the filters.
+pub(crate) fn take_filters(args: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut rest = Vec::with_capacity(args.len());
+    let mut filters = Vec::new();
+    let mut iter = args.into_iter();
+    rest.extend(iter.next());
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            filters.extend(iter.by_ref());
+        } else if LIBTEST_VALUED.contains(&arg.as_str()) {
+            rest.push(arg);
+            rest.extend(iter.next());
+        } else if arg.starts_with('-') && arg != "-" {
+            rest.push(arg);
+        } else {
+            filters.push(arg);
+        }
+    }
+    (rest, filters)
+}
+
 /// The harness's own flags as written, before their variables fill in.
 #[derive(Debug, Default)]
 struct Flags {
@@ -513,6 +545,41 @@ mod tests {
         assert_eq!(flags.report, Some(PathBuf::from("r.json")));
         assert_eq!(flags.subject.as_deref(), Some("fake/m"));
         assert_eq!(rest, ["prog", "--exact", "a::b"]);
+    }
+
+    #[test]
+    fn every_name_filter_is_taken_out_and_option_values_are_left() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (rest, filters) = take_filters(args(&[
+            "prog",
+            "a",
+            "--skip",
+            "s",
+            "--exact",
+            "b",
+            "--format=terse",
+            "--test-threads",
+            "2",
+            "-Z",
+            "unstable-options",
+            "--",
+            "--c",
+        ]));
+        assert_eq!(filters, ["a", "b", "--c"]);
+        assert_eq!(
+            rest,
+            args(&[
+                "prog",
+                "--skip",
+                "s",
+                "--exact",
+                "--format=terse",
+                "--test-threads",
+                "2",
+                "-Z",
+                "unstable-options"
+            ])
+        );
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
             live_only: sampling.live_only,
             budget: budget.clone(),
             judge_samples: sampling.judge_samples,
+            judge: case.judge,
             ..RunScope::new(
                 run.engine.clone(),
                 trial,

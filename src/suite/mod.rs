@@ -568,6 +568,17 @@ fn resolve(
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));
     let other_calls = other_calls(case.asserts.iter().filter_map(|a| a.check.call()));
+    // The record command re-runs the whole suite: any of its cases that asks the judge needs its key.
+    let suite_calls = (suite.cases.iter().flat_map(|c| &c.asserts)).filter_map(|a| a.check.call());
+    let rows_calls = (suite.rows.iter().flat_map(|r| &r.asserts)).filter_map(|a| a.call());
+    let judge = match suite_calls
+        .chain(rows_calls)
+        .chain(other_calls.iter().copied())
+        .any(|call| call == crate::role::CallRole::Judge)
+    {
+        true => crate::role::JudgeUse::Yes,
+        false => crate::role::JudgeUse::No,
+    };
     let asserts = Arc::new(case.asserts.clone());
     let min_score = s.min_score;
     let evaluator: Evaluator = Arc::new(move |run| {
@@ -589,6 +600,7 @@ fn resolve(
         executor: Executor::Call,
         evaluator,
         other_calls,
+        judge,
         warnings,
         info: Some(info),
         cell: column.cell(row),

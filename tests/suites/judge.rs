@@ -279,3 +279,35 @@ fn a_missing_verdict_is_asked_again_and_the_cassette_replays_both_calls() {
     again.assert_statuses(&[("tea::milk", "ok")]);
     again.assert_stderr_has("(3 replayed from cassettes)");
 }
+
+/// The record command names the judge's missing key only for a selection that may call the judge:
+/// cases without judge assertions record without it.
+#[test]
+fn the_record_command_names_the_judge_s_key_only_where_a_case_asks_the_judge() {
+    let f = Fixture::new("judge-key-hint");
+    // The judge at Anthropic, whose key the child process does not have.
+    f.file(
+        "prompt-tester.toml",
+        &format!(
+            "[defaults]\nprovider = \"{PROVIDER}\"\nmodel = \"{MODEL}\"\nmax_tokens = {MAX_TOKENS}\n\n\
+             [judge]\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\n\n\
+             [providers.{PROVIDER}]\nbase_url = \"http://127.0.0.1:9/v1\"\n"
+        ),
+    );
+    f.file(
+        "prompt-tests/plain.evals.toml",
+        "prompt = \"Serve tea\"\n[[cases]]\nname = \"tea\"\nassert = [{ contains = \"tea\" }]\n",
+    );
+    f.file(
+        "prompt-tests/judged.evals.toml",
+        "prompt = \"Serve tea\"\n[[cases]]\nname = \"tea\"\nassert = [{ judge = \"Is it polite?\" }]\n",
+    );
+    // Replay-only, nothing recorded: each subject call is refused with the command that records it.
+    let record = "PROMPT_TESTER_CASSETTE=record cargo test";
+    let plain = f.run(&["plain::"]);
+    plain.assert_fails_at("plain::tea", &[record]);
+    child::assert_lacks(&plain.stdout(), "ANTHROPIC_API_KEY");
+
+    let judged = f.run(&["judged::"]);
+    judged.assert_fails_at("judged::tea", &[&format!("ANTHROPIC_API_KEY=... {record}")]);
+}
