@@ -10,8 +10,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::call_error::CallError;
-
 /// One text to embed with one model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmbeddingRequest {
@@ -80,25 +78,6 @@ pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, CosineError> {
     }
     // Rounding can push the ratio of parallel vectors a hair past 1.
     Ok((dot / (aa.sqrt() * bb.sqrt())).clamp(-1.0, 1.0))
-}
-
-/// Why a similarity was not computed.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum SimilarityError {
-    /// No embedding model is configured (`[embeddings]`).
-    #[error("{0}")]
-    NotConfigured(String),
-    /// A text to compare is empty (or only whitespace): it has no meaning to compare.
-    #[error("the {0} is empty: there is no meaning to compare")]
-    Empty(&'static str),
-    /// The embeddings call gave no answer: it failed ([`CallError::kind`] says why), or it could not be
-    /// made nor replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness
-    /// ignores the trial with its reason.
-    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("embeddings call failed: {}", .0) })]
-    Call(CallError),
-    /// The two embeddings cannot be compared.
-    #[error("{0}")]
-    Cosine(#[from] CosineError),
 }
 
 #[cfg(test)]

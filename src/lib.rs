@@ -72,7 +72,7 @@ pub use judge::{JudgeError, JudgeVerdict};
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
-pub use run::{FollowUpError, PromptRun};
+pub use run::{FollowUpError, PromptRun, SimilarityError};
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
 #[cfg(feature = "mcp")]

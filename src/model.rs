@@ -16,6 +16,16 @@ pub enum WireFormat {
     OpenAi,
 }
 
+impl WireFormat {
+    /// Why this wire format cannot embed, for the one without an embeddings API.
+    pub(crate) fn embeddings_unsupported(self) -> Option<&'static str> {
+        (self == WireFormat::Anthropic).then_some(
+            "Anthropic has no embeddings API: set [embeddings] provider to an OpenAI-compatible endpoint \
+             (openai, or a [providers.NAME] such as Ollama, vLLM or llama-server --embeddings) or to google",
+        )
+    }
+}
+
 impl<'de> Deserialize<'de> for WireFormat {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = String::deserialize(deserializer)?;

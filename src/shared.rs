@@ -15,6 +15,26 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The work folder of the lock and temporary files of shared writes (inside the cassette folder, the
+/// crate root or a results folder). It holds a
+/// `.gitignore` of `*` (as cargo's `target/` does), so git never shows them, even after a `kill -9`.
+pub const WORK_DIR: &str = ".prompt-tester";
+
+pub(crate) const WORK_DIR_GITIGNORE: &str =
+    "# Written by prompt-tester: lock and temporary files of cassette writes.\n*\n";
+
+/// Creates `<dir>/.prompt-tester` with its `.gitignore` and returns its path. The `.gitignore` is
+/// rewritten when it is not ours, so one left empty by a process killed while writing it is mended.
+pub(crate) fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    let work = dir.join(WORK_DIR);
+    fs::create_dir_all(&work)?;
+    let ignore = work.join(".gitignore");
+    if fs::read_to_string(&ignore).ok().as_deref() != Some(WORK_DIR_GITIGNORE) {
+        fs::write(&ignore, WORK_DIR_GITIGNORE)?;
+    }
+    Ok(work)
+}
+
 /// A file several processes read and rewrite, taking turns.
 #[derive(Debug, Clone)]
 pub(crate) struct Shared {

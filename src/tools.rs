@@ -1,6 +1,6 @@
 //! Tools the model may call: a [`Tool`] is a [`ToolSpec`] with an async Rust handler, a [`Toolbox`]
 //! gathers tools and live MCP servers for the agent loop, and the assertion helpers
-//! ([`PromptRun::called`], [`PromptRun::expect_tool_call`], [`json_subset`]) check which tools a run called.
+//! ([`crate::PromptRun::called`], [`crate::PromptRun::expect_tool_call`], [`json_subset`]) check which tools a run called.
 //!
 //! ```
 //! use prompt_tester::prelude::*;
@@ -32,7 +32,6 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::completion::{ToolCall, ToolSpec};
-use crate::run::PromptRun;
 
 #[cfg(feature = "mcp")]
 pub use crate::mcp::{McpError, McpServer};
@@ -428,41 +427,6 @@ pub(crate) fn describe_calls(calls: &[ToolCall]) -> String {
         .map(|c| format!("{}({})", c.name, c.arguments))
         .collect();
     format!("it called: {}", list.join(", "))
-}
-
-impl PromptRun {
-    /// Whether the model called tool `name` (in any turn).
-    pub fn called(&self, name: &str) -> bool {
-        self.tool_calls.iter().any(|c| c.name == name)
-    }
-
-    /// The first call of tool `name`.
-    pub fn tool_call(&self, name: &str) -> Option<&ToolCall> {
-        self.tool_calls.iter().find(|c| c.name == name)
-    }
-
-    /// Every call of tool `name`, in order.
-    pub fn tool_calls_named<'a>(
-        &'a self,
-        name: &'a str,
-    ) -> impl Iterator<Item = &'a ToolCall> + 'a {
-        self.tool_calls.iter().filter(move |c| c.name == name)
-    }
-
-    /// The first call of `name` whose arguments contain `arguments` (see [`json_subset`]); the error
-    /// lists the calls the model made. `run.expect_tool_call("get_weather", json!({"city": "Paris"}))?`
-    pub fn expect_tool_call(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<&ToolCall, ToolCallMismatch> {
-        check_tool_called(&self.tool_calls, name, Some(&arguments))
-    }
-
-    /// Fails when the model called `name`.
-    pub fn expect_no_tool_call(&self, name: &str) -> Result<(), ToolCallMismatch> {
-        check_not_tool_called(&self.tool_calls, name)
-    }
 }
 
 #[cfg(test)]

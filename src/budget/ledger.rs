@@ -101,7 +101,7 @@ pub fn path(root: &Path, run: &str) -> PathBuf {
     } else {
         format!("~{}", &crate::text::digest_of_parts([run])[..32])
     };
-    root.join(crate::cassette::WORK_DIR)
+    root.join(crate::shared::WORK_DIR)
         .join(DIR)
         .join(format!("{stem}.json"))
 }
@@ -143,7 +143,7 @@ fn read(text: std::io::Result<Option<String>>, run: &str) -> Result<Spend, Strin
 fn locked<T>(path: &Path, run: &str, edit: impl FnOnce(&mut Spend) -> T) -> std::io::Result<T> {
     let dir = path.parent().unwrap_or(Path::new("."));
     if let Some(work) = dir.parent().and_then(Path::parent) {
-        crate::cassette::work_dir(work)?;
+        crate::shared::work_dir(work)?;
     }
     let shared = Shared::new(path, dir);
     let turn = shared.lock()?;

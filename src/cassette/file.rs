@@ -1,13 +1,12 @@
 //! Cassette and pending files on disk: reading one (with a located error and advice that never says
 //! "delete it"), and rewriting one under its lock with an atomic rename. Lock and temporary files live
-//! in [`WORK_DIR`], which ignores itself for git.
+//! in [`crate::shared::WORK_DIR`], which ignores itself for git.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::entry::{Entry, FORMAT_VERSION, FileBody, OLDEST_VERSION};
 use crate::redact::redact;
-use crate::shared::Shared;
+use crate::shared::{Shared, work_dir};
 
 /// A cassette file error.
 #[derive(Debug, thiserror::Error)]
@@ -55,25 +54,6 @@ pub enum CassetteError {
         /// Its `version`.
         version: u32,
     },
-}
-
-/// The directory, inside the cassette directory, of the lock and temporary files of writes. It holds a
-/// `.gitignore` of `*` (as cargo's `target/` does), so git never shows them, even after a `kill -9`.
-pub const WORK_DIR: &str = ".prompt-tester";
-
-pub(super) const WORK_DIR_GITIGNORE: &str =
-    "# Written by prompt-tester: lock and temporary files of cassette writes.\n*\n";
-
-/// Creates `<dir>/.prompt-tester` with its `.gitignore` and returns its path. The `.gitignore` is
-/// rewritten when it is not ours, so one left empty by a process killed while writing it is mended.
-pub(crate) fn work_dir(dir: &Path) -> std::io::Result<PathBuf> {
-    let work = dir.join(WORK_DIR);
-    fs::create_dir_all(&work)?;
-    let ignore = work.join(".gitignore");
-    if fs::read_to_string(&ignore).ok().as_deref() != Some(WORK_DIR_GITIGNORE) {
-        fs::write(&ignore, WORK_DIR_GITIGNORE)?;
-    }
-    Ok(work)
 }
 
 /// What to do about a cassette that does not parse: never "delete it", which loses every recording.
@@ -157,7 +137,7 @@ pub enum WhenEmpty {
 /// rewritten only when it is written anyway). Returns whether the file was removed instead
 /// ([`WhenEmpty::Remove`] and nothing left).
 ///
-/// The lock and the temporary file are `shared::Shared`'s, in [`WORK_DIR`].
+/// The lock and the temporary file are `shared::Shared`'s, in [`crate::shared::WORK_DIR`].
 pub fn rewrite_locked(
     path: &Path,
     when_empty: WhenEmpty,

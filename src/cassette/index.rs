@@ -35,8 +35,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::value::RawValue;
 
 use super::entry::{Entry, FileBody, entry_from_json};
-use super::file::{CassetteError, WORK_DIR, parse_body, read_body, work_dir};
+use super::file::{CassetteError, parse_body, read_body};
 use crate::shared::Shared;
+use crate::shared::{WORK_DIR, work_dir};
 
 /// How a store loads its cassettes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

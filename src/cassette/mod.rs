@@ -6,7 +6,7 @@
 //! written in a stable order, pretty-printed, so that a diff reviews well. Writes go to a temporary file
 //! that is renamed over the old one while holding a lock file, so concurrent trials (threads or
 //! processes) never lose each other's entries and a killed run never leaves a truncated cassette. Lock
-//! and temporary files live in [`WORK_DIR`], which ignores itself for git.
+//! and temporary files live in [`crate::shared::WORK_DIR`], which ignores itself for git.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -33,9 +33,7 @@ pub use entry::{
     entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
-#[cfg(test)]
-use file::WORK_DIR_GITIGNORE;
-pub(crate) use file::{WORK_DIR, read_body, read_entries, work_dir};
+pub(crate) use file::{read_body, read_entries};
 pub use index::Loading;
 pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};

@@ -7,6 +7,7 @@ use super::entry::FORMAT_VERSION;
 use super::*;
 use crate::completion::{CompletionRequest, CompletionResult, Message};
 use crate::role::CallRole;
+use crate::shared::{WORK_DIR, WORK_DIR_GITIGNORE};
 use crate::test_support::Scratch;
 
 #[test]

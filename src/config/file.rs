@@ -324,7 +324,9 @@ impl Config {
             // Checked here, where the line is known, rather than at the first `similar`.
             let problem = match self.endpoint(&provider) {
                 Err(unknown) => Some(unknown.to_string()),
-                Ok(endpoint) => crate::provider::embeddings_unsupported(endpoint.wire)
+                Ok(endpoint) => endpoint
+                    .wire
+                    .embeddings_unsupported()
                     .map(|why| format!("is {provider:?}: {why}")),
             };
             if let Some(problem) = problem {

@@ -144,7 +144,7 @@ pub(crate) fn after_run(
         // writing another judge's measurement.
         let work = measured
             .as_ref()
-            .map(|_| crate::cassette::work_dir(dir_of(&path)))
+            .map(|_| crate::shared::work_dir(dir_of(&path)))
             .transpose();
         let shared = work.map(|w| w.map(|w| Shared::new(&path, &w)));
         let turn = match &shared {

@@ -270,7 +270,7 @@ impl ProviderClient {
         sent: &Sent,
     ) -> Result<(Embedding, Duration), ProviderError> {
         let wire = self.endpoint.wire;
-        if let Some(why) = embeddings::unsupported(wire) {
+        if let Some(why) = wire.embeddings_unsupported() {
             return Err(ProviderError {
                 provider: self.endpoint.name.clone(),
                 status: None,

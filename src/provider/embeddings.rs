@@ -16,14 +16,6 @@ use super::{count, first_item, string};
 use crate::config::{EndpointConfig, WireFormat};
 use crate::embedding::{Embedding, EmbeddingRequest};
 
-/// Why `wire` cannot embed, for the one wire format without an embeddings API.
-pub(crate) fn unsupported(wire: WireFormat) -> Option<&'static str> {
-    (wire == WireFormat::Anthropic).then_some(
-        "Anthropic has no embeddings API: set [embeddings] provider to an OpenAI-compatible endpoint \
-         (openai, or a [providers.NAME] such as Ollama, vLLM or llama-server --embeddings) or to google",
-    )
-}
-
 /// The URL of the embeddings call of `endpoint` for `model`.
 pub(super) fn url(endpoint: &EndpointConfig, model: &str) -> String {
     let base = endpoint.base_url.trim().trim_end_matches('/');
@@ -120,8 +112,8 @@ mod tests {
             request_body(WireFormat::OpenAi, &request),
             json!({"model": "gemini-embedding-001", "input": "Paris"})
         );
-        assert!(unsupported(WireFormat::Anthropic).is_some());
-        assert!(unsupported(WireFormat::OpenAi).is_none());
+        assert!(WireFormat::Anthropic.embeddings_unsupported().is_some());
+        assert!(WireFormat::OpenAi.embeddings_unsupported().is_none());
     }
 
     #[test]

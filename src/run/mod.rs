@@ -2,6 +2,8 @@
 
 mod follow_up;
 mod similarity;
+mod tools;
+pub use similarity::SimilarityError;
 
 pub(crate) use follow_up::Continue;
 pub use follow_up::FollowUpError;

@@ -1,8 +1,27 @@
 //! [`PromptRun::similarity`]: two embeddings calls through the run's engine, then their cosine.
 
 use super::PromptRun;
-use crate::embedding::{EmbeddingRequest, SimilarityError, cosine};
+use crate::embedding::{CosineError, EmbeddingRequest, cosine};
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
+
+/// Why a similarity was not computed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SimilarityError {
+    /// No embedding model is configured (`[embeddings]`).
+    #[error("{0}")]
+    NotConfigured(String),
+    /// A text to compare is empty (or only whitespace): it has no meaning to compare.
+    #[error("the {0} is empty: there is no meaning to compare")]
+    Empty(&'static str),
+    /// The embeddings call gave no answer: it failed ([`CallError::kind`] says why), or it could not be
+    /// made nor replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness
+    /// ignores the trial with its reason.
+    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("embeddings call failed: {}", .0) })]
+    Call(CallError),
+    /// The two embeddings cannot be compared.
+    #[error("{0}")]
+    Cosine(#[from] CosineError),
+}
 
 impl PromptRun {
     /// The cosine similarity of the embeddings of this run's output and `reference`, from the

@@ -172,7 +172,7 @@ pub enum ResultsError {
 pub fn results_dir(root: &Path, set: Option<&Path>) -> PathBuf {
     match set {
         Some(dir) => root.join(dir),
-        None => root.join(crate::cassette::WORK_DIR).join(DEFAULT_DIR),
+        None => root.join(crate::shared::WORK_DIR).join(DEFAULT_DIR),
     }
 }
 
@@ -246,10 +246,10 @@ pub const RUN_MARKER: &str = "prompt-tester-run";
 /// marked runs beyond [`KEPT_RUNS`]; nothing else in `results` is touched. Returns the warning about
 /// what else `results` holds, said by that process alone.
 pub(crate) fn write(results: &Path, fragment: &Fragment) -> std::io::Result<Option<String>> {
-    if results.ends_with(Path::new(crate::cassette::WORK_DIR).join(DEFAULT_DIR))
+    if results.ends_with(Path::new(crate::shared::WORK_DIR).join(DEFAULT_DIR))
         && let Some(work) = results.parent().and_then(Path::parent)
     {
-        crate::cassette::work_dir(work)?;
+        crate::shared::work_dir(work)?;
     }
     std::fs::create_dir_all(results)?;
     let run = results.join(folder_name(&fragment.process.run));

@@ -4,11 +4,11 @@ use super::check::{Verdict, check_sync};
 use super::kinds::{Assertion, Check};
 use super::message::seen;
 use crate::checks::AssertionRecord;
-use crate::embedding::SimilarityError;
 use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
 use crate::render::shorten;
 use crate::run::PromptRun;
+use crate::run::SimilarityError;
 
 /// Checks every assertion of a case on one run and scores it: passed when every assertion passes, or,
 /// with a `min_score` (the suite key `threshold`), when the weight of the passing ones over all weights
