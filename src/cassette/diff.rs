@@ -135,7 +135,7 @@ impl Change<'_> {
 /// What differs between two requests.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestDiff<'a> {
-    /// The changes, in path order (at most [`KEPT`]).
+    /// The changes, in path order (at most 256, `KEPT`).
     pub changes: Vec<Change<'a>>,
     /// How many changes there are, those not kept included.
     pub count: usize,

@@ -445,7 +445,7 @@ fn text_name(text: &str) -> String {
 /// Version 3: long system prompts (the judge's instructions) are stored once per file, in `texts`.
 /// Version 4: an entry may hold a call the application made through the recording endpoint
 /// (`http_request`, `http_response`).
-/// Files of every version from [`OLDEST_VERSION`] on are read (a version 1 file replays unchanged, and
+/// Files of every version from `OLDEST_VERSION` (1) on are read (a version 1 file replays unchanged, and
 /// is written in the current version when it is recorded into); a newer one is refused, not misread.
 pub const FORMAT_VERSION: u32 = 4;
 

@@ -151,7 +151,7 @@ impl JudgeConfig {
 
 /// What a failing advisory verdict (a judge not measured, or measured too low, on the question's type)
 /// does where the harness sees the verdict decide: a suite's `judge` assertion, `JudgeVerdict::require`
-/// (`[judge] advisory`; the default is [`defaults::JUDGE_ADVISORY`]).
+/// (`[judge] advisory`; the default is `"fail"` (`defaults::JUDGE_ADVISORY`)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AdvisoryPolicy {
