@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{self, AgentError, LoopError};
-use crate::checks::{AssertionRecord, Checks, JudgeAnswer};
+use crate::checks::{AssertionRecord, JudgeAnswer, Observation, SampleStatus};
 use crate::completion::{CompletionRequest, CompletionResult, Message, ToolCall, ToolSpec, Turn};
 use crate::config::run_seed;
 use crate::config::{Config, Defaults, WireFormat};
@@ -274,57 +274,15 @@ pub struct Case {
     pub cell: Option<Cell>,
 }
 
-/// What one sample produced.
-#[derive(Debug)]
-pub struct Sample {
-    /// How it ended.
-    pub outcome: SampleOutcome,
-    /// The model's output, for reports.
-    pub output: Option<String>,
-    /// What else the reports show of it (checks, tool calls, transcript); empty when unanswered.
-    pub detail: SampleDetail,
-}
-
-/// What the reports show of an answered sample besides its output.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SampleDetail {
-    /// What its assertions and the judge found.
-    pub checks: Checks,
-    /// Tool calls the model made.
-    pub tool_calls: Vec<ToolCall>,
-    /// The conversation of an agent loop (empty for a single call: prompt and output say it all).
-    pub transcript: Vec<Message>,
-    /// Wall time of the subject call(s); the recorded latency when replayed.
-    pub latency: Option<Duration>,
-    /// Whether the answer was replayed from a cassette.
-    pub replayed: bool,
-}
-
-/// How one sample ended, for the reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SampleStatus {
-    /// Every check held.
-    Passed,
-    /// A check failed.
-    Failed,
-    /// Nothing was learnt about the output.
-    Errored,
-    /// The call was neither made nor replayed.
-    Unavailable,
-}
-
-/// What one sample leaves for the reports (`TrialRecord::samples`).
+/// One sample, from how it ended to what the reports show of it (`TrialRecord::samples`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
     /// Which sample, 1-based.
     pub run: u32,
-    /// How it ended.
-    pub status: SampleStatus,
-    /// Why it did not pass.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// The model's output.
+    /// How it ended, and why when it did not pass (`status`, `message`).
+    #[serde(flatten)]
+    pub outcome: SampleOutcome,
+    /// The model's output; none when the sample ended before it answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
     /// Each suite assertion and how it went.
@@ -333,55 +291,67 @@ pub struct SampleRecord {
     /// Each judge answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge: Vec<JudgeAnswer>,
+    /// Calibration items' verdicts: the trial hands them to the result files, not the reports.
+    #[serde(skip)]
+    pub observations: Vec<Observation>,
     /// Tool calls the model made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
-    /// The conversation of an agent loop.
+    /// The conversation of an agent loop (empty for a single call: prompt and output say it all).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Message>,
-    /// Wall time of the subject call(s) in seconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency: Option<f64>,
-    /// Whether the answer was replayed.
+    /// Wall time of the subject call(s), the recorded latency when replayed; written in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "secs")]
+    pub latency: Option<Duration>,
+    /// Whether the answer was replayed from a cassette.
     pub replayed: bool,
 }
 
-impl Sample {
-    /// A sample that ended without a verdict on its output (provider, judge, cassette, configuration).
-    pub fn errored(message: impl Into<String>) -> Self {
-        Self::unanswered(SampleOutcome::Errored(message.into()))
-    }
-
-    /// A sample that ended before the model answered.
-    pub fn unanswered(outcome: SampleOutcome) -> Self {
+impl SampleRecord {
+    /// Sample `run`, ended before the model answered.
+    pub fn unanswered(run: u32, outcome: SampleOutcome) -> Self {
         Self {
+            run,
             outcome,
             output: None,
-            detail: SampleDetail::default(),
+            assertions: Vec::new(),
+            judge: Vec::new(),
+            observations: Vec::new(),
+            tool_calls: Vec::new(),
+            transcript: Vec::new(),
+            latency: None,
+            replayed: false,
         }
     }
 
-    /// Its record as sample `run`.
-    pub fn record(&self, run: u32) -> SampleRecord {
-        let status = match &self.outcome {
-            SampleOutcome::Passed => SampleStatus::Passed,
-            SampleOutcome::Failed(_) => SampleStatus::Failed,
-            SampleOutcome::Errored(_) => SampleStatus::Errored,
-            SampleOutcome::Unavailable(_) => SampleStatus::Unavailable,
-        };
-        let d = &self.detail;
-        SampleRecord {
-            run,
-            status,
-            message: self.outcome.message().map(str::to_string),
-            output: self.output.clone(),
-            assertions: d.checks.assertions.clone(),
-            judge: d.checks.judge.clone(),
-            tool_calls: d.tool_calls.clone(),
-            transcript: d.transcript.clone(),
-            latency: d.latency.map(|l| l.as_secs_f64()),
-            replayed: d.replayed,
+    /// Sample `run`, ended without a verdict on its output (provider, judge, cassette, configuration).
+    pub fn errored(run: u32, message: impl Into<String>) -> Self {
+        Self::unanswered(run, SampleOutcome::errored(message))
+    }
+
+    /// How it ended.
+    pub fn status(&self) -> SampleStatus {
+        self.outcome.status()
+    }
+}
+
+/// A latency as the reports write it: seconds, as a float.
+mod secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
         }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<f64>::deserialize(d)?
+            .map(|secs| Duration::try_from_secs_f64(secs).map_err(serde::de::Error::custom))
+            .transpose()
     }
 }
 
@@ -424,14 +394,15 @@ impl Case {
 
     /// One sample: the subject call (or loop, or custom executor), then the evaluator on its run; how
     /// it ends is read from its calls' record first (`outcome::classify`).
-    pub async fn sample(&self, scope: Arc<RunScope>) -> Sample {
+    pub async fn sample(&self, scope: Arc<RunScope>) -> SampleRecord {
         let mut sample = self.evaluated(scope.clone()).await;
         sample.outcome = crate::outcome::classify(&scope.calls(), sample.outcome);
         if sample.output.is_some() {
             let judge = scope.engine.config.judge.as_ref();
             let verdict = crate::outcome::verdict_of(
                 &sample.outcome,
-                &sample.detail.checks,
+                &sample.assertions,
+                &sample.judge,
                 judge.map(crate::checks::JudgeSettings::of),
             );
             scope.engine.note_verdict(&scope, verdict).await;
@@ -440,13 +411,14 @@ impl Case {
     }
 
     /// [`Case::sample`], before its calls' record is read.
-    async fn evaluated(&self, scope: Arc<RunScope>) -> Sample {
+    async fn evaluated(&self, scope: Arc<RunScope>) -> SampleRecord {
         let t = &self.request;
+        let run_index = scope.run_index;
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
-            Err(no_subject) => return Sample::errored(no_subject.to_string()),
+            Err(no_subject) => return SampleRecord::errored(run_index, no_subject.to_string()),
         };
-        let request = self.subject_request(&model, scope.run_index);
+        let request = self.subject_request(&model, run_index);
         let mut prompt = t.prompt.clone();
         let continues = match &self.executor {
             Executor::Call => Continue::Model {
@@ -463,11 +435,14 @@ impl Case {
         let answered = match &self.executor {
             Executor::Given(given) => {
                 let Some(g) = given.get(scope.run_index.saturating_sub(1) as usize) else {
-                    return Sample::errored(format!(
-                        "no given answer for sample {} of {}",
-                        scope.run_index,
-                        given.len()
-                    ));
+                    return SampleRecord::errored(
+                        run_index,
+                        format!(
+                            "no given answer for sample {} of {}",
+                            scope.run_index,
+                            given.len()
+                        ),
+                    );
                 };
                 prompt = g.prompt.clone();
                 let completed = Completed {
@@ -499,7 +474,7 @@ impl Case {
         };
         let (completed, transcript) = match answered {
             Ok(answer) => answer,
-            Err(outcome) => return Sample::unanswered(outcome),
+            Err(outcome) => return SampleRecord::unanswered(run_index, outcome),
         };
         let asked = RunRequest {
             prompt,
@@ -517,7 +492,10 @@ impl Case {
                 Ok(next) => next,
                 Err(e) => {
                     let at = format!("turn {} of {}", i + 2, t.turns.len() + 1);
-                    return Sample::unanswered(SampleOutcome::Failed(format!("{at}: {e}")));
+                    return SampleRecord::unanswered(
+                        run_index,
+                        SampleOutcome::failed(format!("{at}: {e}")),
+                    );
                 }
             };
         }
@@ -526,27 +504,31 @@ impl Case {
         // A single call's transcript is the prompt and the output: kept only for agent loops and
         // conversations (scripted turns, follow-ups; noted below).
         let agent = matches!(self.executor, Executor::Agent(_));
-        let mut detail = SampleDetail {
-            checks: Checks::default(),
-            tool_calls: turns.iter().flat_map(|r| r.tool_calls.clone()).collect(),
-            transcript: if agent {
-                run.transcript.clone()
-            } else {
-                Vec::new()
-            },
-            latency: Some(turns.iter().map(|r| r.latency).sum()),
-            replayed: turns.iter().all(|r| r.replayed),
+        let tool_calls = turns.iter().flat_map(|r| r.tool_calls.clone()).collect();
+        let mut transcript = if agent {
+            run.transcript.clone()
+        } else {
+            Vec::new()
         };
+        let latency = Some(turns.iter().map(|r| r.latency).sum());
+        let replayed = turns.iter().all(|r| r.replayed);
         let outcome = (self.evaluator)(run).await;
-        detail.checks = scope.take_checks();
+        let checks = scope.take_checks();
         let conversation = scope.take_conversation();
-        if conversation.len() > detail.transcript.len() {
-            detail.transcript = conversation;
+        if conversation.len() > transcript.len() {
+            transcript = conversation;
         }
-        Sample {
+        SampleRecord {
+            run: run_index,
             outcome,
             output: Some(output),
-            detail,
+            assertions: checks.assertions,
+            judge: checks.judge,
+            observations: checks.observations,
+            tool_calls,
+            transcript,
+            latency,
+            replayed,
         }
     }
 }
@@ -556,13 +538,13 @@ impl Case {
 fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
     match e {
         LoopError::Call(_, e) if let Some(reason) = e.as_unavailable() => {
-            SampleOutcome::Unavailable(reason)
+            SampleOutcome::unavailable(reason)
         }
         LoopError::Call(turn, e) => {
-            SampleOutcome::Errored(format!("model call failed (agent turn {turn}): {e}"))
+            SampleOutcome::errored(format!("model call failed (agent turn {turn}): {e}"))
         }
-        LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::Failed(e.to_string()),
-        LoopError::Agent(e) => SampleOutcome::Errored(e.to_string()),
+        LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::failed(e.to_string()),
+        LoopError::Agent(e) => SampleOutcome::errored(e.to_string()),
     }
 }
 
@@ -579,8 +561,8 @@ fn with_transcript(
             Ok((completed, transcript))
         }
         Err(e) => Err(match e.as_unavailable() {
-            Some(reason) => SampleOutcome::Unavailable(reason),
-            None => SampleOutcome::Errored(format!("model call failed: {e}")),
+            Some(reason) => SampleOutcome::unavailable(reason),
+            None => SampleOutcome::errored(format!("model call failed: {e}")),
         }),
     }
 }

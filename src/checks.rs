@@ -1,4 +1,5 @@
-//! What a sample's checks found, kept for the reports: each assertion's outcome and each judge answer.
+//! What a sample's checks found, kept for the reports: how the sample ended ([`SampleStatus`]), each
+//! assertion's outcome and each judge answer.
 //!
 //! The judge and the suite evaluator note them in the sample's `RunScope` as they decide; `Case::sample`
 //! moves them into the sample's record. A leaf module, so the engine can hold them without importing the
@@ -7,6 +8,35 @@
 use serde::{Deserialize, Serialize};
 
 use crate::stats::trust::{Advisory, Measurement, Votes};
+
+/// How one sample ended: the one status its outcome, its record, its cassette verdict and the reports
+/// share (`passed`, `failed`, `errored`, `unavailable` when written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SampleStatus {
+    /// Every check held.
+    Passed,
+    /// An assertion failed or the judge said no: the output is wrong.
+    Failed,
+    /// Nothing was learnt about the output: the provider failed after its retries, the judge gave no
+    /// verdict, a cassette problem, a configuration problem, a panic outside the test body.
+    Errored,
+    /// The call was neither made nor replayed (no recording, and no key or `live_only`): the trial is
+    /// ignored.
+    Unavailable,
+}
+
+impl SampleStatus {
+    /// The status as written: `passed`, `failed`, `errored` or `unavailable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SampleStatus::Passed => "passed",
+            SampleStatus::Failed => "failed",
+            SampleStatus::Errored => "errored",
+            SampleStatus::Unavailable => "unavailable",
+        }
+    }
+}
 
 /// One assertion of a suite case and how it went on one sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,34 +4,66 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cassette::decision::{Ignore, Unavailable};
-use crate::checks::Checks;
+use crate::checks::{AssertionRecord, JudgeAnswer, SampleStatus};
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 use crate::plan::SamplePlan;
 use crate::stats::sprt::{Sprt, SprtVerdict};
 
-/// How one sample ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SampleOutcome {
-    /// Every check held.
-    Passed,
-    /// An assertion failed or the judge said no: the output is wrong.
-    Failed(String),
-    /// Nothing was learnt about the output: the provider failed after its retries, the judge gave no
-    /// verdict, a cassette problem, a configuration problem, a panic outside the test body.
-    Errored(String),
-    /// The call was neither made nor replayed (no recording, and no key or `live_only`): the trial is
-    /// ignored with this reason.
-    Unavailable(Unavailable),
+/// How one sample ended: its status, and why when it did not pass. A sample's record keeps it whole;
+/// the reports write its status and message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleOutcome {
+    status: SampleStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    /// Why an unavailable sample's trial is ignored: `decide` reads it; the message says it to people.
+    #[serde(skip)]
+    ignore: Option<Ignore>,
 }
 
 impl SampleOutcome {
+    /// Every check held.
+    pub const PASSED: Self = Self {
+        status: SampleStatus::Passed,
+        message: None,
+        ignore: None,
+    };
+
+    /// An assertion failed or the judge said no, as `message` says.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::not_passed(SampleStatus::Failed, message.into())
+    }
+
+    /// Nothing was learnt about the output, as `message` says.
+    pub fn errored(message: impl Into<String>) -> Self {
+        Self::not_passed(SampleStatus::Errored, message.into())
+    }
+
+    /// The call was neither made nor replayed: the trial is ignored for `reason`.
+    pub fn unavailable(reason: Unavailable) -> Self {
+        Self {
+            status: SampleStatus::Unavailable,
+            message: Some(reason.message),
+            ignore: Some(reason.why),
+        }
+    }
+
+    fn not_passed(status: SampleStatus, message: String) -> Self {
+        Self {
+            status,
+            message: Some(message),
+            ignore: None,
+        }
+    }
+
+    /// How it ended.
+    pub fn status(&self) -> SampleStatus {
+        self.status
+    }
+
     /// The message of a sample that did not pass.
     pub fn message(&self) -> Option<&str> {
-        match self {
-            SampleOutcome::Passed => None,
-            SampleOutcome::Failed(m) | SampleOutcome::Errored(m) => Some(m),
-            SampleOutcome::Unavailable(u) => Some(&u.message),
-        }
+        self.message.as_deref()
     }
 }
 
@@ -58,16 +90,16 @@ pub enum Status {
 /// ([`crate::judge::JudgeFailed::errors`]).
 pub fn of_body(result: anyhow::Result<()>) -> SampleOutcome {
     match result {
-        Ok(()) => SampleOutcome::Passed,
+        Ok(()) => SampleOutcome::PASSED,
         Err(e)
             if e.chain().any(|c| {
                 c.downcast_ref::<crate::judge::JudgeFailed>()
                     .is_some_and(crate::judge::JudgeFailed::errors)
             }) =>
         {
-            SampleOutcome::Errored(format!("{e:#}"))
+            SampleOutcome::errored(format!("{e:#}"))
         }
-        Err(e) => SampleOutcome::Failed(format!("{e:#}")),
+        Err(e) => SampleOutcome::failed(format!("{e:#}")),
     }
 }
 
@@ -81,7 +113,7 @@ pub fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> Sample
         CallEnding::Unavailable(reason) => Some(reason),
         _ => None,
     }) {
-        return SampleOutcome::Unavailable(reason.clone());
+        return SampleOutcome::unavailable(reason.clone());
     }
     let Some((role, failed)) = calls.iter().find_map(|(role, ending)| match ending {
         CallEnding::Failed(e) => Some((*role, e)),
@@ -90,14 +122,16 @@ pub fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> Sample
         return body;
     };
     let said = failed_call(role, failed);
-    SampleOutcome::Errored(match body {
+    SampleOutcome::errored(match (body.status, body.message) {
         // The body's error is the call's (with `?`, or with its context): its text says it all.
-        SampleOutcome::Failed(m) | SampleOutcome::Errored(m) if m.contains(&failed.to_string()) => {
+        (SampleStatus::Failed | SampleStatus::Errored, Some(m))
+            if m.contains(&failed.to_string()) =>
+        {
             m
         }
-        SampleOutcome::Failed(m) | SampleOutcome::Errored(m) => format!("{said}; then: {m}"),
-        SampleOutcome::Passed => format!("{said} (the test went on without its answer)"),
-        SampleOutcome::Unavailable(_) => said,
+        (SampleStatus::Failed | SampleStatus::Errored, Some(m)) => format!("{said}; then: {m}"),
+        (SampleStatus::Passed, _) => format!("{said} (the test went on without its answer)"),
+        (SampleStatus::Failed | SampleStatus::Errored | SampleStatus::Unavailable, _) => said,
     })
 }
 
@@ -117,20 +151,20 @@ fn failed_call(role: CallRole, e: &CallError) -> String {
 /// sample), with the settings of the `judge` that answered its judge questions, if it asked any.
 pub fn verdict_of(
     outcome: &SampleOutcome,
-    checks: &Checks,
+    assertions: &[AssertionRecord],
+    answers: &[JudgeAnswer],
     judge: Option<crate::checks::JudgeSettings>,
 ) -> crate::cassette::Verdict {
     use crate::cassette::CheckVerdict;
-    let status = match outcome {
-        SampleOutcome::Passed => "passed",
-        SampleOutcome::Failed(_) => "failed",
-        SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_) => "errored",
+    // A cassette's verdict is passed, failed or errored: an unavailable call learnt nothing either.
+    let status = match outcome.status {
+        SampleStatus::Unavailable => SampleStatus::Errored,
+        status => status,
     };
-    let assertions = checks
-        .assertions
+    let assertions = assertions
         .iter()
         .map(|a| CheckVerdict::new(format!("{} ({})", a.kind, a.at), a.passed));
-    let judged = checks.judge.iter().map(|j| CheckVerdict {
+    let judged = answers.iter().map(|j| CheckVerdict {
         advisory: j.advisory.is_some(),
         question_type: j.question_type.clone(),
         judge_key: Some(j.judge_key.clone()).filter(|k| !k.is_empty()),
@@ -140,9 +174,9 @@ pub fn verdict_of(
         target: None,
         test: String::new(),
         run: 0,
-        status: status.to_string(),
+        status,
         checks: assertions.chain(judged).collect(),
-        judge_settings: judge.filter(|_| !checks.judge.is_empty()),
+        judge_settings: judge.filter(|_| !answers.is_empty()),
     }
 }
 
@@ -171,10 +205,10 @@ pub struct Decision {
 pub fn next_wave(plan: &SamplePlan, taken: &[&SampleOutcome], concurrency: u32) -> u32 {
     let ended = taken
         .iter()
-        .any(|o| matches!(o, SampleOutcome::Errored(_) | SampleOutcome::Unavailable(_)));
+        .any(|o| matches!(o.status, SampleStatus::Errored | SampleStatus::Unavailable));
     let passed = taken
         .iter()
-        .filter(|o| ***o == SampleOutcome::Passed)
+        .filter(|o| o.status == SampleStatus::Passed)
         .count() as u32;
     let failed = taken.len() as u32 - passed;
     let wave = match plan {
@@ -200,28 +234,23 @@ pub fn next_wave(plan: &SamplePlan, taken: &[&SampleOutcome], concurrency: u32) 
 /// sample fails the trial whatever the threshold: it hides what the output would have been.
 pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision {
     let runs = plan.max_runs();
-    let passed = samples
-        .iter()
-        .filter(|(_, o)| **o == SampleOutcome::Passed)
-        .count() as u32;
-    let errored = samples
-        .iter()
-        .filter(|(_, o)| matches!(o, SampleOutcome::Errored(_)))
-        .count() as u32;
+    let count =
+        |status: SampleStatus| samples.iter().filter(|(_, o)| o.status == status).count() as u32;
+    let (passed, errored) = (count(SampleStatus::Passed), count(SampleStatus::Errored));
     let failed = samples.len() as u32 - passed - errored;
     let sprt = match plan {
         SamplePlan::Adaptive(sprt) => Some((sprt, sprt.verdict(passed, failed))),
         _ => None,
     };
     let need = plan.required(failed);
-    let unavailable = samples.iter().find_map(|(_, o)| match o {
-        SampleOutcome::Unavailable(u) => Some(u),
-        _ => None,
-    });
+    let unavailable = samples
+        .iter()
+        .map(|(_, o)| o)
+        .find(|o| o.status == SampleStatus::Unavailable);
     let status = if let Some(u) = unavailable {
-        match u.why {
-            Ignore::LiveOnly => Status::LiveOnly,
-            Ignore::NoKey { .. } => Status::Ignored,
+        match u.ignore {
+            Some(Ignore::LiveOnly) => Status::LiveOnly,
+            Some(Ignore::NoKey { .. }) | None => Status::Ignored,
         }
     } else if errored > 0 {
         Status::Errored
@@ -238,16 +267,16 @@ pub fn decide(samples: &[(u32, &SampleOutcome)], plan: &SamplePlan) -> Decision 
     };
     let message = match (status.clone(), samples) {
         (Status::Passed, _) => None,
-        _ if let Some(u) = unavailable => Some(u.message.clone()),
+        _ if let Some(u) = unavailable => u.message.clone(),
         (_, [(_, only)]) => only.message().map(str::to_string),
         _ => {
             let mut lines: Vec<String> = samples
                 .iter()
                 .filter_map(|(i, o)| {
-                    let label = match o {
-                        SampleOutcome::Passed | SampleOutcome::Unavailable(_) => return None,
-                        SampleOutcome::Failed(_) => "FAILED",
-                        SampleOutcome::Errored(_) => "ERROR",
+                    let label = match o.status {
+                        SampleStatus::Passed | SampleStatus::Unavailable => return None,
+                        SampleStatus::Failed => "FAILED",
+                        SampleStatus::Errored => "ERROR",
                     };
                     let text = o.message().unwrap_or_default().replace('\n', "\n    ");
                     Some(format!("[run {i}/{runs}] {label}: {text}"))
@@ -327,7 +356,7 @@ mod tests {
     use crate::plan::Threshold;
 
     fn failed(m: &str) -> SampleOutcome {
-        SampleOutcome::Failed(m.into())
+        SampleOutcome::failed(m)
     }
 
     fn threshold(runs: u32, pass_threshold: f64) -> Threshold {
@@ -374,7 +403,7 @@ mod tests {
 
     #[test]
     fn early_stop_launches_the_passes_still_needed_and_stops_once_decided() {
-        let ok = |_| SampleOutcome::Passed;
+        let ok = |_| SampleOutcome::PASSED;
         // The example: runs = 5 at 0.8 needs 4; four start, all pass, the fifth is never sent.
         let (waves, d) = run_waves(&early(5, 0.8), 16, ok);
         assert_eq!((waves, d.status, d.passed), (vec![4], Status::Passed, 4));
@@ -383,7 +412,7 @@ mod tests {
             if i == 2 {
                 failed("no")
             } else {
-                SampleOutcome::Passed
+                SampleOutcome::PASSED
             }
         };
         let (waves, d) = run_waves(&early(5, 0.8), 16, one_bad);
@@ -393,7 +422,7 @@ mod tests {
             if i <= 2 {
                 failed("no")
             } else {
-                SampleOutcome::Passed
+                SampleOutcome::PASSED
             }
         };
         let (waves, d) = run_waves(&early(5, 0.8), 16, two_bad);
@@ -425,7 +454,7 @@ mod tests {
                 for pattern in 0..(1u32 << runs) {
                     let source = |i: u32| {
                         if pattern & (1 << (i - 1)) != 0 {
-                            SampleOutcome::Passed
+                            SampleOutcome::PASSED
                         } else {
                             failed("no")
                         }
@@ -446,7 +475,7 @@ mod tests {
 
     #[test]
     fn adaptive_sampling_stops_at_a_boundary_and_says_why_it_failed() {
-        let ok = |_| SampleOutcome::Passed;
+        let ok = |_| SampleOutcome::PASSED;
         // 24 passes in a row pass; the first wave is the 6 failures that could fail it, at most 4 here.
         let (waves, d) = run_waves(&adaptive(), 4, ok);
         assert_eq!(waves.iter().sum::<u32>(), 24);
@@ -468,7 +497,7 @@ mod tests {
             if i % 5 == 0 {
                 failed("no")
             } else {
-                SampleOutcome::Passed
+                SampleOutcome::PASSED
             }
         });
         assert_eq!(d.status, Status::Failed);
@@ -481,7 +510,7 @@ mod tests {
     }
 
     fn errored(m: &str) -> SampleOutcome {
-        SampleOutcome::Errored(m.into())
+        SampleOutcome::errored(m)
     }
 
     fn judge_outage() -> CallError {
@@ -516,12 +545,15 @@ mod tests {
             )
         );
         let panicked = failed("called `Result::unwrap()` on an `Err` value: Call(..)");
-        assert!(matches!(
-            classify(&calls, panicked),
-            SampleOutcome::Errored(m) if m.starts_with("judge call failed: openai: HTTP 503")
-        ));
+        let outcome = classify(&calls, panicked);
+        assert_eq!(outcome.status(), SampleStatus::Errored);
+        assert!(
+            outcome
+                .message()
+                .is_some_and(|m| m.starts_with("judge call failed: openai: HTTP 503"))
+        );
         assert_eq!(
-            classify(&calls, SampleOutcome::Passed),
+            classify(&calls, SampleOutcome::PASSED),
             errored(
                 "judge call failed: openai: HTTP 503: down [4 attempts] (the test went on without its answer)"
             )
@@ -532,7 +564,7 @@ mod tests {
         assert_eq!(
             classify(
                 &[(CallRole::Judge, CallEnding::Failed(no_verdict))],
-                SampleOutcome::Passed
+                SampleOutcome::PASSED
             ),
             errored("judge returned no verdict: prose (the test went on without its answer)")
         );
@@ -546,7 +578,7 @@ mod tests {
             (CallRole::Subject, CallEnding::Made),
             (CallRole::Judge, CallEnding::Replayed),
         ];
-        assert_eq!(classify(&answered, of_body(Ok(()))), SampleOutcome::Passed);
+        assert_eq!(classify(&answered, of_body(Ok(()))), SampleOutcome::PASSED);
         let ensured = (|| -> anyhow::Result<()> {
             anyhow::ensure!(1 + 1 == 3, "arithmetic");
             Ok(())
@@ -556,16 +588,16 @@ mod tests {
             max_turns: 2,
             last_calls: Vec::new(),
         };
-        assert!(matches!(
-            classify(&answered, of_body(Err(turns.into()))),
-            SampleOutcome::Failed(_)
-        ));
+        assert_eq!(
+            classify(&answered, of_body(Err(turns.into()))).status(),
+            SampleStatus::Failed
+        );
         // The text of a library error the body formats itself decides nothing: no call failed.
         let quoted = anyhow::anyhow!("{}", crate::judge::JudgeError::Call(judge_outage()));
-        assert!(matches!(
-            classify(&answered, of_body(Err(quoted))),
-            SampleOutcome::Failed(_)
-        ));
+        assert_eq!(
+            classify(&answered, of_body(Err(quoted))).status(),
+            SampleStatus::Failed
+        );
         // An outcome the assertions decided (an error of their own) stands.
         assert_eq!(classify(&[], errored("x")), errored("x"));
     }
@@ -590,7 +622,7 @@ mod tests {
 
     #[test]
     fn a_met_threshold_passes_and_a_missed_one_lists_the_failed_runs() {
-        let (ok, bad) = (SampleOutcome::Passed, failed("no Alice"));
+        let (ok, bad) = (SampleOutcome::PASSED, failed("no Alice"));
         five_runs([
             (
                 [&ok, &bad, &ok, &ok, &ok],
@@ -613,7 +645,7 @@ mod tests {
 
     #[test]
     fn an_errored_run_fails_the_trial_whatever_the_threshold() {
-        let ok = SampleOutcome::Passed;
+        let ok = SampleOutcome::PASSED;
         let (bad, outage) = (failed("no\nAlice"), errored("model call failed: HTTP 503"));
         five_runs([
             (
@@ -680,13 +712,13 @@ mod tests {
                 CallEnding::Unavailable(reason(Ignore::LiveOnly)),
             ),
         ];
-        let outcome = classify(&calls, SampleOutcome::Passed);
+        let outcome = classify(&calls, SampleOutcome::PASSED);
         assert_eq!(
             outcome,
-            SampleOutcome::Unavailable(reason(Ignore::LiveOnly))
+            SampleOutcome::unavailable(reason(Ignore::LiveOnly))
         );
-        let no_key = SampleOutcome::Unavailable(reason(Ignore::NoKey { var: "K".into() }));
-        let d = decide(&[(1, &SampleOutcome::Passed), (2, &no_key)], &all(2, 1.0));
+        let no_key = SampleOutcome::unavailable(reason(Ignore::NoKey { var: "K".into() }));
+        let d = decide(&[(1, &SampleOutcome::PASSED), (2, &no_key)], &all(2, 1.0));
         assert_eq!(d.status, Status::Ignored);
         assert_eq!(
             d.message.as_deref(),

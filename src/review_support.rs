@@ -14,6 +14,7 @@ pub use crate::cassette::diff::{Change, RequestDiff, requests as request_diff};
 pub use crate::cassette::pending::{PENDING_SUFFIX, PendingFile, PendingSample, SampleId, Settled};
 pub use crate::cassette::raw::{Event, RawBody, RawRequest, RawResponse};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, Verdict};
+pub use crate::checks::SampleStatus;
 pub use crate::role::CallRole;
 pub use similar::ChangeTag;
 

@@ -11,11 +11,12 @@ use crate::engine::Engine;
 use crate::run::PromptRun;
 
 pub use crate::budget::BudgetReport;
-pub use crate::case::{CaseInfo, SampleRecord, SampleStatus, SuiteInfo};
-pub use crate::checks::{AssertionRecord, JudgeAnswer};
+pub use crate::case::{CaseInfo, SampleRecord, SuiteInfo};
+pub use crate::checks::{AssertionRecord, JudgeAnswer, SampleStatus};
 pub use crate::harness::html::{Extras, RunInfo, Table, read_data as read_html_data, write_html};
 pub use crate::harness::pending::COLUMNS as PENDING_COLUMNS;
 pub use crate::harness::record::{Status, TrialRecord};
+pub use crate::outcome::SampleOutcome;
 
 /// The built-in suite assertion kinds, for the project's tests of the documentation's examples.
 pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;

@@ -50,15 +50,15 @@ impl Sampling {
                 }
                 for _ in 0..wave {
                     taken.push(if rng.random_bool(p) {
-                        SampleOutcome::Passed
+                        SampleOutcome::PASSED
                     } else {
-                        SampleOutcome::Failed("no".into())
+                        SampleOutcome::failed("no")
                     });
                 }
             }
             let passed = taken
                 .iter()
-                .filter(|o| **o == SampleOutcome::Passed)
+                .filter(|o| **o == SampleOutcome::PASSED)
                 .count() as u32;
             let decided_pass = match plan {
                 SamplePlan::Adaptive(s) => {

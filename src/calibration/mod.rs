@@ -149,7 +149,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
         Box::pin(async move {
             let index = run.run_index.saturating_sub(1) as usize;
             let Some(item) = set.items.get(index) else {
-                return SampleOutcome::Errored(format!("no item {} in the set", run.run_index));
+                return SampleOutcome::errored(format!("no item {} in the set", run.run_index));
             };
             // (what the judge said, who said it, why).
             let (said, by, why) = match run.ask_item(&item.question).await {
@@ -230,10 +230,10 @@ pub fn case(set: Set, judge: Subject) -> Case {
 /// requires a minimum accuracy (see the module documentation).
 pub fn judged(set: &Set, item: &Item, said_yes: bool, reasoning: Option<&str>) -> SampleOutcome {
     if said_yes == item.expected || set.min_accuracy.is_none() {
-        return SampleOutcome::Passed;
+        return SampleOutcome::PASSED;
     }
     let word = |yes: bool| if yes { "yes" } else { "no" };
-    SampleOutcome::Failed(format!(
+    SampleOutcome::failed(format!(
         "item `{}`{}: the judge said {}, the label is {}; question {:?}{}",
         item.name,
         item.kind
@@ -272,12 +272,14 @@ mod tests {
     #[test]
     fn a_disagreement_fails_only_against_a_minimum() {
         let item = &set(None).items[0];
-        assert_eq!(judged(&set(None), item, false, None), SampleOutcome::Passed);
+        assert_eq!(judged(&set(None), item, false, None), SampleOutcome::PASSED);
         assert_eq!(
             judged(&set(Some(0.9)), item, true, None),
-            SampleOutcome::Passed
+            SampleOutcome::PASSED
         );
-        let SampleOutcome::Failed(message) = judged(&set(Some(0.9)), item, false, Some("absent"))
+        let failed = judged(&set(Some(0.9)), item, false, Some("absent"));
+        let (crate::checks::SampleStatus::Failed, Some(message)) =
+            (failed.status(), failed.message())
         else {
             panic!("a failure expected")
         };

@@ -244,8 +244,8 @@ pub struct Verdict {
     pub test: String,
     /// The run index, 1-based.
     pub run: u32,
-    /// `passed`, `failed` or `errored`.
-    pub status: String,
+    /// `passed`, `failed` or `errored` (an unavailable call learnt nothing either).
+    pub status: crate::checks::SampleStatus,
     /// Each check: a suite assertion (`contains at file:line`) or a judge question, and how it went.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckVerdict>,

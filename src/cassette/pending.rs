@@ -538,11 +538,12 @@ mod tests {
     }
 
     fn verdict(status: &str, passed: bool) -> Verdict {
+        let status = serde_json::from_value(serde_json::json!(status)).unwrap();
         Verdict {
             target: None,
             test: String::new(),
             run: 0,
-            status: status.into(),
+            status,
             checks: vec![crate::cassette::CheckVerdict {
                 check: "judge: Is it kind?".into(),
                 passed,

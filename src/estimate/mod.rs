@@ -285,7 +285,7 @@ const ROLES: [CallRole; 3] = [CallRole::Subject, CallRole::Judge, CallRole::Embe
 /// pass rate it assumes ([`SamplePlan::pass_threshold`]).
 pub fn expected_samples(plan: &SamplePlan, p: f64) -> f64 {
     use crate::outcome::{SampleOutcome, next_wave};
-    let (pass, fail) = (SampleOutcome::Passed, SampleOutcome::Failed(String::new()));
+    let (pass, fail) = (SampleOutcome::PASSED, SampleOutcome::failed(String::new()));
     // The chance of each (passes, failures) before a wave, the plan still undecided.
     let mut states: BTreeMap<(u32, u32), f64> = [((0, 0), 1.0)].into();
     let mut expected = 0.0;

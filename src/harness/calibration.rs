@@ -436,8 +436,8 @@ pub fn advisory_warning(policy: AdvisoryPolicy, records: &[TrialRecord]) -> Opti
             .samples
             .iter()
             .filter(|s| match policy {
-                AdvisoryPolicy::Fail => s.status == crate::case::SampleStatus::Failed,
-                AdvisoryPolicy::Warn => s.status == crate::case::SampleStatus::Passed,
+                AdvisoryPolicy::Fail => s.status() == crate::checks::SampleStatus::Failed,
+                AdvisoryPolicy::Warn => s.status() == crate::checks::SampleStatus::Passed,
                 AdvisoryPolicy::Error => false,
             })
             .filter(|s| s.judge.iter().any(|j| !j.passed && j.advisory.is_some()))

@@ -9,7 +9,8 @@ use serde::Serialize;
 use super::record::TrialRecord;
 use crate::calibration::labels::{self, Label};
 use crate::calibration::result::{self, JudgeSettings};
-use crate::case::{SampleRecord, SampleStatus};
+use crate::case::SampleRecord;
+use crate::checks::SampleStatus;
 use crate::config::{Config, JudgeConfig};
 use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
@@ -176,10 +177,11 @@ fn suite_estimate(samples: &[(&str, &SampleRecord)], labels: &Labels) -> Option<
     let mut labelled = Vec::new();
     let mut stale = 0;
     for (trial, s) in samples {
-        if s.judge.is_empty() || !matches!(s.status, SampleStatus::Passed | SampleStatus::Failed) {
+        if s.judge.is_empty() || !matches!(s.status(), SampleStatus::Passed | SampleStatus::Failed)
+        {
             continue;
         }
-        let f = s.status == SampleStatus::Passed;
+        let f = s.status() == SampleStatus::Passed;
         judged.push(f);
         let mine: Vec<&Label> = labels
             .by_trial

@@ -105,7 +105,7 @@ fn checks(verdict: Option<&Verdict>, recorded: bool) -> String {
     let Some(v) = verdict else {
         return if recorded { "not kept" } else { "-" }.into();
     };
-    let mut lines = vec![v.status.clone()];
+    let mut lines = vec![v.status.as_str().to_string()];
     lines.extend(
         v.checks
             .iter()

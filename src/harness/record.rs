@@ -155,7 +155,7 @@ impl TrialRecord {
     pub fn advisory_noes(&self) -> impl Iterator<Item = &crate::checks::JudgeAnswer> {
         self.samples
             .iter()
-            .filter(|s| s.status == crate::case::SampleStatus::Passed)
+            .filter(|s| s.status() == crate::checks::SampleStatus::Passed)
             .flat_map(|s| &s.judge)
             .filter(|j| !j.passed && j.advisory.is_some())
     }

@@ -148,7 +148,7 @@ pub fn case(
 async fn run_body(body: BodyFuture) -> SampleOutcome {
     match std::panic::AssertUnwindSafe(body).catch_unwind().await {
         Ok(result) => of_body(result),
-        Err(payload) => SampleOutcome::Failed(panic_message(payload)),
+        Err(payload) => SampleOutcome::failed(panic_message(payload)),
     }
 }
 

@@ -11,7 +11,8 @@ use libtest_mimic::{Completion, Failed};
 
 use super::record::{self, Status, TrialRecord};
 use super::reporter::{Event, Run};
-use crate::case::{Case, Executor, Plan, Sample};
+use crate::case::{Case, Executor, Plan, SampleRecord};
+use crate::checks::SampleStatus;
 use crate::engine::{Engine, RunScope};
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::SamplePlan;
@@ -54,7 +55,7 @@ pub(super) fn in_trial<T>(f: impl FnOnce() -> T) -> T {
 
 /// The samples a trial took, with their scopes, and the rule that decides them.
 pub(super) struct Taken {
-    samples: Vec<Sample>,
+    samples: Vec<SampleRecord>,
     scopes: Vec<Arc<RunScope>>,
     rule: SamplePlan,
 }
@@ -97,12 +98,13 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
     };
     let run_one = |scope: Arc<RunScope>| {
         let case = case.clone();
+        let run = scope.run_index;
         let future = async move { case.sample(scope).await };
         async move {
             // A panic in the body is caught nearer (a failure); one that gets here is the harness's.
             match AssertUnwindSafe(future).catch_unwind().await {
                 Ok(sample) => sample,
-                Err(payload) => Sample::errored(panic_message(payload)),
+                Err(payload) => SampleRecord::errored(run, panic_message(payload)),
             }
         }
     };
@@ -114,7 +116,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
         _ => usize::MAX,
     };
     let mut scopes: Vec<Arc<RunScope>> = Vec::new();
-    let mut samples: Vec<Sample> = Vec::new();
+    let mut samples: Vec<SampleRecord> = Vec::new();
     loop {
         let taken: Vec<&SampleOutcome> = samples.iter().map(|s| &s.outcome).collect();
         let mut wave = outcome::next_wave(&rule, &taken, concurrency);
@@ -172,7 +174,7 @@ pub(super) fn conclude(
     let sampling = case.sampling;
     let observations: Vec<_> = samples
         .iter_mut()
-        .flat_map(|s| std::mem::take(&mut s.detail.checks.observations))
+        .flat_map(|s| std::mem::take(&mut s.observations))
         .collect();
     if !observations.is_empty() {
         run.reporter.report(Event::Observed(observations));
@@ -183,16 +185,13 @@ pub(super) fn conclude(
         usage += &scope.usage();
     }
     let total = samples.len() as u32;
-    let outcomes: Vec<(u32, &SampleOutcome)> = scopes
-        .iter()
-        .map(|s| s.run_index)
-        .zip(samples.iter().map(|s| &s.outcome))
-        .collect();
+    let outcomes: Vec<(u32, &SampleOutcome)> =
+        samples.iter().map(|s| (s.run, &s.outcome)).collect();
     let decision = outcome::decide(&outcomes, &rule);
     let failed = total - decision.passed - decision.errored;
     let preview = samples
         .iter()
-        .find(|s| s.outcome != SampleOutcome::Passed && s.output.is_some())
+        .find(|s| s.status() != SampleStatus::Passed && s.output.is_some())
         .or_else(|| samples.iter().find(|s| s.output.is_some()))
         .and_then(|s| s.output.as_deref())
         .map(|o| crate::render::shorten(o, 200));
@@ -215,13 +214,9 @@ pub(super) fn conclude(
         output_preview: preview,
         case: case.info.clone(),
         cell: case.cell.clone(),
-        latency: record::Latency::of(samples.iter().filter_map(|s| s.detail.latency)),
+        latency: record::Latency::of(samples.iter().filter_map(|s| s.latency)),
         prompt: Some(case.request.prompt.clone()),
-        samples: outcomes
-            .iter()
-            .zip(&samples)
-            .map(|((i, _), s)| s.record(*i))
-            .collect(),
+        samples,
         gate: None,
         attempts: None,
     }

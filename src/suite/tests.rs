@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::assert::{Check, check_sync, evaluate, similar_verdict};
 use super::parse::{Suite, parse, report};
+use crate::checks::SampleStatus;
 use crate::outcome::SampleOutcome;
 use crate::run::PromptRun;
 use crate::test_support::{Scratch, answered, assert_contains, scope};
@@ -193,11 +194,11 @@ fn the_score_weighs_passing_assertions() {
     // "yes" passes contains and max_words (4 of 5), fails starts_with.
     assert_eq!(
         engine.block_on(evaluate(&asserts, Some(0.8), &run("yes"))),
-        SampleOutcome::Passed
+        SampleOutcome::PASSED
     );
-    let failed = |outcome: SampleOutcome| match outcome {
-        SampleOutcome::Failed(message) => message,
-        other => panic!("a failure expected, got {other:?}"),
+    let failed = |outcome: SampleOutcome| match (outcome.status(), outcome.message()) {
+        (SampleStatus::Failed, Some(message)) => message.to_string(),
+        _ => panic!("a failure expected, got {outcome:?}"),
     };
     let err = failed(engine.block_on(evaluate(&asserts, Some(0.9), &run("yes"))));
     assert!(
@@ -212,7 +213,7 @@ fn the_score_weighs_passing_assertions() {
     // No assertions: the score is 1.
     assert_eq!(
         engine.block_on(evaluate(&[], Some(1.0), &run("x"))),
-        SampleOutcome::Passed
+        SampleOutcome::PASSED
     );
 }
 
@@ -417,16 +418,14 @@ fn similar_is_not_compared_when_the_case_fails_anyway() {
     // tests) and error the sample instead of failing it.
     let outcome =
         crate::engine::Engine::for_unit_tests().block_on(evaluate(&asserts, None, &run("yes")));
-    match outcome {
-        SampleOutcome::Failed(message) => {
-            assert!(message.starts_with("2 of 2 assertions failed"), "{message}");
-            assert!(
-                message.contains("similar: not compared, the case fails anyway"),
-                "{message}"
-            );
-        }
-        other => panic!("a failure expected, got {other:?}"),
-    }
+    let (SampleStatus::Failed, Some(message)) = (outcome.status(), outcome.message()) else {
+        panic!("a failure expected, got {outcome:?}");
+    };
+    assert!(message.starts_with("2 of 2 assertions failed"), "{message}");
+    assert!(
+        message.contains("similar: not compared, the case fails anyway"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use prompt_tester::testing::{
-    AssertionRecord, CaseInfo, JudgeAnswer, SampleRecord, SampleStatus, Status, SuiteInfo,
+    AssertionRecord, CaseInfo, JudgeAnswer, SampleOutcome, SampleRecord, Status, SuiteInfo,
     TrialRecord,
 };
 
@@ -47,8 +47,11 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                     );
                     SampleRecord {
                         run,
-                        status: if ok { SampleStatus::Passed } else { SampleStatus::Failed },
-                        message: (!ok).then(|| "judge: expected yes; saw no".to_string()),
+                        outcome: if ok {
+                            SampleOutcome::PASSED
+                        } else {
+                            SampleOutcome::failed("judge: expected yes; saw no")
+                        },
                         output: Some(output),
                         assertions: vec![
                             AssertionRecord {
@@ -64,6 +67,7 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                                 message: (!ok).then(|| "judge: expected yes; saw no".to_string()),
                             },
                         ],
+                        observations: Vec::new(),
                         judge: vec![JudgeAnswer {
                             judge_key: String::new(),
                             question: "Does it mention the billing migration?".into(),
@@ -78,7 +82,7 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                         }],
                         tool_calls: Vec::new(),
                         transcript: Vec::new(),
-                        latency: Some(0.4),
+                        latency: Some(Duration::from_millis(400)),
                         replayed: true,
                     }
                 })

@@ -378,7 +378,9 @@ fn usage(out: &mut Vec<Line>, subject: &[Pair<'_>], judge: &[Pair<'_>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prompt_tester::_cargo_prompt_tester_support::{CheckVerdict, Entry, Exchange, SampleId};
+    use prompt_tester::_cargo_prompt_tester_support::{
+        CheckVerdict, Entry, Exchange, SampleId, SampleStatus,
+    };
     use prompt_tester::{CompletionRequest, CompletionResult};
 
     fn entry(role: CallRole, prompt: &str, answer: &str, cost: Option<f64>) -> Entry {
@@ -464,14 +466,14 @@ mod tests {
                 ),
             ],
             old_verdict: Some(verdict(
-                "passed",
+                SampleStatus::Passed,
                 &[
                     ("contains (a.evals.toml:3)", true),
                     ("judge: Is Alice named?", true),
                 ],
             )),
             new_verdict: Some(verdict(
-                "failed",
+                SampleStatus::Failed,
                 &[
                     ("contains (a.evals.toml:3)", true),
                     ("judge: Is Alice named?", false),
@@ -480,12 +482,12 @@ mod tests {
         }
     }
 
-    fn verdict(status: &str, checks: &[(&str, bool)]) -> Verdict {
+    fn verdict(status: SampleStatus, checks: &[(&str, bool)]) -> Verdict {
         Verdict {
             target: Some("prompts".into()),
             test: "greet".into(),
             run: 1,
-            status: status.into(),
+            status,
             checks: checks
                 .iter()
                 .map(|(check, passed)| CheckVerdict {

@@ -391,7 +391,7 @@ fn outputs(out: &mut Bounded, records: &[TrialRecord]) {
 fn failed_on_advisory(r: &TrialRecord) -> bool {
     r.samples
         .iter()
-        .filter(|s| s.status == crate::case::SampleStatus::Failed)
+        .filter(|s| s.status() == crate::checks::SampleStatus::Failed)
         .any(|s| s.judge.iter().any(|j| !j.passed && j.advisory.is_some()))
 }
 

@@ -31,7 +31,7 @@ pub async fn evaluate(
                 Some(target) => targets.push(target),
                 // The suite reader refuses such a turn: only a conversation cut short gets here.
                 None => {
-                    return SampleOutcome::Errored(format!(
+                    return SampleOutcome::errored(format!(
                         "{}: checks turn {}, but the conversation has {} turn(s)",
                         a.at,
                         turn.n,
@@ -108,9 +108,9 @@ pub async fn evaluate(
         let answers = match targets[questions[0].0].ask_all(&asked).await {
             Ok(answers) => answers,
             Err(crate::judge::JudgeError::Call(e)) if let Some(u) = e.as_unavailable() => {
-                return SampleOutcome::Unavailable(u);
+                return SampleOutcome::unavailable(u);
             }
-            Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
+            Err(e) => return SampleOutcome::errored(format!("judge: {e}")),
         };
         for ((i, q), answer) in questions.iter().zip(answers) {
             verdicts[*i] = Some(match answer.require() {
@@ -151,7 +151,7 @@ pub async fn evaluate(
     run.scope
         .note(|c| c.assertions = records(asserts, &verdicts));
     match errored {
-        Some(message) => SampleOutcome::Errored(message),
+        Some(message) => SampleOutcome::errored(message),
         None => score(asserts, &verdicts, min_score),
     }
 }
@@ -190,9 +190,9 @@ async fn compared(
             "an empty output",
         )),
         Err(SimilarityError::Call(e)) if let Some(u) = e.as_unavailable() => {
-            Err(SampleOutcome::Unavailable(u))
+            Err(SampleOutcome::unavailable(u))
         }
-        Err(e) => Err(SampleOutcome::Errored(format!("similar: {e}"))),
+        Err(e) => Err(SampleOutcome::errored(format!("similar: {e}"))),
     }
 }
 
@@ -290,7 +290,7 @@ fn score(asserts: &[Assertion], verdicts: &[Verdict], min_score: Option<f64>) ->
         Some(t) => score + 1e-9 >= t,
     };
     if ok {
-        return SampleOutcome::Passed;
+        return SampleOutcome::PASSED;
     }
     let head = match min_score {
         None => format!(
@@ -312,5 +312,5 @@ fn score(asserts: &[Assertion], verdicts: &[Verdict], min_score: Option<f64>) ->
     let mut lines = vec![head];
     lines.extend(failed.into_iter().map(|f| format!("- {f}")));
     lines.extend(notes.map(|n| format!("note: {n}")));
-    SampleOutcome::Failed(lines.join("\n"))
+    SampleOutcome::failed(lines.join("\n"))
 }

@@ -112,6 +112,7 @@ mod tests {
     use std::path::Path;
 
     use super::super::{Suite, parse, report};
+    use crate::checks::SampleStatus;
     use crate::outcome::SampleOutcome;
     use crate::run::PromptRun;
     use crate::test_support::{answered, assert_contains, scope};
@@ -282,8 +283,9 @@ mod tests {
                 &run,
             ))
         };
-        assert_eq!(evaluate(0), SampleOutcome::Passed);
-        let SampleOutcome::Failed(message) = evaluate(1) else {
+        assert_eq!(evaluate(0), SampleOutcome::PASSED);
+        let failed = evaluate(1);
+        let (SampleStatus::Failed, Some(message)) = (failed.status(), failed.message()) else {
             panic!("case b passes");
         };
         assert_contains(
