@@ -129,3 +129,22 @@ pub struct JudgeSettings {
     /// Its `max_tokens`.
     pub max_tokens: u32,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SampleStatus;
+
+    /// The status reads as it is written: a cassette, the reports and `as_str` spell it alike.
+    #[test]
+    fn a_status_is_spelt_as_it_is_written() {
+        use SampleStatus::{Errored, Failed, Passed, Unavailable};
+        for status in [Passed, Failed, Errored, Unavailable] {
+            let written = serde_json::to_value(status).unwrap();
+            assert_eq!(written, status.as_str());
+            assert_eq!(
+                serde_json::from_value::<SampleStatus>(written).unwrap(),
+                status
+            );
+        }
+    }
+}

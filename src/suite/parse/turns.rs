@@ -289,7 +289,7 @@ mod tests {
             panic!("case b passes");
         };
         assert_contains(
-            &message,
+            message,
             &[
                 "2 of 2 assertions failed:",
                 "chat.evals.toml:8: contains: expected the output to contain \"Alice\"; saw \"Bonjour\"",
