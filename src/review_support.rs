@@ -129,7 +129,9 @@ impl Layout {
 
     /// Every label of the crate (paths shown relative to `root`); a file that does not read is an error.
     pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, LabelsError> {
-        let (labels, errors) = self.labels.read(root);
+        // A folder that cannot be listed holds no labels, as in a run.
+        let folder = crate::cassette::folder::Folder::list(&self.cassette_dir).unwrap_or_default();
+        let (labels, errors) = self.labels.read(root, &folder);
         if errors.is_empty() {
             Ok(labels)
         } else {

@@ -9,6 +9,7 @@ use super::labels::LabelsFit;
 use super::record::{Status, TrialRecord};
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
+use crate::cassette::CassetteStore;
 use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
 use crate::shared::{Shared, Turn};
@@ -115,6 +116,7 @@ pub(crate) fn after_run(
     config: &Config,
     observed: &[Observation],
     commands: &crate::commands::Commands,
+    cassettes: &CassetteStore,
 ) -> AfterRun {
     let mut errors = Vec::new();
     let mut sets = Vec::new();
@@ -212,7 +214,7 @@ pub(crate) fn after_run(
         model: j.model.clone(),
     });
     let labels = match (&config.judge, &settings) {
-        (Some(j), Some(s)) => super::labels::of_judge(config, j, s).1,
+        (Some(j), Some(s)) => super::labels::of_judge(config, j, s, cassettes).1,
         _ => LabelsFit::default(),
     };
     if sets.is_empty() && labels.is_empty() {
@@ -331,7 +333,10 @@ fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
 /// at random of its own answers, for each verdict to carry; and the warnings about labels left out (another
 /// judge's) or counted with unknown settings, each said once. Files that cannot be read are left out
 /// here; [`after_run`] and the labels' reading report them.
-pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>, Vec<String>) {
+pub(crate) fn measured_by_type(
+    config: &Config,
+    cassettes: &CassetteStore,
+) -> (BTreeMap<String, Agreement>, Vec<String>) {
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let Some(judge) = &config.judge else {
         return (BTreeMap::new(), Vec::new());
@@ -359,7 +364,7 @@ pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>,
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
     // that gave the answers they judge.
-    let (labelled, fit) = super::labels::of_judge(config, judge, &settings);
+    let (labelled, fit) = super::labels::of_judge(config, judge, &settings, cassettes);
     for (kind, counts) in labelled {
         let pooled = by_type.entry(kind).or_default();
         *pooled = pooled.merged(&counts);

@@ -75,6 +75,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &engine.config,
         &run.reporter.observations(),
         &settings.commands,
+        &engine.cassettes,
     );
     let advisory = engine
         .config
@@ -99,7 +100,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             &calibration::judged_suites(&records),
         ));
     }
-    let (labelled, unread_labels) = labels::read(&engine.config);
+    let (labelled, unread_labels) = labels::read(&engine.config, &engine.cassettes);
     say(&labels::render(&labels::corrected(&records, &labelled)));
     say(&summary::rate_limits(&engine.rate_limits()));
     let pending = pending::on_disk(&engine.cassettes);
@@ -171,11 +172,9 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         }
     }
     if !settings.runner.is_nextest() {
+        let asked = results::Asked::from(&settings.reports);
         let info = html::RunInfo {
-            commit: info
-                .commit
-                .clone()
-                .or_else(|| render::git_commit(&before.root)),
+            commit: render::commit(&asked, info.commit.clone(), &before.root),
             ..info
         };
         let rendered = render::Rendered {
@@ -185,7 +184,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             extras: &extras,
             info: &info,
         };
-        failed |= !rendered.write(&results::Asked::from(&settings.reports));
+        failed |= !rendered.write(&asked);
         let pending = pending.as_deref().unwrap_or_default();
         let budget = engine.budget().map(|b| b.report());
         failed |= !markdown_summary(&records, settings, &before, pending, budget.as_ref());

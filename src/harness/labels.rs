@@ -10,6 +10,8 @@ use super::record::TrialRecord;
 use crate::calibration::labels::{self, Label};
 use crate::calibration::result::{self, JudgeSettings};
 use crate::case::{SampleRecord, SampleStatus};
+use crate::cassette::CassetteStore;
+use crate::cassette::folder::Folder;
 use crate::config::{Config, JudgeConfig};
 use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
@@ -22,13 +24,22 @@ pub struct Labels {
 
 /// Reads every labels file (beside the suites, and in the cassette directory); a file that does not
 /// read is an error message naming its file, line and key, and its labels are not used.
-pub(crate) fn read(config: &crate::config::Config) -> (Labels, Vec<String>) {
-    let (all, errors) = labels::Places::of(config).read(&config.root);
+/// `cassettes`: the run's store, whose listing of the cassette directory is shared.
+pub(crate) fn read(
+    config: &crate::config::Config,
+    cassettes: &CassetteStore,
+) -> (Labels, Vec<String>) {
+    let (all, errors) = labels::Places::of(config).read(&config.root, &folder_of(cassettes));
     let mut by_trial: BTreeMap<String, Vec<Label>> = BTreeMap::new();
     for label in all {
         by_trial.entry(label.trial.clone()).or_default().push(label);
     }
     (Labels { by_trial }, errors)
+}
+
+/// The cassette directory as the store listed it; a folder that cannot be listed holds no labels.
+fn folder_of(cassettes: &CassetteStore) -> std::sync::Arc<Folder> {
+    cassettes.folder().unwrap_or_default()
 }
 
 /// How the labels not drawn at random stand to the run's judge (`labels` in the JSON report's
@@ -100,8 +111,9 @@ pub(crate) fn of_judge(
     config: &Config,
     judge: &JudgeConfig,
     settings: &JudgeSettings,
+    cassettes: &CassetteStore,
 ) -> (BTreeMap<String, Confusion>, LabelsFit) {
-    let (all, _) = labels::Places::of(config).read(&config.root);
+    let (all, _) = labels::Places::of(config).read(&config.root, &folder_of(cassettes));
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let mut changed: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     let mut fit = LabelsFit::default();

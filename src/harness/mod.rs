@@ -148,7 +148,7 @@ impl Harness {
         if settings.estimate {
             let (plans, gates_of_row) = estimate::plans(defs, &choices);
             let figures =
-                estimate::of_plans(&config, &plans).with_gates_under_nextest(&gates_of_row);
+                estimate::of_plans(&config, opened, &plans).with_gates_under_nextest(&gates_of_row);
             return Ok(estimate::finish(&figures, settings.reports.json.as_deref()).into());
         }
         // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
@@ -170,11 +170,7 @@ impl Harness {
                         "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
                     ))
                 })
-                .or_else(|| {
-                    let store = crate::cassette::CassetteStore::new(&config.cassette_dir)
-                        .with_pending_dir(settings.pending_dir.clone());
-                    pending::refusal(&pending::on_disk(&store))
-                })
+                .or_else(|| pending::refusal(&pending::on_disk(&opened)))
         {
             return Err(HarnessError::PruneRefused(reason));
         }
@@ -202,7 +198,7 @@ impl Harness {
             crate::budget::Budget::for_run(limit, shared)
         });
         // Each verdict carries its judge's measurement: the calibration results, read before the trials.
-        let (measured, label_warnings) = calibration::measured_by_type(&config);
+        let (measured, label_warnings) = calibration::measured_by_type(&config, &opened);
         let run = Run::with_budget(
             config,
             settings.cassette_policy(),
