@@ -114,7 +114,7 @@ impl Layout {
             })
             .unwrap_or_else(|| config.cassette_dir.clone());
         Ok(Self {
-            labels: LabelPlaces::of(&config),
+            labels: LabelPlaces::of(&config, &crate::suite::Walked::of(&config)),
             cassette_dir: config.cassette_dir.clone(),
             pending_dir,
             prices: Prices(config),

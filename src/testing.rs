@@ -130,6 +130,7 @@ pub mod readers {
             &[],
             &crate::commands::Commands::default(),
             &cassettes,
+            &crate::suite::Walked::of(&config),
         );
         let shown = match after.report {
             Some(report) => format!(

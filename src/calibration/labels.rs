@@ -109,9 +109,10 @@ pub struct Places {
 }
 
 impl Places {
-    /// The places of the crate `config` describes (its suites found as a run finds them).
-    pub fn of(config: &crate::config::Config) -> Self {
-        let mut suites: Vec<(String, PathBuf)> = crate::suite::discover(config)
+    /// The places of the crate `config` describes, its suite roots as `walked`.
+    pub fn of(config: &crate::config::Config, walked: &crate::suite::Walked) -> Self {
+        let mut suites: Vec<(String, PathBuf)> = walked
+            .suites(config)
             .0
             .into_iter()
             .map(|f| (f.name, beside_suite(&f.path)))

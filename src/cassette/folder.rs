@@ -65,6 +65,14 @@ impl Folder {
         Ok(Self { files })
     }
 
+    /// The folder as another listing found it (the walk of the suite roots that hold it), counted as
+    /// a listing: `files` are those directly in it.
+    pub fn of_listed(mut files: Vec<PathBuf>) -> Self {
+        LISTINGS.fetch_add(1, Ordering::Relaxed);
+        files.sort();
+        Self { files }
+    }
+
     /// The files whose name ends in `suffix`, sorted.
     pub fn ending_in<'a>(&'a self, suffix: &'a str) -> impl Iterator<Item = &'a PathBuf> + 'a {
         self.files

@@ -83,6 +83,16 @@ impl CassetteStore {
         Self { loading, ..self }
     }
 
+    /// The same store, its directory as `folder` (listed already) instead of listed again.
+    pub fn with_folder(self, folder: Folder) -> Self {
+        let listed = OnceLock::new();
+        let _ = listed.set(Ok(Arc::new(folder)));
+        Self {
+            folder: listed,
+            ..self
+        }
+    }
+
     /// The same store, naming `commands` in its errors.
     pub fn with_commands(self, commands: Commands) -> Self {
         Self { commands, ..self }

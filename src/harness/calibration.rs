@@ -14,6 +14,7 @@ use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
 use crate::shared::{Shared, Turn};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
+use crate::suite::Walked;
 
 /// The judge a figure is about.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -117,13 +118,14 @@ pub(crate) fn after_run(
     observed: &[Observation],
     commands: &crate::commands::Commands,
     cassettes: &CassetteStore,
+    walked: &Walked,
 ) -> AfterRun {
     let mut errors = Vec::new();
     let mut sets = Vec::new();
     let mut judge_changed = Vec::new();
     let mut unknown_settings = Vec::new();
     let settings = config.judge.as_ref().map(JudgeSettings::of);
-    for file in cal::discover(config) {
+    for file in cal::discover(config, walked) {
         let Ok(set) = cal::load(&file) else { continue };
         let path = cal::result_path(&file.path);
         let shown = crate::engine::display_path(&path, &config.root);
@@ -214,7 +216,7 @@ pub(crate) fn after_run(
         model: j.model.clone(),
     });
     let labels = match (&config.judge, &settings) {
-        (Some(j), Some(s)) => super::labels::of_judge(config, j, s, cassettes).1,
+        (Some(j), Some(s)) => super::labels::of_judge(config, j, s, cassettes, walked).1,
         _ => LabelsFit::default(),
     };
     if sets.is_empty() && labels.is_empty() {
@@ -336,13 +338,14 @@ fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
 pub(crate) fn measured_by_type(
     config: &Config,
     cassettes: &CassetteStore,
+    walked: &Walked,
 ) -> (BTreeMap<String, Agreement>, Vec<String>) {
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let Some(judge) = &config.judge else {
         return (BTreeMap::new(), Vec::new());
     };
     let settings = JudgeSettings::of(judge);
-    for file in cal::discover(config) {
+    for file in cal::discover(config, walked) {
         let Ok(set) = cal::load(&file) else { continue };
         let Ok(text) = crate::text::read(&cal::result_path(&file.path)) else {
             continue;
@@ -364,7 +367,7 @@ pub(crate) fn measured_by_type(
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
     // that gave the answers they judge.
-    let (labelled, fit) = super::labels::of_judge(config, judge, &settings, cassettes);
+    let (labelled, fit) = super::labels::of_judge(config, judge, &settings, cassettes, walked);
     for (kind, counts) in labelled {
         let pooled = by_type.entry(kind).or_default();
         *pooled = pooled.merged(&counts);

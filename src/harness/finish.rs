@@ -46,6 +46,8 @@ pub struct Before {
     pub skipped: Vec<(String, String)>,
     /// The crate root.
     pub root: PathBuf,
+    /// The suite roots as the run walked them.
+    pub walked: crate::suite::Walked,
 }
 
 /// Unix time now, in seconds.
@@ -76,6 +78,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &run.reporter.observations(),
         &settings.commands,
         &engine.cassettes,
+        &before.walked,
     );
     let advisory = engine
         .config
@@ -100,7 +103,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             &calibration::judged_suites(&records),
         ));
     }
-    let (labelled, unread_labels) = labels::read(&engine.config, &engine.cassettes);
+    let (labelled, unread_labels) = labels::read(&engine.config, &engine.cassettes, &before.walked);
     say(&labels::render(&labels::corrected(&records, &labelled)));
     say(&summary::rate_limits(&engine.rate_limits()));
     let pending = pending::on_disk(&engine.cassettes);

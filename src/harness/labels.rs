@@ -15,6 +15,7 @@ use crate::cassette::folder::Folder;
 use crate::config::{Config, JudgeConfig};
 use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
+use crate::suite::Walked;
 
 /// The labels of a run's crate, by trial.
 #[derive(Debug, Default)]
@@ -24,12 +25,15 @@ pub struct Labels {
 
 /// Reads every labels file (beside the suites, and in the cassette directory); a file that does not
 /// read is an error message naming its file, line and key, and its labels are not used.
-/// `cassettes`: the run's store, whose listing of the cassette directory is shared.
+/// `cassettes`: the run's store, whose listing of the cassette directory is shared; `walked`: the
+/// suite roots as the run walked them.
 pub(crate) fn read(
     config: &crate::config::Config,
     cassettes: &CassetteStore,
+    walked: &Walked,
 ) -> (Labels, Vec<String>) {
-    let (all, errors) = labels::Places::of(config).read(&config.root, &folder_of(cassettes));
+    let (all, errors) =
+        labels::Places::of(config, walked).read(&config.root, &folder_of(cassettes));
     let mut by_trial: BTreeMap<String, Vec<Label>> = BTreeMap::new();
     for label in all {
         by_trial.entry(label.trial.clone()).or_default().push(label);
@@ -112,8 +116,9 @@ pub(crate) fn of_judge(
     judge: &JudgeConfig,
     settings: &JudgeSettings,
     cassettes: &CassetteStore,
+    walked: &Walked,
 ) -> (BTreeMap<String, Confusion>, LabelsFit) {
-    let (all, _) = labels::Places::of(config).read(&config.root, &folder_of(cassettes));
+    let (all, _) = labels::Places::of(config, walked).read(&config.root, &folder_of(cassettes));
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let mut changed: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     let mut fit = LabelsFit::default();

@@ -127,7 +127,9 @@ impl Harness {
         }
         let config = self.config(&root, &settings)?;
         let exact = if args.exact { &filters[..] } else { &[] };
-        let catalog = Catalog::new(&config, &settings, exact);
+        // Suites, calibration sets and labels are all looked for in one walk of the suite roots.
+        let walked = crate::suite::Walked::of(&config);
+        let catalog = Catalog::new(&config, &settings, exact, &walked);
         let defs = catalog.trials();
         let opened = catalog.into_cassettes();
         let listed: Vec<select::Listed<'_>> = defs
@@ -185,6 +187,7 @@ impl Harness {
             baseline,
             skipped,
             root,
+            walked,
         };
         let console = progress::Console {
             logging: settings.log.is_some(),
@@ -198,7 +201,8 @@ impl Harness {
             crate::budget::Budget::for_run(limit, shared)
         });
         // Each verdict carries its judge's measurement: the calibration results, read before the trials.
-        let (measured, label_warnings) = calibration::measured_by_type(&config, &opened);
+        let (measured, label_warnings) =
+            calibration::measured_by_type(&config, &opened, &before.walked);
         let run = Run::with_budget(
             config,
             settings.cassette_policy(),
@@ -373,7 +377,8 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
     dotenv::read(&root.join(".env")).map_err(fail)?;
     let (settings, _) = Settings::read(vec!["listing".into()]).map_err(fail)?;
     let config = Harness::new().config(root, &settings).map_err(fail)?;
-    let catalog = Catalog::new(&config, &settings, &[]);
+    let walked = crate::suite::Walked::of(&config);
+    let catalog = Catalog::new(&config, &settings, &[], &walked);
     let mut problems = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for def in catalog.trials() {

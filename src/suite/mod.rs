@@ -106,7 +106,7 @@ pub struct LazyRow {
 
 /// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
 /// the requested trial belongs to is read, and only that case is resolved.
-pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
+pub fn items(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<Item> {
     let wanted = |name: &str| exact.is_none_or(|f| f == name);
     let mut items = Vec::new();
     let conflicts = assert::registry_conflicts();
@@ -117,7 +117,7 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
             None,
         ));
     }
-    let (files, problems) = discover(config);
+    let (files, problems) = walked.suites(config);
     for (name, message) in problems {
         if wanted(&name) {
             items.push(broken(name, message, None));
@@ -227,56 +227,99 @@ fn broken_case(file: &SuiteFile) -> CaseInfo {
     }
 }
 
-/// Suite files under the configured roots, sorted by path, and the failing trials of roots that do
-/// not exist (the default `prompt-tests/` may be absent: a crate without suites).
-pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
-    find(config, SUFFIXES)
+/// Every file under the suite roots (hidden folders and `target` left out), walked once per run and
+/// shared by what looks in them for suites, calibration sets and labels: a root holds the cassette
+/// folder too, and each walk listed it again.
+#[derive(Debug, Clone, Default)]
+pub struct Walked {
+    /// Each root that is a directory, with the files under it.
+    roots: Vec<(PathBuf, Vec<PathBuf>)>,
+    /// The failing trials of roots that do not exist (the default `prompt-tests/` may be absent: a
+    /// crate without suites).
+    problems: Vec<(String, String)>,
 }
 
-/// Files ending in one of `suffixes` under the suite roots (suites, calibration sets), named by their
-/// path without it, and the problems of missing roots (see [`discover`]).
-pub(crate) fn find(config: &Config, suffixes: &[&str]) -> (Vec<SuiteFile>, Vec<(String, String)>) {
-    let mut files = Vec::new();
-    let mut problems = Vec::new();
-    let default_root = crate::defaults::suite_root(&config.root);
-    for root in &config.suite_roots {
-        if !root.is_dir() {
-            if *root != default_root {
-                let shown = crate::engine::display_path(root, &config.root);
-                problems.push((
-                    format!("suite_roots::{}", shown.replace(['/', '\\'], "::")),
-                    format!(
-                        "the suite root `{shown}` in suite_roots of {} is not a directory; create it or correct \
-                         suite_roots",
-                        crate::config::CONFIG_FILE
-                    ),
-                ));
+impl Walked {
+    /// The suite roots of `config`, walked.
+    pub fn of(config: &Config) -> Self {
+        let mut walked = Self::default();
+        let default_root = crate::defaults::suite_root(&config.root);
+        for root in &config.suite_roots {
+            if !root.is_dir() {
+                if *root != default_root {
+                    let shown = crate::engine::display_path(root, &config.root);
+                    walked.problems.push((
+                        format!("suite_roots::{}", shown.replace(['/', '\\'], "::")),
+                        format!(
+                            "the suite root `{shown}` in suite_roots of {} is not a directory; create it or \
+                             correct suite_roots",
+                            crate::config::CONFIG_FILE
+                        ),
+                    ));
+                }
+                continue;
             }
-            continue;
+            let mut found = Vec::new();
+            walk(root, &mut found);
+            walked.roots.push((root.clone(), found));
         }
-        let mut found = Vec::new();
-        walk(root, suffixes, &mut found);
-        for path in found {
-            let Ok(relative) = path.strip_prefix(root) else {
-                continue;
-            };
-            let relative = relative.to_string_lossy().replace('\\', "/");
-            let Some(stem) = suffixes.iter().find_map(|s| relative.strip_suffix(s)) else {
-                continue;
-            };
-            files.push(SuiteFile {
-                name: stem.replace('/', "::"),
-                display: crate::engine::display_path(&path, &config.root),
-                path,
-            });
-        }
+        walked
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    files.dedup_by(|a, b| a.path == b.path);
-    (files, problems)
+
+    /// The files directly in `dir` when the walk listed it (a folder under a root, in no hidden folder
+    /// nor `target`): the cassette folder, most often.
+    pub fn files_in(&self, dir: &Path) -> Option<Vec<PathBuf>> {
+        let (_, found) = self.roots.iter().find(|(root, _)| {
+            dir.strip_prefix(root).is_ok_and(|below| {
+                below.components().all(|c| {
+                    let name = c.as_os_str().to_string_lossy();
+                    matches!(c, std::path::Component::Normal(_))
+                        && !name.starts_with('.')
+                        && name != "target"
+                })
+            })
+        })?;
+        Some(
+            found
+                .iter()
+                .filter(|p| p.parent() == Some(dir))
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// Suite files, sorted by path, and the failing trials of roots that do not exist.
+    pub fn suites(&self, config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
+        (self.ending_in(config, SUFFIXES), self.problems.clone())
+    }
+
+    /// The files ending in one of `suffixes` (suites, calibration sets), sorted by path, each named by
+    /// its path under its root without the suffix.
+    pub(crate) fn ending_in(&self, config: &Config, suffixes: &[&str]) -> Vec<SuiteFile> {
+        let mut files = Vec::new();
+        for (root, found) in &self.roots {
+            for path in found {
+                let Ok(relative) = path.strip_prefix(root) else {
+                    continue;
+                };
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                let Some(stem) = suffixes.iter().find_map(|s| relative.strip_suffix(s)) else {
+                    continue;
+                };
+                files.push(SuiteFile {
+                    name: stem.replace('/', "::"),
+                    display: crate::engine::display_path(path, &config.root),
+                    path: path.clone(),
+                });
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files.dedup_by(|a, b| a.path == b.path);
+        files
+    }
 }
 
-fn walk(dir: &Path, suffixes: &[&str], found: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -288,8 +331,8 @@ fn walk(dir: &Path, suffixes: &[&str], found: &mut Vec<PathBuf>) {
             continue;
         }
         if path.is_dir() {
-            walk(&path, suffixes, found);
-        } else if suffixes.iter().any(|s| name.ends_with(s)) {
+            walk(&path, found);
+        } else {
             found.push(path);
         }
     }

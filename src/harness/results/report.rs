@@ -115,7 +115,14 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     // The cassette folder, listed once for the labels and the pending recordings.
     let cassettes = CassetteStore::new(&config.cassette_dir)
         .with_pending_dir(Some(pending_dir(&request.root, &config)));
-    let calibrated = calibration::after_run(&config, &merged.observations, &commands, &cassettes);
+    let walked = crate::suite::Walked::of(&config);
+    let calibrated = calibration::after_run(
+        &config,
+        &merged.observations,
+        &commands,
+        &cassettes,
+        &walked,
+    );
     for error in &calibrated.errors {
         say(&format!("warning: {error}\n"));
     }
@@ -161,7 +168,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         nextest_run: run.nextest.then(|| run.run.clone()),
         budget: merged.budget.clone(),
     };
-    let (labelled, unread_labels) = super::super::labels::read(&config, &cassettes);
+    let (labelled, unread_labels) = super::super::labels::read(&config, &cassettes, &walked);
     for error in &unread_labels {
         say(&format!("error: {error}"));
     }
