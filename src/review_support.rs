@@ -146,14 +146,11 @@ impl Layout {
 
     /// Every recorded (accepted) sample of the cassettes, by cassette file name, then sample.
     pub fn recorded(&self) -> Result<Vec<RecordedSample>, CassetteError> {
-        let mut cassettes: Vec<PathBuf> = match std::fs::read_dir(&self.cassette_dir) {
-            Ok(listing) => listing
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.to_string_lossy().ends_with(pending::CASSETTE_SUFFIX))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        cassettes.sort();
+        let folder = crate::cassette::folder::Folder::list(&self.cassette_dir).unwrap_or_default();
+        let cassettes: Vec<PathBuf> = folder
+            .ending_in(pending::CASSETTE_SUFFIX)
+            .cloned()
+            .collect();
         let mut samples = Vec::new();
         for cassette in cassettes {
             let body = crate::cassette::read_body(&cassette)?;

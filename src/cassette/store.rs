@@ -1,5 +1,6 @@
 //! The cassettes of one run: each file opened once, found by its test's or suite's name, flushed and
-//! pruned together; and the files in the directory that no trial of the run opened.
+//! pruned together; the directory listed once (see [`super::folder`]) for every part that looks at it;
+//! and the files in it that no trial of the run opened, each read once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
