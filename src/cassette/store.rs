@@ -27,6 +27,9 @@ pub struct CassetteStore {
     loading: Loading,
     /// By test or suite name.
     open: Mutex<BTreeMap<String, Arc<Cassette>>>,
+    /// One lock a file, held while it is read: trials opening one file at once read it once, and
+    /// opening one file never waits for another's.
+    load_locks: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>>,
     /// The files no trial opened, loaded once for a prune (by path).
     unopened: Mutex<BTreeMap<PathBuf, Arc<Cassette>>>,
     /// The directory, listed once (see [`folder`]).
@@ -65,6 +68,7 @@ impl CassetteStore {
             pending_dir: None,
             loading: Loading::Whole,
             open: Mutex::new(BTreeMap::new()),
+            load_locks: Mutex::new(BTreeMap::new()),
             unopened: Mutex::new(BTreeMap::new()),
             folder: OnceLock::new(),
             pending_folder: OnceLock::new(),
@@ -140,8 +144,16 @@ impl CassetteStore {
         if let Some(cassette) = self.opened_as(name) {
             return Ok(cassette);
         }
-        // Read and parsed outside the store's lock: opening one file never waits for another's.
+        // Read and parsed outside the store's lock, under the file's own.
         let path = self.path_for(name);
+        let file_lock = self
+            .load_locks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(path.clone())
+            .or_default()
+            .clone();
+        let _reading = file_lock.lock().unwrap_or_else(|e| e.into_inner());
         let shared = |open: &BTreeMap<String, Arc<Cassette>>| {
             open.values().find(|c| c.path == path).cloned()
         };
