@@ -33,13 +33,13 @@ pub struct CassetteStore {
     /// The files no trial opened, loaded once for a prune (by path).
     unopened: Mutex<BTreeMap<PathBuf, Arc<Cassette>>>,
     /// The directory, listed once (see [`folder`]).
-    folder: OnceLock<Listed>,
+    folder: OnceLock<Listing>,
     /// The pending folder when it is another one, listed once.
-    pending_folder: OnceLock<Listed>,
+    pending_folder: OnceLock<Listing>,
 }
 
 /// A folder as listed, or why it could not be (kept to be said by each part that asks).
-type Listed = Result<Arc<Folder>, (PathBuf, std::io::ErrorKind, String)>;
+type Listing = Result<Arc<Folder>, (PathBuf, std::io::ErrorKind, String)>;
 
 /// What a prune did to each cassette file it changed (or why it could not).
 pub type PruneResults = Vec<(PathBuf, Result<Pruned, CassetteError>)>;
@@ -346,7 +346,7 @@ impl CassetteStore {
 }
 
 /// The listing of `dir` kept in `cell`, listed on first use.
-fn listed(cell: &OnceLock<Listed>, dir: &Path) -> Result<Arc<Folder>, CassetteError> {
+fn listed(cell: &OnceLock<Listing>, dir: &Path) -> Result<Arc<Folder>, CassetteError> {
     let listed = cell.get_or_init(|| {
         Folder::list(dir).map(Arc::new).map_err(|e| match e {
             CassetteError::Io { path, source } => (path, source.kind(), source.to_string()),
