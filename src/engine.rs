@@ -127,7 +127,7 @@ impl Engine {
         policy: Policy,
         observer: Arc<dyn CallObserver>,
         budget: Option<Budget>,
-        opened: Option<CassetteStore>,
+        opened: Option<Arc<CassetteStore>>,
     ) -> Arc<Self> {
         // A key variable may have any name (`api_key_env = "OLLAMA_PASS"`): its value is a secret too.
         crate::redact::protect_vars(
@@ -152,11 +152,13 @@ impl Engine {
             .expect("the tokio runtime starts");
         let http = crate::provider::http_client(config.concurrency().max(16));
         Arc::new(Self {
-            cassettes: Arc::new(opened.unwrap_or_else(|| {
-                CassetteStore::new(&config.cassette_dir)
-                    .with_pending_dir(policy.pending_dir)
-                    .with_commands(policy.commands.clone())
-            })),
+            cassettes: opened.unwrap_or_else(|| {
+                Arc::new(
+                    CassetteStore::new(&config.cassette_dir)
+                        .with_pending_dir(policy.pending_dir)
+                        .with_commands(policy.commands.clone()),
+                )
+            }),
             commands: policy.commands,
             config,
             mode: policy.mode,

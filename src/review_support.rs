@@ -115,7 +115,7 @@ impl Layout {
             })
             .unwrap_or_else(|| config.cassette_dir.clone());
         Ok(Self {
-            labels: LabelPlaces::of(&config),
+            labels: LabelPlaces::of(&config, &crate::suite::Walked::of(&config)),
             cassette_dir: config.cassette_dir.clone(),
             pending_dir,
             prices: Prices(config),
@@ -130,7 +130,9 @@ impl Layout {
 
     /// Every label of the crate (paths shown relative to `root`); a file that does not read is an error.
     pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, LabelsError> {
-        let (labels, errors) = self.labels.read(root);
+        // A folder that cannot be listed holds no labels, as in a run.
+        let folder = crate::cassette::folder::Folder::list(&self.cassette_dir).unwrap_or_default();
+        let (labels, errors) = self.labels.read(root, &folder);
         if errors.is_empty() {
             Ok(labels)
         } else {
@@ -145,14 +147,11 @@ impl Layout {
 
     /// Every recorded (accepted) sample of the cassettes, by cassette file name, then sample.
     pub fn recorded(&self) -> Result<Vec<RecordedSample>, CassetteError> {
-        let mut cassettes: Vec<PathBuf> = match std::fs::read_dir(&self.cassette_dir) {
-            Ok(listing) => listing
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.to_string_lossy().ends_with(pending::CASSETTE_SUFFIX))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        cassettes.sort();
+        let folder = crate::cassette::folder::Folder::list(&self.cassette_dir).unwrap_or_default();
+        let cassettes: Vec<PathBuf> = folder
+            .ending_in(pending::CASSETTE_SUFFIX)
+            .cloned()
+            .collect();
         let mut samples = Vec::new();
         for cassette in cassettes {
             let body = crate::cassette::read_body(&cassette)?;

@@ -23,6 +23,7 @@ pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;
 
 /// Cassette files and entries, for tests that write recordings by hand.
 pub mod cassette {
+    pub use crate::cassette::folder::{Reads, reads};
     pub use crate::cassette::{
         CassetteStore, Entry, Exchange, FORMAT_VERSION, embedding_key, entry_key, now_rfc3339,
     };
@@ -124,7 +125,14 @@ pub mod readers {
     pub fn calibration_results(root: &Path) -> Result<(String, Vec<String>), String> {
         use crate::harness::calibration::{after_run, render};
         let config = Config::load(root).map_err(|e| e.to_string())?;
-        let after = after_run(&config, &[], &crate::commands::Commands::default());
+        let cassettes = crate::cassette::CassetteStore::new(&config.cassette_dir);
+        let after = after_run(
+            &config,
+            &[],
+            &crate::commands::Commands::default(),
+            &cassettes,
+            &crate::suite::Walked::of(&config),
+        );
         let shown = match after.report {
             Some(report) => format!(
                 "{}\n{}",

@@ -611,6 +611,79 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     );
 }
 
+/// How often the fixture's run listed the cassette folder and read a cassette file (`FIXTURE_READS`).
+fn reads_of(run: &prompt_tester_testkit::child::Run) -> (usize, usize) {
+    let stderr = run.stderr();
+    let line = lines_with(&stderr, "cassette folder listed");
+    let numbers: Vec<usize> = line
+        .first()
+        .unwrap_or_else(|| panic!("no count of reads:\n{stderr}"))
+        .split(' ')
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn a_run_lists_the_cassette_folder_once_and_reads_each_cassette_once() {
+    let server = FakeProvider::start();
+    let judge = "[judge]\nprovider = \"fake\"\nmodel = \"fake-judge\"\n";
+    let scratch = scratch_with_fake_and("reads", &server, judge);
+    suite(&scratch, "a", 2, &[("x", "colour"), ("y", "shape")]);
+    suite(&scratch, "b", 1, &[("z", "fruit")]);
+    let key = ("FAKE_API_KEY", SECRET);
+    scratch
+        .run_example(SUITES_ONLY, &["--record"], &[key])
+        .assert_success();
+    let reads = ("FIXTURE_READS", "1");
+    let replay = ("PROMPT_TESTER_CASSETTE", "replay");
+
+    // A filter that selects nothing: the folder once (for the labels and the pending recordings, by
+    // the walk of the suite roots that hold it), no cassette.
+    let nothing = scratch.run_example(SUITES_ONLY, &["no_such_test"], &[reads, replay]);
+    nothing.assert_success();
+    assert_eq!(reads_of(&nothing), (1, 0), "{}", nothing.stderr());
+
+    // Every test replayed, every report written, and a prune that reads a file no test opens.
+    let a = scratch.cassettes().join("a.cassette.json");
+    std::fs::copy(&a, scratch.cassettes().join("stray.cassette.json")).unwrap();
+    let out = scratch.0.join("out");
+    let report = |name: &str| out.join(name).to_string_lossy().into_owned();
+    let (html, junit, json, markdown) = (
+        report("r.html"),
+        report("junit.xml"),
+        report("r.json"),
+        report("r.md"),
+    );
+    let args = [
+        "--prune-cassettes",
+        "--html",
+        &html,
+        "--junit",
+        &junit,
+        "--report",
+        &json,
+        "--markdown",
+        &markdown,
+    ];
+    let full = scratch.run_example(SUITES_ONLY, &args, &[reads, replay]);
+    full.assert_success();
+    for path in [&html, &junit, &json, &markdown] {
+        assert!(Path::new(path).is_file(), "{path}: {}", full.stderr());
+    }
+    assert!(
+        !scratch.cassettes().join("stray.cassette.json").exists(),
+        "{}",
+        full.stderr()
+    );
+    assert_eq!(
+        reads_of(&full),
+        (1, 3),
+        "one listing; a, b and the stray file read once each:\n{}",
+        full.stderr()
+    );
+}
+
 #[test]
 fn a_writer_killed_mid_write_leaves_parseable_cassettes_and_nothing_for_git() {
     let server = FakeProvider::builder()

@@ -99,29 +99,26 @@ pub fn beside_suite(suite: &Path) -> PathBuf {
     suite.with_file_name(format!("{stem}{SUFFIX}"))
 }
 
-/// Where a crate's labels files are: one beside each suite file, and the cassette directory's.
+/// Where a crate's labels files are: one beside each suite file, and the cassette directory's (the
+/// labels of `#[prompt_test]` functions, and those written there before).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Places {
     /// Each suite's name and its labels file, the longest names first (a nested suite's trials also
     /// start with its parent folder's suite name).
     suites: Vec<(String, PathBuf)>,
-    /// The cassette directory: the labels of `#[prompt_test]` functions, and those written there before.
-    cassette_dir: PathBuf,
 }
 
 impl Places {
-    /// The places of the crate `config` describes (its suites found as a run finds them).
-    pub fn of(config: &crate::config::Config) -> Self {
-        let mut suites: Vec<(String, PathBuf)> = crate::suite::discover(config)
+    /// The places of the crate `config` describes, its suite roots as `walked`.
+    pub fn of(config: &crate::config::Config, walked: &crate::suite::Walked) -> Self {
+        let mut suites: Vec<(String, PathBuf)> = walked
+            .suites(config)
             .0
             .into_iter()
             .map(|f| (f.name, beside_suite(&f.path)))
             .collect();
         suites.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
-        Self {
-            suites,
-            cassette_dir: config.cassette_dir.clone(),
-        }
+        Self { suites }
     }
 
     /// The labels file of `trial`, recorded in `cassette`: beside its suite file, or for a trial of no
@@ -141,7 +138,12 @@ impl Places {
     /// answer the first is kept (a suite's file over one written in the cassette directory before). Each
     /// file that does not read is an error message naming its file, line and key, and its labels are left
     /// out.
-    pub(crate) fn read(&self, root: &Path) -> (Vec<Label>, Vec<String>) {
+    /// `folder`: the cassette directory as listed (see [`crate::cassette::folder`]).
+    pub(crate) fn read(
+        &self,
+        root: &Path,
+        folder: &crate::cassette::folder::Folder,
+    ) -> (Vec<Label>, Vec<String>) {
         let mut paths: Vec<PathBuf> = self
             .suites
             .iter()
@@ -150,15 +152,12 @@ impl Places {
             .collect();
         paths.sort();
         paths.dedup();
-        if let Ok(listing) = std::fs::read_dir(&self.cassette_dir) {
-            let mut old: Vec<PathBuf> = listing
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.to_string_lossy().ends_with(SUFFIX))
-                .filter(|p| !paths.contains(p))
-                .collect();
-            old.sort();
-            paths.extend(old);
-        }
+        let old: Vec<PathBuf> = folder
+            .ending_in(SUFFIX)
+            .filter(|p| !paths.contains(p))
+            .cloned()
+            .collect();
+        paths.extend(old);
         let mut labels: Vec<Label> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut errors = Vec::new();

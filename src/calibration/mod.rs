@@ -31,7 +31,7 @@ use crate::outcome::{self, SampleOutcome};
 use crate::plan::{SamplePlan, Threshold};
 use crate::render::shorten;
 use crate::spanned::{FileError, FileKind};
-use crate::suite::SuiteFile;
+use crate::suite::{SuiteFile, Walked};
 pub use parse::{Item, Set};
 pub use result::{JudgeResult, Observation, ResultFile};
 
@@ -74,9 +74,10 @@ pub enum Entry {
     },
 }
 
-/// The calibration set files under the suite roots (missing roots are the suites' to report).
-pub fn discover(config: &Config) -> Vec<SuiteFile> {
-    crate::suite::find(config, &[SUFFIX]).0
+/// The calibration set files under the suite roots as `walked` (missing roots are the suites' to
+/// report).
+pub fn discover(config: &Config, walked: &Walked) -> Vec<SuiteFile> {
+    walked.ending_in(config, &[SUFFIX])
 }
 
 /// Reads and parses one set file; `Err` (shown) is the failing trial's message.
@@ -88,9 +89,9 @@ pub fn load(file: &SuiteFile) -> Result<Set, FileError> {
 }
 
 /// The sets under the suite roots. With `exact`, only the set the requested trial belongs to.
-pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
+pub fn entries(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<Entry> {
     let mut entries = Vec::new();
-    for file in discover(config) {
+    for file in discover(config, walked) {
         let name = trial_name(&file.name);
         if exact.is_some_and(|f| f != name && !f.starts_with(&format!("{name}::"))) {
             continue;

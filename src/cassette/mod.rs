@@ -19,6 +19,7 @@ pub mod diff;
 mod entry;
 mod file;
 mod flush;
+pub mod folder;
 mod index;
 mod name;
 mod owner;
@@ -221,7 +222,7 @@ impl Cassette {
         target: Target,
         loading: Loading,
     ) -> Result<Self, CassetteError> {
-        let state = match index::load(&path, loading)? {
+        let state = match folder::counted(|| index::load(&path, loading))? {
             index::Loaded::Whole(body) => {
                 let entries = Recordings::new(body.entries);
                 State {
@@ -372,6 +373,11 @@ impl Cassette {
             .collect();
         found.sort_by_key(|(key, _)| *key);
         found.into_iter().map(|(_, call)| call.clone()).collect()
+    }
+
+    /// Every entry, as loaded with this run's recordings: for what needs them all (an estimate).
+    pub fn entries(&self) -> Vec<Entry> {
+        self.whole().entries.iter().cloned().collect()
     }
 
     /// How many entries the file held when loaded, if it held any.

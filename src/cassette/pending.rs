@@ -7,7 +7,6 @@
 //! recordings as a whole and never mixes old and new calls of one sample.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::CassetteError;
@@ -88,26 +87,6 @@ pub fn cassette_path(pending: &Path, cassette_dir: &Path) -> PathBuf {
         .unwrap_or_default();
     let stem = name.strip_suffix(PENDING_SUFFIX).unwrap_or(&name);
     cassette_dir.join(format!("{stem}{CASSETTE_SUFFIX}"))
-}
-
-/// Every pending file in `dir`, sorted.
-pub fn pending_files(dir: &Path) -> Result<Vec<PathBuf>, CassetteError> {
-    let listing = match fs::read_dir(dir) {
-        Ok(listing) => listing,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(CassetteError::Io {
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let mut files: Vec<PathBuf> = listing
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(PENDING_SUFFIX))
-        .collect();
-    files.sort();
-    Ok(files)
 }
 
 /// Groups `entries` by the sample they belong to (embeddings left out).
@@ -243,10 +222,23 @@ pub fn pending_in(
     pending_dir: &Path,
     cassette_dir: &Path,
 ) -> Result<Vec<PendingFile>, CassetteError> {
-    let mut files = Vec::new();
-    for path in pending_files(pending_dir)? {
+    let listed = super::folder::Folder::list(pending_dir)?;
+    read_pending(
+        listed.ending_in(PENDING_SUFFIX).cloned().collect(),
+        cassette_dir,
+    )
+}
+
+/// The pending files `files` with their samples, beside what their cassettes in `cassette_dir` hold
+/// now.
+pub fn read_pending(
+    files: Vec<PathBuf>,
+    cassette_dir: &Path,
+) -> Result<Vec<PendingFile>, CassetteError> {
+    let mut pending = Vec::new();
+    for path in files {
         let cassette = cassette_path(&path, cassette_dir);
-        let accepted = read_body(&cassette)?;
+        let accepted = super::folder::counted(|| read_body(&cassette))?;
         let samples = samples_of(read_body(&path)?)
             .into_iter()
             .map(|(id, calls)| PendingSample {
@@ -262,13 +254,13 @@ pub fn pending_in(
                 id,
             })
             .collect();
-        files.push(PendingFile {
+        pending.push(PendingFile {
             cassette,
             pending: path,
             samples,
         });
     }
-    Ok(files)
+    Ok(pending)
 }
 
 /// What accepting or rejecting did to one cassette.
@@ -345,6 +337,8 @@ fn drop_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+
     use crate::cassette::tests::opened;
     use crate::cassette::{CassetteStore, Exchange, ReplaceInto, now_rfc3339};
     use crate::completion::{CompletionRequest, CompletionResult};
@@ -529,9 +523,10 @@ mod tests {
         assert_eq!(pending, elsewhere.join("s.pending.json"));
         assert!(!dir.join("s.pending.json").exists());
         assert_eq!(cassette_path(&pending, dir), cassette);
+        let listed = crate::cassette::folder::Folder::list(&elsewhere).unwrap();
         assert_eq!(
-            pending_files(&elsewhere).unwrap(),
-            std::slice::from_ref(&pending)
+            listed.ending_in(PENDING_SUFFIX).collect::<Vec<_>>(),
+            [&pending]
         );
         accept(&cassette, &pending, |_| true).unwrap();
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);

@@ -1,14 +1,15 @@
 //! The cassettes of one run: each file opened once, found by its test's or suite's name, flushed and
-//! pruned together; and the files in the directory that no trial of the run opened.
+//! pruned together; the directory listed once (see [`super::folder`]) for every part that looks at it;
+//! and the files in it that no trial of the run opened, each read once.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use super::folder::{self, Folder};
 use super::name::{self, SUFFIX, Stem};
 use super::owner::{Target, this_target};
-use super::pending;
+use super::pending::{self, PENDING_SUFFIX, PendingFile};
 use super::{Cassette, CassetteError, Loading, Pruned, read_entries};
 use crate::commands::Commands;
 
@@ -26,7 +27,19 @@ pub struct CassetteStore {
     loading: Loading,
     /// By test or suite name.
     open: Mutex<BTreeMap<String, Arc<Cassette>>>,
+    /// One lock a file, held while it is read: trials opening one file at once read it once, and
+    /// opening one file never waits for another's.
+    load_locks: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>>,
+    /// The files no trial opened, loaded once for a prune (by path).
+    unopened: Mutex<BTreeMap<PathBuf, Arc<Cassette>>>,
+    /// The directory, listed once (see [`folder`]).
+    folder: OnceLock<Listing>,
+    /// The pending folder when it is another one, listed once.
+    pending_folder: OnceLock<Listing>,
 }
+
+/// A folder as listed, or why it could not be (kept to be said by each part that asks).
+type Listing = Result<Arc<Folder>, (PathBuf, std::io::ErrorKind, String)>;
 
 /// What a prune did to each cassette file it changed (or why it could not).
 pub type PruneResults = Vec<(PathBuf, Result<Pruned, CassetteError>)>;
@@ -55,6 +68,10 @@ impl CassetteStore {
             pending_dir: None,
             loading: Loading::Whole,
             open: Mutex::new(BTreeMap::new()),
+            load_locks: Mutex::new(BTreeMap::new()),
+            unopened: Mutex::new(BTreeMap::new()),
+            folder: OnceLock::new(),
+            pending_folder: OnceLock::new(),
         }
     }
 
@@ -69,6 +86,16 @@ impl CassetteStore {
     /// The same store, loading its cassettes as `loading` says (see [`Loading`]).
     pub fn with_loading(self, loading: Loading) -> Self {
         Self { loading, ..self }
+    }
+
+    /// The same store, its directory as `folder` (listed already) instead of listed again.
+    pub fn with_folder(self, folder: Folder) -> Self {
+        let listed = OnceLock::new();
+        let _ = listed.set(Ok(Arc::new(folder)));
+        Self {
+            folder: listed,
+            ..self
+        }
     }
 
     /// The same store, naming `commands` in its errors.
@@ -102,7 +129,7 @@ impl CassetteStore {
                 let hashed = file(&stem);
                 let legacy = legacy.map(|stem| file(&stem)).filter(|legacy| {
                     !hashed.exists()
-                        && read_entries(legacy).is_ok_and(|entries| {
+                        && folder::counted(|| read_entries(legacy)).is_ok_and(|entries| {
                             !entries.is_empty()
                                 && entries.iter().all(|e| name::belongs(&e.test, name))
                         })
@@ -117,12 +144,21 @@ impl CassetteStore {
         if let Some(cassette) = self.opened_as(name) {
             return Ok(cassette);
         }
-        // Read and parsed outside the store's lock: opening one file never waits for another's.
+        // Read and parsed outside the store's lock, under the file's own.
         let path = self.path_for(name);
+        let file_lock = self
+            .load_locks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(path.clone())
+            .or_default()
+            .clone();
+        let _reading = file_lock.lock().unwrap_or_else(|e| e.into_inner());
         let shared = |open: &BTreeMap<String, Arc<Cassette>>| {
             open.values().find(|c| c.path == path).cloned()
         };
-        let loaded = match shared(&self.lock()) {
+        let loose = || self.loose().get(&path).cloned();
+        let loaded = match shared(&self.lock()).or_else(loose) {
             Some(cassette) => cassette,
             None => Arc::new(
                 Cassette::load(
@@ -170,6 +206,37 @@ impl CassetteStore {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn loose(&self) -> std::sync::MutexGuard<'_, BTreeMap<PathBuf, Arc<Cassette>>> {
+        self.unopened.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The cassette directory's files, listed on first use and once per store: every part of a run
+    /// that looks at the folder (labels, pending recordings, a prune) shares this listing.
+    pub fn folder(&self) -> Result<Arc<Folder>, CassetteError> {
+        listed(&self.folder, &self.dir)
+    }
+
+    /// Every pending file with its samples, beside what their cassettes hold now: those in the
+    /// pending folder as listed once, and those this run wrote since.
+    pub fn pending(&self) -> Result<Vec<PendingFile>, CassetteError> {
+        let listing = match &self.pending_dir {
+            Some(dir) if *dir != self.dir => listed(&self.pending_folder, dir)?,
+            _ => self.folder()?,
+        };
+        let mut files: Vec<PathBuf> = listing.ending_in(PENDING_SUFFIX).cloned().collect();
+        files.extend(
+            self.opened()
+                .iter()
+                .filter(|c| !c.pending_samples().is_empty())
+                .map(|c| c.pending_path.clone()),
+        );
+        files.sort();
+        files.dedup();
+        // A file accepted or rejected since the listing is gone.
+        files.retain(|f| f.is_file());
+        pending::read_pending(files, &self.dir)
+    }
+
     /// The opened cassettes, one each.
     fn opened(&self) -> Vec<Arc<Cassette>> {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
@@ -199,9 +266,10 @@ impl CassetteStore {
             .map(|(path, n)| (path, Blocker::Unattributed(n)))
             .collect();
         for path in self.unopened()? {
-            match read_entries(&path) {
-                Ok(entries) => {
-                    let n = entries.iter().filter(|e| e.target.is_none()).count();
+            // No trial used its entries: each that names no target is unattributed.
+            match self.load_unopened(&path) {
+                Ok(cassette) => {
+                    let n = cassette.unattributed();
                     if n > 0 {
                         blockers.push((path, Blocker::Unattributed(n)));
                     }
@@ -239,8 +307,8 @@ impl CassetteStore {
     pub fn prune_unopened(&self, claim: bool) -> Result<PruneResults, CassetteError> {
         let mut pruned = Vec::new();
         for path in self.unopened()? {
-            let pending = pending::pending_path(&path, self.pending_dir.as_deref());
-            let result = Cassette::load(path.clone(), pending, self.target.clone(), Loading::Whole)
+            let result = self
+                .load_unopened(&path)
                 .and_then(|c| c.prune_with(claim, true));
             if !matches!(result, Ok(Pruned { removed: 0, .. })) {
                 pruned.push((path, result));
@@ -249,26 +317,50 @@ impl CassetteStore {
         Ok(pruned)
     }
 
+    /// The cassette file at `path`, which no trial opened, loaded whole on first use.
+    fn load_unopened(&self, path: &Path) -> Result<Arc<Cassette>, CassetteError> {
+        if let Some(cassette) = self.loose().get(path) {
+            return Ok(cassette.clone());
+        }
+        let pending = pending::pending_path(path, self.pending_dir.as_deref());
+        let cassette = Arc::new(Cassette::load(
+            path.to_path_buf(),
+            pending,
+            self.target.clone(),
+            Loading::Whole,
+        )?);
+        self.loose().insert(path.to_path_buf(), cassette.clone());
+        Ok(cassette)
+    }
+
     /// The cassette files in the directory that no trial of this run opened, sorted.
     fn unopened(&self) -> Result<Vec<PathBuf>, CassetteError> {
         let opened: BTreeSet<PathBuf> = self.opened().iter().map(|c| c.path.clone()).collect();
-        let io = |source| CassetteError::Io {
-            path: self.dir.clone(),
-            source,
-        };
-        let listing = match fs::read_dir(&self.dir) {
-            Ok(listing) => listing,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io(e)),
-        };
-        let mut found = Vec::new();
-        for entry in listing {
-            let path = entry.map_err(io)?.path();
-            if path.to_string_lossy().ends_with(SUFFIX) && !opened.contains(&path) {
-                found.push(path);
-            }
-        }
-        found.sort();
-        Ok(found)
+        Ok(self
+            .folder()?
+            .ending_in(SUFFIX)
+            .filter(|path| !opened.contains(*path))
+            .cloned()
+            .collect())
     }
+}
+
+/// The listing of `dir` kept in `cell`, listed on first use.
+fn listed(cell: &OnceLock<Listing>, dir: &Path) -> Result<Arc<Folder>, CassetteError> {
+    let listed = cell.get_or_init(|| {
+        Folder::list(dir).map(Arc::new).map_err(|e| match e {
+            CassetteError::Io { path, source } => (path, source.kind(), source.to_string()),
+            other => (
+                dir.to_path_buf(),
+                std::io::ErrorKind::Other,
+                other.to_string(),
+            ),
+        })
+    });
+    listed
+        .clone()
+        .map_err(|(path, kind, message)| CassetteError::Io {
+            path,
+            source: std::io::Error::new(kind, message),
+        })
 }

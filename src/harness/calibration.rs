@@ -9,10 +9,12 @@ use super::labels::LabelsFit;
 use super::record::{Status, TrialRecord};
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
+use crate::cassette::CassetteStore;
 use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
 use crate::shared::{Shared, Turn};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
+use crate::suite::Walked;
 
 /// The judge a figure is about.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -115,13 +117,15 @@ pub(crate) fn after_run(
     config: &Config,
     observed: &[Observation],
     commands: &crate::commands::Commands,
+    cassettes: &CassetteStore,
+    walked: &Walked,
 ) -> AfterRun {
     let mut errors = Vec::new();
     let mut sets = Vec::new();
     let mut judge_changed = Vec::new();
     let mut unknown_settings = Vec::new();
     let settings = config.judge.as_ref().map(JudgeSettings::of);
-    for file in cal::discover(config) {
+    for file in cal::discover(config, walked) {
         let Ok(set) = cal::load(&file) else { continue };
         let path = cal::result_path(&file.path);
         let shown = crate::engine::display_path(&path, &config.root);
@@ -212,7 +216,7 @@ pub(crate) fn after_run(
         model: j.model.clone(),
     });
     let labels = match (&config.judge, &settings) {
-        (Some(j), Some(s)) => super::labels::of_judge(config, j, s).1,
+        (Some(j), Some(s)) => super::labels::of_judge(config, j, s, cassettes, walked).1,
         _ => LabelsFit::default(),
     };
     if sets.is_empty() && labels.is_empty() {
@@ -331,13 +335,17 @@ fn pooled(sets: &[SetFigures]) -> Option<Confusion> {
 /// at random of its own answers, for each verdict to carry; and the warnings about labels left out (another
 /// judge's) or counted with unknown settings, each said once. Files that cannot be read are left out
 /// here; [`after_run`] and the labels' reading report them.
-pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>, Vec<String>) {
+pub(crate) fn measured_by_type(
+    config: &Config,
+    cassettes: &CassetteStore,
+    walked: &Walked,
+) -> (BTreeMap<String, Agreement>, Vec<String>) {
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let Some(judge) = &config.judge else {
         return (BTreeMap::new(), Vec::new());
     };
     let settings = JudgeSettings::of(judge);
-    for file in cal::discover(config) {
+    for file in cal::discover(config, walked) {
         let Ok(set) = cal::load(&file) else { continue };
         let Ok(text) = crate::text::read(&cal::result_path(&file.path)) else {
             continue;
@@ -359,7 +367,7 @@ pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>,
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
     // that gave the answers they judge.
-    let (labelled, fit) = super::labels::of_judge(config, judge, &settings);
+    let (labelled, fit) = super::labels::of_judge(config, judge, &settings, cassettes, walked);
     for (kind, counts) in labelled {
         let pooled = by_type.entry(kind).or_default();
         *pooled = pooled.merged(&counts);

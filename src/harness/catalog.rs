@@ -53,8 +53,22 @@ pub struct Catalog<'a> {
     settings: &'a Settings,
     /// The trials asked for with `--exact` (none: every trial).
     exact: &'a [String],
+    /// The suite roots, walked once for the run.
+    walked: &'a suite::Walked,
     /// The cassettes, read for the nextest pre-check only (each file once).
     cassettes: CassetteStore,
+}
+
+/// `store`, given its folder's files when the walk of the suite roots listed them: the folder is
+/// listed once.
+fn with_walked_folder(
+    store: CassetteStore,
+    files: Option<Vec<std::path::PathBuf>>,
+) -> CassetteStore {
+    match files {
+        Some(files) => store.with_folder(crate::cassette::folder::Folder::of_listed(files)),
+        None => store,
+    }
 }
 
 /// What the nextest pre-check looks at for one trial.
@@ -73,22 +87,32 @@ struct Calls<'a> {
 }
 
 impl<'a> Catalog<'a> {
-    /// The catalog of `config` for a run with `settings`; `exact` are the trials asked for, if any.
-    pub fn new(config: &'a Config, settings: &'a Settings, exact: &'a [String]) -> Self {
+    /// The catalog of `config` for a run with `settings`; `exact` are the trials asked for, if any;
+    /// `walked`: the suite roots as the run walked them.
+    pub fn new(
+        config: &'a Config,
+        settings: &'a Settings,
+        exact: &'a [String],
+        walked: &'a suite::Walked,
+    ) -> Self {
         Catalog {
             config,
             settings,
             exact,
+            walked,
             // Configured as the engine's: the run goes on with the files opened here.
             // A process that runs one trial parses of a large cassette only what it looks up.
-            cassettes: CassetteStore::new(&config.cassette_dir)
-                .with_pending_dir(settings.pending_dir.clone())
-                .with_commands(settings.commands.clone())
-                .with_loading(if !exact.is_empty() {
-                    Loading::FEW_TRIALS
-                } else {
-                    Loading::Whole
-                }),
+            cassettes: with_walked_folder(
+                CassetteStore::new(&config.cassette_dir),
+                walked.files_in(&config.cassette_dir),
+            )
+            .with_pending_dir(settings.pending_dir.clone())
+            .with_commands(settings.commands.clone())
+            .with_loading(if !exact.is_empty() {
+                Loading::FEW_TRIALS
+            } else {
+                Loading::Whole
+            }),
         }
     }
 
@@ -296,7 +320,7 @@ impl<'a> Catalog<'a> {
     /// Trials of the suites' items.
     fn suite_trials(&self, exact: Option<&str>) -> Vec<TrialDef> {
         let mut defs = Vec::new();
-        for item in suite::items(self.config, exact) {
+        for item in suite::items(self.config, self.walked, exact) {
             match item {
                 suite::Item::Case(case) => defs.extend(self.case_trials(*case, exact)),
                 // Not flagged ignored: the trial runs to report itself ignored with its reason (and a
@@ -426,7 +450,7 @@ impl<'a> Catalog<'a> {
     fn calibration_trials(&self, exact: Option<&str>) -> Vec<TrialDef> {
         let wanted = |n: &str| exact.is_none_or(|f| f == n);
         let mut defs = Vec::new();
-        for entry in cal::entries(self.config, exact) {
+        for entry in cal::entries(self.config, self.walked, exact) {
             match entry {
                 Entry::Broken { name, message } => defs.push(TrialDef {
                     name: name.clone(),

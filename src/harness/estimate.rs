@@ -41,14 +41,21 @@ struct Replayer {
 }
 
 impl Replayer {
-    fn new(config: &Config) -> Self {
+    /// A replaying engine on `cassettes`, the run's one store.
+    fn new(config: &Config, cassettes: Arc<CassetteStore>) -> Self {
         let misses = Arc::new(Misses::default());
         let policy = Policy {
             mode: CassetteMode::Replay,
             ..Policy::default()
         };
         Self {
-            engine: Engine::new(config.clone(), policy, misses.clone()),
+            engine: Engine::with_budget(
+                config.clone(),
+                policy,
+                misses.clone(),
+                None,
+                Some(cassettes),
+            ),
             misses,
         }
     }
@@ -186,23 +193,21 @@ pub fn plans(defs: Vec<TrialDef>, choices: &[Choice]) -> (Vec<Plan>, BTreeMap<St
     (plans, gates_of_row)
 }
 
-/// The estimate of `plans` from the cassettes in `config`'s cassette folder.
-pub fn of_plans(config: &Config, plans: &[Plan]) -> Estimate {
-    let store = CassetteStore::new(&config.cassette_dir);
+/// The estimate of `plans` from the cassettes of `store` (the run's, each file read once).
+pub fn of_plans(config: &Config, store: CassetteStore, plans: &[Plan]) -> Estimate {
+    let store = Arc::new(store);
     let mut cassettes: BTreeMap<&str, Recordings> = BTreeMap::new();
     for plan in plans {
         let name = plan.case.cassette.as_str();
         cassettes.entry(name).or_insert_with(|| {
             // A cassette that cannot be read is estimated as unrecorded: the run reports the file.
-            Recordings::new(
-                crate::cassette::read_entries(&store.path_for(name)).unwrap_or_default(),
-            )
+            Recordings::new(store.open(name).map(|c| c.entries()).unwrap_or_default())
         });
     }
     let replayer = plans
         .iter()
         .any(|p| Replayer::replays(&p.case))
-        .then(|| Replayer::new(config));
+        .then(|| Replayer::new(config, store.clone()));
     let trials: Vec<Trial<'_>> = plans
         .iter()
         .map(|plan| {

@@ -46,6 +46,8 @@ pub struct Before {
     pub skipped: Vec<(String, String)>,
     /// The crate root.
     pub root: PathBuf,
+    /// The suite roots as the run walked them.
+    pub walked: crate::suite::Walked,
 }
 
 /// Unix time now, in seconds.
@@ -75,6 +77,8 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &engine.config,
         &run.reporter.observations(),
         &settings.commands,
+        &engine.cassettes,
+        &before.walked,
     );
     let advisory = engine
         .config
@@ -99,7 +103,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             &calibration::judged_suites(&records),
         ));
     }
-    let (labelled, unread_labels) = labels::read(&engine.config);
+    let (labelled, unread_labels) = labels::read(&engine.config, &engine.cassettes, &before.walked);
     say(&labels::render(&labels::corrected(&records, &labelled)));
     say(&summary::rate_limits(&engine.rate_limits()));
     let pending = pending::on_disk(&engine.cassettes);
@@ -171,11 +175,9 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         }
     }
     if !settings.runner.is_nextest() {
+        let asked = results::Asked::from(&settings.reports);
         let info = html::RunInfo {
-            commit: info
-                .commit
-                .clone()
-                .or_else(|| render::git_commit(&before.root)),
+            commit: render::commit(&asked, info.commit.clone(), &before.root),
             ..info
         };
         let rendered = render::Rendered {
@@ -185,7 +187,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             extras: &extras,
             info: &info,
         };
-        failed |= !rendered.write(&results::Asked::from(&settings.reports));
+        failed |= !rendered.write(&asked);
         let pending = pending.as_deref().unwrap_or_default();
         let budget = engine.budget().map(|b| b.report());
         failed |= !markdown_summary(&records, settings, &before, pending, budget.as_ref());

@@ -10,10 +10,13 @@ use super::record::TrialRecord;
 use crate::calibration::labels::{self, Label};
 use crate::calibration::result::{self, JudgeSettings};
 use crate::case::SampleRecord;
+use crate::cassette::CassetteStore;
+use crate::cassette::folder::Folder;
 use crate::checks::SampleStatus;
 use crate::config::{Config, JudgeConfig};
 use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
+use crate::suite::Walked;
 
 /// The labels of a run's crate, by trial.
 #[derive(Debug, Default)]
@@ -23,13 +26,25 @@ pub struct Labels {
 
 /// Reads every labels file (beside the suites, and in the cassette directory); a file that does not
 /// read is an error message naming its file, line and key, and its labels are not used.
-pub(crate) fn read(config: &crate::config::Config) -> (Labels, Vec<String>) {
-    let (all, errors) = labels::Places::of(config).read(&config.root);
+/// `cassettes`: the run's store, whose listing of the cassette directory is shared; `walked`: the
+/// suite roots as the run walked them.
+pub(crate) fn read(
+    config: &crate::config::Config,
+    cassettes: &CassetteStore,
+    walked: &Walked,
+) -> (Labels, Vec<String>) {
+    let (all, errors) =
+        labels::Places::of(config, walked).read(&config.root, &folder_of(cassettes));
     let mut by_trial: BTreeMap<String, Vec<Label>> = BTreeMap::new();
     for label in all {
         by_trial.entry(label.trial.clone()).or_default().push(label);
     }
     (Labels { by_trial }, errors)
+}
+
+/// The cassette directory as the store listed it; a folder that cannot be listed holds no labels.
+fn folder_of(cassettes: &CassetteStore) -> std::sync::Arc<Folder> {
+    cassettes.folder().unwrap_or_default()
 }
 
 /// How the labels not drawn at random stand to the run's judge (`labels` in the JSON report's
@@ -101,8 +116,10 @@ pub(crate) fn of_judge(
     config: &Config,
     judge: &JudgeConfig,
     settings: &JudgeSettings,
+    cassettes: &CassetteStore,
+    walked: &Walked,
 ) -> (BTreeMap<String, Confusion>, LabelsFit) {
-    let (all, _) = labels::Places::of(config).read(&config.root);
+    let (all, _) = labels::Places::of(config, walked).read(&config.root, &folder_of(cassettes));
     let mut by_type: BTreeMap<String, Confusion> = BTreeMap::new();
     let mut changed: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     let mut fit = LabelsFit::default();

@@ -127,7 +127,9 @@ impl Harness {
         }
         let config = self.config(&root, &settings)?;
         let exact = if args.exact { &filters[..] } else { &[] };
-        let catalog = Catalog::new(&config, &settings, exact);
+        // Suites, calibration sets and labels are all looked for in one walk of the suite roots.
+        let walked = crate::suite::Walked::of(&config);
+        let catalog = Catalog::new(&config, &settings, exact, &walked);
         let defs = catalog.trials();
         let opened = catalog.into_cassettes();
         let listed: Vec<select::Listed<'_>> = defs
@@ -148,7 +150,7 @@ impl Harness {
         if settings.estimate {
             let (plans, gates_of_row) = estimate::plans(defs, &choices);
             let figures =
-                estimate::of_plans(&config, &plans).with_gates_under_nextest(&gates_of_row);
+                estimate::of_plans(&config, opened, &plans).with_gates_under_nextest(&gates_of_row);
             return Ok(estimate::finish(&figures, settings.reports.json.as_deref()).into());
         }
         // Cases skipped on purpose keep their recordings through a prune: (cassette, trial) pairs.
@@ -170,11 +172,7 @@ impl Harness {
                         "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
                     ))
                 })
-                .or_else(|| {
-                    let store = crate::cassette::CassetteStore::new(&config.cassette_dir)
-                        .with_pending_dir(settings.pending_dir.clone());
-                    pending::refusal(&pending::on_disk(&store))
-                })
+                .or_else(|| pending::refusal(&pending::on_disk(&opened)))
         {
             return Err(HarnessError::PruneRefused(reason));
         }
@@ -189,6 +187,7 @@ impl Harness {
             baseline,
             skipped,
             root,
+            walked,
         };
         let console = progress::Console {
             logging: settings.log.is_some(),
@@ -202,7 +201,8 @@ impl Harness {
             crate::budget::Budget::for_run(limit, shared)
         });
         // Each verdict carries its judge's measurement: the calibration results, read before the trials.
-        let (measured, label_warnings) = calibration::measured_by_type(&config);
+        let (measured, label_warnings) =
+            calibration::measured_by_type(&config, &opened, &before.walked);
         let run = Run::with_budget(
             config,
             settings.cassette_policy(),
@@ -377,7 +377,8 @@ pub(crate) fn listed_problems(root: &std::path::Path) -> Result<Vec<String>, Str
     dotenv::read(&root.join(".env")).map_err(fail)?;
     let (settings, _) = Settings::read(vec!["listing".into()]).map_err(fail)?;
     let config = Harness::new().config(root, &settings).map_err(fail)?;
-    let catalog = Catalog::new(&config, &settings, &[]);
+    let walked = crate::suite::Walked::of(&config);
+    let catalog = Catalog::new(&config, &settings, &[], &walked);
     let mut problems = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for def in catalog.trials() {

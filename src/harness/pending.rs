@@ -3,14 +3,14 @@
 //! side with what the checks decided on each.
 
 use crate::cassette::CassetteStore;
-use crate::cassette::pending::{PendingFile, PendingSample, pending_in};
+use crate::cassette::pending::{PendingFile, PendingSample};
 use crate::cassette::{CassetteError, Entry, Exchange, Verdict};
 use crate::harness::table::Table;
 use crate::role::CallRole;
 
 /// What is pending review in the store's pending folder now (this run's and earlier runs').
 pub fn on_disk(store: &CassetteStore) -> Result<Vec<PendingFile>, CassetteError> {
-    pending_in(store.pending_dir(), store.dir())
+    store.pending()
 }
 
 /// Why a prune must not run while recordings wait for review (it would drop the recordings they

@@ -77,8 +77,14 @@ impl Rendered<'_> {
     }
 }
 
+/// The commit the HTML report shows (the only report that does): `known` (the CI's), else git's
+/// answer in the crate root, asked only when the HTML report is.
+pub(crate) fn commit(asked: &Asked, known: Option<String>, root: &Path) -> Option<String> {
+    known.or_else(|| asked.html.as_ref().and_then(|_| git_commit(root)))
+}
+
 /// The commit the run tested: `git rev-parse` in the crate root; `None` outside git.
-pub(crate) fn git_commit(root: &Path) -> Option<String> {
+fn git_commit(root: &Path) -> Option<String> {
     let out = std::process::Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .current_dir(root)

@@ -153,7 +153,13 @@ impl Run {
     ) -> Arc<Self> {
         let reporter = Arc::new(Reporter::new(console));
         Arc::new(Self {
-            engine: Engine::with_budget(config, policy, reporter.clone(), budget, opened),
+            engine: Engine::with_budget(
+                config,
+                policy,
+                reporter.clone(),
+                budget,
+                opened.map(Arc::new),
+            ),
             reporter,
         })
     }

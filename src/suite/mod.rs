@@ -14,6 +14,7 @@ pub mod gates;
 pub mod parse;
 pub mod rows;
 pub mod template;
+mod walk;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ use parse::Suite;
 
 pub use assert::CustomAssertion;
 pub use case_error::{CaseError, RowError};
+pub use walk::Walked;
 
 /// The suffixes of suite files: TOML, then YAML's two spellings.
 pub const SUFFIXES: &[&str] = &[".evals.toml", ".evals.yaml", ".evals.yml"];
@@ -106,7 +108,7 @@ pub struct LazyRow {
 
 /// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
 /// the requested trial belongs to is read, and only that case is resolved.
-pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
+pub fn items(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<Item> {
     let wanted = |name: &str| exact.is_none_or(|f| f == name);
     let mut items = Vec::new();
     let conflicts = assert::registry_conflicts();
@@ -117,7 +119,7 @@ pub fn items(config: &Config, exact: Option<&str>) -> Vec<Item> {
             None,
         ));
     }
-    let (files, problems) = discover(config);
+    let (files, problems) = walked.suites(config);
     for (name, message) in problems {
         if wanted(&name) {
             items.push(broken(name, message, None));
@@ -224,74 +226,6 @@ fn broken_case(file: &SuiteFile) -> CaseInfo {
         },
         case: FILE_ERROR.to_string(),
         category: None,
-    }
-}
-
-/// Suite files under the configured roots, sorted by path, and the failing trials of roots that do
-/// not exist (the default `prompt-tests/` may be absent: a crate without suites).
-pub fn discover(config: &Config) -> (Vec<SuiteFile>, Vec<(String, String)>) {
-    find(config, SUFFIXES)
-}
-
-/// Files ending in one of `suffixes` under the suite roots (suites, calibration sets), named by their
-/// path without it, and the problems of missing roots (see [`discover`]).
-pub(crate) fn find(config: &Config, suffixes: &[&str]) -> (Vec<SuiteFile>, Vec<(String, String)>) {
-    let mut files = Vec::new();
-    let mut problems = Vec::new();
-    let default_root = crate::defaults::suite_root(&config.root);
-    for root in &config.suite_roots {
-        if !root.is_dir() {
-            if *root != default_root {
-                let shown = crate::engine::display_path(root, &config.root);
-                problems.push((
-                    format!("suite_roots::{}", shown.replace(['/', '\\'], "::")),
-                    format!(
-                        "the suite root `{shown}` in suite_roots of {} is not a directory; create it or correct \
-                         suite_roots",
-                        crate::config::CONFIG_FILE
-                    ),
-                ));
-            }
-            continue;
-        }
-        let mut found = Vec::new();
-        walk(root, suffixes, &mut found);
-        for path in found {
-            let Ok(relative) = path.strip_prefix(root) else {
-                continue;
-            };
-            let relative = relative.to_string_lossy().replace('\\', "/");
-            let Some(stem) = suffixes.iter().find_map(|s| relative.strip_suffix(s)) else {
-                continue;
-            };
-            files.push(SuiteFile {
-                name: stem.replace('/', "::"),
-                display: crate::engine::display_path(&path, &config.root),
-                path,
-            });
-        }
-    }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    files.dedup_by(|a, b| a.path == b.path);
-    (files, problems)
-}
-
-fn walk(dir: &Path, suffixes: &[&str], found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "target" {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, suffixes, found);
-        } else if suffixes.iter().any(|s| name.ends_with(s)) {
-            found.push(path);
-        }
     }
 }
 

@@ -70,7 +70,7 @@ fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_one
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, "").unwrap();
     }
-    let places = Places::of(&config);
+    let places = Places::of(&config, &crate::suite::Walked::of(&config));
     let cassette = cassettes.join("shared.cassette.json");
     let at = |trial: &str| places.for_trial(trial, &cassette);
     assert_eq!(at("tea::polite"), root.join("prompt-tests/tea.labels.toml"));
@@ -113,7 +113,8 @@ fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_one
         &[old, other.clone()],
     )
     .unwrap();
-    let (labels, errors) = places.read(root);
+    let folder = crate::cassette::folder::Folder::list(&cassettes).unwrap();
+    let (labels, errors) = places.read(root, &folder);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(labels, [mine, other]);
     std::fs::write(
@@ -121,7 +122,7 @@ fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_one
         "labels = 1\n",
     )
     .unwrap();
-    let (labels, errors) = places.read(root);
+    let (labels, errors) = places.read(root, &folder);
     assert_eq!(labels.len(), 2);
     assert!(
         errors[0].contains("prompt-tests/support.labels.toml:1:10: `labels`"),

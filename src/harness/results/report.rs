@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::{Asked, ResultsError, merge, partition, results_dir};
+use crate::cassette::CassetteStore;
 use crate::commands::Commands;
 use crate::config::{Config, ConfigError};
-use crate::harness::render::{Rendered, git_commit};
+use crate::harness::render::{self, Rendered};
 use crate::harness::report::markdown;
 use crate::harness::{Markdown, baseline, calibration, html, matrix, pending, summary};
 
@@ -111,7 +112,17 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         Duration::try_from_secs_f64(merged.run.wall_secs).unwrap_or_default(),
         &commands,
     );
-    let calibrated = calibration::after_run(&config, &merged.observations, &commands);
+    // The cassette folder, listed once for the labels and the pending recordings.
+    let cassettes = CassetteStore::new(&config.cassette_dir)
+        .with_pending_dir(Some(pending_dir(&request.root, &config)));
+    let walked = crate::suite::Walked::of(&config);
+    let calibrated = calibration::after_run(
+        &config,
+        &merged.observations,
+        &commands,
+        &cassettes,
+        &walked,
+    );
     for error in &calibrated.errors {
         say(&format!("warning: {error}\n"));
     }
@@ -122,10 +133,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
             &calibration::judged_suites(records),
         ));
     }
-    let pending = crate::cassette::pending::pending_in(
-        &pending_dir(&request.root, &config),
-        &config.cassette_dir,
-    );
+    let pending = pending::on_disk(&cassettes);
     let mut extras = html::Extras {
         matrix: matrix::compute(records).map(|m| matrix::table(&m)),
         baseline: None,
@@ -152,7 +160,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     let run = &merged.run;
     let info = html::RunInfo {
         date: run.date.clone(),
-        commit: run.commit.clone().or_else(|| git_commit(&request.root)),
+        commit: render::commit(&asked, run.commit.clone(), &request.root),
         judge: run.judge.clone(),
         cassette_mode: run.cassette_mode.clone(),
         wall_secs: run.wall_secs,
@@ -160,7 +168,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         nextest_run: run.nextest.then(|| run.run.clone()),
         budget: merged.budget.clone(),
     };
-    let (labelled, unread_labels) = super::super::labels::read(&config);
+    let (labelled, unread_labels) = super::super::labels::read(&config, &cassettes, &walked);
     for error in &unread_labels {
         say(&format!("error: {error}"));
     }
