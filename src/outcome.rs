@@ -498,7 +498,10 @@ mod tests {
     /// kept), turned into the body's own error, panicked on, or dropped (the body passed).
     #[test]
     fn a_failed_call_errors_the_sample_whatever_the_body_did_with_it() {
-        let judge = crate::judge::JudgeError::Call(judge_outage());
+        let judge = crate::run::RunError::Call {
+            call: "judge",
+            error: judge_outage(),
+        };
         let calls = [
             (CallRole::Subject, CallEnding::Replayed),
             (CallRole::Judge, CallEnding::Failed(judge_outage())),
@@ -561,7 +564,10 @@ mod tests {
             SampleOutcome::Failed(_)
         ));
         // The text of a library error the body formats itself decides nothing: no call failed.
-        let quoted = anyhow::anyhow!("{}", crate::judge::JudgeError::Call(judge_outage()));
+        let quoted = anyhow::anyhow!("{}", crate::run::RunError::Call {
+            call: "judge",
+            error: judge_outage(),
+        });
         assert!(matches!(
             classify(&answered, of_body(Err(quoted))),
             SampleOutcome::Failed(_)

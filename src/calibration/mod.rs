@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::case::{Case, Evaluator, Executor, Given, RequestTemplate, Sampling};
 use crate::config::Config;
-use crate::judge::JudgeError;
+use crate::run::RunError;
 use crate::model::Subject;
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::{SamplePlan, Threshold};
@@ -163,7 +163,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
                 ),
                 // A judge that gives no verdict (cut off, unreadable) did not get the item right: it
                 // counts against its accuracy as the wrong answer, instead of erroring the whole set.
-                Err(JudgeError::NoVerdict(why)) => (
+                Err(RunError::NoVerdict(why)) => (
                     !item.expected,
                     (*judge).clone(),
                     Some(format!(

@@ -8,7 +8,7 @@ use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
 use crate::render::shorten;
 use crate::run::PromptRun;
-use crate::run::SimilarityError;
+use crate::run::RunError;
 
 /// Checks every assertion of a case on one run and scores it: passed when every assertion passes, or,
 /// with a `min_score` (the suite key `threshold`), when the weight of the passing ones over all weights
@@ -107,7 +107,7 @@ pub async fn evaluate(
         let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
         let answers = match targets[questions[0].0].ask_all(&asked).await {
             Ok(answers) => answers,
-            Err(crate::judge::JudgeError::Call(e)) if let Some(u) = e.as_unavailable() => {
+            Err(RunError::Call { error: e, .. }) if let Some(u) = e.as_unavailable() => {
                 return SampleOutcome::Unavailable(u);
             }
             Err(e) => return SampleOutcome::Errored(format!("judge: {e}")),
@@ -184,12 +184,12 @@ async fn compared(
 ) -> Result<Verdict, SampleOutcome> {
     match run.similarity(reference).await {
         Ok(score) => Ok(similar_verdict(score, threshold, reference, &run.output)),
-        Err(SimilarityError::Empty("output")) => Ok(Verdict::fail(
+        Err(RunError::EmptyText("output")) => Ok(Verdict::fail(
             "similar",
             format!("an output meaning {}", seen(reference)),
             "an empty output",
         )),
-        Err(SimilarityError::Call(e)) if let Some(u) = e.as_unavailable() => {
+        Err(RunError::Call { error: e, .. }) if let Some(u) = e.as_unavailable() => {
             Err(SampleOutcome::Unavailable(u))
         }
         Err(e) => Err(SampleOutcome::Errored(format!("similar: {e}"))),
