@@ -59,7 +59,7 @@ mod trial_name;
 mod usage;
 
 pub use agent::{AgentError, AgentOutcome};
-pub use cassette::{CassetteMode, ModeError};
+pub use cassette::CassetteMode;
 pub use completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec, Turn,
     TurnRole,

@@ -38,6 +38,7 @@ pub use index::Loading;
 pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};
 
+use crate::config::ConfigError;
 use file::{WhenEmpty, rewrite_locked};
 use owner::{Recordings, Slot};
 use pending::{SampleCalls, SampleId};
@@ -62,13 +63,16 @@ impl CassetteMode {
     pub const ENV: &'static str = "PROMPT_TESTER_CASSETTE";
 
     /// Parses a mode name; unknown names are an error that lists the valid ones.
-    pub fn parse(value: &str) -> Result<Self, ModeError> {
+    pub fn parse(value: &str) -> Result<Self, ConfigError> {
         match value.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(Self::Auto),
             "replay" => Ok(Self::Replay),
             "record" => Ok(Self::Record),
             "off" => Ok(Self::Off),
-            _ => Err(ModeError(value.to_string())),
+            _ => Err(ConfigError::Mode {
+                name: Self::ENV,
+                value: value.to_string(),
+            }),
         }
     }
 
@@ -83,7 +87,7 @@ impl CassetteMode {
     }
 
     /// The mode from the environment (`Auto` when unset).
-    pub fn from_env() -> Result<Self, ModeError> {
+    pub fn from_env() -> Result<Self, ConfigError> {
         match crate::config::env_var(Self::ENV) {
             Some(value) => Self::parse(&value),
             None => Ok(Self::Auto),
@@ -117,11 +121,6 @@ impl Policy {
         }
     }
 }
-
-/// A `PROMPT_TESTER_CASSETTE` value that names no mode.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{env}={0:?} is not a cassette mode: use one of auto, replay, record, off", env = CassetteMode::ENV)]
-pub struct ModeError(pub String);
 
 /// What [`Cassette::prune`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

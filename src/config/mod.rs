@@ -61,6 +61,14 @@ pub enum ConfigError {
         /// What is allowed.
         expected: String,
     },
+    /// A cassette mode (`PROMPT_TESTER_CASSETTE`) that names no mode.
+    #[error("{name}={value:?} is not a cassette mode: use one of auto, replay, record, off")]
+    Mode {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
     /// A value is out of range.
     #[error("{}: `{key}` {problem}", located(path, *line))]
     Invalid {
