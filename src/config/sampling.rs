@@ -9,7 +9,7 @@ use prompt_tester_keys::Key;
 use prompt_tester_keys::sampling::{Conflict, TooFewRuns};
 
 use crate::defaults;
-use crate::stats::sprt::{Sprt, SprtError};
+use crate::stats::sprt::{Sprt, SprtProblem};
 
 /// The largest `seed`: Gemini's seed is a signed 32-bit integer.
 pub use prompt_tester_keys::MAX_SEED;
@@ -54,7 +54,7 @@ pub enum SamplingError {
     /// `early_stop` beside `pass_rate`.
     EarlyStopAdaptive,
     /// An adaptive value out of range.
-    Sprt(SprtError),
+    Sprt(SprtProblem),
 }
 
 impl SamplingError {
@@ -101,8 +101,8 @@ impl fmt::Display for SamplingError {
 
 impl std::error::Error for SamplingError {}
 
-impl From<SprtError> for SamplingError {
-    fn from(e: SprtError) -> Self {
+impl From<SprtProblem> for SamplingError {
+    fn from(e: SprtProblem) -> Self {
         SamplingError::Sprt(e)
     }
 }
@@ -174,7 +174,7 @@ impl SamplingKeys {
         let indifference = self.indifference.unwrap_or(defaults::INDIFFERENCE);
         let confidence = self.confidence.unwrap_or(defaults::CONFIDENCE);
         if max_runs == 0 {
-            return Err(SamplingError::Sprt(SprtError::MaxRuns(TooFewRuns {
+            return Err(SamplingError::Sprt(SprtProblem::MaxRuns(TooFewRuns {
                 max_runs: 0,
                 needed: 1,
                 pass_rate,
@@ -184,7 +184,7 @@ impl SamplingKeys {
         }
         match Sprt::new(pass_rate, indifference, confidence, max_runs) {
             // The runs needed depend on the test's pass rate unless it is here.
-            Err(SprtError::MaxRuns(_)) if self.pass_rate.is_none() => Ok(()),
+            Err(SprtProblem::MaxRuns(_)) if self.pass_rate.is_none() => Ok(()),
             Err(e) => Err(e.into()),
             Ok(_) => Ok(()),
         }

@@ -10,8 +10,8 @@ use crate::config::SamplingError;
 pub enum CaseError {
     /// A dataset row has problems (a value that cannot be used, an input a placeholder lacks, an
     /// assertion that does not read).
-    #[error(transparent)]
-    Row(#[from] RowError),
+    #[error("{0}")]
+    Row(InvalidRow),
     /// The sampling keys, over the suite's and `[defaults]`, cannot make a plan.
     #[error("{at}: `{key}` of case `{case}`{whence}: {error}", key = error.key())]
     Sampling {
@@ -26,9 +26,10 @@ pub enum CaseError {
     },
 }
 
-/// A dataset row's problems: shown as `file:line: place: message` and the fix, for each.
+/// A dataset row that cannot run, with its problems: shown as `file:line: place: message` and the
+/// fix, for each ([`CaseError::Row`] carries it).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RowError {
+pub struct InvalidRow {
     /// The dataset file as shown.
     pub file: String,
     /// The row's name.
@@ -39,7 +40,13 @@ pub struct RowError {
     pub problems: Vec<RowProblem>,
 }
 
-impl RowError {
+impl From<InvalidRow> for CaseError {
+    fn from(row: InvalidRow) -> Self {
+        CaseError::Row(row)
+    }
+}
+
+impl InvalidRow {
     /// The `problems` of `row` of the dataset file shown as `file`.
     pub fn new(file: &str, row: &Row, problems: Vec<RowProblem>) -> Self {
         Self {
@@ -51,7 +58,7 @@ impl RowError {
     }
 }
 
-impl fmt::Display for RowError {
+impl fmt::Display for InvalidRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Self {
             file,
@@ -76,5 +83,3 @@ impl fmt::Display for RowError {
         Ok(())
     }
 }
-
-impl std::error::Error for RowError {}

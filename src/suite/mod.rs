@@ -30,7 +30,7 @@ use assert::Check;
 use parse::Suite;
 
 pub use assert::CustomAssertion;
-pub use case_error::{CaseError, RowError};
+pub use case_error::{CaseError, InvalidRow};
 
 /// The suffixes of suite files: TOML, then YAML's two spellings.
 pub const SUFFIXES: &[&str] = &[".evals.toml", ".evals.yaml", ".evals.yml"];
