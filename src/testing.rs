@@ -150,7 +150,7 @@ pub mod readers {
 
     /// The embeddings answer `body` of `wire`, read as the client reads it.
     pub fn embedding(wire: WireFormat, body: &[u8]) -> Result<Embedding, String> {
-        let json: Value = crate::provider::wire::parse_json(body).map_err(|e| e.to_string())?;
+        let json: Value = crate::provider::wire::parse_json(body)?;
         crate::provider::embeddings::parse(wire, &json)
     }
 

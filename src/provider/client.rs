@@ -6,7 +6,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter};
 use super::{
-    ParseError, ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
+    ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
     parse_json, parse_response, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
@@ -293,7 +293,7 @@ impl ProviderClient {
                 |b| {
                     parse_json(b).and_then(|json| {
                         embeddings::parse(wire, &json).map_err(|why| {
-                            ParseError(format!("{why}; the body starts: {}", excerpt(b)))
+                            format!("{why}; the body starts: {}", excerpt(b))
                         })
                     })
                 },
@@ -311,7 +311,7 @@ impl ProviderClient {
         url: &str,
         body: &serde_json::Value,
         what: &str,
-        parse: impl Fn(&[u8]) -> Result<T, ParseError>,
+        parse: impl Fn(&[u8]) -> Result<T, String>,
         sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), ProviderError> {
         let body = serde_json::to_vec(body).map_err(|e| ProviderError {
@@ -373,7 +373,7 @@ impl ProviderClient {
         url: &str,
         body: &[u8],
         what: &str,
-        parse: &impl Fn(&[u8]) -> Result<T, ParseError>,
+        parse: &impl Fn(&[u8]) -> Result<T, String>,
         sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), Failure> {
         let mut builder = self

@@ -55,7 +55,7 @@ pub(crate) use client::tls_config;
 pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
 pub(crate) use client::{http_client, missing_key_for};
 pub use error::ProviderError;
-pub(crate) use error::{ErrorBody, ParseError};
+pub(crate) use error::ErrorBody;
 pub use limiter::RateLimitStats;
 pub(crate) use sent::Sent;
 
