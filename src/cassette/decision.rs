@@ -186,8 +186,7 @@ pub fn ignored(situation: &Situation<'_>) -> bool {
 pub const LIVE_ONLY: &str = "live only, not run";
 
 /// Why a trial is ignored: the kind, and the message that says what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {
     /// Why.
     pub why: Ignore,
