@@ -119,7 +119,7 @@ pub fn verdict_of(
     outcome: &SampleOutcome,
     checks: &Checks,
     judge: Option<crate::checks::JudgeSettings>,
-) -> crate::cassette::Verdict {
+) -> crate::cassette::RecordedChecks {
     use crate::cassette::CheckVerdict;
     let status = match outcome {
         SampleOutcome::Passed => "passed",
@@ -136,7 +136,7 @@ pub fn verdict_of(
         judge_key: Some(j.judge_key.clone()).filter(|k| !k.is_empty()),
         ..CheckVerdict::new(format!("judge: {}", j.question), j.passed)
     });
-    crate::cassette::Verdict {
+    crate::cassette::RecordedChecks {
         target: None,
         test: String::new(),
         run: 0,

@@ -231,12 +231,12 @@ pub struct FileBody {
     pub entries: Vec<Entry>,
     /// What the checks of each sample recorded here decided when it was recorded (version 3; older
     /// files have none): what a review shows as "before".
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<RecordedChecks>,
 }
 
 /// What one sample's checks decided on the answers recorded with it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct RecordedChecks {
     /// The test target that recorded the sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
@@ -300,7 +300,7 @@ struct DiskBody {
     texts: BTreeMap<String, String>,
     entries: Vec<RawEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    verdicts: Vec<Verdict>,
+    verdicts: Vec<RecordedChecks>,
 }
 
 impl From<FileBody> for DiskBody {

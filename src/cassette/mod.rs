@@ -29,7 +29,7 @@ mod store;
 #[cfg(any(feature = "endpoint", test))]
 pub use entry::raw_key;
 pub use entry::{
-    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, Verdict, embedding_key,
+    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, RecordedChecks, embedding_key,
     entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
@@ -167,7 +167,7 @@ struct State {
     /// The samples this run recorded first (nothing was recorded for them before).
     first_recorded: BTreeSet<SampleId>,
     /// The verdicts of first-recorded samples, not yet written.
-    verdicts_unwritten: Vec<Verdict>,
+    verdicts_unwritten: Vec<RecordedChecks>,
     /// Samples recorded anew in this run that replace what the file holds: every call each made.
     replacing: BTreeMap<SampleId, Replacement>,
     /// Of those, the ones with calls not yet written.
@@ -180,7 +180,7 @@ struct State {
 struct Replacement {
     to: ReplaceInto,
     entries: Vec<Entry>,
-    verdict: Option<Verdict>,
+    verdict: Option<RecordedChecks>,
 }
 
 /// Where a sample's replacing calls are written.
@@ -200,7 +200,7 @@ struct Edit<'a> {
     /// Samples whose recordings are replaced as a whole by these calls.
     replaced: BTreeMap<SampleId, SampleCalls>,
     /// Verdicts of samples recorded first, since the last write.
-    verdicts: Vec<Verdict>,
+    verdicts: Vec<RecordedChecks>,
     /// Entries to remove.
     remove: BTreeSet<Slot>,
     /// Keys whose entry naming no target becomes this target's.
@@ -396,7 +396,7 @@ impl Cassette {
     /// Keeps what `sample`'s checks decided, with the calls it recorded in this run (first recorded
     /// or replacing): what a later review shows as "before" or "after". A sample that only replayed
     /// keeps the verdict it has.
-    pub fn note_verdict(&self, sample: &SampleId, verdict: Verdict) -> Result<(), CassetteError> {
+    pub fn note_verdict(&self, sample: &SampleId, verdict: RecordedChecks) -> Result<(), CassetteError> {
         let mut state = self.state();
         if let Some(replacement) = state.replacing.get_mut(sample) {
             replacement.verdict = Some(verdict);
@@ -591,7 +591,7 @@ impl Cassette {
             // A verdict stays while its sample has recordings, and a new one replaces the old.
             let recorded: std::collections::HashSet<(&str, u32)> =
                 entries.iter().map(|e| (e.test.as_str(), e.run)).collect();
-            let mut verdicts: Vec<Verdict> = held
+            let mut verdicts: Vec<RecordedChecks> = held
                 .verdicts
                 .into_iter()
                 .filter(|v| {
@@ -611,7 +611,7 @@ impl Cassette {
 }
 
 /// Whether two verdicts are of one sample.
-fn same_sample(a: &Verdict, b: &Verdict) -> bool {
+fn same_sample(a: &RecordedChecks, b: &RecordedChecks) -> bool {
     a.test == b.test && a.run == b.run && a.target == b.target
 }
 
