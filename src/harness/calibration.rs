@@ -11,7 +11,7 @@ use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
-use crate::shared::{Shared, Turn};
+use crate::shared::{Shared, SharedLock};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
 
 /// The judge a figure is about.
@@ -372,7 +372,7 @@ pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>,
     (measured, warnings)
 }
 
-fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {
+fn write_if_changed(turn: &SharedLock<'_>, file: &ResultFile) -> std::io::Result<()> {
     let json = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
     if turn
         .read()
