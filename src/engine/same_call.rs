@@ -19,7 +19,7 @@ pub(super) struct SameCalls {
 }
 
 /// The right to make the call of one slot; identical calls wait until it is dropped.
-pub(super) struct Turn<'a> {
+pub(super) struct SlotGuard<'a> {
     calls: &'a SameCalls,
     slot: Slot,
     guard: Option<OwnedMutexGuard<()>>,
@@ -27,14 +27,14 @@ pub(super) struct Turn<'a> {
 
 impl SameCalls {
     /// Waits until no other call of `key` in `cassette` is being made.
-    pub(super) async fn turn(&self, cassette: &str, key: &str) -> Turn<'_> {
+    pub(super) async fn turn(&self, cassette: &str, key: &str) -> SlotGuard<'_> {
         let slot = (cassette.to_string(), key.to_string());
         let lock = self
             .lock()
             .entry(slot.clone())
             .or_insert_with(|| Arc::new(AsyncMutex::new(())))
             .clone();
-        Turn {
+        SlotGuard {
             calls: self,
             slot,
             guard: Some(lock.lock_owned().await),
@@ -52,7 +52,7 @@ impl SameCalls {
     }
 }
 
-impl Drop for Turn<'_> {
+impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
         let mut making = self.calls.lock();
         // The map and this guard hold the lock; anyone else holding it waits for its turn. Checked
