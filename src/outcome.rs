@@ -564,10 +564,13 @@ mod tests {
             SampleOutcome::Failed(_)
         ));
         // The text of a library error the body formats itself decides nothing: no call failed.
-        let quoted = anyhow::anyhow!("{}", crate::run::RunError::Call {
-            call: "judge",
-            error: judge_outage(),
-        });
+        let quoted = anyhow::anyhow!(
+            "{}",
+            crate::run::RunError::Call {
+                call: "judge",
+                error: judge_outage(),
+            }
+        );
         assert!(matches!(
             classify(&answered, of_body(Err(quoted))),
             SampleOutcome::Failed(_)

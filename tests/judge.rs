@@ -12,7 +12,7 @@ use std::time::Duration;
 use prompt_tester::config::{AdvisoryPolicy, Config, EndpointConfig, JudgeConfig, WireFormat};
 use prompt_tester::judge::Advisory;
 use prompt_tester::testing::TestEngine;
-use prompt_tester::{CassetteMode, RunError, JudgeVerdict, PromptRun};
+use prompt_tester::{CassetteMode, JudgeVerdict, PromptRun, RunError};
 use prompt_tester_testkit::child::assert_contains;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};

@@ -25,11 +25,11 @@ use std::sync::Arc;
 
 use crate::case::{Case, Evaluator, Executor, Given, RequestTemplate, Sampling};
 use crate::config::Config;
-use crate::run::RunError;
 use crate::model::Subject;
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::{SamplePlan, Threshold};
 use crate::render::shorten;
+use crate::run::RunError;
 use crate::spanned::{FileError, FileKind};
 use crate::suite::SuiteFile;
 pub use parse::{Item, Set};

@@ -7,7 +7,9 @@ use std::sync::MutexGuard;
 use std::time::Instant;
 
 use super::pending::{self, SampleCalls, SampleId};
-use super::{Cassette, CassetteError, Edit, Entry, ReplaceInto, State, RecordedChecks, WRITE_INTERVAL};
+use super::{
+    Cassette, CassetteError, Edit, Entry, RecordedChecks, ReplaceInto, State, WRITE_INTERVAL,
+};
 
 /// What one flush writes.
 struct Batch {

@@ -29,8 +29,8 @@ mod store;
 #[cfg(any(feature = "endpoint", test))]
 pub use entry::raw_key;
 pub use entry::{
-    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, RecordedChecks, embedding_key,
-    entry_key, entry_key_nth, latency_of, now_rfc3339,
+    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, RecordedChecks,
+    embedding_key, entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
 pub(crate) use file::{read_body, read_entries};
@@ -396,7 +396,11 @@ impl Cassette {
     /// Keeps what `sample`'s checks decided, with the calls it recorded in this run (first recorded
     /// or replacing): what a later review shows as "before" or "after". A sample that only replayed
     /// keeps the verdict it has.
-    pub fn note_verdict(&self, sample: &SampleId, verdict: RecordedChecks) -> Result<(), CassetteError> {
+    pub fn note_verdict(
+        &self,
+        sample: &SampleId,
+        verdict: RecordedChecks,
+    ) -> Result<(), CassetteError> {
         let mut state = self.state();
         if let Some(replacement) = state.replacing.get_mut(sample) {
             replacement.verdict = Some(verdict);

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter};
 use super::{
-    ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
-    parse_json, parse_response, request_body, request_url, retry, wire_name,
+    ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body, parse_json,
+    parse_response, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
@@ -292,9 +292,8 @@ impl ProviderClient {
                 what,
                 |b| {
                     parse_json(b).and_then(|json| {
-                        embeddings::parse(wire, &json).map_err(|why| {
-                            format!("{why}; the body starts: {}", excerpt(b))
-                        })
+                        embeddings::parse(wire, &json)
+                            .map_err(|why| format!("{why}; the body starts: {}", excerpt(b)))
                     })
                 },
                 sent,

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use super::{PromptRun, RunRequest};
 use super::RunError;
+use super::{PromptRun, RunRequest};
 use crate::agent;
 use crate::completion::{CompletionRequest, Message};
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole, Completed};

@@ -3,8 +3,8 @@
 //! side. Pure, so its content is tested without a terminal; `super` draws it.
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, ChangeTag, PendingSample, RecordedChecks, judge_answers, judge_questions, judged_questions,
-    line_diff, text_of, word_diff,
+    CallRole, ChangeTag, PendingSample, RecordedChecks, judge_answers, judge_questions,
+    judged_questions, line_diff, text_of, word_diff,
 };
 
 use super::compare::{self, Call, Pair, Pricing, Totals};
