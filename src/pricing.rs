@@ -170,11 +170,11 @@ impl Entry {
 static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
-    struct File {
+    struct PricesFile {
         prices: Vec<Entry>,
     }
     // Compiled in and checked by the tests below: it cannot fail at a user's.
-    toml::from_str::<File>(table::PRICES)
+    toml::from_str::<PricesFile>(table::PRICES)
         .expect("the price table in src/pricing/table.rs is valid TOML")
         .prices
 });
