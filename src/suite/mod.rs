@@ -367,7 +367,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                 },
                 None => match plan(config, &suite, case, &name) {
                     Ok(plan) => {
-                        let place = Place {
+                        let place = RowPlace {
                             row: &row,
                             column,
                             info,
@@ -455,7 +455,7 @@ fn row_case(
     let written = &rows.dataset.rows[index];
     let case = rows.case(written)?;
     let plan = plan(config, suite, &case, &column.trial(row))?;
-    let place = Place {
+    let place = RowPlace {
         row,
         column: column.clone(),
         info,
@@ -498,7 +498,7 @@ fn plan(
 
 /// Where a case runs: its row (`suite::case`), its column of a matrix, its report entry, and the
 /// dataset file of a row.
-struct Place<'a> {
+struct RowPlace<'a> {
     row: &'a str,
     column: Column,
     info: CaseInfo,
@@ -512,10 +512,10 @@ fn resolve(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
-    place: Place<'_>,
+    place: RowPlace<'_>,
     plan: SamplePlan,
 ) -> Case {
-    let Place {
+    let RowPlace {
         row,
         column,
         info,
