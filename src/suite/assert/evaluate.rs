@@ -79,7 +79,7 @@ pub async fn evaluate(
     }
     let mut decided = already_failed(asserts, &verdicts, min_score);
     // The judge's questions by the turn they are about (the last reply's as written, in one call).
-    let mut questions: Vec<(Option<u32>, Asked<'_>)> = Vec::new();
+    let mut questions: Vec<(Option<u32>, AskedQuestions<'_>)> = Vec::new();
     for (i, a) in asserts.iter().enumerate() {
         let Check::Judge(q) = &a.check else { continue };
         let turn = a.turn.as_ref().map(|t| t.n);
@@ -157,7 +157,7 @@ pub async fn evaluate(
 }
 
 /// The judge's questions about one reply: each assertion's index and its question.
-type Asked<'a> = Vec<(usize, &'a str)>;
+type AskedQuestions<'a> = Vec<(usize, &'a str)>;
 
 /// Whether the verdicts known so far fail the case whatever the others (`None`) turn out to be.
 fn already_failed(
