@@ -10,18 +10,18 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
 /// A cassette's name and a call's key.
-type Slot = (String, String);
+type CallSlot = (String, String);
 
 /// The calls of this run being made now, by slot.
 #[derive(Default)]
 pub(super) struct SameCalls {
-    making: Mutex<HashMap<Slot, Arc<AsyncMutex<()>>>>,
+    making: Mutex<HashMap<CallSlot, Arc<AsyncMutex<()>>>>,
 }
 
 /// The right to make the call of one slot; identical calls wait until it is dropped.
 pub(super) struct SlotGuard<'a> {
     calls: &'a SameCalls,
-    slot: Slot,
+    slot: CallSlot,
     guard: Option<OwnedMutexGuard<()>>,
 }
 
@@ -41,7 +41,7 @@ impl SameCalls {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Slot, Arc<AsyncMutex<()>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CallSlot, Arc<AsyncMutex<()>>>> {
         self.making.lock().unwrap_or_else(|e| e.into_inner())
     }
 
