@@ -94,12 +94,12 @@ fn located(path: &Path, line: Option<usize>) -> String {
 /// A configuration file as its readers see it: its path, which errors name, and its text, in which a
 /// value's span finds its line.
 #[derive(Clone, Copy)]
-struct Source<'a> {
+struct ConfigSource<'a> {
     path: &'a Path,
     text: &'a str,
 }
 
-impl Source<'_> {
+impl ConfigSource<'_> {
     /// `key` is invalid (`problem`: why, and how to fix it); `at`, where its value starts, gives the
     /// error its line.
     fn invalid(
