@@ -503,13 +503,13 @@ fn is_first(nth: &u32) -> bool {
 /// case of a suite embedding the same reference) replays one recording.
 pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
     #[derive(Serialize)]
-    struct Keyed<'a> {
+    struct EmbeddingKeyed<'a> {
         kind: &'static str,
         provider: &'a str,
         model: &'a str,
         input: &'a str,
     }
-    let keyed = Keyed {
+    let keyed = EmbeddingKeyed {
         kind: "embedding",
         provider,
         model: &request.model,
@@ -524,7 +524,7 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
 #[cfg(any(feature = "endpoint", test))]
 pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: u32) -> String {
     #[derive(Serialize)]
-    struct Keyed<'a> {
+    struct RawKeyed<'a> {
         kind: &'static str,
         test: &'a str,
         run: u32,
@@ -534,7 +534,7 @@ pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: 
         body: &'a serde_json::Value,
         ordinal: u32,
     }
-    digest_of(&Keyed {
+    digest_of(&RawKeyed {
         kind: "raw",
         test,
         run,
