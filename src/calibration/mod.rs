@@ -32,7 +32,7 @@ use crate::render::shorten;
 use crate::run::RunError;
 use crate::spanned::{FileError, FileKind};
 use crate::suite::SuiteFile;
-pub use parse::{Item, Set};
+pub use parse::{CalibrationItem, Set};
 pub use result::{JudgeResult, Observation, ResultFile};
 
 /// The suffix of calibration set files.
@@ -228,7 +228,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
 
 /// How an item's verdict ends its sample: agreeing passes; disagreeing fails only when the set
 /// requires a minimum accuracy (see the module documentation).
-pub fn judged(set: &Set, item: &Item, said_yes: bool, reasoning: Option<&str>) -> SampleOutcome {
+pub fn judged(set: &Set, item: &CalibrationItem, said_yes: bool, reasoning: Option<&str>) -> SampleOutcome {
     if said_yes == item.expected || set.min_accuracy.is_none() {
         return SampleOutcome::Passed;
     }
@@ -258,7 +258,7 @@ mod tests {
             name: "s".into(),
             file: "s.calibration.toml".into(),
             min_accuracy,
-            items: vec![Item {
+            items: vec![CalibrationItem {
                 name: "alice".into(),
                 kind: Some("factual_presence".into()),
                 prompt: String::new(),
