@@ -57,7 +57,7 @@ pub fn result_path(set_file: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// What the calibration files hold, set by set.
-pub enum Entry {
+pub enum SetEntry {
     /// A set to run: its case (one sample per item) and its items' names, in order.
     Set {
         /// The case.
@@ -88,7 +88,7 @@ pub fn load(file: &SuiteFile) -> Result<Set, FileError> {
 }
 
 /// The sets under the suite roots. With `exact`, only the set the requested trial belongs to.
-pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
+pub fn entries(config: &Config, exact: Option<&str>) -> Vec<SetEntry> {
     let mut entries = Vec::new();
     for file in discover(config) {
         let name = trial_name(&file.name);
@@ -96,11 +96,11 @@ pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
             continue;
         }
         let entry = match (load(&file), &config.judge) {
-            (Err(error), _) => Entry::Broken {
+            (Err(error), _) => SetEntry::Broken {
                 name,
                 message: error.to_string(),
             },
-            (Ok(_), None) => Entry::Broken {
+            (Ok(_), None) => SetEntry::Broken {
                 name,
                 message: format!(
                     "{}: a calibration set measures the judge, and {}",
@@ -117,7 +117,7 @@ pub fn entries(config: &Config, exact: Option<&str>) -> Vec<Entry> {
                         model: judge.model.clone(),
                     },
                 );
-                Entry::Set {
+                SetEntry::Set {
                     case: Box::new(case),
                     items,
                 }
