@@ -4,7 +4,7 @@
 use super::InvalidRow;
 use super::dataset::{Row, RowProblem};
 use super::parse::{Case, Rows};
-use super::template::{self, Source};
+use super::template::{self, TemplateSource};
 
 impl Rows {
     /// The case of `row`, or why it cannot run.
@@ -36,7 +36,7 @@ impl Rows {
             }
         }
         let vars = template::vars(row.expected.as_deref(), &row.inputs);
-        let src = Source {
+        let src = TemplateSource {
             file: &self.suite_file,
             dir: &self.dir,
         };
