@@ -40,7 +40,7 @@ pub mod pricing {
 
 /// `{placeholder}` rendering.
 pub mod render {
-    pub use crate::render::{Rendered, render, shorten};
+    pub use crate::render::{RenderedTemplate, render, shorten};
 }
 
 /// The statistics.
