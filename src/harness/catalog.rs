@@ -512,7 +512,7 @@ fn subjects_of(
 fn sampling_plan(
     own: &crate::config::SamplingKeys,
     defaults: &crate::config::SamplingKeys,
-) -> Result<crate::plan::SamplePlan, crate::config::SamplingError> {
+) -> Result<crate::plan::SamplePlan, crate::config::SamplingProblem> {
     if let Some(conflict) = own.conflict() {
         return Err(conflict);
     }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::dataset::{Row, RowProblem};
-use crate::config::SamplingError;
+use crate::config::SamplingProblem;
 
 /// Why a case or row was not built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -22,7 +22,7 @@ pub enum CaseError {
         /// `" (with [defaults] in prompt-tester.toml)"` when the key is set in no file of the suite.
         whence: &'static str,
         /// What is wrong.
-        error: SamplingError,
+        error: SamplingProblem,
     },
 }
 
