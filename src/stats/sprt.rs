@@ -36,7 +36,7 @@ pub struct Sprt {
 }
 
 /// Why an SPRT cannot be built from the values given: `key()` names the key to fix, `problem()` says
-/// what is wrong; `config::SamplingError::Sprt` carries it to the user.
+/// what is wrong; `config::SamplingProblem::Sprt` carries it to the user.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SprtProblem {
     /// `pass_rate` outside (0, 1).
