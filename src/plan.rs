@@ -2,7 +2,7 @@
 //! with an early stop, or Wald's SPRT (adaptive sampling). Pure data with the rule that builds it from
 //! the sampling keys; `outcome` decides what the samples taken say.
 
-use crate::config::{SamplingProblem, SamplingKeys};
+use crate::config::{SamplingKeys, SamplingProblem};
 use crate::defaults;
 use crate::stats::sprt::Sprt;
 
@@ -70,7 +70,9 @@ impl SamplePlan {
             return Err(SamplingProblem::Both(prompt_tester_keys::Key::Runs));
         }
         if let (Some(_), Some(_)) = (keys.pass_rate, keys.pass_threshold) {
-            return Err(SamplingProblem::Both(prompt_tester_keys::Key::PassThreshold));
+            return Err(SamplingProblem::Both(
+                prompt_tester_keys::Key::PassThreshold,
+            ));
         }
         if let Some(pass_rate) = keys.pass_rate {
             let sprt = Sprt::new(

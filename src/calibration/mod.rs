@@ -228,7 +228,12 @@ pub fn case(set: Set, judge: Subject) -> Case {
 
 /// How an item's verdict ends its sample: agreeing passes; disagreeing fails only when the set
 /// requires a minimum accuracy (see the module documentation).
-pub fn judged(set: &Set, item: &CalibrationItem, said_yes: bool, reasoning: Option<&str>) -> SampleOutcome {
+pub fn judged(
+    set: &Set,
+    item: &CalibrationItem,
+    said_yes: bool,
+    reasoning: Option<&str>,
+) -> SampleOutcome {
     if said_yes == item.expected || set.min_accuracy.is_none() {
         return SampleOutcome::Passed;
     }

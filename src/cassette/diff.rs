@@ -90,7 +90,9 @@ impl RequestChange<'_> {
     pub fn place(&self) -> String {
         match self {
             RequestChange::Target { .. } => "request".into(),
-            RequestChange::Value { path, .. } | RequestChange::Items { path, .. } => path.to_string(),
+            RequestChange::Value { path, .. } | RequestChange::Items { path, .. } => {
+                path.to_string()
+            }
         }
     }
 
@@ -126,7 +128,9 @@ impl RequestChange<'_> {
         };
         match self {
             RequestChange::Target { old, new } => (old.clone(), new.clone()),
-            RequestChange::Items { old, new, .. } => (format!("{old} items"), format!("{new} items")),
+            RequestChange::Items { old, new, .. } => {
+                (format!("{old} items"), format!("{new} items"))
+            }
             RequestChange::Value { old, new, .. } => (full(old), full(new)),
         }
     }
@@ -154,7 +158,12 @@ impl RequestDiff<'_> {
 
     /// A line per change (see [`RequestChange::line`]), at most `limit`, then how many more there are.
     pub fn lines(&self, limit: usize) -> Vec<String> {
-        let mut lines: Vec<String> = self.changes.iter().take(limit).map(RequestChange::line).collect();
+        let mut lines: Vec<String> = self
+            .changes
+            .iter()
+            .take(limit)
+            .map(RequestChange::line)
+            .collect();
         if self.count > lines.len() {
             lines.push(format!("and {} more", self.count - lines.len()));
         }

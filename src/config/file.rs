@@ -9,7 +9,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Config, ConfigError, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys, ConfigSource, defaults,
+    Config, ConfigError, ConfigSource, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys,
+    defaults,
 };
 use crate::config::sampling::MAX_SEED;
 

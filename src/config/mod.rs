@@ -27,7 +27,7 @@ pub use env::is_ci;
 pub(crate) use env::var_os;
 pub(crate) use env::{add_dotenv, env_var};
 pub(crate) use layered::{Layered, layered_fieldwise};
-pub use sampling::{MAX_SEED, SamplingProblem, SamplingKeys, run_seed};
+pub use sampling::{MAX_SEED, SamplingKeys, SamplingProblem, run_seed};
 
 /// The configuration file's name, looked up at the crate root.
 pub const CONFIG_FILE: &str = "prompt-tester.toml";

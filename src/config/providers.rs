@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Config, ConfigError, EndpointConfig, ConfigSource, WireFormat, env_var};
+use super::{Config, ConfigError, ConfigSource, EndpointConfig, WireFormat, env_var};
 use crate::pricing::Price;
 
 /// A `[providers.NAME]` table.

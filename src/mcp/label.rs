@@ -261,8 +261,8 @@ mod tests {
             !debug.contains("sk-live") && !debug.contains("env-secret"),
             "{debug}"
         );
-        let scrubbed =
-            ServerSecrets::of(&stdio).scrub("key sk-live-0123456789, env-secret-value, debug-verbose");
+        let scrubbed = ServerSecrets::of(&stdio)
+            .scrub("key sk-live-0123456789, env-secret-value, debug-verbose");
         assert_eq!(scrubbed, "key [REDACTED], [REDACTED], debug-verbose");
     }
 }

@@ -7,7 +7,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::case::Written;
 use crate::completion::ToolSpec;
-use crate::config::{Defaults, SamplingProblem, SamplingKeys};
+use crate::config::{Defaults, SamplingKeys, SamplingProblem};
 use crate::model::Subject;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
