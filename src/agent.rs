@@ -69,7 +69,7 @@ fn list(calls: &[ToolCall]) -> String {
 }
 
 /// One model call's answer.
-pub(crate) struct Turn {
+pub(crate) struct ModelReply {
     pub(crate) result: CompletionResult,
     pub(crate) latency: Duration,
     pub(crate) replayed: bool,
@@ -93,7 +93,7 @@ impl Toolbox {
     ) -> Result<AgentOutcome, AgentError> {
         let outcome = run_loop(self, request, |request| async move {
             let (result, latency) = client.complete_timed(&request).await?;
-            Ok::<_, ProviderError>(Turn {
+            Ok::<_, ProviderError>(ModelReply {
                 result,
                 latency,
                 replayed: false,
@@ -121,7 +121,7 @@ pub(crate) async fn run_loop<E, F, Fut>(
 ) -> Result<AgentOutcome, LoopError<E>>
 where
     F: FnMut(CompletionRequest) -> Fut,
-    Fut: Future<Output = Result<Turn, E>>,
+    Fut: Future<Output = Result<ModelReply, E>>,
 {
     let sessions = mcp::connect_all(&toolbox.servers, toolbox.tool_timeout)
         .await
@@ -139,7 +139,7 @@ async fn converse<E, F, Fut>(
 ) -> Result<AgentOutcome, LoopError<E>>
 where
     F: FnMut(CompletionRequest) -> Fut,
-    Fut: Future<Output = Result<Turn, E>>,
+    Fut: Future<Output = Result<ModelReply, E>>,
 {
     let mut names: Vec<String> = request.tools.iter().map(|t| t.name.clone()).collect();
     names.extend(toolbox.tools.iter().map(|t| t.name().to_string()));
@@ -167,7 +167,7 @@ where
     let mut replayed = true;
     let mut transcript = request.messages.clone();
     for turn in 1..=toolbox.max_turns {
-        let Turn {
+        let ModelReply {
             result,
             latency: took,
             replayed: from_cassette,
@@ -330,7 +330,7 @@ pub(crate) async fn run_in_scope(
             .engine
             .complete(scope, CallRole::Subject, provider, request)
             .await?;
-        Ok::<_, CallError>(Turn {
+        Ok::<_, CallError>(ModelReply {
             result,
             latency,
             replayed,

@@ -43,10 +43,10 @@ pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResu
 pub type RunFn = fn(crate::engine::endpoint::SampleContext) -> RunFnFuture;
 
 /// The future that judges one sample's run.
-pub type Verdict = Pin<Box<dyn Future<Output = SampleOutcome>>>;
+pub type OutcomeFuture = Pin<Box<dyn Future<Output = SampleOutcome>>>;
 
 /// Judges one sample's run: a test body, or a suite case's assertions.
-pub type Evaluator = Arc<dyn Fn(PromptRun) -> Verdict + Send + Sync>;
+pub type Evaluator = Arc<dyn Fn(PromptRun) -> OutcomeFuture + Send + Sync>;
 
 /// A suite as the reports name it: its name and file, and the prompt and dataset it tests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

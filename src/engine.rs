@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::budget::Budget;
 use crate::cassette::decision::{
-    self, Decision, Recording, Refusal, Replacements, Situation, Write,
+    self, CallDecision, Recording, Refusal, Replacements, Situation, Write,
 };
 use crate::cassette::{self, CassetteMode, CassetteStore, Entry, Policy, ReplaceInto};
 use crate::completion::{CompletionRequest, CompletionResult};
@@ -501,19 +501,19 @@ impl Engine {
         tracing::debug!(?recording, ?decision, "cassette looked up");
         let site = |changes| self.call_site(call, cassette.as_deref(), &missing_key, changes);
         match decision {
-            Decision::Replay => Ok(Prepared::Replay(Box::new(
+            CallDecision::Replay => Ok(Prepared::Replay(Box::new(
                 entry.expect("a found recording has its entry"),
             ))),
-            Decision::Call { write } => Ok(Prepared::Call(match (write, cassette) {
+            CallDecision::Call { write } => Ok(Prepared::Call(match (write, cassette) {
                 (Write::Nowhere, _) | (_, None) => Keep::Nowhere,
                 (_, Some(c)) if recording == Recording::Absent => Keep::First(c),
                 (Write::Cassette, Some(c)) => Keep::Replacing(c, ReplaceInto::Cassette),
                 (Write::Pending, Some(c)) => Keep::Replacing(c, ReplaceInto::Pending),
             })),
-            Decision::Ignore(why) => Err(CallError::unavailable(
+            CallDecision::Ignore(why) => Err(CallError::unavailable(
                 site((Vec::new(), true)).unavailable(why),
             )),
-            Decision::Fail(refusal) => {
+            CallDecision::Fail(refusal) => {
                 let (changes, role_recorded) = match (&refusal, &cassette) {
                     (Refusal::Stale { .. }, Some(c)) => self.what_changed(call, c, request),
                     _ => (Vec::new(), true),

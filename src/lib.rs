@@ -59,7 +59,7 @@ mod trial_name;
 mod usage;
 
 pub use agent::{AgentError, AgentOutcome};
-pub use cassette::{CassetteMode, ModeError};
+pub use cassette::CassetteMode;
 pub use completion::{
     CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall, ToolSpec, Turn,
     TurnRole,
@@ -68,11 +68,11 @@ pub use config::Config;
 pub use engine::endpoint::SampleContext;
 pub use engine::{CallError, CallErrorKind};
 pub use harness::{Harness, main};
-pub use judge::{JudgeError, JudgeVerdict};
+pub use judge::JudgeVerdict;
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
-pub use run::{FollowUpError, PromptRun, SimilarityError};
+pub use run::{PromptRun, RunError};
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
 #[cfg(feature = "mcp")]

@@ -26,7 +26,7 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
 use crate::completion::ToolSpec;
-use label::Secrets;
+use label::ServerSecrets;
 use process::Group;
 
 /// The HTTP client of a streamable HTTP server, as rmcp's default one is (no idle connection kept,
@@ -225,7 +225,7 @@ pub enum McpError {
 pub(crate) struct McpSession {
     label: String,
     /// What is taken out of everything the server sends back.
-    secrets: Secrets,
+    secrets: ServerSecrets,
     service: RunningService<RoleClient, ()>,
     /// A stdio server's process group.
     group: Option<Group>,
@@ -237,7 +237,7 @@ impl McpSession {
     /// Connects to `server` and lists its tools, giving up after `timeout`.
     pub(crate) async fn connect(server: &McpServer, timeout: Duration) -> Result<Self, McpError> {
         let label = label::label(server);
-        let secrets = Secrets::of(server);
+        let secrets = ServerSecrets::of(server);
         let connect_error = |message: String| McpError::Connect {
             server: label.clone(),
             message: secrets.message(&message),

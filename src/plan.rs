@@ -2,7 +2,7 @@
 //! with an early stop, or Wald's SPRT (adaptive sampling). Pure data with the rule that builds it from
 //! the sampling keys; `outcome` decides what the samples taken say.
 
-use crate::config::{SamplingError, SamplingKeys};
+use crate::config::{SamplingKeys, SamplingProblem};
 use crate::defaults;
 use crate::stats::sprt::Sprt;
 
@@ -63,14 +63,16 @@ impl SamplePlan {
     }
 
     /// The plan `keys` describe (defaults for what is unset), or what is wrong with them.
-    pub fn from_keys(keys: &SamplingKeys) -> Result<SamplePlan, SamplingError> {
+    pub fn from_keys(keys: &SamplingKeys) -> Result<SamplePlan, SamplingProblem> {
         // Merged from several levels, `early_stop` or `confidence` may come from one that is not this
         // plan's: only keys written together contradict each other (`SamplingKeys::conflict`).
         if let (Some(_), Some(_)) = (keys.pass_rate, keys.runs) {
-            return Err(SamplingError::Both(prompt_tester_keys::Key::Runs));
+            return Err(SamplingProblem::Both(prompt_tester_keys::Key::Runs));
         }
         if let (Some(_), Some(_)) = (keys.pass_rate, keys.pass_threshold) {
-            return Err(SamplingError::Both(prompt_tester_keys::Key::PassThreshold));
+            return Err(SamplingProblem::Both(
+                prompt_tester_keys::Key::PassThreshold,
+            ));
         }
         if let Some(pass_rate) = keys.pass_rate {
             let sprt = Sprt::new(
@@ -84,11 +86,11 @@ impl SamplePlan {
         let runs = keys.runs.unwrap_or(1);
         let pass_threshold = keys.pass_threshold.unwrap_or(1.0);
         if runs == 0 {
-            return Err(SamplingError::NoRuns);
+            return Err(SamplingProblem::NoRuns);
         }
         // Written so that NaN is out of range too.
         if !(pass_threshold > 0.0 && pass_threshold <= 1.0) {
-            return Err(SamplingError::Threshold(pass_threshold));
+            return Err(SamplingProblem::Threshold(pass_threshold));
         }
         let threshold = Threshold {
             runs,

@@ -123,7 +123,7 @@ fn today() -> String {
 /// One built-in price (a row of [`table::PRICES`], whose module describes the fields).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Entry {
+struct PriceRow {
     family: String,
     /// The day the price starts, `YYYY-MM-DD`; empty for always.
     #[serde(default)]
@@ -147,7 +147,7 @@ struct LongTier {
     cache_write: Option<f64>,
 }
 
-impl Entry {
+impl PriceRow {
     /// The price for a prompt of `prompt_tokens` (the base tier when unknown).
     fn price(&self, prompt_tokens: Option<u64>) -> Price {
         let (input_mtok, output_mtok, cache_read_mtok, cache_write_mtok) = match self.long {
@@ -167,14 +167,14 @@ impl Entry {
 }
 
 /// The built-in table: data, not code, read once.
-static TABLE: LazyLock<Vec<Entry>> = LazyLock::new(|| {
+static TABLE: LazyLock<Vec<PriceRow>> = LazyLock::new(|| {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
-    struct File {
-        prices: Vec<Entry>,
+    struct PricesFile {
+        prices: Vec<PriceRow>,
     }
     // Compiled in and checked by the tests below: it cannot fail at a user's.
-    toml::from_str::<File>(table::PRICES)
+    toml::from_str::<PricesFile>(table::PRICES)
         .expect("the price table in src/pricing/table.rs is valid TOML")
         .prices
 });

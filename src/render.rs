@@ -5,7 +5,7 @@
 
 /// The rendered text and the placeholders that had no value, in order of first appearance.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rendered {
+pub struct RenderedTemplate {
     /// The prompt with every known placeholder filled.
     pub text: String,
     /// Names of `{placeholders}` that had no value (each once).
@@ -13,7 +13,7 @@ pub struct Rendered {
 }
 
 /// Fills `{name}` placeholders in `template` from `vars`.
-pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> Rendered {
+pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> RenderedTemplate {
     let mut text = String::with_capacity(template.len());
     let mut missing: Vec<String> = Vec::new();
     let mut rest = template;
@@ -42,7 +42,7 @@ pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> 
         }
     }
     text.push_str(rest);
-    Rendered { text, missing }
+    RenderedTemplate { text, missing }
 }
 
 /// Names of every placeholder in `template`, each once, in order.

@@ -10,10 +10,10 @@ pub use crate::calibration::labels::{
 };
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 /// The one request diff, by JSON path, that a stale call's message shows too.
-pub use crate::cassette::diff::{Change, RequestDiff, requests as request_diff};
+pub use crate::cassette::diff::{RequestChange, RequestDiff, requests as request_diff};
 pub use crate::cassette::pending::{PENDING_SUFFIX, PendingFile, PendingSample, SampleId, Settled};
-pub use crate::cassette::raw::{Event, RawBody, RawRequest, RawResponse};
-pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, Verdict};
+pub use crate::cassette::raw::{RawBody, RawRequest, RawResponse, StreamEvent};
+pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, RecordedChecks};
 pub use crate::checks::SampleStatus;
 pub use crate::role::CallRole;
 pub use similar::ChangeTag;
@@ -178,11 +178,11 @@ pub struct RecordedSample {
     /// Its calls, in recording order.
     pub entries: Vec<Entry>,
     /// Its checks' verdict (none in cassettes written before verdicts were kept).
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<RecordedChecks>,
 }
 
 /// The type the judge gave `question` in `verdict`, when the recording kept it.
-pub fn question_type_of(verdict: Option<&Verdict>, question: &str) -> Option<String> {
+pub fn question_type_of(verdict: Option<&RecordedChecks>, question: &str) -> Option<String> {
     let check = format!("judge: {question}");
     verdict?
         .checks
@@ -196,7 +196,7 @@ pub fn question_type_of(verdict: Option<&Verdict>, question: &str) -> Option<Str
 /// records): its verdict's, else (recorded before verdicts kept it) that of the first judge call among
 /// its `entries` that asked it (a first ask: a `judge_samples` repeat has another key).
 pub fn judge_key_of(
-    verdict: Option<&Verdict>,
+    verdict: Option<&RecordedChecks>,
     entries: &[Entry],
     question: &str,
 ) -> Option<String> {
@@ -236,7 +236,7 @@ pub fn judge_of(entries: &[Entry]) -> Option<String> {
 }
 
 /// The judge questions of a recorded verdict and what the judge decided on each (`true`: passed).
-pub fn judged_questions(verdict: &Verdict) -> Vec<(String, bool)> {
+pub fn judged_questions(verdict: &RecordedChecks) -> Vec<(String, bool)> {
     verdict
         .checks
         .iter()

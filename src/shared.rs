@@ -4,7 +4,7 @@
 //!
 //! A [`Shared`] file has a lock file and a temporary file in a work folder beside it. [`Shared::lock`]
 //! waits for the lock (an OS advisory lock, released when the process dies, so a killed process never
-//! leaves a file locked); the [`Turn`] it returns reads the file and replaces it atomically (a
+//! leaves a file locked); the [`SharedLock`] it returns reads the file and replaces it atomically (a
 //! temporary file renamed over it), so a reader never sees half a file. [`replace`] is the same
 //! atomic write for a file only one process writes (a report, a process's results fragment).
 //!
@@ -45,7 +45,7 @@ pub(crate) struct Shared {
 
 /// This process's turn on a [`Shared`] file: held until dropped.
 #[derive(Debug)]
-pub(crate) struct Turn<'a> {
+pub(crate) struct SharedLock<'a> {
     file: &'a Shared,
     _lock: fs::File,
 }
@@ -67,8 +67,8 @@ impl Shared {
     }
 
     /// Waits for this process's turn: no other process holding the lock reads or writes the file
-    /// until the [`Turn`] is dropped. (Threads of one process take turns by their own means.)
-    pub(crate) fn lock(&self) -> std::io::Result<Turn<'_>> {
+    /// until the [`SharedLock`] is dropped. (Threads of one process take turns by their own means.)
+    pub(crate) fn lock(&self) -> std::io::Result<SharedLock<'_>> {
         if let Some(work) = self.lock.parent() {
             fs::create_dir_all(work)?;
         }
@@ -78,14 +78,14 @@ impl Shared {
             .write(true)
             .open(&self.lock)?;
         lock.lock()?;
-        Ok(Turn {
+        Ok(SharedLock {
             file: self,
             _lock: lock,
         })
     }
 }
 
-impl Turn<'_> {
+impl SharedLock<'_> {
     /// The file's text now, `None` when it does not exist.
     pub(crate) fn read(&self) -> std::io::Result<Option<String>> {
         match crate::text::read(&self.file.path) {

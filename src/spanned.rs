@@ -87,7 +87,7 @@ impl Syntax {
 pub(crate) enum Document<'i> {
     Toml(Spanned<DeTable<'i>>),
     #[cfg(feature = "yaml")]
-    Yaml(yaml::Document),
+    Yaml(yaml::YamlDocument),
 }
 
 impl<'i> Document<'i> {
@@ -115,7 +115,7 @@ impl<'i> Document<'i> {
             },
             #[cfg(feature = "yaml")]
             Syntax::Yaml => {
-                let (document, problems) = yaml::Document::read(text)?;
+                let (document, problems) = yaml::YamlDocument::read(text)?;
                 Ok((Self::Yaml(document), problems))
             }
             #[cfg(not(feature = "yaml"))]

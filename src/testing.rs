@@ -42,7 +42,7 @@ pub mod pricing {
 
 /// `{placeholder}` rendering.
 pub mod render {
-    pub use crate::render::{Rendered, render, shorten};
+    pub use crate::render::{RenderedTemplate, render, shorten};
 }
 
 /// The statistics.
@@ -159,7 +159,7 @@ pub mod readers {
 
     /// The embeddings answer `body` of `wire`, read as the client reads it.
     pub fn embedding(wire: WireFormat, body: &[u8]) -> Result<Embedding, String> {
-        let json: Value = crate::provider::wire::parse_json(body).map_err(|e| e.to_string())?;
+        let json: Value = crate::provider::wire::parse_json(body)?;
         crate::provider::embeddings::parse(wire, &json)
     }
 

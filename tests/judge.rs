@@ -12,7 +12,7 @@ use std::time::Duration;
 use prompt_tester::config::{AdvisoryPolicy, Config, EndpointConfig, JudgeConfig, WireFormat};
 use prompt_tester::judge::Advisory;
 use prompt_tester::testing::TestEngine;
-use prompt_tester::{CassetteMode, JudgeError, JudgeVerdict, PromptRun};
+use prompt_tester::{CassetteMode, JudgeVerdict, PromptRun, RunError};
 use prompt_tester_testkit::child::assert_contains;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Usage, Wire};
 use serde_json::{Value, json};
@@ -102,7 +102,7 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 /// The question most of these tests put to the judge, asked on `run` through `config`.
-fn ask_alice(run: &PromptRun, config: &JudgeConfig) -> Result<JudgeVerdict, JudgeError> {
+fn ask_alice(run: &PromptRun, config: &JudgeConfig) -> Result<JudgeVerdict, RunError> {
     block_on(run.__judge_with(config).ask("Is Alice mentioned?"))
 }
 
@@ -148,7 +148,7 @@ fn answering(name: &str, value: Value, usage: Usage) -> &'static FakeProvider {
 }
 
 /// What `ask_all` answers.
-type Verdicts = Result<Vec<JudgeVerdict>, JudgeError>;
+type Verdicts = Result<Vec<JudgeVerdict>, RunError>;
 
 /// An `ask_all` of three `questions` on a fresh run of the test `name`, judged by the fake `name`,
 /// which answers the three with the verdicts `first` and the questions asked again with `again`: the
@@ -464,7 +464,7 @@ fn ask_all_fails_naming_the_questions_still_without_a_verdict() {
         "judge returned no verdict for question 2 \"Is Bob mentioned?\", even when asked again"
     );
     assert!(
-        matches!(&err, JudgeError::MissingVerdicts(q) if q == &[(2, "Is Bob mentioned?".to_string())]),
+        matches!(&err, RunError::MissingVerdicts(q) if q == &[(2, "Is Bob mentioned?".to_string())]),
         "{err:?}"
     );
     let requests = fake.requests();
@@ -515,7 +515,7 @@ fn http_errors_are_call_errors_on_every_wire() {
         let run = run(name, false);
         let config = judge(name);
         let err = ask_alice(&run, &config).unwrap_err();
-        let JudgeError::Call(message) = &err else {
+        let RunError::Call { error: message, .. } = &err else {
             panic!("{name}: a call error expected, got {err:?}")
         };
         assert_contains(
@@ -544,7 +544,7 @@ fn http_errors_are_call_errors_on_every_wire() {
         ]);
         let err = ask_alice(&run, &config).unwrap_err();
         assert!(
-            matches!(&err, JudgeError::Call(m) if m.to_string().contains("500")
+            matches!(&err, RunError::Call { error: m, .. } if m.to_string().contains("500")
                 && m.kind().retried()
                 && std::error::Error::source(m).is_some()),
             "{name}: {err:?}"
@@ -605,7 +605,7 @@ fn a_reply_without_a_verdict_is_an_error_not_a_no() {
     let run = run("prose_forever", false);
     let config = judge("prose_forever");
     let err = ask_alice(&run, &config).unwrap_err();
-    let JudgeError::NoVerdict(what) = &err else {
+    let RunError::NoVerdict(what) = &err else {
         panic!("NoVerdict expected, got {err:?}")
     };
     assert_contains(what, &["I think the response is fine overall."]);
@@ -616,7 +616,7 @@ fn a_reply_without_a_verdict_is_an_error_not_a_no() {
     assert_eq!(fake.request_count(), 2, "one retry");
 
     let err = block_on(run.__judge_with(&config).ask_all(&["A?", "B?"])).unwrap_err();
-    assert!(matches!(err, JudgeError::NoVerdict(_)), "{err:?}");
+    assert!(matches!(err, RunError::NoVerdict(_)), "{err:?}");
 }
 
 /// Each question is its own call, all in flight together; a failure waits for the others, then one
@@ -684,17 +684,17 @@ fn ask_parallel_waits_for_every_call_and_lists_every_failure() {
         4 + 1,
         "four questions and the retry of the mumble"
     );
-    let JudgeError::Several(failures) = &err else {
+    let RunError::Several(failures) = &err else {
         panic!("Several expected, got {err:?}")
     };
     let failed: Vec<&str> = failures.iter().map(|(q, _)| q.as_str()).collect();
     assert_eq!(failed, ["A broken one?", "A mumble?"]);
     assert!(
-        matches!(&failures[0].1, JudgeError::Call(m) if m.to_string().contains("broken question")),
+        matches!(&failures[0].1, RunError::Call { error: m, .. } if m.to_string().contains("broken question")),
         "{err}"
     );
     assert!(
-        matches!(&failures[1].1, JudgeError::NoVerdict(m) if m.contains("hmm")),
+        matches!(&failures[1].1, RunError::NoVerdict(m) if m.contains("hmm")),
         "{err}"
     );
     let message = err.to_string();

@@ -1,5 +1,5 @@
 //! The shape of the code that the project keeps: no file in `src/`, `macros/src/` or `keys/src/` over
-//! 700 lines, at most eight documented public modules at the crate root, and no module of the library
+//! 1,000 lines, at most eight documented public modules at the crate root, and no module of the library
 //! that imports one that imports it back.
 
 mod prereq;
@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use prompt_tester_testkit::child::repo_root;
 
-/// The most lines a source file of the published crates holds: a longer one is split by job.
-const MAX_LINES: usize = 700;
+/// The most lines a source file of the published crates holds: a longer one is split by concept (two
+/// concepts, two files), never to pass this line.
+const MAX_LINES: usize = 1000;
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -23,7 +24,7 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
 }
 
 #[test]
-fn no_source_file_of_the_published_crates_is_over_700_lines() {
+fn no_source_file_of_the_published_crates_is_over_1000_lines() {
     let root = repo_root();
     let mut files = Vec::new();
     for dir in ["src", "macros/src", "keys/src"] {

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use prompt_tester::JudgeError;
+use prompt_tester::RunError;
 use prompt_tester::prelude::*;
 use prompt_tester_testkit::{CapturedRequest, FakeProvider, Reply, Wire};
 use serde_json::{Value, json};
@@ -55,7 +55,7 @@ async fn judge_timing(run: PromptRun) -> anyhow::Result<()> {
 /// Times one batch of the questions (`ask_all`, `ask_parallel`): every verdict must pass.
 async fn timed(
     what: &str,
-    batch: impl Future<Output = Result<Vec<JudgeVerdict>, JudgeError>>,
+    batch: impl Future<Output = Result<Vec<JudgeVerdict>, RunError>>,
 ) -> anyhow::Result<Duration> {
     let started = Instant::now();
     let verdicts = batch.await?;

@@ -40,7 +40,7 @@ pub struct Budget {
 
 /// Why a call was not made under a budget.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum Refused {
+pub enum OverBudget {
     /// Its worst case does not fit in what is left.
     #[error(
         "{} of ${limit:.5} reached after ${spent:.5}: the call could cost up to ${worst:.5}, which is more \
@@ -150,8 +150,8 @@ impl Budget {
     }
 
     /// Reserves `worst` for a call, or says why the call may not be made.
-    pub fn reserve(&self, worst: &Worst) -> Result<f64, Refused> {
-        let refuse = |refused: Refused| {
+    pub fn reserve(&self, worst: &Worst) -> Result<f64, OverBudget> {
+        let refuse = |refused: OverBudget| {
             self.refused.fetch_add(1, Ordering::Relaxed);
             Err(refused)
         };
@@ -160,7 +160,7 @@ impl Budget {
             Worst::Unpriced(model) => {
                 // Counted for the run's reports; a ledger that cannot be written is said below.
                 let _ = self.ledger.update(|spend| spend.refused += 1);
-                return refuse(Refused::Unpriced {
+                return refuse(OverBudget::Unpriced {
                     model: model.clone(),
                 });
             }
@@ -178,13 +178,13 @@ impl Budget {
         });
         match held {
             Ok(Ok(())) => Ok(usd),
-            Ok(Err(spent)) => refuse(Refused::Reached {
+            Ok(Err(spent)) => refuse(OverBudget::Reached {
                 owner: self.owner.clone(),
                 limit,
                 spent,
                 worst: usd,
             }),
-            Err((path, problem)) => refuse(Refused::Ledger { path, problem }),
+            Err((path, problem)) => refuse(OverBudget::Ledger { path, problem }),
         }
     }
 
@@ -376,7 +376,7 @@ mod tests {
         let call = |budget: &Budget| {
             let held = budget.reserve(&Worst::Usd(0.1))?;
             budget.settle(held, 0.1);
-            Ok::<(), Refused>(())
+            Ok::<(), OverBudget>(())
         };
         // Each call a process of its own, the two runs' writes interleaved.
         for _ in 0..2 {

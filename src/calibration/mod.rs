@@ -25,14 +25,14 @@ use std::sync::Arc;
 
 use crate::case::{Case, Evaluator, Executor, Given, RequestTemplate, Sampling};
 use crate::config::Config;
-use crate::judge::JudgeError;
 use crate::model::Subject;
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::{SamplePlan, Threshold};
 use crate::render::shorten;
+use crate::run::RunError;
 use crate::spanned::{FileError, FileKind};
 use crate::suite::{SuiteFile, Walked};
-pub use parse::{Item, Set};
+pub use parse::{CalibrationItem, Set};
 pub use result::{JudgeResult, Observation, ResultFile};
 
 /// The suffix of calibration set files.
@@ -57,7 +57,7 @@ pub fn result_path(set_file: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// What the calibration files hold, set by set.
-pub enum Entry {
+pub enum SetEntry {
     /// A set to run: its case (one sample per item) and its items' names, in order.
     Set {
         /// The case.
@@ -89,7 +89,7 @@ pub fn load(file: &SuiteFile) -> Result<Set, FileError> {
 }
 
 /// The sets under the suite roots. With `exact`, only the set the requested trial belongs to.
-pub fn entries(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<Entry> {
+pub fn entries(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<SetEntry> {
     let mut entries = Vec::new();
     for file in discover(config, walked) {
         let name = trial_name(&file.name);
@@ -97,11 +97,11 @@ pub fn entries(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<Ent
             continue;
         }
         let entry = match (load(&file), &config.judge) {
-            (Err(error), _) => Entry::Broken {
+            (Err(error), _) => SetEntry::Broken {
                 name,
                 message: error.to_string(),
             },
-            (Ok(_), None) => Entry::Broken {
+            (Ok(_), None) => SetEntry::Broken {
                 name,
                 message: format!(
                     "{}: a calibration set measures the judge, and {}",
@@ -118,7 +118,7 @@ pub fn entries(config: &Config, walked: &Walked, exact: Option<&str>) -> Vec<Ent
                         model: judge.model.clone(),
                     },
                 );
-                Entry::Set {
+                SetEntry::Set {
                     case: Box::new(case),
                     items,
                 }
@@ -164,7 +164,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
                 ),
                 // A judge that gives no verdict (cut off, unreadable) did not get the item right: it
                 // counts against its accuracy as the wrong answer, instead of erroring the whole set.
-                Err(JudgeError::NoVerdict(why)) => (
+                Err(RunError::NoVerdict(why)) => (
                     !item.expected,
                     (*judge).clone(),
                     Some(format!(
@@ -229,7 +229,12 @@ pub fn case(set: Set, judge: Subject) -> Case {
 
 /// How an item's verdict ends its sample: agreeing passes; disagreeing fails only when the set
 /// requires a minimum accuracy (see the module documentation).
-pub fn judged(set: &Set, item: &Item, said_yes: bool, reasoning: Option<&str>) -> SampleOutcome {
+pub fn judged(
+    set: &Set,
+    item: &CalibrationItem,
+    said_yes: bool,
+    reasoning: Option<&str>,
+) -> SampleOutcome {
     if said_yes == item.expected || set.min_accuracy.is_none() {
         return SampleOutcome::PASSED;
     }
@@ -259,7 +264,7 @@ mod tests {
             name: "s".into(),
             file: "s.calibration.toml".into(),
             min_accuracy,
-            items: vec![Item {
+            items: vec![CalibrationItem {
                 name: "alice".into(),
                 kind: Some("factual_presence".into()),
                 prompt: String::new(),

@@ -9,7 +9,7 @@ use crate::spanned::{NamedTables, Problem, Reader, did_you_mean, real, string, u
 
 /// One labelled judge case.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Item {
+pub struct CalibrationItem {
     /// Its name (the trial is `calibration::<set>::<name>`).
     pub name: String,
     /// The question type (one of the judge's seven), if given.
@@ -34,7 +34,7 @@ pub struct Set {
     /// The least share of items the judge must get right, if the set requires one.
     pub min_accuracy: Option<f64>,
     /// The items, in file order.
-    pub items: Vec<Item>,
+    pub items: Vec<CalibrationItem>,
 }
 
 const SET_KEYS: [&str; 3] = ["description", "min_accuracy", "items"];
@@ -115,7 +115,7 @@ pub fn parse(name: &str, file: &str, text: &str) -> Result<Set, Vec<Problem>> {
                 article: "an",
                 owner: "set",
             };
-            items = r.named_tables(node, &tables, |item: &Item| &item.name, item);
+            items = r.named_tables(node, &tables, |item: &CalibrationItem| &item.name, item);
         }
     }
     if !r.problems.is_empty() {
@@ -136,7 +136,7 @@ fn item(
     t: &DeTable<'_>,
     span: std::ops::Range<usize>,
     path: &str,
-) -> Option<Item> {
+) -> Option<CalibrationItem> {
     for (key, _) in t.iter() {
         let k = key.get_ref().as_ref();
         if !ITEM_KEYS.contains(&k) {
@@ -235,7 +235,7 @@ fn item(
             }
         }
     };
-    Some(Item {
+    Some(CalibrationItem {
         name: name?,
         kind: kind?,
         prompt: prompt?,

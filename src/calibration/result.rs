@@ -219,11 +219,11 @@ pub fn merge(file: Option<ResultFile>, set: &Set, result: JudgeResult) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::calibration::parse::Item;
+    use crate::calibration::parse::CalibrationItem;
     use crate::config::JudgeConfig;
 
     fn set() -> Set {
-        let item = |name: &str, kind: Option<&str>, expected| Item {
+        let item = |name: &str, kind: Option<&str>, expected| CalibrationItem {
             name: name.into(),
             kind: kind.map(str::to_string),
             prompt: String::new(),

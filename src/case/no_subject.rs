@@ -1,16 +1,17 @@
 //! Why a case's samples cannot be made: the trial fails with it once, before anything is sent.
 
+use std::fmt;
+
 use crate::config::UnknownProvider;
 
-/// Why no sample of a case can be made, said with where to fix it.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Why no sample of a case can be made, said with where to fix it: the reason each of its samples
+/// errors with (a reason the case holds, not an error anything returns).
+#[derive(Debug, Clone, PartialEq)]
 pub enum NoSubject {
     /// The provider or the model is set nowhere: in the front end's words (the attribute's keys or
     /// the suite's), with where to set them.
-    #[error("{0}")]
     Unset(String),
     /// The provider is no endpoint's; `at` is the test and where it is.
-    #[error("{at}: {problem}")]
     UnknownProvider {
         /// The test and where it is.
         at: String,
@@ -19,6 +20,14 @@ pub enum NoSubject {
     },
     /// A placeholder of the prompt or of `messages` has no value (the attribute's words, with the
     /// fix).
-    #[error("{0}")]
     MissingPlaceholder(String),
+}
+
+impl fmt::Display for NoSubject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoSubject::Unset(said) | NoSubject::MissingPlaceholder(said) => f.write_str(said),
+            NoSubject::UnknownProvider { at, problem } => write!(f, "{at}: {problem}"),
+        }
+    }
 }

@@ -84,13 +84,12 @@ fn changed_messages(old: &[Message], new: &[Message]) -> Vec<usize> {
         .changes
         .iter()
         .filter_map(|change| match change {
-            super::diff::Change::Value { path, .. } | super::diff::Change::Items { path, .. } => {
-                match path.0.first() {
-                    Some(super::diff::Step::Index(i)) => Some(*i),
-                    _ => None,
-                }
-            }
-            super::diff::Change::Target { .. } => None,
+            super::diff::RequestChange::Value { path, .. }
+            | super::diff::RequestChange::Items { path, .. } => match path.0.first() {
+                Some(super::diff::Step::Index(i)) => Some(*i),
+                _ => None,
+            },
+            super::diff::RequestChange::Target { .. } => None,
         })
         .collect();
     changed.dedup();

@@ -100,7 +100,7 @@ pub enum Refusal {
 
 /// What to do with one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub enum CallDecision {
     /// Answer from the cassette.
     Replay,
     /// Call the provider, and write the answer where `write` says.
@@ -121,9 +121,9 @@ pub enum Decision {
 /// a key and its answer goes pending for review; under CI it fails, unless a pending folder is set.
 /// `--record` calls everything; what would replace a recording goes pending too, unless accepted at
 /// once. A `live_only` test without a recording is ignored in auto and replay modes, under CI too.
-pub fn decide(s: &Situation<'_>) -> Decision {
+pub fn decide(s: &Situation<'_>) -> CallDecision {
     let missing_key = |var: &str| {
-        Decision::Fail(Refusal::MissingKey {
+        CallDecision::Fail(Refusal::MissingKey {
             var: var.to_string(),
         })
     };
@@ -134,40 +134,40 @@ pub fn decide(s: &Situation<'_>) -> Decision {
     match s.mode {
         CassetteMode::Off => match s.missing_key {
             Some(var) => missing_key(var),
-            None => Decision::Call {
+            None => CallDecision::Call {
                 write: Write::Nowhere,
             },
         },
         CassetteMode::Record => match (s.missing_key, s.recording) {
             (Some(var), _) => missing_key(var),
-            (None, Recording::Absent) => Decision::Call {
+            (None, Recording::Absent) => CallDecision::Call {
                 write: Write::Cassette,
             },
             (None, Recording::Found | Recording::Stale { .. }) => {
-                Decision::Call { write: replacing }
+                CallDecision::Call { write: replacing }
             }
         },
         CassetteMode::Auto | CassetteMode::Replay => match s.recording {
-            Recording::Found => Decision::Replay,
-            _ if s.live_only => Decision::Ignore(Ignore::LiveOnly),
+            Recording::Found => CallDecision::Replay,
+            _ if s.live_only => CallDecision::Ignore(Ignore::LiveOnly),
             Recording::Stale { recorded } => {
-                let stale = Decision::Fail(Refusal::Stale { recorded });
+                let stale = CallDecision::Fail(Refusal::Stale { recorded });
                 let may_call = s.mode == CassetteMode::Auto
                     && (!s.ci || s.replacements == Replacements::PendingDir);
                 match s.missing_key {
-                    None if may_call => Decision::Call { write: replacing },
+                    None if may_call => CallDecision::Call { write: replacing },
                     _ => stale,
                 }
             }
             Recording::Absent if s.mode == CassetteMode::Replay => {
-                Decision::Fail(Refusal::NotRecorded)
+                CallDecision::Fail(Refusal::NotRecorded)
             }
-            Recording::Absent if s.ci => Decision::Fail(Refusal::NotRecordedUnderCi),
+            Recording::Absent if s.ci => CallDecision::Fail(Refusal::NotRecordedUnderCi),
             Recording::Absent => match s.missing_key {
-                Some(var) => Decision::Ignore(Ignore::NoKey {
+                Some(var) => CallDecision::Ignore(Ignore::NoKey {
                     var: var.to_string(),
                 }),
-                None => Decision::Call {
+                None => CallDecision::Call {
                     write: Write::Cassette,
                 },
             },
@@ -179,15 +179,14 @@ pub fn decide(s: &Situation<'_>) -> Decision {
 /// the run, with what it can tell of the recording then, so that nextest (which reads an ignored
 /// trial's exit status as a pass) can be told up front.
 pub fn ignored(situation: &Situation<'_>) -> bool {
-    matches!(decide(situation), Decision::Ignore(_))
+    matches!(decide(situation), CallDecision::Ignore(_))
 }
 
 /// How the summary and libtest say a `live_only` test without a recording was not run.
 pub const LIVE_ONLY: &str = "live only, not run";
 
 /// Why a trial is ignored: the kind, and the message that says what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unavailable {
     /// Why.
     pub why: Ignore,
@@ -319,22 +318,22 @@ mod tests {
 
     const STALE: Recording = Recording::Stale { recorded: 3 };
 
-    fn call(write: Write) -> Decision {
-        Decision::Call { write }
+    fn call(write: Write) -> CallDecision {
+        CallDecision::Call { write }
     }
     const CASSETTE: Write = Write::Cassette;
     const PENDING: Write = Write::Pending;
     const NOWHERE: Write = Write::Nowhere;
-    fn no_key() -> Decision {
-        Decision::Ignore(Ignore::NoKey { var: "K".into() })
+    fn no_key() -> CallDecision {
+        CallDecision::Ignore(Ignore::NoKey { var: "K".into() })
     }
-    fn live_only() -> Decision {
-        Decision::Ignore(Ignore::LiveOnly)
+    fn live_only() -> CallDecision {
+        CallDecision::Ignore(Ignore::LiveOnly)
     }
-    fn fail(r: Refusal) -> Decision {
-        Decision::Fail(r)
+    fn fail(r: Refusal) -> CallDecision {
+        CallDecision::Fail(r)
     }
-    fn missing_key() -> Decision {
+    fn missing_key() -> CallDecision {
         fail(Refusal::MissingKey { var: "K".into() })
     }
 
@@ -343,10 +342,10 @@ mod tests {
         let stale = fail(Refusal::Stale { recorded: 3 });
         // (mode, recording, key set, ci, live_only) -> decision, replacements pending beside the cassette
         #[rustfmt::skip]
-        let table: Vec<(CassetteMode, Recording, bool, bool, bool, Decision)> = vec![
+        let table: Vec<(CassetteMode, Recording, bool, bool, bool, CallDecision)> = vec![
             // auto: replay what is recorded, whatever else holds
-            (Auto, Found, false, false, false, Decision::Replay),
-            (Auto, Found, true, true, true, Decision::Replay),
+            (Auto, Found, false, false, false, CallDecision::Replay),
+            (Auto, Found, true, true, true, CallDecision::Replay),
             // auto, changed since recorded: locally with a key, call and keep the answer pending
             (Auto, STALE, true, false, false, call(PENDING)),
             // ... without a key, or under CI: fail (nothing to call with, or CI never calls)
@@ -366,7 +365,7 @@ mod tests {
             (Auto, Absent, true, true, true, live_only()),
             (Auto, Absent, false, true, true, live_only()),
             // replay: never calls
-            (Replay, Found, false, false, false, Decision::Replay),
+            (Replay, Found, false, false, false, CallDecision::Replay),
             (Replay, STALE, true, false, false, stale),
             (Replay, Absent, true, false, false, fail(Refusal::NotRecorded)),
             (Replay, Absent, true, true, false, fail(Refusal::NotRecorded)),

@@ -55,7 +55,7 @@ impl fmt::Display for Path {
 
 /// One difference between two requests.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Change<'a> {
+pub enum RequestChange<'a> {
     /// The method and path, or the query, as `old` and `new` show them.
     Target {
         /// What it was.
@@ -84,13 +84,15 @@ pub enum Change<'a> {
     },
 }
 
-impl Change<'_> {
+impl RequestChange<'_> {
     /// Where the change is, as a line names it: the JSON path, or `request` for the method, path and
     /// query.
     pub fn place(&self) -> String {
         match self {
-            Change::Target { .. } => "request".into(),
-            Change::Value { path, .. } | Change::Items { path, .. } => path.to_string(),
+            RequestChange::Target { .. } => "request".into(),
+            RequestChange::Value { path, .. } | RequestChange::Items { path, .. } => {
+                path.to_string()
+            }
         }
     }
 
@@ -98,9 +100,9 @@ impl Change<'_> {
     /// text shown around its first difference on each side (never two identical excerpts).
     pub fn line(&self) -> String {
         match self {
-            Change::Target { old, new } => format!("{old} → {new}"),
-            Change::Items { path, old, new } => format!("{path}: {old} items → {new}"),
-            Change::Value { path, old, new } => {
+            RequestChange::Target { old, new } => format!("{old} → {new}"),
+            RequestChange::Items { path, old, new } => format!("{path}: {old} items → {new}"),
+            RequestChange::Value { path, old, new } => {
                 let (old, new) = match (old, new) {
                     (Some(Value::String(a)), Some(Value::String(b))) => {
                         let (a, b) = excerpts(a, b);
@@ -125,9 +127,11 @@ impl Change<'_> {
             Some(other) => serde_json::to_string_pretty(other).unwrap_or_default(),
         };
         match self {
-            Change::Target { old, new } => (old.clone(), new.clone()),
-            Change::Items { old, new, .. } => (format!("{old} items"), format!("{new} items")),
-            Change::Value { old, new, .. } => (full(old), full(new)),
+            RequestChange::Target { old, new } => (old.clone(), new.clone()),
+            RequestChange::Items { old, new, .. } => {
+                (format!("{old} items"), format!("{new} items"))
+            }
+            RequestChange::Value { old, new, .. } => (full(old), full(new)),
         }
     }
 }
@@ -136,7 +140,7 @@ impl Change<'_> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestDiff<'a> {
     /// The changes, in path order (at most 256, `KEPT`).
-    pub changes: Vec<Change<'a>>,
+    pub changes: Vec<RequestChange<'a>>,
     /// How many changes there are, those not kept included.
     pub count: usize,
     /// The bytes of text that differ (the changed parts of changed texts): between two recordings as
@@ -152,9 +156,14 @@ impl RequestDiff<'_> {
         self.count == 0
     }
 
-    /// A line per change (see [`Change::line`]), at most `limit`, then how many more there are.
+    /// A line per change (see [`RequestChange::line`]), at most `limit`, then how many more there are.
     pub fn lines(&self, limit: usize) -> Vec<String> {
-        let mut lines: Vec<String> = self.changes.iter().take(limit).map(Change::line).collect();
+        let mut lines: Vec<String> = self
+            .changes
+            .iter()
+            .take(limit)
+            .map(RequestChange::line)
+            .collect();
         if self.count > lines.len() {
             lines.push(format!("and {} more", self.count - lines.len()));
         }
@@ -167,13 +176,13 @@ impl RequestDiff<'_> {
 pub fn requests<'a>(old: &'a RawRequest, new: &'a RawRequest) -> RequestDiff<'a> {
     let mut target = Vec::new();
     if old.method != new.method || old.path != new.path {
-        target.push(Change::Target {
+        target.push(RequestChange::Target {
             old: format!("{} {}", old.method, old.path),
             new: format!("{} {}", new.method, new.path),
         });
     }
     if old.query != new.query {
-        target.push(Change::Target {
+        target.push(RequestChange::Target {
             old: format!("query {:?}", old.query),
             new: format!("query {:?}", new.query),
         });
@@ -235,7 +244,7 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn change(&mut self, change: impl FnOnce() -> Change<'a>) -> Option<usize> {
+    fn change(&mut self, change: impl FnOnce() -> RequestChange<'a>) -> Option<usize> {
         self.diff.count += 1;
         (self.diff.changes.len() < KEPT).then(|| {
             self.diff.changes.push(change());
@@ -254,7 +263,7 @@ impl<'a> Walk<'a> {
                     match (a.get(key), b.get(key)) {
                         (Some(x), Some(y)) => self.field(at, key, x, y),
                         (x, y) => {
-                            self.change(|| Change::Value {
+                            self.change(|| RequestChange::Value {
                                 path: path(at),
                                 old: x,
                                 new: y,
@@ -266,7 +275,7 @@ impl<'a> Walk<'a> {
             }
             (Value::Array(a), Value::Array(b)) => {
                 if a.len() != b.len() {
-                    self.change(|| Change::Items {
+                    self.change(|| RequestChange::Items {
                         path: path(at),
                         old: a.len(),
                         new: b.len(),
@@ -281,14 +290,14 @@ impl<'a> Walk<'a> {
             (Value::String(a), Value::String(b)) if a != b => {
                 let (start, old_end, new_end) = differing(a, b);
                 self.diff.changed_bytes += (old_end - start) + (new_end - start);
-                self.change(|| Change::Value {
+                self.change(|| RequestChange::Value {
                     path: path(at),
                     old: Some(old),
                     new: Some(new),
                 });
             }
             (a, b) if a != b => {
-                self.change(|| Change::Value {
+                self.change(|| RequestChange::Value {
                     path: path(at),
                     old: Some(a),
                     new: Some(b),
@@ -305,7 +314,7 @@ impl<'a> Walk<'a> {
                 let kept = if a == b {
                     None
                 } else {
-                    self.change(|| Change::Value {
+                    self.change(|| RequestChange::Value {
                         path: path(at),
                         old: Some(old),
                         new: Some(new),

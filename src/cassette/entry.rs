@@ -231,12 +231,12 @@ pub struct FileBody {
     pub entries: Vec<Entry>,
     /// What the checks of each sample recorded here decided when it was recorded (version 3; older
     /// files have none): what a review shows as "before".
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<RecordedChecks>,
 }
 
 /// What one sample's checks decided on the answers recorded with it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct RecordedChecks {
     /// The test target that recorded the sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
@@ -300,7 +300,7 @@ struct DiskBody {
     texts: BTreeMap<String, String>,
     entries: Vec<RawEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    verdicts: Vec<Verdict>,
+    verdicts: Vec<RecordedChecks>,
 }
 
 impl From<FileBody> for DiskBody {
@@ -503,13 +503,13 @@ fn is_first(nth: &u32) -> bool {
 /// case of a suite embedding the same reference) replays one recording.
 pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
     #[derive(Serialize)]
-    struct Keyed<'a> {
+    struct EmbeddingKeyed<'a> {
         kind: &'static str,
         provider: &'a str,
         model: &'a str,
         input: &'a str,
     }
-    let keyed = Keyed {
+    let keyed = EmbeddingKeyed {
         kind: "embedding",
         provider,
         model: &request.model,
@@ -524,7 +524,7 @@ pub fn embedding_key(provider: &str, request: &EmbeddingRequest) -> String {
 #[cfg(any(feature = "endpoint", test))]
 pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: u32) -> String {
     #[derive(Serialize)]
-    struct Keyed<'a> {
+    struct RawKeyed<'a> {
         kind: &'static str,
         test: &'a str,
         run: u32,
@@ -534,7 +534,7 @@ pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: 
         body: &'a serde_json::Value,
         ordinal: u32,
     }
-    digest_of(&Keyed {
+    digest_of(&RawKeyed {
         kind: "raw",
         test,
         run,

@@ -7,14 +7,16 @@ use std::sync::MutexGuard;
 use std::time::Instant;
 
 use super::pending::{self, SampleCalls, SampleId};
-use super::{Cassette, CassetteError, Edit, Entry, ReplaceInto, State, Verdict, WRITE_INTERVAL};
+use super::{
+    Cassette, CassetteError, Edit, Entry, RecordedChecks, ReplaceInto, State, WRITE_INTERVAL,
+};
 
 /// What one flush writes.
 struct Batch {
     /// First recordings.
     new: Vec<Entry>,
     /// Verdicts of first-recorded samples.
-    verdicts: Vec<Verdict>,
+    verdicts: Vec<RecordedChecks>,
     /// Replacements accepted at once, written into the cassette.
     into_cassette: BTreeMap<SampleId, SampleCalls>,
     /// Replacements for review, written into the pending file.

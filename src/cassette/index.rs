@@ -305,14 +305,14 @@ fn json_string(text: &str) -> String {
 
 /// Where a cassette file's `texts` and each of its entries are, as byte ranges.
 #[derive(Debug, Default, PartialEq)]
-struct Layout {
+struct FolderLayout {
     texts: Option<(usize, usize)>,
     entries: Vec<(usize, usize)>,
 }
 
 /// The layout of `text`, a cassette's JSON object. serde_json's raw values borrow their text from
 /// `text` unparsed, so where each one starts in it is its layout.
-fn scan(text: &str) -> Option<Layout> {
+fn scan(text: &str) -> Option<FolderLayout> {
     #[derive(serde::Deserialize)]
     struct Raw<'a> {
         #[serde(borrow)]
@@ -325,7 +325,7 @@ fn scan(text: &str) -> Option<Layout> {
         let start = value.get().as_ptr() as usize - text.as_ptr() as usize;
         (start, start + value.get().len())
     };
-    Some(Layout {
+    Some(FolderLayout {
         texts: raw.texts.map(range),
         entries: raw.entries.into_iter().map(range).collect(),
     })

@@ -30,8 +30,8 @@ mod store;
 #[cfg(any(feature = "endpoint", test))]
 pub use entry::raw_key;
 pub use entry::{
-    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, Verdict, embedding_key,
-    entry_key, entry_key_nth, latency_of, now_rfc3339,
+    CheckVerdict, Entry, Exchange, FORMAT_VERSION, FileBody, Recorded, RecordedChecks,
+    embedding_key, entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
 pub(crate) use file::{read_body, read_entries};
@@ -39,6 +39,7 @@ pub use index::Loading;
 pub use owner::{Target, this_target};
 pub use store::{Blocker, CassetteStore};
 
+use crate::config::ConfigError;
 use file::{WhenEmpty, rewrite_locked};
 use owner::{Recordings, Slot};
 use pending::{SampleCalls, SampleId};
@@ -63,13 +64,16 @@ impl CassetteMode {
     pub const ENV: &'static str = "PROMPT_TESTER_CASSETTE";
 
     /// Parses a mode name; unknown names are an error that lists the valid ones.
-    pub fn parse(value: &str) -> Result<Self, ModeError> {
+    pub fn parse(value: &str) -> Result<Self, ConfigError> {
         match value.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(Self::Auto),
             "replay" => Ok(Self::Replay),
             "record" => Ok(Self::Record),
             "off" => Ok(Self::Off),
-            _ => Err(ModeError(value.to_string())),
+            _ => Err(ConfigError::Mode {
+                name: Self::ENV,
+                value: value.to_string(),
+            }),
         }
     }
 
@@ -84,7 +88,7 @@ impl CassetteMode {
     }
 
     /// The mode from the environment (`Auto` when unset).
-    pub fn from_env() -> Result<Self, ModeError> {
+    pub fn from_env() -> Result<Self, ConfigError> {
         match crate::config::env_var(Self::ENV) {
             Some(value) => Self::parse(&value),
             None => Ok(Self::Auto),
@@ -118,11 +122,6 @@ impl Policy {
         }
     }
 }
-
-/// A `PROMPT_TESTER_CASSETTE` value that names no mode.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{env}={0:?} is not a cassette mode: use one of auto, replay, record, off", env = CassetteMode::ENV)]
-pub struct ModeError(pub String);
 
 /// What [`Cassette::prune`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -169,7 +168,7 @@ struct State {
     /// The samples this run recorded first (nothing was recorded for them before).
     first_recorded: BTreeSet<SampleId>,
     /// The verdicts of first-recorded samples, not yet written.
-    verdicts_unwritten: Vec<Verdict>,
+    verdicts_unwritten: Vec<RecordedChecks>,
     /// Samples recorded anew in this run that replace what the file holds: every call each made.
     replacing: BTreeMap<SampleId, Replacement>,
     /// Of those, the ones with calls not yet written.
@@ -182,7 +181,7 @@ struct State {
 struct Replacement {
     to: ReplaceInto,
     entries: Vec<Entry>,
-    verdict: Option<Verdict>,
+    verdict: Option<RecordedChecks>,
 }
 
 /// Where a sample's replacing calls are written.
@@ -202,7 +201,7 @@ struct Edit<'a> {
     /// Samples whose recordings are replaced as a whole by these calls.
     replaced: BTreeMap<SampleId, SampleCalls>,
     /// Verdicts of samples recorded first, since the last write.
-    verdicts: Vec<Verdict>,
+    verdicts: Vec<RecordedChecks>,
     /// Entries to remove.
     remove: BTreeSet<Slot>,
     /// Keys whose entry naming no target becomes this target's.
@@ -403,7 +402,11 @@ impl Cassette {
     /// Keeps what `sample`'s checks decided, with the calls it recorded in this run (first recorded
     /// or replacing): what a later review shows as "before" or "after". A sample that only replayed
     /// keeps the verdict it has.
-    pub fn note_verdict(&self, sample: &SampleId, verdict: Verdict) -> Result<(), CassetteError> {
+    pub fn note_verdict(
+        &self,
+        sample: &SampleId,
+        verdict: RecordedChecks,
+    ) -> Result<(), CassetteError> {
         let mut state = self.state();
         if let Some(replacement) = state.replacing.get_mut(sample) {
             replacement.verdict = Some(verdict);
@@ -598,7 +601,7 @@ impl Cassette {
             // A verdict stays while its sample has recordings, and a new one replaces the old.
             let recorded: std::collections::HashSet<(&str, u32)> =
                 entries.iter().map(|e| (e.test.as_str(), e.run)).collect();
-            let mut verdicts: Vec<Verdict> = held
+            let mut verdicts: Vec<RecordedChecks> = held
                 .verdicts
                 .into_iter()
                 .filter(|v| {
@@ -618,7 +621,7 @@ impl Cassette {
 }
 
 /// Whether two verdicts are of one sample.
-fn same_sample(a: &Verdict, b: &Verdict) -> bool {
+fn same_sample(a: &RecordedChecks, b: &RecordedChecks) -> bool {
     a.test == b.test && a.run == b.run && a.target == b.target
 }
 

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::CassetteError;
-use super::entry::{Entry, FileBody, Verdict};
+use super::entry::{Entry, FileBody, RecordedChecks};
 use super::file::{WhenEmpty, read_body, rewrite_locked};
 use super::owner::Target;
 use crate::role::CallRole;
@@ -52,7 +52,7 @@ impl SampleId {
     }
 
     /// Whether `verdict` is this sample's.
-    pub fn judged_by(&self, verdict: &Verdict) -> bool {
+    pub fn judged_by(&self, verdict: &RecordedChecks) -> bool {
         verdict.test == self.test
             && verdict.run == self.run
             && (verdict.target.is_none() || verdict.target == self.target)
@@ -107,7 +107,7 @@ pub struct SampleCalls {
     /// Every call of the sample.
     pub entries: Vec<Entry>,
     /// Its checks' verdict.
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<RecordedChecks>,
 }
 
 /// The samples of a file: their calls, each with its verdict when the file holds one.
@@ -158,7 +158,7 @@ pub fn replace_samples(held: FileBody, samples: &BTreeMap<SampleId, SampleCalls>
             *old = entry.clone();
         }
     }
-    let mut verdicts: Vec<Verdict> = held
+    let mut verdicts: Vec<RecordedChecks> = held
         .verdicts
         .into_iter()
         .filter(|v| !samples.keys().any(|s| s.judged_by(v)))
@@ -173,7 +173,7 @@ pub fn replace_samples(held: FileBody, samples: &BTreeMap<SampleId, SampleCalls>
 }
 
 /// Verdicts in the order a file holds them: by test, run and target.
-pub(super) fn sort_verdicts(verdicts: &mut [Verdict]) {
+pub(super) fn sort_verdicts(verdicts: &mut [RecordedChecks]) {
     verdicts.sort_by(|a, b| (&a.test, a.run, &a.target).cmp(&(&b.test, b.run, &b.target)));
 }
 
@@ -199,9 +199,9 @@ pub struct PendingSample {
     /// The calls the cassette holds for the sample now (none: it would be a first recording).
     pub old: Vec<Entry>,
     /// What the sample's checks decided on the new calls (none: recorded before verdicts were kept).
-    pub new_verdict: Option<Verdict>,
+    pub new_verdict: Option<RecordedChecks>,
     /// What they decided on the accepted calls, when the cassette kept it.
-    pub old_verdict: Option<Verdict>,
+    pub old_verdict: Option<RecordedChecks>,
 }
 
 impl PendingFile {
@@ -532,9 +532,9 @@ mod tests {
         assert_eq!(keys(&cassette), ["judge", "new", "other"]);
     }
 
-    fn verdict(status: &str, passed: bool) -> Verdict {
+    fn verdict(status: &str, passed: bool) -> RecordedChecks {
         let status = serde_json::from_value(serde_json::json!(status)).unwrap();
-        Verdict {
+        RecordedChecks {
             target: None,
             test: String::new(),
             run: 0,
@@ -557,7 +557,7 @@ mod tests {
         let sample = c.sample("t", 1);
         c.record(entry("t", 1, CallRole::Subject, "old", "old answer"))
             .unwrap();
-        let named = |mut v: Verdict| {
+        let named = |mut v: RecordedChecks| {
             v.target = sample.target.clone();
             v.test = "t".into();
             v.run = 1;
@@ -608,7 +608,7 @@ mod tests {
     fn a_write_that_fails_keeps_the_verdicts_and_replacements_it_had_taken() {
         let (scratch, c) = opened("pending-failed-write", "s");
         let sample = c.sample("t", 1);
-        let named = |mut v: Verdict| {
+        let named = |mut v: RecordedChecks| {
             v.target = sample.target.clone();
             v.test = "t".into();
             v.run = 1;

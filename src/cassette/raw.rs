@@ -42,12 +42,12 @@ pub enum RawBody {
     /// `application/json`.
     Json(Value),
     /// `text/event-stream`.
-    Events(Vec<Event>),
+    Events(Vec<StreamEvent>),
 }
 
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
+pub struct StreamEvent {
     /// Its `event:` name (Anthropic's `message_start`, ...); OpenAI and Gemini send none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
@@ -77,12 +77,12 @@ pub fn canonical(value: Value) -> Value {
 
 /// The events of a `text/event-stream` body, in order. Comments, `id:` and `retry:` lines are dropped;
 /// several `data:` lines of one event are joined with a newline, as the format says.
-pub fn parse_events(text: &str) -> Vec<Event> {
+pub fn parse_events(text: &str) -> Vec<StreamEvent> {
     let mut events = Vec::new();
     let (mut name, mut data): (Option<String>, Option<String>) = (None, None);
     let mut flush = |name: &mut Option<String>, data: &mut Option<String>| {
         if let Some(text) = data.take() {
-            events.push(Event {
+            events.push(StreamEvent {
                 event: name.take(),
                 data: event_data(text),
             });
@@ -121,7 +121,7 @@ fn event_data(text: String) -> Value {
 }
 
 /// `events` as a `text/event-stream` body, each event as the client first read it.
-pub fn write_events(events: &[Event]) -> String {
+pub fn write_events(events: &[StreamEvent]) -> String {
     let mut out = String::new();
     for e in events {
         if let Some(name) = &e.event {

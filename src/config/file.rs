@@ -9,7 +9,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Config, ConfigError, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys, Source, defaults,
+    Config, ConfigError, ConfigSource, Defaults, EmbeddingsConfig, JudgeConfig, SamplingKeys,
+    defaults,
 };
 use crate::config::sampling::MAX_SEED;
 
@@ -115,7 +116,7 @@ impl Config {
             path: path.to_path_buf(),
             message: with_the_file_s_name(e.to_string()),
         })?;
-        let source = Source { path, text };
+        let source = ConfigSource { path, text };
         // A number of seconds in [min, a day], or an error at its line.
         let seconds = |key: &str, value: &Spanned<f64>, min: f64| {
             let secs = *value.get_ref();

@@ -27,7 +27,7 @@ pub use env::is_ci;
 pub(crate) use env::var_os;
 pub(crate) use env::{add_dotenv, env_var};
 pub(crate) use layered::{Layered, layered_fieldwise};
-pub use sampling::{MAX_SEED, SamplingError, SamplingKeys, run_seed};
+pub use sampling::{MAX_SEED, SamplingKeys, SamplingProblem, run_seed};
 
 /// The configuration file's name, looked up at the crate root.
 pub const CONFIG_FILE: &str = "prompt-tester.toml";
@@ -61,6 +61,14 @@ pub enum ConfigError {
         /// What is allowed.
         expected: String,
     },
+    /// A cassette mode (`PROMPT_TESTER_CASSETTE`) that names no mode.
+    #[error("{name}={value:?} is not a cassette mode: use one of auto, replay, record, off")]
+    Mode {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
     /// A value is out of range.
     #[error("{}: `{key}` {problem}", located(path, *line))]
     Invalid {
@@ -86,12 +94,12 @@ fn located(path: &Path, line: Option<usize>) -> String {
 /// A configuration file as its readers see it: its path, which errors name, and its text, in which a
 /// value's span finds its line.
 #[derive(Clone, Copy)]
-struct Source<'a> {
+struct ConfigSource<'a> {
     path: &'a Path,
     text: &'a str,
 }
 
-impl Source<'_> {
+impl ConfigSource<'_> {
     /// `key` is invalid (`problem`: why, and how to fix it); `at`, where its value starts, gives the
     /// error its line.
     fn invalid(

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Config, ConfigError, EndpointConfig, Source, WireFormat, env_var};
+use super::{Config, ConfigError, ConfigSource, EndpointConfig, WireFormat, env_var};
 use crate::pricing::Price;
 
 /// A `[providers.NAME]` table.
@@ -66,7 +66,7 @@ impl Config {
     /// Applies the `[providers]` tables of the file `source`.
     pub(super) fn apply_providers(
         &mut self,
-        source: Source<'_>,
+        source: ConfigSource<'_>,
         providers: BTreeMap<String, FileProvider>,
     ) -> Result<(), ConfigError> {
         // A built-in provider's alias configures that provider (`[providers.gemini]` is `google`).
@@ -168,7 +168,7 @@ impl Config {
     /// Applies the `[prices]` tables of the file `source`.
     pub(super) fn apply_prices(
         &mut self,
-        source: Source<'_>,
+        source: ConfigSource<'_>,
         prices: BTreeMap<String, FilePrice>,
     ) -> Result<(), ConfigError> {
         for (model, price) in prices {

@@ -9,7 +9,7 @@ use prompt_tester_keys::Key;
 use prompt_tester_keys::sampling::{Conflict, TooFewRuns};
 
 use crate::defaults;
-use crate::stats::sprt::{Sprt, SprtError};
+use crate::stats::sprt::{Sprt, SprtProblem};
 
 /// The largest `seed`: Gemini's seed is a signed 32-bit integer.
 pub use prompt_tester_keys::MAX_SEED;
@@ -42,7 +42,7 @@ pub struct SamplingKeys {
 /// What is wrong with a set of sampling keys. `key()` names the key to fix; the message reads
 /// "`key` {problem}".
 #[derive(Debug, Clone, PartialEq)]
-pub enum SamplingError {
+pub enum SamplingProblem {
     /// `runs` is 0.
     NoRuns,
     /// `pass_threshold` outside (0, 1].
@@ -54,31 +54,31 @@ pub enum SamplingError {
     /// `early_stop` beside `pass_rate`.
     EarlyStopAdaptive,
     /// An adaptive value out of range.
-    Sprt(SprtError),
+    Sprt(SprtProblem),
 }
 
-impl SamplingError {
+impl SamplingProblem {
     /// The key the problem is about.
     pub fn key(&self) -> Key {
         match self {
-            SamplingError::NoRuns => Key::Runs,
-            SamplingError::Threshold(_) => Key::PassThreshold,
-            SamplingError::Sprt(e) => e.key(),
-            SamplingError::Both(_)
-            | SamplingError::AdaptiveOnly(_)
-            | SamplingError::EarlyStopAdaptive => self.conflict().key(),
+            SamplingProblem::NoRuns => Key::Runs,
+            SamplingProblem::Threshold(_) => Key::PassThreshold,
+            SamplingProblem::Sprt(e) => e.key(),
+            SamplingProblem::Both(_)
+            | SamplingProblem::AdaptiveOnly(_)
+            | SamplingProblem::EarlyStopAdaptive => self.conflict().key(),
         }
     }
 
     /// What is wrong, after the key: "is 0; it must be at least 1 (the number of samples)".
     pub fn problem(&self) -> String {
         match self {
-            SamplingError::NoRuns => "is 0; it must be at least 1 (the number of samples)".into(),
-            SamplingError::Threshold(threshold) => Key::PassThreshold.is_out_of_range(*threshold),
-            SamplingError::Sprt(e) => e.problem(),
-            SamplingError::Both(_)
-            | SamplingError::AdaptiveOnly(_)
-            | SamplingError::EarlyStopAdaptive => self.conflict().problem().to_string(),
+            SamplingProblem::NoRuns => "is 0; it must be at least 1 (the number of samples)".into(),
+            SamplingProblem::Threshold(threshold) => Key::PassThreshold.is_out_of_range(*threshold),
+            SamplingProblem::Sprt(e) => e.problem(),
+            SamplingProblem::Both(_)
+            | SamplingProblem::AdaptiveOnly(_)
+            | SamplingProblem::EarlyStopAdaptive => self.conflict().problem().to_string(),
         }
     }
 
@@ -86,33 +86,31 @@ impl SamplingError {
     /// three conflict variants.
     fn conflict(&self) -> Conflict {
         match self {
-            SamplingError::Both(key) => Conflict::Both(*key),
-            SamplingError::AdaptiveOnly(key) => Conflict::AdaptiveOnly(*key),
+            SamplingProblem::Both(key) => Conflict::Both(*key),
+            SamplingProblem::AdaptiveOnly(key) => Conflict::AdaptiveOnly(*key),
             _ => Conflict::EarlyStopAdaptive,
         }
     }
 }
 
-impl fmt::Display for SamplingError {
+impl fmt::Display for SamplingProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "`{}` {}", self.key(), self.problem())
     }
 }
 
-impl std::error::Error for SamplingError {}
-
-impl From<SprtError> for SamplingError {
-    fn from(e: SprtError) -> Self {
-        SamplingError::Sprt(e)
+impl From<SprtProblem> for SamplingProblem {
+    fn from(e: SprtProblem) -> Self {
+        SamplingProblem::Sprt(e)
     }
 }
 
-impl From<Conflict> for SamplingError {
+impl From<Conflict> for SamplingProblem {
     fn from(conflict: Conflict) -> Self {
         match conflict {
-            Conflict::Both(key) => SamplingError::Both(key),
-            Conflict::AdaptiveOnly(key) => SamplingError::AdaptiveOnly(key),
-            Conflict::EarlyStopAdaptive => SamplingError::EarlyStopAdaptive,
+            Conflict::Both(key) => SamplingProblem::Both(key),
+            Conflict::AdaptiveOnly(key) => SamplingProblem::AdaptiveOnly(key),
+            Conflict::EarlyStopAdaptive => SamplingProblem::EarlyStopAdaptive,
         }
     }
 }
@@ -149,7 +147,7 @@ impl SamplingKeys {
     }
 
     /// What is contradictory among keys written in one place (one attribute, one table), if anything.
-    pub fn conflict(&self) -> Option<SamplingError> {
+    pub fn conflict(&self) -> Option<SamplingProblem> {
         // `early_stop = false` beside `pass_rate` says nothing, so it is no contradiction.
         Conflict::among(|key| match key {
             Key::Runs => self.runs.is_some(),
@@ -161,20 +159,20 @@ impl SamplingKeys {
             Key::Indifference => self.indifference.is_some(),
             _ => false,
         })
-        .map(SamplingError::from)
+        .map(SamplingProblem::from)
     }
 
     /// What is out of range in keys that fill in for others (`[defaults]`): an adaptive value is
     /// checked as far as it can be without the test's own keys (an indifference against the pass rate
     /// only when both are here; otherwise against 0.5, the widest it can be).
     /// `early_stop` and `pass_rate` may both be defaults: each applies to its own kind of test.
-    pub fn check_defaults(&self) -> Result<(), SamplingError> {
+    pub fn check_defaults(&self) -> Result<(), SamplingProblem> {
         let max_runs = self.max_runs.unwrap_or(defaults::MAX_RUNS);
         let pass_rate = self.pass_rate.unwrap_or(0.5);
         let indifference = self.indifference.unwrap_or(defaults::INDIFFERENCE);
         let confidence = self.confidence.unwrap_or(defaults::CONFIDENCE);
         if max_runs == 0 {
-            return Err(SamplingError::Sprt(SprtError::MaxRuns(TooFewRuns {
+            return Err(SamplingProblem::Sprt(SprtProblem::MaxRuns(TooFewRuns {
                 max_runs: 0,
                 needed: 1,
                 pass_rate,
@@ -184,7 +182,7 @@ impl SamplingKeys {
         }
         match Sprt::new(pass_rate, indifference, confidence, max_runs) {
             // The runs needed depend on the test's pass rate unless it is here.
-            Err(SprtError::MaxRuns(_)) if self.pass_rate.is_none() => Ok(()),
+            Err(SprtProblem::MaxRuns(_)) if self.pass_rate.is_none() => Ok(()),
             Err(e) => Err(e.into()),
             Ok(_) => Ok(()),
         }
@@ -228,7 +226,7 @@ mod tests {
         };
         assert_eq!(
             both.over(&adaptive).conflict(),
-            Some(SamplingError::Both(Key::Runs))
+            Some(SamplingProblem::Both(Key::Runs))
         );
         assert_eq!(both.conflict().unwrap().key(), Key::PassRate);
         let stray = SamplingKeys {
@@ -238,14 +236,14 @@ mod tests {
         };
         assert_eq!(
             stray.conflict(),
-            Some(SamplingError::AdaptiveOnly(Key::Confidence))
+            Some(SamplingProblem::AdaptiveOnly(Key::Confidence))
         );
         let early = SamplingKeys {
             pass_rate: Some(0.8),
             early_stop: Some(true),
             ..SamplingKeys::default()
         };
-        assert_eq!(early.conflict(), Some(SamplingError::EarlyStopAdaptive));
+        assert_eq!(early.conflict(), Some(SamplingProblem::EarlyStopAdaptive));
     }
 
     /// `[defaults]` values are checked as far as they can be, in bounded time even for an extreme
@@ -280,15 +278,15 @@ mod tests {
         };
         assert_eq!(none.check_defaults().unwrap_err().key(), Key::MaxRuns);
         assert_eq!(
-            SamplingError::NoRuns.to_string(),
+            SamplingProblem::NoRuns.to_string(),
             "`runs` is 0; it must be at least 1 (the number of samples)"
         );
         assert_eq!(
-            SamplingError::Threshold(1.5).to_string(),
+            SamplingProblem::Threshold(1.5).to_string(),
             "`pass_threshold` is 1.5; it must be in (0, 1]: the share of samples that must pass, e.g. 0.8 for 4 of 5"
         );
         assert_eq!(
-            SamplingError::NoRuns.problem(),
+            SamplingProblem::NoRuns.problem(),
             "is 0; it must be at least 1 (the number of samples)"
         );
     }

@@ -41,7 +41,7 @@ impl Engine {
     /// [`cassette::Cassette::note_verdict`]); `verdict` names no sample yet, the scope does. A write
     /// that fails here is kept, retried and reported when the run flushes its recordings; a cassette
     /// that cannot be read was reported by the calls.
-    pub async fn note_verdict(&self, scope: &RunScope, mut verdict: cassette::Verdict) {
+    pub async fn note_verdict(&self, scope: &RunScope, mut verdict: cassette::RecordedChecks) {
         let Ok(Some(cassette)) = self.cassette_of(scope).await else {
             return;
         };

@@ -10,38 +10,38 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
 /// A cassette's name and a call's key.
-type Slot = (String, String);
+type CallSlot = (String, String);
 
 /// The calls of this run being made now, by slot.
 #[derive(Default)]
 pub(super) struct SameCalls {
-    making: Mutex<HashMap<Slot, Arc<AsyncMutex<()>>>>,
+    making: Mutex<HashMap<CallSlot, Arc<AsyncMutex<()>>>>,
 }
 
 /// The right to make the call of one slot; identical calls wait until it is dropped.
-pub(super) struct Turn<'a> {
+pub(super) struct SlotGuard<'a> {
     calls: &'a SameCalls,
-    slot: Slot,
+    slot: CallSlot,
     guard: Option<OwnedMutexGuard<()>>,
 }
 
 impl SameCalls {
     /// Waits until no other call of `key` in `cassette` is being made.
-    pub(super) async fn turn(&self, cassette: &str, key: &str) -> Turn<'_> {
+    pub(super) async fn turn(&self, cassette: &str, key: &str) -> SlotGuard<'_> {
         let slot = (cassette.to_string(), key.to_string());
         let lock = self
             .lock()
             .entry(slot.clone())
             .or_insert_with(|| Arc::new(AsyncMutex::new(())))
             .clone();
-        Turn {
+        SlotGuard {
             calls: self,
             slot,
             guard: Some(lock.lock_owned().await),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Slot, Arc<AsyncMutex<()>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CallSlot, Arc<AsyncMutex<()>>>> {
         self.making.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -52,7 +52,7 @@ impl SameCalls {
     }
 }
 
-impl Drop for Turn<'_> {
+impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
         let mut making = self.calls.lock();
         // The map and this guard hold the lock; anyone else holding it waits for its turn. Checked

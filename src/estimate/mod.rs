@@ -244,32 +244,32 @@ pub fn estimate(config: &Config, trials: &[Trial<'_>]) -> Estimate {
 
 /// One sample's calls of one kind: how many, their priced cost, how many lack a price.
 #[derive(Debug, Clone, Copy, Default)]
-struct Calls {
+struct KindCalls {
     calls: f64,
     usd: f64,
     unpriced: f64,
 }
 
-impl Calls {
+impl KindCalls {
     /// A replay's tally of one kind of call.
-    fn of(tally: &Tally) -> Calls {
-        Calls {
+    fn of(tally: &Tally) -> KindCalls {
+        KindCalls {
             calls: tally.calls as f64,
             usd: tally.cost.priced_usd(),
             unpriced: tally.cost.unpriced_calls() as f64,
         }
     }
 
-    fn plus(self, other: Calls) -> Calls {
-        Calls {
+    fn plus(self, other: KindCalls) -> KindCalls {
+        KindCalls {
             calls: self.calls + other.calls,
             usd: self.usd + other.usd,
             unpriced: self.unpriced + other.unpriced,
         }
     }
 
-    fn times(self, n: f64) -> Calls {
-        Calls {
+    fn times(self, n: f64) -> KindCalls {
+        KindCalls {
             calls: self.calls * n,
             usd: self.usd * n,
             unpriced: self.unpriced * n,
@@ -331,13 +331,13 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
     let mut unknown = Vec::new();
     // Each recorded sample the plan may take, by role.
     let mut found_by_name = false;
-    let recorded: Vec<[Calls; 3]> = runs
+    let recorded: Vec<[KindCalls; 3]> = runs
         .iter()
         .filter_map(|run| trial.recorded.get(run))
         .map(|sample| match sample {
             Recorded::Replayed(usage) => {
                 unpriced.extend(usage.unpriced.iter().cloned());
-                [&usage.subject, &usage.judge, &usage.embedding].map(Calls::of)
+                [&usage.subject, &usage.judge, &usage.embedding].map(KindCalls::of)
             }
             Recorded::Found(entries) => {
                 found_by_name = true;
@@ -346,7 +346,7 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
                         .iter()
                         .filter(|e| e.role == role)
                         .map(|e| priced(config, e, &mut unpriced))
-                        .fold(Calls::default(), Calls::plus)
+                        .fold(KindCalls::default(), KindCalls::plus)
                 })
             }
         })
@@ -367,7 +367,7 @@ fn of_trial(config: &Config, trial: &Trial<'_>) -> TrialEstimate {
             let sum = recorded
                 .iter()
                 .map(|r| r[i])
-                .fold(Calls::default(), Calls::plus);
+                .fold(KindCalls::default(), KindCalls::plus);
             let mean = sum.times(1.0 / n);
             let missing = (runs.len() - recorded.len()) as f64;
             let max_calls = sum.plus(mean.times(missing));
@@ -430,7 +430,7 @@ fn role_index(role: CallRole) -> usize {
 }
 
 /// A recorded call at today's prices; an unpriced model is named in `unpriced`.
-fn priced(config: &Config, entry: &Entry, unpriced: &mut BTreeSet<String>) -> Calls {
+fn priced(config: &Config, entry: &Entry, unpriced: &mut BTreeSet<String>) -> KindCalls {
     let usd = match &entry.call {
         Exchange::Completion { response, .. } => {
             config.cost_of(&entry.provider, &entry.model, response)
@@ -446,14 +446,14 @@ fn priced(config: &Config, entry: &Entry, unpriced: &mut BTreeSet<String>) -> Ca
         }
     };
     match usd {
-        Some(usd) => Calls {
+        Some(usd) => KindCalls {
             calls: 1.0,
             usd,
             unpriced: 0.0,
         },
         None => {
             unpriced.insert(format!("{}/{}", entry.provider, entry.model));
-            Calls {
+            KindCalls {
                 calls: 1.0,
                 usd: 0.0,
                 unpriced: 1.0,

@@ -12,8 +12,8 @@ use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::cassette::CassetteStore;
 use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
-use crate::shared::{Shared, Turn};
-use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
+use crate::shared::{Shared, SharedLock};
+use crate::stats::agreement::{self, Agreement, Confusion, Correction, FigureInterval};
 use crate::suite::Walked;
 
 /// The judge a figure is about.
@@ -380,7 +380,7 @@ pub(crate) fn measured_by_type(
     (measured, warnings)
 }
 
-fn write_if_changed(turn: &Turn<'_>, file: &ResultFile) -> std::io::Result<()> {
+fn write_if_changed(turn: &SharedLock<'_>, file: &ResultFile) -> std::io::Result<()> {
     let json = serde_json::to_string_pretty(file).map_err(std::io::Error::other)?;
     if turn
         .read()
@@ -475,17 +475,17 @@ pub fn advisory_warning(policy: AdvisoryPolicy, records: &[TrialRecord]) -> Opti
     })
 }
 
-fn or_na(e: Option<Estimate>, show: fn(&Estimate) -> String) -> String {
+fn or_na(e: Option<FigureInterval>, show: fn(&FigureInterval) -> String) -> String {
     e.as_ref().map_or_else(|| "n/a".to_string(), show)
 }
 
 fn line(a: &Agreement) -> String {
     format!(
         "accuracy {}, TPR {}, TNR {}, kappa {}",
-        or_na(a.accuracy, Estimate::percent),
-        or_na(a.tpr, Estimate::percent),
-        or_na(a.tnr, Estimate::percent),
-        or_na(a.kappa, Estimate::plain),
+        or_na(a.accuracy, FigureInterval::percent),
+        or_na(a.tpr, FigureInterval::percent),
+        or_na(a.tnr, FigureInterval::percent),
+        or_na(a.kappa, FigureInterval::plain),
     )
 }
 
@@ -556,8 +556,8 @@ pub fn render(report: &CalibrationReport, suites: &[(String, u32, u32)]) -> Stri
         judge.provider,
         judge.model,
         pooled.counts.total(),
-        or_na(pooled.tpr, Estimate::percent),
-        or_na(pooled.tnr, Estimate::percent),
+        or_na(pooled.tpr, FigureInterval::percent),
+        or_na(pooled.tnr, FigureInterval::percent),
     ));
     for (suite, passed, total) in suites {
         let observed = format!(

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::registry::RustTest;
 use super::rust_test;
 use super::settings::Settings;
-use crate::calibration::{self as cal, Entry};
+use crate::calibration::{self as cal, SetEntry};
 use crate::case::{self, Case, Plan};
 use crate::cassette::decision::{Recording, Situation};
 use crate::cassette::{CassetteStore, Loading};
@@ -452,14 +452,14 @@ impl<'a> Catalog<'a> {
         let mut defs = Vec::new();
         for entry in cal::entries(self.config, self.walked, exact) {
             match entry {
-                Entry::Broken { name, message } => defs.push(TrialDef {
+                SetEntry::Broken { name, message } => defs.push(TrialDef {
                     name: name.clone(),
                     ignored: false,
                     parent: None,
                     case: None,
                     kind: TrialKind::Broken(message),
                 }),
-                Entry::Set { case, items } => {
+                SetEntry::Set { case, items } => {
                     let ignored = self.statically_unavailable(Calls {
                         trial: &case.name,
                         cassette: &case.cassette,
@@ -536,7 +536,7 @@ fn subjects_of(
 fn sampling_plan(
     own: &crate::config::SamplingKeys,
     defaults: &crate::config::SamplingKeys,
-) -> Result<crate::plan::SamplePlan, crate::config::SamplingError> {
+) -> Result<crate::plan::SamplePlan, crate::config::SamplingProblem> {
     if let Some(conflict) = own.conflict() {
         return Err(conflict);
     }

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use super::baseline::BaselineError;
-use crate::cassette::ModeError;
 use crate::config::ConfigError;
 
 /// Why a run could not start.
@@ -23,9 +22,6 @@ pub enum HarnessError {
         /// What is wrong, and what it takes.
         problem: &'static str,
     },
-    /// `PROMPT_TESTER_CASSETTE` names no mode.
-    #[error(transparent)]
-    Mode(#[from] ModeError),
     /// `--subject` is not `provider/model`.
     #[error("--subject: {0}")]
     Subject(crate::model::SubjectError),
@@ -43,7 +39,7 @@ pub enum HarnessError {
     /// The baseline file cannot be used.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
-    /// `prompt-tester.toml` or a configuration variable.
+    /// `prompt-tester.toml` or a configuration variable (`PROMPT_TESTER_CASSETTE` among them).
     #[error(transparent)]
     Config(#[from] ConfigError),
     /// The crate's `.env` file.

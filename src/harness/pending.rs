@@ -4,7 +4,7 @@
 
 use crate::cassette::CassetteStore;
 use crate::cassette::pending::{PendingFile, PendingSample};
-use crate::cassette::{CassetteError, Entry, Exchange, Verdict};
+use crate::cassette::{CassetteError, Entry, Exchange, RecordedChecks};
 use crate::harness::table::Table;
 use crate::role::CallRole;
 
@@ -101,7 +101,7 @@ fn answer(calls: &[Entry]) -> String {
 }
 
 /// A side's checks: its status, then each check and how it went.
-fn checks(verdict: Option<&Verdict>, recorded: bool) -> String {
+fn checks(verdict: Option<&RecordedChecks>, recorded: bool) -> String {
     let Some(v) = verdict else {
         return if recorded { "not kept" } else { "-" }.into();
     };

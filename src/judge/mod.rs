@@ -12,7 +12,7 @@
 //! - The reply is structured output the provider enforces (a forced tool call for Anthropic, a
 //!   response schema for Gemini and OpenAI-compatible servers). A server that ignores the schema is read
 //!   tolerantly (see `parse`); a reply with no verdict is retried once with a reminder, and then is a
-//!   [`JudgeError::NoVerdict`], never a silent "no".
+//!   [`RunError::NoVerdict`], never a silent "no".
 //! - `passed` is `answer == "yes"`: the judge answers "yes" when the requirement holds, which for
 //!   avoidance questions means the forbidden content is absent.
 //! - The snippet is kept only when it occurs in the output (whitespace, letter case and typographic
@@ -20,7 +20,7 @@
 //!   contain is dropped and the reasoning says so, so a report never shows invented evidence.
 //! - `ask_all` never fills in a verdict: questions the reply has no verdict for (or two verdicts
 //!   numbered alike) are asked again once, alone, and the answers merged; a question still without a
-//!   verdict is a [`JudgeError::MissingVerdicts`] naming it.
+//!   verdict is a [`RunError::MissingVerdicts`] naming it.
 //! - Tokens and cost: a verdict carries the judge calls that produced it (the retry included). The
 //!   verdicts of one `ask_all` each carry the full tokens and cost of its calls (not a share: one call
 //!   cannot be split honestly), so sum them per `ask_all`, not per verdict; the per-test judge cost in
@@ -40,7 +40,7 @@ use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{AdvisoryPolicy, JudgeConfig};
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
-use crate::run::PromptRun;
+use crate::run::{PromptRun, RunError};
 use crate::usage::Tally;
 use parse::Parsed;
 
@@ -105,29 +105,6 @@ impl JudgeVerdict {
     }
 }
 
-/// Why the judge gave no verdict.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum JudgeError {
-    /// No judge is configured.
-    #[error("{0}")]
-    NotConfigured(String),
-    /// The judge call gave no answer: it failed ([`CallError::kind`] says why), or it could not be made
-    /// nor replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness ignores
-    /// the trial with its reason.
-    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("judge call failed: {}", .0) })]
-    Call(CallError),
-    /// The judge answered, but not with a verdict.
-    #[error("judge returned no verdict: {0}")]
-    NoVerdict(String),
-    /// `ask_all`: the judge gave no verdict for these questions (number from 1, question), even when
-    /// asked again for them alone.
-    #[error("judge returned no verdict for {}, even when asked again", .0.iter().map(|(n, q)| format!("question {n} {q:?}")).collect::<Vec<_>>().join(", "))]
-    MissingVerdicts(Vec<(usize, String)>),
-    /// Several parallel questions failed.
-    #[error("{} judge question(s) failed:\n{}", .0.len(), .0.iter().map(|(q, e)| format!("- {q:?}: {e}")).collect::<Vec<_>>().join("\n"))]
-    Several(Vec<(String, JudgeError)>),
-}
-
 impl PromptRun {
     /// Asks the judge one yes/no question about this run's output. [`JudgeVerdict::require`] makes the
     /// common case one line, its failure showing the verdict and how far the judge is measured:
@@ -137,7 +114,7 @@ impl PromptRun {
     /// run.ask("Does the response avoid mentioning prices?").await?.require()?;
     /// # Ok(()) }
     /// ```
-    pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
+    pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, RunError> {
         let asked = self.ask_item(question).await;
         if let Err(e) = &asked {
             self.note_no_verdict(e);
@@ -147,15 +124,15 @@ impl PromptRun {
 
     /// [`PromptRun::ask`] for a calibration item: a reply with no verdict is the judge getting the item
     /// wrong, so it is not noted as a failed call.
-    pub(crate) async fn ask_item(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
+    pub(crate) async fn ask_item(&self, question: &str) -> Result<JudgeVerdict, RunError> {
         self.configured_judge()?.ask(question).await
     }
 
     /// Asks every question in one judge call; verdicts come back in question order. Questions the
     /// reply has no verdict for are asked again once, in one more call; a question still without one
-    /// is a [`JudgeError::MissingVerdicts`] (never a filled-in "no"). Each verdict carries the tokens
+    /// is a [`RunError::MissingVerdicts`] (never a filled-in "no"). Each verdict carries the tokens
     /// and cost of every call made. An empty list makes no call.
-    pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+    pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
@@ -167,9 +144,9 @@ impl PromptRun {
     }
 
     /// Asks each question in its own judge call, concurrently; verdicts come back in question order.
-    /// When any call fails, the others still complete, then one [`JudgeError::Several`] lists every
+    /// When any call fails, the others still complete, then one [`RunError::Several`] lists every
     /// failure. An empty list makes no call.
-    pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+    pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
@@ -182,16 +159,17 @@ impl PromptRun {
 
     /// Notes a reply that held no verdict (after its retry) as a failed judge call: the sample errors,
     /// whatever the body does with the error. (The engine noted the calls that failed.)
-    fn note_no_verdict(&self, e: &JudgeError) {
+    fn note_no_verdict(&self, e: &RunError) {
         match e {
-            JudgeError::NoVerdict(_) | JudgeError::MissingVerdicts(_) => self.scope.note_call(
+            RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => self.scope.note_call(
                 CallRole::Judge,
                 CallEnding::Failed(CallError::new(CallErrorKind::NoVerdict, e.to_string())),
             ),
-            JudgeError::Several(failures) => {
+            RunError::Several(failures) => {
                 failures.iter().for_each(|(_, e)| self.note_no_verdict(e));
             }
-            JudgeError::NotConfigured(_) | JudgeError::Call(_) => {}
+            // The engine noted a failed call, and the rest are not the judge's answers.
+            _ => {}
         }
     }
 
@@ -202,7 +180,7 @@ impl PromptRun {
         Judge { run: self, config }
     }
 
-    fn configured_judge(&self) -> Result<Judge<'_>, JudgeError> {
+    fn configured_judge(&self) -> Result<Judge<'_>, RunError> {
         let config = self.scope.engine.config.judge.as_ref().ok_or_else(|| {
             let message = crate::config::judge_not_configured();
             // A question no judge can answer: the sample errors, as for a call that failed.
@@ -210,7 +188,7 @@ impl PromptRun {
                 CallRole::Judge,
                 CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
             );
-            JudgeError::NotConfigured(message)
+            RunError::NotConfigured(message)
         })?;
         Ok(Judge { run: self, config })
     }
@@ -230,7 +208,7 @@ type Spent = Tally;
 impl Judge<'_> {
     /// Asks one question (see [`PromptRun::ask`]); with `judge_samples = k`, k times, the majority's
     /// answer the verdict.
-    pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, JudgeError> {
+    pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, RunError> {
         let request = self.request(&[question], false);
         let key = self.key_of(&request);
         let asks =
@@ -249,7 +227,7 @@ impl Judge<'_> {
 
     /// Asks every question in one call (see [`PromptRun::ask_all`]); with `judge_samples = k`, k
     /// times, each question's verdict the majority's.
-    pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+    pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
         if questions.is_empty() {
             return Ok(Vec::new());
         }
@@ -290,7 +268,7 @@ impl Judge<'_> {
         request: &CompletionRequest,
         questions: &[&str],
         nth: u32,
-    ) -> Result<(Vec<Parsed>, Spent), JudgeError> {
+    ) -> Result<(Vec<Parsed>, Spent), RunError> {
         let n = questions.len();
         let (mut slots, mut spent) = self
             .call_parsed(request.clone(), |result| parse::several(result, n), nth)
@@ -312,13 +290,13 @@ impl Judge<'_> {
             .map(|i| (i + 1, questions[i].to_string()))
             .collect();
         if !still.is_empty() {
-            return Err(JudgeError::MissingVerdicts(still));
+            return Err(RunError::MissingVerdicts(still));
         }
         Ok((slots.into_iter().flatten().collect(), spent))
     }
 
     /// Asks each question in its own call, concurrently (see [`PromptRun::ask_parallel`]).
-    pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, JudgeError> {
+    pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
         // join_all polls every call to completion even when one fails early.
         let outcomes = futures::future::join_all(questions.iter().map(|q| self.ask(q))).await;
         let mut verdicts = Vec::with_capacity(questions.len());
@@ -332,7 +310,7 @@ impl Judge<'_> {
         if failures.is_empty() {
             Ok(verdicts)
         } else {
-            Err(JudgeError::Several(failures))
+            Err(RunError::Several(failures))
         }
     }
 
@@ -348,13 +326,13 @@ impl Judge<'_> {
     }
 
     /// Makes the call and parses the reply; when the reply holds no verdict, retries once with a
-    /// reminder, then gives up with [`JudgeError::NoVerdict`] quoting the last reply.
+    /// reminder, then gives up with [`RunError::NoVerdict`] quoting the last reply.
     async fn call_parsed<T>(
         &self,
         request: CompletionRequest,
         parse: impl Fn(&CompletionResult) -> Result<T, String>,
         nth: u32,
-    ) -> Result<(T, Spent), JudgeError> {
+    ) -> Result<(T, Spent), RunError> {
         let mut spent = Spent::default();
         let first = self.call(request.clone(), nth).await?;
         spent.add_call(&first, false);
@@ -366,7 +344,7 @@ impl Judge<'_> {
         spent.add_call(&second, false);
         match parse(&second) {
             Ok(parsed) => Ok((parsed, spent)),
-            Err(why) => Err(JudgeError::NoVerdict(format!("{why} (after one retry)"))),
+            Err(why) => Err(RunError::NoVerdict(format!("{why} (after one retry)"))),
         }
     }
 
@@ -375,7 +353,7 @@ impl Judge<'_> {
         &self,
         request: CompletionRequest,
         nth: u32,
-    ) -> Result<CompletionResult, JudgeError> {
+    ) -> Result<CompletionResult, RunError> {
         match self
             .run
             .scope
@@ -390,7 +368,10 @@ impl Judge<'_> {
             .await
         {
             Ok(completed) => Ok(completed.result),
-            Err(e) => Err(JudgeError::Call(e)),
+            Err(e) => Err(RunError::Call {
+                call: "judge",
+                error: e,
+            }),
         }
     }
 
@@ -662,7 +643,7 @@ mod tests {
 
     #[test]
     fn missing_verdicts_name_the_questions() {
-        let err = JudgeError::MissingVerdicts(vec![(2, "Is Bob named?".into()), (4, "Q4?".into())]);
+        let err = RunError::MissingVerdicts(vec![(2, "Is Bob named?".into()), (4, "Q4?".into())]);
         assert_eq!(
             err.to_string(),
             "judge returned no verdict for question 2 \"Is Bob named?\", question 4 \"Q4?\", even when asked again"
@@ -671,18 +652,21 @@ mod tests {
 
     #[test]
     fn several_errors_list_every_failure() {
-        let err = JudgeError::Several(vec![
+        let err = RunError::Several(vec![
             (
                 "A?".into(),
-                JudgeError::Call(CallError::new(
-                    CallErrorKind::Provider {
-                        status: Some(500),
-                        attempts: 1,
-                    },
-                    "openai: HTTP 500",
-                )),
+                RunError::Call {
+                    call: "judge",
+                    error: CallError::new(
+                        CallErrorKind::Provider {
+                            status: Some(500),
+                            attempts: 1,
+                        },
+                        "openai: HTTP 500",
+                    ),
+                },
             ),
-            ("B?".into(), JudgeError::NoVerdict("an empty reply".into())),
+            ("B?".into(), RunError::NoVerdict("an empty reply".into())),
         ]);
         assert_eq!(
             err.to_string(),

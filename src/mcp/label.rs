@@ -20,7 +20,7 @@ pub(super) fn label(server: &McpServer) -> String {
         }
         Transport::Http { url, .. } => format!("MCP server at {}", redact::url_for_display(url)),
     };
-    Secrets::of(server).message(&label)
+    ServerSecrets::of(server).message(&label)
 }
 
 /// `args` as they may be shown, and the values hidden: the value after a secret-looking flag
@@ -70,14 +70,14 @@ fn masked(arg: &str) -> Option<(String, String)> {
 /// The secret values of one server, found in its configuration: header values, the credentials and
 /// query values of its URL, the values of its secret-looking variables (set or inherited) and
 /// arguments.
-pub(super) struct Secrets {
+pub(super) struct ServerSecrets {
     /// The URL as written, and as shown.
     url: Option<(String, String)>,
     /// Longest first, so that a value containing another goes whole.
     values: Vec<String>,
 }
 
-impl Secrets {
+impl ServerSecrets {
     pub(super) fn of(server: &McpServer) -> Self {
         let mut values = Vec::new();
         let mut url = None;
@@ -231,7 +231,7 @@ mod tests {
             label(&http),
             "MCP server at http://[REDACTED]@127.0.0.1:9/mcp?token=[REDACTED]"
         );
-        let secrets = Secrets::of(&http);
+        let secrets = ServerSecrets::of(&http);
         let echoed = "called http://mcpuser:hunter2pw@127.0.0.1:9/mcp?token=tok-s3cret-123 with \
                       Bearer header-secret-value; token tok-s3cret-123, user mcpuser:hunter2pw";
         let scrubbed = secrets.scrub(echoed);
@@ -261,8 +261,8 @@ mod tests {
             !debug.contains("sk-live") && !debug.contains("env-secret"),
             "{debug}"
         );
-        let scrubbed =
-            Secrets::of(&stdio).scrub("key sk-live-0123456789, env-secret-value, debug-verbose");
+        let scrubbed = ServerSecrets::of(&stdio)
+            .scrub("key sk-live-0123456789, env-secret-value, debug-verbose");
         assert_eq!(scrubbed, "key [REDACTED], [REDACTED], debug-verbose");
     }
 }

@@ -154,7 +154,7 @@ pub fn verdict_of(
     assertions: &[AssertionRecord],
     answers: &[JudgeAnswer],
     judge: Option<crate::checks::JudgeSettings>,
-) -> crate::cassette::Verdict {
+) -> crate::cassette::RecordedChecks {
     use crate::cassette::CheckVerdict;
     // A cassette's verdict is passed, failed or errored: an unavailable call learnt nothing either.
     let status = match outcome.status {
@@ -170,7 +170,7 @@ pub fn verdict_of(
         judge_key: Some(j.judge_key.clone()).filter(|k| !k.is_empty()),
         ..CheckVerdict::new(format!("judge: {}", j.question), j.passed)
     });
-    crate::cassette::Verdict {
+    crate::cassette::RecordedChecks {
         target: None,
         test: String::new(),
         run: 0,

@@ -175,7 +175,10 @@ fn judge_outage() -> CallError {
 /// kept), turned into the body's own error, panicked on, or dropped (the body passed).
 #[test]
 fn a_failed_call_errors_the_sample_whatever_the_body_did_with_it() {
-    let judge = crate::judge::JudgeError::Call(judge_outage());
+    let judge = crate::run::RunError::Call {
+        call: "judge",
+        error: judge_outage(),
+    };
     let calls = [
         (CallRole::Subject, CallEnding::Replayed),
         (CallRole::Judge, CallEnding::Failed(judge_outage())),
@@ -238,7 +241,13 @@ fn with_every_call_answered_the_body_decides() {
         SampleStatus::Failed
     );
     // The text of a library error the body formats itself decides nothing: no call failed.
-    let quoted = anyhow::anyhow!("{}", crate::judge::JudgeError::Call(judge_outage()));
+    let quoted = anyhow::anyhow!(
+        "{}",
+        crate::run::RunError::Call {
+            call: "judge",
+            error: judge_outage(),
+        }
+    );
     assert_eq!(
         classify(&answered, of_body(Err(quoted))).status(),
         SampleStatus::Failed

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter};
 use super::{
-    ParseError, ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body,
-    parse_json, parse_response, request_body, request_url, retry, wire_name,
+    ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body, parse_json,
+    parse_response, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
@@ -292,9 +292,8 @@ impl ProviderClient {
                 what,
                 |b| {
                     parse_json(b).and_then(|json| {
-                        embeddings::parse(wire, &json).map_err(|why| {
-                            ParseError(format!("{why}; the body starts: {}", excerpt(b)))
-                        })
+                        embeddings::parse(wire, &json)
+                            .map_err(|why| format!("{why}; the body starts: {}", excerpt(b)))
                     })
                 },
                 sent,
@@ -311,7 +310,7 @@ impl ProviderClient {
         url: &str,
         body: &serde_json::Value,
         what: &str,
-        parse: impl Fn(&[u8]) -> Result<T, ParseError>,
+        parse: impl Fn(&[u8]) -> Result<T, String>,
         sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), ProviderError> {
         let body = serde_json::to_vec(body).map_err(|e| ProviderError {
@@ -373,7 +372,7 @@ impl ProviderClient {
         url: &str,
         body: &[u8],
         what: &str,
-        parse: &impl Fn(&[u8]) -> Result<T, ParseError>,
+        parse: &impl Fn(&[u8]) -> Result<T, String>,
         sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), Failure> {
         let mut builder = self

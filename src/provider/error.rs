@@ -54,11 +54,6 @@ pub struct ErrorBody {
     pub retry_delay: Option<Duration>,
 }
 
-/// A success body that is not the provider's answer; the message quotes the body's start.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{0}")]
-pub struct ParseError(pub String);
-
 #[cfg(test)]
 mod tests {
     use super::*;

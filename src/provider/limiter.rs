@@ -11,7 +11,7 @@
 //! `x-ratelimit-*-requests`) pace new calls before a 429 happens: when the window has no request left,
 //! new calls wait for its reset.
 //!
-//! [`Gate`] is the pure decision; [`Limiter`] is the async gate around it (a tokio `Semaphore` cannot
+//! [`AdaptiveLimit`] is the pure decision; [`Limiter`] is the async gate around it (a tokio `Semaphore` cannot
 //! shrink while its permits are out).
 
 use std::sync::{Mutex, MutexGuard};
@@ -63,7 +63,7 @@ pub(crate) struct Window {
 
 /// The adaptive limit's state and decisions, without I/O or clocks of its own.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Gate {
+pub(crate) struct AdaptiveLimit {
     configured: usize,
     limit: usize,
     in_flight: usize,
@@ -80,7 +80,7 @@ pub(crate) struct Gate {
     max_pace: Duration,
 }
 
-impl Gate {
+impl AdaptiveLimit {
     /// A gate allowing `configured` calls in flight (at least 1); a window reset is waited for at most
     /// `max_pace`.
     pub(crate) fn new(configured: usize, max_pace: Duration) -> Self {
@@ -187,7 +187,7 @@ pub struct RateLimitStats {
 /// The async gate of one endpoint: calls wait here for a slot under the adaptive limit.
 #[derive(Debug)]
 pub(crate) struct Limiter {
-    gate: Mutex<Gate>,
+    gate: Mutex<AdaptiveLimit>,
     freed: Notify,
 }
 
@@ -201,12 +201,12 @@ pub(crate) struct Permit<'a> {
 impl Limiter {
     pub(crate) fn new(configured: usize, max_pace: Duration) -> Self {
         Self {
-            gate: Mutex::new(Gate::new(configured, max_pace)),
+            gate: Mutex::new(AdaptiveLimit::new(configured, max_pace)),
             freed: Notify::new(),
         }
     }
 
-    fn gate(&self) -> MutexGuard<'_, Gate> {
+    fn gate(&self) -> MutexGuard<'_, AdaptiveLimit> {
         // The gate's state stays consistent even if a holder panicked: every update is one step.
         self.gate.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -338,11 +338,11 @@ mod tests {
     use super::*;
     use crate::provider::retry::tests::headers;
 
-    fn gate(configured: usize) -> Gate {
-        Gate::new(configured, Duration::from_secs(30))
+    fn gate(configured: usize) -> AdaptiveLimit {
+        AdaptiveLimit::new(configured, Duration::from_secs(30))
     }
 
-    fn take(gate: &mut Gate, n: usize) -> Vec<Ticket> {
+    fn take(gate: &mut AdaptiveLimit, n: usize) -> Vec<Ticket> {
         (0..n)
             .map(|_| gate.try_acquire(Instant::now()).expect("a free slot"))
             .collect()
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(g.try_acquire(Instant::now()), Err(Wait::ForSlot));
         assert_eq!(g.release(tickets[0], Outcome::Neutral), 1);
         assert!(g.try_acquire(Instant::now()).is_ok());
-        assert_eq!(Gate::new(0, Duration::ZERO).stats().limit, 1);
+        assert_eq!(AdaptiveLimit::new(0, Duration::ZERO).stats().limit, 1);
     }
 
     #[test]
@@ -381,7 +381,7 @@ mod tests {
     }
 
     /// One success of a call that filled the limit (the others in flight end neutral).
-    fn succeed_full(g: &mut Gate) {
+    fn succeed_full(g: &mut AdaptiveLimit) {
         let others = g.stats().limit - 1;
         let out = take(g, others);
         let t = take(g, 1)[0];
@@ -392,7 +392,7 @@ mod tests {
     }
 
     /// How many such successes it takes for the limit to grow by one.
-    fn full_successes_to_grow(g: &mut Gate) -> usize {
+    fn full_successes_to_grow(g: &mut AdaptiveLimit) -> usize {
         let limit = g.stats().limit;
         (1..1000)
             .find(|_| {
@@ -477,7 +477,7 @@ mod tests {
         assert_eq!(g.try_acquire(now), Err(Wait::Until(reset)));
         assert!(g.try_acquire(reset).is_ok(), "a new window after the reset");
         // A reset far away is waited for at most max_pace.
-        let mut g = Gate::new(8, Duration::from_secs(2));
+        let mut g = AdaptiveLimit::new(8, Duration::from_secs(2));
         g.pace(
             Window {
                 remaining: 0,
@@ -490,7 +490,7 @@ mod tests {
             Err(Wait::Until(now + Duration::from_secs(2)))
         );
         // Nor does a reset beyond the clock's range panic.
-        let mut g = Gate::new(8, Duration::MAX);
+        let mut g = AdaptiveLimit::new(8, Duration::MAX);
         g.pace(
             Window {
                 remaining: 0,

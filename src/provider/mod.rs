@@ -54,8 +54,8 @@ pub(crate) use client::tls_config;
 #[cfg(feature = "endpoint")]
 pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
 pub(crate) use client::{http_client, missing_key_for};
+pub(crate) use error::ErrorBody;
 pub use error::ProviderError;
-pub(crate) use error::{ErrorBody, ParseError};
 pub use limiter::RateLimitStats;
 pub(crate) use sent::Sent;
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::error::{ErrorBody, ParseError};
+use super::error::ErrorBody;
 use super::{anthropic, gemini, openai};
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, WireFormat};
@@ -33,25 +33,22 @@ pub fn request_url(endpoint: &EndpointConfig, model: &str) -> String {
     }
 }
 
-/// Parses a success body of `wire` into a result (`cost_usd` stays `None`).
-pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult, ParseError> {
+/// Parses a success body of `wire` into a result (`cost_usd` stays `None`), or says why it is none,
+/// quoting the body's start.
+pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult, String> {
     let json = parse_json(body)?;
     let parsed = match wire {
         WireFormat::Anthropic => anthropic::parse(&json),
         WireFormat::Google => gemini::parse(&json),
         WireFormat::OpenAi => openai::parse(&json),
     };
-    parsed.map_err(|why| ParseError(format!("{why}; the body starts: {}", excerpt(body))))
+    parsed.map_err(|why| format!("{why}; the body starts: {}", excerpt(body)))
 }
 
 /// The body as JSON, or an error quoting its start.
-pub(crate) fn parse_json(body: &[u8]) -> Result<Value, ParseError> {
-    serde_json::from_slice(body).map_err(|e| {
-        ParseError(format!(
-            "the body is not JSON ({e}); it starts: {}",
-            excerpt(body)
-        ))
-    })
+pub(crate) fn parse_json(body: &[u8]) -> Result<Value, String> {
+    serde_json::from_slice(body)
+        .map_err(|e| format!("the body is not JSON ({e}); it starts: {}", excerpt(body)))
 }
 
 /// Reads an error body of `wire`; fields it does not carry stay `None`.

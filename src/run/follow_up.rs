@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
+use super::RunError;
 use super::{PromptRun, RunRequest};
-use crate::agent::{self, AgentError, LoopError};
+use crate::agent;
 use crate::completion::{CompletionRequest, Message};
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole, Completed};
 use crate::tools::Toolbox;
@@ -25,43 +26,6 @@ pub(crate) enum Continue {
     Not(&'static str),
 }
 
-/// Why a follow-up gave no answer.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum FollowUpError {
-    /// The run's answer did not come from a model call, so there is no conversation to continue.
-    #[error(
-        "cannot follow up: this run's answer came from {0}, not from a model call; follow-ups continue \
-         the conversation of a provider call or an agent loop"
-    )]
-    NoConversation(&'static str),
-    /// The message is empty (providers reject empty turns).
-    #[error("the follow-up message is empty: write the next user turn")]
-    Empty,
-    /// The call gave no answer: it failed ([`CallError::kind`] says why), or it could not be made nor
-    /// replayed ([`CallError::is_unavailable`]: no recording and no key), and the harness ignores the
-    /// trial with its reason.
-    #[error("{}", if .0.is_unavailable() { .0.to_string() } else { format!("follow-up call failed: {}", .0) })]
-    Call(CallError),
-    /// The agent loop of the follow-up gave no final answer.
-    #[error("follow-up agent loop: {0}")]
-    Agent(AgentError),
-}
-
-impl From<CallError> for FollowUpError {
-    fn from(e: CallError) -> Self {
-        FollowUpError::Call(e)
-    }
-}
-
-impl From<LoopError<CallError>> for FollowUpError {
-    fn from(e: LoopError<CallError>) -> Self {
-        match e {
-            LoopError::Call(_, e) => e.into(),
-            LoopError::Agent(e) => FollowUpError::Agent(e),
-        }
-    }
-}
-
 impl PromptRun {
     /// Sends `message` as the next user turn of this run's conversation and returns the run of the
     /// reply: its prompt is `message`, its transcript the whole conversation. The call goes through the
@@ -76,13 +40,13 @@ impl PromptRun {
     /// anyhow::ensure!(french.output.contains("Bonjour"), "{}", french.output);
     /// # Ok(()) }
     /// ```
-    pub async fn follow_up(&self, message: &str) -> Result<PromptRun, FollowUpError> {
+    pub async fn follow_up(&self, message: &str) -> Result<PromptRun, RunError> {
         let (request, agent) = match &self.continues {
             Continue::Model { request, agent } => (request, agent),
-            Continue::Not(what) => return Err(self.not_sent(FollowUpError::NoConversation(what))),
+            Continue::Not(what) => return Err(self.not_sent(RunError::NoConversation(what))),
         };
         if message.trim().is_empty() {
-            return Err(self.not_sent(FollowUpError::Empty));
+            return Err(self.not_sent(RunError::EmptyMessage));
         }
         // The conversation so far (whatever the first request held before its prompt, the turns and the
         // replies), then the new turn; the rest of the request as the first call sent it.
@@ -95,13 +59,18 @@ impl PromptRun {
                 let completed: Completed = scope
                     .engine
                     .complete(scope, CallRole::Subject, &self.provider, next.clone())
-                    .await?;
+                    .await
+                    .map_err(|error| RunError::Call {
+                        call: "follow-up",
+                        error,
+                    })?;
                 let mut transcript = next.messages.clone();
                 transcript.push(agent::assistant_message(&completed.result));
                 (completed, transcript)
             }
             Some(toolbox) => agent::run_in_scope(scope, &self.provider, toolbox, next.clone())
-                .await?
+                .await
+                .map_err(RunError::follow_up)?
                 .into_completed(),
         };
         scope.note_conversation(&transcript);
@@ -126,7 +95,7 @@ impl PromptRun {
 
     /// `e`, noted as a failed call: a follow-up that cannot be sent says nothing of the output, so the
     /// sample errors whatever the body does with it.
-    fn not_sent(&self, e: FollowUpError) -> FollowUpError {
+    fn not_sent(&self, e: RunError) -> RunError {
         let call = CallError::new(CallErrorKind::Config, e.to_string());
         self.scope
             .note_call(CallRole::Subject, CallEnding::Failed(call));

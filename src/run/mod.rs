@@ -1,12 +1,12 @@
 //! [`PromptRun`]: one sample of a prompt test, what the test body asserts on.
 
+mod error;
 mod follow_up;
 mod similarity;
 mod tools;
-pub use similarity::SimilarityError;
 
+pub use error::RunError;
 pub(crate) use follow_up::Continue;
-pub use follow_up::FollowUpError;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

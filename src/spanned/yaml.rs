@@ -7,7 +7,7 @@
 //! what TOML cannot say or the suite has no use for: a key written twice, a second document, anchors
 //! and aliases, tags other than `!!str`, a key that is not text.
 //!
-//! The tree borrows from a [`Document`] (TOML's value types hold their text by reference and cannot be
+//! The tree borrows from a [`YamlDocument`] (TOML's value types hold their text by reference and cannot be
 //! built from an owned number), which the caller keeps while it reads the tree.
 
 use std::borrow::Cow;
@@ -30,7 +30,7 @@ const SYNTAX_FIX: &str = "correct the YAML at this position (indent with spaces,
 
 /// A read YAML file: its one document, if it has one.
 #[derive(Debug)]
-pub(crate) struct Document {
+pub(crate) struct YamlDocument {
     root: Option<Tree>,
     /// The key paths of the values left out (a null, an alias, a tagged value): their problem is
     /// noted, and what the reader would say of their absence is not.
@@ -62,7 +62,7 @@ enum Scalar {
     String,
 }
 
-impl Document {
+impl YamlDocument {
     /// Reads `text`. `Err` is a syntax error (or a structure too deep), which ends the reading;
     /// otherwise the problems found (a duplicate key, a null, ...) come with the document, whose
     /// offending parts are left out.

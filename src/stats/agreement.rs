@@ -130,7 +130,7 @@ impl Confusion {
 
 /// A figure and its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Estimate {
+pub struct FigureInterval {
     /// The point estimate.
     pub value: f64,
     /// The interval's lower end.
@@ -139,10 +139,10 @@ pub struct Estimate {
     pub ci_high: f64,
 }
 
-impl Estimate {
-    fn rate(successes: u32, trials: u32) -> Option<Estimate> {
+impl FigureInterval {
+    fn rate(successes: u32, trials: u32) -> Option<FigureInterval> {
         let Interval { low, high } = wilson(successes, trials)?;
-        Some(Estimate {
+        Some(FigureInterval {
             value: f64::from(successes) / f64::from(trials),
             ci_low: low,
             ci_high: high,
@@ -176,28 +176,28 @@ pub struct Agreement {
     #[serde(flatten)]
     pub counts: Confusion,
     /// Share of verdicts that agree with their label.
-    pub accuracy: Option<Estimate>,
+    pub accuracy: Option<FigureInterval>,
     /// True-positive rate (sensitivity): share of yes-labelled items the judge said yes to.
-    pub tpr: Option<Estimate>,
+    pub tpr: Option<FigureInterval>,
     /// True-negative rate (specificity): share of no-labelled items the judge said no to.
-    pub tnr: Option<Estimate>,
+    pub tnr: Option<FigureInterval>,
     /// Cohen's kappa: agreement beyond what chance would give with the same yes rates.
-    pub kappa: Option<Estimate>,
+    pub kappa: Option<FigureInterval>,
 }
 
 /// Every agreement figure of `c`.
 pub fn agreement(c: &Confusion) -> Agreement {
     Agreement {
         counts: *c,
-        accuracy: Estimate::rate(c.agreed(), c.total()),
-        tpr: Estimate::rate(c.true_yes, c.labelled_yes()),
-        tnr: Estimate::rate(c.true_no, c.labelled_no()),
+        accuracy: FigureInterval::rate(c.agreed(), c.total()),
+        tpr: FigureInterval::rate(c.true_yes, c.labelled_yes()),
+        tnr: FigureInterval::rate(c.true_no, c.labelled_no()),
         kappa: kappa(c),
     }
 }
 
 /// Cohen's kappa with its large-sample 95% interval (Fleiss, Cohen & Everitt 1969).
-pub fn kappa(c: &Confusion) -> Option<Estimate> {
+pub fn kappa(c: &Confusion) -> Option<FigureInterval> {
     let n = f64::from(c.total());
     if n == 0.0 {
         return None;
@@ -226,7 +226,7 @@ pub fn kappa(c: &Confusion) -> Option<Estimate> {
     let correction = (k - chance * (1.0 - k)).powi(2);
     let variance = ((diagonal + off - correction) / (n * (1.0 - chance).powi(2))).max(0.0);
     let half = Z_95 * variance.sqrt();
-    Some(Estimate {
+    Some(FigureInterval {
         value: k,
         ci_low: (k - half).max(-1.0),
         ci_high: (k + half).min(1.0),
@@ -245,7 +245,7 @@ pub enum Correction {
     Corrected {
         /// The corrected rate and its interval.
         #[serde(flatten)]
-        estimate: Estimate,
+        estimate: FigureInterval,
         /// TPR + TNR − 1 of the judge.
         informedness: f64,
     },
@@ -277,7 +277,7 @@ pub fn rogan_gladen(passed: u32, total: u32, judge: &Confusion) -> Option<Correc
         / informedness.powi(2);
     let half = Z_95 * variance.sqrt();
     Some(Correction::Corrected {
-        estimate: Estimate {
+        estimate: FigureInterval {
             value: corrected.clamp(0.0, 1.0),
             ci_low: (corrected - half).clamp(0.0, 1.0),
             ci_high: (corrected + half).clamp(0.0, 1.0),

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::agreement::Estimate;
+use super::agreement::FigureInterval;
 
 /// The normal quantile of a two-sided 95% interval.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -18,7 +18,7 @@ const Z95: f64 = 1.959_963_984_540_054;
 pub struct PredictionPowered {
     /// θ̂ and its 95% interval, each clamped to [0, 1].
     #[serde(flatten)]
-    pub estimate: Estimate,
+    pub estimate: FigureInterval,
     /// The judge's pass rate over the N samples, mean_N(f).
     pub judged: f64,
     /// The labels' mean correction, mean_n(y − f).
@@ -47,7 +47,7 @@ pub fn estimate(judged: &[bool], labelled: &[(bool, bool)]) -> Option<Prediction
     let half = Z95 * (var_f / n_all as f64 + var_d / n_lab as f64).sqrt();
     let clamp = |x: f64| x.clamp(0.0, 1.0);
     Some(PredictionPowered {
-        estimate: Estimate {
+        estimate: FigureInterval {
             value: clamp(theta),
             ci_low: clamp(theta - half),
             ci_high: clamp(theta + half),

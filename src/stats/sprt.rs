@@ -35,10 +35,10 @@ pub struct Sprt {
     pub max_runs: u32,
 }
 
-/// Why an SPRT cannot be built from the values given. `key()` names the key to fix; the message reads
-/// "`key` {problem}".
+/// Why an SPRT cannot be built from the values given: `key()` names the key to fix, `problem()` says
+/// what is wrong; `config::SamplingProblem::Sprt` carries it to the user.
 #[derive(Debug, Clone, PartialEq)]
-pub enum SprtError {
+pub enum SprtProblem {
     /// `pass_rate` outside (0, 1).
     PassRate(f64),
     /// `confidence` outside [0.5, 1).
@@ -56,25 +56,25 @@ pub enum SprtError {
     MaxRuns(TooFewRuns),
 }
 
-impl SprtError {
+impl SprtProblem {
     /// The key the problem is about (`pass_rate`, `confidence`, `indifference`, `max_runs`).
     pub fn key(&self) -> Key {
         match self {
-            SprtError::PassRate(_) => Key::PassRate,
-            SprtError::Confidence(_) => Key::Confidence,
-            SprtError::Indifference { .. } => Key::Indifference,
-            SprtError::MaxRuns(too_few) => too_few.key(),
+            SprtProblem::PassRate(_) => Key::PassRate,
+            SprtProblem::Confidence(_) => Key::Confidence,
+            SprtProblem::Indifference { .. } => Key::Indifference,
+            SprtProblem::MaxRuns(too_few) => too_few.key(),
         }
     }
 
     /// What is wrong, after the key: "is 1.5; it must be at least 0.5 and below 1, ...".
     pub fn problem(&self) -> String {
         match self {
-            SprtError::PassRate(pass_rate) => format!(
+            SprtProblem::PassRate(pass_rate) => format!(
                 "is {pass_rate}; it must be above 0 and below 1, e.g. 0.8 (the pass rate to tell apart)"
             ),
-            SprtError::Confidence(confidence) => Key::Confidence.is_out_of_range(*confidence),
-            SprtError::Indifference {
+            SprtProblem::Confidence(confidence) => Key::Confidence.is_out_of_range(*confidence),
+            SprtProblem::Indifference {
                 indifference,
                 pass_rate,
                 limit,
@@ -82,18 +82,16 @@ impl SprtError {
                 "is {indifference}; with `pass_rate = {pass_rate}` it must be above 0 and below {limit} \
                  (pass_rate − indifference and pass_rate + indifference must lie strictly between 0 and 1), e.g. 0.05"
             ),
-            SprtError::MaxRuns(too_few) => too_few.problem().to_string(),
+            SprtProblem::MaxRuns(too_few) => too_few.problem().to_string(),
         }
     }
 }
 
-impl fmt::Display for SprtError {
+impl fmt::Display for SprtProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "`{}` {}", self.key(), self.problem())
     }
 }
-
-impl std::error::Error for SprtError {}
 
 /// What the samples so far say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,17 +116,17 @@ impl Sprt {
         indifference: f64,
         confidence: f64,
         max_runs: u32,
-    ) -> Result<Self, SprtError> {
+    ) -> Result<Self, SprtProblem> {
         // The table's ranges never hold NaN.
         if !range_of(Key::PassRate).contains(pass_rate) {
-            return Err(SprtError::PassRate(pass_rate));
+            return Err(SprtProblem::PassRate(pass_rate));
         }
         if !range_of(Key::Confidence).contains(confidence) {
-            return Err(SprtError::Confidence(confidence));
+            return Err(SprtProblem::Confidence(confidence));
         }
         let limit = indifference_limit(pass_rate);
         if !(indifference > 0.0 && indifference < limit) {
-            return Err(SprtError::Indifference {
+            return Err(SprtProblem::Indifference {
                 indifference,
                 pass_rate,
                 limit: shown(limit),
@@ -143,7 +141,7 @@ impl Sprt {
         // The bound the attribute checks at compile time, computed by the same function.
         let needed = passes_needed(pass_rate, indifference, confidence);
         if u64::from(max_runs) < needed {
-            return Err(SprtError::MaxRuns(TooFewRuns {
+            return Err(SprtProblem::MaxRuns(TooFewRuns {
                 max_runs: u64::from(max_runs),
                 needed,
                 pass_rate,
@@ -317,7 +315,7 @@ mod tests {
 
     #[test]
     fn values_out_of_range_are_rejected_naming_the_key() {
-        let err = |r: Result<Sprt, SprtError>| r.unwrap_err().key();
+        let err = |r: Result<Sprt, SprtProblem>| r.unwrap_err().key();
         assert_eq!(err(Sprt::new(1.0, 0.05, 0.95, 40)), Key::PassRate);
         assert_eq!(err(Sprt::new(f64::NAN, 0.05, 0.95, 40)), Key::PassRate);
         assert_eq!(err(Sprt::new(0.8, 0.05, 1.5, 40)), Key::Confidence);
@@ -401,7 +399,7 @@ mod tests {
     #[test]
     fn extreme_indifferences_end() {
         let err = Sprt::new(0.5, 1e-10, 0.95, u32::MAX).unwrap_err();
-        let SprtError::MaxRuns(too_few) = err else {
+        let SprtProblem::MaxRuns(too_few) = err else {
             panic!("{err}");
         };
         assert!(too_few.needed > u64::from(u32::MAX), "{too_few}");

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::agreement::{Agreement, Estimate};
+use super::agreement::{Agreement, FigureInterval};
 use super::interval::wilson;
 use super::percent;
 
@@ -42,7 +42,7 @@ impl Rate {
 impl fmt::Display for Rate {
     /// `95% (19/20, 95% CI 76–99%)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let e = Estimate {
+        let e = FigureInterval {
             value: self.value,
             ci_low: self.ci_low,
             ci_high: self.ci_high,

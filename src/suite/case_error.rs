@@ -3,15 +3,15 @@
 use std::fmt;
 
 use super::dataset::{Row, RowProblem};
-use crate::config::SamplingError;
+use crate::config::SamplingProblem;
 
 /// Why a case or row was not built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CaseError {
     /// A dataset row has problems (a value that cannot be used, an input a placeholder lacks, an
     /// assertion that does not read).
-    #[error(transparent)]
-    Row(#[from] RowError),
+    #[error("{0}")]
+    Row(InvalidRow),
     /// The sampling keys, over the suite's and `[defaults]`, cannot make a plan.
     #[error("{at}: `{key}` of case `{case}`{whence}: {error}", key = error.key())]
     Sampling {
@@ -22,13 +22,14 @@ pub enum CaseError {
         /// `" (with [defaults] in prompt-tester.toml)"` when the key is set in no file of the suite.
         whence: &'static str,
         /// What is wrong.
-        error: SamplingError,
+        error: SamplingProblem,
     },
 }
 
-/// A dataset row's problems: shown as `file:line: place: message` and the fix, for each.
+/// A dataset row that cannot run, with its problems: shown as `file:line: place: message` and the
+/// fix, for each ([`CaseError::Row`] carries it).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RowError {
+pub struct InvalidRow {
     /// The dataset file as shown.
     pub file: String,
     /// The row's name.
@@ -39,7 +40,13 @@ pub struct RowError {
     pub problems: Vec<RowProblem>,
 }
 
-impl RowError {
+impl From<InvalidRow> for CaseError {
+    fn from(row: InvalidRow) -> Self {
+        CaseError::Row(row)
+    }
+}
+
+impl InvalidRow {
     /// The `problems` of `row` of the dataset file shown as `file`.
     pub fn new(file: &str, row: &Row, problems: Vec<RowProblem>) -> Self {
         Self {
@@ -51,7 +58,7 @@ impl RowError {
     }
 }
 
-impl fmt::Display for RowError {
+impl fmt::Display for InvalidRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Self {
             file,
@@ -76,5 +83,3 @@ impl fmt::Display for RowError {
         Ok(())
     }
 }
-
-impl std::error::Error for RowError {}

@@ -31,7 +31,7 @@ use assert::Check;
 use parse::Suite;
 
 pub use assert::CustomAssertion;
-pub use case_error::{CaseError, RowError};
+pub use case_error::{CaseError, InvalidRow};
 pub use walk::Walked;
 
 /// The suffixes of suite files: TOML, then YAML's two spellings.
@@ -301,7 +301,7 @@ fn suite_items(config: &Config, suite: Arc<Suite>, exact: Option<&str>) -> Vec<I
                 },
                 None => match plan(config, &suite, case, &name) {
                     Ok(plan) => {
-                        let place = Place {
+                        let place = RowPlace {
                             row: &row,
                             column,
                             info,
@@ -389,7 +389,7 @@ fn row_case(
     let written = &rows.dataset.rows[index];
     let case = rows.case(written)?;
     let plan = plan(config, suite, &case, &column.trial(row))?;
-    let place = Place {
+    let place = RowPlace {
         row,
         column: column.clone(),
         info,
@@ -432,7 +432,7 @@ fn plan(
 
 /// Where a case runs: its row (`suite::case`), its column of a matrix, its report entry, and the
 /// dataset file of a row.
-struct Place<'a> {
+struct RowPlace<'a> {
     row: &'a str,
     column: Column,
     info: CaseInfo,
@@ -446,10 +446,10 @@ fn resolve(
     config: &Config,
     suite: &Suite,
     case: &parse::Case,
-    place: Place<'_>,
+    place: RowPlace<'_>,
     plan: SamplePlan,
 ) -> Case {
-    let Place {
+    let RowPlace {
         row,
         column,
         info,

@@ -14,7 +14,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::assert::Assertion;
 use super::dataset::{self, Dataset, Format, Row, RowProblem};
-use super::template::{self, EXPECTED, Pending, Source};
+use super::template::{self, EXPECTED, Pending, TemplateSource};
 use crate::case::SuiteInfo;
 use crate::spanned::{
     Document, NamedTables, Node, Problem, Reader, Syntax, found, scalar_text, string, unknown_key,
@@ -223,7 +223,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     let dataset_version = text_of("dataset_version");
     // A description is for readers of the file; it only has to be text.
     let _ = text_of("description");
-    let src = Source { file, dir };
+    let src = TemplateSource { file, dir };
     let mut placeholders = templates
         .as_deref()
         .map(crate::render::placeholders)
@@ -360,7 +360,7 @@ fn case(
     suite: &Settings,
     suite_asserts: &[Pending],
     (prompt, prompt_key): (Option<&str>, &str),
-    src: Source<'_>,
+    src: TemplateSource<'_>,
 ) -> Option<Case> {
     let problems_before = r.problems.len();
     let table = &*own_names(r, table, Place::Case, &format!("{path}."), "in a case");

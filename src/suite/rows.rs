@@ -1,17 +1,17 @@
 //! A dataset row as a suite case, built only for a row whose trial is wanted: its placeholders are
 //! checked and its assertions (the suite's, then its own) filled in here, not when the file is read.
 
-use super::RowError;
+use super::InvalidRow;
 use super::dataset::{Row, RowProblem};
 use super::parse::{Case, Rows};
-use super::template::{self, Source};
+use super::template::{self, TemplateSource};
 
 impl Rows {
     /// The case of `row`, or why it cannot run.
-    pub fn case(&self, row: &Row) -> Result<Case, RowError> {
+    pub fn case(&self, row: &Row) -> Result<Case, InvalidRow> {
         let file = &self.dataset.file;
         if !row.problems.is_empty() {
-            return Err(RowError::new(file, row, row.problems.clone()));
+            return Err(InvalidRow::new(file, row, row.problems.clone()));
         }
         let mut problems = Vec::new();
         for p in &self.placeholders {
@@ -36,7 +36,7 @@ impl Rows {
             }
         }
         let vars = template::vars(row.expected.as_deref(), &row.inputs);
-        let src = Source {
+        let src = TemplateSource {
             file: &self.suite_file,
             dir: &self.dir,
         };
@@ -71,7 +71,7 @@ impl Rows {
             }
         }
         if !problems.is_empty() {
-            return Err(RowError::new(file, row, problems));
+            return Err(InvalidRow::new(file, row, problems));
         }
         let used: Vec<&str> = template::names_used(&pending).collect();
         let unused_inputs = row

@@ -68,7 +68,7 @@ pub struct Template {
 /// Where assertions are read from: the file they are written in and the directory schema files are
 /// relative to.
 #[derive(Clone, Copy)]
-pub struct Source<'a> {
+pub struct TemplateSource<'a> {
     /// The file as shown.
     pub file: &'a str,
     /// The suite's directory.
@@ -140,7 +140,7 @@ fn read_value(
     value: &toml::Value,
     path: &str,
     at: &str,
-    src: Source<'_>,
+    src: TemplateSource<'_>,
 ) -> Result<Assertion, Vec<Problem>> {
     let text = value.to_string();
     let node = DeValue::parse(&text).map_err(|e| {
@@ -171,7 +171,7 @@ impl Template {
     fn instantiate(
         &self,
         vars: &[(String, String)],
-        src: Source<'_>,
+        src: TemplateSource<'_>,
     ) -> Result<Assertion, Vec<Problem>> {
         let span = self.span.clone().unwrap_or(0..0);
         if self.names.iter().any(|n| n == EXPECTED) && !vars.iter().any(|(k, _)| k == EXPECTED) {
@@ -220,7 +220,7 @@ pub fn read_list(
     node: &Node<'_>,
     path: &str,
     known: &[String],
-    src: Source<'_>,
+    src: TemplateSource<'_>,
 ) -> Vec<Pending> {
     let DeValue::Array(items) = node.get_ref() else {
         return assert::parse_list(r, node, path)
@@ -303,7 +303,7 @@ pub fn row_templates(value: &toml::Value, at: &str) -> Vec<Pending> {
 pub fn instantiate(
     pending: &[Pending],
     vars: &[(String, String)],
-    src: Source<'_>,
+    src: TemplateSource<'_>,
 ) -> Result<Vec<Assertion>, Vec<Problem>> {
     let mut out = Vec::with_capacity(pending.len());
     let mut problems = Vec::new();
@@ -391,7 +391,7 @@ mod tests {
             &vars(),
         );
         assert_eq!(filled, value(r#"a = { regex = '^1\+1=2$', weight = 2 }"#));
-        let src = Source {
+        let src = TemplateSource {
             file: "s.evals.toml",
             dir: Path::new("."),
         };

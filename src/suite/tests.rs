@@ -515,7 +515,7 @@ fn rows_of(
     suite: &str,
     file: &str,
     data: &str,
-) -> Vec<Result<super::parse::Case, super::RowError>> {
+) -> Vec<Result<super::parse::Case, super::InvalidRow>> {
     let dir = Scratch::new(&format!("rows-{name}"));
     dir.file(file, data);
     let suite = parsed(suite, dir.path()).unwrap();

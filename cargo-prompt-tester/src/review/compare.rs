@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn a_call_through_the_recording_endpoint_shows_its_body_s_diff_its_answer_and_tokens() {
         use prompt_tester::_cargo_prompt_tester_support::{
-            Event, RawBody, RawRequest, RawResponse,
+            RawBody, RawRequest, RawResponse, StreamEvent,
         };
         use serde_json::json;
         let entry = |content: &str, said: &str| Entry {
@@ -235,11 +235,11 @@ mod tests {
                     status: 200,
                     content_type: "text/event-stream".into(),
                     body: RawBody::Events(vec![
-                        Event {
+                        StreamEvent {
                             event: None,
                             data: json!({"choices": [{"delta": {"content": said}}]}),
                         },
-                        Event {
+                        StreamEvent {
                             event: None,
                             data: json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2}}),
                         },

@@ -3,8 +3,8 @@
 //! side. Pure, so its content is tested without a terminal; `super` draws it.
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, ChangeTag, PendingSample, Verdict, judge_answers, judge_questions, judged_questions,
-    line_diff, text_of, word_diff,
+    CallRole, ChangeTag, PendingSample, RecordedChecks, judge_answers, judge_questions,
+    judged_questions, line_diff, text_of, word_diff,
 };
 
 use super::compare::{self, Call, Pair, Pricing, Totals};
@@ -59,7 +59,7 @@ fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
         return;
     }
     // An advisory judge answer (its judge not measured well enough on such questions) says so.
-    let shown = |v: &Option<Verdict>, check: &str| match v {
+    let shown = |v: &Option<RecordedChecks>, check: &str| match v {
         None => "not kept".to_string(),
         Some(v) => v.checks.iter().find(|c| c.check == check).map_or_else(
             || "not run".to_string(),
@@ -75,7 +75,7 @@ fn checks(out: &mut Vec<Line>, sample: &PendingSample) {
     };
     out.push(Line::default());
     out.push(Line::new(Tone::Heading, "Checks (accepted → new)"));
-    let status = |v: &Option<Verdict>| {
+    let status = |v: &Option<RecordedChecks>| {
         v.as_ref()
             .map_or("not kept", |v| v.status.as_str())
             .to_string()
@@ -482,8 +482,8 @@ mod tests {
         }
     }
 
-    fn verdict(status: SampleStatus, checks: &[(&str, bool)]) -> Verdict {
-        Verdict {
+    fn verdict(status: SampleStatus, checks: &[(&str, bool)]) -> RecordedChecks {
+        RecordedChecks {
             target: Some("prompts".into()),
             test: "greet".into(),
             run: 1,

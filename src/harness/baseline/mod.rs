@@ -259,9 +259,9 @@ pub fn load(path: &Path, commands: &Commands) -> Result<Figures, BaselineError> 
     })
 }
 
-/// Which way a rate moved, and whether that is significant.
+/// Which way a rate shifted, and whether that is significant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Verdict {
+pub enum Shift {
     /// Lower now, significantly.
     Regression,
     /// Higher now, significantly.
@@ -282,7 +282,7 @@ pub struct Change {
     /// Fisher's exact test, two-sided.
     pub p_value: f64,
     /// Regression, improvement, or not significant.
-    pub verdict: Verdict,
+    pub verdict: Shift,
 }
 
 /// A run against its baseline.
@@ -329,11 +329,11 @@ pub fn compare(then: &Figures, now: &Figures, alpha: f64) -> Comparison {
         }
         let p_value = fisher::two_sided(before, after);
         let verdict = if p_value > alpha {
-            Verdict::NotSignificant
+            Shift::NotSignificant
         } else if after.share() < before.share() {
-            Verdict::Regression
+            Shift::Regression
         } else {
-            Verdict::Improvement
+            Shift::Improvement
         };
         comparison.changes.push(Change {
             subject: subject.clone(),
@@ -370,7 +370,7 @@ impl Comparison {
     pub fn regressions(&self) -> impl Iterator<Item = &Change> {
         self.changes
             .iter()
-            .filter(|c| c.verdict == Verdict::Regression)
+            .filter(|c| c.verdict == Shift::Regression)
     }
 
     /// Why `--fail-on-regression` fails the run, if it does.
@@ -409,9 +409,9 @@ impl Comparison {
                 .iter()
                 .map(|c| {
                     let verdict = match c.verdict {
-                        Verdict::Regression => "regression",
-                        Verdict::Improvement => "improvement",
-                        Verdict::NotSignificant => "not significant",
+                        Shift::Regression => "regression",
+                        Shift::Improvement => "improvement",
+                        Shift::NotSignificant => "not significant",
                     };
                     vec![
                         verdict.to_string(),
@@ -426,8 +426,8 @@ impl Comparison {
     }
 
     pub fn render(&self, path: &Path) -> String {
-        let count = |v: Verdict| self.changes.iter().filter(|c| c.verdict == v).count();
-        let (regressions, improvements) = (count(Verdict::Regression), count(Verdict::Improvement));
+        let count = |v: Shift| self.changes.iter().filter(|c| c.verdict == v).count();
+        let (regressions, improvements) = (count(Shift::Regression), count(Shift::Improvement));
         let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         let mut out = format!(
             "\nbaseline {}: {}, {} (Fisher's exact test, two-sided, significant at p ≤ {}; no \
@@ -439,9 +439,9 @@ impl Comparison {
         );
         for c in &self.changes {
             let label = match c.verdict {
-                Verdict::Regression => "REGRESSION ",
-                Verdict::Improvement => "improvement",
-                Verdict::NotSignificant => "not signif.",
+                Shift::Regression => "REGRESSION ",
+                Shift::Improvement => "improvement",
+                Shift::NotSignificant => "not signif.",
             };
             out.push_str(&format!(
                 "  {label}  {}: {} then, {} now, {}\n",

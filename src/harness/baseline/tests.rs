@@ -61,7 +61,7 @@ fn significant_changes_come_first_and_only_sampled_subjects_compare() {
         (category.clone(), Some((2, 10)), Some((9, 10))),
     ]);
     let c = compare(&then, &now, 0.05);
-    let rows: Vec<(String, Verdict)> = c
+    let rows: Vec<(String, Shift)> = c
         .changes
         .iter()
         .map(|c| (c.subject.to_string(), c.verdict))
@@ -69,9 +69,9 @@ fn significant_changes_come_first_and_only_sampled_subjects_compare() {
     assert_eq!(
         rows,
         [
-            ("test dropped".to_string(), Verdict::Regression),
-            ("category s/c".to_string(), Verdict::Improvement),
-            ("test dipped".to_string(), Verdict::NotSignificant),
+            ("test dropped".to_string(), Shift::Regression),
+            ("category s/c".to_string(), Shift::Improvement),
+            ("test dipped".to_string(), Shift::NotSignificant),
         ]
     );
     // 10/10 -> 2/10: p = 0.000714 (exact sum); 5/5 -> 3/5: p = 0.4444.
@@ -91,7 +91,7 @@ fn significant_changes_come_first_and_only_sampled_subjects_compare() {
         strict
             .changes
             .iter()
-            .all(|c| c.verdict != Verdict::Improvement)
+            .all(|c| c.verdict != Shift::Improvement)
     );
     assert_eq!(compare(&then, &then, 0.05).failure(), None);
 }
@@ -232,7 +232,7 @@ fn a_gate_is_compared_by_its_rows() {
         c.changes[0].subject.to_string(),
         "gate golden::gate::capital"
     );
-    assert_eq!(c.changes[0].verdict, Verdict::Regression);
+    assert_eq!(c.changes[0].verdict, Shift::Regression);
     // A report from before gates has none; a gate's counts are checked like a test's.
     assert!(figures_of_json(r#"{"suites": [{"suite": "s", "runs_passed": 0, "runs_total": 0, "cases": [], "by_category": {}}], "tests": []}"#).is_ok());
     let err = figures_of_json(&report(141)).unwrap_err().to_string();

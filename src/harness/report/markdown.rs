@@ -476,7 +476,7 @@ fn regressions(out: &mut Bounded, records: &[TrialRecord], b: &Baseline<'_>) {
     let improvements = comparison
         .changes
         .iter()
-        .filter(|c| c.verdict == baseline::Verdict::Improvement)
+        .filter(|c| c.verdict == baseline::Shift::Improvement)
         .count();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut head = format!(

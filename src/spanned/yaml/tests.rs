@@ -3,8 +3,8 @@
 use super::*;
 
 /// `text` read, its problems as `line:column key: message`.
-fn read(text: &str) -> (Document, Vec<String>) {
-    let (document, problems) = Document::read(text).unwrap_or_else(|p| panic!("{p:?}"));
+fn read(text: &str) -> (YamlDocument, Vec<String>) {
+    let (document, problems) = YamlDocument::read(text).unwrap_or_else(|p| panic!("{p:?}"));
     let shown = problems
         .iter()
         .map(|p| {
@@ -16,7 +16,7 @@ fn read(text: &str) -> (Document, Vec<String>) {
 }
 
 fn syntax_error(text: &str) -> (usize, usize, String) {
-    let problem = Document::read(text).expect_err("a syntax error");
+    let problem = YamlDocument::read(text).expect_err("a syntax error");
     let (line, column) = super::super::line_column(text, problem.span.start);
     (line, column, problem.message)
 }
@@ -146,7 +146,7 @@ fn the_top_is_a_mapping_and_an_empty_file_an_empty_one() {
 #[test]
 fn deep_nesting_is_refused_not_a_stack_overflow() {
     let text = format!("a: {}{}\n", "[".repeat(200), "]".repeat(200));
-    let problem = Document::read(&text).expect_err("too deep");
+    let problem = YamlDocument::read(&text).expect_err("too deep");
     assert!(
         problem.message.contains("nest more than 64 deep"),
         "{}",

@@ -8,7 +8,7 @@ use crate::judge::JudgeVerdict;
 use crate::outcome::SampleOutcome;
 use crate::render::shorten;
 use crate::run::PromptRun;
-use crate::run::SimilarityError;
+use crate::run::RunError;
 
 /// Checks every assertion of a case on one run and scores it: passed when every assertion passes, or,
 /// with a `min_score` (the suite key `threshold`), when the weight of the passing ones over all weights
@@ -79,7 +79,7 @@ pub async fn evaluate(
     }
     let mut decided = already_failed(asserts, &verdicts, min_score);
     // The judge's questions by the turn they are about (the last reply's as written, in one call).
-    let mut questions: Vec<(Option<u32>, Asked<'_>)> = Vec::new();
+    let mut questions: Vec<(Option<u32>, AskedQuestions<'_>)> = Vec::new();
     for (i, a) in asserts.iter().enumerate() {
         let Check::Judge(q) = &a.check else { continue };
         let turn = a.turn.as_ref().map(|t| t.n);
@@ -107,7 +107,7 @@ pub async fn evaluate(
         let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
         let answers = match targets[questions[0].0].ask_all(&asked).await {
             Ok(answers) => answers,
-            Err(crate::judge::JudgeError::Call(e)) if let Some(u) = e.as_unavailable() => {
+            Err(RunError::Call { error: e, .. }) if let Some(u) = e.as_unavailable() => {
                 return SampleOutcome::unavailable(u);
             }
             Err(e) => return SampleOutcome::errored(format!("judge: {e}")),
@@ -157,7 +157,7 @@ pub async fn evaluate(
 }
 
 /// The judge's questions about one reply: each assertion's index and its question.
-type Asked<'a> = Vec<(usize, &'a str)>;
+type AskedQuestions<'a> = Vec<(usize, &'a str)>;
 
 /// Whether the verdicts known so far fail the case whatever the others (`None`) turn out to be.
 fn already_failed(
@@ -184,12 +184,12 @@ async fn compared(
 ) -> Result<Verdict, SampleOutcome> {
     match run.similarity(reference).await {
         Ok(score) => Ok(similar_verdict(score, threshold, reference, &run.output)),
-        Err(SimilarityError::Empty("output")) => Ok(Verdict::fail(
+        Err(RunError::EmptyText("output")) => Ok(Verdict::fail(
             "similar",
             format!("an output meaning {}", seen(reference)),
             "an empty output",
         )),
-        Err(SimilarityError::Call(e)) if let Some(u) = e.as_unavailable() => {
+        Err(RunError::Call { error: e, .. }) if let Some(u) = e.as_unavailable() => {
             Err(SampleOutcome::unavailable(u))
         }
         Err(e) => Err(SampleOutcome::errored(format!("similar: {e}"))),

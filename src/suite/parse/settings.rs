@@ -7,7 +7,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::case::Written;
 use crate::completion::ToolSpec;
-use crate::config::{Defaults, SamplingError, SamplingKeys};
+use crate::config::{Defaults, SamplingKeys, SamplingProblem};
 use crate::model::Subject;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
@@ -131,7 +131,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         let key = problem.key();
         let span = node_of(key).map_or(0..0, |n| n.span());
         let fix = match problem {
-            SamplingError::Both(_) => {
+            SamplingProblem::Both(_) => {
                 "keep either `runs` / `pass_threshold` (a fixed number of samples) or `pass_rate` (adaptive sampling)"
             }
             _ => "remove it",
