@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::baseline::BaselineError;
 use crate::cassette::ModeError;
 use crate::config::ConfigError;
+use crate::report::baseline::BaselineError;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -39,7 +39,7 @@ pub enum HarnessError {
     },
     /// A baseline flag or variable.
     #[error(transparent)]
-    BaselineFlags(#[from] super::baseline::FlagError),
+    BaselineFlags(#[from] crate::report::baseline::FlagError),
     /// The baseline file cannot be used.
     #[error(transparent)]
     Baseline(#[from] BaselineError),

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use super::record::TrialRecord;
-use super::report::markdown;
 use super::reporter::Run;
 use super::settings::Settings;
-use super::{
-    baseline, calibration, html, labels, matrix, pending, prune, render, results, summary,
-};
+use crate::calibration::{after_run as calibration, corrected as labels};
+use crate::cassette::{awaiting as pending, prune};
+use crate::record::TrialRecord;
+use crate::report::markdown;
+use crate::report::{baseline, html, matrix, render, results, summary};
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,13 +6,13 @@
 
 use std::path::PathBuf;
 
-use super::baseline;
 use super::error::HarnessError;
 use crate::cassette::decision::Replacements;
 use crate::cassette::{CassetteMode, Policy};
 use crate::commands::Commands;
 use crate::config::env_var;
 use crate::model::Subject;
+use crate::report::baseline;
 
 /// Who runs this process: cargo's libtest conventions, or nextest (one process per trial).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

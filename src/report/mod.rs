@@ -16,18 +16,25 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::calibration::CalibrationReport;
 use crate::budget::BudgetReport;
+use crate::calibration::after_run::CalibrationReport;
 use crate::case::SuiteInfo;
-use crate::harness::record::{SampleRecord, Status, TrialRecord};
+use crate::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::shared::replace;
 use crate::stats::Counts;
 use crate::usage::Usage;
 
+pub(crate) mod baseline;
 mod gates;
+pub(crate) mod html;
 mod junit;
 pub(crate) mod markdown;
+pub mod matrix;
+pub(crate) mod render;
+pub(crate) mod results;
+pub(crate) mod summary;
+pub(crate) mod table;
 
 pub use junit::write_junit;
 
@@ -92,10 +99,10 @@ pub struct JsonReport {
     pub totals: Totals,
     /// The model / prompt-variant matrix, when a trial sits in one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub matrix: Option<super::matrix::Matrix>,
+    pub matrix: Option<crate::report::matrix::Matrix>,
     /// The judge's calibration, when a calibration set exists (see `src/guide/calibration.md`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<super::calibration::CalibrationReport>,
+    pub calibration: Option<crate::calibration::after_run::CalibrationReport>,
     /// The run's budget and what was spent against it, under `--budget`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
@@ -147,11 +154,11 @@ pub struct SuiteReport {
     /// The pass rate corrected for the judge's measured errors, when the suite asked the judge and the
     /// judge in use has a calibration result.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub judge_corrected: Option<super::calibration::JudgeCorrected>,
+    pub judge_corrected: Option<crate::calibration::after_run::JudgeCorrected>,
     /// The pass rate corrected by labels drawn at random (`cargo prompt-tester label --random`): the
     /// prediction-powered estimate, when the suite has such labels on at least two samples.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_corrected: Option<super::labels::LabelCorrected>,
+    pub label_corrected: Option<crate::calibration::corrected::LabelCorrected>,
     /// Its gates (`[gate]`), when its rows are judged as a whole; the rows are its `cases`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<gates::GateReport>,
@@ -308,7 +315,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         suites: suites.into_values().collect(),
         tests,
         totals,
-        matrix: super::matrix::compute(records),
+        matrix: crate::report::matrix::compute(records),
         calibration: None,
         budget: None,
     }
@@ -391,14 +398,14 @@ pub fn write_json(
     path: &Path,
     records: &[TrialRecord],
     calibration: Option<&CalibrationReport>,
-    labels: &super::labels::Labels,
+    labels: &crate::calibration::corrected::Labels,
     budget: Option<BudgetReport>,
 ) -> std::io::Result<()> {
     let mut report = json_report(records, &crate::cassette::now_rfc3339());
     if let Some(calibration) = calibration {
         annotate(&mut report, calibration);
     }
-    let mut corrected = super::labels::corrected(records, labels);
+    let mut corrected = crate::calibration::corrected::corrected(records, labels);
     for suite in &mut report.suites {
         suite.label_corrected = corrected.remove(&suite.suite.name);
     }
@@ -411,8 +418,11 @@ pub fn write_json(
 fn annotate(report: &mut JsonReport, calibration: &CalibrationReport) {
     for suite in &mut report.suites {
         if suite.usage.judge.calls > 0 && suite.total > 0 {
-            suite.judge_corrected =
-                super::calibration::correct(calibration, suite.passed as u32, suite.total as u32);
+            suite.judge_corrected = crate::calibration::after_run::correct(
+                calibration,
+                suite.passed as u32,
+                suite.total as u32,
+            );
         }
     }
     report.calibration = Some(calibration.clone());

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::calibration::CalibrationReport;
-use super::record::TrialRecord;
-use super::{html, report};
+use crate::calibration::after_run::CalibrationReport;
+use crate::record::TrialRecord;
+use crate::report::{self as report, html};
 use serde::{Deserialize, Serialize};
 
 /// Report paths asked for.
@@ -37,7 +37,7 @@ pub(crate) struct Rendered<'a> {
     pub records: &'a [TrialRecord],
     pub calibration: Option<&'a CalibrationReport>,
     /// The crate's labels of its own outputs, for each suite's label-corrected rate.
-    pub labels: &'a super::labels::Labels,
+    pub labels: &'a crate::calibration::corrected::Labels,
     pub extras: &'a html::Extras,
     pub info: &'a html::RunInfo,
 }

@@ -10,19 +10,18 @@
 //! the judge, the cassette mode, the reports it was asked for). Merging them is `merge.rs`'s.
 
 mod merge;
-pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use crate::harness::render::Asked;
+pub(crate) use crate::report::render::Asked;
 pub(crate) use merge::{Partition, merge};
 
-use super::record::{Latency, TrialRecord};
 use crate::budget::BudgetReport;
 use crate::checks::Observation;
+use crate::record::{Latency, TrialRecord};
 
 pub use crate::harness::settings::RESULTS_VAR;
 
@@ -181,7 +180,7 @@ impl Fragment {
     pub(crate) fn of(
         records: &[TrialRecord],
         observations: &[Observation],
-        info: &crate::harness::html::RunInfo,
+        info: &crate::report::html::RunInfo,
         settings: &crate::harness::settings::Settings,
         root: &Path,
     ) -> Self {

@@ -4,12 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{Asked, ResultsError, merge, partition, results_dir};
+use crate::calibration::after_run as calibration;
+use crate::cassette::awaiting as pending;
 use crate::commands::Commands;
 use crate::config::{Config, ConfigError};
-use crate::harness::render::{Rendered, git_commit};
-use crate::harness::report::markdown;
-use crate::harness::{Markdown, baseline, calibration, html, matrix, pending, summary};
+use crate::harness::Markdown;
+use crate::report::markdown;
+use crate::report::render::{Rendered, git_commit};
+use crate::report::results::{Asked, ResultsError, merge, partition, results_dir};
+use crate::report::{baseline, html, matrix, summary};
 
 /// What `cargo prompt-tester report` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -75,7 +78,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     let folders = if request.from.is_empty() {
         vec![results_dir(
             &request.root,
-            crate::config::env_var(super::RESULTS_VAR)
+            crate::config::env_var(crate::report::results::RESULTS_VAR)
                 .map(PathBuf::from)
                 .as_deref(),
         )]
@@ -160,13 +163,13 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         nextest_run: run.nextest.then(|| run.run.clone()),
         budget: merged.budget.clone(),
     };
-    let (labelled, unread_labels) = super::super::labels::read(&config);
+    let (labelled, unread_labels) = crate::calibration::corrected::read(&config);
     for error in &unread_labels {
         say(&format!("error: {error}"));
     }
     failed |= !unread_labels.is_empty();
-    say(&super::super::labels::render(
-        &super::super::labels::corrected(records, &labelled),
+    say(&crate::calibration::corrected::render(
+        &crate::calibration::corrected::corrected(records, &labelled),
     ));
     let rendered = Rendered {
         records,

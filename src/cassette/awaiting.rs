@@ -5,7 +5,7 @@
 use crate::cassette::CassetteStore;
 use crate::cassette::pending::{PendingFile, PendingSample, pending_in};
 use crate::cassette::{CassetteError, Entry, Exchange, Verdict};
-use crate::harness::table::Table;
+use crate::report::table::Table;
 use crate::role::CallRole;
 
 /// What is pending review in the store's pending folder now (this run's and earlier runs').

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::labels::LabelsFit;
-use super::record::{Status, TrialRecord};
+use super::corrected::LabelsFit;
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
+use crate::record::{Status, TrialRecord};
 use crate::shared::{Shared, Turn};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, Estimate};
 
@@ -212,7 +212,7 @@ pub(crate) fn after_run(
         model: j.model.clone(),
     });
     let labels = match (&config.judge, &settings) {
-        (Some(j), Some(s)) => super::labels::of_judge(config, j, s).1,
+        (Some(j), Some(s)) => super::corrected::of_judge(config, j, s).1,
         _ => LabelsFit::default(),
     };
     if sets.is_empty() && labels.is_empty() {
@@ -359,7 +359,7 @@ pub(crate) fn measured_by_type(config: &Config) -> (BTreeMap<String, Agreement>,
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
     // that gave the answers they judge.
-    let (labelled, fit) = super::labels::of_judge(config, judge, &settings);
+    let (labelled, fit) = super::corrected::of_judge(config, judge, &settings);
     for (kind, counts) in labelled {
         let pooled = by_type.entry(kind).or_default();
         *pooled = pooled.merged(&counts);

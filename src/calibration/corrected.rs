@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::record::TrialRecord;
 use crate::calibration::labels::{self, Label};
 use crate::calibration::result::{self, JudgeSettings};
 use crate::case::{SampleRecord, SampleStatus};
 use crate::config::{Config, JudgeConfig};
+use crate::record::TrialRecord;
 use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
 

@@ -9,10 +9,10 @@ use std::path::Path;
 
 use libtest_mimic::Arguments;
 
-use super::record::{Status, TrialRecord};
 use crate::cassette::{Blocker, CassetteMode, CassetteStore, Pruned};
 use crate::commands::Commands;
 use crate::engine::display_path;
+use crate::record::{Status, TrialRecord};
 
 /// Why a run with these arguments cannot prune, decided before any test runs.
 pub(crate) fn refusal_before_run(
@@ -257,7 +257,7 @@ mod tests {
     fn args(argv: &[&str]) -> (Arguments, Vec<String>) {
         let argv = std::iter::once("prompts").chain(argv.iter().copied());
         let (rest, filters) =
-            super::super::settings::take_filters(argv.map(String::from).collect());
+            crate::harness::settings::take_filters(argv.map(String::from).collect());
         (Arguments::from_iter(rest), filters)
     }
 
