@@ -12,10 +12,10 @@ use crate::run::PromptRun;
 
 pub use crate::budget::BudgetReport;
 pub use crate::case::{CaseInfo, SampleRecord, SampleStatus, SuiteInfo};
-pub use crate::cassette::awaiting::COLUMNS as PENDING_COLUMNS;
 pub use crate::checks::{AssertionRecord, JudgeAnswer};
 pub use crate::record::{Status, TrialRecord};
 pub use crate::report::html::{Extras, RunInfo, Table, read_data as read_html_data, write_html};
+pub use crate::report::pending::COLUMNS as PENDING_COLUMNS;
 
 /// The built-in suite assertion kinds, for the project's tests of the documentation's examples.
 pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;

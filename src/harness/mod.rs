@@ -21,7 +21,6 @@ pub(crate) mod rust_test;
 mod select;
 pub(crate) mod settings;
 pub(crate) use settings::PENDING_DIR;
-pub use settings::{MARKDOWN, Markdown, MarkdownSetting};
 pub mod trial;
 
 use std::path::PathBuf;

@@ -31,6 +31,7 @@ pub(crate) mod html;
 mod junit;
 pub(crate) mod markdown;
 pub mod matrix;
+pub(crate) mod pending;
 pub(crate) mod render;
 pub(crate) mod results;
 pub(crate) mod summary;

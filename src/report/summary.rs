@@ -238,9 +238,9 @@ pub fn rate_limits(endpoints: &[(String, crate::provider::RateLimitStats)]) -> S
 mod tests {
     use std::time::Duration;
 
-    use crate::record::{Status, TrialRecord};
     use crate::commands::Commands;
     use crate::provider::RateLimitStats;
+    use crate::record::{Status, TrialRecord};
     use crate::test_support::assert_contains;
 
     /// A record of `passed` and `errored` of `total` samples.
