@@ -90,7 +90,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     };
     // Every process leaves its results; under nextest they are the only reports it writes: the merged
     // ones are rendered once, by `cargo prompt-tester report`.
-    let runner = results::Runner {
+    let origin = results::Origin {
         nextest: settings.runner.is_nextest(),
         run_id: settings.runner.run_id(),
         attempt: settings.runner.attempt(),
@@ -100,7 +100,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         &records,
         &observations,
         &info,
-        runner,
+        origin,
         &settings.reports,
         &before.root,
     );
@@ -120,7 +120,7 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
             commands: &settings.commands,
             rate_limits: &engine.rate_limits(),
         },
-        render::Wanted {
+        render::Outputs {
             config: &engine.config,
             root: &before.root,
             reports: &reports,

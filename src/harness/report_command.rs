@@ -142,7 +142,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
             commands: &commands,
             rate_limits: &[],
         },
-        render::Wanted {
+        render::Outputs {
             config: &config,
             root: &request.root,
             reports: &asked,

@@ -37,7 +37,7 @@ pub(crate) struct Results<'a> {
 }
 
 /// Where the results go and what they are set against.
-pub(crate) struct Wanted<'a> {
+pub(crate) struct Outputs<'a> {
     /// The crate's configuration: its calibration sets, labels and judge.
     pub config: &'a Config,
     /// The crate root (git is asked there for the commit when the run did not say).
@@ -60,16 +60,16 @@ pub(crate) struct Wanted<'a> {
 
 /// What rendering found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Rendered {
+pub(crate) struct Rendering {
     /// Something the run must fail for: an error said on stderr, or a regression that fails the run.
     pub failed: bool,
     /// A report file could not be written (said on stderr).
     pub unwritten: bool,
 }
 
-/// Renders everything `results` show where `wanted` says, saying on stderr what they show and what
+/// Renders everything `results` show where `outputs` says, saying on stderr what they show and what
 /// could not be done.
-pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
+pub(crate) fn render(results: Results<'_>, outputs: Outputs<'_>) -> Rendering {
     let Results {
         records,
         observations,
@@ -77,8 +77,8 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
         commands,
         rate_limits,
     } = results;
-    let config = wanted.config;
-    let mut done = Rendered::default();
+    let config = outputs.config;
+    let mut done = Rendering::default();
     // What comes from files and providers (names, paths) is printed escaped, as the summary is.
     let say = |text: &str| eprint!("{}", for_terminal(text));
     let calibrated = calibration::after_run(config, observations, commands);
@@ -86,7 +86,7 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
         .judge
         .as_ref()
         .and_then(|j| calibration::advisory_warning(j.advisory, records));
-    for warning in wanted.warnings.iter().chain(&advisory) {
+    for warning in outputs.warnings.iter().chain(&advisory) {
         eprintln!("warning: {}", for_terminal(warning));
     }
     summary::print(
@@ -109,13 +109,13 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
     let mut extras = html::Extras {
         matrix: matrix::compute(records).map(|m| matrix::table(&m)),
         baseline: None,
-        pending: wanted
+        pending: outputs
             .pending
             .as_deref()
             .ok()
             .and_then(super::pending::table),
     };
-    if let Some((baseline, then)) = wanted.baseline {
+    if let Some((baseline, then)) = outputs.baseline {
         let now = baseline::figures_of_records(records);
         let comparison = baseline::compare(then, &now, baseline.alpha);
         say(&comparison.render(&baseline.path));
@@ -127,7 +127,7 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
             done.failed = true;
         }
     }
-    for error in &wanted.errors {
+    for error in &outputs.errors {
         say(&format!("error: {error}\n"));
         done.failed = true;
     }
@@ -139,7 +139,7 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
         say(&format!("error: {error}\n"));
         done.failed = true;
     }
-    if let Some((folder, fragment)) = &wanted.keep {
+    if let Some((folder, fragment)) = &outputs.keep {
         match results::write(folder, fragment) {
             Ok(others) => {
                 if let Some(others) = others {
@@ -158,11 +158,11 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
     // The commit is the HTML report's alone: git is asked only for it.
     let info = html::RunInfo {
         commit: info.commit.clone().or_else(|| {
-            wanted
+            outputs
                 .reports
                 .html
                 .as_ref()
-                .and_then(|_| git_commit(wanted.root))
+                .and_then(|_| git_commit(outputs.root))
         }),
         ..info
     };
@@ -173,18 +173,18 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
         extras: &extras,
         info: &info,
     };
-    done.unwritten = !files.write(wanted.reports);
+    done.unwritten = !files.write(outputs.reports);
     let context = markdown::Context {
         target: Some(commands.target()),
-        baseline: wanted.baseline.map(|(b, figures)| markdown::Baseline {
+        baseline: outputs.baseline.map(|(b, figures)| markdown::Baseline {
             path: &b.path,
             figures,
             alpha: b.alpha,
         }),
-        pending: wanted.pending.as_deref().unwrap_or_default(),
+        pending: outputs.pending.as_deref().unwrap_or_default(),
         budget: info.budget.as_ref(),
     };
-    for (path, e) in markdown::write(wanted.markdown, records, &context) {
+    for (path, e) in markdown::write(outputs.markdown, records, &context) {
         eprintln!(
             "error: cannot write the Markdown summary {}: {e}",
             for_terminal(&path.display().to_string())
@@ -192,7 +192,7 @@ pub(crate) fn render(results: Results<'_>, wanted: Wanted<'_>) -> Rendered {
         done.unwritten = true;
     }
     done.failed |= done.unwritten;
-    match wanted.pending {
+    match outputs.pending {
         Ok(files) => {
             if let Some(line) = awaiting::line(files) {
                 eprintln!("{line}");

@@ -192,8 +192,8 @@ pub fn results_dir(root: &Path, set: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Who ran a process, as its fragment says.
-pub(crate) struct Runner<'a> {
+/// Where a process of a run comes from, as its fragment says.
+pub(crate) struct Origin<'a> {
     /// nextest ran it.
     pub nextest: bool,
     /// nextest's run id, when it said.
@@ -211,7 +211,7 @@ impl Fragment {
         records: &[TrialRecord],
         observations: &[Observation],
         info: &crate::report::html::RunInfo,
-        runner: Runner<'_>,
+        origin: Origin<'_>,
         reports: &Asked,
         root: &Path,
     ) -> Self {
@@ -219,18 +219,18 @@ impl Fragment {
         Self {
             format: FORMAT,
             process: Process {
-                run: runner
+                run: origin
                     .run_id
                     .map_or_else(|| own_run_id(info.started_unix), str::to_string),
-                nextest: runner.nextest,
-                attempt: runner.attempt,
+                nextest: origin.nextest,
+                attempt: origin.attempt,
                 started_unix: info.started_unix,
                 wall_secs: info.wall_secs,
                 date: info.date.clone(),
                 commit: info.commit.clone(),
                 judge: info.judge.clone(),
                 cassette_mode: info.cassette_mode.clone(),
-                target: Some(runner.target.to_string()),
+                target: Some(origin.target.to_string()),
                 reports: Asked {
                     junit: absolute(&reports.junit),
                     json: absolute(&reports.json),
