@@ -1,10 +1,11 @@
 //! The custom test harness: collects `#[prompt_test]` functions, TOML suites and calibration sets into
-//! libtest-mimic trials, runs them as one [`Run`](reporter::Run), then prints the summary and writes the
-//! reports.
+//! libtest-mimic trials, runs them as one [`Run`](reporter::Run), then hands the records to the report
+//! pipeline (`report::render`).
 //!
 //! One job a module: `settings` reads the flags and environment once, `catalog` lists the trials,
-//! `select` decides which run (pure), `trial` runs one, `reporter` hears what happens, `finish` turns
-//! the records into the summary, the reports and the exit code.
+//! `select` decides which run (pure), `trial` runs one, `reporter` hears what happens, `finish` hands
+//! the results to the reports, prunes and decides the exit code; `report_command` is
+//! `cargo prompt-tester report`'s way to the same pipeline, from a results folder.
 
 mod catalog;
 pub(crate) mod dotenv;

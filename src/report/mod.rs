@@ -1,10 +1,12 @@
-//! Reports written after a run: JUnit XML (`--junit PATH` or `PROMPT_TESTER_JUNIT`) and the JSON suite
-//! report (`--report PATH` or `PROMPT_TESTER_REPORT`); the Markdown summary for a pull request is
-//! [`markdown`]'s.
+//! A run's results and everything rendered from them alone. `results` keeps each process's fragment
+//! and merges them; `render::render` is the one pipeline that the end of a `cargo test` run and
+//! `cargo prompt-tester report` both call: the stderr summary (`summary`, `matrix`), the baseline
+//! comparison (`baseline`), JUnit XML (`--junit PATH` or `PROMPT_TESTER_JUNIT`), the JSON suite report
+//! (`--report PATH` or `PROMPT_TESTER_REPORT`, this file), the HTML page (`html`) and the Markdown
+//! summary for a pull request ([`markdown`]). It reads nothing of the harness.
 //!
-//! Both are redacted (API keys never reach a file) and written atomically: a temporary file beside the
-//! target, renamed over it, so a reader never sees half a report. Under nextest (one process per trial)
-//! the processes of a run merge their records beside the report, so it holds the whole run.
+//! Every file is redacted (API keys never reach a file) and written atomically: a temporary file beside
+//! the target, renamed over it, so a reader never sees half a report.
 //!
 //! The JSON report has one entry per suite in the golden-dataset shape (`prompt_id`, `prompt_version`,
 //! `dataset_version`, `timestamp`, `pass_rate`, `passed`, `total`, `by_category`, `failures`), then the
