@@ -629,10 +629,4 @@ fn mismatched(key: &str, role: CallRole) -> String {
     )
 }
 
-/// `path` relative to `root` when it is below it.
-pub fn display_path(path: &std::path::Path, root: &std::path::Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
+pub use crate::text::display_path;

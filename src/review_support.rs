@@ -45,24 +45,24 @@ use similar::TextDiff;
 
 use crate::cassette::pending;
 
-/// The variable naming the results folder, read by the harness and the subcommand alike.
-pub use crate::harness::results::RESULTS_VAR;
 /// `cargo prompt-tester report`: a run's merged reports rendered from its results folders.
-pub use crate::harness::results::report::{
+pub use crate::harness::report_command::{
     Done as ReportDone, ReportError, Request as ReportRequest, report,
 };
+/// The variable naming the results folder, read by the harness and the subcommand alike.
+pub use crate::report::results::RESULTS_VAR;
 /// The Markdown summary of a run, for a pull request: [`markdown::render`] makes it (pure) from the
-/// records, a baseline's figures, the pending recordings and the budget; [`markdown::Markdown::read`]
-/// says where it goes (`--markdown`, `PROMPT_TESTER_MARKDOWN`, `GITHUB_STEP_SUMMARY`, as the harness
-/// reads them) and [`markdown::write`] writes it there.
+/// records, a baseline's figures, the pending recordings and the budget; [`markdown::Markdown`] says
+/// where it goes (`--markdown`, `PROMPT_TESTER_MARKDOWN`, `GITHUB_STEP_SUMMARY`) and
+/// [`markdown::write`] writes it there.
 pub mod markdown {
     pub use crate::budget::BudgetReport;
-    pub use crate::harness::baseline::{BaselineError, Figures, load as load_baseline};
-    pub use crate::harness::record::{Status, TrialRecord};
-    pub use crate::harness::report::markdown::{
-        Baseline, Context, MAX_BYTES, MAX_LISTED, render, write,
+    pub use crate::record::{Status, TrialRecord};
+    pub use crate::report::baseline::{BaselineError, Figures, load as load_baseline};
+    pub use crate::report::markdown::{
+        Baseline, Context, MARKDOWN, MAX_BYTES, MAX_LISTED, Markdown, MarkdownSetting, render,
+        write,
     };
-    pub use crate::harness::{MARKDOWN, Markdown, MarkdownSetting};
 }
 
 /// The variable naming a folder of pending recordings brought from another machine (or written by

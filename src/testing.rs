@@ -13,10 +13,10 @@ use crate::run::PromptRun;
 pub use crate::budget::BudgetReport;
 pub use crate::case::{CaseInfo, SampleRecord, SuiteInfo};
 pub use crate::checks::{AssertionRecord, JudgeAnswer, SampleStatus};
-pub use crate::harness::html::{Extras, RunInfo, Table, read_data as read_html_data, write_html};
-pub use crate::harness::pending::COLUMNS as PENDING_COLUMNS;
-pub use crate::harness::record::{Status, TrialRecord};
 pub use crate::outcome::SampleOutcome;
+pub use crate::record::{Status, TrialRecord};
+pub use crate::report::html::{Extras, RunInfo, Table, read_data as read_html_data, write_html};
+pub use crate::report::pending::COLUMNS as PENDING_COLUMNS;
 
 /// The built-in suite assertion kinds, for the project's tests of the documentation's examples.
 pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;
@@ -123,7 +123,7 @@ pub mod readers {
     /// section of the JSON report and of the summary (with one judged suite, corrected by them), and
     /// the run's errors.
     pub fn calibration_results(root: &Path) -> Result<(String, Vec<String>), String> {
-        use crate::harness::calibration::{after_run, render};
+        use crate::calibration::after_run::{after_run, render};
         let config = Config::load(root).map_err(|e| e.to_string())?;
         let cassettes = crate::cassette::CassetteStore::new(&config.cassette_dir);
         let after = after_run(
@@ -146,7 +146,7 @@ pub mod readers {
 
     /// The baseline at `path`, compared with itself as `--baseline` compares it: the comparison's text.
     pub fn baseline(path: &Path) -> Result<String, String> {
-        use crate::harness::baseline;
+        use crate::report::baseline;
         let figures = baseline::load(path, &crate::commands::Commands::default())
             .map_err(|e| e.to_string())?;
         Ok(baseline::compare(&figures, &figures, 0.05).render(path))

@@ -58,6 +58,14 @@ pub(crate) fn digest_of_parts<S: AsRef<str>>(parts: impl IntoIterator<Item = S>)
         .collect()
 }
 
+/// `path` relative to `root` when it is below it.
+pub fn display_path(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -219,7 +219,8 @@ fn render(global: &Global, report: &Report) -> anyhow::Result<ExitCode> {
         junit: here(&report.junit),
         json: here(&report.report),
         html: here(&report.html),
-        baseline: here(&report.baseline),
+        // As given: the reports name it so, and it is read from here.
+        baseline: report.baseline.clone(),
         markdown: report.markdown.as_ref().map(|m| match m.as_str() {
             "off" => m.clone(),
             path => cwd.join(path).display().to_string(),

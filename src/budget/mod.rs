@@ -114,6 +114,31 @@ pub struct BudgetReport {
     pub unknown: Option<String>,
 }
 
+impl BudgetReport {
+    /// The summary's line: what was spent against the budget, and the calls it refused.
+    pub fn summary_line(&self) -> String {
+        // An unusable ledger's spend is unknown, never $0.
+        let spent = match &self.unknown {
+            None => format!("${:.5}", self.spent_usd),
+            Some(why) => format!("unknown ({why})"),
+        };
+        let refused = match self.refused_calls {
+            0 => String::new(),
+            1 => "; 1 call was not made for it".to_string(),
+            n => format!("; {n} calls were not made for it"),
+        };
+        let whole = if self.whole_nextest_run {
+            " (the whole nextest run)"
+        } else {
+            ""
+        };
+        format!(
+            "budget ${:.5}: spent {spent}{whole}{refused}\n",
+            self.limit_usd
+        )
+    }
+}
+
 /// A call's worst case, as a budget sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Worst {
@@ -230,29 +255,6 @@ impl Budget {
             unknown,
         }
     }
-
-    /// The summary's line: what was spent against the budget, and the calls it refused.
-    pub fn summary_line(&self) -> String {
-        // An unusable ledger's spend is unknown, never $0.
-        let report = self.report();
-        let spent = match &report.unknown {
-            None => format!("${:.5}", report.spent_usd),
-            Some(why) => format!("unknown ({why})"),
-        };
-        let refused = match self.refused() {
-            0 => String::new(),
-            1 => "; 1 call was not made for it".to_string(),
-            n => format!("; {n} calls were not made for it"),
-        };
-        format!(
-            "budget ${:.5}: spent {spent}{}{refused}\n",
-            self.limit_usd,
-            match &self.ledger {
-                Ledger::Shared { .. } => " (the whole nextest run)",
-                Ledger::Local(_) => "",
-            }
-        )
-    }
 }
 
 #[cfg(test)]
@@ -353,10 +355,11 @@ mod tests {
             assert!(other.reserve(&Worst::Usd(0.1)).is_err());
             assert!(
                 other
+                    .report()
                     .summary_line()
                     .starts_with("budget $1.00000: spent unknown (the budget ledger "),
                 "{}",
-                other.summary_line()
+                other.report().summary_line()
             );
             let report = other.report();
             assert!(report.unknown.is_some_and(|why| why.contains("corrupt (")));

@@ -17,6 +17,8 @@
 //! measured is kept in `<set>.calibration.result.json` ([`result`]) for the correction of pass rates.
 //! The format is documented in `src/guide/calibration.md`.
 
+pub(crate) mod after_run;
+pub(crate) mod corrected;
 pub mod labels;
 pub mod parse;
 pub mod result;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub(crate) mod awaiting;
 pub mod changes;
 pub mod decision;
 pub mod diff;
@@ -24,6 +25,7 @@ mod index;
 mod name;
 mod owner;
 pub mod pending;
+pub(crate) mod prune;
 pub mod raw;
 mod store;
 

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::baseline::BaselineError;
 use crate::config::ConfigError;
+use crate::report::baseline::BaselineError;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +35,7 @@ pub enum HarnessError {
     },
     /// A baseline flag or variable.
     #[error(transparent)]
-    BaselineFlags(#[from] super::baseline::FlagError),
+    BaselineFlags(#[from] crate::report::baseline::FlagError),
     /// The baseline file cannot be used.
     #[error(transparent)]
     Baseline(#[from] BaselineError),

@@ -1,17 +1,19 @@
-//! After the trials: recordings flushed, the summary and calibration printed, the baseline compared,
-//! the reports written, the cassettes pruned, and the exit code.
+//! After the trials: recordings flushed, the run's results handed to the one report pipeline
+//! (`report::render`: the summary, the results kept, the reports), the cassettes pruned, and the exit
+//! code.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use super::record::TrialRecord;
-use super::report::markdown;
 use super::reporter::Run;
 use super::settings::Settings;
-use super::{
-    baseline, calibration, html, labels, matrix, pending, prune, render, results, summary,
-};
+use crate::cassette::{awaiting, prune};
+use crate::record::{Status, TrialRecord};
+use crate::report::markdown::Markdown;
+use crate::report::results::Asked;
+use crate::report::{baseline, html, render, results};
 
 /// How a run ends, named once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,72 +72,10 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
         None
     };
     let records = run.reporter.take_records();
-    let calibration::AfterRun {
-        report: calibrated,
-        errors: unwritten_results,
-    } = calibration::after_run(
-        &engine.config,
-        &run.reporter.observations(),
-        &settings.commands,
-        &engine.cassettes,
-        &before.walked,
-    );
-    let advisory = engine
-        .config
-        .judge
-        .as_ref()
-        .and_then(|j| calibration::advisory_warning(j.advisory, &records));
-    for warning in run.reporter.warnings().into_iter().chain(advisory) {
-        eprintln!("warning: {}", crate::redact::for_terminal(&warning));
-    }
-    summary::print(&records, before.started.elapsed(), &settings.commands);
+    let observations = run.reporter.observations();
     let mut failed = trial_failed;
-    if let Some(budget) = engine.budget() {
-        eprint!("{}", budget.summary_line());
-        // A call not made for the budget left a sample without a verdict.
-        failed |= budget.refused() > 0;
-    }
-    // What comes from files and providers (names, paths) is printed escaped, as the summary is.
-    let say = |text: &str| eprint!("{}", crate::redact::for_terminal(text));
-    if let Some(report) = &calibrated {
-        say(&calibration::render(
-            report,
-            &calibration::judged_suites(&records),
-        ));
-    }
-    let (labelled, unread_labels) = labels::read(&engine.config, &engine.cassettes, &before.walked);
-    say(&labels::render(&labels::corrected(&records, &labelled)));
-    say(&summary::rate_limits(&engine.rate_limits()));
-    let pending = pending::on_disk(&engine.cassettes);
-    let mut extras = html::Extras {
-        matrix: matrix::compute(&records).map(|m| matrix::table(&m)),
-        baseline: None,
-        pending: pending.as_deref().ok().and_then(pending::table),
-    };
-    if let Some((baseline, then)) = &before.baseline {
-        let now = baseline::figures_of_records(&records);
-        let comparison = baseline::compare(then, &now, baseline.alpha);
-        say(&comparison.render(&baseline.path));
-        extras.baseline = Some(comparison.table(&baseline.path));
-        if baseline.fail_on_regression
-            && let Some(why) = comparison.failure()
-        {
-            say(&format!("error: {why}\n"));
-            failed = true;
-        }
-    }
-    for error in unwritten {
-        say(&format!("error: recordings were not written: {error}\n"));
-        failed = true;
-    }
-    for error in unread_labels {
-        say(&format!("error: {error}"));
-        failed = true;
-    }
-    for error in unwritten_results {
-        say(&format!("error: {error}\n"));
-        failed = true;
-    }
+    // A call not made for the budget left a sample without a verdict.
+    failed |= engine.budget().is_some_and(|b| b.refused() > 0);
     let info = html::RunInfo {
         date: crate::cassette::now_rfc3339(),
         commit: settings.commit.clone(),
@@ -152,70 +92,70 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     };
     // Every process leaves its results; under nextest they are the only reports it writes: the merged
     // ones are rendered once, by `cargo prompt-tester report`.
+    let origin = results::Origin {
+        nextest: settings.runner.is_nextest(),
+        run_id: settings.runner.run_id(),
+        attempt: settings.runner.attempt(),
+        target: settings.commands.target(),
+    };
     let fragment = results::Fragment::of(
         &records,
-        &run.reporter.observations(),
+        &observations,
         &info,
-        settings,
+        origin,
+        &settings.reports,
         &before.root,
     );
     let folder = results::results_dir(&before.root, settings.results.as_deref());
-    match results::write(&folder, &fragment) {
-        Ok(others) => {
-            if let Some(others) = others {
-                say(&format!("warning: {others}\n"));
-            }
-        }
-        Err(e) => {
-            say(&format!(
-                "error: cannot write this run's results in {}: {e}\n",
-                folder.display()
-            ));
-            failed = true;
-        }
-    }
-    if !settings.runner.is_nextest() {
-        let asked = results::Asked::from(&settings.reports);
-        let info = html::RunInfo {
-            commit: render::commit(&asked, info.commit.clone(), &before.root),
-            ..info
-        };
-        let rendered = render::Rendered {
+    let nextest = settings.runner.is_nextest();
+    let (reports, markdown) = if nextest {
+        (Asked::default(), Markdown::default())
+    } else {
+        (settings.reports.clone(), settings.markdown.clone())
+    };
+    let pending = awaiting::on_disk(&engine.cassettes);
+    let rendered = render::render(
+        render::Results {
             records: &records,
-            calibration: calibrated.as_ref(),
-            labels: &labelled,
-            extras: &extras,
-            info: &info,
-        };
-        failed |= !rendered.write(&asked);
-        let pending = pending.as_deref().unwrap_or_default();
-        let budget = engine.budget().map(|b| b.report());
-        failed |= !markdown_summary(&records, settings, &before, pending, budget.as_ref());
-    }
-    match &pending {
-        Ok(files) => {
-            if let Some(line) = pending::line(files) {
-                eprintln!("{line}");
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {}", crate::redact::for_terminal(&e.to_string()));
-            failed = true;
-        }
-    }
+            observations: &observations,
+            info,
+            commands: &settings.commands,
+            rate_limits: &engine.rate_limits(),
+        },
+        render::Outputs {
+            config: &engine.config,
+            cassettes: &engine.cassettes,
+            walked: &before.walked,
+            root: &before.root,
+            reports: &reports,
+            markdown: &markdown,
+            baseline: before.baseline.as_ref().map(|(b, figures)| (b, figures)),
+            pending: &pending,
+            keep: Some((folder, fragment)),
+            warnings: run.reporter.warnings(),
+            errors: unwritten
+                .iter()
+                .map(|e| format!("recordings were not written: {e}"))
+                .collect(),
+        },
+    );
+    failed |= rendered.failed;
     if settings.prune {
         let on_purpose = before
             .skipped
             .iter()
             .map(|(_, trial)| trial.clone())
             .collect();
-        let refusal = pending::refusal(&pending)
-            .or_else(|| prune::refusal_after_run(&records, &on_purpose, incomplete));
+        let refusal = awaiting::refusal(&pending)
+            .or_else(|| refusal_after_run(&records, &on_purpose, incomplete));
         match refusal {
             Some(reason) => {
-                say(&format!(
-                    "error: --prune-cassettes refused: {reason}; nothing was pruned\n"
-                ));
+                eprint!(
+                    "{}",
+                    crate::redact::for_terminal(&format!(
+                        "error: --prune-cassettes refused: {reason}; nothing was pruned\n"
+                    ))
+                );
                 failed = true;
             }
             None => {
@@ -233,34 +173,70 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
     if failed { Exit::Failed } else { Exit::Passed }
 }
 
-/// The Markdown summary written where the settings say; false when it could not be written (said on
-/// stderr).
-fn markdown_summary(
+/// Why this run, now finished, cannot prune: a trial that did not pass (failed, or ignored for want of
+/// a recording) may not have used its recordings. Trials skipped on purpose (`on_purpose`) and live-only
+/// trials do not count; `incomplete` names any other reason the run is not trustworthy (unwritten recordings).
+pub(crate) fn refusal_after_run(
     records: &[TrialRecord],
-    settings: &Settings,
-    before: &Before,
-    pending: &[crate::cassette::pending::PendingFile],
-    budget: Option<&crate::budget::BudgetReport>,
-) -> bool {
-    let context = markdown::Context {
-        target: Some(settings.commands.target()),
-        baseline: before
-            .baseline
-            .as_ref()
-            .map(|(b, figures)| markdown::Baseline {
-                path: &b.path,
-                figures,
-                alpha: b.alpha,
-            }),
-        pending,
-        budget,
-    };
-    let errors = markdown::write(&settings.markdown, records, &context);
-    for (path, e) in &errors {
-        eprintln!(
-            "error: cannot write the Markdown summary {}: {e}",
-            crate::redact::for_terminal(&path.display().to_string())
+    on_purpose: &BTreeSet<String>,
+    incomplete: Option<&str>,
+) -> Option<String> {
+    const SHOWN: usize = 5;
+    let blocking: Vec<String> = records
+        .iter()
+        .filter(|r| match r.status {
+            // A live-only test without a recording has none to keep or lose.
+            Status::Passed | Status::LiveOnly => false,
+            Status::Ignored => !on_purpose.contains(&r.name),
+            _ => true,
+        })
+        .map(|r| format!("{}: {}", r.name, format!("{:?}", r.status).to_lowercase()))
+        .collect();
+    if !blocking.is_empty() {
+        let more = blocking.len().saturating_sub(SHOWN);
+        let mut list = blocking[..blocking.len().min(SHOWN)].join(", ");
+        if more > 0 {
+            list.push_str(&format!(", and {more} more"));
+        }
+        return Some(format!("{} trial(s) did not pass ({list})", blocking.len()));
+    }
+    incomplete.map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(name: &str, status: Status) -> TrialRecord {
+        TrialRecord::unrun(name.into(), status, "why", None)
+    }
+
+    #[test]
+    fn a_trial_that_did_not_pass_blocks_unless_skipped_on_purpose() {
+        let skipped: BTreeSet<String> = ["s::later".to_string()].into();
+        let passed = [
+            record("s::a", Status::Passed),
+            record("s::later", Status::Ignored),
+        ];
+        assert_eq!(refusal_after_run(&passed, &skipped, None), None);
+        assert_eq!(
+            refusal_after_run(&passed, &skipped, Some("recordings were not written")).as_deref(),
+            Some("recordings were not written")
+        );
+        let mut partial = passed.to_vec();
+        partial.push(record("s::new", Status::Ignored));
+        partial.push(record("s::b", Status::Failed));
+        assert_eq!(
+            refusal_after_run(&partial, &skipped, None).as_deref(),
+            Some("2 trial(s) did not pass (s::new: ignored, s::b: failed)")
+        );
+        let many: Vec<TrialRecord> = (0..7)
+            .map(|i| record(&format!("t{i}"), Status::Failed))
+            .collect();
+        assert!(
+            refusal_after_run(&many, &skipped, None)
+                .unwrap()
+                .ends_with("t4: failed, and 2 more)")
         );
     }
-    errors.is_empty()
 }

@@ -12,10 +12,10 @@ use futures::StreamExt;
 use libtest_mimic::{Completion, Failed};
 use tokio::sync::OnceCell;
 
-use super::record::{self, GateRecord, GateRow, Status, TrialRecord};
 use super::reporter::Run;
 use super::trial;
 use crate::gate::{self, RowVerdict};
+use crate::record::{self, GateRecord, GateRow, Status, TrialRecord};
 use crate::redact::redact;
 use crate::suite::gates::{Gate, GateRows};
 use crate::usage::Usage;

@@ -1,39 +1,27 @@
 //! The custom test harness: collects `#[prompt_test]` functions, TOML suites and calibration sets into
-//! libtest-mimic trials, runs them as one [`Run`](reporter::Run), then prints the summary and writes the
-//! reports.
+//! libtest-mimic trials, runs them as one [`Run`](reporter::Run), then hands the records to the report
+//! pipeline (`report::render`).
 //!
 //! One job a module: `settings` reads the flags and environment once, `catalog` lists the trials,
-//! `select` decides which run (pure), `trial` runs one, `reporter` hears what happens, `finish` turns
-//! the records into the summary, the reports and the exit code.
+//! `select` decides which run (pure), `trial` runs one, `reporter` hears what happens, `finish` hands
+//! the results to the reports, prunes and decides the exit code; `report_command` is
+//! `cargo prompt-tester report`'s way to the same pipeline, from a results folder.
 
-pub(crate) mod baseline;
-pub(crate) mod calibration;
 mod catalog;
 pub(crate) mod dotenv;
 mod error;
 mod estimate;
 mod finish;
 mod gate;
-pub(crate) mod html;
-pub(crate) mod labels;
 mod log;
-pub mod matrix;
-pub(crate) mod pending;
 mod progress;
-mod prune;
-pub mod record;
 pub mod registry;
-mod render;
-pub(crate) mod report;
+pub(crate) mod report_command;
 mod reporter;
-pub(crate) mod results;
 pub(crate) mod rust_test;
 mod select;
-mod settings;
+pub(crate) mod settings;
 pub(crate) use settings::PENDING_DIR;
-pub use settings::{MARKDOWN, Markdown, MarkdownSetting};
-pub(crate) mod summary;
-mod table;
 pub mod trial;
 
 use std::path::PathBuf;
@@ -44,10 +32,10 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 use crate::case;
 use crate::config::Config;
+use crate::record::Status;
 use catalog::{Catalog, TrialDef, TrialKind};
 use error::HarnessError;
 use finish::{Before, Exit};
-use record::Status;
 use registry::RustTest;
 use reporter::{Event, Run};
 use select::Fate;
@@ -158,21 +146,26 @@ impl Harness {
         // Loaded before any call: a missing or broken baseline costs nothing.
         let baseline = match settings.baseline.clone() {
             Some(b) => {
-                let figures = baseline::load(&b.path, &settings.commands)?;
+                let figures = crate::report::baseline::load(&b.path, &settings.commands)?;
                 Some((b, figures))
             }
             None => None,
         };
         if settings.prune
-            && let Some(reason) = prune::refusal_before_run(settings.mode, &args, &filters)
-                .or_else(|| {
-                    // The other models' recordings are not used, yet still wanted.
-                    let s = config.subject.as_ref()?;
-                    Some(format!(
-                        "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
-                    ))
-                })
-                .or_else(|| pending::refusal(&pending::on_disk(&opened)))
+            && let Some(reason) =
+                crate::cassette::prune::refusal_before_run(settings.mode, &args, &filters)
+                    .or_else(|| {
+                        // The other models' recordings are not used, yet still wanted.
+                        let s = config.subject.as_ref()?;
+                        Some(format!(
+                            "the run is retargeted at {s} (--subject or PROMPT_TESTER_SUBJECT)"
+                        ))
+                    })
+                    .or_else(|| {
+                        crate::cassette::awaiting::refusal(&crate::cassette::awaiting::on_disk(
+                            &opened,
+                        ))
+                    })
         {
             return Err(HarnessError::PruneRefused(reason));
         }
@@ -202,7 +195,7 @@ impl Harness {
         });
         // Each verdict carries its judge's measurement: the calibration results, read before the trials.
         let (measured, label_warnings) =
-            calibration::measured_by_type(&config, &opened, &before.walked);
+            crate::calibration::after_run::measured_by_type(&config, &opened, &before.walked);
         let run = Run::with_budget(
             config,
             settings.cassette_policy(),

@@ -18,10 +18,10 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use libtest_mimic::FormatSetting;
 
-#[cfg(feature = "progress")]
-use super::record::Status;
-use super::record::TrialRecord;
 use crate::engine::{CallEnd, CallEvent};
+#[cfg(feature = "progress")]
+use crate::record::Status;
+use crate::record::TrialRecord;
 
 /// Where the run's output goes and how libtest was asked to print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -6,11 +6,11 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::progress::{CallCounts, Console, Line};
-use super::record::{CaseInfo, Status, TrialRecord};
 use crate::cassette::Policy;
 use crate::checks::Observation;
 use crate::config::Config;
 use crate::engine::{CallEvent, CallObserver, Engine};
+use crate::record::{CaseInfo, Status, TrialRecord};
 
 /// What happens during a run, as the reporter hears it.
 #[derive(Debug)]

@@ -6,13 +6,15 @@
 
 use std::path::PathBuf;
 
-use super::baseline;
 use super::error::HarnessError;
 use crate::cassette::decision::Replacements;
 use crate::cassette::{CassetteMode, Policy};
 use crate::commands::Commands;
 use crate::config::env_var;
 use crate::model::Subject;
+use crate::report::baseline;
+use crate::report::markdown::{MARKDOWN, Markdown, MarkdownSetting};
+use crate::report::results::{Asked, RESULTS_VAR};
 
 /// Who runs this process: cargo's libtest conventions, or nextest (one process per trial).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -52,111 +54,13 @@ impl Runner {
     }
 }
 
-/// The report files asked for.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Reports {
-    /// `--junit` / `PROMPT_TESTER_JUNIT`.
-    pub junit: Option<PathBuf>,
-    /// `--report` / `PROMPT_TESTER_REPORT`.
-    pub json: Option<PathBuf>,
-    /// `--html` / `PROMPT_TESTER_HTML`.
-    pub html: Option<PathBuf>,
-}
-
-/// What `--markdown` or `PROMPT_TESTER_MARKDOWN` says.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MarkdownSetting {
-    /// `off`: no summary, not even in GitHub's step summary.
-    Off,
-    /// The file to write the summary to.
-    File(PathBuf),
-}
-
-impl MarkdownSetting {
-    /// `off`, or the path of a file. A word that reads as a switch (`on`, `true`, `1`, `false`, `0`,
-    /// `no`, `none`) is an error: it would otherwise name a file.
-    pub fn parse(value: &str) -> Result<Self, &'static str> {
-        match value.trim().to_ascii_lowercase().as_str() {
-            "off" => Ok(Self::Off),
-            "on" | "yes" | "true" | "1" | "no" | "none" | "false" | "0" => Err(
-                "is not a path: give the file to write the Markdown summary to (./NAME for a file so \
-                 named), or off for no summary at all, not even in GITHUB_STEP_SUMMARY",
-            ),
-            _ => Ok(Self::File(PathBuf::from(value.trim()))),
-        }
-    }
-}
-
-/// Where the Markdown summary goes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Markdown {
-    /// The file to write it to: `--markdown PATH` / `PROMPT_TESTER_MARKDOWN=PATH`.
-    pub file: Option<PathBuf>,
-    /// The file to append it to: `GITHUB_STEP_SUMMARY`, which GitHub Actions sets.
-    pub step_summary: Option<PathBuf>,
-}
-
-/// The variable of the Markdown summary.
-pub const MARKDOWN: &str = "PROMPT_TESTER_MARKDOWN";
-
-impl Markdown {
-    /// Where the summary goes, from the setting, `GITHUB_STEP_SUMMARY` and whether this process is one
-    /// of nextest's (each runs one trial: the summary of a nextest run is `cargo prompt-tester
-    /// report`'s). A file that is the step summary is appended to, once.
-    pub fn resolve(
-        setting: Option<MarkdownSetting>,
-        step_summary: Option<PathBuf>,
-        one_of_nextest: bool,
-    ) -> Self {
-        let file = match setting {
-            Some(MarkdownSetting::Off) => return Self::default(),
-            Some(MarkdownSetting::File(path)) => Some(path),
-            None => None,
-        };
-        // The step summary is appended to, never replaced, even when named as the file.
-        let file = file.filter(|f| step_summary.as_ref().is_none_or(|s| !same_file(f, s)));
-        let step_summary = step_summary.filter(|_| !one_of_nextest);
-        Self { file, step_summary }
-    }
-
-    /// Where the summary goes, from `flag` (the value of `--markdown`, which wins), then
-    /// `PROMPT_TESTER_MARKDOWN`, and `GITHUB_STEP_SUMMARY`.
-    pub fn read(flag: Option<&str>, one_of_nextest: bool) -> Result<Self, HarnessError> {
-        let setting = match flag {
-            Some(value) => Some(MarkdownSetting::parse(value).map_err(|problem| {
-                HarnessError::Flag(format!("--markdown {value:?} {problem}"))
-            })?),
-            None => env_var(MARKDOWN)
-                .map(|value| {
-                    MarkdownSetting::parse(&value).map_err(|problem| HarnessError::Variable {
-                        name: MARKDOWN,
-                        value,
-                        problem,
-                    })
-                })
-                .transpose()?,
-        };
-        let step_summary = env_var("GITHUB_STEP_SUMMARY").map(PathBuf::from);
-        Ok(Self::resolve(setting, step_summary, one_of_nextest))
-    }
-}
-
-/// Whether two paths name one file: the same as written, or, when both exist, the same file.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    a == b
-        || matches!(
-            (a.canonicalize(), b.canonicalize()),
-            (Ok(a), Ok(b)) if a == b
-        )
-}
-
 /// Everything a run reads from its flags and environment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
     /// The cassette mode: `--record`, `--no-cassette`, else `PROMPT_TESTER_CASSETTE` (auto when unset).
     pub mode: CassetteMode,
     /// The reports to write.
-    pub reports: Reports,
+    pub reports: Asked,
     /// Where the Markdown summary goes.
     pub markdown: Markdown,
     /// `--prune-cassettes`.
@@ -203,7 +107,7 @@ impl Settings {
         };
         let path_of =
             |flag: Option<PathBuf>, var: &str| flag.or_else(|| env_var(var).map(PathBuf::from));
-        let reports = Reports {
+        let reports = Asked {
             junit: path_of(flags.junit.clone(), "PROMPT_TESTER_JUNIT"),
             json: path_of(flags.report.clone(), "PROMPT_TESTER_REPORT"),
             html: path_of(flags.html.clone(), "PROMPT_TESTER_HTML"),
@@ -218,7 +122,7 @@ impl Settings {
         let settings = Self {
             mode,
             reports,
-            markdown: Markdown::read(flags.markdown.as_deref(), runner.is_nextest())?,
+            markdown: markdown(flags.markdown.as_deref(), runner.is_nextest())?,
             prune: flags.prune,
             claim: flags.claim,
             baseline: flags.baseline_settings(&commands)?,
@@ -270,11 +174,30 @@ impl Settings {
     }
 }
 
+/// Where the summary goes, from `flag` (the value of `--markdown`, which wins), then
+/// `PROMPT_TESTER_MARKDOWN`, and `GITHUB_STEP_SUMMARY`.
+pub fn markdown(flag: Option<&str>, one_of_nextest: bool) -> Result<Markdown, HarnessError> {
+    let setting = match flag {
+        Some(value) => Some(
+            MarkdownSetting::parse(value)
+                .map_err(|problem| HarnessError::Flag(format!("--markdown {value:?} {problem}")))?,
+        ),
+        None => env_var(MARKDOWN)
+            .map(|value| {
+                MarkdownSetting::parse(&value).map_err(|problem| HarnessError::Variable {
+                    name: MARKDOWN,
+                    value,
+                    problem,
+                })
+            })
+            .transpose()?,
+    };
+    let step_summary = env_var("GITHUB_STEP_SUMMARY").map(PathBuf::from);
+    Ok(Markdown::resolve(setting, step_summary, one_of_nextest))
+}
+
 /// The variable that sends pending recordings to a folder of their own (a CI artifact).
 pub const PENDING_DIR: &str = "PROMPT_TESTER_PENDING_DIR";
-
-/// The variable naming the results folder (`harness::results`).
-pub const RESULTS_VAR: &str = "PROMPT_TESTER_RESULTS";
 
 /// The variable of the run's budget.
 pub const BUDGET: &str = "PROMPT_TESTER_BUDGET";

@@ -9,13 +9,13 @@ use std::time::Instant;
 use futures::{FutureExt, StreamExt};
 use libtest_mimic::{Completion, Failed};
 
-use super::record::{self, Status, TrialRecord};
 use super::reporter::{Event, Run};
 use crate::case::{Case, Executor, Plan, SampleRecord};
 use crate::checks::SampleStatus;
 use crate::engine::{Engine, RunScope};
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::SamplePlan;
+use crate::record::{self, Status, TrialRecord};
 use crate::redact::redact;
 use crate::usage::Usage;
 

@@ -10,21 +10,20 @@
 //! the judge, the cassette mode, the reports it was asked for). Merging them is `merge.rs`'s.
 
 mod merge;
-pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use crate::harness::render::Asked;
 pub(crate) use merge::{Partition, merge};
 
-use super::record::{Latency, TrialRecord};
 use crate::budget::BudgetReport;
 use crate::checks::Observation;
+use crate::record::{Latency, TrialRecord};
 
-pub use crate::harness::settings::RESULTS_VAR;
+/// The variable naming the results folder.
+pub const RESULTS_VAR: &str = "PROMPT_TESTER_RESULTS";
 
 /// The results folder's place in the crate when the variable is unset.
 pub const DEFAULT_DIR: &str = "results";
@@ -34,6 +33,20 @@ pub const KEPT_RUNS: usize = 10;
 
 /// The format of a fragment, written in it: a reader refuses another.
 const FORMAT: u32 = 1;
+
+/// Report paths asked for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Asked {
+    /// JUnit XML.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub junit: Option<PathBuf>,
+    /// The JSON report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<PathBuf>,
+    /// The HTML report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<PathBuf>,
+}
 
 /// What one process of a run leaves in the run's folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -76,6 +89,9 @@ pub(crate) struct Process {
     pub judge: Option<String>,
     /// The cassette mode.
     pub cassette_mode: String,
+    /// The test target (`cargo test --test <target>`), for the commands the reports name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// The reports the run was asked for (absolute paths): `cargo prompt-tester report` writes them
     /// when it is given none.
     #[serde(default)]
@@ -176,32 +192,45 @@ pub fn results_dir(root: &Path, set: Option<&Path>) -> PathBuf {
     }
 }
 
+/// Where a process of a run comes from, as its fragment says.
+pub(crate) struct Origin<'a> {
+    /// nextest ran it.
+    pub nextest: bool,
+    /// nextest's run id, when it said.
+    pub run_id: Option<&'a str>,
+    /// nextest's `NEXTEST_ATTEMPT`, when it said.
+    pub attempt: Option<u32>,
+    /// The test target.
+    pub target: &'a str,
+}
+
 impl Fragment {
-    /// What this process leaves: its records and verdicts, and the run as `info` describes it.
+    /// What this process leaves: its records and verdicts, the run as `info` describes it, and the
+    /// reports it was asked for (made absolute from `root`).
     pub(crate) fn of(
         records: &[TrialRecord],
         observations: &[Observation],
-        info: &crate::harness::html::RunInfo,
-        settings: &crate::harness::settings::Settings,
+        info: &crate::report::html::RunInfo,
+        origin: Origin<'_>,
+        reports: &Asked,
         root: &Path,
     ) -> Self {
         let absolute = |p: &Option<PathBuf>| p.as_ref().map(|p| root.join(p));
-        let reports = &settings.reports;
         Self {
             format: FORMAT,
             process: Process {
-                run: settings
-                    .runner
-                    .run_id()
+                run: origin
+                    .run_id
                     .map_or_else(|| own_run_id(info.started_unix), str::to_string),
-                nextest: settings.runner.is_nextest(),
-                attempt: settings.runner.attempt(),
+                nextest: origin.nextest,
+                attempt: origin.attempt,
                 started_unix: info.started_unix,
                 wall_secs: info.wall_secs,
                 date: info.date.clone(),
                 commit: info.commit.clone(),
                 judge: info.judge.clone(),
                 cassette_mode: info.cassette_mode.clone(),
+                target: Some(origin.target.to_string()),
                 reports: Asked {
                     junit: absolute(&reports.junit),
                     json: absolute(&reports.json),

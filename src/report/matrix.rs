@@ -4,8 +4,8 @@
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::record::{Latency, Status, TrialRecord};
 use crate::case::Column;
+use crate::record::{Latency, Status, TrialRecord};
 use crate::stats::{Interval, wilson};
 use crate::usage::Cost;
 
@@ -186,8 +186,8 @@ pub fn compute(records: &[TrialRecord]) -> Option<Matrix> {
 }
 
 /// The matrix as the HTML report's table: the summary's cell texts.
-pub fn table(matrix: &Matrix) -> super::table::Table {
-    super::table::Table {
+pub fn table(matrix: &Matrix) -> crate::report::table::Table {
+    crate::report::table::Table {
         title: "Matrix: samples passed, pass rate [95% interval], cost, mean latency".to_string(),
         columns: std::iter::once("test".to_string())
             .chain(matrix.columns.iter().map(|c| c.label.clone()))

@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::labels::LabelsFit;
-use super::record::{Status, TrialRecord};
+use super::corrected::LabelsFit;
 use crate::calibration::result::JudgeSettings;
 use crate::calibration::{self as cal, JudgeResult, ResultFile, result};
 use crate::cassette::CassetteStore;
 use crate::checks::Observation;
 use crate::config::{AdvisoryPolicy, Config};
+use crate::record::{Status, TrialRecord};
 use crate::shared::{Shared, SharedLock};
 use crate::stats::agreement::{self, Agreement, Confusion, Correction, FigureInterval};
 use crate::suite::Walked;
@@ -216,7 +216,7 @@ pub(crate) fn after_run(
         model: j.model.clone(),
     });
     let labels = match (&config.judge, &settings) {
-        (Some(j), Some(s)) => super::labels::of_judge(config, j, s, cassettes, walked).1,
+        (Some(j), Some(s)) => super::corrected::of_judge(config, j, s, cassettes, walked).1,
         _ => LabelsFit::default(),
     };
     if sets.is_empty() && labels.is_empty() {
@@ -367,7 +367,7 @@ pub(crate) fn measured_by_type(
     }
     // Labels of the suite's own outputs not drawn at random count as a set's items do, for the judge
     // that gave the answers they judge.
-    let (labelled, fit) = super::labels::of_judge(config, judge, &settings, cassettes, walked);
+    let (labelled, fit) = super::corrected::of_judge(config, judge, &settings, cassettes, walked);
     for (kind, counts) in labelled {
         let pooled = by_type.entry(kind).or_default();
         *pooled = pooled.merged(&counts);

@@ -7,7 +7,7 @@ use std::path::Path;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Rate, UNCATEGORIZED};
-use crate::harness::record::{Status, TrialRecord};
+use crate::record::{Status, TrialRecord};
 use crate::redact::redact;
 
 /// The JUnit test suite of a `#[prompt_test]` at the crate root (no module path).

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use owo_colors::{OwoColorize, Stream};
 
-use super::record::{Status, TrialRecord};
 use crate::commands::Commands;
+use crate::record::{Status, TrialRecord};
 use crate::redact::for_terminal;
 use crate::stats::Counts;
 use crate::usage::{Tally, Usage};
@@ -238,9 +238,9 @@ pub fn rate_limits(endpoints: &[(String, crate::provider::RateLimitStats)]) -> S
 mod tests {
     use std::time::Duration;
 
-    use super::super::record::{Status, TrialRecord};
     use crate::commands::Commands;
     use crate::provider::RateLimitStats;
+    use crate::record::{Status, TrialRecord};
     use crate::test_support::assert_contains;
 
     /// A record of `passed` and `errored` of `total` samples.

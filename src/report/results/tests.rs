@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::harness::record::Status;
+use crate::record::Status;
 use crate::test_support::Scratch;
 
 fn record(name: &str, status: Status) -> TrialRecord {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::{CaseEntry, Rate, SuiteReport, add_case};
-use crate::harness::record::{GateRecord, Status, TrialRecord};
+use crate::record::{GateRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::stats::Counts;
 

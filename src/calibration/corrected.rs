@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::record::TrialRecord;
 use crate::calibration::labels::{self, Label};
 use crate::calibration::result::{self, JudgeSettings};
 use crate::case::SampleRecord;
@@ -14,6 +13,7 @@ use crate::cassette::CassetteStore;
 use crate::cassette::folder::Folder;
 use crate::checks::SampleStatus;
 use crate::config::{Config, JudgeConfig};
+use crate::record::TrialRecord;
 use crate::stats::agreement::Confusion;
 use crate::stats::ppi::{self, PredictionPowered};
 use crate::suite::Walked;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use super::{Asked, Fragment, Process, ResultsError};
 use crate::budget::BudgetReport;
 use crate::checks::Observation;
-use crate::harness::record::TrialRecord;
+use crate::record::TrialRecord;
 
 /// The fragments found in one folder.
 #[derive(Debug, Clone)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::harness::record::Status;
+use crate::record::Status;
 use serde_json::json;
 
 fn record(name: &str, passed: u32, total: u32) -> TrialRecord {

@@ -12,9 +12,9 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::harness::record::TrialRecord;
-pub use crate::harness::table::Table;
+use crate::record::TrialRecord;
 use crate::redact::redact;
+pub use crate::report::table::Table;
 
 /// What the page says about the run as a whole.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

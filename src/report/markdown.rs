@@ -17,13 +17,15 @@ use std::path::{Path, PathBuf};
 
 use crate::budget::BudgetReport;
 use crate::cassette::pending::PendingFile;
-use crate::harness::baseline::{self, Figures};
-use crate::harness::record::{Status, TrialRecord};
-use crate::harness::settings::Markdown;
-use crate::harness::summary::{pooled, rate, usd};
+use crate::record::{Status, TrialRecord};
 use crate::redact::{for_terminal, redact};
 use crate::render::shorten;
+use crate::report::baseline::{self, Figures};
+use crate::report::summary::{pooled, rate, usd};
 use crate::usage::{Tally, Usage};
+
+mod destination;
+pub use destination::{MARKDOWN, Markdown, MarkdownSetting};
 
 /// The most entries a list of the summary shows (failures, flaky tests, regressions, pending tests,
 /// outputs); the rest are counted.

@@ -1,10 +1,12 @@
-//! Reports written after a run: JUnit XML (`--junit PATH` or `PROMPT_TESTER_JUNIT`) and the JSON suite
-//! report (`--report PATH` or `PROMPT_TESTER_REPORT`); the Markdown summary for a pull request is
-//! [`markdown`]'s.
+//! A run's results and everything rendered from them alone. `results` keeps each process's fragment
+//! and merges them; `render::render` is the one pipeline that the end of a `cargo test` run and
+//! `cargo prompt-tester report` both call: the stderr summary (`summary`, `matrix`), the baseline
+//! comparison (`baseline`), JUnit XML (`--junit PATH` or `PROMPT_TESTER_JUNIT`), the JSON suite report
+//! (`--report PATH` or `PROMPT_TESTER_REPORT`, this file), the HTML page (`html`) and the Markdown
+//! summary for a pull request ([`markdown`]). It reads nothing of the harness.
 //!
-//! Both are redacted (API keys never reach a file) and written atomically: a temporary file beside the
-//! target, renamed over it, so a reader never sees half a report. Under nextest (one process per trial)
-//! the processes of a run merge their records beside the report, so it holds the whole run.
+//! Every file is redacted (API keys never reach a file) and written atomically: a temporary file beside
+//! the target, renamed over it, so a reader never sees half a report.
 //!
 //! The JSON report has one entry per suite in the golden-dataset shape (`prompt_id`, `prompt_version`,
 //! `dataset_version`, `timestamp`, `pass_rate`, `passed`, `total`, `by_category`, `failures`), then the
@@ -16,18 +18,26 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::calibration::CalibrationReport;
 use crate::budget::BudgetReport;
+use crate::calibration::after_run::CalibrationReport;
 use crate::case::SuiteInfo;
-use crate::harness::record::{SampleRecord, Status, TrialRecord};
+use crate::record::{SampleRecord, Status, TrialRecord};
 use crate::redact::redact;
 use crate::shared::replace;
 use crate::stats::Counts;
 use crate::usage::Usage;
 
+pub(crate) mod baseline;
 mod gates;
+pub(crate) mod html;
 mod junit;
 pub(crate) mod markdown;
+pub mod matrix;
+pub(crate) mod pending;
+pub(crate) mod render;
+pub(crate) mod results;
+pub(crate) mod summary;
+pub(crate) mod table;
 
 pub use junit::write_junit;
 
@@ -92,10 +102,10 @@ pub struct JsonReport {
     pub totals: Totals,
     /// The model / prompt-variant matrix, when a trial sits in one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub matrix: Option<super::matrix::Matrix>,
+    pub matrix: Option<crate::report::matrix::Matrix>,
     /// The judge's calibration, when a calibration set exists (see `src/guide/calibration.md`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<super::calibration::CalibrationReport>,
+    pub calibration: Option<crate::calibration::after_run::CalibrationReport>,
     /// The run's budget and what was spent against it, under `--budget`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
@@ -147,11 +157,11 @@ pub struct SuiteReport {
     /// The pass rate corrected for the judge's measured errors, when the suite asked the judge and the
     /// judge in use has a calibration result.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub judge_corrected: Option<super::calibration::JudgeCorrected>,
+    pub judge_corrected: Option<crate::calibration::after_run::JudgeCorrected>,
     /// The pass rate corrected by labels drawn at random (`cargo prompt-tester label --random`): the
     /// prediction-powered estimate, when the suite has such labels on at least two samples.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_corrected: Option<super::labels::LabelCorrected>,
+    pub label_corrected: Option<crate::calibration::corrected::LabelCorrected>,
     /// Its gates (`[gate]`), when its rows are judged as a whole; the rows are its `cases`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<gates::GateReport>,
@@ -308,7 +318,7 @@ pub fn json_report(records: &[TrialRecord], timestamp: &str) -> JsonReport {
         suites: suites.into_values().collect(),
         tests,
         totals,
-        matrix: super::matrix::compute(records),
+        matrix: crate::report::matrix::compute(records),
         calibration: None,
         budget: None,
     }
@@ -391,14 +401,14 @@ pub fn write_json(
     path: &Path,
     records: &[TrialRecord],
     calibration: Option<&CalibrationReport>,
-    labels: &super::labels::Labels,
+    labels: &crate::calibration::corrected::Labels,
     budget: Option<BudgetReport>,
 ) -> std::io::Result<()> {
     let mut report = json_report(records, &crate::cassette::now_rfc3339());
     if let Some(calibration) = calibration {
         annotate(&mut report, calibration);
     }
-    let mut corrected = super::labels::corrected(records, labels);
+    let mut corrected = crate::calibration::corrected::corrected(records, labels);
     for suite in &mut report.suites {
         suite.label_corrected = corrected.remove(&suite.suite.name);
     }
@@ -411,8 +421,11 @@ pub fn write_json(
 fn annotate(report: &mut JsonReport, calibration: &CalibrationReport) {
     for suite in &mut report.suites {
         if suite.usage.judge.calls > 0 && suite.total > 0 {
-            suite.judge_corrected =
-                super::calibration::correct(calibration, suite.passed as u32, suite.total as u32);
+            suite.judge_corrected = crate::calibration::after_run::correct(
+                calibration,
+                suite.passed as u32,
+                suite.total as u32,
+            );
         }
     }
     report.calibration = Some(calibration.clone());

@@ -1,16 +1,18 @@
-//! `cargo prompt-tester report`: the merged reports of a run rendered once from its results folders
-//! (the crate's last run, or the partitions named by `--from`), with the summary on stderr.
+//! `cargo prompt-tester report`: a run's results folders (the crate's last run, or the partitions
+//! named by `--from`) merged and handed to the one report pipeline (`report::render`), which the end
+//! of a `cargo test` run calls too.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use super::{Asked, ResultsError, merge, partition, results_dir};
+use super::error::HarnessError;
+use super::settings;
 use crate::cassette::CassetteStore;
 use crate::commands::Commands;
 use crate::config::{Config, ConfigError};
-use crate::harness::render::{self, Rendered};
-use crate::harness::report::markdown;
-use crate::harness::{Markdown, baseline, calibration, html, matrix, pending, summary};
+use crate::record::Status;
+use crate::report::markdown::Markdown;
+use crate::report::results::{Asked, RESULTS_VAR, ResultsError, merge, partition, results_dir};
+use crate::report::{baseline, html, render};
 
 /// What `cargo prompt-tester report` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -25,7 +27,8 @@ pub struct Request {
     pub json: Option<PathBuf>,
     /// The HTML report.
     pub html: Option<PathBuf>,
-    /// `--baseline`: an earlier JSON report to compare with.
+    /// `--baseline`: an earlier JSON report to compare with, as given (read from the current folder,
+    /// named so in the reports).
     pub baseline: Option<PathBuf>,
     /// `--markdown` as given (a path, or `off`); with `PROMPT_TESTER_MARKDOWN` and
     /// `GITHUB_STEP_SUMMARY` read as the harness reads them.
@@ -41,7 +44,7 @@ pub struct Done {
     pub trials: usize,
     /// The reports written.
     pub written: Vec<PathBuf>,
-    /// A trial failed or errored, or a significant regression against the baseline.
+    /// A trial failed or errored, or something the reports needed did not hold (said on stderr).
     pub failed: bool,
 }
 
@@ -59,7 +62,7 @@ pub enum ReportError {
     Baseline(#[from] baseline::BaselineError),
     /// `--markdown` or `PROMPT_TESTER_MARKDOWN` cannot be used.
     #[error(transparent)]
-    Markdown(#[from] crate::harness::error::HarnessError),
+    Markdown(#[from] HarnessError),
     /// No report named, and the run asked for none.
     #[error(
         "no report to write: name one (--html PATH, --junit PATH, --report PATH, --markdown PATH), or run \
@@ -76,7 +79,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     let folders = if request.from.is_empty() {
         vec![results_dir(
             &request.root,
-            crate::config::env_var(super::RESULTS_VAR)
+            crate::config::env_var(RESULTS_VAR)
                 .map(PathBuf::from)
                 .as_deref(),
         )]
@@ -99,68 +102,33 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     } else {
         named
     };
-    let markdown = Markdown::read(request.markdown.as_deref(), false)?;
+    let markdown = settings::markdown(request.markdown.as_deref(), false)?;
     if asked == Asked::default() && markdown == Markdown::default() {
         return Err(ReportError::NothingAsked);
     }
     let config = Config::load(&request.root)?;
-    let commands = Commands::new(None);
-    let records = &merged.records;
-    let say = |text: &str| eprint!("{}", crate::redact::for_terminal(text));
-    summary::print(
-        records,
-        Duration::try_from_secs_f64(merged.run.wall_secs).unwrap_or_default(),
-        &commands,
-    );
+    let run = &merged.run;
+    let commands = Commands::new(run.target.as_deref());
+    let baseline = match &request.baseline {
+        Some(path) => Some((
+            baseline::Settings {
+                path: path.clone(),
+                alpha: crate::defaults::BASELINE_ALPHA,
+                fail_on_regression: false,
+            },
+            baseline::load(path, &commands)?,
+        )),
+        None => None,
+    };
     // The cassette folder, listed once for the labels and the pending recordings.
     let cassettes = CassetteStore::new(&config.cassette_dir)
         .with_pending_dir(Some(pending_dir(&request.root, &config)));
     let walked = crate::suite::Walked::of(&config);
-    let calibrated = calibration::after_run(
-        &config,
-        &merged.observations,
-        &commands,
-        &cassettes,
-        &walked,
-    );
-    for error in &calibrated.errors {
-        say(&format!("warning: {error}\n"));
-    }
-    let calibrated = calibrated.report;
-    if let Some(report) = &calibrated {
-        say(&calibration::render(
-            report,
-            &calibration::judged_suites(records),
-        ));
-    }
-    let pending = pending::on_disk(&cassettes);
-    let mut extras = html::Extras {
-        matrix: matrix::compute(records).map(|m| matrix::table(&m)),
-        baseline: None,
-        pending: pending.as_deref().ok().and_then(pending::table),
-    };
-    let mut failed = records.iter().any(|r| {
-        matches!(
-            r.status,
-            crate::outcome::Status::Failed | crate::outcome::Status::Errored
-        )
-    });
-    let then = match &request.baseline {
-        Some(path) => Some(baseline::load(path, &commands)?),
-        None => None,
-    };
-    let alpha = crate::defaults::BASELINE_ALPHA;
-    if let (Some(path), Some(then)) = (&request.baseline, &then) {
-        let now = baseline::figures_of_records(records);
-        let comparison = baseline::compare(then, &now, alpha);
-        say(&comparison.render(path));
-        extras.baseline = Some(comparison.table(path));
-        failed |= comparison.failure().is_some();
-    }
-    let run = &merged.run;
+    let pending = crate::cassette::awaiting::on_disk(&cassettes);
+    let records = &merged.records;
     let info = html::RunInfo {
         date: run.date.clone(),
-        commit: render::commit(&asked, run.commit.clone(), &request.root),
+        commit: run.commit.clone(),
         judge: run.judge.clone(),
         cassette_mode: run.cassette_mode.clone(),
         wall_secs: run.wall_secs,
@@ -168,46 +136,35 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         nextest_run: run.nextest.then(|| run.run.clone()),
         budget: merged.budget.clone(),
     };
-    let (labelled, unread_labels) = super::super::labels::read(&config, &cassettes, &walked);
-    for error in &unread_labels {
-        say(&format!("error: {error}"));
-    }
-    failed |= !unread_labels.is_empty();
-    say(&super::super::labels::render(
-        &super::super::labels::corrected(records, &labelled),
-    ));
-    let rendered = Rendered {
-        records,
-        calibration: calibrated.as_ref(),
-        labels: &labelled,
-        extras: &extras,
-        info: &info,
-    };
-    let mut written = rendered.write(&asked);
-    let context = markdown::Context {
-        target: None,
-        baseline: request
-            .baseline
-            .as_deref()
-            .zip(then.as_ref())
-            .map(|(path, figures)| markdown::Baseline {
-                path,
-                figures,
-                alpha,
-            }),
-        pending: pending.as_deref().unwrap_or_default(),
-        budget: merged.budget.as_ref(),
-    };
-    for (path, e) in markdown::write(&markdown, records, &context) {
-        eprintln!(
-            "error: cannot write the Markdown summary {}: {e}",
-            crate::redact::for_terminal(&path.display().to_string())
-        );
-        written = false;
-    }
-    if !written {
+    let rendered = render::render(
+        render::Results {
+            records,
+            observations: &merged.observations,
+            info,
+            commands: &commands,
+            rate_limits: &[],
+        },
+        render::Outputs {
+            config: &config,
+            cassettes: &cassettes,
+            walked: &walked,
+            root: &request.root,
+            reports: &asked,
+            markdown: &markdown,
+            baseline: baseline.as_ref().map(|(b, figures)| (b, figures)),
+            pending: &pending,
+            keep: None,
+            warnings: Vec::new(),
+            errors: Vec::new(),
+        },
+    );
+    if rendered.unwritten {
         return Err(ReportError::Unwritten);
     }
+    let failed = rendered.failed
+        || records
+            .iter()
+            .any(|r| matches!(r.status, Status::Failed | Status::Errored));
     Ok(Done {
         folders,
         trials: records.len(),

@@ -1,48 +1,10 @@
-//! What the run says about recordings waiting for review: the summary's last line, why a prune
-//! refuses, and the HTML report's table of each pending sample's accepted and new answers side by
-//! side with what the checks decided on each.
+//! The HTML report's table of the recordings waiting for review: each pending sample's accepted and
+//! new answers side by side, with what the checks decided on each.
 
-use crate::cassette::CassetteStore;
 use crate::cassette::pending::{PendingFile, PendingSample};
-use crate::cassette::{CassetteError, Entry, Exchange, RecordedChecks};
-use crate::harness::table::Table;
+use crate::cassette::{Entry, Exchange, RecordedChecks};
+use crate::report::table::Table;
 use crate::role::CallRole;
-
-/// What is pending review in the store's pending folder now (this run's and earlier runs').
-pub fn on_disk(store: &CassetteStore) -> Result<Vec<PendingFile>, CassetteError> {
-    store.pending()
-}
-
-/// Why a prune must not run while recordings wait for review (it would drop the recordings they
-/// replace, and a reject could no longer keep them).
-pub fn refusal(pending: &Result<Vec<PendingFile>, CassetteError>) -> Option<String> {
-    match pending {
-        Ok(files) if !files.is_empty() => Some(format!(
-            "recordings are pending review in {} file(s); accept or reject them first: {}",
-            files.len(),
-            crate::commands::REVIEW
-        )),
-        Ok(_) => None,
-        Err(e) => Some(format!("the pending recordings cannot be read ({e})")),
-    }
-}
-
-/// The summary's last line when recordings are pending review: how many tests, and the command.
-pub fn line(files: &[PendingFile]) -> Option<String> {
-    let samples: usize = files.iter().map(|f| f.samples.len()).sum();
-    if samples == 0 {
-        return None;
-    }
-    let tests: std::collections::BTreeSet<&str> = files
-        .iter()
-        .flat_map(|f| f.samples.iter().map(|s| s.id.test.as_str()))
-        .collect();
-    Some(format!(
-        "{} test(s) have pending recordings ({samples} sample(s)): review them with `{}`",
-        tests.len(),
-        crate::commands::REVIEW
-    ))
-}
 
 /// The columns of the report's table of pending samples, a cell each per sample.
 pub const COLUMNS: [&str; 6] = [

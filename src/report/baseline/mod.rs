@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::record::TrialRecord;
 use crate::commands::Commands;
+use crate::record::TrialRecord;
 use crate::stats::Counts;
 use crate::stats::fisher;
 
@@ -237,7 +237,7 @@ pub fn figures_of_json(json: &str) -> Result<Figures, serde_json::Error> {
 
 /// The figures of this run, read from the JSON report it would write: the same reader as a baseline's.
 pub fn figures_of_records(records: &[TrialRecord]) -> Figures {
-    let report = super::report::json_report(records, "");
+    let report = crate::report::json_report(records, "");
     let value = serde_json::to_value(report).expect("a report serializes");
     serde_json::from_value::<ReportCounts>(value)
         .expect("a report has the counts a comparison reads")
@@ -390,12 +390,12 @@ impl Comparison {
 
     /// The lines the summary prints for a baseline at `path`.
     /// The changes as the HTML report's table: what, then, now, p-value, verdict.
-    pub fn table(&self, path: &Path) -> super::table::Table {
+    pub fn table(&self, path: &Path) -> crate::report::table::Table {
         let rate = |c: &Counts| match c.share() {
             Some(share) => format!("{}/{} ({:.0}%)", c.passed, c.total, share * 100.0),
             None => "-".to_string(),
         };
-        super::table::Table {
+        crate::report::table::Table {
             title: format!(
                 "Against the baseline {} (Fisher's exact test, two-sided, significant at p ≤ {}; no multiple-comparison correction)",
                 path.display(),

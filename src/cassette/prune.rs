@@ -4,15 +4,13 @@
 //! recording that names no target is, so it refuses (one line on stderr, a failing exit code) and
 //! changes nothing. `--claim-cassettes` makes recordings that name no target this target's.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use libtest_mimic::Arguments;
 
-use super::record::{Status, TrialRecord};
 use crate::cassette::{Blocker, CassetteMode, CassetteStore, Pruned};
 use crate::commands::Commands;
-use crate::engine::display_path;
+use crate::text::display_path;
 
 /// Why a run with these arguments cannot prune, decided before any test runs.
 pub(crate) fn refusal_before_run(
@@ -40,36 +38,6 @@ pub(crate) fn refusal_before_run(
         ));
     }
     None
-}
-
-/// Why this run, now finished, cannot prune: a trial that did not pass (failed, or ignored for want of
-/// a recording) may not have used its recordings. Trials skipped on purpose (`on_purpose`) and live-only
-/// trials do not count; `incomplete` names any other reason the run is not trustworthy (unwritten recordings).
-pub(crate) fn refusal_after_run(
-    records: &[TrialRecord],
-    on_purpose: &BTreeSet<String>,
-    incomplete: Option<&str>,
-) -> Option<String> {
-    const SHOWN: usize = 5;
-    let blocking: Vec<String> = records
-        .iter()
-        .filter(|r| match r.status {
-            // A live-only test without a recording has none to keep or lose.
-            Status::Passed | Status::LiveOnly => false,
-            Status::Ignored => !on_purpose.contains(&r.name),
-            _ => true,
-        })
-        .map(|r| format!("{}: {}", r.name, format!("{:?}", r.status).to_lowercase()))
-        .collect();
-    if !blocking.is_empty() {
-        let more = blocking.len().saturating_sub(SHOWN);
-        let mut list = blocking[..blocking.len().min(SHOWN)].join(", ");
-        if more > 0 {
-            list.push_str(&format!(", and {more} more"));
-        }
-        return Some(format!("{} trial(s) did not pass ({list})", blocking.len()));
-    }
-    incomplete.map(str::to_string)
 }
 
 /// Prunes: keeps the recordings of the trials skipped on purpose (`(cassette, trial)` pairs), drops
@@ -257,12 +225,8 @@ mod tests {
     fn args(argv: &[&str]) -> (Arguments, Vec<String>) {
         let argv = std::iter::once("prompts").chain(argv.iter().copied());
         let (rest, filters) =
-            super::super::settings::take_filters(argv.map(String::from).collect());
+            crate::harness::settings::take_filters(argv.map(String::from).collect());
         (Arguments::from_iter(rest), filters)
-    }
-
-    fn record(name: &str, status: Status) -> TrialRecord {
-        TrialRecord::unrun(name.into(), status, "why", None)
     }
 
     #[test]
@@ -308,35 +272,6 @@ mod tests {
         assert!(refused(CassetteMode::Auto, &["--ignored"]).starts_with("--ignored "));
         assert!(
             refused(CassetteMode::Record, &["--include-ignored"]).starts_with("--include-ignored")
-        );
-    }
-
-    #[test]
-    fn a_trial_that_did_not_pass_blocks_unless_skipped_on_purpose() {
-        let skipped: BTreeSet<String> = ["s::later".to_string()].into();
-        let passed = [
-            record("s::a", Status::Passed),
-            record("s::later", Status::Ignored),
-        ];
-        assert_eq!(refusal_after_run(&passed, &skipped, None), None);
-        assert_eq!(
-            refusal_after_run(&passed, &skipped, Some("recordings were not written")).as_deref(),
-            Some("recordings were not written")
-        );
-        let mut partial = passed.to_vec();
-        partial.push(record("s::new", Status::Ignored));
-        partial.push(record("s::b", Status::Failed));
-        assert_eq!(
-            refusal_after_run(&partial, &skipped, None).as_deref(),
-            Some("2 trial(s) did not pass (s::new: ignored, s::b: failed)")
-        );
-        let many: Vec<TrialRecord> = (0..7)
-            .map(|i| record(&format!("t{i}"), Status::Failed))
-            .collect();
-        assert!(
-            refusal_after_run(&many, &skipped, None)
-                .unwrap()
-                .ends_with("t4: failed, and 2 more)")
         );
     }
 }
