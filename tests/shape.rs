@@ -1,6 +1,6 @@
 //! The shape of the code that the project keeps: no file in `src/`, `macros/src/` or `keys/src/` over
-//! 1,000 lines, at most eight documented public modules at the crate root, and no module of the library
-//! that imports one that imports it back.
+//! 1,000 lines, at most eight documented public modules at the crate root, no module of the library
+//! that imports one that imports it back, and a short architecture page.
 
 mod prereq;
 
@@ -43,6 +43,25 @@ fn no_source_file_of_the_published_crates_is_over_1000_lines() {
         })
         .collect();
     assert!(long.is_empty(), "split by job: {long:?}");
+}
+
+/// The map stays a map: short enough to read first, every line readable in a terminal.
+#[test]
+fn the_architecture_page_is_at_most_150_lines_of_at_most_120_characters() {
+    let page = std::fs::read_to_string(repo_root().join("docs/architecture.md")).unwrap();
+    let lines: Vec<&str> = page.lines().collect();
+    assert!(
+        lines.len() <= 150,
+        "docs/architecture.md has {} lines",
+        lines.len()
+    );
+    let wide: Vec<usize> = (1..=lines.len())
+        .filter(|&n| lines[n - 1].chars().count() > 120)
+        .collect();
+    assert!(
+        wide.is_empty(),
+        "docs/architecture.md: lines over 120 characters: {wide:?}"
+    );
 }
 
 #[test]
