@@ -20,6 +20,7 @@ use crate::usage::{Cost, Tokens};
 
 /// The answer of an agent loop, over all its turns.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AgentOutcome {
     /// The final answer: `text`, stop reason and model of the last turn; token counts and cost summed
     /// over all turns (`cost_usd` is `None` when any turn is unpriced); `tool_calls` of every turn.

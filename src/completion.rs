@@ -261,6 +261,7 @@ pub struct ToolCall {
 /// may leave the rest at their defaults (`CompletionResult::new`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct CompletionResult {
     /// The text of the answer (text blocks joined).
     pub text: String,

@@ -32,6 +32,7 @@ impl EmbeddingRequest {
 /// The answer of one embeddings call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Embedding {
     /// The vector.
     pub vector: Vec<f32>,

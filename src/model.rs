@@ -249,6 +249,7 @@ pub struct Subject {
     "{value:?} is not `provider/model`: {problem}; write e.g. `anthropic/claude-haiku-4-5` or \
      `local/SmolLM2-135M-Instruct`"
 )]
+#[non_exhaustive]
 pub struct SubjectError {
     /// The text as given.
     pub value: String,

@@ -233,29 +233,30 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
     let cached = run("anthropic_cached", true);
     let config = judge("anthropic_verdict");
     let verdict = ask_alice(&cached, &config).unwrap();
+    // Field by field: the verdict is `#[non_exhaustive]`, built only by the library.
+    assert_eq!(verdict.question, "Is Alice mentioned?");
+    assert_eq!(verdict.answer, "yes");
+    assert!(verdict.passed);
+    assert_eq!(verdict.snippet.as_deref(), Some("Alice leads Project Phoenix"));
+    assert_eq!(verdict.reasoning.as_deref(), Some("Alice is named as the lead."));
+    assert_eq!(verdict.judge_model, "judge-model");
+    assert_eq!(verdict.judge_provider, "anthropic_verdict");
     assert_eq!(
-        verdict,
-        JudgeVerdict {
-            question: "Is Alice mentioned?".into(),
-            answer: "yes".into(),
-            passed: true,
-            snippet: Some("Alice leads Project Phoenix".into()),
-            reasoning: Some("Alice is named as the lead.".into()),
-            judge_model: "judge-model".into(),
-            judge_provider: "anthropic_verdict".into(),
-            judge_input_tokens: 900,
-            judge_output_tokens: 40,
-            judge_cost_usd: None,
-            question_type: Some("factual_presence".into()),
-            measurement: None,
-            // Nothing measures this judge.
-            advisory: Some(Advisory::Unmeasured {
-                question_type: Some("factual_presence".into())
-            }),
-            votes: None,
-            on_advisory: AdvisoryPolicy::Fail,
-        }
+        (verdict.judge_input_tokens, verdict.judge_output_tokens),
+        (900, 40)
     );
+    assert_eq!(verdict.judge_cost_usd, None);
+    assert_eq!(verdict.question_type.as_deref(), Some("factual_presence"));
+    assert_eq!(verdict.measurement, None);
+    // Nothing measures this judge.
+    assert_eq!(
+        verdict.advisory,
+        Some(Advisory::Unmeasured {
+            question_type: Some("factual_presence".into())
+        })
+    );
+    assert_eq!(verdict.votes, None);
+    assert_eq!(verdict.on_advisory, AdvisoryPolicy::Fail);
     let request = only_request(fake);
     assert_eq!(request.path, "/v1/messages");
     assert_judge_payload(&request, "Is Alice mentioned?");

@@ -77,6 +77,7 @@ impl Config {
     closest.as_ref().map(|best| format!(" (did you mean {best:?}?)")).unwrap_or_default(),
     known.join(", ")
 )]
+#[non_exhaustive]
 pub struct UnknownProvider {
     /// The name as written.
     pub name: String,

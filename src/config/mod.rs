@@ -275,6 +275,7 @@ layered_fieldwise!(pub(crate) Defaults {
 
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Config {
     /// The crate root: relative paths are resolved against it.
     pub root: PathBuf,

@@ -46,6 +46,7 @@ use parse::Parsed;
 
 /// The judge's answer to one question about a run's output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct JudgeVerdict {
     /// The question asked.
     pub question: String,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 /// A provider call that finally failed. Its text never contains the API key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub struct ProviderError {
     /// The provider name.
     pub provider: String,

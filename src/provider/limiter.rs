@@ -175,6 +175,7 @@ impl AdaptiveLimit {
 
 /// What an endpoint's rate limits did to a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RateLimitStats {
     /// Rate-limit answers (429, and Anthropic's 529) received.
     pub rate_limited: u64,

@@ -19,6 +19,7 @@ use crate::engine::RunScope;
 
 /// One sample of a prompt test: the rendered prompt, the model's answer and its accounting.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct PromptRun {
     /// The rendered prompt.
     pub prompt: String,
