@@ -46,9 +46,8 @@ use similar::TextDiff;
 use crate::cassette::pending;
 
 /// `cargo prompt-tester report`: a run's merged reports rendered from its results folders.
-pub use crate::harness::report_command::{
-    Done as ReportDone, ReportError, Request as ReportRequest, report,
-};
+pub use crate::harness::error::HarnessError;
+pub use crate::harness::report_command::{Done as ReportDone, Request as ReportRequest, report};
 /// The variable naming the results folder, read by the harness and the subcommand alike.
 pub use crate::report::results::RESULTS_VAR;
 /// The Markdown summary of a run, for a pull request: [`markdown::render`] makes it (pure) from the
@@ -58,7 +57,8 @@ pub use crate::report::results::RESULTS_VAR;
 pub mod markdown {
     pub use crate::budget::BudgetReport;
     pub use crate::record::{Status, TrialRecord};
-    pub use crate::report::baseline::{BaselineError, Figures, load as load_baseline};
+    pub use crate::report::ReportError;
+    pub use crate::report::baseline::{Figures, load as load_baseline};
     pub use crate::report::markdown::{
         Baseline, Context, MARKDOWN, MAX_BYTES, MAX_LISTED, Markdown, MarkdownSetting, render,
         write,
