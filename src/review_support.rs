@@ -5,9 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::calibration::labels::{
-    Label, LabelsError, Places as LabelPlaces, add as add_labels,
-};
+pub use crate::calibration::labels::{Label, Places as LabelPlaces, add as add_labels};
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 /// The one request diff, by JSON path, that a stale call's message shows too.
 pub use crate::cassette::diff::{RequestChange, RequestDiff, requests as request_diff};
@@ -16,6 +14,8 @@ pub use crate::cassette::raw::{RawBody, RawRequest, RawResponse, StreamEvent};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, RecordedChecks};
 pub use crate::checks::SampleStatus;
 pub use crate::role::CallRole;
+/// Why a labels file cannot be read or written.
+pub use crate::spanned::FileError;
 pub use similar::ChangeTag;
 
 /// A call the application made through the recording endpoint, as a review shows a model call: its
@@ -129,14 +129,14 @@ impl Layout {
     }
 
     /// Every label of the crate (paths shown relative to `root`); a file that does not read is an error.
-    pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, LabelsError> {
+    pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, FileError> {
         // A folder that cannot be listed holds no labels, as in a run.
         let folder = crate::cassette::folder::Folder::list(&self.cassette_dir).unwrap_or_default();
         let (labels, errors) = self.labels.read(root, &folder);
         if errors.is_empty() {
             Ok(labels)
         } else {
-            Err(LabelsError::Unreadable(errors.join("\n")))
+            Err(FileError::NotRewritten(errors.join("\n")))
         }
     }
 
