@@ -33,8 +33,9 @@ use serde_json::Value;
 
 use crate::completion::{ToolCall, ToolSpec};
 
+pub use crate::mcp::McpError;
 #[cfg(feature = "mcp")]
-pub use crate::mcp::{McpError, McpServer};
+pub use crate::mcp::McpServer;
 
 /// How many model calls an agent loop makes at most, unless [`Toolbox::max_turns`] says.
 pub const DEFAULT_MAX_TURNS: u32 = crate::defaults::MAX_TURNS;
