@@ -2,7 +2,7 @@
 //! a follow-up, a similarity: the calls it makes) or found the run wanting (a tool-call check).
 
 use crate::agent::{AgentError, LoopError};
-use crate::embedding::CosineError;
+use crate::embedding::CosineProblem;
 use crate::engine::CallError;
 
 /// Why a judge question ([`ask`](super::PromptRun::ask) and its kin), a
@@ -54,7 +54,7 @@ pub enum RunError {
     ToolCallMismatch(String),
     /// The two embeddings cannot be compared.
     #[error("{0}")]
-    Cosine(#[from] CosineError),
+    Cosine(CosineProblem),
 }
 
 impl RunError {
