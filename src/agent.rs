@@ -47,8 +47,7 @@ pub enum AgentError {
         /// The calls of the last turn (not run).
         last_calls: Vec<ToolCall>,
     },
-    /// An MCP server could not be used.
-    #[cfg(feature = "mcp")]
+    /// An MCP server could not be used (never without the `mcp` feature).
     #[error(transparent)]
     Mcp(#[from] crate::mcp::McpError),
     /// A model call failed.

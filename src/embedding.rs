@@ -49,23 +49,34 @@ pub struct Embedding {
     pub cost_usd: Option<f64>,
 }
 
-/// Why two vectors have no cosine similarity.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CosineError {
+/// Why two vectors have no cosine similarity: the reason a similarity's error
+/// ([`RunError::Cosine`](crate::RunError::Cosine)) carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CosineProblem {
     /// The vectors have different lengths (two different embedding models).
-    #[error(
-        "the embeddings have different lengths ({0} and {1}): both must come from one embedding model"
-    )]
     Lengths(usize, usize),
     /// A vector is empty or all zeros: it has no direction.
-    #[error("an embedding is empty or all zeros, so it has no direction to compare")]
     Zero,
 }
 
+impl std::fmt::Display for CosineProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CosineProblem::Lengths(a, b) => write!(
+                f,
+                "the embeddings have different lengths ({a} and {b}): both must come from one embedding model"
+            ),
+            CosineProblem::Zero => {
+                f.write_str("an embedding is empty or all zeros, so it has no direction to compare")
+            }
+        }
+    }
+}
+
 /// The cosine similarity of `a` and `b`, in [-1, 1] (computed in `f64`).
-pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, CosineError> {
+pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, CosineProblem> {
     if a.len() != b.len() {
-        return Err(CosineError::Lengths(a.len(), b.len()));
+        return Err(CosineProblem::Lengths(a.len(), b.len()));
     }
     let (mut dot, mut aa, mut bb) = (0.0f64, 0.0f64, 0.0f64);
     for (x, y) in a.iter().zip(b) {
@@ -75,7 +86,7 @@ pub fn cosine(a: &[f32], b: &[f32]) -> Result<f64, CosineError> {
         bb += y * y;
     }
     if aa == 0.0 || bb == 0.0 {
-        return Err(CosineError::Zero);
+        return Err(CosineProblem::Zero);
     }
     // Rounding can push the ratio of parallel vectors a hair past 1.
     Ok((dot / (aa.sqrt() * bb.sqrt())).clamp(-1.0, 1.0))
@@ -94,9 +105,12 @@ mod tests {
         let c = cosine(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
         // 32 / (sqrt(14) * sqrt(77))
         assert!((c - 0.974_631_846_197_076_2).abs() < 1e-12, "{c}");
-        assert_eq!(cosine(&[1.0], &[1.0, 2.0]), Err(CosineError::Lengths(1, 2)));
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 2.0]), Err(CosineError::Zero));
-        assert_eq!(cosine(&[], &[]), Err(CosineError::Zero));
+        assert_eq!(
+            cosine(&[1.0], &[1.0, 2.0]),
+            Err(CosineProblem::Lengths(1, 2))
+        );
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 2.0]), Err(CosineProblem::Zero));
+        assert_eq!(cosine(&[], &[]), Err(CosineProblem::Zero));
     }
 
     #[test]

@@ -8,8 +8,11 @@
 //! harness's (which holds the provider keys), and what a server's messages say about it (its label,
 //! its errors) never shows its credentials: the label reaches the model, and so the cassettes.
 
+mod error;
 mod label;
 mod process;
+
+pub use error::McpError;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -180,45 +183,6 @@ impl McpServer {
         }
         self
     }
-}
-
-/// Why an MCP server could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum McpError {
-    /// The stdio command could not be started.
-    #[error("cannot start {server}: {message}")]
-    Spawn {
-        /// The server.
-        server: String,
-        /// Why.
-        message: String,
-    },
-    /// The MCP handshake or the tool listing failed.
-    #[error("{server}: {message}")]
-    Connect {
-        /// The server.
-        server: String,
-        /// Why, with the end of a stdio server's stderr.
-        message: String,
-    },
-    /// A header name or value is not valid HTTP.
-    #[error("{server}: invalid header `{name}`")]
-    Header {
-        /// The server.
-        server: String,
-        /// The header's name.
-        name: String,
-    },
-    /// Two sources offer a tool of the same name.
-    #[error("tool `{name}` is offered twice: by {first} and by {second}")]
-    DuplicateTool {
-        /// The tool's name.
-        name: String,
-        /// Where it came from first.
-        first: String,
-        /// Where it came again.
-        second: String,
-    },
 }
 
 /// An open connection to one server, with its tools.

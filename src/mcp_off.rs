@@ -8,22 +8,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::agent::AgentError;
 use crate::completion::ToolSpec;
+
+/// The `mcp` build's error, so that `AgentError` is the same in both builds; none happens here.
+#[path = "mcp/error.rs"]
+mod error;
+pub use error::McpError;
 
 /// No server: there is none without the `mcp` feature.
 #[derive(Debug, Clone)]
 pub(crate) enum McpServer {}
-
-/// No MCP error can happen.
-#[derive(Debug)]
-pub(crate) enum McpError {}
-
-impl From<McpError> for AgentError {
-    fn from(e: McpError) -> Self {
-        match e {}
-    }
-}
 
 /// A session that cannot exist.
 pub(crate) struct McpSession {

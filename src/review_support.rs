@@ -5,9 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::calibration::labels::{
-    Label, LabelsError, Places as LabelPlaces, add as add_labels,
-};
+pub use crate::calibration::labels::{Label, Places as LabelPlaces, add as add_labels};
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 /// The one request diff, by JSON path, that a stale call's message shows too.
 pub use crate::cassette::diff::{RequestChange, RequestDiff, requests as request_diff};
@@ -16,6 +14,8 @@ pub use crate::cassette::raw::{RawBody, RawRequest, RawResponse, StreamEvent};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, RecordedChecks};
 pub use crate::checks::SampleStatus;
 pub use crate::role::CallRole;
+/// Why a labels file cannot be read or written.
+pub use crate::spanned::FileError;
 pub use similar::ChangeTag;
 
 /// A call the application made through the recording endpoint, as a review shows a model call: its
@@ -46,9 +46,8 @@ use similar::TextDiff;
 use crate::cassette::pending;
 
 /// `cargo prompt-tester report`: a run's merged reports rendered from its results folders.
-pub use crate::harness::report_command::{
-    Done as ReportDone, ReportError, Request as ReportRequest, report,
-};
+pub use crate::harness::error::HarnessError;
+pub use crate::harness::report_command::{Done as ReportDone, Request as ReportRequest, report};
 /// The variable naming the results folder, read by the harness and the subcommand alike.
 pub use crate::report::results::RESULTS_VAR;
 /// The Markdown summary of a run, for a pull request: [`markdown::render`] makes it (pure) from the
@@ -58,7 +57,8 @@ pub use crate::report::results::RESULTS_VAR;
 pub mod markdown {
     pub use crate::budget::BudgetReport;
     pub use crate::record::{Status, TrialRecord};
-    pub use crate::report::baseline::{BaselineError, Figures, load as load_baseline};
+    pub use crate::report::ReportError;
+    pub use crate::report::baseline::{Figures, load as load_baseline};
     pub use crate::report::markdown::{
         Baseline, Context, MARKDOWN, MAX_BYTES, MAX_LISTED, Markdown, MarkdownSetting, render,
         write,
@@ -129,14 +129,14 @@ impl Layout {
     }
 
     /// Every label of the crate (paths shown relative to `root`); a file that does not read is an error.
-    pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, LabelsError> {
+    pub fn read_labels(&self, root: &Path) -> Result<Vec<Label>, FileError> {
         // A folder that cannot be listed holds no labels, as in a run.
         let folder = crate::cassette::folder::Folder::list(&self.cassette_dir).unwrap_or_default();
         let (labels, errors) = self.labels.read(root, &folder);
         if errors.is_empty() {
             Ok(labels)
         } else {
-            Err(LabelsError::Unreadable(errors.join("\n")))
+            Err(FileError::NotRewritten(errors.join("\n")))
         }
     }
 

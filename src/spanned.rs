@@ -5,7 +5,7 @@
 //! it; every problem of a file is collected, not only the first. A YAML suite is read into the same tree
 //! (`yaml.rs`), so one reader serves both, and its problems are shown in YAML's words (`wording.rs`).
 //! This module knows values, spans, problems and "did you mean", and the two kinds of file read this
-//! way (a suite, a calibration set), which word a `FileError`: the format's keys, defaults and the
+//! way (a suite, a calibration set, a labels file), which word a `FileError`: the format's keys, defaults and the
 //! wording of its problems stay with the format.
 
 mod report;
@@ -13,7 +13,7 @@ mod wording;
 #[cfg(feature = "yaml")]
 mod yaml;
 
-pub(crate) use report::{FileError, FileKind};
+pub use report::{FileError, FileKind};
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;

@@ -33,8 +33,9 @@ use serde_json::Value;
 
 use crate::completion::{ToolCall, ToolSpec};
 
+pub use crate::mcp::McpError;
 #[cfg(feature = "mcp")]
-pub use crate::mcp::{McpError, McpServer};
+pub use crate::mcp::McpServer;
 
 /// How many model calls an agent loop makes at most, unless [`Toolbox::max_turns`] says.
 pub const DEFAULT_MAX_TURNS: u32 = crate::defaults::MAX_TURNS;
@@ -349,35 +350,29 @@ fn mismatch_at(path: &str, expected: &Value, actual: &Value) -> Option<String> {
     }
 }
 
-/// Why a tool-call assertion failed: the message lists the calls the model did make.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct ToolCallMismatch(pub String);
-
 /// Checks that `calls` contain a call to `name` whose arguments contain `arguments` (any arguments when
-/// `None`), and returns the first such call. The TOML assertion `tool_called` uses it.
-pub fn check_tool_called<'a>(
+/// `None`), and returns the first such call; else why not, listing the calls the model did make. The TOML
+/// assertion `tool_called` and [`PromptRun::expect_tool_call`](crate::PromptRun::expect_tool_call) use it.
+pub(crate) fn check_tool_called<'a>(
     calls: &'a [ToolCall],
     name: &str,
     arguments: Option<&Value>,
-) -> Result<&'a ToolCall, ToolCallMismatch> {
+) -> Result<&'a ToolCall, String> {
     let named: Vec<&ToolCall> = calls.iter().filter(|c| c.name == name).collect();
     let Some(expected) = arguments else {
-        return named.first().copied().ok_or_else(|| {
-            ToolCallMismatch(format!(
-                "the model did not call `{name}`; {}",
-                describe_calls(calls)
-            ))
-        });
+        return named
+            .first()
+            .copied()
+            .ok_or_else(|| format!("the model did not call `{name}`; {}", describe_calls(calls)));
     };
     if let Some(call) = named.iter().find(|c| json_subset(expected, &c.arguments)) {
         return Ok(call);
     }
     if named.is_empty() {
-        return Err(ToolCallMismatch(format!(
+        return Err(format!(
             "the model did not call `{name}`; {}",
             describe_calls(calls)
-        )));
+        ));
     }
     let why: Vec<String> = named
         .iter()
@@ -390,14 +385,15 @@ pub fn check_tool_called<'a>(
             )
         })
         .collect();
-    Err(ToolCallMismatch(format!(
+    Err(format!(
         "the model called `{name}` but never with arguments containing {expected}: {}",
         why.join("; ")
-    )))
+    ))
 }
 
-/// Checks that `calls` contain no call to `name`. The TOML assertion `not_tool_called` uses it.
-pub fn check_not_tool_called(calls: &[ToolCall], name: &str) -> Result<(), ToolCallMismatch> {
+/// Checks that `calls` contain no call to `name`; else the calls. The TOML assertion `not_tool_called`
+/// and [`PromptRun::expect_no_tool_call`](crate::PromptRun::expect_no_tool_call) use it.
+pub(crate) fn check_not_tool_called(calls: &[ToolCall], name: &str) -> Result<(), String> {
     match calls
         .iter()
         .filter(|c| c.name == name)
@@ -405,7 +401,7 @@ pub fn check_not_tool_called(calls: &[ToolCall], name: &str) -> Result<(), ToolC
         .as_slice()
     {
         [] => Ok(()),
-        found => Err(ToolCallMismatch(format!(
+        found => Err(format!(
             "the model called `{name}` {} time(s), expected never: {}",
             found.len(),
             found
@@ -413,7 +409,7 @@ pub fn check_not_tool_called(calls: &[ToolCall], name: &str) -> Result<(), ToolC
                 .map(|c| format!("{}({})", c.name, c.arguments))
                 .collect::<Vec<_>>()
                 .join(", ")
-        ))),
+        )),
     }
 }
 
@@ -480,15 +476,13 @@ mod tests {
                 .arguments["limit"],
             5
         );
-        let err = check_tool_called(&calls, "search", Some(&json!({"q": "c"})))
-            .unwrap_err()
-            .0;
+        let err = check_tool_called(&calls, "search", Some(&json!({"q": "c"}))).unwrap_err();
         assert!(
             err.contains("never with arguments containing {\"q\":\"c\"}"),
             "{err}"
         );
         assert!(err.contains("$.q is \"a\", expected \"c\""), "{err}");
-        let err = check_tool_called(&calls, "delete", None).unwrap_err().0;
+        let err = check_tool_called(&calls, "delete", None).unwrap_err();
         assert!(
             err.contains("did not call `delete`; it called: search({\"q\":\"a\"})"),
             "{err}"
@@ -496,11 +490,10 @@ mod tests {
         assert!(
             check_tool_called(&[], "x", None)
                 .unwrap_err()
-                .0
                 .contains("it called no tool")
         );
         assert!(check_not_tool_called(&calls, "delete").is_ok());
-        let err = check_not_tool_called(&calls, "search").unwrap_err().0;
+        let err = check_not_tool_called(&calls, "search").unwrap_err();
         assert!(
             err.starts_with("the model called `search` 2 time(s), expected never"),
             "{err}"

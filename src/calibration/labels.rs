@@ -477,8 +477,8 @@ pub fn render(labels: &[Label]) -> String {
 /// Adds `new` to the labels file at `path` (shown as `file`), each replacing an earlier label of the same
 /// question of the same sample (one drawn at random stays marked so), and writes it atomically. A file
 /// that does not read is never written over.
-pub fn add(path: &Path, file: &str, new: &[Label]) -> Result<(), LabelsError> {
-    let mut labels = read(path, file).map_err(|e| LabelsError::Unreadable(e.to_string()))?;
+pub fn add(path: &Path, file: &str, new: &[Label]) -> Result<(), FileError> {
+    let mut labels = read(path, file).map_err(|e| FileError::NotRewritten(e.to_string()))?;
     for label in new {
         // A sample once drawn at random stays so: labelling it again (its new answer, after a stale
         // label) completes the draw, it does not undo it.
@@ -493,28 +493,12 @@ pub fn add(path: &Path, file: &str, new: &[Label]) -> Result<(), LabelsError> {
     let write = std::fs::write(&tmp, render(&labels)).and_then(|()| std::fs::rename(&tmp, path));
     write.map_err(|source| {
         let _ = std::fs::remove_file(&tmp);
-        LabelsError::Write {
+        FileError::Unwritable {
             file: file.to_string(),
+            kind: FileKind::Labels,
             source,
         }
     })
-}
-
-/// Why labels could not be added.
-#[derive(Debug, thiserror::Error)]
-pub enum LabelsError {
-    /// The file there does not read: fix it first (it is kept as it is).
-    #[error("{0}\nthe labels file was not rewritten: fix it, then label again")]
-    Unreadable(String),
-    /// Writing failed.
-    #[error("cannot write the labels file {file}: {source}")]
-    Write {
-        /// The file as shown.
-        file: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
 }
 
 #[cfg(test)]

@@ -1,12 +1,13 @@
-//! Why a run could not start: each a variant, worded for the user, printed as `error: ...` before the
-//! harness exits with [`Exit::Usage`](super::finish::Exit::Usage). Nothing has run or been called.
+//! Why a run (or `cargo prompt-tester report`) could not start: each a variant, worded for the user,
+//! printed as `error: ...` before the harness exits with [`Exit::Usage`](super::finish::Exit::Usage).
+//! Nothing has run or been called.
 
 use std::path::PathBuf;
 
 use crate::config::ConfigError;
-use crate::report::baseline::BaselineError;
+use crate::report::ReportError;
 
-/// Why a run could not start.
+/// Why a run (or `cargo prompt-tester report`) could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
     /// A harness flag is written wrong (`--junit` without its path, ...).
@@ -33,12 +34,10 @@ pub enum HarnessError {
         /// Why the provider is unknown.
         problem: crate::config::UnknownProvider,
     },
-    /// A baseline flag or variable.
+    /// The results, the baseline or its flags cannot be used, or `cargo prompt-tester report` has
+    /// nothing to write.
     #[error(transparent)]
-    BaselineFlags(#[from] crate::report::baseline::FlagError),
-    /// The baseline file cannot be used.
-    #[error(transparent)]
-    Baseline(#[from] BaselineError),
+    Report(#[from] ReportError),
     /// `prompt-tester.toml` or a configuration variable (`PROMPT_TESTER_CASSETTE` among them).
     #[error(transparent)]
     Config(#[from] ConfigError),

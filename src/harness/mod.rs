@@ -9,7 +9,7 @@
 
 mod catalog;
 pub(crate) mod dotenv;
-mod error;
+pub(crate) mod error;
 mod estimate;
 mod finish;
 mod gate;

@@ -8,10 +8,11 @@ use super::error::HarnessError;
 use super::settings;
 use crate::cassette::CassetteStore;
 use crate::commands::Commands;
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 use crate::record::Status;
+use crate::report::ReportError;
 use crate::report::markdown::Markdown;
-use crate::report::results::{Asked, RESULTS_VAR, ResultsError, merge, partition, results_dir};
+use crate::report::results::{Asked, RESULTS_VAR, merge, partition, results_dir};
 use crate::report::{baseline, html, render};
 
 /// What `cargo prompt-tester report` is asked to do.
@@ -48,34 +49,8 @@ pub struct Done {
     pub failed: bool,
 }
 
-/// Why no report was rendered.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// The results cannot be read or merged.
-    #[error(transparent)]
-    Results(#[from] ResultsError),
-    /// The crate's configuration cannot be read (calibration sets and cassettes are found through it).
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The baseline cannot be read.
-    #[error(transparent)]
-    Baseline(#[from] baseline::BaselineError),
-    /// `--markdown` or `PROMPT_TESTER_MARKDOWN` cannot be used.
-    #[error(transparent)]
-    Markdown(#[from] HarnessError),
-    /// No report named, and the run asked for none.
-    #[error(
-        "no report to write: name one (--html PATH, --junit PATH, --report PATH, --markdown PATH), or run \
-         the tests with one asked for (--html or PROMPT_TESTER_HTML, ...) and it is written to the same path"
-    )]
-    NothingAsked,
-    /// A report could not be written (said on stderr).
-    #[error("a report could not be written (above)")]
-    Unwritten,
-}
-
 /// Merges the partitions `request` names and writes the reports.
-pub fn report(request: &Request) -> Result<Done, ReportError> {
+pub fn report(request: &Request) -> Result<Done, HarnessError> {
     let folders = if request.from.is_empty() {
         vec![results_dir(
             &request.root,
@@ -104,7 +79,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
     };
     let markdown = settings::markdown(request.markdown.as_deref(), false)?;
     if asked == Asked::default() && markdown == Markdown::default() {
-        return Err(ReportError::NothingAsked);
+        return Err(ReportError::NothingAsked.into());
     }
     let config = Config::load(&request.root)?;
     let run = &merged.run;
@@ -159,7 +134,7 @@ pub fn report(request: &Request) -> Result<Done, ReportError> {
         },
     );
     if rendered.unwritten {
-        return Err(ReportError::Unwritten);
+        return Err(ReportError::Unwritten.into());
     }
     let failed = rendered.failed
         || records

@@ -347,7 +347,7 @@ impl Flags {
     fn baseline_settings(
         &self,
         commands: &Commands,
-    ) -> Result<Option<baseline::Settings>, baseline::FlagError> {
+    ) -> Result<Option<baseline::Settings>, crate::report::ReportError> {
         let pick = |flag: &'static str, value: Option<String>, var: &'static str| {
             value
                 .map(|v| (flag, v))

@@ -28,6 +28,7 @@ use crate::stats::Counts;
 use crate::usage::Usage;
 
 pub(crate) mod baseline;
+mod error;
 mod gates;
 pub(crate) mod html;
 mod junit;
@@ -38,6 +39,8 @@ pub(crate) mod render;
 pub(crate) mod results;
 pub(crate) mod summary;
 pub(crate) mod table;
+
+pub use error::ReportError;
 
 pub use junit::write_junit;
 

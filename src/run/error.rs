@@ -1,13 +1,14 @@
-//! [`RunError`]: why a method of a [`PromptRun`](super::PromptRun) that makes more calls (a judge
-//! question, a follow-up, a similarity) gave no answer.
+//! [`RunError`]: why a method of a [`PromptRun`](super::PromptRun) gave no answer (a judge question,
+//! a follow-up, a similarity: the calls it makes) or found the run wanting (a tool-call check).
 
 use crate::agent::{AgentError, LoopError};
-use crate::embedding::CosineError;
+use crate::embedding::CosineProblem;
 use crate::engine::CallError;
 
 /// Why a judge question ([`ask`](super::PromptRun::ask) and its kin), a
 /// [`follow_up`](super::PromptRun::follow_up) or a [`similarity`](super::PromptRun::similarity)
-/// gave no answer.
+/// gave no answer, or why [`expect_tool_call`](super::PromptRun::expect_tool_call) or
+/// [`expect_no_tool_call`](super::PromptRun::expect_no_tool_call) failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RunError {
     /// No judge (`[judge]`) or no embedding model (`[embeddings]`) is configured.
@@ -48,9 +49,12 @@ pub enum RunError {
     /// A text to compare is empty (or only whitespace): it has no meaning to compare.
     #[error("the {0} is empty: there is no meaning to compare")]
     EmptyText(&'static str),
+    /// A tool-call check failed: the message lists the calls the model did make.
+    #[error("{0}")]
+    ToolCallMismatch(String),
     /// The two embeddings cannot be compared.
     #[error("{0}")]
-    Cosine(#[from] CosineError),
+    Cosine(CosineProblem),
 }
 
 impl RunError {

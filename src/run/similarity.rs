@@ -43,7 +43,7 @@ impl PromptRun {
             output.map_err(embeddings_failed)?,
             reference.map_err(embeddings_failed)?,
         );
-        Ok(cosine(&output.vector, &reference.vector)?)
+        cosine(&output.vector, &reference.vector).map_err(RunError::Cosine)
     }
 }
 

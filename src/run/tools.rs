@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::PromptRun;
+use super::{PromptRun, RunError};
 use crate::completion::ToolCall;
-use crate::tools::{ToolCallMismatch, check_not_tool_called, check_tool_called};
+use crate::tools::{check_not_tool_called, check_tool_called};
 
 impl PromptRun {
     /// Whether the model called tool `name` (in any turn).
@@ -28,16 +28,13 @@ impl PromptRun {
 
     /// The first call of `name` whose arguments contain `arguments` (see [`crate::json_subset`]); the error
     /// lists the calls the model made. `run.expect_tool_call("get_weather", json!({"city": "Paris"}))?`
-    pub fn expect_tool_call(
-        &self,
-        name: &str,
-        arguments: Value,
-    ) -> Result<&ToolCall, ToolCallMismatch> {
+    pub fn expect_tool_call(&self, name: &str, arguments: Value) -> Result<&ToolCall, RunError> {
         check_tool_called(&self.tool_calls, name, Some(&arguments))
+            .map_err(RunError::ToolCallMismatch)
     }
 
     /// Fails when the model called `name`.
-    pub fn expect_no_tool_call(&self, name: &str) -> Result<(), ToolCallMismatch> {
-        check_not_tool_called(&self.tool_calls, name)
+    pub fn expect_no_tool_call(&self, name: &str) -> Result<(), RunError> {
+        check_not_tool_called(&self.tool_calls, name).map_err(RunError::ToolCallMismatch)
     }
 }

@@ -1,5 +1,5 @@
-//! Why a suite file or a calibration set cannot be used, as a typed error: it cannot be read, or it
-//! has problems, each located by line, column and key. Its `Display` is the failing trial's message: a
+//! Why a suite file, a calibration set or a labels file cannot be used, as a typed error: it cannot be
+//! read or written, or it has problems, each located by line, column and key. Its `Display` is the failing trial's message: a
 //! heading, then for each problem `file:line:column: key: message`, the source line with a caret under
 //! the column, and the fix.
 
@@ -10,7 +10,7 @@ use super::{Problem, Syntax, line_column};
 
 /// The kind of file, which words the error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileKind {
+pub enum FileKind {
     /// A `*.evals.toml` / `*.evals.yaml` suite.
     Suite,
     /// A `*.calibration.toml` set.
@@ -41,7 +41,7 @@ impl FileKind {
 
 /// Why a file cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum FileError {
+pub enum FileError {
     /// It is missing, unreadable, or not UTF-8.
     #[error("{file}: cannot read the {}: {source}", kind.noun())]
     Unreadable {
@@ -56,11 +56,25 @@ pub(crate) enum FileError {
     /// It has problems.
     #[error("{0}")]
     Invalid(Problems),
+    /// A labels file (or several, one a line) does not read: it is kept as it is, never written over.
+    #[error("{0}\nthe labels file was not rewritten: fix it, then label again")]
+    NotRewritten(String),
+    /// Writing it failed.
+    #[error("cannot write the {} {file}: {source}", kind.noun())]
+    Unwritable {
+        /// The file as shown.
+        file: String,
+        /// Its kind.
+        kind: FileKind,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
 }
 
 impl FileError {
     /// The file shown as `file`, of `kind`, read from `path`.
-    pub fn read(path: &std::path::Path, file: &str, kind: FileKind) -> Result<String, Self> {
+    pub(crate) fn read(path: &std::path::Path, file: &str, kind: FileKind) -> Result<String, Self> {
         crate::text::read(path).map_err(|source| Self::Unreadable {
             file: file.to_string(),
             kind,
@@ -69,7 +83,7 @@ impl FileError {
     }
 
     /// The `problems` of the file shown as `file` whose text is `text`.
-    pub fn invalid(file: &str, kind: FileKind, text: &str, problems: &[Problem]) -> Self {
+    pub(crate) fn invalid(file: &str, kind: FileKind, text: &str, problems: &[Problem]) -> Self {
         let syntax = Syntax::of(file);
         let located = problems
             .iter()
@@ -95,7 +109,7 @@ impl FileError {
 
 /// The problems of one file, in file order.
 #[derive(Debug)]
-pub(crate) struct Problems {
+pub struct Problems {
     /// The file as shown (relative to the crate root).
     pub file: String,
     /// Its kind.
@@ -106,7 +120,7 @@ pub(crate) struct Problems {
 
 /// One problem with its place, in the file's own words (TOML's or YAML's).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Located {
+pub struct Located {
     /// 1-based line.
     pub line: usize,
     /// 1-based column, in characters.

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{CaseError, Column, Config, Suite, Wanted, row_case};
+use super::{CaseProblem, Column, Config, Suite, Wanted, row_case};
 use crate::case::{Case, CaseInfo, Cell};
 use crate::role::CallRole;
 use crate::trial_name;
@@ -53,12 +53,12 @@ pub struct GateRows {
     /// The rows in file order.
     pub rows: Vec<GateRow>,
     /// The case of row `i`, or why it cannot run.
-    build: Box<dyn Fn(usize) -> Result<Arc<Case>, CaseError> + Send + Sync>,
+    build: Box<dyn Fn(usize) -> Result<Arc<Case>, CaseProblem> + Send + Sync>,
 }
 
 impl GateRows {
     /// The case of row `i` (built anew: the harness builds each row once).
-    pub fn case(&self, i: usize) -> Result<Arc<Case>, CaseError> {
+    pub fn case(&self, i: usize) -> Result<Arc<Case>, CaseProblem> {
         (self.build)(i)
     }
 }

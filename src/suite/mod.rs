@@ -7,7 +7,7 @@
 //! The format is documented in `src/guide/suites.md`.
 
 pub mod assert;
-mod case_error;
+mod case_problem;
 pub mod dataset;
 mod exact;
 pub mod gates;
@@ -31,7 +31,7 @@ use assert::Check;
 use parse::Suite;
 
 pub use assert::CustomAssertion;
-pub use case_error::{CaseError, InvalidRow};
+pub use case_problem::{CaseProblem, InvalidRow};
 pub use walk::Walked;
 
 /// The suffixes of suite files: TOML, then YAML's two spellings.
@@ -103,7 +103,7 @@ pub struct LazyRow {
     /// The calls besides the subject's that the suite's assertions make (a row's own are not read).
     pub other_calls: Vec<crate::role::CallRole>,
     /// The case, or why it cannot run (the failing trial's message); built on first use.
-    pub build: Arc<dyn Fn() -> Result<Arc<Case>, CaseError> + Send + Sync>,
+    pub build: Arc<dyn Fn() -> Result<Arc<Case>, CaseProblem> + Send + Sync>,
 }
 
 /// The items of every suite under the configured roots. With `exact` (`--exact NAME`), only the suite
@@ -384,7 +384,7 @@ fn row_case(
     row: &str,
     info: CaseInfo,
     column: &Column,
-) -> Result<Arc<Case>, CaseError> {
+) -> Result<Arc<Case>, CaseProblem> {
     let rows = suite.rows.as_ref().expect("a row's suite has rows");
     let written = &rows.dataset.rows[index];
     let case = rows.case(written)?;
@@ -405,10 +405,10 @@ fn plan(
     suite: &Suite,
     case: &parse::Case,
     name: &str,
-) -> Result<SamplePlan, CaseError> {
+) -> Result<SamplePlan, CaseProblem> {
     let s = &case.settings;
-    SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|error| {
-        let key = error.key();
+    SamplePlan::from_keys(&s.sampling.over(&config.sampling)).map_err(|problem| {
+        let key = problem.key();
         let at = s
             .sampling_at
             .iter()
@@ -421,11 +421,11 @@ fn plan(
                 " (with [defaults] in prompt-tester.toml)",
             ),
         };
-        CaseError::Sampling {
+        CaseProblem::Sampling {
             at,
             case: name.to_string(),
             whence,
-            error,
+            problem,
         }
     })
 }

@@ -656,7 +656,7 @@ mod tests {
         let error =
             super::super::plan(&config, &suite, &suite.cases[0], "s::a").expect_err("rejected");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
-        let crate::suite::CaseError::Sampling { at, whence, .. } = &error else {
+        let crate::suite::CaseProblem::Sampling { at, whence, .. } = &error else {
             panic!("{error:?}")
         };
         assert_eq!((at.as_str(), *whence), ("s.evals.toml:5", ""));

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::ReportError;
 use crate::commands::Commands;
 use crate::record::TrialRecord;
 use crate::stats::Counts;
@@ -64,33 +65,6 @@ impl fmt::Display for Subject {
 /// Samples passed of samples taken, per subject: what a report says, for comparing.
 pub type Figures = BTreeMap<Subject, Counts>;
 
-/// What `--baseline` could not use.
-#[derive(Debug, thiserror::Error)]
-pub enum BaselineError {
-    /// The file could not be read.
-    #[error("cannot read the baseline {path}: {source}; write one with `{write_one}`")]
-    Read {
-        /// The baseline's path.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-        /// The command that writes a report, for this run's test target.
-        write_one: String,
-    },
-    /// The file is not a JSON report with the counts a comparison needs.
-    #[error(
-        "the baseline {path} is not a prompt-tester JSON report ({message}); write one with `{write_one}`"
-    )]
-    NotAReport {
-        /// The baseline's path.
-        path: PathBuf,
-        /// serde's words, with the line and column.
-        message: String,
-        /// The command that writes a report, for this run's test target.
-        write_one: String,
-    },
-}
-
 /// The parts of a JSON report a comparison reads (see `report::JsonReport`).
 #[derive(Deserialize)]
 struct ReportCounts {
@@ -134,9 +108,9 @@ struct GateRows {
 }
 
 impl TryFrom<GateRows> for GateCounts {
-    type Error = CountsError;
+    type Error = ReportError;
 
-    fn try_from(g: GateRows) -> Result<Self, CountsError> {
+    fn try_from(g: GateRows) -> Result<Self, ReportError> {
         Ok(GateCounts {
             gate: g.gate,
             rows: checked("rows", g.rows_passed, g.rows_total)?,
@@ -165,42 +139,27 @@ struct RunCounts {
 
 /// The most samples one entry of a baseline may count: far more than any run takes, so that a
 /// hand-edited or corrupted file is an error rather than hours of arithmetic.
-const MAX_BASELINE_RUNS: u32 = 10_000_000;
+pub(super) const MAX_BASELINE_RUNS: u32 = 10_000_000;
 
 impl TryFrom<RunCounts> for Runs {
-    type Error = CountsError;
+    type Error = ReportError;
 
-    fn try_from(runs: RunCounts) -> Result<Self, CountsError> {
+    fn try_from(runs: RunCounts) -> Result<Self, ReportError> {
         checked("runs", runs.runs_passed, runs.runs_total).map(Runs)
     }
 }
 
-/// Counts no run writes; `unit` is what the report counts (`runs` of an entry, `rows` of a gate).
-#[derive(Debug, thiserror::Error)]
-enum CountsError {
-    /// More passed than counted.
-    #[error("{unit}_passed {passed} is more than {unit}_total {total}")]
-    PassedOverTotal {
-        unit: &'static str,
-        passed: u32,
-        total: u32,
-    },
-    /// More counted than a run takes.
-    #[error("{unit}_total {total} is more than {MAX_BASELINE_RUNS}, more samples than a run takes")]
-    TooMany { unit: &'static str, total: u32 },
-}
-
 /// `passed` of `total` as a baseline may hold them.
-fn checked(unit: &'static str, passed: u32, total: u32) -> Result<Counts, CountsError> {
+fn checked(unit: &'static str, passed: u32, total: u32) -> Result<Counts, ReportError> {
     if passed > total {
-        return Err(CountsError::PassedOverTotal {
+        return Err(ReportError::PassedOverTotal {
             unit,
             passed,
             total,
         });
     }
     if total > MAX_BASELINE_RUNS {
-        return Err(CountsError::TooMany { unit, total });
+        return Err(ReportError::TooManySamples { unit, total });
     }
     Ok(Counts::new(passed, total))
 }
@@ -245,14 +204,14 @@ pub fn figures_of_records(records: &[TrialRecord]) -> Figures {
 }
 
 /// The figures of the baseline at `path`; an error names the command of `commands` that writes one.
-pub fn load(path: &Path, commands: &Commands) -> Result<Figures, BaselineError> {
+pub fn load(path: &Path, commands: &Commands) -> Result<Figures, ReportError> {
     let write_one = || commands.report("PATH");
-    let text = crate::text::read(path).map_err(|source| BaselineError::Read {
+    let text = crate::text::read(path).map_err(|source| ReportError::BaselineUnreadable {
         path: path.to_path_buf(),
         source,
         write_one: write_one(),
     })?;
-    figures_of_json(&text).map_err(|e| BaselineError::NotAReport {
+    figures_of_json(&text).map_err(|e| ReportError::NotAReport {
         path: path.to_path_buf(),
         message: e.to_string(),
         write_one: write_one(),
@@ -477,41 +436,6 @@ pub struct Settings {
 /// Where a value came from, to name it in an error.
 pub type Source = (&'static str, String);
 
-/// A baseline flag or variable that cannot be used; `name` is the flag or variable as given.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FlagError {
-    /// `--baseline-alpha` is not a number in (0, 1).
-    #[error(
-        "{name} is {value:?}; it must be a number between 0 and 1 (exclusive), the significance level, e.g. \
-         {DEFAULT_ALPHA}"
-    )]
-    Alpha {
-        /// The flag or variable.
-        name: &'static str,
-        /// Its value.
-        value: String,
-    },
-    /// `--fail-on-regression`'s variable is not on or off.
-    #[error("{name} is {value:?}; use 1 or true, 0 or false")]
-    Switch {
-        /// The flag or variable.
-        name: &'static str,
-        /// Its value.
-        value: String,
-    },
-    /// A setting that means nothing without a baseline.
-    #[error(
-        "{name} needs a baseline: add --baseline PATH (or PROMPT_TESTER_BASELINE=PATH), a JSON report \
-         written by `{write_one}`"
-    )]
-    NoBaseline {
-        /// The flag or variable.
-        name: &'static str,
-        /// The command that writes a report, for this run's test target.
-        write_one: String,
-    },
-}
-
 /// The settings from the flags' values, each `(flag or variable name, value)`; `None` without a
 /// baseline. `alpha` and `fail_on_regression` without a baseline are errors: they would do nothing
 /// (naming the command of `commands` that writes a baseline).
@@ -520,7 +444,7 @@ pub fn settings(
     alpha: Option<Source>,
     fail_on_regression: Option<Source>,
     commands: &Commands,
-) -> Result<Option<Settings>, FlagError> {
+) -> Result<Option<Settings>, ReportError> {
     let alpha_value = alpha
         .as_ref()
         .map(|(name, value)| parse_alpha(name, value))
@@ -535,7 +459,7 @@ pub fn settings(
             fail.filter(|f| *f).and(fail_on_regression.map(|(n, _)| n)),
         ];
         return match stray.into_iter().flatten().next() {
-            Some(name) => Err(FlagError::NoBaseline {
+            Some(name) => Err(ReportError::NoBaseline {
                 name,
                 write_one: commands.report("PATH"),
             }),
@@ -550,10 +474,10 @@ pub fn settings(
 }
 
 /// A significance level in (0, 1).
-fn parse_alpha(name: &'static str, value: &str) -> Result<f64, FlagError> {
+fn parse_alpha(name: &'static str, value: &str) -> Result<f64, ReportError> {
     match value.trim().parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(FlagError::Alpha {
+        _ => Err(ReportError::Alpha {
             name,
             value: value.to_string(),
         }),
@@ -561,11 +485,11 @@ fn parse_alpha(name: &'static str, value: &str) -> Result<f64, FlagError> {
 }
 
 /// An on/off value: `1`/`true` or `0`/`false` (a flag without a value is `1`).
-fn parse_switch(name: &'static str, value: &str) -> Result<bool, FlagError> {
+fn parse_switch(name: &'static str, value: &str) -> Result<bool, ReportError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "1" | "true" => Ok(true),
         "0" | "false" => Ok(false),
-        _ => Err(FlagError::Switch {
+        _ => Err(ReportError::Switch {
             name,
             value: value.to_string(),
         }),

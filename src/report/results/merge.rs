@@ -7,10 +7,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{Asked, Fragment, Process, ResultsError};
+use super::{Asked, Fragment, Process};
 use crate::budget::BudgetReport;
 use crate::checks::Observation;
 use crate::record::TrialRecord;
+use crate::report::ReportError;
 
 /// The fragments found in one folder.
 #[derive(Debug, Clone)]
@@ -39,7 +40,7 @@ pub(crate) struct Merged {
 }
 
 /// The partitions merged, or the first trial found in two of them.
-pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ResultsError> {
+pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ReportError> {
     let mut home: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut records = Vec::new();
     let mut merged = Merged::default();
@@ -74,7 +75,7 @@ pub(crate) fn merge(partitions: Vec<Partition>) -> Result<Merged, ResultsError> 
         let mut counted: BTreeMap<String, Process> = BTreeMap::new();
         for (name, mut tries) in attempts {
             if let Some(first) = home.get(&name) {
-                return Err(ResultsError::Twice {
+                return Err(ReportError::TrialTwice {
                     trial: name,
                     first: first.clone(),
                     second: partition.folder,

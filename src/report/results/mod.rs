@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use merge::{Partition, merge};
 
+use super::ReportError;
 use crate::budget::BudgetReport;
 use crate::checks::Observation;
 use crate::record::{Latency, TrialRecord};
@@ -132,55 +133,6 @@ impl Stored {
     pub(crate) fn name(&self) -> &str {
         &self.record.name
     }
-}
-
-/// Why the results of a run cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ResultsError {
-    /// A folder or fragment cannot be read.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The folder or file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A fragment is not one (or of another format).
-    #[error(
-        "{}: not a results fragment of this prompt-tester ({why}); run the tests again to write it anew",
-        path.display()
-    )]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// serde's message, or the format found.
-        why: String,
-    },
-    /// A folder holds no run.
-    #[error(
-        "{}: no results in it: name a results folder (`{RESULTS_VAR}`, by default `<crate>/.prompt-tester/results`) \
-         or one run's folder inside it, after running the tests",
-        path.display()
-    )]
-    Empty {
-        /// The folder.
-        path: PathBuf,
-    },
-    /// A trial is in two partitions: they are not parts of one run.
-    #[error(
-        "trial `{trial}` is in two partitions, {} and {}: each trial must be run by one partition \
-         (`cargo nextest run --partition hash:K/N`, the same N for every job)",
-        first.display(),
-        second.display()
-    )]
-    Twice {
-        /// The trial.
-        trial: String,
-        /// The folder it was found in first.
-        first: PathBuf,
-        /// The other.
-        second: PathBuf,
-    },
 }
 
 /// The results folder of the crate at `root`: `set` (`PROMPT_TESTER_RESULTS`, relative to the crate
@@ -395,8 +347,8 @@ fn others_notice(results: &Path, others: &[String]) -> Option<String> {
 }
 
 /// The fragment files of one run's folder.
-fn fragments_in(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
-    let io = |source| ResultsError::Io {
+fn fragments_in(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let io = |source| ReportError::ResultsUnreadable {
         path: dir.to_path_buf(),
         source,
     };
@@ -417,7 +369,7 @@ fn fragments_in(dir: &Path) -> Result<Vec<PathBuf>, ResultsError> {
 
 /// The partition a folder holds: one run's folder (it holds fragments), or a results folder, whose
 /// latest run is taken.
-pub(crate) fn partition(dir: &Path) -> Result<Partition, ResultsError> {
+pub(crate) fn partition(dir: &Path) -> Result<Partition, ReportError> {
     let mut run = dir.to_path_buf();
     let mut files = fragments_in(dir)?;
     if files.is_empty() {
@@ -425,7 +377,7 @@ pub(crate) fn partition(dir: &Path) -> Result<Partition, ResultsError> {
             .into_iter()
             .max_by_key(|(_, modified)| *modified);
         let Some((latest, _)) = latest else {
-            return Err(ResultsError::Empty {
+            return Err(ReportError::NoResults {
                 path: dir.to_path_buf(),
             });
         };
@@ -433,7 +385,7 @@ pub(crate) fn partition(dir: &Path) -> Result<Partition, ResultsError> {
         run = latest;
     }
     if files.is_empty() {
-        return Err(ResultsError::Empty { path: run });
+        return Err(ReportError::NoResults { path: run });
     }
     let fragments = files
         .iter()
@@ -446,12 +398,12 @@ pub(crate) fn partition(dir: &Path) -> Result<Partition, ResultsError> {
 }
 
 /// One fragment file.
-fn read(path: &Path) -> Result<Fragment, ResultsError> {
-    let text = crate::text::read(path).map_err(|source| ResultsError::Io {
+fn read(path: &Path) -> Result<Fragment, ReportError> {
+    let text = crate::text::read(path).map_err(|source| ReportError::ResultsUnreadable {
         path: path.to_path_buf(),
         source,
     })?;
-    let invalid = |why: String| ResultsError::Invalid {
+    let invalid = |why: String| ReportError::NotAFragment {
         path: path.to_path_buf(),
         why,
     };

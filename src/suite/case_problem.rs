@@ -1,19 +1,17 @@
-//! Why a suite case or dataset row cannot run: the trial fails with it, once, before any call.
+//! Why a suite case or dataset row cannot run: the reason its trial fails with, once, before any call.
 
 use std::fmt;
 
 use super::dataset::{Row, RowProblem};
 use crate::config::SamplingProblem;
 
-/// Why a case or row was not built.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CaseError {
+/// Why a case or row was not built: the failing trial's message, not an error of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaseProblem {
     /// A dataset row has problems (a value that cannot be used, an input a placeholder lacks, an
     /// assertion that does not read).
-    #[error("{0}")]
     Row(InvalidRow),
     /// The sampling keys, over the suite's and `[defaults]`, cannot make a plan.
-    #[error("{at}: `{key}` of case `{case}`{whence}: {error}", key = error.key())]
     Sampling {
         /// Where the key to fix was written (`file:line`), or the suite file.
         at: String,
@@ -22,12 +20,30 @@ pub enum CaseError {
         /// `" (with [defaults] in prompt-tester.toml)"` when the key is set in no file of the suite.
         whence: &'static str,
         /// What is wrong.
-        error: SamplingProblem,
+        problem: SamplingProblem,
     },
 }
 
+impl fmt::Display for CaseProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaseProblem::Row(row) => write!(f, "{row}"),
+            CaseProblem::Sampling {
+                at,
+                case,
+                whence,
+                problem,
+            } => write!(
+                f,
+                "{at}: `{}` of case `{case}`{whence}: {problem}",
+                problem.key()
+            ),
+        }
+    }
+}
+
 /// A dataset row that cannot run, with its problems: shown as `file:line: place: message` and the
-/// fix, for each ([`CaseError::Row`] carries it).
+/// fix, for each ([`CaseProblem::Row`] carries it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct InvalidRow {
     /// The dataset file as shown.
@@ -40,9 +56,9 @@ pub struct InvalidRow {
     pub problems: Vec<RowProblem>,
 }
 
-impl From<InvalidRow> for CaseError {
+impl From<InvalidRow> for CaseProblem {
     fn from(row: InvalidRow) -> Self {
-        CaseError::Row(row)
+        CaseProblem::Row(row)
     }
 }
 
