@@ -21,6 +21,7 @@ use crate::stats::agreement::Agreement;
 pub use crate::usage::Usage;
 use tracing::Instrument as _;
 
+pub(crate) mod app_calls;
 mod bill;
 pub(crate) mod call_error;
 pub(crate) mod endpoint;
@@ -70,9 +71,9 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
-    /// The recording endpoint, started when a sample first asks for its URL.
+    /// The recording endpoint's address, set when a sample first asks for its URL.
     #[cfg(feature = "endpoint")]
-    endpoint: crate::engine::endpoint::Endpoint,
+    endpoint: std::sync::OnceLock<app_calls::Listening>,
     /// The configured judge's measurement per question type, set once before the trials.
     pub(crate) judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
 }

@@ -170,14 +170,11 @@ impl Engine {
         Ok((answer, latency, replayed))
     }
 
-    /// `scope`'s URL standing in for `provider`'s base URL (see [`crate::SampleContext::base_url`]).
-    #[cfg(feature = "endpoint")]
-    pub(crate) fn base_url(
+    /// The recording endpoint's address, `start` starting it on the engine's runtime on the first ask.
+    pub(crate) fn listening(
         &self,
-        scope: &std::sync::Arc<RunScope>,
-        provider: &str,
-    ) -> Result<String, crate::config::UnknownProvider> {
-        self.endpoint
-            .base_url(|| self.runtime.handle().clone(), scope, provider)
+        start: impl FnOnce(&tokio::runtime::Handle) -> super::app_calls::Listening,
+    ) -> &super::app_calls::Listening {
+        self.endpoint.get_or_init(|| start(self.runtime.handle()))
     }
 }

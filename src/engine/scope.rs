@@ -35,7 +35,7 @@ pub struct RunScope {
     /// How each model call of this sample ended, in the order they ended: what its outcome is read from.
     pub(crate) calls: Mutex<Vec<(CallRole, CallEnding)>>,
     /// Its calls through the recording endpoint.
-    pub(crate) relay: crate::engine::endpoint::SampleRelay,
+    pub(crate) relay: super::app_calls::SampleRelay,
     /// Its `judge_samples`, over `[judge]`'s.
     pub judge_samples: Option<u32>,
     /// Whether the tests its record command re-runs may call the judge.

@@ -95,6 +95,6 @@ impl SampleContext {
     /// application's own calls). The error names the closest known provider.
     #[cfg(feature = "endpoint")]
     pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
-        self.scope.engine.base_url(&self.scope, provider)
+        super::base_url(&self.scope, provider)
     }
 }

@@ -19,11 +19,11 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument as _;
 
-use super::Registry;
 use super::route::{self, Refused};
 use crate::cassette::raw::{RawBody, RawRequest, RawResponse, canonical, parse_events};
 use crate::cassette::raw_key;
 use crate::config::WireFormat;
+use crate::engine::app_calls::{Listening, Registry};
 use crate::engine::relay::{Relayed, RelayedAnswer};
 use crate::engine::{CallEnding, CallRole, RunScope};
 use crate::provider::relayed::{self, Api, SUPPORTED};
@@ -50,17 +50,6 @@ const HOP_BY_HOP: [&str; 7] = [
     "upgrade",
 ];
 
-/// The server of one run. Its accept loop holds it weakly: it stops when the engine's endpoint goes.
-pub(crate) struct Server {
-    /// `http://127.0.0.1:PORT`.
-    pub origin: String,
-    /// The run's secret, the first segment of every path.
-    pub secret: String,
-    /// The samples given a URL.
-    pub samples: Arc<Registry>,
-    _shared: Arc<Shared>,
-}
-
 /// `n` random bytes in hex.
 pub(crate) fn random_hex(n: usize) -> String {
     (0..n)
@@ -68,29 +57,28 @@ pub(crate) fn random_hex(n: usize) -> String {
         .collect()
 }
 
-impl Server {
-    /// Binds an ephemeral port on 127.0.0.1 and serves it on `handle`.
-    pub(crate) fn start(handle: &tokio::runtime::Handle) -> Self {
-        // Binding the loopback interface on port 0 fails only when the machine has no loopback.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.set_nonblocking(true).map(|()| l))
-            .expect("the recording endpoint binds 127.0.0.1");
-        let origin = listener
-            .local_addr()
-            .map(|a| format!("http://{a}"))
-            .unwrap_or_default();
-        let shared = Arc::new(Shared {
-            secret: random_hex(16),
-            samples: Arc::default(),
-        });
-        handle.spawn(accept(listener, Arc::downgrade(&shared)));
-        Server {
-            origin,
-            secret: shared.secret.clone(),
-            samples: shared.samples.clone(),
-            _shared: shared,
-        }
-    }
+/// Binds an ephemeral port on 127.0.0.1 and serves it on `handle`, until the engine's [`Listening`]
+/// goes.
+pub(crate) fn start(handle: &tokio::runtime::Handle) -> Listening {
+    // Binding the loopback interface on port 0 fails only when the machine has no loopback.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .expect("the recording endpoint binds 127.0.0.1");
+    let origin = listener
+        .local_addr()
+        .map(|a| format!("http://{a}"))
+        .unwrap_or_default();
+    let listening = Listening {
+        origin,
+        secret: random_hex(16),
+        samples: Arc::default(),
+    };
+    handle.spawn(accept(
+        listener,
+        listening.secret.clone(),
+        Arc::downgrade(&listening.samples),
+    ));
+    listening
 }
 
 /// What every connection's handler reads.
@@ -99,7 +87,7 @@ struct Shared {
     samples: Arc<Registry>,
 }
 
-async fn accept(listener: std::net::TcpListener, shared: Weak<Shared>) {
+async fn accept(listener: std::net::TcpListener, secret: String, samples: Weak<Registry>) {
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
@@ -112,9 +100,13 @@ async fn accept(listener: std::net::TcpListener, shared: Weak<Shared>) {
                 continue;
             }
         };
-        let Some(shared) = shared.upgrade() else {
+        let Some(samples) = samples.upgrade() else {
             return;
         };
+        let shared = Arc::new(Shared {
+            secret: secret.clone(),
+            samples,
+        });
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
                 let shared = shared.clone();
