@@ -40,7 +40,7 @@ pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResu
 /// ending with the rendered prompt, tools; and the recording endpoint's URL) to the model's answer.
 /// The attribute's `run_fn` may take the sample, the request or `(prompt, model, max_tokens)`
 /// (`harness::registry::RunFnForm`).
-pub type RunFn = fn(crate::engine::endpoint::SampleContext) -> RunFnFuture;
+pub type RunFn = fn(crate::endpoint::SampleContext) -> RunFnFuture;
 
 /// The future that judges one sample's run.
 pub type OutcomeFuture = Pin<Box<dyn Future<Output = SampleOutcome>>>;

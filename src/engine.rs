@@ -24,7 +24,6 @@ use tracing::Instrument as _;
 pub(crate) mod app_calls;
 mod bill;
 pub(crate) mod call_error;
-pub(crate) mod endpoint;
 mod event;
 mod files;
 #[cfg(feature = "endpoint")]

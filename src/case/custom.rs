@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{RequestTemplate, RunFn, with_transcript};
 use crate::completion::{CompletionRequest, CompletionResult, Message};
-use crate::engine::endpoint::SampleContext;
+use crate::endpoint::SampleContext;
 use crate::engine::{CallError, CallErrorKind, CallRole, Completed, RunScope};
 use crate::outcome::SampleOutcome;
 

@@ -197,6 +197,6 @@ impl PromptRun {
     /// [`SampleContext::base_url`](crate::SampleContext::base_url).
     #[cfg(feature = "endpoint")]
     pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
-        crate::engine::endpoint::base_url(&self.scope, provider)
+        crate::endpoint::base_url(&self.scope, provider)
     }
 }
