@@ -30,9 +30,9 @@ pub(crate) fn base_url(
     scope: &Arc<RunScope>,
     provider: &str,
 ) -> Result<String, crate::config::UnknownProvider> {
-    let endpoint = scope.engine.config.endpoint(provider)?;
-    let server = scope.engine.listening(serve::start);
-    let token = scope.relay.token(|| {
+    let endpoint = scope.engine().config.endpoint(provider)?;
+    let server = scope.engine().listening(serve::start);
+    let token = scope.state().token(|| {
         let token = serve::random_hex(12);
         server
             .samples
@@ -44,7 +44,7 @@ pub(crate) fn base_url(
     Ok(route::base_url(
         &server.origin,
         &server.secret,
-        token,
+        &token,
         &endpoint.name,
         endpoint.wire,
     ))

@@ -286,15 +286,15 @@ async fn serve(
     head: oneshot::Sender<Head>,
 ) -> Result<Response<Full<Bytes>>, Refusal> {
     tracing::debug!(
-        test = %incoming.scope.test,
-        run = incoming.scope.run_index,
+        test = %incoming.scope.identity().test(),
+        run = incoming.scope.identity().run_index(),
         provider = %incoming.provider,
         path = %incoming.rest,
         "a request of the application's client"
     );
     let scope = incoming.scope.clone();
-    let _under_way = scope.relay.under_way();
-    let engine = scope.engine.clone();
+    let _under_way = scope.state().under_way();
+    let engine = scope.engine().clone();
     let json: serde_json::Value = serde_json::from_slice(&incoming.body).map_err(|e| {
         Refusal::new(
             400,
@@ -310,12 +310,14 @@ async fn serve(
         body: canonical(json),
     };
     let model = relayed::model_of(&raw);
-    let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
-    let same = raw_key(&owner, scope.run_index, &raw, 0);
+    let owner =
+        crate::trial_name::sample_owner(scope.identity().test(), scope.identity().run_index())
+            .to_string();
+    let same = raw_key(&owner, scope.identity().run_index(), &raw, 0);
     // Given back unless its answer is kept, however the request ends (the client gone included).
-    let place = scope.relay.place(same);
+    let place = scope.state().place(same);
     let ordinal = place.ordinal();
-    let key = raw_key(&owner, scope.run_index, &raw, ordinal);
+    let key = raw_key(&owner, scope.identity().run_index(), &raw, ordinal);
     let relayed = Relayed {
         request: raw,
         api: incoming.api,
@@ -359,7 +361,7 @@ async fn serve(
             } else {
                 CallEnding::Made
             };
-            scope.note_call(CallRole::Subject, ending);
+            scope.state().note_call(CallRole::Subject, ending);
             Ok(recorded(&answer.response))
         }
         // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.
@@ -379,8 +381,8 @@ async fn serve(
                 "prompt_tester_refused"
             };
             let message = format!("prompt-tester: {e}");
-            scope.note_call(CallRole::Subject, e.ending());
-            scope.relay.refuse(e);
+            scope.state().note_call(CallRole::Subject, e.ending());
+            scope.state().refuse(e);
             Err(Refusal::new(REFUSED, Some(incoming.wire), code, message))
         }
     }
@@ -423,9 +425,9 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
                 "no sample has this URL: it ended, or the URL was given out in another run".into(),
             )
         })?;
-    scope.relay.count_request();
+    scope.state().count_request();
     let endpoint = scope
-        .engine
+        .engine()
         .config
         .endpoint(target.provider)
         .map_err(|e| Refusal::new(404, None, "unknown_provider", e.to_string()))?

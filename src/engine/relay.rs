@@ -157,7 +157,7 @@ impl Engine {
             .exchange_once(call, client, relayed, sent, upstream)
             .instrument(span)
             .await?;
-        scope.account(|usage| {
+        scope.state().account(|usage| {
             usage.add_call(
                 CallRole::Subject,
                 &provider,
@@ -166,7 +166,7 @@ impl Engine {
                 replayed,
             )
         });
-        scope.relay.count_call();
+        scope.state().count_app_call();
         Ok((answer, latency, replayed))
     }
 

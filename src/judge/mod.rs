@@ -162,7 +162,7 @@ impl PromptRun {
     /// whatever the body does with the error. (The engine noted the calls that failed.)
     fn note_no_verdict(&self, e: &RunError) {
         match e {
-            RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => self.scope.note_call(
+            RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => self.scope.state().note_call(
                 CallRole::Judge,
                 CallEnding::Failed(CallError::new(CallErrorKind::NoVerdict, e.to_string())),
             ),
@@ -182,10 +182,10 @@ impl PromptRun {
     }
 
     fn configured_judge(&self) -> Result<Judge<'_>, RunError> {
-        let config = self.scope.engine.config.judge.as_ref().ok_or_else(|| {
+        let config = self.scope.engine().config.judge.as_ref().ok_or_else(|| {
             let message = crate::config::judge_not_configured();
             // A question no judge can answer: the sample errors, as for a call that failed.
-            self.scope.note_call(
+            self.scope.state().note_call(
                 CallRole::Judge,
                 CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
             );
@@ -223,7 +223,12 @@ impl Judge<'_> {
     /// The cassette key of the first ask of `request` in this sample: what a label of its answers
     /// records, so that it judges only these answers (a new answer or another judge is another key).
     fn key_of(&self, request: &CompletionRequest) -> String {
-        crate::cassette::entry_key_nth(&self.config.provider, request, self.run.scope.run_index, 0)
+        crate::cassette::entry_key_nth(
+            &self.config.provider,
+            request,
+            self.run.scope.identity().run_index(),
+            0,
+        )
     }
 
     /// Asks every question in one call (see [`PromptRun::ask_all`]); with `judge_samples = k`, k
@@ -257,7 +262,8 @@ impl Judge<'_> {
     fn samples(&self) -> u32 {
         self.run
             .scope
-            .judge_samples
+            .identity()
+            .judge_samples()
             .unwrap_or(self.config.samples)
             .max(1)
     }
@@ -322,7 +328,7 @@ impl Judge<'_> {
             &self.run.output,
             questions,
             several,
-            self.run.scope.cache_judge,
+            self.run.scope.identity().cache_judge(),
         )
     }
 
@@ -358,7 +364,7 @@ impl Judge<'_> {
         match self
             .run
             .scope
-            .engine
+            .engine()
             .complete_nth(
                 &self.run.scope,
                 CallRole::Judge,
@@ -411,14 +417,14 @@ impl Judge<'_> {
         verdict.votes = votes;
         self.weigh(&mut verdict, question_type);
         tracing::debug!(
-            test = %self.run.scope.test,
-            run = self.run.scope.run_index,
+            test = %self.run.scope.identity().test(),
+            run = self.run.scope.identity().run_index(),
             question = %crate::redact::redact(question),
             answer = %verdict.answer,
             "judge verdict"
         );
         let answer = verdict.answer(key);
-        self.run.scope.note(|c| c.judge.push(answer));
+        self.run.scope.state().note(|c| c.judge.push(answer));
         verdict
     }
 
@@ -453,7 +459,7 @@ impl Judge<'_> {
     /// advisory. The measurement applies only to the configured judge: one asked through
     /// [`PromptRun::__judge_with`] with another is unmeasured.
     fn weigh(&self, verdict: &mut JudgeVerdict, question_type: Option<String>) {
-        let engine = &self.run.scope.engine;
+        let engine = &self.run.scope.engine();
         let configured = engine.config.judge.as_ref() == Some(self.config);
         let measurement = question_type
             .as_deref()

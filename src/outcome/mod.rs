@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cassette::decision::{Ignore, Unavailable};
 use crate::checks::{AssertionRecord, JudgeAnswer, SampleStatus};
+use crate::engine::state::Ended;
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 use crate::plan::SamplePlan;
 use crate::stats::sprt::{Sprt, SprtVerdict};
@@ -103,12 +104,13 @@ pub fn of_body(result: anyhow::Result<()>) -> SampleOutcome {
     }
 }
 
-/// How a sample ends, from how its model calls ended (`calls`, as its scope noted them) and what its
-/// body or assertions decided (`body`): a call that was not made nor replayed makes it unavailable (the
-/// trial ignored); a call that failed errors it, whatever the body did with the error (returned it with
-/// `?`, unwrapped it, turned it into its own, matched it away or dropped it); only when every call
-/// ended well does the body decide between passed and failed.
-pub fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> SampleOutcome {
+/// How a sample ends, from its state once its body returned (`ended`: how its model calls ended) and
+/// what its body or assertions decided (`body`): a call that was not made nor replayed makes it
+/// unavailable (the trial ignored); a call that failed errors it, whatever the body did with the error
+/// (returned it with `?`, unwrapped it, turned it into its own, matched it away or dropped it); only
+/// when every call ended well does the body decide between passed and failed.
+pub(crate) fn classify(ended: &Ended, body: SampleOutcome) -> SampleOutcome {
+    let calls = &ended.calls;
     if let Some(reason) = calls.iter().find_map(|(_, ending)| match ending {
         CallEnding::Unavailable(reason) => Some(reason),
         _ => None,
