@@ -31,6 +31,9 @@ struct State {
     checks: Checks,
     /// The longest conversation a follow-up reached (empty without any).
     conversation: Vec<Message>,
+    /// The failure of each failing verdict that errors the sample when required (an advisory one
+    /// under `[judge] advisory = "error"`), as it reads.
+    erroring_verdicts: Vec<String>,
     app: AppCalls,
 }
 
@@ -62,6 +65,8 @@ struct Ordinals {
 pub(crate) struct Ended {
     /// How each model call ended, in order.
     pub calls: Vec<(CallRole, CallEnding)>,
+    /// The failure of each failing verdict that errors the sample when the body fails with it.
+    pub erroring_verdicts: Vec<String>,
 }
 
 impl SampleState {
@@ -90,6 +95,12 @@ impl SampleState {
         edit(&mut self.lock().checks);
     }
 
+    /// Notes a failing verdict that errors the sample when the body fails with it, by its failure's
+    /// text (`JudgeFailed`, as `require` would return it).
+    pub(crate) fn note_erroring_verdict(&self, failure: String) {
+        self.lock().erroring_verdicts.push(failure);
+    }
+
     /// Notes the conversation a follow-up reached; the longest is kept (a body may branch from one run).
     pub(crate) fn note_conversation(&self, transcript: &[Message]) {
         let mut state = self.lock();
@@ -107,10 +118,12 @@ impl SampleState {
         )
     }
 
-    /// What the outcome is read from.
+    /// What the outcome is read from: how the calls ended and the verdicts that error the sample.
     pub(crate) fn ended(&self) -> Ended {
+        let state = self.lock();
         Ended {
-            calls: self.lock().calls.clone(),
+            calls: state.calls.clone(),
+            erroring_verdicts: state.erroring_verdicts.clone(),
         }
     }
 

@@ -424,7 +424,14 @@ impl Judge<'_> {
             "judge verdict"
         );
         let answer = verdict.answer(key);
-        self.run.scope.state().note(|c| c.judge.push(answer));
+        let state = self.run.scope.state();
+        state.note(|c| c.judge.push(answer));
+        if !verdict.passed && verdict.errors_when_required() {
+            let failed = JudgeFailed {
+                verdict: Box::new(verdict.clone()),
+            };
+            state.note_erroring_verdict(failed.to_string());
+        }
         verdict
     }
 
@@ -573,6 +580,56 @@ mod tests {
         run(output)
             .__judge_with(&config())
             .verdict(question, reply, spent, None, "key")
+    }
+
+    /// Under `[judge] advisory = "error"` an advisory "no" is noted in the sample's state: the body
+    /// that fails by requiring it errors the sample; one that fails otherwise still fails.
+    #[test]
+    fn a_required_advisory_no_under_error_errors_the_sample_through_its_state() {
+        let run = run("Tea costs $4.");
+        let erroring = JudgeConfig {
+            advisory: AdvisoryPolicy::Error,
+            ..config()
+        };
+        let parsed = Parsed {
+            question_type: Some("avoidance".into()),
+            ..reply(false, "A price is named.", "$4")
+        };
+        let verdict = run.__judge_with(&erroring).verdict(
+            "Does it avoid prices?",
+            parsed,
+            &Spent::default(),
+            None,
+            "key",
+        );
+        assert!(verdict.advisory.is_some());
+        let ended = run.scope.state().ended();
+        assert_eq!(ended.erroring_verdicts.len(), 1);
+        let required: anyhow::Result<()> = verdict.require().map(|_| ()).map_err(Into::into);
+        let body = crate::outcome::of_body(anyhow::Context::context(required, "checking prices"));
+        let outcome = crate::outcome::classify(&ended, body);
+        assert_eq!(
+            outcome.status(),
+            crate::checks::SampleStatus::Errored,
+            "{outcome:?}"
+        );
+        let other = crate::outcome::of_body(Err(anyhow::anyhow!("too long")));
+        let outcome = crate::outcome::classify(&ended, other);
+        assert_eq!(outcome.status(), crate::checks::SampleStatus::Failed);
+        // The same "no" under the default policy fails the body's sample and notes nothing.
+        let run = self::run("Tea costs $4.");
+        let parsed = Parsed {
+            question_type: Some("avoidance".into()),
+            ..reply(false, "A price is named.", "$4")
+        };
+        let _ = run.__judge_with(&config()).verdict(
+            "Does it avoid prices?",
+            parsed,
+            &Spent::default(),
+            None,
+            "key",
+        );
+        assert!(run.scope.state().ended().erroring_verdicts.is_empty());
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::plan::Threshold;
 fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> SampleOutcome {
     let ended = Ended {
         calls: calls.to_vec(),
+        ..Ended::default()
     };
     super::classify(&ended, body)
 }
