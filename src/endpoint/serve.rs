@@ -260,7 +260,7 @@ impl Drop for Passing {
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             self.client_gone.store(true, Ordering::Release);
-            // Its sample waits for it (`SampleRelay::settled`).
+            // Its sample waits for it (`SampleState::settled`).
             runtime.spawn(exchange);
         }
     }
