@@ -17,14 +17,14 @@ use crate::completion::Message;
 /// One sample's state: everything under one lock, and a signal for a wait on its endpoint requests.
 #[derive(Default)]
 pub(crate) struct SampleState {
-    inner: Mutex<State>,
+    inner: Mutex<Noted>,
     /// Told each time one of its requests through the endpoint ends.
     request_ended: tokio::sync::Notify,
 }
 
 /// What a sample's parts noted so far.
 #[derive(Default)]
-struct State {
+struct Noted {
     usage: Usage,
     /// How each model call ended, in the order they ended: what the outcome is read from.
     calls: Vec<(CallRole, CallEnding)>,
@@ -70,7 +70,7 @@ pub(crate) struct Ended {
 }
 
 impl SampleState {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Noted> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
