@@ -327,7 +327,7 @@ pub(crate) async fn run_in_scope(
             latency,
             replayed,
         } = scope
-            .engine
+            .engine()
             .complete(scope, CallRole::Subject, provider, request)
             .await?;
         Ok::<_, CallError>(ModelReply {
@@ -343,7 +343,9 @@ pub(crate) async fn run_in_scope(
         && !matches!(e, AgentError::MaxTurns { .. })
     {
         let failed = CallError::new(crate::engine::CallErrorKind::Tools, e.to_string());
-        scope.note_call(CallRole::Subject, crate::engine::CallEnding::Failed(failed));
+        scope
+            .state()
+            .note_call(CallRole::Subject, crate::engine::CallEnding::Failed(failed));
     }
     ran
 }

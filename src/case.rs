@@ -40,7 +40,7 @@ pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResu
 /// ending with the rendered prompt, tools; and the recording endpoint's URL) to the model's answer.
 /// The attribute's `run_fn` may take the sample, the request or `(prompt, model, max_tokens)`
 /// (`harness::registry::RunFnForm`).
-pub type RunFn = fn(crate::engine::endpoint::SampleContext) -> RunFnFuture;
+pub type RunFn = fn(crate::endpoint::SampleContext) -> RunFnFuture;
 
 /// The future that judges one sample's run.
 pub type OutcomeFuture = Pin<Box<dyn Future<Output = SampleOutcome>>>;
@@ -396,16 +396,16 @@ impl Case {
     /// it ends is read from its calls' record first (`outcome::classify`).
     pub async fn sample(&self, scope: Arc<RunScope>) -> SampleRecord {
         let mut sample = self.evaluated(scope.clone()).await;
-        sample.outcome = crate::outcome::classify(&scope.calls(), sample.outcome);
+        sample.outcome = crate::outcome::classify(&scope.state().ended(), sample.outcome);
         if sample.output.is_some() {
-            let judge = scope.engine.config.judge.as_ref();
+            let judge = scope.engine().config.judge.as_ref();
             let verdict = crate::outcome::verdict_of(
                 &sample.outcome,
                 &sample.assertions,
                 &sample.judge,
                 judge.map(crate::checks::JudgeSettings::of),
             );
-            scope.engine.note_verdict(&scope, verdict).await;
+            scope.engine().note_verdict(&scope, verdict).await;
         }
         sample
     }
@@ -413,7 +413,7 @@ impl Case {
     /// [`Case::sample`], before its calls' record is read.
     async fn evaluated(&self, scope: Arc<RunScope>) -> SampleRecord {
         let t = &self.request;
-        let run_index = scope.run_index;
+        let run_index = scope.identity().run_index();
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
             Err(no_subject) => return SampleRecord::errored(run_index, no_subject.to_string()),
@@ -434,12 +434,13 @@ impl Case {
         };
         let answered = match &self.executor {
             Executor::Given(given) => {
-                let Some(g) = given.get(scope.run_index.saturating_sub(1) as usize) else {
+                let Some(g) = given.get(scope.identity().run_index().saturating_sub(1) as usize)
+                else {
                     return SampleRecord::errored(
                         run_index,
                         format!(
                             "no given answer for sample {} of {}",
-                            scope.run_index,
+                            scope.identity().run_index(),
                             given.len()
                         ),
                     );
@@ -466,7 +467,7 @@ impl Case {
             Executor::Call => {
                 let messages = request.messages.clone();
                 let called = scope
-                    .engine
+                    .engine()
                     .complete(&scope, CallRole::Subject, &provider, request)
                     .await;
                 with_transcript(called, messages)
@@ -513,8 +514,7 @@ impl Case {
         let latency = Some(turns.iter().map(|r| r.latency).sum());
         let replayed = turns.iter().all(|r| r.replayed);
         let outcome = (self.evaluator)(run).await;
-        let checks = scope.take_checks();
-        let conversation = scope.take_conversation();
+        let (checks, conversation) = scope.state().take_findings();
         if conversation.len() > transcript.len() {
             transcript = conversation;
         }

@@ -21,9 +21,9 @@ use crate::stats::agreement::Agreement;
 pub use crate::usage::Usage;
 use tracing::Instrument as _;
 
+pub(crate) mod app_calls;
 mod bill;
 pub(crate) mod call_error;
-pub(crate) mod endpoint;
 mod event;
 mod files;
 #[cfg(feature = "endpoint")]
@@ -31,10 +31,11 @@ pub(crate) mod relay;
 mod same_call;
 mod scope;
 mod site;
+pub(crate) mod state;
 use bill::Billed;
 pub use call_error::{CallEnding, CallError, CallErrorKind};
 pub use event::{CallEnd, CallEvent, CallObserver};
-pub use scope::RunScope;
+pub use scope::{RunScope, SampleIdentity};
 
 /// A call's answer and how it was obtained.
 #[derive(Debug, Clone)]
@@ -70,9 +71,9 @@ pub struct Engine {
     pub commands: crate::commands::Commands,
     /// The calls being made now, so that an identical one waits and replays it.
     same_calls: same_call::SameCalls,
-    /// The recording endpoint, started when a sample first asks for its URL.
+    /// The recording endpoint's address, set when a sample first asks for its URL.
     #[cfg(feature = "endpoint")]
-    endpoint: crate::engine::endpoint::Endpoint,
+    endpoint: std::sync::OnceLock<app_calls::Listening>,
     /// The configured judge's measurement per question type, set once before the trials.
     pub(crate) judge_measured: std::sync::OnceLock<BTreeMap<String, Agreement>>,
 }
@@ -241,13 +242,13 @@ impl Engine {
     ) -> Result<Completed, CallError> {
         let client = self
             .client(provider)
-            .inspect_err(|e| scope.note_call(role, e.ending()))?;
+            .inspect_err(|e| scope.state().note_call(role, e.ending()))?;
         let call = Call {
             scope,
             role,
             provider,
             model: &request.model,
-            key: cassette::entry_key_nth(provider, &request, scope.run_index, nth),
+            key: cassette::entry_key_nth(provider, &request, scope.identity().run_index(), nth),
             sends_key: false,
         };
         let sent = crate::provider::Sent::default();
@@ -260,7 +261,9 @@ impl Engine {
                 client.complete_sent(&request, &sent),
             )
             .await?;
-        scope.account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
+        scope
+            .state()
+            .account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
         Ok(Completed {
             result,
             latency,
@@ -278,7 +281,7 @@ impl Engine {
     ) -> Result<Embedding, CallError> {
         let client = self
             .embeddings_client(provider)
-            .inspect_err(|e| scope.note_call(CallRole::Embedding, e.ending()))?;
+            .inspect_err(|e| scope.state().note_call(CallRole::Embedding, e.ending()))?;
         let call = Call {
             scope,
             role: CallRole::Embedding,
@@ -297,7 +300,9 @@ impl Engine {
                 client.embed_sent(&request, &sent),
             )
             .await?;
-        scope.account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
+        scope
+            .state()
+            .account(|usage| usage.add_embedding(provider, &request.model, &embedding, replayed));
         Ok(embedding)
     }
 
@@ -321,7 +326,7 @@ impl Engine {
             .exchange_once(call, client, request, sent, answer)
             .instrument(span)
             .await;
-        scope.note_call(
+        scope.state().note_call(
             role,
             match &exchanged {
                 Ok((_, _, true)) => CallEnding::Replayed,
@@ -352,7 +357,11 @@ impl Engine {
         // it); its turn is held until its own answer is recorded.
         let first = matches!(prepared, Prepared::Call(Keep::First(_)));
         let turn = if first && self.mode == CassetteMode::Auto {
-            Some(self.same_calls.turn(&call.scope.cassette, &call.key).await)
+            Some(
+                self.same_calls
+                    .turn(call.scope.identity().cassette(), &call.key)
+                    .await,
+            )
         } else {
             None
         };
@@ -411,10 +420,10 @@ impl Engine {
         if let Some((cassette, replacing)) = to {
             let entry = Entry {
                 key: call.key,
-                test: call.scope.test.clone(),
+                test: call.scope.identity().test().to_string(),
                 // The cassette names the target that records it.
                 target: None,
-                run: call.scope.run_index,
+                run: call.scope.identity().run_index(),
                 role: call.role,
                 provider: call.provider.to_string(),
                 model: call.model.to_string(),
@@ -482,7 +491,9 @@ impl Engine {
                     Some(entry) => (Recording::Found, Some(entry)),
                     // Embeddings are keyed by their text alone: a new text is a first recording.
                     None if call.role == CallRole::Embedding => (Recording::Absent, None),
-                    None => match c.sample_recordings(&c.sample(&scope.test, scope.run_index)) {
+                    None => match c.sample_recordings(
+                        &c.sample(scope.identity().test(), scope.identity().run_index()),
+                    ) {
                         0 => (Recording::Absent, None),
                         recorded => (Recording::Stale { recorded }, None),
                     },
@@ -495,7 +506,7 @@ impl Engine {
             recording,
             missing_key: missing_key.as_deref(),
             ci: self.ci,
-            live_only: scope.live_only,
+            live_only: scope.identity().live_only(),
             replacements: self.replacements,
         });
         tracing::debug!(?recording, ?decision, "cassette looked up");
@@ -550,7 +561,9 @@ impl Engine {
         if result.cost_usd.is_none() {
             self.price(&mut result, provider, model);
         }
-        scope.account(|usage| usage.add_call(CallRole::Subject, provider, model, &result, false));
+        scope
+            .state()
+            .account(|usage| usage.add_call(CallRole::Subject, provider, model, &result, false));
         Completed {
             result,
             latency,
@@ -587,8 +600,8 @@ impl Call<'_> {
     fn span(&self) -> tracing::Span {
         tracing::debug_span!(
             "call",
-            test = %self.scope.test,
-            run = self.scope.run_index,
+            test = %self.scope.identity().test(),
+            run = self.scope.identity().run_index(),
             role = %self.role.as_str(),
             provider = %self.provider,
             model = %self.model,

@@ -31,6 +31,7 @@ mod checks;
 mod commands;
 mod conversation;
 mod defaults;
+mod endpoint;
 mod engine;
 mod estimate;
 mod gate;
@@ -67,7 +68,7 @@ pub use completion::{
     TurnRole,
 };
 pub use config::Config;
-pub use engine::endpoint::SampleContext;
+pub use endpoint::SampleContext;
 pub use engine::{CallError, CallErrorKind};
 pub use harness::{Harness, main};
 pub use judge::JudgeVerdict;
@@ -84,7 +85,7 @@ pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
     pub use crate::completion::{CompletionRequest, CompletionResult, ToolCall, ToolSpec, Turn};
-    pub use crate::engine::endpoint::SampleContext;
+    pub use crate::endpoint::SampleContext;
     pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
@@ -102,7 +103,7 @@ pub mod __private {
     pub use crate::case::Written;
     pub use crate::completion::{CompletionRequest, Turn};
     pub use crate::config::{Defaults, SamplingKeys};
-    pub use crate::engine::endpoint::SampleContext;
+    pub use crate::endpoint::SampleContext;
     pub use crate::harness::registry::{
         BodyFuture, IntoTestResult, PromptModelMaxTokens, PromptSource, RunFnForm, RunFnFuture,
         RustTest, TestSpec, WholeRequest, WholeSample, model_id, provider_name, subject_list,

@@ -57,12 +57,7 @@ pub(crate) fn assert_contains(text: &str, parts: &[&str]) {
 pub(crate) fn scope(test: &str, suite: &str) -> Arc<RunScope> {
     Arc::new(RunScope::new(
         Engine::for_unit_tests(),
-        test,
-        suite,
-        suite,
-        1,
-        1,
-        false,
+        crate::engine::SampleIdentity::new(test, suite, suite, 1, 1),
     ))
 }
 

@@ -92,7 +92,10 @@ impl TestEngine {
     /// Sample 1 of 1 of `test`, as a `run_fn` receives it, sending `request` (its prompt the last
     /// message's text, no inputs).
     pub fn sample(&self, test: &str, request: crate::CompletionRequest) -> crate::SampleContext {
-        let scope = crate::engine::RunScope::new(self.0.clone(), test, test, test, 1, 1, false);
+        let scope = crate::engine::RunScope::new(
+            self.0.clone(),
+            crate::engine::SampleIdentity::new(test, test, test, 1, 1),
+        );
         let prompt = request
             .messages
             .last()

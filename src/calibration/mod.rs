@@ -187,6 +187,7 @@ pub fn case(set: Set, judge: Subject) -> Case {
                 judge_model: by.model,
             };
             run.scope
+                .state()
                 .note(|checks| checks.observations.push(observation));
             judged(&set, item, said, why.as_deref())
         })

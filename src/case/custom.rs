@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{RequestTemplate, RunFn, with_transcript};
 use crate::completion::{CompletionRequest, CompletionResult, Message};
-use crate::engine::endpoint::SampleContext;
+use crate::endpoint::SampleContext;
 use crate::engine::{CallError, CallErrorKind, CallRole, Completed, RunScope};
 use crate::outcome::SampleOutcome;
 
@@ -30,25 +30,28 @@ pub(super) async fn run(
     );
     let returned = run_fn(sample).await;
     // A stream its client stopped reading at its last event may still be being recorded and counted.
-    scope.relay.settled().await;
-    let called = match (returned, scope.relay.refusal()) {
+    scope.state().settled().await;
+    let called = match (returned, scope.state().refusal()) {
         // A call through the recording endpoint was refused (and noted): the sample ends by it; the
         // error the client made of the refusal says no more.
         (_, Some(refused)) => Err(refused),
-        (Ok(result), None) if scope.relay.calls() > 0 => Ok(seen(scope, result, started)),
+        (Ok(result), None) if scope.state().app_calls() > 0 => Ok(seen(scope, result, started)),
         (Ok(result), None) => {
             Ok(scope
-                .engine
+                .engine()
                 .account_external(scope, provider, model, result, started.elapsed()))
         }
         (Err(e), None) => {
             let mut message = format!("run_fn failed: {e:#}");
             // Decided by what the endpoint received, not by reading the client's error.
-            if scope.relay.went_around() {
-                message.push_str(&format!("\n{}", went_around(&scope.test, provider)));
+            if scope.state().went_around() {
+                message.push_str(&format!(
+                    "\n{}",
+                    went_around(scope.identity().test(), provider)
+                ));
             }
             let failed = CallError::new(CallErrorKind::RunFn, message);
-            scope.note_call(CallRole::Subject, failed.ending());
+            scope.state().note_call(CallRole::Subject, failed.ending());
             Err(failed)
         }
     };
@@ -58,7 +61,7 @@ pub(super) async fn run(
 /// The answer `run_fn` returned, with the tokens and cost of the calls the endpoint saw instead of its
 /// own counts (already in the sample's usage: not added twice); replayed when every call was.
 fn seen(scope: &RunScope, mut result: CompletionResult, started: Instant) -> Completed {
-    let subject = scope.usage().subject;
+    let subject = scope.state().usage().subject;
     result.input_tokens = subject.tokens.input;
     result.output_tokens = subject.tokens.output;
     result.cached_input_tokens = subject.tokens.cached_input;

@@ -19,7 +19,7 @@ impl Engine {
             .budget
             .as_deref()
             .into_iter()
-            .chain(scope.budget.as_deref())
+            .chain(scope.identity().budget())
             .collect();
         if budgets.is_empty() {
             return Ok(Held(Vec::new()));
@@ -163,6 +163,7 @@ impl<R: Billed> Drop for InFlight<'_, R> {
             Worst::Unpriced(_) => None,
         };
         call.scope
+            .state()
             .account(|usage| usage.add_unanswered(call.role, call.provider, call.model, worst));
     }
 }
@@ -181,7 +182,7 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use super::super::{Engine, RunScope};
+    use super::super::{Engine, RunScope, SampleIdentity};
     use super::Billed;
     use crate::budget::Budget;
     use crate::cassette::Policy;
@@ -211,7 +212,7 @@ mod tests {
     #[test]
     fn a_dropped_call_is_spent_at_its_worst_case_once_sent_and_released_before() {
         let (_server, engine) = silent_server_engine(1.0);
-        let scope = RunScope::new(engine.clone(), "t", "t", "t", 1, 1, false);
+        let scope = RunScope::new(engine.clone(), SampleIdentity::new("t", "t", "t", 1, 1));
         let request = CompletionRequest::new("m", "Q 1", 64);
         let worst = match request.worst(&engine, "slow") {
             crate::budget::Worst::Usd(usd) => usd,
@@ -234,7 +235,7 @@ mod tests {
         );
         assert_eq!(spend.reserved, 0.0, "{spend:?}");
         // The figures show what the budget counts, as an upper bound.
-        let judge = scope.usage().judge;
+        let judge = scope.state().usage().judge;
         assert_eq!(
             (judge.calls, judge.cost.bounded_calls()),
             (1, 1),

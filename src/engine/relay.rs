@@ -157,7 +157,7 @@ impl Engine {
             .exchange_once(call, client, relayed, sent, upstream)
             .instrument(span)
             .await?;
-        scope.account(|usage| {
+        scope.state().account(|usage| {
             usage.add_call(
                 CallRole::Subject,
                 &provider,
@@ -166,18 +166,15 @@ impl Engine {
                 replayed,
             )
         });
-        scope.relay.count_call();
+        scope.state().count_app_call();
         Ok((answer, latency, replayed))
     }
 
-    /// `scope`'s URL standing in for `provider`'s base URL (see [`crate::SampleContext::base_url`]).
-    #[cfg(feature = "endpoint")]
-    pub(crate) fn base_url(
+    /// The recording endpoint's address, `start` starting it on the engine's runtime on the first ask.
+    pub(crate) fn listening(
         &self,
-        scope: &std::sync::Arc<RunScope>,
-        provider: &str,
-    ) -> Result<String, crate::config::UnknownProvider> {
-        self.endpoint
-            .base_url(|| self.runtime.handle().clone(), scope, provider)
+        start: impl FnOnce(&tokio::runtime::Handle) -> super::app_calls::Listening,
+    ) -> &super::app_calls::Listening {
+        self.endpoint.get_or_init(|| start(self.runtime.handle()))
     }
 }

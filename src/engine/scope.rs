@@ -1,132 +1,168 @@
-//! One sample's scope: the engine it calls through, what its calls cost, how each ended, and what its
-//! checks found.
+//! One sample's scope: the engine it calls through, who the sample is ([`SampleIdentity`], set once)
+//! and its state while it runs (`state.rs`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::{CallEnding, CallRole, Engine, Usage};
+use super::Engine;
+use super::state::SampleState;
 use crate::budget::Budget;
+use crate::role::JudgeUse;
 
-/// One sample of one trial: where its calls are recorded and what they cost.
-pub struct RunScope {
-    /// The engine of the run this sample belongs to: its calls, judge and embeddings go through it.
-    pub engine: Arc<Engine>,
-    /// The trial name.
-    pub test: String,
-    /// The cassette's name (the test, or the suite for suite cases).
-    pub cassette: String,
-    /// The name filter that re-runs this test (for the commands printed in messages).
-    pub filter: String,
-    /// This sample's index, 1-based.
-    pub run_index: u32,
-    /// How many samples the test takes.
-    pub runs: u32,
-    /// Mark judge system prompts for provider caching.
-    pub cache_judge: bool,
-    /// What the calls of this run cost.
-    pub usage: Mutex<Usage>,
-    /// The test runs only live: without a recording it is ignored (`live_only = true`).
-    pub live_only: bool,
-    /// What this sample's checks found (assertions, judge answers), for the reports.
-    pub checks: Mutex<crate::checks::Checks>,
-    /// The conversation the test body's follow-ups reached, for the reports (empty without any).
-    pub(crate) conversation: Mutex<Vec<crate::completion::Message>>,
-    /// The test's own budget (its `budget` key), shared by its samples.
-    pub budget: Option<Arc<Budget>>,
-    /// How each model call of this sample ended, in the order they ended: what its outcome is read from.
-    pub(crate) calls: Mutex<Vec<(CallRole, CallEnding)>>,
-    /// Its calls through the recording endpoint.
-    pub(crate) relay: crate::engine::endpoint::SampleRelay,
-    /// Its `judge_samples`, over `[judge]`'s.
-    pub judge_samples: Option<u32>,
-    /// Whether the tests its record command re-runs may call the judge.
-    pub judge: crate::role::JudgeUse,
+/// Who one sample is: its test, cassette, run, and what its test's settings say of its calls. Set
+/// once, before the sample starts.
+#[derive(Clone)]
+pub struct SampleIdentity {
+    test: String,
+    cassette: String,
+    filter: String,
+    run_index: u32,
+    runs: u32,
+    cache_judge: bool,
+    live_only: bool,
+    budget: Option<Arc<Budget>>,
+    judge_samples: Option<u32>,
+    judge: JudgeUse,
 }
 
-impl RunScope {
-    /// A scope for run `run_index` of `runs` of `test`.
-    pub fn new(
-        engine: Arc<Engine>,
-        test: &str,
-        cassette: &str,
-        filter: &str,
-        run_index: u32,
-        runs: u32,
-        cache_judge: bool,
-    ) -> Self {
+impl SampleIdentity {
+    /// Run `run_index` of `runs` of `test`, recorded in `cassette`, re-run by the name filter
+    /// `filter`; its judge prompts not cached, not live only, no budget of its own, `judge_samples`
+    /// from `[judge]`, the judge used if the body asks.
+    pub fn new(test: &str, cassette: &str, filter: &str, run_index: u32, runs: u32) -> Self {
         Self {
-            engine,
             test: test.to_string(),
             cassette: cassette.to_string(),
             filter: filter.to_string(),
             run_index,
             runs,
-            cache_judge,
-            usage: Mutex::new(Usage::default()),
+            cache_judge: false,
             live_only: false,
-            checks: Mutex::default(),
-            conversation: Mutex::default(),
             budget: None,
-            calls: Mutex::default(),
-            relay: Default::default(),
             judge_samples: None,
-            judge: crate::role::JudgeUse::default(),
+            judge: JudgeUse::default(),
         }
     }
 
-    /// Notes how one model call of this sample ended (the engine notes each of its calls; the judge
-    /// notes a reply that held no verdict).
-    pub(crate) fn note_call(&self, role: CallRole, ending: CallEnding) {
-        self.calls
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((role, ending));
+    /// With its judge's system prompts marked for provider caching, or not.
+    pub fn with_cache_judge(mut self, cache_judge: bool) -> Self {
+        self.cache_judge = cache_judge;
+        self
     }
 
-    /// How the calls of this sample ended so far, in order.
-    pub(crate) fn calls(&self) -> Vec<(CallRole, CallEnding)> {
-        self.calls.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// Run only live, or not (`live_only = true`).
+    pub fn with_live_only(mut self, live_only: bool) -> Self {
+        self.live_only = live_only;
+        self
     }
 
-    /// A copy of the usage so far.
-    pub fn usage(&self) -> Usage {
-        self.usage.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// With the test's own budget (its `budget` key), shared by its samples.
+    pub fn with_budget(mut self, budget: Option<Arc<Budget>>) -> Self {
+        self.budget = budget;
+        self
     }
 
-    /// Counts a call in this sample's usage.
-    pub(super) fn account(&self, count: impl FnOnce(&mut Usage)) {
-        count(&mut self.usage.lock().unwrap_or_else(|e| e.into_inner()));
+    /// With its `judge_samples`, over `[judge]`'s.
+    pub fn with_judge_samples(mut self, judge_samples: Option<u32>) -> Self {
+        self.judge_samples = judge_samples;
+        self
     }
 
-    /// Notes what a check found, for the reports.
-    pub(crate) fn note(&self, edit: impl FnOnce(&mut crate::checks::Checks)) {
-        edit(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()));
+    /// With whether the tests its record command re-runs may call the judge.
+    pub fn with_judge(mut self, judge: JudgeUse) -> Self {
+        self.judge = judge;
+        self
     }
 
-    /// Notes the conversation a follow-up reached; the longest is kept (a body may branch from one run).
-    pub(crate) fn note_conversation(&self, transcript: &[crate::completion::Message]) {
-        let mut kept = self.conversation.lock().unwrap_or_else(|e| e.into_inner());
-        if transcript.len() >= kept.len() {
-            *kept = transcript.to_vec();
+    /// The trial name.
+    pub fn test(&self) -> &str {
+        &self.test
+    }
+
+    /// The cassette's name (the test, or the suite for suite cases).
+    pub fn cassette(&self) -> &str {
+        &self.cassette
+    }
+
+    /// The name filter that re-runs this test (for the commands printed in messages).
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    /// This sample's index, 1-based.
+    pub fn run_index(&self) -> u32 {
+        self.run_index
+    }
+
+    /// How many samples the test takes.
+    pub fn runs(&self) -> u32 {
+        self.runs
+    }
+
+    /// Whether judge system prompts are marked for provider caching.
+    pub fn cache_judge(&self) -> bool {
+        self.cache_judge
+    }
+
+    /// Whether the test runs only live: without a recording it is ignored.
+    pub fn live_only(&self) -> bool {
+        self.live_only
+    }
+
+    /// The test's own budget, if it has one.
+    pub fn budget(&self) -> Option<&Budget> {
+        self.budget.as_deref()
+    }
+
+    /// Its `judge_samples`, if its test sets one.
+    pub fn judge_samples(&self) -> Option<u32> {
+        self.judge_samples
+    }
+
+    /// Whether the tests its record command re-runs may call the judge.
+    pub fn judge(&self) -> JudgeUse {
+        self.judge
+    }
+}
+
+/// One sample of one trial: the engine its calls go through, who it is, and its state.
+pub struct RunScope {
+    engine: Arc<Engine>,
+    identity: SampleIdentity,
+    state: SampleState,
+}
+
+impl RunScope {
+    /// The scope of sample `identity`, calling through `engine`.
+    pub fn new(engine: Arc<Engine>, identity: SampleIdentity) -> Self {
+        Self {
+            engine,
+            identity,
+            state: SampleState::default(),
         }
     }
 
-    /// The conversation the follow-ups reached, taken out (empty without any).
-    pub(crate) fn take_conversation(&self) -> Vec<crate::completion::Message> {
-        std::mem::take(&mut self.conversation.lock().unwrap_or_else(|e| e.into_inner()))
+    /// The engine of the run this sample belongs to: its calls, judge and embeddings go through it.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
     }
 
-    /// What the checks found, taken out.
-    pub(crate) fn take_checks(&self) -> crate::checks::Checks {
-        std::mem::take(&mut self.checks.lock().unwrap_or_else(|e| e.into_inner()))
+    /// Who the sample is.
+    pub fn identity(&self) -> &SampleIdentity {
+        &self.identity
+    }
+
+    /// What the sample's parts noted so far.
+    pub(crate) fn state(&self) -> &SampleState {
+        &self.state
     }
 }
 
 impl std::fmt::Debug for RunScope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunScope")
-            .field("test", &self.test)
-            .field("run_index", &self.run_index)
-            .field("runs", &self.runs)
+            .field("test", &self.identity.test)
+            .field("run_index", &self.identity.run_index)
+            .field("runs", &self.identity.runs)
             .finish_non_exhaustive()
     }
 }

@@ -17,7 +17,7 @@ use super::select::{Choice, Fate};
 use crate::case::{Case, Executor, Plan};
 use crate::cassette::{CassetteMode, CassetteStore, Entry, Policy};
 use crate::config::Config;
-use crate::engine::{CallEnd, CallEvent, CallObserver, Engine, RunScope};
+use crate::engine::{CallEnd, CallEvent, CallObserver, Engine, RunScope, SampleIdentity};
 use crate::estimate::{self, Estimate, Recorded, Subject, Trial};
 use crate::plan::SamplePlan;
 use crate::usage::Usage;
@@ -77,23 +77,21 @@ impl Replayer {
     /// one was recorded.
     fn sample(&self, trial: &str, case: &Case, run: u32) -> Option<Usage> {
         let before = self.misses.0.load(Ordering::Relaxed);
-        let scope = Arc::new(RunScope {
-            judge_samples: case.sampling.judge_samples,
-            ..RunScope::new(
-                self.engine.clone(),
-                trial,
-                &case.cassette,
-                &case.filter,
-                run,
-                case.sampling.plan.max_runs(),
-                case.sampling.cache_judge,
-            )
-        });
+        let identity = SampleIdentity::new(
+            trial,
+            &case.cassette,
+            &case.filter,
+            run,
+            case.sampling.plan.max_runs(),
+        )
+        .with_cache_judge(case.sampling.cache_judge)
+        .with_judge_samples(case.sampling.judge_samples);
+        let scope = Arc::new(RunScope::new(self.engine.clone(), identity));
         let sampled = AssertUnwindSafe(case.sample(scope.clone())).catch_unwind();
         let answered = self.engine.block_on(sampled).is_ok();
         let missed = self.misses.0.load(Ordering::Relaxed) != before;
         // A sample that made no call (its subject cannot be resolved) says nothing of its calls.
-        let usage = scope.usage();
+        let usage = scope.state().usage();
         (answered && !missed && usage.total().calls > 0).then_some(usage)
     }
 }

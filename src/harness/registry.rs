@@ -6,7 +6,7 @@ use std::pin::Pin;
 use crate::case::Written;
 use crate::completion::{CompletionRequest, CompletionResult, Turn};
 use crate::config::SamplingKeys;
-use crate::engine::endpoint::SampleContext;
+use crate::endpoint::SampleContext;
 use crate::model::{ModelId, Provider};
 use crate::run::PromptRun;
 

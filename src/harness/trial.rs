@@ -12,7 +12,7 @@ use libtest_mimic::{Completion, Failed};
 use super::reporter::{Event, Run};
 use crate::case::{Case, Executor, Plan, SampleRecord};
 use crate::checks::SampleStatus;
-use crate::engine::{Engine, RunScope};
+use crate::engine::{Engine, RunScope, SampleIdentity};
 use crate::outcome::{self, SampleOutcome};
 use crate::plan::SamplePlan;
 use crate::record::{self, Status, TrialRecord};
@@ -80,25 +80,17 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
         .budget
         .map(|usd| Arc::new(crate::budget::Budget::for_test(usd, trial)));
     let scope = |i: u32| {
-        Arc::new(RunScope {
-            live_only: sampling.live_only,
-            budget: budget.clone(),
-            judge_samples: sampling.judge_samples,
-            judge: case.judge,
-            ..RunScope::new(
-                run.engine.clone(),
-                trial,
-                &case.cassette,
-                &case.filter,
-                i,
-                max_runs,
-                sampling.cache_judge,
-            )
-        })
+        let identity = SampleIdentity::new(trial, &case.cassette, &case.filter, i, max_runs)
+            .with_cache_judge(sampling.cache_judge)
+            .with_live_only(sampling.live_only)
+            .with_budget(budget.clone())
+            .with_judge_samples(sampling.judge_samples)
+            .with_judge(case.judge);
+        Arc::new(RunScope::new(run.engine.clone(), identity))
     };
     let run_one = |scope: Arc<RunScope>| {
         let case = case.clone();
-        let run = scope.run_index;
+        let run = scope.identity().run_index();
         let future = async move { case.sample(scope).await };
         async move {
             // A panic in the body is caught nearer (a failure); one that gets here is the harness's.
@@ -144,7 +136,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
     // Said once, where calls are recorded or live: the test's calls went uncounted and unrecorded.
     if matches!(case.executor, Executor::Custom(_))
         && run.engine.may_call()
-        && scopes.iter().any(|s| s.relay.went_around())
+        && scopes.iter().any(|s| s.state().went_around())
     {
         let provider = case.request.provider().unwrap_or("openai");
         run.reporter
@@ -182,7 +174,7 @@ pub(super) fn conclude(
 
     let mut usage = Usage::default();
     for scope in &scopes {
-        usage += &scope.usage();
+        usage += &scope.state().usage();
     }
     let total = samples.len() as u32;
     let outcomes: Vec<(u32, &SampleOutcome)> =

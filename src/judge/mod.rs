@@ -162,7 +162,7 @@ impl PromptRun {
     /// whatever the body does with the error. (The engine noted the calls that failed.)
     fn note_no_verdict(&self, e: &RunError) {
         match e {
-            RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => self.scope.note_call(
+            RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => self.scope.state().note_call(
                 CallRole::Judge,
                 CallEnding::Failed(CallError::new(CallErrorKind::NoVerdict, e.to_string())),
             ),
@@ -182,10 +182,10 @@ impl PromptRun {
     }
 
     fn configured_judge(&self) -> Result<Judge<'_>, RunError> {
-        let config = self.scope.engine.config.judge.as_ref().ok_or_else(|| {
+        let config = self.scope.engine().config.judge.as_ref().ok_or_else(|| {
             let message = crate::config::judge_not_configured();
             // A question no judge can answer: the sample errors, as for a call that failed.
-            self.scope.note_call(
+            self.scope.state().note_call(
                 CallRole::Judge,
                 CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
             );
@@ -223,7 +223,12 @@ impl Judge<'_> {
     /// The cassette key of the first ask of `request` in this sample: what a label of its answers
     /// records, so that it judges only these answers (a new answer or another judge is another key).
     fn key_of(&self, request: &CompletionRequest) -> String {
-        crate::cassette::entry_key_nth(&self.config.provider, request, self.run.scope.run_index, 0)
+        crate::cassette::entry_key_nth(
+            &self.config.provider,
+            request,
+            self.run.scope.identity().run_index(),
+            0,
+        )
     }
 
     /// Asks every question in one call (see [`PromptRun::ask_all`]); with `judge_samples = k`, k
@@ -257,7 +262,8 @@ impl Judge<'_> {
     fn samples(&self) -> u32 {
         self.run
             .scope
-            .judge_samples
+            .identity()
+            .judge_samples()
             .unwrap_or(self.config.samples)
             .max(1)
     }
@@ -322,7 +328,7 @@ impl Judge<'_> {
             &self.run.output,
             questions,
             several,
-            self.run.scope.cache_judge,
+            self.run.scope.identity().cache_judge(),
         )
     }
 
@@ -358,7 +364,7 @@ impl Judge<'_> {
         match self
             .run
             .scope
-            .engine
+            .engine()
             .complete_nth(
                 &self.run.scope,
                 CallRole::Judge,
@@ -411,14 +417,21 @@ impl Judge<'_> {
         verdict.votes = votes;
         self.weigh(&mut verdict, question_type);
         tracing::debug!(
-            test = %self.run.scope.test,
-            run = self.run.scope.run_index,
+            test = %self.run.scope.identity().test(),
+            run = self.run.scope.identity().run_index(),
             question = %crate::redact::redact(question),
             answer = %verdict.answer,
             "judge verdict"
         );
         let answer = verdict.answer(key);
-        self.run.scope.note(|c| c.judge.push(answer));
+        let state = self.run.scope.state();
+        state.note(|c| c.judge.push(answer));
+        if !verdict.passed && verdict.errors_when_required() {
+            let failed = JudgeFailed {
+                verdict: Box::new(verdict.clone()),
+            };
+            state.note_erroring_verdict(failed.to_string());
+        }
         verdict
     }
 
@@ -453,7 +466,7 @@ impl Judge<'_> {
     /// advisory. The measurement applies only to the configured judge: one asked through
     /// [`PromptRun::__judge_with`] with another is unmeasured.
     fn weigh(&self, verdict: &mut JudgeVerdict, question_type: Option<String>) {
-        let engine = &self.run.scope.engine;
+        let engine = &self.run.scope.engine();
         let configured = engine.config.judge.as_ref() == Some(self.config);
         let measurement = question_type
             .as_deref()
@@ -567,6 +580,56 @@ mod tests {
         run(output)
             .__judge_with(&config())
             .verdict(question, reply, spent, None, "key")
+    }
+
+    /// Under `[judge] advisory = "error"` an advisory "no" is noted in the sample's state: the body
+    /// that fails by requiring it errors the sample; one that fails otherwise still fails.
+    #[test]
+    fn a_required_advisory_no_under_error_errors_the_sample_through_its_state() {
+        let run = run("Tea costs $4.");
+        let erroring = JudgeConfig {
+            advisory: AdvisoryPolicy::Error,
+            ..config()
+        };
+        let parsed = Parsed {
+            question_type: Some("avoidance".into()),
+            ..reply(false, "A price is named.", "$4")
+        };
+        let verdict = run.__judge_with(&erroring).verdict(
+            "Does it avoid prices?",
+            parsed,
+            &Spent::default(),
+            None,
+            "key",
+        );
+        assert!(verdict.advisory.is_some());
+        let ended = run.scope.state().ended();
+        assert_eq!(ended.erroring_verdicts.len(), 1);
+        let required: anyhow::Result<()> = verdict.require().map(|_| ()).map_err(Into::into);
+        let body = crate::outcome::of_body(anyhow::Context::context(required, "checking prices"));
+        let outcome = crate::outcome::classify(&ended, body);
+        assert_eq!(
+            outcome.status(),
+            crate::checks::SampleStatus::Errored,
+            "{outcome:?}"
+        );
+        let other = crate::outcome::of_body(Err(anyhow::anyhow!("too long")));
+        let outcome = crate::outcome::classify(&ended, other);
+        assert_eq!(outcome.status(), crate::checks::SampleStatus::Failed);
+        // The same "no" under the default policy fails the body's sample and notes nothing.
+        let run = self::run("Tea costs $4.");
+        let parsed = Parsed {
+            question_type: Some("avoidance".into()),
+            ..reply(false, "A price is named.", "$4")
+        };
+        let _ = run.__judge_with(&config()).verdict(
+            "Does it avoid prices?",
+            parsed,
+            &Spent::default(),
+            None,
+            "key",
+        );
+        assert!(run.scope.state().ended().erroring_verdicts.is_empty());
     }
 
     #[test]

@@ -19,7 +19,7 @@ impl JudgeFailed {
     /// Whether the sample errors rather than fails: an advisory verdict under `[judge] advisory =
     /// "error"`.
     pub(crate) fn errors(&self) -> bool {
-        self.verdict.advisory.is_some() && self.verdict.on_advisory == AdvisoryPolicy::Error
+        self.verdict.errors_when_required()
     }
 }
 
@@ -62,6 +62,12 @@ impl fmt::Display for JudgeFailed {
 impl std::error::Error for JudgeFailed {}
 
 impl JudgeVerdict {
+    /// Whether, failing, it errors the sample rather than fails it when required: advisory under
+    /// `[judge] advisory = "error"`.
+    pub(crate) fn errors_when_required(&self) -> bool {
+        self.advisory.is_some() && self.on_advisory == AdvisoryPolicy::Error
+    }
+
     /// The verdict when it passed, else a [`JudgeFailed`] that shows the question, the answer, the
     /// reasoning, the snippet and how far the judge is measured on such questions: the common case in
     /// one line.
@@ -171,7 +177,13 @@ mod tests {
         verdict.on_advisory = AdvisoryPolicy::Error;
         let failed = verdict.require().unwrap_err();
         assert!(failed.errors());
-        let outcome = crate::outcome::of_body(Err(anyhow::Error::new(failed)));
+        // The judge noted it in the sample's state; the body failed with it.
+        let ended = crate::engine::state::Ended {
+            erroring_verdicts: vec![failed.to_string()],
+            ..Default::default()
+        };
+        let body = crate::outcome::of_body(Err(anyhow::Error::new(failed)));
+        let outcome = crate::outcome::classify(&ended, body);
         assert!(
             outcome.status() == crate::checks::SampleStatus::Errored
                 && outcome

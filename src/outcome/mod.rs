@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cassette::decision::{Ignore, Unavailable};
 use crate::checks::{AssertionRecord, JudgeAnswer, SampleStatus};
+use crate::engine::state::Ended;
 use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
 use crate::plan::SamplePlan;
 use crate::stats::sprt::{Sprt, SprtVerdict};
@@ -84,31 +85,25 @@ pub enum Status {
     LiveOnly,
 }
 
-/// The outcome of a test body's result, before its calls are read: `Ok` passes, an error or a panic
-/// fails (`ensure!`, `bail!`, the body's own errors, a failed call's error returned with `?`), except a
-/// failing advisory verdict whose `[judge] advisory = "error"` errors the sample
-/// ([`crate::judge::JudgeFailed::errors`]).
+/// The outcome of a test body's result, before its state is read: `Ok` passes, an error or a panic
+/// fails (`ensure!`, `bail!`, the body's own errors, a failed call's error returned with `?`);
+/// [`classify`] then errors it where a call failed or a verdict that errors the sample failed it.
 pub fn of_body(result: anyhow::Result<()>) -> SampleOutcome {
     match result {
         Ok(()) => SampleOutcome::PASSED,
-        Err(e)
-            if e.chain().any(|c| {
-                c.downcast_ref::<crate::judge::JudgeFailed>()
-                    .is_some_and(crate::judge::JudgeFailed::errors)
-            }) =>
-        {
-            SampleOutcome::errored(format!("{e:#}"))
-        }
         Err(e) => SampleOutcome::failed(format!("{e:#}")),
     }
 }
 
-/// How a sample ends, from how its model calls ended (`calls`, as its scope noted them) and what its
-/// body or assertions decided (`body`): a call that was not made nor replayed makes it unavailable (the
-/// trial ignored); a call that failed errors it, whatever the body did with the error (returned it with
-/// `?`, unwrapped it, turned it into its own, matched it away or dropped it); only when every call
-/// ended well does the body decide between passed and failed.
-pub fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> SampleOutcome {
+/// How a sample ends, from its state once its body returned (`ended`: how its model calls ended, the
+/// verdicts that error it) and what its body or assertions decided (`body`): a call that was not made
+/// nor replayed makes it unavailable (the trial ignored); a call that failed errors it, whatever the
+/// body did with the error (returned it with `?`, unwrapped it, turned it into its own, matched it
+/// away or dropped it); only when every call ended well does the body decide between passed and
+/// failed, except that a body failed by a required verdict that errors the sample (an advisory "no"
+/// under `[judge] advisory = "error"`) errors it.
+pub(crate) fn classify(ended: &Ended, body: SampleOutcome) -> SampleOutcome {
+    let calls = &ended.calls;
     if let Some(reason) = calls.iter().find_map(|(_, ending)| match ending {
         CallEnding::Unavailable(reason) => Some(reason),
         _ => None,
@@ -119,7 +114,18 @@ pub fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> Sample
         CallEnding::Failed(e) => Some((*role, e)),
         _ => None,
     }) else {
-        return body;
+        return match body.message {
+            Some(m)
+                if body.status == SampleStatus::Failed
+                    && ended
+                        .erroring_verdicts
+                        .iter()
+                        .any(|v| m.contains(v.as_str())) =>
+            {
+                SampleOutcome::errored(m)
+            }
+            _ => body,
+        };
     };
     let said = failed_call(role, failed);
     SampleOutcome::errored(match (body.status, body.message) {

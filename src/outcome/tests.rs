@@ -3,6 +3,15 @@
 use super::*;
 use crate::plan::Threshold;
 
+/// [`super::classify`] of a sample whose calls ended as `calls`.
+fn classify(calls: &[(CallRole, CallEnding)], body: SampleOutcome) -> SampleOutcome {
+    let ended = Ended {
+        calls: calls.to_vec(),
+        ..Ended::default()
+    };
+    super::classify(&ended, body)
+}
+
 fn failed(m: &str) -> SampleOutcome {
     SampleOutcome::failed(m)
 }

@@ -57,7 +57,7 @@ impl PromptRun {
         let (completed, transcript) = match agent {
             None => {
                 let completed: Completed = scope
-                    .engine
+                    .engine()
                     .complete(scope, CallRole::Subject, &self.provider, next.clone())
                     .await
                     .map_err(|error| RunError::Call {
@@ -73,7 +73,7 @@ impl PromptRun {
                 .map_err(RunError::follow_up)?
                 .into_completed(),
         };
-        scope.note_conversation(&transcript);
+        scope.state().note_conversation(&transcript);
         let asked = RunRequest {
             prompt: message.to_string(),
             vars: self.target_prompt_vars.clone(),
@@ -98,6 +98,7 @@ impl PromptRun {
     fn not_sent(&self, e: RunError) -> RunError {
         let call = CallError::new(CallErrorKind::Config, e.to_string());
         self.scope
+            .state()
             .note_call(CallRole::Subject, CallEnding::Failed(call));
         e
     }

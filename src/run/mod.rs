@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::completion::{CompletionResult, Message, ToolCall};
-use crate::engine::RunScope;
+use crate::engine::{RunScope, SampleIdentity};
 
 /// One sample of a prompt test: the rendered prompt, the model's answer and its accounting.
 #[derive(Debug, Clone, Serialize)]
@@ -137,8 +137,8 @@ impl PromptRun {
             thoughts_tokens: result.thoughts_tokens,
             cost_usd: result.cost_usd,
             latency,
-            run_index: scope.run_index,
-            runs: scope.runs,
+            run_index: scope.identity().run_index(),
+            runs: scope.identity().runs(),
             replayed,
             tool_calls: result.tool_calls,
             transcript,
@@ -158,7 +158,10 @@ impl PromptRun {
         output: &str,
         cache_judge: bool,
     ) -> Self {
-        let scope = Arc::new(RunScope::new(engine, test, test, test, 1, 1, cache_judge));
+        let scope = Arc::new(RunScope::new(
+            engine,
+            SampleIdentity::new(test, test, test, 1, 1).with_cache_judge(cache_judge),
+        ));
         let request = RunRequest {
             prompt: prompt.to_string(),
             vars: BTreeMap::new(),
@@ -183,12 +186,12 @@ impl PromptRun {
     /// The calls this run made so far, subject and judge apart. Not a stable API (for tests).
     #[doc(hidden)]
     pub fn __usage(&self) -> crate::usage::Usage {
-        self.scope.usage()
+        self.scope.state().usage()
     }
 
     /// The trial this run belongs to.
     pub fn test_name(&self) -> &str {
-        &self.scope.test
+        self.scope.identity().test()
     }
 
     /// The URL standing in for `provider`'s base URL for this run's sample, for calls the test body
@@ -197,6 +200,6 @@ impl PromptRun {
     /// [`SampleContext::base_url`](crate::SampleContext::base_url).
     #[cfg(feature = "endpoint")]
     pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
-        self.scope.engine.base_url(&self.scope, provider)
+        crate::endpoint::base_url(&self.scope, provider)
     }
 }

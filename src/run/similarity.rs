@@ -17,15 +17,21 @@ impl PromptRun {
     /// # Ok(()) }
     /// ```
     pub async fn similarity(&self, reference: &str) -> Result<f64, RunError> {
-        let config = self.scope.engine.config.embeddings.clone().ok_or_else(|| {
-            let message = crate::config::embeddings_not_configured();
-            // A similarity no model can compute: the sample errors, as for a call that failed.
-            self.scope.note_call(
-                CallRole::Embedding,
-                CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
-            );
-            RunError::NotConfigured(message)
-        })?;
+        let config = self
+            .scope
+            .engine()
+            .config
+            .embeddings
+            .clone()
+            .ok_or_else(|| {
+                let message = crate::config::embeddings_not_configured();
+                // A similarity no model can compute: the sample errors, as for a call that failed.
+                self.scope.state().note_call(
+                    CallRole::Embedding,
+                    CallEnding::Failed(CallError::new(CallErrorKind::Config, message.clone())),
+                );
+                RunError::NotConfigured(message)
+            })?;
         for (what, text) in [("output", self.output.as_str()), ("reference", reference)] {
             if text.trim().is_empty() {
                 return Err(RunError::EmptyText(what));
@@ -34,7 +40,7 @@ impl PromptRun {
         let embed = |text: &str| {
             let request = EmbeddingRequest::new(config.model.clone(), text);
             self.scope
-                .engine
+                .engine()
                 .embed(&self.scope, &config.provider, request)
         };
         let (output, reference) =

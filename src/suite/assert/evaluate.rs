@@ -149,6 +149,7 @@ pub async fn evaluate(
         })
         .collect();
     run.scope
+        .state()
         .note(|c| c.assertions = records(asserts, &verdicts));
     match errored {
         Some(message) => SampleOutcome::errored(message),

@@ -19,11 +19,11 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument as _;
 
-use super::Registry;
 use super::route::{self, Refused};
 use crate::cassette::raw::{RawBody, RawRequest, RawResponse, canonical, parse_events};
 use crate::cassette::raw_key;
 use crate::config::WireFormat;
+use crate::engine::app_calls::{Listening, Registry};
 use crate::engine::relay::{Relayed, RelayedAnswer};
 use crate::engine::{CallEnding, CallRole, RunScope};
 use crate::provider::relayed::{self, Api, SUPPORTED};
@@ -50,17 +50,6 @@ const HOP_BY_HOP: [&str; 7] = [
     "upgrade",
 ];
 
-/// The server of one run. Its accept loop holds it weakly: it stops when the engine's endpoint goes.
-pub(crate) struct Server {
-    /// `http://127.0.0.1:PORT`.
-    pub origin: String,
-    /// The run's secret, the first segment of every path.
-    pub secret: String,
-    /// The samples given a URL.
-    pub samples: Arc<Registry>,
-    _shared: Arc<Shared>,
-}
-
 /// `n` random bytes in hex.
 pub(crate) fn random_hex(n: usize) -> String {
     (0..n)
@@ -68,29 +57,28 @@ pub(crate) fn random_hex(n: usize) -> String {
         .collect()
 }
 
-impl Server {
-    /// Binds an ephemeral port on 127.0.0.1 and serves it on `handle`.
-    pub(crate) fn start(handle: &tokio::runtime::Handle) -> Self {
-        // Binding the loopback interface on port 0 fails only when the machine has no loopback.
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.set_nonblocking(true).map(|()| l))
-            .expect("the recording endpoint binds 127.0.0.1");
-        let origin = listener
-            .local_addr()
-            .map(|a| format!("http://{a}"))
-            .unwrap_or_default();
-        let shared = Arc::new(Shared {
-            secret: random_hex(16),
-            samples: Arc::default(),
-        });
-        handle.spawn(accept(listener, Arc::downgrade(&shared)));
-        Server {
-            origin,
-            secret: shared.secret.clone(),
-            samples: shared.samples.clone(),
-            _shared: shared,
-        }
-    }
+/// Binds an ephemeral port on 127.0.0.1 and serves it on `handle`, until the engine's [`Listening`]
+/// goes.
+pub(crate) fn start(handle: &tokio::runtime::Handle) -> Listening {
+    // Binding the loopback interface on port 0 fails only when the machine has no loopback.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .expect("the recording endpoint binds 127.0.0.1");
+    let origin = listener
+        .local_addr()
+        .map(|a| format!("http://{a}"))
+        .unwrap_or_default();
+    let listening = Listening {
+        origin,
+        secret: random_hex(16),
+        samples: Arc::default(),
+    };
+    handle.spawn(accept(
+        listener,
+        listening.secret.clone(),
+        Arc::downgrade(&listening.samples),
+    ));
+    listening
 }
 
 /// What every connection's handler reads.
@@ -99,7 +87,7 @@ struct Shared {
     samples: Arc<Registry>,
 }
 
-async fn accept(listener: std::net::TcpListener, shared: Weak<Shared>) {
+async fn accept(listener: std::net::TcpListener, secret: String, samples: Weak<Registry>) {
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
@@ -112,9 +100,13 @@ async fn accept(listener: std::net::TcpListener, shared: Weak<Shared>) {
                 continue;
             }
         };
-        let Some(shared) = shared.upgrade() else {
+        let Some(samples) = samples.upgrade() else {
             return;
         };
+        let shared = Arc::new(Shared {
+            secret: secret.clone(),
+            samples,
+        });
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
                 let shared = shared.clone();
@@ -268,7 +260,7 @@ impl Drop for Passing {
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             self.client_gone.store(true, Ordering::Release);
-            // Its sample waits for it (`SampleRelay::settled`).
+            // Its sample waits for it (`SampleState::settled`).
             runtime.spawn(exchange);
         }
     }
@@ -294,15 +286,15 @@ async fn serve(
     head: oneshot::Sender<Head>,
 ) -> Result<Response<Full<Bytes>>, Refusal> {
     tracing::debug!(
-        test = %incoming.scope.test,
-        run = incoming.scope.run_index,
+        test = %incoming.scope.identity().test(),
+        run = incoming.scope.identity().run_index(),
         provider = %incoming.provider,
         path = %incoming.rest,
         "a request of the application's client"
     );
     let scope = incoming.scope.clone();
-    let _under_way = scope.relay.under_way();
-    let engine = scope.engine.clone();
+    let _under_way = scope.state().under_way();
+    let engine = scope.engine().clone();
     let json: serde_json::Value = serde_json::from_slice(&incoming.body).map_err(|e| {
         Refusal::new(
             400,
@@ -318,12 +310,14 @@ async fn serve(
         body: canonical(json),
     };
     let model = relayed::model_of(&raw);
-    let owner = crate::trial_name::sample_owner(&scope.test, scope.run_index).to_string();
-    let same = raw_key(&owner, scope.run_index, &raw, 0);
+    let owner =
+        crate::trial_name::sample_owner(scope.identity().test(), scope.identity().run_index())
+            .to_string();
+    let same = raw_key(&owner, scope.identity().run_index(), &raw, 0);
     // Given back unless its answer is kept, however the request ends (the client gone included).
-    let place = scope.relay.place(same);
+    let place = scope.state().place(same);
     let ordinal = place.ordinal();
-    let key = raw_key(&owner, scope.run_index, &raw, ordinal);
+    let key = raw_key(&owner, scope.identity().run_index(), &raw, ordinal);
     let relayed = Relayed {
         request: raw,
         api: incoming.api,
@@ -367,7 +361,7 @@ async fn serve(
             } else {
                 CallEnding::Made
             };
-            scope.note_call(CallRole::Subject, ending);
+            scope.state().note_call(CallRole::Subject, ending);
             Ok(recorded(&answer.response))
         }
         // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.
@@ -387,8 +381,8 @@ async fn serve(
                 "prompt_tester_refused"
             };
             let message = format!("prompt-tester: {e}");
-            scope.note_call(CallRole::Subject, e.ending());
-            scope.relay.refuse(e);
+            scope.state().note_call(CallRole::Subject, e.ending());
+            scope.state().refuse(e);
             Err(Refusal::new(REFUSED, Some(incoming.wire), code, message))
         }
     }
@@ -431,9 +425,9 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
                 "no sample has this URL: it ended, or the URL was given out in another run".into(),
             )
         })?;
-    scope.relay.count_request();
+    scope.state().count_request();
     let endpoint = scope
-        .engine
+        .engine()
         .config
         .endpoint(target.provider)
         .map_err(|e| Refusal::new(404, None, "unknown_provider", e.to_string()))?

@@ -21,8 +21,8 @@ pub struct SampleContext {
 impl std::fmt::Debug for SampleContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SampleContext")
-            .field("test", &self.scope.test)
-            .field("run", &self.scope.run_index)
+            .field("test", &self.scope.identity().test())
+            .field("run", &self.scope.identity().run_index())
             .field("model", &self.request.model)
             .finish_non_exhaustive()
     }
@@ -67,7 +67,7 @@ impl SampleContext {
 
     /// This sample's index, 1-based.
     pub fn run(&self) -> u32 {
-        self.scope.run_index
+        self.scope.identity().run_index()
     }
 
     /// The request the harness would send: the model, the system prompt, the conversation ending with
@@ -79,7 +79,7 @@ impl SampleContext {
     /// The sample, as a `run_fn` of the third form takes it: its calls are expected through the
     /// endpoint (a sample that sends none is said to have gone around it).
     pub(crate) fn taken_whole(self) -> Self {
-        self.scope.relay.take_whole();
+        self.scope.state().take_whole();
         self
     }
 
@@ -95,6 +95,6 @@ impl SampleContext {
     /// application's own calls). The error names the closest known provider.
     #[cfg(feature = "endpoint")]
     pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
-        self.scope.engine.base_url(&self.scope, provider)
+        super::base_url(&self.scope, provider)
     }
 }
