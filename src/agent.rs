@@ -4,6 +4,7 @@
 //! The loop is written once, over a function that makes one model call, so that the harness (which
 //! calls through the engine: cassettes, accounting) and [`Toolbox::run`] (a bare provider client) share it.
 //! Every model call is a full request, so a cassette records and replays each turn under its own key.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;

@@ -4,6 +4,7 @@
 //! a [`Case`]: the request to send (a template with the defaults applied), the sampling plan, how the
 //! subject is called and how a sample's run is judged. A [`Plan`] is one trial of a case (the case, or
 //! one numbered run), which `harness::trial::execute` runs.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -4,6 +4,7 @@
 //! The judge and the suite evaluator note them in the sample's `RunScope` as they decide; `Case::sample`
 //! moves them into the sample's record. A leaf module, so the engine can hold them without importing the
 //! judge.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,5 @@
 //! The commands that messages tell the user to run, from one value that knows the test target's name.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 /// The test target's name when the process cannot tell its own: the one the README sets up.
 pub const DEFAULT_TARGET: &str = "prompts";

@@ -6,6 +6,8 @@
 //!   `cached_input_tokens` and `cache_creation_tokens` are subsets of it.
 //! - `output_tokens` is every generated token billed at the output rate, **including** thinking;
 //!   `thoughts_tokens` is the subset spent on thinking/reasoning.
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

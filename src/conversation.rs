@@ -2,6 +2,7 @@
 //! turns every wire format takes (the rule is `prompt_tester_keys::conversation`'s, shared with the
 //! attribute), its placeholders filled as the prompt's, and split into the request's system prompt
 //! and the turns ahead of the prompt.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use prompt_tester_keys::conversation::{self as rule, Problem, Role};
 

@@ -1,5 +1,6 @@
 //! The documented defaults, in one place. The guide (`src/guide/`) and `docs/` state the same values; a test below
 //! keeps them in step, and another their key tables in step with the table of keys.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

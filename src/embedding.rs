@@ -7,6 +7,8 @@
 //! llama-server started with `--embeddings`) and Gemini `models/{model}:embedContent`. Anthropic has no
 //! embeddings API. The calls go through the engine like every model call: recorded in and replayed
 //! from the test's cassette, their tokens and cost counted apart (`usage.embedding`).
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,7 @@
 //! The engine every trial shares: configuration, one tokio runtime, the provider clients, the
 //! cassettes, and the accounting of each run. Model calls go through [`Engine::complete`], which decides
 //! between replaying a cassette and calling the provider.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::collections::BTreeMap;
 use std::future::Future;

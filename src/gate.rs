@@ -2,6 +2,7 @@
 //! samples of a trial. A gate counts every row that is not skipped; it passes when at least
 //! ceil(rows × share) of them pass and none errored; it is ignored when a row could not run (no
 //! recording and no key) or when no row is left to count.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use crate::outcome::{Status, percent};
 use crate::plan::Threshold;

@@ -7,6 +7,7 @@
 //! independent, and no process outlives its test. A stdio server gets a minimal environment, not the
 //! harness's (which holds the provider keys), and what a server's messages say about it (its label,
 //! its errors) never shows its credentials: the label reaches the model, and so the cassettes.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod error;
 mod label;

@@ -1,4 +1,6 @@
 //! Names of providers and models, as enums for the common ones and plain strings for the rest.
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use serde::Deserialize;
 use std::fmt;

@@ -1,6 +1,7 @@
 //! How many samples a test takes and what they must show: a fixed count with a pass threshold, the same
 //! with an early stop, or Wald's SPRT (adaptive sampling). Pure data with the rule that builds it from
 //! the sampling keys; `outcome` decides what the samples taken say.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use crate::config::{SamplingKeys, SamplingProblem};
 use crate::defaults;

@@ -1,4 +1,5 @@
 //! What each executed trial leaves behind for the summary and the reports.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::time::Duration;
 

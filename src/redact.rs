@@ -1,5 +1,6 @@
 //! Secrets never leave the process: every text that is written (cassettes, reports) or shown (errors,
 //! failure messages) passes through [`redact`] first.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::borrow::Cow;
 use std::sync::{LazyLock, OnceLock, RwLock};

@@ -2,6 +2,7 @@
 //!
 //! A substituted value is never expanded again, and braces that are not a placeholder (JSON examples,
 //! `{ }`, `{1}`) stay as they are. A placeholder with no value is left in place and reported.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 /// The rendered text and the placeholders that had no value, in order of first appearance.
 #[derive(Debug, Clone, PartialEq, Eq)]

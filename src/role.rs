@@ -1,4 +1,5 @@
 //! Who makes a call: a leaf, so the accounting, the cassettes and their policy can all name it.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use serde::{Deserialize, Serialize};
 

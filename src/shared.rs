@@ -10,6 +10,7 @@
 //!
 //! The lock file is never deleted: deleting it while a process waits on it would let that process and
 //! a newcomer (who creates a fresh file) both hold "the" lock and overwrite each other.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::fs;
 use std::io::Write;

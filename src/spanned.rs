@@ -7,6 +7,7 @@
 //! This module knows values, spans, problems and "did you mean", and the two kinds of file read this
 //! way (a suite, a calibration set, a labels file), which word a `FileError`: the format's keys, defaults and the
 //! wording of its problems stay with the format.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod report;
 mod wording;

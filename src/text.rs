@@ -1,5 +1,6 @@
 //! Text files as every reader reads them: lines ending in `\n`, and UTF-8, or an error that says
 //! where it is not.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::io;
 use std::path::Path;

@@ -21,6 +21,8 @@
 //! }
 //! # let _ = weather_agent();
 //! ```
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::fmt;
 use std::future::Future;

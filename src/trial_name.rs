@@ -9,6 +9,7 @@
 //! `suite::gate::category` a category's rows; each is a row in this sense (`suite::gate[label]` in a
 //! matrix, no numbered runs). A row name has no `::`, so `suite::gate::category` is no row's trial, and a
 //! gated suite may not name a row `gate` (a located error). A filter `suite::gate` selects every gate.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::fmt;
 

@@ -3,6 +3,7 @@
 //!
 //! "Unpriced" has one meaning everywhere: a call whose model has no known price. Its cost is unknown,
 //! not zero, so a sum over calls is known only when every call in it was priced ([`Cost::known`]).
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::collections::BTreeSet;
 use std::ops::{Add, AddAssign};

@@ -1,6 +1,6 @@
 //! The shape of the code that the project keeps: no file in `src/`, `macros/src/` or `keys/src/` over
 //! 1,000 lines, at most eight documented public modules at the crate root, no module of the library
-//! that imports one that imports it back, and a short architecture page.
+//! that imports one that imports it back, and a short architecture page every module header names.
 
 mod prereq;
 
@@ -61,6 +61,46 @@ fn the_architecture_page_is_at_most_150_lines_of_at_most_120_characters() {
     assert!(
         wide.is_empty(),
         "docs/architecture.md: lines over 120 characters: {wide:?}"
+    );
+}
+
+/// Each top-level module's `//!` header leads to the map, so a reader who lands in a module finds its layer.
+#[test]
+fn every_top_level_module_header_names_the_architecture_page() {
+    let src = repo_root().join("src");
+    // The crate root, its guide and the hidden modules for the project's tests and tools are no layer.
+    let exempt = [
+        "lib.rs",
+        "guide",
+        "testing.rs",
+        "test_support.rs",
+        "review_support.rs",
+        "mcp_off.rs",
+    ];
+    let mut silent = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let file = if entry.path().is_dir() {
+            entry.path().join("mod.rs")
+        } else {
+            entry.path()
+        };
+        if exempt.contains(&name.as_str())
+            || !file.is_file()
+            || !name.ends_with(".rs") && !entry.path().is_dir()
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let header: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!")).collect();
+        if !header.iter().any(|l| l.contains("docs/architecture.md")) {
+            silent.push(name);
+        }
+    }
+    silent.sort();
+    assert!(
+        silent.is_empty(),
+        "module headers without `docs/architecture.md`: {silent:?}"
     );
 }
 

@@ -8,6 +8,7 @@
 //! process, or under nextest (one process per trial) in a file of the run's own in the crate's
 //! `.prompt-tester/budget/` folder, named by `NEXTEST_RUN_ID` and rewritten under a lock, so the
 //! budget holds for the whole run and two runs at once keep their spend apart.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 pub mod approx;
 mod ledger;

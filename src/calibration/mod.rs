@@ -16,6 +16,7 @@
 //! The figures (accuracy, TPR, TNR, kappa, per question type) are `stats::agreement`'s; what a run
 //! measured is kept in `<set>.calibration.result.json` ([`result`]) for the correction of pass rates.
 //! The format is documented in `src/guide/calibration.md`.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 pub(crate) mod after_run;
 pub(crate) mod corrected;

@@ -7,6 +7,7 @@
 //! that is renamed over the old one while holding a lock file, so concurrent trials (threads or
 //! processes) never lose each other's entries and a killed run never leaves a truncated cassette. Lock
 //! and temporary files live in [`crate::shared::WORK_DIR`], which ignores itself for git.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

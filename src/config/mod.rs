@@ -4,6 +4,8 @@
 //! The file format is in `file` (its `[providers]` and `[prices]` in `providers`), the environment in
 //! `env`, endpoints and their prices in `endpoints`;
 //! the defaults themselves are in `src/defaults.rs`.
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod endpoints;
 mod env;

@@ -8,6 +8,7 @@
 //! by timing. Each request goes through the engine's one flow (`engine/relay.rs`): the cassette
 //! decision, the budget, the recording (a raw exchange, `cassette/raw.rs`) and the usage. `route.rs`
 //! splits and builds the URLs (pure), `serve.rs` is the HTTP server (the `endpoint` feature: hyper).
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 #[cfg(feature = "endpoint")]
 use std::sync::Arc;

@@ -9,6 +9,7 @@
 //! beyond those recorded costs the mean of the recorded ones. A trial with no recording is approximated from its rendered request
 //! ([`crate::budget::approx`]: an upper bound); what cannot be known before the run (the judge calls a
 //! test body makes, an agent's turns, a `run_fn`'s calls) is named unknown, never guessed.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod render;
 

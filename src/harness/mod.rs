@@ -6,6 +6,7 @@
 //! `select` decides which run (pure), `trial` runs one, `reporter` hears what happens, `finish` hands
 //! the results to the reports, prunes and decides the exit code; `report_command` is
 //! `cargo prompt-tester report`'s way to the same pipeline, from a results folder.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod catalog;
 pub(crate) mod dotenv;

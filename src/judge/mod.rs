@@ -25,6 +25,8 @@
 //!   verdicts of one `ask_all` each carry the full tokens and cost of its calls (not a share: one call
 //!   cannot be split honestly), so sum them per `ask_all`, not per verdict; the per-test judge cost in
 //!   the summary counts each call once.
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 pub(crate) mod parse;
 mod prompt;

@@ -1,5 +1,6 @@
 //! How a sample ends (passed, failed, errored, unavailable) and what the samples of a trial decide.
 //! Pure functions: `harness::trial::execute` runs the samples and reports what these decide.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use serde::{Deserialize, Serialize};
 

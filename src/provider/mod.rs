@@ -31,6 +31,8 @@
 //! which a retry does not fix. A 429 is retried for as long as `rate_limit_budget` allows, not a number
 //! of attempts: a provider limiting concurrency answers it as a matter of course, and the endpoint's
 //! adaptive in-flight limit (`limiter`) is what stops the run from provoking more.
+//!
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod anthropic;
 mod client;

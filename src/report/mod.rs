@@ -12,6 +12,7 @@
 //! `dataset_version`, `timestamp`, `pass_rate`, `passed`, `total`, `by_category`, `failures`), then the
 //! `#[prompt_test]` functions under `tests`, then `totals`. A gated suite's entry counts its rows as its
 //! cases, and lists its gates under `gates`.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::collections::BTreeMap;
 use std::path::Path;

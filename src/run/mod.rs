@@ -1,4 +1,5 @@
 //! [`PromptRun`]: one sample of a prompt test, what the test body asserts on.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod error;
 mod follow_up;

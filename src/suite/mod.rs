@@ -5,6 +5,7 @@
 //! `::run_i` single-run trials, one cassette per suite. A file that cannot be used becomes one failing
 //! trial, `<suite>::suite_file_error`, whose message locates every problem; other suites run normally.
 //! The format is documented in `src/guide/suites.md`.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 pub mod assert;
 mod case_problem;
