@@ -237,8 +237,14 @@ fn anthropic_forces_the_verdict_tool_and_caches_the_instructions_when_asked() {
     assert_eq!(verdict.question, "Is Alice mentioned?");
     assert_eq!(verdict.answer, "yes");
     assert!(verdict.passed);
-    assert_eq!(verdict.snippet.as_deref(), Some("Alice leads Project Phoenix"));
-    assert_eq!(verdict.reasoning.as_deref(), Some("Alice is named as the lead."));
+    assert_eq!(
+        verdict.snippet.as_deref(),
+        Some("Alice leads Project Phoenix")
+    );
+    assert_eq!(
+        verdict.reasoning.as_deref(),
+        Some("Alice is named as the lead.")
+    );
     assert_eq!(verdict.judge_model, "judge-model");
     assert_eq!(verdict.judge_provider, "anthropic_verdict");
     assert_eq!(

@@ -44,15 +44,6 @@ type Listing = Result<Arc<Folder>, (PathBuf, std::io::ErrorKind, String)>;
 /// What a prune did to each cassette file it changed (or why it could not).
 pub type PruneResults = Vec<(PathBuf, Result<Pruned, CassetteError>)>;
 
-/// Why a prune cannot decide about a cassette file.
-#[derive(Debug)]
-pub enum Blocker {
-    /// It holds this many entries that name no target and that this run did not use.
-    Unattributed(usize),
-    /// It does not parse (a file no trial of this run opened).
-    Unreadable(CassetteError),
-}
-
 impl CassetteStore {
     /// A store for the cassettes under `dir`, recording as this process's test target.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
@@ -255,61 +246,31 @@ impl CassetteStore {
             .collect()
     }
 
-    /// What keeps a prune from deciding: the files (opened or not) holding entries that name no
-    /// target and that this run did not use, and the files no trial opened that do not parse.
-    pub fn blockers(&self) -> Result<Vec<(PathBuf, Blocker)>, CassetteError> {
-        let mut blockers: Vec<(PathBuf, Blocker)> = self
-            .opened()
+    /// The files no trial opened that do not parse: whose recordings they hold, no prune can tell.
+    pub fn unreadable(&self) -> Result<Vec<CassetteError>, CassetteError> {
+        Ok(self
+            .unopened()?
             .iter()
-            .map(|c| (c.path.clone(), c.unattributed()))
-            .filter(|(_, n)| *n > 0)
-            .map(|(path, n)| (path, Blocker::Unattributed(n)))
-            .collect();
-        for path in self.unopened()? {
-            // No trial used its entries: each that names no target is unattributed.
-            match self.load_unopened(&path) {
-                Ok(cassette) => {
-                    let n = cassette.unattributed();
-                    if n > 0 {
-                        blockers.push((path, Blocker::Unattributed(n)));
-                    }
-                }
-                Err(e) => blockers.push((path, Blocker::Unreadable(e))),
-            }
-        }
-        blockers.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(blockers)
+            .filter_map(|path| self.load_unopened(path).err())
+            .collect())
     }
 
     /// Prunes every opened cassette to this target's entries used in this run (and every other
-    /// target's); `claim` as in [`Cassette::prune`]. Returns what each prune did.
-    pub fn prune_all(&self, claim: bool) -> PruneResults {
+    /// target's). Returns what each prune did.
+    pub fn prune_all(&self) -> PruneResults {
         self.opened()
             .iter()
-            .map(|c| (c.path.clone(), c.prune(claim)))
+            .map(|c| (c.path.clone(), c.prune()))
             .collect()
     }
 
-    /// Rewrites the entries that name no target and that this run used as this target's
-    /// (`--claim-cassettes` without a prune); returns how many each file had.
-    pub fn claim_all(&self) -> Vec<(PathBuf, Result<usize, CassetteError>)> {
-        self.opened()
-            .iter()
-            .map(|c| (c.path.clone(), c.claim_used()))
-            .filter(|(_, claimed)| !matches!(claimed, Ok(0)))
-            .collect()
-    }
-
-    /// Removes this target's entries (with `claim`, also those naming no target) from the cassette
-    /// files in the directory that no trial of this run opened (their tests are gone or renamed, or
-    /// they are another target's), deleting a file left empty. Returns what changed in each file it
-    /// changed. Only meaningful after a run of every test.
-    pub fn prune_unopened(&self, claim: bool) -> Result<PruneResults, CassetteError> {
+    /// Removes this target's entries from the cassette files in the directory that no trial of this
+    /// run opened (their tests are gone or renamed, or they are another target's), deleting a file left
+    /// empty. Returns what changed in each file it changed. Only meaningful after a run of every test.
+    pub fn prune_unopened(&self) -> Result<PruneResults, CassetteError> {
         let mut pruned = Vec::new();
         for path in self.unopened()? {
-            let result = self
-                .load_unopened(&path)
-                .and_then(|c| c.prune_with(claim, true));
+            let result = self.load_unopened(&path).and_then(|c| c.prune_with(true));
             if !matches!(result, Ok(Pruned { removed: 0, .. })) {
                 pruned.push((path, result));
             }
