@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entry::{Entry, FORMAT_VERSION, FileBody};
+use super::entry::{FORMAT_VERSION, FileBody};
 use crate::redact::redact;
 use crate::shared::{Shared, work_dir};
 
@@ -70,11 +70,6 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
         Some(command) => format!("{first}, or record this cassette again: `{command}`"),
         None => first,
     }
-}
-
-/// The entries of the file at `path`, in file order (none when it does not exist).
-pub fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
-    Ok(read_body(path)?.entries)
 }
 
 /// The file at `path`: its entries and verdicts (an empty body when it does not exist).

@@ -36,7 +36,7 @@ pub use entry::{
     embedding_key, entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
-pub(crate) use file::{read_body, read_entries};
+pub(crate) use file::read_body;
 pub use index::Loading;
 pub use owner::{Target, this_target};
 pub use store::CassetteStore;

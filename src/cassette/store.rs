@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::folder::{self, Folder};
-use super::name::{self, SUFFIX, Stem};
+use super::folder::Folder;
+use super::name::{self, SUFFIX};
 use super::owner::{Target, this_target};
 use super::pending::{self, PENDING_SUFFIX, PendingFile};
-use super::{Cassette, CassetteError, Loading, Pruned, read_entries};
+use super::{Cassette, CassetteError, Loading, Pruned};
 use crate::commands::Commands;
 
 /// Every cassette this process opened, loaded once each.
@@ -110,24 +110,9 @@ impl CassetteStore {
     }
 
     /// The file for a test or suite name: `a::b` is `a.b.cassette.json`; a name that is not ASCII
-    /// words joined by `::` gets a hash in its file name (see `name.rs`), unless a file it recorded
-    /// into before hashes holds its recordings alone: that file keeps its name.
+    /// words joined by `::` gets a hash in its file name (see `name.rs`).
     pub fn path_for(&self, name: &str) -> PathBuf {
-        let file = |stem: &str| self.dir.join(format!("{stem}{SUFFIX}"));
-        match name::stem(name) {
-            Stem::Plain(stem) => file(&stem),
-            Stem::Hashed { stem, legacy } => {
-                let hashed = file(&stem);
-                let legacy = legacy.map(|stem| file(&stem)).filter(|legacy| {
-                    !hashed.exists()
-                        && folder::counted(|| read_entries(legacy)).is_ok_and(|entries| {
-                            !entries.is_empty()
-                                && entries.iter().all(|e| name::belongs(&e.test, name))
-                        })
-                });
-                legacy.unwrap_or(hashed)
-            }
-        }
+        self.dir.join(format!("{}{SUFFIX}", name::stem(name)))
     }
 
     /// The cassette for `name`, loaded on first use.
@@ -145,11 +130,8 @@ impl CassetteStore {
             .or_default()
             .clone();
         let _reading = file_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let shared = |open: &BTreeMap<String, Arc<Cassette>>| {
-            open.values().find(|c| c.path == path).cloned()
-        };
         let loose = || self.loose().get(&path).cloned();
-        let loaded = match shared(&self.lock()).or_else(loose) {
+        let loaded = match self.opened_as(name).or_else(loose) {
             Some(cassette) => cassette,
             None => Arc::new(
                 Cassette::load(
@@ -176,16 +158,12 @@ impl CassetteStore {
                 })?,
             ),
         };
-        let mut open = self.lock();
-        // Opened by another thread meanwhile: the first one stays. Two names on one file (a name
-        // whose old file another name now records into) share one cassette, so that neither prunes
-        // what the other used.
-        let cassette = match open.get(name) {
-            Some(cassette) => cassette.clone(),
-            None => shared(&open).unwrap_or(loaded),
-        };
-        open.insert(name.to_string(), cassette.clone());
-        Ok(cassette)
+        // Opened by another thread meanwhile: the first one stays.
+        Ok(self
+            .lock()
+            .entry(name.to_string())
+            .or_insert(loaded)
+            .clone())
     }
 
     /// The cassette for `name` if it is open: no file is read.

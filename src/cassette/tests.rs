@@ -10,6 +10,11 @@ use crate::role::CallRole;
 use crate::shared::{WORK_DIR, WORK_DIR_GITIGNORE};
 use crate::test_support::Scratch;
 
+/// The entries of the file at `path`, in file order.
+fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
+    Ok(read_body(path)?.entries)
+}
+
 #[test]
 fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
     let scratch = Scratch::new("invalid-cassette");
@@ -423,35 +428,6 @@ fn names_that_shared_a_file_record_into_their_own_and_a_long_one_records() {
         assert_eq!(reread.recorded_len(), Some(1), "{name}");
         assert!(reread.lookup(&format!("k{i}")).is_some(), "{name}");
     }
-}
-
-#[test]
-fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_name_alone() {
-    let scratch = Scratch::new("cassette-legacy-names");
-    let dir = scratch.path();
-    let legacy = dir.join("__.cassette.json");
-    let of = |test: &str| Entry {
-        test: test.into(),
-        ..entry(test, 1)
-    };
-    let body = |entries: Vec<Entry>| {
-        serde_json::to_string(&FileBody {
-            version: FORMAT_VERSION,
-            entries,
-            verdicts: Vec::new(),
-        })
-        .unwrap()
-    };
-    fs::write(&legacy, body(vec![of("挨拶::a"), of("挨拶::b")])).unwrap();
-    let store = store_of(dir, "prompts");
-    assert_eq!(store.path_for("挨拶"), legacy, "its recordings, its file");
-    assert_ne!(store.path_for("質問"), legacy, "another name's file");
-    assert!(store.open("挨拶").unwrap().lookup("挨拶::a").is_some());
-    // A file both recorded into before is neither's: each records into its own.
-    fs::write(&legacy, body(vec![of("挨拶::a"), of("質問::a")])).unwrap();
-    let store = store_of(dir, "prompts");
-    assert_ne!(store.path_for("挨拶"), legacy);
-    assert_ne!(store.path_for("質問"), legacy);
 }
 
 #[test]
