@@ -24,7 +24,7 @@ pub const CASSETTE_SUFFIX: &str = ".cassette.json";
 /// One sample of one test of one test target: what a pending recording replaces as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SampleId {
-    /// The test target that records it (none: recorded before entries named their target).
+    /// The test target that records it (none: its process could not tell its target).
     pub target: Target,
     /// The trial that recorded it.
     pub test: String,

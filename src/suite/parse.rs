@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 
-use prompt_tester_keys::vocabulary::{renamed_message, twin_message, whose};
+use prompt_tester_keys::vocabulary::{twin_message, whose};
 use prompt_tester_keys::{Key, Place, Reading, names_in};
 use toml::de::{DeTable, DeValue};
 
@@ -104,8 +104,7 @@ const TOML_SYNTAX_FIX: &str = "correct the TOML at this position (strings need q
                                line, `[[cases]]` starts a case)";
 
 /// `table` with every key under the name `place` gives it, by the table of keys: the attribute's name
-/// for a key (`target_prompt` at the top of a suite) and an old name are read as the key, with a
-/// warning; a key of the attribute only, or of no place, is a problem (`prefix` leads the key's path;
+/// for a key (`target_prompt` at the top of a suite) is read as the key, with a warning; a key of the attribute only, or of no place, is a problem (`prefix` leads the key's path;
 /// `where_` says the place in the message, e.g. "in a case").
 fn own_names<'t, 'i>(
     r: &mut Reader<'_>,
@@ -125,7 +124,6 @@ fn own_names<'t, 'i>(
         let (own, note) = match Key::read_in(k, place) {
             Reading::Own(_) => continue,
             Reading::Twin(own) => (own, twin_message(k, own)),
-            Reading::Renamed(own) => (own, renamed_message(k, own)),
             Reading::OtherSide(_, note) => {
                 r.problem(key.span(), &path, whose(k, place), note);
                 continue;
