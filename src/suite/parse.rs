@@ -114,16 +114,16 @@ fn own_names<'t, 'i>(
     where_: &str,
 ) -> Cow<'t, DeTable<'i>> {
     let valid = names_in(place);
-    let mut renamed = Vec::new();
+    let mut twins = Vec::new();
     // In file order, as the warnings are read (the table is sorted by name).
     let mut keys: Vec<_> = table.iter().map(|(key, _)| key).collect();
     keys.sort_by_key(|key| key.span().start);
     for key in keys {
         let k = key.get_ref().as_ref();
         let path = format!("{prefix}{k}");
-        let (own, note) = match Key::read_in(k, place) {
+        let own = match Key::read_in(k, place) {
             Reading::Own(_) => continue,
-            Reading::Twin(own) => (own, twin_message(k, own)),
+            Reading::Twin(own) => own,
             Reading::OtherSide(_, note) => {
                 r.problem(key.span(), &path, whose(k, place), note);
                 continue;
@@ -141,15 +141,15 @@ fn own_names<'t, 'i>(
                 format!("keep `{own}` alone"),
             );
         } else {
-            r.warn(&key.span(), note);
-            renamed.push((key.clone(), own));
+            r.warn(&key.span(), twin_message(k, own));
+            twins.push((key.clone(), own));
         }
     }
-    if renamed.is_empty() {
+    if twins.is_empty() {
         return Cow::Borrowed(table);
     }
     let mut table = table.clone();
-    for (key, own) in renamed {
+    for (key, own) in twins {
         if let Some(value) = table.remove(key.get_ref().as_ref()) {
             table.insert(
                 toml::Spanned::new(key.span(), Cow::Borrowed(own.name())),
