@@ -56,18 +56,6 @@ impl Commands {
         self.cargo_test(&format!("--exact {}", shell_word(trial)))
     }
 
-    /// Claims for this target the recordings that name none (`--claim-cassettes`), and prunes when
-    /// `prune`.
-    pub fn claim(&self, prune: bool) -> String {
-        let prune = if prune { "--prune-cassettes " } else { "" };
-        self.cargo_test(&format!("{prune}--claim-cassettes"))
-    }
-
-    /// Claims for another target, named by the user, what names none: `<target>` in the command.
-    pub fn claim_for_another() -> String {
-        "cargo test --test <target> -- --claim-cassettes".to_string()
-    }
-
     /// Writes the JSON report of a run to `path` (a baseline for `--baseline`).
     pub fn report(&self, path: &str) -> String {
         self.cargo_test(&format!("--report {path}"))
@@ -113,10 +101,6 @@ mod tests {
             "cargo test --test prompts -- --exact 's::c[fake/a|v1]'"
         );
         assert_eq!(
-            prompts.claim(false),
-            "cargo test --test prompts -- --claim-cassettes"
-        );
-        assert_eq!(
             prompts.rerun("it's"),
             r"cargo test --test prompts -- --exact 'it'\''s'"
         );
@@ -130,15 +114,10 @@ mod tests {
         for command in [
             evals.record("a", &[]),
             evals.rerun("a"),
-            evals.claim(true),
             evals.report("PATH"),
         ] {
             assert!(command.contains("cargo test --test evals -- "), "{command}");
             assert!(!command.contains("prompts"), "{command}");
         }
-        assert_eq!(
-            evals.claim(true),
-            "cargo test --test evals -- --prune-cassettes --claim-cassettes"
-        );
     }
 }

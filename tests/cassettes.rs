@@ -802,5 +802,5 @@ fn big_cassette(n: usize) -> String {
             })
         })
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "version": 1, "entries": entries })).unwrap()
+    serde_json::to_string_pretty(&serde_json::json!({ "version": 4, "entries": entries })).unwrap()
 }

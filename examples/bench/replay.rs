@@ -87,7 +87,7 @@ pub(crate) fn write_cassette(root: &Path, size: Size) -> Result<u64, String> {
             });
         }
     }
-    let body = json!({ "version": 1, "entries": entries });
+    let body = json!({ "version": 4, "entries": entries });
     let text = serde_json::to_string_pretty(&body).map_err(|e| e.to_string())? + "\n";
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

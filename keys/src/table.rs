@@ -130,7 +130,7 @@ pub enum Key {
     Indifference,
     /// `seed`.
     Seed,
-    /// `judge_prompt_cache` (formerly `enable_cache`, still read: [`crate::vocabulary::RENAMED`]).
+    /// `judge_prompt_cache`.
     JudgePromptCache,
     /// `judge_samples`.
     JudgeSamples,

@@ -1,6 +1,5 @@
-//! One vocabulary for the two front ends: the keys they name differently ([`TWINS`]), the old
-//! spellings still read ([`RENAMED`]), and what to write instead of a key only the other one has
-//! ([`ONE_SIDE`]). [`Key::read_in`] says what a name written somewhere means, for both front ends.
+//! One vocabulary for the two front ends: the keys they name differently ([`TWINS`]), and what to
+//! write instead of a key only the other one has ([`ONE_SIDE`]). [`Key::read_in`] says what a name written somewhere means, for both front ends.
 
 use crate::table::{Key, Place};
 
@@ -12,12 +11,6 @@ pub const TWINS: &[(Key, Key)] = &[
     (Key::SubjectModel, Key::Model),
     (Key::SubjectProvider, Key::Provider),
     (Key::SubjectModels, Key::Models),
-];
-
-/// Keys renamed, as (the old name, the key): the old name is still read, with a deprecation note.
-pub const RENAMED: &[(&str, Key)] = &[
-    // It read like a cache of answers; it is Anthropic's prompt caching of the judge's instructions.
-    ("enable_cache", Key::JudgePromptCache),
 ];
 
 /// The keys only one front end has, each with what to write in the other instead.
@@ -94,8 +87,6 @@ pub enum Reading {
     Own(Key),
     /// The other front end's name for a key of this place (`target_prompt` in a suite is `prompt`).
     Twin(Key),
-    /// An old spelling of a key of this place, still read (`enable_cache` is `judge_prompt_cache`).
-    Renamed(Key),
     /// A key of the other front end only, with what to write here instead.
     OtherSide(Key, &'static str),
     /// No key of this place.
@@ -163,14 +154,6 @@ impl Key {
         })
     }
 
-    /// The key an old spelling stands for (`enable_cache`: `judge_prompt_cache`).
-    pub fn renamed(name: &str) -> Option<Key> {
-        RENAMED
-            .iter()
-            .find(|(old, _)| *old == name)
-            .map(|&(_, key)| key)
-    }
-
     /// What to write instead of this key on the front end that lacks it.
     pub fn elsewhere(self) -> Option<&'static str> {
         ONE_SIDE
@@ -187,12 +170,7 @@ impl Key {
         if let Some(key) = Key::meant_in(name, place) {
             return Reading::Twin(key);
         }
-        let renamed = Key::renamed(name);
-        if let Some(key) = renamed.filter(|key| key.row().allowed_in(place)) {
-            return Reading::Renamed(key);
-        }
-        let (Some(key), Some(side)) = (renamed.or_else(|| Key::named(name)), Side::of(place))
-        else {
+        let (Some(key), Some(side)) = (Key::named(name), Side::of(place)) else {
             return Reading::Unknown;
         };
         match key.elsewhere() {
@@ -209,12 +187,6 @@ pub fn whose(written: &str, place: Place) -> String {
         Place::Attribute => format!("`{written}` is a suite's key, not #[prompt_test]'s"),
         _ => format!("`{written}` is #[prompt_test]'s key, not a suite's"),
     }
-}
-
-/// The deprecation note of an old spelling: "`enable_cache` is now `judge_prompt_cache` (same
-/// meaning); rename it".
-pub fn renamed_message(written: &str, key: Key) -> String {
-    format!("`{written}` is now `{key}` (same meaning); rename it, the old name will be removed")
 }
 
 /// The note of a suite written with the attribute's name: "`target_prompt` is #[prompt_test]'s name
@@ -252,31 +224,6 @@ mod tests {
         for &(attribute, suite) in TWINS {
             assert!(attribute.row().allowed_in(Place::Attribute), "{attribute}");
             assert!(!suite.row().allowed_in(Place::Attribute), "{suite}");
-        }
-    }
-
-    #[test]
-    fn an_old_spelling_reads_as_its_key_where_the_key_is_allowed() {
-        assert_eq!(
-            Key::read_in("enable_cache", Place::Attribute),
-            Reading::Renamed(Key::JudgePromptCache)
-        );
-        assert_eq!(
-            Key::read_in("judge_prompt_cache", Place::Attribute),
-            Reading::Own(Key::JudgePromptCache)
-        );
-        // In a suite the key itself is the attribute's only: the note says so.
-        assert!(matches!(
-            Key::read_in("enable_cache", Place::Suite),
-            Reading::OtherSide(Key::JudgePromptCache, _)
-        ));
-        assert_eq!(
-            renamed_message("enable_cache", Key::JudgePromptCache),
-            "`enable_cache` is now `judge_prompt_cache` (same meaning); rename it, the old name will be removed"
-        );
-        for (old, key) in RENAMED {
-            assert_eq!(Key::named(old), None, "{old} is still a key's name");
-            assert_ne!(key.name(), *old);
         }
     }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use proc_macro2::{Span, TokenStream};
-use prompt_tester_keys::vocabulary::{renamed_message, whose};
+use prompt_tester_keys::vocabulary::whose;
 use prompt_tester_keys::{Key, Kind, Place, Reading, names_in};
 use syn::ext::IdentExt;
 use syn::{Expr, Ident};
@@ -42,9 +42,6 @@ pub struct Args {
     pub tools: Option<Expr>,
     /// `agent`.
     pub agent: Option<Expr>,
-    /// Keys written by an old name (`enable_cache`): each becomes a deprecation warning at the name,
-    /// with the note the table gives.
-    pub renamed: Vec<(Ident, String)>,
     /// The numbers and flags (`max_tokens`, the sampling keys, `seed`, `judge_samples`, `temperature`,
     /// `judge_prompt_cache`, `live_only`), each checked: a normalised literal or the expression as written.
     pub values: BTreeMap<Key, Value>,
@@ -70,15 +67,9 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
     let mut seen: Vec<Key> = Vec::new();
     for arg in raw {
         let name = arg.key.unraw().to_string();
-        // A suite's name for a key is taken too (`prompt`, `inputs`, `model`, `provider`, `models`),
-        // and an old name, with a deprecation warning.
+        // A suite's name for a key is taken too (`prompt`, `inputs`, `model`, `provider`, `models`).
         let key = match Key::read_in(&name, Place::Attribute) {
             Reading::Own(key) | Reading::Twin(key) => key,
-            Reading::Renamed(key) => {
-                args.renamed
-                    .push((arg.key.clone(), renamed_message(&name, key)));
-                key
-            }
             Reading::OtherSide(_, note) => {
                 let whose = whose(&name, Place::Attribute);
                 errors.at(&arg.key, format!("{whose}: {note}"));
@@ -392,13 +383,13 @@ mod tests {
         assert_errors(&errors, &["`target_prompt` is given twice; keep one"]);
     }
 
-    /// `enable_cache` is read as `judge_prompt_cache`, noted for a deprecation warning; a suite's key
-    /// the attribute has no use for says what to write instead.
+    /// A suite's name for a key is read as the key; a suite's key the attribute has no use for says
+    /// what to write instead.
     #[test]
-    fn an_old_name_is_read_and_a_suite_only_key_teaches_the_attribute_s_way() {
+    fn a_suite_s_name_is_read_and_a_suite_only_key_teaches_the_attribute_s_way() {
         let mut errors = Errors::default();
         let args = parse(
-            quote::quote!(target_prompt = "x", enable_cache, models = ["a/b"]),
+            quote::quote!(target_prompt = "x", judge_prompt_cache, models = ["a/b"]),
             &mut errors,
         );
         assert!(errors.into_error().is_none());
@@ -406,18 +397,6 @@ mod tests {
         assert!(
             args.subject_models.is_some(),
             "`models` is `subject_models`"
-        );
-        let renamed: Vec<_> = args
-            .renamed
-            .iter()
-            .map(|(i, n)| (i.to_string(), n.as_str()))
-            .collect();
-        assert_eq!(
-            renamed,
-            [(
-                "enable_cache".to_string(),
-                "`enable_cache` is now `judge_prompt_cache` (same meaning); rename it, the old name will be removed"
-            )]
         );
         assert_errors(
             &errors_of(quote::quote!(
@@ -430,14 +409,6 @@ mod tests {
                  sample; `pass_threshold` is the share of samples that must pass",
                 "`skip` is a suite's key, not #[prompt_test]'s: a #[prompt_test] is not skipped by a key",
             ],
-        );
-        assert_errors(
-            &errors_of(quote::quote!(
-                enable_cache,
-                judge_prompt_cache,
-                target_prompt = "x"
-            )),
-            &["`judge_prompt_cache` is given twice; keep one"],
         );
     }
 

@@ -138,20 +138,7 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
         None => quote!(::core::line!()),
     };
     let spec_fn = Ident::new("__prompt_test_spec", Span::mixed_site());
-    // A key written by its old name: a use of a deprecated item at the name, so that stable rustc warns
-    // there with the note (proc macros have no warnings of their own).
-    let renamed = args.renamed.iter().map(|(old, note)| {
-        quote_spanned! {old.span()=>
-            #[allow(non_upper_case_globals)]
-            const _: () = {
-                #[deprecated(note = #note)]
-                const #old: () = ();
-                #old
-            };
-        }
-    });
     quote! {
-        #(#renamed)*
         // A body returning `()` is bound and passed to `into_test_result` on purpose; an attribute
         // that sets every request key leaves nothing to the spec's `..Default::default()`.
         #[allow(

@@ -53,7 +53,7 @@ use proc_macro::TokenStream;
 /// | `early_stop` | `bool`: with `runs`, samples are sent only while the verdict can still change; a bare `early_stop` means `true` |
 /// | `pass_rate`, `confidence`, `max_runs`, `indifference` | adaptive sampling instead of `runs`: the pass rate asked about, in (0, 1); the confidence, in [0.5, 1) (default 0.95); the most samples, a `u32` (default 40); the indifference, in (0, 0.5) (default 0.05) |
 /// | `seed` | a `u32` from 0 to 2147483647: sample k sends seed + k − 1 |
-/// | `judge_prompt_cache` | `bool`: Anthropic prompt caching of the judge's instructions, the first sample sent alone to prime it; a bare `judge_prompt_cache` means `true` (formerly `enable_cache`, still read with a deprecation warning) |
+/// | `judge_prompt_cache` | `bool`: Anthropic prompt caching of the judge's instructions, the first sample sent alone to prime it; a bare `judge_prompt_cache` means `true` |
 /// | `judge_samples` | `u32`, odd, from 1 to 99: each judge question asked this many times, the majority decides and the agreement is in the verdict (default: `[judge] judge_samples`, else 1) |
 /// | `temperature` | `f32` |
 /// | `system` | the system prompt, `&str` or `String` |

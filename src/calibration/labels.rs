@@ -5,8 +5,7 @@
 //!
 //! Where they live ([`Places`]): a suite's beside its suite file (`prompt-tests/tea.evals.toml`,
 //! `prompt-tests/tea.labels.toml`), committed with it; a `#[prompt_test]`'s, which has no suite file,
-//! beside its cassette (`prompt-tests/cassettes/quick_start.labels.toml`). Labels files in the cassette
-//! directory are read for suites too (where labels were written before they moved beside the suite).
+//! beside its cassette (`prompt-tests/cassettes/quick_start.labels.toml`).
 
 use std::path::{Path, PathBuf};
 
@@ -100,7 +99,7 @@ pub fn beside_suite(suite: &Path) -> PathBuf {
 }
 
 /// Where a crate's labels files are: one beside each suite file, and the cassette directory's (the
-/// labels of `#[prompt_test]` functions, and those written there before).
+/// labels of `#[prompt_test]` functions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Places {
     /// Each suite's name and its labels file, the longest names first (a nested suite's trials also
@@ -124,6 +123,12 @@ impl Places {
     /// The labels file of `trial`, recorded in `cassette`: beside its suite file, or for a trial of no
     /// suite (a `#[prompt_test]`), beside its cassette.
     pub fn for_trial(&self, trial: &str, cassette: &Path) -> PathBuf {
+        self.suite_file(trial)
+            .map_or_else(|| path_of(cassette), Path::to_path_buf)
+    }
+
+    /// The labels file of the suite `trial` is a case of, if any.
+    fn suite_file(&self, trial: &str) -> Option<&Path> {
         self.suites
             .iter()
             .find(|(name, _)| {
@@ -131,13 +136,12 @@ impl Places {
                     .strip_prefix(name.as_str())
                     .is_some_and(|rest| rest.starts_with("::"))
             })
-            .map_or_else(|| path_of(cassette), |(_, path)| path.clone())
+            .map(|(_, path)| path.as_path())
     }
 
-    /// Every label: the suites' files first, then the cassette directory's; of two labels of one judge
-    /// answer the first is kept (a suite's file over one written in the cassette directory before). Each
-    /// file that does not read is an error message naming its file, line and key, and its labels are left
-    /// out.
+    /// Every label: the suites' files, then the cassette directory's, whose labels of a suite's trial
+    /// are not read (a suite's labels live beside it). Each file that does not read is an error message
+    /// naming its file, line and key, and its labels are left out.
     /// `folder`: the cassette directory as listed (see [`crate::cassette::folder`]).
     pub(crate) fn read(
         &self,
@@ -152,21 +156,17 @@ impl Places {
             .collect();
         paths.sort();
         paths.dedup();
-        let old: Vec<PathBuf> = folder
-            .ending_in(SUFFIX)
-            .filter(|p| !paths.contains(p))
-            .cloned()
-            .collect();
-        paths.extend(old);
+        let suites = paths.len();
+        let of_tests = folder.ending_in(SUFFIX).filter(|p| !paths.contains(p));
+        paths.extend(of_tests.cloned().collect::<Vec<_>>());
         let mut labels: Vec<Label> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
         let mut errors = Vec::new();
-        for path in paths {
-            let shown = crate::engine::display_path(&path, root);
-            match read(&path, &shown) {
+        for (i, path) in paths.iter().enumerate() {
+            let shown = crate::engine::display_path(path, root);
+            match read(path, &shown) {
                 Ok(read) => labels.extend(
                     read.into_iter()
-                        .filter(|l| seen.insert((l.trial.clone(), l.sample, l.question.clone()))),
+                        .filter(|l| i < suites || self.suite_file(&l.trial).is_none()),
                 ),
                 Err(e) => errors.push(e.to_string()),
             }

@@ -25,7 +25,7 @@ pub struct Entry {
     /// The trial that recorded it.
     pub test: String,
     /// The test target that recorded it (`prompts`, see `cassette::owner`): a prune removes only its own
-    /// target's. `None` in recordings of format version 1, made before entries named their target.
+    /// target's. `None` when the recording process could not tell its target.
     pub target: Option<String>,
     /// The run index (1-based) it belongs to.
     pub run: u32,
@@ -62,7 +62,7 @@ pub enum Exchange {
         /// The vector and its token count.
         response: Embedding,
     },
-    /// A call the application made itself through the recording endpoint (format version 4).
+    /// A call the application made itself through the recording endpoint.
     Raw {
         /// The HTTP request, without headers.
         request: RawRequest,
@@ -71,9 +71,9 @@ pub enum Exchange {
     },
 }
 
-/// An entry as written: a completion keeps the keys `request` and `response` it always had (so
-/// older cassettes read unchanged), an embedding has `embedding_request` and `embedding` instead, a
-/// call through the recording endpoint `http_request` and `http_response`.
+/// An entry as written: a completion has the keys `request` and `response`, an embedding
+/// `embedding_request` and `embedding`, a call through the recording endpoint `http_request` and
+/// `http_response`.
 #[derive(Serialize, Deserialize)]
 struct RawEntry {
     key: String,
@@ -86,7 +86,7 @@ struct RawEntry {
     model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     request: Option<CompletionRequest>,
-    /// The request's system prompt, when the file's `texts` hold it (format version 3).
+    /// The request's system prompt, when the file's `texts` hold it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     system_text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -218,7 +218,7 @@ impl From<Entry> for RawEntry {
 
 /// A cassette file: its format version and its entries.
 ///
-/// On disk (version 3), a system prompt of [`SHARED_TEXT_MIN`] bytes or more is written once, in the
+/// On disk, a system prompt of [`SHARED_TEXT_MIN`] bytes or more is written once, in the
 /// file's `texts` under a short hash, and each entry that sends it names the hash as `system_text`:
 /// the judge's instructions, the same in every judge call, no longer repeat in every entry, so a diff
 /// of the file shows what changed. Reading puts each text back; nothing replay needs is lost.
@@ -229,8 +229,8 @@ pub struct FileBody {
     pub version: u32,
     /// The recordings.
     pub entries: Vec<Entry>,
-    /// What the checks of each sample recorded here decided when it was recorded (version 3; older
-    /// files have none): what a review shows as "before".
+    /// What the checks of each sample recorded here decided when it was recorded: what a review
+    /// shows as "before".
     pub verdicts: Vec<RecordedChecks>,
 }
 
@@ -251,7 +251,7 @@ pub struct RecordedChecks {
     pub checks: Vec<CheckVerdict>,
     /// The settings of the judge that answered its judge questions (its instructions' hash,
     /// temperature, `max_tokens`), so a label of its answers applies only to the same judge. Left out
-    /// without judge questions; absent in recordings made before it was kept.
+    /// without judge questions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_settings: Option<crate::checks::JudgeSettings>,
 }
@@ -440,17 +440,8 @@ fn text_name(text: &str) -> String {
         .collect()
 }
 
-/// The version a cassette file written now has. Version 1: entries name no target. Version 2: each
-/// entry names the test target that recorded it (`target`), so that a prune removes only its own.
-/// Version 3: long system prompts (the judge's instructions) are stored once per file, in `texts`.
-/// Version 4: an entry may hold a call the application made through the recording endpoint
-/// (`http_request`, `http_response`).
-/// Files of every version from `OLDEST_VERSION` (1) on are read (a version 1 file replays unchanged, and
-/// is written in the current version when it is recorded into); a newer one is refused, not misread.
+/// The version cassette files are written and read in; a file of any other is refused, not misread.
 pub const FORMAT_VERSION: u32 = 4;
-
-/// The oldest version read.
-pub const OLDEST_VERSION: u32 = 1;
 
 /// The key of a call: a hash of the provider, the model, the rendered request and the run index.
 /// It never includes a key or a URL, so a cassette replays against any endpoint.

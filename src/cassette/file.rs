@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entry::{Entry, FORMAT_VERSION, FileBody, OLDEST_VERSION};
+use super::entry::{FORMAT_VERSION, FileBody};
 use crate::redact::redact;
 use crate::shared::{Shared, work_dir};
 
@@ -37,15 +37,15 @@ pub enum CassetteError {
         /// The command that re-records this file alone, when the cassette's name is known.
         rerecord: Option<String>,
     },
-    /// The file is of a format version this prompt-tester does not read.
+    /// The file is of a format version other than the one this prompt-tester reads and writes.
     #[error(
         "cassette {} is in format version {version}, which this prompt-tester does not read (it reads \
-         versions {OLDEST_VERSION} to {FORMAT_VERSION}); {}",
+         version {FORMAT_VERSION} only); {}",
         path.display(),
         if *version > FORMAT_VERSION {
-            "a newer prompt-tester wrote it: upgrade prompt-tester".to_string()
+            "a newer prompt-tester wrote it: upgrade prompt-tester"
         } else {
-            format!("restore it from version control (`git checkout -- {}`)", path.display())
+            "an earlier prompt-tester wrote it: record it again"
         }
     )]
     Version {
@@ -70,11 +70,6 @@ fn invalid_advice(path: &Path, conflict: bool, rerecord: Option<&str>) -> String
         Some(command) => format!("{first}, or record this cassette again: `{command}`"),
         None => first,
     }
-}
-
-/// The entries of the file at `path`, in file order (none when it does not exist).
-pub fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
-    Ok(read_body(path)?.entries)
 }
 
 /// The file at `path`: its entries and verdicts (an empty body when it does not exist).
@@ -113,7 +108,7 @@ pub(super) fn parse_body(path: &Path, text: &str) -> Result<FileBody, CassetteEr
             rerecord: None,
         }
     })?;
-    if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&body.version) {
+    if body.version != FORMAT_VERSION {
         return Err(CassetteError::Version {
             path: path.to_path_buf(),
             version: body.version,
@@ -133,8 +128,7 @@ pub enum WhenEmpty {
 
 /// Under the file's lock: re-reads it (another process may have written), applies `edit` (which
 /// returns the entries in the order to write them), and writes the result atomically (a temporary
-/// file renamed over it), redacted, in the current format version (a file of an older version is
-/// rewritten only when it is written anyway). Returns whether the file was removed instead
+/// file renamed over it), redacted. Returns whether the file was removed instead
 /// ([`WhenEmpty::Remove`] and nothing left).
 ///
 /// The lock and the temporary file are `shared::Shared`'s, in [`crate::shared::WORK_DIR`].
@@ -150,11 +144,10 @@ pub fn rewrite_locked(
     let dir = path.parent().unwrap_or(Path::new("."));
     let shared = Shared::new(path, &work_dir(dir).map_err(io)?);
     let turn = shared.lock().map_err(io)?;
-    let mut body = edit(read_body(path)?);
+    let body = edit(read_body(path)?);
     if body.entries.is_empty() && when_empty == WhenEmpty::Remove {
         return turn.remove().map(|()| true).map_err(io);
     }
-    body.version = FORMAT_VERSION;
     let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
     turn.replace(redact(&json).as_bytes())
         .map(|()| false)

@@ -60,7 +60,7 @@ impl Cassette {
     }
 
     /// [`Cassette::flush`] with the state's lock held (and the write turn taken by the caller): for
-    /// the prune and the claim, which rewrite the file next.
+    /// the prune, which rewrites the file next.
     pub(super) fn flush_locked(&self, state: &mut State) -> Result<(), CassetteError> {
         let Some(batch) = take(state) else {
             return Ok(());

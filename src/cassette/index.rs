@@ -6,7 +6,7 @@
 //! The index, `<cassette dir>/.prompt-tester/<file name>.index` (the git-ignored work folder), lists
 //! every entry's key, byte range and test, and the range of the file's shared `texts`. A process
 //! reads the cassette's bytes (a system call, cheap) and the index, and parses an entry only when a
-//! lookup asks for its key ([`Unread`]); everything that needs every entry (a prune, a claim, a miss:
+//! lookup asks for its key ([`Unread`]); everything that needs every entry (a prune, a miss:
 //! telling a stale recording from one never made) parses the file it read, as a whole load does.
 //! Writes never use the index: they re-read the file under its lock (`file::rewrite_locked`).
 //!

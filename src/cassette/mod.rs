@@ -37,10 +37,10 @@ pub use entry::{
     embedding_key, entry_key, entry_key_nth, latency_of, now_rfc3339,
 };
 pub use file::CassetteError;
-pub(crate) use file::{read_body, read_entries};
+pub(crate) use file::read_body;
 pub use index::Loading;
 pub use owner::{Target, this_target};
-pub use store::{Blocker, CassetteStore};
+pub use store::CassetteStore;
 
 use crate::config::ConfigError;
 use file::{WhenEmpty, rewrite_locked};
@@ -133,8 +133,6 @@ pub struct Pruned {
     pub removed: usize,
     /// Entries kept (this target's and every other's).
     pub kept: usize,
-    /// Entries that named no target and now name this one (`--claim-cassettes`).
-    pub claimed: usize,
     /// The file held nothing else, and is gone (only a file no trial of this run opened).
     pub deleted: bool,
 }
@@ -207,8 +205,6 @@ struct Edit<'a> {
     verdicts: Vec<RecordedChecks>,
     /// Entries to remove.
     remove: BTreeSet<Slot>,
-    /// Keys whose entry naming no target becomes this target's.
-    claim: BTreeSet<String>,
     /// Delete the file when nothing is left in it.
     delete_if_empty: bool,
 }
@@ -490,65 +486,18 @@ impl Cassette {
                 .is_some_and(|unread| unread.has_recordings_of(test))
     }
 
-    /// How many entries name no target and were not used in this run: whether another target uses
-    /// them, no prune can tell.
-    pub fn unattributed(&self) -> usize {
-        let state = self.whole();
-        state
-            .entries
-            .iter()
-            .filter(|e| e.target.is_none() && !state.used.contains(&(None, e.key.clone())))
-            .count()
-    }
-
-    /// Removes this target's entries not used in this run; with `claim`, entries that name no target
-    /// count as this target's (the used ones are rewritten naming it). Other targets' entries stay.
-    pub fn prune(&self, claim: bool) -> Result<Pruned, CassetteError> {
-        self.prune_with(claim, false)
-    }
-
-    /// Rewrites the entries that name no target and that this run used as this target's; returns how
-    /// many.
-    pub fn claim_used(&self) -> Result<usize, CassetteError> {
-        let _turn = self.write_turn();
-        let mut state = self.whole();
-        self.flush_locked(&mut state)?;
-        if self.target.is_none() {
-            return Ok(0);
-        }
-        let used: Vec<String> = state
-            .used
-            .iter()
-            .filter(|(target, _)| target.is_none())
-            .map(|(_, key)| key.clone())
-            .collect();
-        let mut claim = BTreeSet::new();
-        for key in used {
-            if state.entries.claim(&key, &self.target) {
-                claim.insert(key);
-            }
-        }
-        let claimed = claim.len();
-        if claimed > 0 {
-            self.write_merged(Edit {
-                claim,
-                ..Edit::default()
-            })?;
-        }
-        Ok(claimed)
+    /// Removes this target's entries not used in this run. Other targets' entries stay.
+    pub fn prune(&self) -> Result<Pruned, CassetteError> {
+        self.prune_with(false)
     }
 
     /// [`Cassette::prune`]; with `delete_if_empty`, a file left with no entry is deleted.
-    fn prune_with(&self, claim: bool, delete_if_empty: bool) -> Result<Pruned, CassetteError> {
+    fn prune_with(&self, delete_if_empty: bool) -> Result<Pruned, CassetteError> {
         let _turn = self.write_turn();
         let mut state = self.whole();
         self.flush_locked(&mut state)?;
-        let mine = |entry: &Entry| match (&self.target, &entry.target) {
-            (Some(this), Some(theirs)) => this == theirs,
-            (Some(_), None) => claim,
-            // A process that cannot tell its target owns nothing.
-            (None, _) => false,
-        };
+        // A process that cannot tell its target owns nothing.
+        let mine = |entry: &Entry| self.target.is_some() && entry.target == self.target;
         let mut edit = Edit {
             delete_if_empty,
             ..Edit::default()
@@ -557,23 +506,17 @@ impl Cassette {
             let slot = (entry.target.clone(), entry.key.clone());
             if !state.used.contains(&slot) {
                 edit.remove.insert(slot);
-            } else if entry.target.is_none() {
-                edit.claim.insert(entry.key.clone());
             }
         }
         for slot in &edit.remove {
             state.entries.remove(slot);
         }
-        for key in &edit.claim {
-            state.entries.claim(key, &self.target);
-        }
         let mut pruned = Pruned {
             removed: edit.remove.len(),
             kept: state.entries.len(),
-            claimed: edit.claim.len(),
             deleted: false,
         };
-        if pruned.removed + pruned.claimed > 0 {
+        if pruned.removed > 0 {
             pruned.deleted = self.write_merged(edit)?;
         }
         Ok(pruned)
@@ -596,9 +539,6 @@ impl Cassette {
             }
             for slot in &edit.remove {
                 merged.remove(slot);
-            }
-            for key in &edit.claim {
-                merged.claim(key, &self.target);
             }
             let entries = merged.into_sorted();
             // A verdict stays while its sample has recordings, and a new one replaces the old.

@@ -21,46 +21,28 @@ const MAX_STEM: usize = 255 - SUFFIX.len() - ".lock".len();
 /// How much of the readable name a hashed stem keeps before `~` and the hash.
 const KEPT: usize = 64;
 
-/// The stem of a name's cassette file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stem {
-    /// A name of ASCII words joined by `::`: the stem it always had.
-    Plain(String),
-    /// Any other name: a stem with a hash of the name, and the stem such a name had before hashes
-    /// (when it fit), whose file it still uses while that file holds its recordings alone.
-    Hashed {
-        /// The stem, `<readable part>~<hash>`.
-        stem: String,
-        /// The stem before hashes: other names may have shared it.
-        legacy: Option<String>,
-    },
-}
-
 /// The stem of `name`'s cassette file.
-pub fn stem(name: &str) -> Stem {
-    let legacy = legacy_stem(name);
+pub fn stem(name: &str) -> String {
+    let readable = readable(name);
     let plain = name.split("::").all(|word| {
         !word.is_empty()
             && word
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     });
-    if plain && legacy.len() <= MAX_STEM {
-        return Stem::Plain(legacy);
+    if plain && readable.len() <= MAX_STEM {
+        return readable;
     }
     let digest = Sha256::digest(name.as_bytes());
     let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    // The legacy stem is ASCII, so any byte index is a character boundary.
-    let readable = legacy[..legacy.len().min(KEPT)].trim_start_matches('.');
-    Stem::Hashed {
-        stem: format!("{readable}~{hash}"),
-        legacy: (legacy.len() <= MAX_STEM).then_some(legacy),
-    }
+    // The readable name is ASCII, so any byte index is a character boundary.
+    let kept = readable[..readable.len().min(KEPT)].trim_start_matches('.');
+    format!("{kept}~{hash}")
 }
 
-/// The stem every name had before hashes: `::` as `.`, every other character but an ASCII letter,
-/// digit, `.`, `_` or `-` as `_`. Not one to one (`a::b` and `a.b`, `挨拶` and `質問`).
-fn legacy_stem(name: &str) -> String {
+/// `::` as `.`, every other character but an ASCII letter, digit, `.`, `_` or `-` as `_`. Not one to
+/// one (`a::b` and `a.b`, `挨拶` and `質問`): a name it does not keep apart gets a hash too.
+fn readable(name: &str) -> String {
     name.replace("::", ".")
         .chars()
         .map(|c| {
@@ -73,21 +55,12 @@ fn legacy_stem(name: &str) -> String {
         .collect()
 }
 
-/// Whether the trial `test` records into the cassette `name`: the test itself, its numbered runs and
-/// matrix columns (`name::run_2`, `name[fake/a]`), or a case of the suite (`name::case`).
-pub fn belongs(test: &str, name: &str) -> bool {
-    test.strip_prefix(name)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with("::") || rest.starts_with('['))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn file(name: &str) -> String {
-        match stem(name) {
-            Stem::Plain(stem) | Stem::Hashed { stem, .. } => format!("{stem}{SUFFIX}"),
-        }
+        format!("{}{SUFFIX}", stem(name))
     }
 
     #[test]
@@ -116,13 +89,7 @@ mod tests {
         assert!(file("a.b").starts_with("a.b~"), "{}", file("a.b"));
         assert!(!file(".a").starts_with('.'), "no hidden files");
         // The hash is of the name: the same file in every run and every version (the guide shows it).
-        assert_eq!(
-            stem("挨拶"),
-            Stem::Hashed {
-                stem: "__~886c45f23fa911ae".into(),
-                legacy: Some("__".into())
-            }
-        );
+        assert_eq!(stem("挨拶"), "__~886c45f23fa911ae");
     }
 
     #[test]
@@ -137,26 +104,12 @@ mod tests {
             assert!(lock.len() <= 255, "{} bytes: {lock}", lock.len());
         }
         // The longest plain name that fits keeps its name; one byte more is hashed.
-        assert!(matches!(stem(&"x".repeat(MAX_STEM)), Stem::Plain(_)));
-        let longer = stem(&"x".repeat(MAX_STEM + 1));
-        assert!(
-            matches!(&longer, Stem::Hashed { stem, legacy: None } if stem.len() == KEPT + 17),
-            "{longer:?}"
-        );
+        assert_eq!(stem(&"x".repeat(MAX_STEM)), "x".repeat(MAX_STEM));
+        assert_eq!(stem(&"x".repeat(MAX_STEM + 1)).len(), KEPT + 17);
         assert_ne!(
             file(&"x".repeat(MAX_STEM + 1)),
             file(&"x".repeat(MAX_STEM + 2)),
             "names alike for their first {KEPT} bytes"
         );
-    }
-
-    #[test]
-    fn a_trial_belongs_to_its_test_s_or_suite_s_cassette() {
-        for test in ["greet", "greet::run_2", "greet[fake/a]", "greet::case"] {
-            assert!(belongs(test, "greet"), "{test}");
-        }
-        for test in ["greeting", "gree", "greet.x", "a::greet"] {
-            assert!(!belongs(test, "greet"), "{test}");
-        }
     }
 }

@@ -7,15 +7,15 @@ use std::path::Path;
 
 use super::entry::Entry;
 
-/// The test target that recorded an entry: `None` for a recording made before entries named it
-/// (format version 1), which no prune can attribute.
+/// The test target that recorded an entry: `None` when its process could not tell (see
+/// [`this_target`]); such a recording is no named target's to prune.
 pub type Target = Option<String>;
 
 /// An entry's place in a cassette: its target and its key.
 pub type Slot = (Target, String);
 
 /// The test target this process runs, as [`target_of`] reads it from the executable's name; `None`
-/// when the process cannot tell its executable (its recordings then name no target, as old ones).
+/// when the process cannot tell its executable (its recordings then name no target).
 pub fn this_target() -> Target {
     // Why the executable's name and not `env!("CARGO_CRATE_NAME")`: in this library that is
     // `prompt_tester`, and capturing the target's own would take a macro in the user's `main`
@@ -87,12 +87,13 @@ impl Recordings {
     pub fn new(entries: Vec<Entry>) -> Self {
         let mut recordings = Self(HashMap::with_capacity(entries.len()));
         for entry in entries {
-            recordings.put(entry);
+            recordings.record(entry);
         }
         recordings
     }
 
-    fn put(&mut self, entry: Entry) {
+    /// Adds `entry`, replacing its target's own recording of the key.
+    pub fn record(&mut self, entry: Entry) {
         // Room for one: a `Vec` would first grow to four.
         self.0
             .entry(entry.key.clone())
@@ -125,24 +126,12 @@ impl Recordings {
         self.0.values().flat_map(|b| b.0.iter())
     }
 
-    /// The entry that answers `key` for `target`: its own, else one that names no target, else
-    /// another target's (a key is a hash of everything that decides the answer, so any recording of
-    /// it answers; a suite that two targets run replays from either's recordings).
+    /// The entry that answers `key` for `target`: its own, else another target's (a key is a hash of
+    /// everything that decides the answer, so any recording of it answers; a suite that two targets
+    /// run replays from either's recordings).
     pub fn find(&self, key: &str, target: &Target) -> Option<&Entry> {
         let by_target = self.0.get(key)?;
-        by_target
-            .get(target)
-            .or_else(|| by_target.get(&None))
-            .or_else(|| by_target.0.first())
-    }
-
-    /// Adds `entry` recorded now (replacing its target's own recording of the key): a recording of
-    /// the same key that names no target is the same call recorded before, and goes.
-    pub fn record(&mut self, entry: Entry) {
-        if let Some(by_target) = self.0.get_mut(&entry.key) {
-            by_target.remove(&None);
-        }
-        self.put(entry);
+        by_target.get(target).or_else(|| by_target.0.first())
     }
 
     /// Removes the entry in `slot`, if any.
@@ -153,20 +142,6 @@ impl Recordings {
             self.0.remove(key);
         }
         removed
-    }
-
-    /// Makes the recording of `key` that names no target `target`'s own, unless `target` has one
-    /// (then the one naming none is a copy of the same call, and goes). Returns whether there was one.
-    pub fn claim(&mut self, key: &str, target: &Target) -> bool {
-        let Some(mut entry) = self.remove(&(None, key.to_string())) else {
-            return false;
-        };
-        let by_target = self.0.entry(key.to_string()).or_default();
-        if by_target.get(target).is_none() {
-            entry.target = target.clone();
-            by_target.insert(entry);
-        }
-        true
     }
 
     /// The entries in the order a file holds them: by test, run, role, key and target (a call
@@ -254,49 +229,23 @@ mod tests {
     fn a_target_finds_its_own_recording_first_and_any_other_after() {
         let prompts = Some("prompts".to_string());
         let agents = Some("agents".to_string());
-        let mut recordings = Recordings::new(vec![
-            entry("k", Some("agents"), "theirs"),
-            entry("k", None, "old"),
-        ]);
+        let mut recordings = Recordings::new(vec![entry("k", Some("agents"), "theirs")]);
         let answer = |r: &Recordings, target: &Target| {
             let found = r.find("k", target).unwrap();
             (found.target.clone(), found.call.clone())
         };
         assert_eq!(answer(&recordings, &agents).0, agents);
-        assert_eq!(answer(&recordings, &prompts).0, None, "the old one first");
-        recordings.record(entry("k", Some("prompts"), "mine"));
         assert_eq!(
-            recordings.len(),
-            2,
-            "the old recording of the same call went"
+            answer(&recordings, &prompts).0,
+            agents,
+            "another's when it has none"
         );
+        recordings.record(entry("k", Some("prompts"), "mine"));
+        assert_eq!(recordings.len(), 2);
         assert_eq!(answer(&recordings, &prompts).0, prompts);
         assert_eq!(answer(&recordings, &agents).0, agents, "kept apart");
         // A target with none of its own replays another's.
         assert!(recordings.find("k", &Some("third".into())).is_some());
         assert!(recordings.find("other", &prompts).is_none());
-    }
-
-    #[test]
-    fn a_claimed_recording_names_the_target_unless_it_has_its_own() {
-        let prompts = Some("prompts".to_string());
-        let mut recordings = Recordings::new(vec![
-            entry("a", None, "old a"),
-            entry("b", None, "old b"),
-            entry("b", Some("prompts"), "new b"),
-        ]);
-        assert!(recordings.claim("a", &prompts));
-        assert!(recordings.claim("b", &prompts));
-        assert!(!recordings.claim("absent", &prompts));
-        let entries = recordings.into_sorted();
-        let held: Vec<(&str, Option<&str>)> = entries
-            .iter()
-            .map(|e| (e.key.as_str(), e.target.as_deref()))
-            .collect();
-        assert_eq!(held, [("a", Some("prompts")), ("b", Some("prompts"))]);
-        assert!(matches!(
-            &entries[1].call,
-            Exchange::Completion { response, .. } if response.text == "new b"
-        ));
     }
 }

@@ -24,7 +24,7 @@ pub const CASSETTE_SUFFIX: &str = ".cassette.json";
 /// One sample of one test of one test target: what a pending recording replaces as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SampleId {
-    /// The test target that records it (none: recorded before entries named their target).
+    /// The test target that records it (none: its process could not tell its target).
     pub target: Target,
     /// The trial that recorded it.
     pub test: String,
@@ -35,11 +35,9 @@ pub struct SampleId {
 impl SampleId {
     /// The sample `entry` belongs to as `target` sees it, when it belongs to one of `target`'s:
     /// embeddings are keyed by their text alone and shared by every sample, so no sample owns them;
-    /// another target's entries are its own; an entry that names no target is a recording of the same
-    /// call made before entries named theirs.
+    /// another target's entries are its own.
     pub fn of(entry: &Entry, target: &Target) -> Option<Self> {
-        let ours = entry.target.is_none() || entry.target == *target;
-        (entry.role != CallRole::Embedding && ours).then(|| Self {
+        (entry.role != CallRole::Embedding && entry.target == *target).then(|| Self {
             target: target.clone(),
             test: crate::trial_name::sample_owner(&entry.test, entry.run).to_string(),
             run: entry.run,

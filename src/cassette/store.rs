@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::folder::{self, Folder};
-use super::name::{self, SUFFIX, Stem};
+use super::folder::Folder;
+use super::name::{self, SUFFIX};
 use super::owner::{Target, this_target};
 use super::pending::{self, PENDING_SUFFIX, PendingFile};
-use super::{Cassette, CassetteError, Loading, Pruned, read_entries};
+use super::{Cassette, CassetteError, Loading, Pruned};
 use crate::commands::Commands;
 
 /// Every cassette this process opened, loaded once each.
@@ -43,15 +43,6 @@ type Listing = Result<Arc<Folder>, (PathBuf, std::io::ErrorKind, String)>;
 
 /// What a prune did to each cassette file it changed (or why it could not).
 pub type PruneResults = Vec<(PathBuf, Result<Pruned, CassetteError>)>;
-
-/// Why a prune cannot decide about a cassette file.
-#[derive(Debug)]
-pub enum Blocker {
-    /// It holds this many entries that name no target and that this run did not use.
-    Unattributed(usize),
-    /// It does not parse (a file no trial of this run opened).
-    Unreadable(CassetteError),
-}
 
 impl CassetteStore {
     /// A store for the cassettes under `dir`, recording as this process's test target.
@@ -119,24 +110,9 @@ impl CassetteStore {
     }
 
     /// The file for a test or suite name: `a::b` is `a.b.cassette.json`; a name that is not ASCII
-    /// words joined by `::` gets a hash in its file name (see `name.rs`), unless a file it recorded
-    /// into before hashes holds its recordings alone: that file keeps its name.
+    /// words joined by `::` gets a hash in its file name (see `name.rs`).
     pub fn path_for(&self, name: &str) -> PathBuf {
-        let file = |stem: &str| self.dir.join(format!("{stem}{SUFFIX}"));
-        match name::stem(name) {
-            Stem::Plain(stem) => file(&stem),
-            Stem::Hashed { stem, legacy } => {
-                let hashed = file(&stem);
-                let legacy = legacy.map(|stem| file(&stem)).filter(|legacy| {
-                    !hashed.exists()
-                        && folder::counted(|| read_entries(legacy)).is_ok_and(|entries| {
-                            !entries.is_empty()
-                                && entries.iter().all(|e| name::belongs(&e.test, name))
-                        })
-                });
-                legacy.unwrap_or(hashed)
-            }
-        }
+        self.dir.join(format!("{}{SUFFIX}", name::stem(name)))
     }
 
     /// The cassette for `name`, loaded on first use.
@@ -154,11 +130,8 @@ impl CassetteStore {
             .or_default()
             .clone();
         let _reading = file_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let shared = |open: &BTreeMap<String, Arc<Cassette>>| {
-            open.values().find(|c| c.path == path).cloned()
-        };
         let loose = || self.loose().get(&path).cloned();
-        let loaded = match shared(&self.lock()).or_else(loose) {
+        let loaded = match self.opened_as(name).or_else(loose) {
             Some(cassette) => cassette,
             None => Arc::new(
                 Cassette::load(
@@ -185,16 +158,12 @@ impl CassetteStore {
                 })?,
             ),
         };
-        let mut open = self.lock();
-        // Opened by another thread meanwhile: the first one stays. Two names on one file (a name
-        // whose old file another name now records into) share one cassette, so that neither prunes
-        // what the other used.
-        let cassette = match open.get(name) {
-            Some(cassette) => cassette.clone(),
-            None => shared(&open).unwrap_or(loaded),
-        };
-        open.insert(name.to_string(), cassette.clone());
-        Ok(cassette)
+        // Opened by another thread meanwhile: the first one stays.
+        Ok(self
+            .lock()
+            .entry(name.to_string())
+            .or_insert(loaded)
+            .clone())
     }
 
     /// The cassette for `name` if it is open: no file is read.
@@ -255,61 +224,31 @@ impl CassetteStore {
             .collect()
     }
 
-    /// What keeps a prune from deciding: the files (opened or not) holding entries that name no
-    /// target and that this run did not use, and the files no trial opened that do not parse.
-    pub fn blockers(&self) -> Result<Vec<(PathBuf, Blocker)>, CassetteError> {
-        let mut blockers: Vec<(PathBuf, Blocker)> = self
-            .opened()
+    /// The files no trial opened that do not parse: whose recordings they hold, no prune can tell.
+    pub fn unreadable(&self) -> Result<Vec<CassetteError>, CassetteError> {
+        Ok(self
+            .unopened()?
             .iter()
-            .map(|c| (c.path.clone(), c.unattributed()))
-            .filter(|(_, n)| *n > 0)
-            .map(|(path, n)| (path, Blocker::Unattributed(n)))
-            .collect();
-        for path in self.unopened()? {
-            // No trial used its entries: each that names no target is unattributed.
-            match self.load_unopened(&path) {
-                Ok(cassette) => {
-                    let n = cassette.unattributed();
-                    if n > 0 {
-                        blockers.push((path, Blocker::Unattributed(n)));
-                    }
-                }
-                Err(e) => blockers.push((path, Blocker::Unreadable(e))),
-            }
-        }
-        blockers.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(blockers)
+            .filter_map(|path| self.load_unopened(path).err())
+            .collect())
     }
 
     /// Prunes every opened cassette to this target's entries used in this run (and every other
-    /// target's); `claim` as in [`Cassette::prune`]. Returns what each prune did.
-    pub fn prune_all(&self, claim: bool) -> PruneResults {
+    /// target's). Returns what each prune did.
+    pub fn prune_all(&self) -> PruneResults {
         self.opened()
             .iter()
-            .map(|c| (c.path.clone(), c.prune(claim)))
+            .map(|c| (c.path.clone(), c.prune()))
             .collect()
     }
 
-    /// Rewrites the entries that name no target and that this run used as this target's
-    /// (`--claim-cassettes` without a prune); returns how many each file had.
-    pub fn claim_all(&self) -> Vec<(PathBuf, Result<usize, CassetteError>)> {
-        self.opened()
-            .iter()
-            .map(|c| (c.path.clone(), c.claim_used()))
-            .filter(|(_, claimed)| !matches!(claimed, Ok(0)))
-            .collect()
-    }
-
-    /// Removes this target's entries (with `claim`, also those naming no target) from the cassette
-    /// files in the directory that no trial of this run opened (their tests are gone or renamed, or
-    /// they are another target's), deleting a file left empty. Returns what changed in each file it
-    /// changed. Only meaningful after a run of every test.
-    pub fn prune_unopened(&self, claim: bool) -> Result<PruneResults, CassetteError> {
+    /// Removes this target's entries from the cassette files in the directory that no trial of this
+    /// run opened (their tests are gone or renamed, or they are another target's), deleting a file left
+    /// empty. Returns what changed in each file it changed. Only meaningful after a run of every test.
+    pub fn prune_unopened(&self) -> Result<PruneResults, CassetteError> {
         let mut pruned = Vec::new();
         for path in self.unopened()? {
-            let result = self
-                .load_unopened(&path)
-                .and_then(|c| c.prune_with(claim, true));
+            let result = self.load_unopened(&path).and_then(|c| c.prune_with(true));
             if !matches!(result, Ok(Pruned { removed: 0, .. })) {
                 pruned.push((path, result));
             }

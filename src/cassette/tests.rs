@@ -10,6 +10,11 @@ use crate::role::CallRole;
 use crate::shared::{WORK_DIR, WORK_DIR_GITIGNORE};
 use crate::test_support::Scratch;
 
+/// The entries of the file at `path`, in file order.
+fn read_entries(path: &Path) -> Result<Vec<Entry>, CassetteError> {
+    Ok(read_body(path)?.entries)
+}
+
 #[test]
 fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it_alone() {
     let scratch = Scratch::new("invalid-cassette");
@@ -17,7 +22,7 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
     // The commands name the store's target: here `evals`.
     let store = CassetteStore::for_target(dir, Some("evals".into()));
     let path = store.path_for("quick_start");
-    let conflicted = "{\n  \"version\": 1,\n<<<<<<< HEAD\n  \"entries\": []\n=======\n  \"entries\": []\n>>>>>>> theirs\n}\n";
+    let conflicted = "{\n  \"version\": 4,\n<<<<<<< HEAD\n  \"entries\": []\n=======\n  \"entries\": []\n>>>>>>> theirs\n}\n";
     std::fs::write(&path, conflicted).unwrap();
     let shown = store.open("quick_start").unwrap_err().to_string();
     assert!(
@@ -28,7 +33,7 @@ fn a_cassette_that_does_not_parse_names_its_line_and_the_command_that_records_it
         "{shown}"
     );
     assert!(!shown.to_lowercase().contains("delete"), "{shown}");
-    std::fs::write(&path, "{\"version\": 1, \"entries\": [}").unwrap();
+    std::fs::write(&path, "{\"version\": 4, \"entries\": [}").unwrap();
     let shown = CassetteStore::new(dir)
         .open("quick_start")
         .unwrap_err()
@@ -114,7 +119,7 @@ fn key_covers_every_turn_of_the_conversation() {
     );
 }
 
-/// A prune that removed `removed` entries and kept `kept`, claiming and deleting nothing.
+/// A prune that removed `removed` entries and kept `kept`, deleting nothing.
 fn removed_and_kept(removed: usize, kept: usize) -> Pruned {
     Pruned {
         removed,
@@ -151,7 +156,7 @@ fn record_merge_prune_roundtrip() {
     let reloaded = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert_eq!(reloaded.recorded_len(), Some(3));
     assert!(reloaded.lookup("k2").is_some());
-    assert_eq!(reloaded.prune(false).unwrap(), removed_and_kept(2, 1));
+    assert_eq!(reloaded.prune().unwrap(), removed_and_kept(2, 1));
     let after = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
 }
@@ -184,7 +189,7 @@ fn lock_and_temporary_files_stay_in_a_directory_git_ignores() {
     fs::write(work.join(".gitignore"), "").unwrap();
     fs::write(
         work.join("greet.cassette.json.tmp"),
-        "{\"version\": 1, \"entr",
+        "{\"version\": 4, \"entr",
     )
     .unwrap();
     cassette.record(entry("k2", 2)).unwrap();
@@ -213,7 +218,7 @@ fn a_skipped_test_keeps_its_recordings_through_a_prune() {
     let cassette = CassetteStore::new(dir).open("suite").unwrap();
     assert!(cassette.lookup("ab").is_some());
     cassette.keep_recordings_of("suite::a");
-    assert_eq!(cassette.prune(false).unwrap(), removed_and_kept(1, 3));
+    assert_eq!(cassette.prune().unwrap(), removed_and_kept(1, 3));
     let mut kept: Vec<String> = read_entries(&cassette.path)
         .unwrap()
         .into_iter()
@@ -273,8 +278,8 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
         Some("prompts"),
         "its own recording first"
     );
-    assert!(prompts.blockers().unwrap().is_empty());
-    assert_eq!(plan.prune(false).unwrap(), removed_and_kept(1, 3));
+    assert!(prompts.unreadable().unwrap().is_empty());
+    assert_eq!(plan.prune().unwrap(), removed_and_kept(1, 3));
     assert_eq!(
         owners(&path),
         [
@@ -290,7 +295,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
     let mine = store_of(dir, "prompts").open("gone").unwrap();
     mine.record(entry("y", 1)).unwrap();
     mine.flush().unwrap();
-    let pruned = store_of(dir, "prompts").prune_unopened(false).unwrap();
+    let pruned = store_of(dir, "prompts").prune_unopened().unwrap();
     let pruned: Vec<(PathBuf, Pruned)> = pruned.into_iter().map(|(p, r)| (p, r.unwrap())).collect();
     let removed = Pruned {
         removed: 1,
@@ -321,60 +326,15 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
     assert_eq!(replayed.unwrap().target.as_deref(), Some("agents"));
 }
 
-/// A cassette as version 1 wrote it: entries without a target.
-fn version_1(entries: &[&str]) -> String {
+/// A cassette whose entries name no target (recorded by a process that could not tell its own).
+fn untargeted(entries: &[&str]) -> String {
     let entries: Vec<Entry> = entries.iter().map(|k| entry(k, 1)).collect();
     let body = FileBody {
-        version: 1,
+        version: FORMAT_VERSION,
         entries,
         verdicts: Vec::new(),
     };
     serde_json::to_string_pretty(&body).unwrap() + "\n"
-}
-
-#[test]
-fn a_version_1_file_replays_unchanged_and_is_rewritten_only_when_recorded_into() {
-    let scratch = Scratch::new("cassette-v1");
-    let dir = scratch.path();
-    let path = dir.join("greet.cassette.json");
-    let old = version_1(&["a", "b"]);
-    fs::write(&path, &old).unwrap();
-    let store = store_of(dir, "prompts");
-    let greet = store.open("greet").unwrap();
-    assert!(greet.lookup("a").is_some() && greet.lookup("b").is_some());
-    assert!(store.flush_all().is_empty());
-    assert_eq!(greet.prune(false).unwrap(), removed_and_kept(0, 2));
-    assert_eq!(
-        fs::read_to_string(&path).unwrap(),
-        old,
-        "replayed, untouched"
-    );
-    greet.record(entry("c", 1)).unwrap();
-    greet.flush().unwrap();
-    let new = fs::read_to_string(&path).unwrap();
-    assert!(
-        new.contains(&format!("\"version\": {FORMAT_VERSION}")),
-        "{new}"
-    );
-    assert_eq!(
-        owners(&path),
-        [
-            owned(None, "a"),
-            owned(None, "b"),
-            owned(Some("prompts"), "c")
-        ]
-    );
-    // A recording of a call recorded before replaces the old one.
-    greet.record(entry("a", 1)).unwrap();
-    greet.flush().unwrap();
-    assert_eq!(
-        owners(&path),
-        [
-            owned(Some("prompts"), "a"),
-            owned(None, "b"),
-            owned(Some("prompts"), "c")
-        ]
-    );
 }
 
 #[test]
@@ -389,86 +349,53 @@ fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
         .to_string();
     assert!(
         shown.contains("greet.cassette.json is in format version 5")
-            && shown.contains("reads versions 1 to 4")
+            && shown.contains("reads version 4 only")
             && shown.contains("upgrade prompt-tester"),
         "{shown}"
     );
-    fs::write(&path, "{\"version\": 0, \"entries\": []}").unwrap();
+    fs::write(&path, "{\"version\": 3, \"entries\": []}").unwrap();
     let shown = CassetteStore::new(dir)
         .open("greet")
         .unwrap_err()
         .to_string();
-    assert!(shown.contains("git checkout --"), "{shown}");
+    assert!(
+        shown.contains("greet.cassette.json is in format version 3")
+            && shown.contains("an earlier prompt-tester wrote it: record it again"),
+        "{shown}"
+    );
 }
 
 #[test]
-fn recordings_that_name_no_target_block_a_prune_until_claimed() {
-    let scratch = Scratch::new("cassette-claim");
+fn a_prune_keeps_recordings_that_name_no_target_and_stops_at_a_file_that_does_not_parse() {
+    let scratch = Scratch::new("cassette-untargeted");
     let dir = scratch.path();
-    fs::write(
-        dir.join("greet.cassette.json"),
-        version_1(&["used", "stale"]),
-    )
-    .unwrap();
-    fs::write(dir.join("gone.cassette.json"), version_1(&["g"])).unwrap();
+    let greet = dir.join("greet.cassette.json");
+    fs::write(&greet, untargeted(&["used", "stale"])).unwrap();
+    fs::write(dir.join("gone.cassette.json"), untargeted(&["g"])).unwrap();
     fs::write(dir.join("broken.cassette.json"), "<<<<<<< HEAD\n").unwrap();
     let store = store_of(dir, "prompts");
-    let greet = store.open("greet").unwrap();
-    assert!(greet.lookup("used").is_some());
-    let blockers: Vec<(String, String)> = store
-        .blockers()
+    assert!(store.open("greet").unwrap().lookup("used").is_some());
+    let unreadable: Vec<String> = store
+        .unreadable()
         .unwrap()
-        .into_iter()
-        .map(|(path, b)| {
-            let file = path.file_name().unwrap().to_string_lossy().into_owned();
-            let why = match b {
-                Blocker::Unattributed(n) => n.to_string(),
-                Blocker::Unreadable(e) => e.to_string(),
-            };
-            (file, why)
-        })
+        .iter()
+        .map(ToString::to_string)
         .collect();
-    assert_eq!(blockers.len(), 3, "{blockers:?}");
-    assert!(blockers[0].0 == "broken.cassette.json" && blockers[0].1.contains(":1 is not valid"));
-    assert_eq!(blockers[1], ("gone.cassette.json".into(), "1".into()));
-    assert_eq!(blockers[2], ("greet.cassette.json".into(), "1".into()));
+    assert!(
+        unreadable.len() == 1 && unreadable[0].contains("broken.cassette.json:1 is not valid"),
+        "{unreadable:?}"
+    );
     fs::remove_file(dir.join("broken.cassette.json")).unwrap();
-
-    // Claimed: the used one names the target, the stale one and the unopened file go.
     assert_eq!(
-        store.prune_all(true)[0].1.as_ref().unwrap(),
-        &Pruned {
-            removed: 1,
-            kept: 1,
-            claimed: 1,
-            deleted: false
-        }
+        store.prune_all()[0].1.as_ref().unwrap(),
+        &removed_and_kept(0, 2)
     );
-    assert_eq!(store.prune_unopened(true).unwrap().len(), 1);
-    assert!(!dir.join("gone.cassette.json").exists());
-    assert_eq!(
-        owners(&dir.join("greet.cassette.json")),
-        [owned(Some("prompts"), "used")]
-    );
-    assert!(store.blockers().unwrap().is_empty());
-
-    // Without a prune, a claim names the target in what the run used, and nothing else changes.
-    fs::write(dir.join("two.cassette.json"), version_1(&["x", "y"])).unwrap();
-    let store = store_of(dir, "agents");
-    assert!(store.open("two").unwrap().lookup("x").is_some());
-    let claimed: Vec<usize> = store
-        .claim_all()
-        .into_iter()
-        .map(|(_, n)| n.unwrap())
-        .collect();
-    assert_eq!(claimed, [1]);
-    assert_eq!(
-        owners(&dir.join("two.cassette.json")),
-        [owned(Some("agents"), "x"), owned(None, "y")]
-    );
+    assert!(store.prune_unopened().unwrap().is_empty());
+    assert_eq!(owners(&greet), [owned(None, "used"), owned(None, "stale")]);
+    assert!(dir.join("gone.cassette.json").exists());
     // A process that cannot tell its target owns nothing: it prunes nothing.
     let unknown = CassetteStore::for_target(dir, None);
-    assert!(unknown.prune_unopened(true).unwrap().is_empty());
+    assert!(unknown.prune_unopened().unwrap().is_empty());
 }
 
 #[test]
@@ -501,35 +428,6 @@ fn names_that_shared_a_file_record_into_their_own_and_a_long_one_records() {
         assert_eq!(reread.recorded_len(), Some(1), "{name}");
         assert!(reread.lookup(&format!("k{i}")).is_some(), "{name}");
     }
-}
-
-#[test]
-fn a_file_a_name_recorded_into_before_hashes_keeps_its_name_while_it_holds_that_name_alone() {
-    let scratch = Scratch::new("cassette-legacy-names");
-    let dir = scratch.path();
-    let legacy = dir.join("__.cassette.json");
-    let of = |test: &str| Entry {
-        test: test.into(),
-        ..entry(test, 1)
-    };
-    let body = |entries: Vec<Entry>| {
-        serde_json::to_string(&FileBody {
-            version: 1,
-            entries,
-            verdicts: Vec::new(),
-        })
-        .unwrap()
-    };
-    fs::write(&legacy, body(vec![of("挨拶::a"), of("挨拶::b")])).unwrap();
-    let store = store_of(dir, "prompts");
-    assert_eq!(store.path_for("挨拶"), legacy, "its recordings, its file");
-    assert_ne!(store.path_for("質問"), legacy, "another name's file");
-    assert!(store.open("挨拶").unwrap().lookup("挨拶::a").is_some());
-    // A file both recorded into before is neither's: each records into its own.
-    fs::write(&legacy, body(vec![of("挨拶::a"), of("質問::a")])).unwrap();
-    let store = store_of(dir, "prompts");
-    assert_ne!(store.path_for("挨拶"), legacy);
-    assert_ne!(store.path_for("質問"), legacy);
 }
 
 #[test]

@@ -158,17 +158,8 @@ pub fn finish(run: &Run, settings: &Settings, before: Before, trial_failed: bool
                 );
                 failed = true;
             }
-            None => {
-                failed |= !prune::prune(
-                    &engine.cassettes,
-                    &before.skipped,
-                    &before.root,
-                    settings.claim,
-                )
-            }
+            None => failed |= !prune::prune(&engine.cassettes, &before.skipped, &before.root),
         }
-    } else if settings.claim {
-        failed |= !prune::claim(&engine.cassettes, &before.root);
     }
     if failed { Exit::Failed } else { Exit::Passed }
 }

@@ -65,8 +65,6 @@ pub struct Settings {
     pub markdown: Markdown,
     /// `--prune-cassettes`.
     pub prune: bool,
-    /// `--claim-cassettes`: recordings that name no test target are this target's (see `prune.rs`).
-    pub claim: bool,
     /// `--baseline` and its companions, checked (an error when one is given without a baseline).
     pub baseline: Option<baseline::Settings>,
     /// `--subject provider/model`: the run's model, replacing every test's.
@@ -124,7 +122,6 @@ impl Settings {
             reports,
             markdown: markdown(flags.markdown.as_deref(), runner.is_nextest())?,
             prune: flags.prune,
-            claim: flags.claim,
             baseline: flags.baseline_settings(&commands)?,
             subject,
             test_threads: test_threads()?,
@@ -333,7 +330,6 @@ struct Flags {
     markdown: Option<String>,
     prune: bool,
     accept: bool,
-    claim: bool,
     baseline: Option<String>,
     baseline_alpha: Option<String>,
     fail_on_regression: bool,
@@ -407,7 +403,6 @@ impl Flags {
                 "--no-cassette" => flags.mode = Some(CassetteMode::Off),
                 "--prune-cassettes" => flags.prune = true,
                 "--accept" => flags.accept = true,
-                "--claim-cassettes" => flags.claim = true,
                 "--junit" => flags.junit = Some(path_of("--junit", inline, &mut iter)?.into()),
                 "--report" => flags.report = Some(path_of("--report", inline, &mut iter)?.into()),
                 "--baseline" => flags.baseline = Some(path_of("--baseline", inline, &mut iter)?),
@@ -455,12 +450,12 @@ mod tests {
             "a::b",
             "--subject",
             "fake/m",
-            "--claim-cassettes",
+            "--prune-cassettes",
             "--budget=0.5",
             "--estimate",
         ])
         .unwrap();
-        assert!(flags.claim && !flags.prune);
+        assert!(flags.prune);
         assert_eq!(flags.budget.as_deref(), Some("0.5"));
         assert!(flags.estimate);
         assert_eq!(flags.mode, Some(CassetteMode::Record));

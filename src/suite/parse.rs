@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 
-use prompt_tester_keys::vocabulary::{renamed_message, twin_message, whose};
+use prompt_tester_keys::vocabulary::{twin_message, whose};
 use prompt_tester_keys::{Key, Place, Reading, names_in};
 use toml::de::{DeTable, DeValue};
 
@@ -104,8 +104,7 @@ const TOML_SYNTAX_FIX: &str = "correct the TOML at this position (strings need q
                                line, `[[cases]]` starts a case)";
 
 /// `table` with every key under the name `place` gives it, by the table of keys: the attribute's name
-/// for a key (`target_prompt` at the top of a suite) and an old name are read as the key, with a
-/// warning; a key of the attribute only, or of no place, is a problem (`prefix` leads the key's path;
+/// for a key (`target_prompt` at the top of a suite) is read as the key, with a warning; a key of the attribute only, or of no place, is a problem (`prefix` leads the key's path;
 /// `where_` says the place in the message, e.g. "in a case").
 fn own_names<'t, 'i>(
     r: &mut Reader<'_>,
@@ -115,17 +114,16 @@ fn own_names<'t, 'i>(
     where_: &str,
 ) -> Cow<'t, DeTable<'i>> {
     let valid = names_in(place);
-    let mut renamed = Vec::new();
+    let mut twins = Vec::new();
     // In file order, as the warnings are read (the table is sorted by name).
     let mut keys: Vec<_> = table.iter().map(|(key, _)| key).collect();
     keys.sort_by_key(|key| key.span().start);
     for key in keys {
         let k = key.get_ref().as_ref();
         let path = format!("{prefix}{k}");
-        let (own, note) = match Key::read_in(k, place) {
+        let own = match Key::read_in(k, place) {
             Reading::Own(_) => continue,
-            Reading::Twin(own) => (own, twin_message(k, own)),
-            Reading::Renamed(own) => (own, renamed_message(k, own)),
+            Reading::Twin(own) => own,
             Reading::OtherSide(_, note) => {
                 r.problem(key.span(), &path, whose(k, place), note);
                 continue;
@@ -143,15 +141,15 @@ fn own_names<'t, 'i>(
                 format!("keep `{own}` alone"),
             );
         } else {
-            r.warn(&key.span(), note);
-            renamed.push((key.clone(), own));
+            r.warn(&key.span(), twin_message(k, own));
+            twins.push((key.clone(), own));
         }
     }
-    if renamed.is_empty() {
+    if twins.is_empty() {
         return Cow::Borrowed(table);
     }
     let mut table = table.clone();
-    for (key, own) in renamed {
+    for (key, own) in twins {
         if let Some(value) = table.remove(key.get_ref().as_ref()) {
             table.insert(
                 toml::Spanned::new(key.span(), Cow::Borrowed(own.name())),

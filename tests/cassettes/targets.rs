@@ -1,6 +1,5 @@
 //! Two test targets of one crate sharing its cassette directory, as `prompts` and `agents` do: each
-//! prunes only the recordings it made, two tests of one name keep their recordings apart, and
-//! recordings made before entries named their target block a prune until they are claimed.
+//! prunes only the recordings it made, and two tests of one name keep their recordings apart.
 
 use super::*;
 
@@ -118,92 +117,4 @@ fn a_prune_of_one_target_removes_only_its_own_recordings() {
     let replay = scratch.run_example(PROMPTS, &[], &[week]);
     replay.assert_success();
     replay.assert_stderr_has("(2 replayed from cassettes)");
-}
-
-/// Rewrites every cassette as version 1 wrote it: no `target`, one entry per key.
-fn as_version_1(scratch: &Scratch) {
-    for (file, _) in snapshot(scratch) {
-        let path = scratch.cassettes().join(file);
-        let mut seen = std::collections::BTreeSet::new();
-        let old: Vec<serde_json::Value> = entries(&path)
-            .into_iter()
-            .filter(|e| seen.insert(e["key"].as_str().unwrap().to_string()))
-            .map(|mut e| {
-                e.as_object_mut().unwrap().remove("target");
-                e
-            })
-            .collect();
-        let body = serde_json::json!({ "version": 1, "entries": old });
-        std::fs::write(&path, serde_json::to_string_pretty(&body).unwrap() + "\n").unwrap();
-    }
-}
-
-#[test]
-fn recordings_made_before_targets_were_named_replay_and_block_a_prune_until_claimed() {
-    let server = FakeProvider::start();
-    let scratch = recorded_targets("two-targets-v1", &server);
-    drop(server);
-    as_version_1(&scratch);
-    let before = snapshot(&scratch);
-
-    // Old files replay unchanged, in both targets.
-    for target in [PROMPTS, AGENTS] {
-        let replay = scratch.run_example(target, &[], &[]);
-        replay.assert_success();
-        replay.assert_stderr_has("(2 replayed from cassettes)");
-    }
-    assert_eq!(snapshot(&scratch), before, "a replay rewrote a cassette");
-
-    // Whose is `plan_trip`? `prompts` cannot tell: it refuses, and says what to do.
-    let refused = scratch.run_example(PROMPTS, &["--prune-cassettes"], &[]);
-    assert_eq!(refused.code(), Some(101), "{}", refused.stderr());
-    let refusal = lines_with(&refused.stderr(), "--prune-cassettes refused");
-    assert_eq!(refusal.len(), 1, "{}", refused.stderr());
-    for part in [
-        "1 recording(s) in 1 file(s) (prompt-tests/cassettes/plan_trip.cassette.json) name no test target",
-        "`cargo test --test two_targets_prompts -- --prune-cassettes --claim-cassettes`",
-        "`cargo test --test <target> -- --claim-cassettes`",
-        "; nothing was pruned",
-    ] {
-        assert!(refusal[0].contains(part), "{part:?} in {}", refusal[0]);
-    }
-    assert_eq!(
-        snapshot(&scratch),
-        before,
-        "a refused prune changed a cassette"
-    );
-
-    // `agents` claims what it replays; then `prompts` claims the rest and prunes.
-    let claimed = scratch.run_example(AGENTS, &["--claim-cassettes"], &[]);
-    claimed.assert_success();
-    assert_eq!(
-        lines_with(&claimed.stderr(), "claimed"),
-        [
-            "claimed 1 recording(s) in prompt-tests/cassettes/greet.cassette.json for `two_targets_agents` \
-             (they named no test target)",
-            "claimed 1 recording(s) in prompt-tests/cassettes/plan_trip.cassette.json for `two_targets_agents` \
-             (they named no test target)",
-        ]
-    );
-    let pruned = scratch.run_example(PROMPTS, &["--prune-cassettes", "--claim-cassettes"], &[]);
-    pruned.assert_success();
-    assert_eq!(
-        lines_with(&pruned.stderr(), "cassette.json"),
-        [
-            "claimed 1 recording(s) in prompt-tests/cassettes/plan_day.cassette.json for \
-          `two_targets_prompts` (they named no test target)"
-        ],
-        "{}",
-        pruned.stderr()
-    );
-    let dir = scratch.cassettes();
-    assert_eq!(targets_in(&dir.join("plan_trip.cassette.json")), [AGENTS]);
-    assert_eq!(targets_in(&dir.join("greet.cassette.json")), [AGENTS]);
-    assert_eq!(targets_in(&dir.join("plan_day.cassette.json")), [PROMPTS]);
-    let again = scratch.run_example(PROMPTS, &["--prune-cassettes"], &[]);
-    again.assert_success();
-    assert_eq!(
-        lines_with(&again.stderr(), "cassette.json"),
-        Vec::<String>::new()
-    );
 }

@@ -112,16 +112,6 @@ mod nested {
     }
 }
 
-/// The old name of `judge_prompt_cache` still sets it (with a deprecation warning, allowed here:
-/// tests/macros/ui/fail_renamed.rs pins it).
-mod renamed {
-    #![allow(deprecated)]
-    use prompt_tester::prelude::*;
-
-    #[prompt_test(target_prompt = "Hi", enable_cache)]
-    pub fn old_name_of_the_cache_switch(_run: PromptRun) {}
-}
-
 fn registered(name: &str) -> &'static RustTest {
     let found: Vec<&RustTest> = inventory::iter::<RustTest>
         .into_iter()
@@ -161,7 +151,6 @@ fn registers_each_function_once() {
             "custom_executor",
             "early",
             "in_suite_words",
-            "old_name_of_the_cache_switch",
             "sample_executor",
             "summary_mentions_alice",
             "sync_translation",
@@ -264,8 +253,6 @@ fn expressions_enums_and_prompt_files_fill_the_spec() {
     assert!(!spec.judge_prompt_cache);
     assert_eq!(spec.judge_samples, None, "[judge]'s applies");
     assert_eq!(spec.request.call.model, None);
-
-    assert!((registered("old_name_of_the_cache_switch").spec)().judge_prompt_cache);
 }
 
 #[test]

@@ -241,7 +241,6 @@ fn a_suite_s_labels_go_beside_it_with_the_judge_s_settings() {
     let pending = fixture.pending("quick");
     let mut body: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&pending).unwrap()).unwrap();
-    body["version"] = 3.into();
     body["verdicts"] = serde_json::json!([{
         "target": "prompts",
         "test": "quick::greet",

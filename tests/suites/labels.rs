@@ -298,14 +298,13 @@ fn labels_drawn_at_random_correct_the_pass_rate_of_a_later_run() {
     );
     std::fs::write(&labels_file, &text).unwrap();
 
-    // A labels file where labels were written before they moved beside the suite (the cassette
-    // folder) is still read.
-    let old_place = f.root.join("prompt-tests/cassettes/tea.labels.toml");
-    std::fs::rename(&labels_file, &old_place).unwrap();
+    // A suite's labels are read beside it only: in the cassette folder they are not its own.
+    let cassette_folder = f.root.join("prompt-tests/cassettes/tea.labels.toml");
+    std::fs::rename(&labels_file, &cassette_folder).unwrap();
     let out = f.run(&["tea"]);
     out.assert_code(0);
     let answer = alice_s_judge_answer(&out);
-    assert_eq!(answer["measurement"]["accuracy"]["trials"], 4, "{answer}");
+    assert_eq!(answer["advisory"]["reason"], "unmeasured", "{answer}");
 }
 
 /// A label drawn at random judges one answer, named by the key of its judge call: re-recording a case

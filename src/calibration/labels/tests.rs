@@ -54,7 +54,7 @@ fn what_is_rendered_reads_back() {
 }
 
 #[test]
-fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_ones_are_read() {
+fn a_suite_s_labels_live_beside_it_and_a_rust_test_s_beside_its_cassette() {
     let dir = crate::test_support::Scratch::new("labels-places");
     let root = dir.path();
     let cassettes = root.join("prompt-tests/cassettes");
@@ -94,29 +94,29 @@ fn a_suite_s_labels_live_beside_it_a_rust_test_s_beside_its_cassette_and_old_one
         cassettes.join("shared.labels.toml")
     );
 
-    // Read: the suite's file, then the cassette directory's (where labels were written before);
-    // of two labels of one answer, the suite's.
+    // Read: the suite's file, then the cassette directory's labels of trials of no suite (a suite's
+    // labels there are not its own).
     let mut mine = label("q", true, true, false);
     mine.trial = "tea::polite".into();
     add(&at("tea::polite"), "tea.labels.toml", &[mine.clone()]).unwrap();
-    let old = Label {
+    let misplaced = Label {
         right: false,
         ..mine.clone()
     };
-    let other = Label {
-        question: "r".into(),
-        ..old.clone()
+    let brews = Label {
+        trial: "teapot::brews".into(),
+        ..misplaced.clone()
     };
     add(
-        &cassettes.join("tea.labels.toml"),
-        "c/tea.labels.toml",
-        &[old, other.clone()],
+        &cassettes.join("shared.labels.toml"),
+        "c/shared.labels.toml",
+        &[misplaced, brews.clone()],
     )
     .unwrap();
     let folder = crate::cassette::folder::Folder::list(&cassettes).unwrap();
     let (labels, errors) = places.read(root, &folder);
     assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(labels, [mine, other]);
+    assert_eq!(labels, [mine, brews]);
     std::fs::write(
         root.join("prompt-tests/support.labels.toml"),
         "labels = 1\n",

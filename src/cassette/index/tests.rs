@@ -43,7 +43,7 @@ fn entries() -> Vec<Entry> {
         entry("k1", "s::a", 1, Some("prompts"), "one"),
         entry("k2", "s::b", 1, Some("prompts"), "two"),
         entry("shared", "s::a", 1, Some("other"), "shared by other"),
-        entry("shared", "s::b", 1, None, "shared, no target"),
+        entry("shared", "s::b", 1, Some("prompts"), "shared, mine"),
         entry("k3", "s::c::run_2", 2, Some("prompts"), "three"),
         entry("k{\"[4", "s::\"quoted\"", 1, Some("prompts"), "four } ]"),
     ]
@@ -138,7 +138,7 @@ fn lookups_through_the_index_answer_as_a_whole_load_does() {
     for key in ["k1", "k2", "shared", "k3", "k{\"[4", "never"] {
         assert_eq!(partial.lookup(key), whole.lookup(key), "{key}");
     }
-    // Another trial's identical call answers: `s::b`'s, which names no target, before `other`'s.
+    // Another trial's identical call answers: `s::b`'s, this target's own, before `other`'s.
     let shared = partial.lookup("shared").unwrap();
     assert_eq!(shared.test, "s::b");
     // The shared system prompt is put back.
@@ -327,5 +327,5 @@ fn the_layout_finds_texts_and_entries_whatever_their_contents() {
         [r#"{"k": "]"}"#, r#"[1, {"x": [2]}]"#, r#""s\\""#, "3"]
     );
     assert_eq!(scan("[1]"), None);
-    assert_eq!(scan(r#"{"version": 1}"#), None, "no entries");
+    assert_eq!(scan(r#"{"version": 4}"#), None, "no entries");
 }

@@ -346,14 +346,14 @@ mod tests {
             ) && report.contains("fix: keep `prompt` alone"),
             "{report}"
         );
-        // The attribute's only keys, the renamed cache switch under its old name too.
+        // The attribute's only keys.
         let report = problems(
-            "prompt = \"Hi\"\nenable_cache = true\n[[cases]]\nname = \"a\"\nrun_fn = \"f\"\n",
+            "prompt = \"Hi\"\njudge_prompt_cache = true\n[[cases]]\nname = \"a\"\nrun_fn = \"f\"\n",
         );
         assert_contains(
             &report,
             &[
-                ":2:1: `enable_cache`: `enable_cache` is #[prompt_test]'s key, not a suite's\n",
+                ":2:1: `judge_prompt_cache`: `judge_prompt_cache` is #[prompt_test]'s key, not a suite's\n",
                 "fix: a suite's judge calls are not prompt-cached; write the test as a #[prompt_test] to cache",
                 ":5:1: `cases[0].run_fn`: `run_fn` is #[prompt_test]'s key, not a suite's\n",
                 "fix: a suite calls a provider: name an endpoint of prompt-tester.toml (`[providers.NAME]`)",
