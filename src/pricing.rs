@@ -16,6 +16,7 @@
 //!   272k for gpt-5.4): [`price_for`] gives the base tier, [`price_for_prompt`] applies the tier by
 //!   the prompt's size, and [`cost_of`] does both in one step.
 //! - Announced price changes are kept with their start date; the price in force today applies.
+//!
 //! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 mod table;

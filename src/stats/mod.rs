@@ -8,6 +8,7 @@
 //! - [`agreement`]: a judge measured against labels (accuracy, TPR, TNR, Cohen's kappa, Rogan–Gladen).
 //! - [`ppi`]: the prediction-powered pass rate: the judge's verdicts corrected by labels drawn at random.
 //! - [`trust`]: a verdict's judge measured on its question type, and when that leaves it advisory.
+//!
 //! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 pub mod agreement;
