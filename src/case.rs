@@ -414,7 +414,7 @@ impl Case {
     /// [`Case::sample`], before its calls' record is read.
     async fn evaluated(&self, scope: Arc<RunScope>) -> SampleRecord {
         let t = &self.request;
-        let run_index = scope.identity().run_index();
+        let run_index = scope.identity().run_index;
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
             Err(no_subject) => return SampleRecord::errored(run_index, no_subject.to_string()),
@@ -435,13 +435,13 @@ impl Case {
         };
         let answered = match &self.executor {
             Executor::Given(given) => {
-                let Some(g) = given.get(scope.identity().run_index().saturating_sub(1) as usize)
+                let Some(g) = given.get(scope.identity().run_index.saturating_sub(1) as usize)
                 else {
                     return SampleRecord::errored(
                         run_index,
                         format!(
                             "no given answer for sample {} of {}",
-                            scope.identity().run_index(),
+                            scope.identity().run_index,
                             given.len()
                         ),
                     );

@@ -249,7 +249,7 @@ impl Engine {
             role,
             provider,
             model: &request.model,
-            key: cassette::entry_key_nth(provider, &request, scope.identity().run_index(), nth),
+            key: cassette::entry_key_nth(provider, &request, scope.identity().run_index, nth),
             sends_key: false,
         };
         let sent = crate::provider::Sent::default();
@@ -360,7 +360,7 @@ impl Engine {
         let turn = if first && self.mode == CassetteMode::Auto {
             Some(
                 self.same_calls
-                    .turn(call.scope.identity().cassette(), &call.key)
+                    .turn(&call.scope.identity().cassette, &call.key)
                     .await,
             )
         } else {
@@ -421,10 +421,10 @@ impl Engine {
         if let Some((cassette, replacing)) = to {
             let entry = Entry {
                 key: call.key,
-                test: call.scope.identity().test().to_string(),
+                test: call.scope.identity().test.to_string(),
                 // The cassette names the target that records it.
                 target: None,
-                run: call.scope.identity().run_index(),
+                run: call.scope.identity().run_index,
                 role: call.role,
                 provider: call.provider.to_string(),
                 model: call.model.to_string(),
@@ -493,7 +493,7 @@ impl Engine {
                     // Embeddings are keyed by their text alone: a new text is a first recording.
                     None if call.role == CallRole::Embedding => (Recording::Absent, None),
                     None => match c.sample_recordings(
-                        &c.sample(scope.identity().test(), scope.identity().run_index()),
+                        &c.sample(&scope.identity().test, scope.identity().run_index),
                     ) {
                         0 => (Recording::Absent, None),
                         recorded => (Recording::Stale { recorded }, None),
@@ -507,7 +507,7 @@ impl Engine {
             recording,
             missing_key: missing_key.as_deref(),
             ci: self.ci,
-            live_only: scope.identity().live_only(),
+            live_only: scope.identity().live_only,
             replacements: self.replacements,
         });
         tracing::debug!(?recording, ?decision, "cassette looked up");
@@ -601,8 +601,8 @@ impl Call<'_> {
     fn span(&self) -> tracing::Span {
         tracing::debug_span!(
             "call",
-            test = %self.scope.identity().test(),
-            run = self.scope.identity().run_index(),
+            test = %self.scope.identity().test,
+            run = self.scope.identity().run_index,
             role = %self.role.as_str(),
             provider = %self.provider,
             model = %self.model,

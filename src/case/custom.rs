@@ -47,7 +47,7 @@ pub(super) async fn run(
             if scope.state().went_around() {
                 message.push_str(&format!(
                     "\n{}",
-                    went_around(scope.identity().test(), provider)
+                    went_around(&scope.identity().test, provider)
                 ));
             }
             let failed = CallError::new(CallErrorKind::RunFn, message);

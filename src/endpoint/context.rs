@@ -21,8 +21,8 @@ pub struct SampleContext {
 impl std::fmt::Debug for SampleContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SampleContext")
-            .field("test", &self.scope.identity().test())
-            .field("run", &self.scope.identity().run_index())
+            .field("test", &self.scope.identity().test)
+            .field("run", &self.scope.identity().run_index)
             .field("model", &self.request.model)
             .finish_non_exhaustive()
     }
@@ -67,7 +67,7 @@ impl SampleContext {
 
     /// This sample's index, 1-based.
     pub fn run(&self) -> u32 {
-        self.scope.identity().run_index()
+        self.scope.identity().run_index
     }
 
     /// The request the harness would send: the model, the system prompt, the conversation ending with

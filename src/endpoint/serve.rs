@@ -286,8 +286,8 @@ async fn serve(
     head: oneshot::Sender<Head>,
 ) -> Result<Response<Full<Bytes>>, Refusal> {
     tracing::debug!(
-        test = %incoming.scope.identity().test(),
-        run = incoming.scope.identity().run_index(),
+        test = %incoming.scope.identity().test,
+        run = incoming.scope.identity().run_index,
         provider = %incoming.provider,
         path = %incoming.rest,
         "a request of the application's client"
@@ -310,14 +310,13 @@ async fn serve(
         body: canonical(json),
     };
     let model = relayed::model_of(&raw);
-    let owner =
-        crate::trial_name::sample_owner(scope.identity().test(), scope.identity().run_index())
-            .to_string();
-    let same = raw_key(&owner, scope.identity().run_index(), &raw, 0);
+    let owner = crate::trial_name::sample_owner(&scope.identity().test, scope.identity().run_index)
+        .to_string();
+    let same = raw_key(&owner, scope.identity().run_index, &raw, 0);
     // Given back unless its answer is kept, however the request ends (the client gone included).
     let place = scope.state().place(same);
     let ordinal = place.ordinal();
-    let key = raw_key(&owner, scope.identity().run_index(), &raw, ordinal);
+    let key = raw_key(&owner, scope.identity().run_index, &raw, ordinal);
     let relayed = Relayed {
         request: raw,
         api: incoming.api,

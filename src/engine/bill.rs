@@ -19,7 +19,7 @@ impl Engine {
             .budget
             .as_deref()
             .into_iter()
-            .chain(scope.identity().budget())
+            .chain(scope.identity().budget.as_deref())
             .collect();
         if budgets.is_empty() {
             return Ok(Held(Vec::new()));

@@ -29,12 +29,12 @@ impl Engine {
         if self.mode == CassetteMode::Off {
             return Ok(None);
         }
-        if let Some(cassette) = self.cassettes.opened_as(scope.identity().cassette()) {
+        if let Some(cassette) = self.cassettes.opened_as(&scope.identity().cassette) {
             return Ok(Some(cassette));
         }
         let (store, name) = (
             self.cassettes.clone(),
-            scope.identity().cassette().to_string(),
+            scope.identity().cassette.to_string(),
         );
         tracing::debug!(cassette = %name, "reading the cassette");
         self.blocking(move || store.open(&name)).await.map(Some)
@@ -48,7 +48,7 @@ impl Engine {
         let Ok(Some(cassette)) = self.cassette_of(scope).await else {
             return;
         };
-        let sample = cassette.sample(scope.identity().test(), scope.identity().run_index());
+        let sample = cassette.sample(&scope.identity().test, scope.identity().run_index);
         verdict.target = sample.target.clone();
         verdict.test = sample.test.clone();
         verdict.run = sample.run;

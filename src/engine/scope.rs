@@ -9,19 +9,29 @@ use crate::budget::Budget;
 use crate::role::JudgeUse;
 
 /// Who one sample is: its test, cassette, run, and what its test's settings say of its calls. Set
-/// once, before the sample starts.
+/// once, before the sample starts; its holders get it by `&` only ([`RunScope::identity`]).
 #[derive(Clone)]
 pub struct SampleIdentity {
-    test: String,
-    cassette: String,
-    filter: String,
-    run_index: u32,
-    runs: u32,
-    cache_judge: bool,
-    live_only: bool,
-    budget: Option<Arc<Budget>>,
-    judge_samples: Option<u32>,
-    judge: JudgeUse,
+    /// The trial name.
+    pub test: String,
+    /// The cassette's name (the test, or the suite for suite cases).
+    pub cassette: String,
+    /// The name filter that re-runs this test (for the commands printed in messages).
+    pub filter: String,
+    /// This sample's index, 1-based.
+    pub run_index: u32,
+    /// How many samples the test takes.
+    pub runs: u32,
+    /// Whether judge system prompts are marked for provider caching.
+    pub cache_judge: bool,
+    /// Whether the test runs only live: without a recording it is ignored.
+    pub live_only: bool,
+    /// The test's own budget (its `budget` key), shared by its samples.
+    pub budget: Option<Arc<Budget>>,
+    /// Its `judge_samples`, over `[judge]`'s.
+    pub judge_samples: Option<u32>,
+    /// Whether the tests its record command re-runs may call the judge.
+    pub judge: JudgeUse,
 }
 
 impl SampleIdentity {
@@ -41,86 +51,6 @@ impl SampleIdentity {
             judge_samples: None,
             judge: JudgeUse::default(),
         }
-    }
-
-    /// With its judge's system prompts marked for provider caching, or not.
-    pub fn with_cache_judge(mut self, cache_judge: bool) -> Self {
-        self.cache_judge = cache_judge;
-        self
-    }
-
-    /// Run only live, or not (`live_only = true`).
-    pub fn with_live_only(mut self, live_only: bool) -> Self {
-        self.live_only = live_only;
-        self
-    }
-
-    /// With the test's own budget (its `budget` key), shared by its samples.
-    pub fn with_budget(mut self, budget: Option<Arc<Budget>>) -> Self {
-        self.budget = budget;
-        self
-    }
-
-    /// With its `judge_samples`, over `[judge]`'s.
-    pub fn with_judge_samples(mut self, judge_samples: Option<u32>) -> Self {
-        self.judge_samples = judge_samples;
-        self
-    }
-
-    /// With whether the tests its record command re-runs may call the judge.
-    pub fn with_judge(mut self, judge: JudgeUse) -> Self {
-        self.judge = judge;
-        self
-    }
-
-    /// The trial name.
-    pub fn test(&self) -> &str {
-        &self.test
-    }
-
-    /// The cassette's name (the test, or the suite for suite cases).
-    pub fn cassette(&self) -> &str {
-        &self.cassette
-    }
-
-    /// The name filter that re-runs this test (for the commands printed in messages).
-    pub fn filter(&self) -> &str {
-        &self.filter
-    }
-
-    /// This sample's index, 1-based.
-    pub fn run_index(&self) -> u32 {
-        self.run_index
-    }
-
-    /// How many samples the test takes.
-    pub fn runs(&self) -> u32 {
-        self.runs
-    }
-
-    /// Whether judge system prompts are marked for provider caching.
-    pub fn cache_judge(&self) -> bool {
-        self.cache_judge
-    }
-
-    /// Whether the test runs only live: without a recording it is ignored.
-    pub fn live_only(&self) -> bool {
-        self.live_only
-    }
-
-    /// The test's own budget, if it has one.
-    pub fn budget(&self) -> Option<&Budget> {
-        self.budget.as_deref()
-    }
-
-    /// Its `judge_samples`, if its test sets one.
-    pub fn judge_samples(&self) -> Option<u32> {
-        self.judge_samples
-    }
-
-    /// Whether the tests its record command re-runs may call the judge.
-    pub fn judge(&self) -> JudgeUse {
-        self.judge
     }
 }
 

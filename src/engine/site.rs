@@ -21,11 +21,11 @@ impl Engine {
         // A body's judge calls show in its recordings; without any, it may still ask.
         let judge_recorded = || {
             cassette.is_some_and(|c| {
-                let sample = c.sample(scope.identity().test(), scope.identity().run_index());
+                let sample = c.sample(&scope.identity().test, scope.identity().run_index);
                 !c.recorded_calls(&sample, CallRole::Judge).is_empty()
             })
         };
-        let judge_use = match scope.identity().judge() {
+        let judge_use = match scope.identity().judge {
             JudgeUse::IfTheBodyAsks if judge_key.is_some() && judge_recorded() => JudgeUse::Yes,
             judge_use => judge_use,
         };
@@ -35,16 +35,16 @@ impl Engine {
             JudgeUse::IfTheBodyAsks => (Vec::new(), judge_key),
         };
         let path = cassette.map_or_else(
-            || self.cassettes.path_for(scope.identity().cassette()),
+            || self.cassettes.path_for(&scope.identity().cassette),
             |c| c.path().to_path_buf(),
         );
         CallSite {
             commands: self.commands.clone(),
-            filter: scope.identity().filter(),
+            filter: &scope.identity().filter,
             cassette: display_path(&path, &self.config.root),
             cassette_file: cassette.map_or_else(String::new, |c| c.file_name()),
             role: call.role,
-            run: (scope.identity().run_index(), scope.identity().runs()),
+            run: (scope.identity().run_index, scope.identity().runs),
             provider: call.provider,
             mode: self.mode,
             missing_key: missing_key.as_deref(),
@@ -76,10 +76,7 @@ impl Engine {
         cassette: &Cassette,
         request: &impl Recorded,
     ) -> (Vec<String>, bool) {
-        let sample = cassette.sample(
-            call.scope.identity().test(),
-            call.scope.identity().run_index(),
-        );
+        let sample = cassette.sample(&call.scope.identity().test, call.scope.identity().run_index);
         let recorded = cassette.recorded_calls(&sample, call.role);
         (request.changes(&recorded), !recorded.is_empty())
     }
@@ -94,10 +91,7 @@ impl Engine {
         request: &impl Recorded,
         error: &crate::provider::ProviderError,
     ) -> CallError {
-        let sample = cassette.sample(
-            call.scope.identity().test(),
-            call.scope.identity().run_index(),
-        );
+        let sample = cassette.sample(&call.scope.identity().test, call.scope.identity().run_index);
         let refusal = Refusal::Stale {
             recorded: cassette.sample_recordings(&sample),
         };

@@ -77,15 +77,17 @@ impl Replayer {
     /// one was recorded.
     fn sample(&self, trial: &str, case: &Case, run: u32) -> Option<Usage> {
         let before = self.misses.0.load(Ordering::Relaxed);
-        let identity = SampleIdentity::new(
-            trial,
-            &case.cassette,
-            &case.filter,
-            run,
-            case.sampling.plan.max_runs(),
-        )
-        .with_cache_judge(case.sampling.cache_judge)
-        .with_judge_samples(case.sampling.judge_samples);
+        let identity = SampleIdentity {
+            cache_judge: case.sampling.cache_judge,
+            judge_samples: case.sampling.judge_samples,
+            ..SampleIdentity::new(
+                trial,
+                &case.cassette,
+                &case.filter,
+                run,
+                case.sampling.plan.max_runs(),
+            )
+        };
         let scope = Arc::new(RunScope::new(self.engine.clone(), identity));
         let sampled = AssertUnwindSafe(case.sample(scope.clone())).catch_unwind();
         let answered = self.engine.block_on(sampled).is_ok();

@@ -80,17 +80,19 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
         .budget
         .map(|usd| Arc::new(crate::budget::Budget::for_test(usd, trial)));
     let scope = |i: u32| {
-        let identity = SampleIdentity::new(trial, &case.cassette, &case.filter, i, max_runs)
-            .with_cache_judge(sampling.cache_judge)
-            .with_live_only(sampling.live_only)
-            .with_budget(budget.clone())
-            .with_judge_samples(sampling.judge_samples)
-            .with_judge(case.judge);
+        let identity = SampleIdentity {
+            cache_judge: sampling.cache_judge,
+            live_only: sampling.live_only,
+            budget: budget.clone(),
+            judge_samples: sampling.judge_samples,
+            judge: case.judge,
+            ..SampleIdentity::new(trial, &case.cassette, &case.filter, i, max_runs)
+        };
         Arc::new(RunScope::new(run.engine.clone(), identity))
     };
     let run_one = |scope: Arc<RunScope>| {
         let case = case.clone();
-        let run = scope.identity().run_index();
+        let run = scope.identity().run_index;
         let future = async move { case.sample(scope).await };
         async move {
             // A panic in the body is caught nearer (a failure); one that gets here is the harness's.

@@ -228,7 +228,7 @@ impl Judge<'_> {
         crate::cassette::entry_key_nth(
             &self.config.provider,
             request,
-            self.run.scope.identity().run_index(),
+            self.run.scope.identity().run_index,
             0,
         )
     }
@@ -265,7 +265,7 @@ impl Judge<'_> {
         self.run
             .scope
             .identity()
-            .judge_samples()
+            .judge_samples
             .unwrap_or(self.config.samples)
             .max(1)
     }
@@ -330,7 +330,7 @@ impl Judge<'_> {
             &self.run.output,
             questions,
             several,
-            self.run.scope.identity().cache_judge(),
+            self.run.scope.identity().cache_judge,
         )
     }
 
@@ -419,8 +419,8 @@ impl Judge<'_> {
         verdict.votes = votes;
         self.weigh(&mut verdict, question_type);
         tracing::debug!(
-            test = %self.run.scope.identity().test(),
-            run = self.run.scope.identity().run_index(),
+            test = %self.run.scope.identity().test,
+            run = self.run.scope.identity().run_index,
             question = %crate::redact::redact(question),
             answer = %verdict.answer,
             "judge verdict"

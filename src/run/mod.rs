@@ -138,8 +138,8 @@ impl PromptRun {
             thoughts_tokens: result.thoughts_tokens,
             cost_usd: result.cost_usd,
             latency,
-            run_index: scope.identity().run_index(),
-            runs: scope.identity().runs(),
+            run_index: scope.identity().run_index,
+            runs: scope.identity().runs,
             replayed,
             tool_calls: result.tool_calls,
             transcript,
@@ -161,7 +161,10 @@ impl PromptRun {
     ) -> Self {
         let scope = Arc::new(RunScope::new(
             engine,
-            SampleIdentity::new(test, test, test, 1, 1).with_cache_judge(cache_judge),
+            SampleIdentity {
+                cache_judge,
+                ..SampleIdentity::new(test, test, test, 1, 1)
+            },
         ));
         let request = RunRequest {
             prompt: prompt.to_string(),
@@ -192,7 +195,7 @@ impl PromptRun {
 
     /// The trial this run belongs to.
     pub fn test_name(&self) -> &str {
-        self.scope.identity().test()
+        &self.scope.identity().test
     }
 
     /// The URL standing in for `provider`'s base URL for this run's sample, for calls the test body
