@@ -19,6 +19,7 @@ use crate::embedding::{Embedding, EmbeddingRequest};
 use crate::provider::ProviderClient;
 pub use crate::role::CallRole;
 use crate::stats::agreement::Agreement;
+use crate::trajectory::NotedCall;
 pub use crate::usage::Usage;
 use tracing::Instrument as _;
 
@@ -265,6 +266,11 @@ impl Engine {
         scope
             .state()
             .account(|usage| usage.add_call(role, provider, &request.model, &result, replayed));
+        if role == CallRole::Subject {
+            scope.state().note_model_call(NotedCall::of_request(
+                provider, &request, &result, latency, replayed,
+            ));
+        }
         Ok(Completed {
             result,
             latency,

@@ -58,6 +58,7 @@ mod suite;
 #[cfg(test)]
 mod test_support;
 mod text;
+mod trajectory;
 mod trial_name;
 mod usage;
 
@@ -81,6 +82,7 @@ pub use toml;
 #[cfg(feature = "mcp")]
 pub use tools::McpServer;
 pub use tools::{Tool, ToolOutput, Toolbox, json_subset};
+pub use trajectory::{ModelCall, SentBack, ToolOrder, Trajectory, TrajectoryProblem};
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
@@ -93,6 +95,7 @@ pub mod prelude {
     #[cfg(feature = "mcp")]
     pub use crate::tools::McpServer;
     pub use crate::tools::{Tool, Toolbox, json_subset};
+    pub use crate::trajectory::{ModelCall, ToolOrder};
     pub use serde_json::json;
 }
 

@@ -10,6 +10,7 @@ use crate::completion::{CompletionRequest, CompletionResult, Message};
 use crate::endpoint::SampleContext;
 use crate::engine::{CallError, CallErrorKind, CallRole, Completed, RunScope};
 use crate::outcome::SampleOutcome;
+use crate::trajectory::NotedCall;
 
 /// Runs `run_fn` on `scope`'s sample of `template`, which would send `request` to `subject`
 /// (provider, model).
@@ -22,6 +23,7 @@ pub(super) async fn run(
 ) -> Result<(Completed, Vec<Message>), SampleOutcome> {
     let started = Instant::now();
     let messages = request.messages.clone();
+    let sent = request.clone();
     let sample = SampleContext::new(
         request,
         template.prompt.clone(),
@@ -37,9 +39,13 @@ pub(super) async fn run(
         (_, Some(refused)) => Err(refused),
         (Ok(result), None) if scope.state().app_calls() > 0 => Ok(seen(scope, result, started)),
         (Ok(result), None) => {
+            let latency = started.elapsed();
+            scope.state().note_model_call(NotedCall::of_request(
+                provider, &sent, &result, latency, false,
+            ));
             Ok(scope
                 .engine()
-                .account_external(scope, provider, model, result, started.elapsed()))
+                .account_external(scope, provider, model, result, latency))
         }
         (Err(e), None) => {
             let mut message = format!("run_fn failed: {e:#}");
@@ -59,9 +65,13 @@ pub(super) async fn run(
 }
 
 /// The answer `run_fn` returned, with the tokens and cost of the calls the endpoint saw instead of its
-/// own counts (already in the sample's usage: not added twice); replayed when every call was.
+/// own counts (already in the sample's usage: not added twice), and the tools its calls requested
+/// when it returned none; replayed when every call was.
 fn seen(scope: &RunScope, mut result: CompletionResult, started: Instant) -> Completed {
     let subject = scope.state().usage().subject;
+    if result.tool_calls.is_empty() {
+        result.tool_calls = scope.state().trajectory().tool_calls();
+    }
     result.input_tokens = subject.tokens.input;
     result.output_tokens = subject.tokens.output;
     result.cached_input_tokens = subject.tokens.cached_input;

@@ -13,6 +13,7 @@ use super::app_calls::Registry;
 use super::{CallEnding, CallError, CallRole, Usage};
 use crate::checks::Checks;
 use crate::completion::Message;
+use crate::trajectory::{NotedCall, Trajectory};
 
 /// One sample's state: everything under one lock, and a signal for a wait on its endpoint requests.
 #[derive(Default)]
@@ -34,6 +35,8 @@ struct Noted {
     /// The failure of each failing verdict that errors the sample when required (an advisory one
     /// under `[judge] advisory = "error"`), as it reads.
     erroring_verdicts: Vec<String>,
+    /// Its model calls (the harness's and its application's), in the order they ended.
+    model_calls: Vec<NotedCall>,
     app: AppCalls,
 }
 
@@ -125,6 +128,16 @@ impl SampleState {
             calls: state.calls.clone(),
             erroring_verdicts: state.erroring_verdicts.clone(),
         }
+    }
+
+    /// Notes a model call of the sample, for its trajectory.
+    pub(crate) fn note_model_call(&self, call: NotedCall) {
+        self.lock().model_calls.push(call);
+    }
+
+    /// The sample's model calls so far, in causal order.
+    pub(crate) fn trajectory(&self) -> Trajectory {
+        Trajectory::of(&self.lock().model_calls)
     }
 
     /// The token of the sample's URL, `register` making it (and entering the sample in the

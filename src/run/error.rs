@@ -4,11 +4,12 @@
 use crate::agent::{AgentError, LoopError};
 use crate::embedding::CosineProblem;
 use crate::engine::CallError;
+use crate::trajectory::TrajectoryProblem;
 
 /// Why a judge question ([`ask`](super::PromptRun::ask) and its kin), a
 /// [`follow_up`](super::PromptRun::follow_up) or a [`similarity`](super::PromptRun::similarity)
-/// gave no answer, or why [`expect_tool_call`](super::PromptRun::expect_tool_call) or
-/// [`expect_no_tool_call`](super::PromptRun::expect_no_tool_call) failed.
+/// gave no answer, or why an expectation on the trajectory
+/// ([`expect_tool_call`](super::PromptRun::expect_tool_call) and its kin) failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RunError {
     /// No judge (`[judge]`) or no embedding model (`[embeddings]`) is configured.
@@ -49,9 +50,10 @@ pub enum RunError {
     /// A text to compare is empty (or only whitespace): it has no meaning to compare.
     #[error("the {0} is empty: there is no meaning to compare")]
     EmptyText(&'static str),
-    /// A tool-call check failed: the message lists the calls the model did make.
+    /// An expectation on the sample's trajectory failed (`expect_tool_call` and its kin): the
+    /// message prints the whole trajectory.
     #[error("{0}")]
-    ToolCallMismatch(String),
+    Trajectory(TrajectoryProblem),
     /// The two embeddings cannot be compared.
     #[error("{0}")]
     Cosine(CosineProblem),
