@@ -44,6 +44,7 @@ mod openai;
 pub(crate) mod relayed;
 mod retry;
 mod sent;
+pub(crate) mod steps;
 pub(crate) mod wire;
 
 use serde_json::Value;
