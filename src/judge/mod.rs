@@ -383,8 +383,8 @@ impl Judge<'_> {
     fn request(&self, questions: &[&str], several: bool) -> CompletionRequest {
         prompt::request(
             self.config,
-            &self.judged.prompt,
-            &self.judged.output,
+            self.judged.prompt,
+            self.judged.output,
             questions,
             several,
             self.judged.scope.identity().cache_judge,
@@ -425,7 +425,7 @@ impl Judge<'_> {
             .scope
             .engine()
             .complete_nth(
-                &self.judged.scope,
+                self.judged.scope,
                 CallRole::Judge,
                 &self.config.provider,
                 request,
@@ -458,7 +458,7 @@ impl Judge<'_> {
         } = parsed;
         let (snippet, reasoning) = match snippet {
             None => (None, reasoning),
-            Some(quoted) => match parse::verify_snippet(&self.judged.output, &quoted) {
+            Some(quoted) => match parse::verify_snippet(self.judged.output, &quoted) {
                 Some(verbatim) => (Some(verbatim), reasoning),
                 None => {
                     let note = format!(
