@@ -43,6 +43,10 @@ pub type RunFnFuture = Pin<Box<dyn Future<Output = anyhow::Result<CompletionResu
 /// (`harness::registry::RunFnForm`).
 pub type RunFn = fn(crate::endpoint::SampleContext) -> RunFnFuture;
 
+/// An application test's body on one sample (its panics caught, its result read): no prompt of the
+/// harness's, the application's calls through the recording endpoint.
+pub type AppBody = Arc<dyn Fn(crate::run::AppRun) -> OutcomeFuture + Send + Sync>;
+
 /// The future that judges one sample's run.
 pub type OutcomeFuture = Pin<Box<dyn Future<Output = SampleOutcome>>>;
 
@@ -233,6 +237,9 @@ pub enum Executor {
     Custom(RunFn),
     /// No subject call: sample `i` judges the `i`-th given answer (a calibration set's items).
     Given(Arc<[Given]>),
+    /// An application test: no subject or prompt; the body is the sample, its calls through the
+    /// recording endpoint.
+    App(AppBody),
 }
 
 /// An answer written down rather than asked for: a calibration item's response and its prompt.
@@ -388,6 +395,11 @@ impl Case {
         }
     }
 
+    /// Whether its samples need a subject (every case but an application test's).
+    pub fn needs_subject(&self) -> bool {
+        !matches!(self.executor, Executor::App(_))
+    }
+
     /// Whether a Rust body judges its samples: the calls it makes are not known before it runs.
     pub fn has_body(&self) -> bool {
         self.info.is_none() && !matches!(self.executor, Executor::Given(_))
@@ -415,6 +427,9 @@ impl Case {
     async fn evaluated(&self, scope: Arc<RunScope>) -> SampleRecord {
         let t = &self.request;
         let run_index = scope.identity().run_index;
+        if let Executor::App(body) = &self.executor {
+            return custom::app(body, &scope).await;
+        }
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
             Err(no_subject) => return SampleRecord::errored(run_index, no_subject.to_string()),
@@ -432,6 +447,7 @@ impl Case {
             },
             Executor::Custom(_) => Continue::Not("run_fn"),
             Executor::Given(_) => Continue::Not("a given answer"),
+            Executor::App(_) => Continue::Not("an application test"),
         };
         let answered = match &self.executor {
             Executor::Given(given) => {
@@ -462,6 +478,8 @@ impl Case {
                 .await
                 .map(agent::AgentOutcome::into_completed)
                 .map_err(loop_failure),
+            // Taken above, before the subject.
+            Executor::App(body) => return custom::app(body, &scope).await,
             Executor::Custom(run_fn) => {
                 custom::run(*run_fn, &scope, t, (&provider, &model), request).await
             }

@@ -76,7 +76,7 @@ pub use judge::JudgeVerdict;
 pub use model::{Model, Provider};
 pub use prompt_tester_macros::prompt_test;
 pub use provider::ProviderError;
-pub use run::{PromptRun, RunError};
+pub use run::{AppRun, PromptRun, RunError};
 /// The TOML crate, re-exported for custom suite assertions (`fn(&PromptRun, &toml::Value)`).
 pub use toml;
 #[cfg(feature = "mcp")]
@@ -91,7 +91,7 @@ pub mod prelude {
     pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
     pub use crate::prompt_test;
-    pub use crate::run::PromptRun;
+    pub use crate::run::{AppRun, PromptRun};
     #[cfg(feature = "mcp")]
     pub use crate::tools::McpServer;
     pub use crate::tools::{Tool, Toolbox, json_subset};
@@ -103,18 +103,44 @@ pub mod prelude {
 /// changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    #[doc(hidden)]
+    pub use crate::__app_test_needs_endpoint as app_test_needs_endpoint;
     pub use crate::case::Written;
     pub use crate::completion::{CompletionRequest, Turn};
     pub use crate::config::{Defaults, SamplingKeys};
     pub use crate::endpoint::SampleContext;
     pub use crate::harness::registry::{
-        BodyFuture, IntoTestResult, PromptModelMaxTokens, PromptSource, RunFnForm, RunFnFuture,
-        RustTest, TestSpec, WholeRequest, WholeSample, model_id, provider_name, subject_list,
-        turn_list,
+        Body, BodyFuture, IntoTestResult, PromptModelMaxTokens, PromptSource, RunFnForm,
+        RunFnFuture, RustTest, TestSpec, WholeRequest, WholeSample, model_id, provider_name,
+        subject_list, turn_list,
     };
     pub use crate::suite::CustomAssertion;
     pub use crate::tools::IntoToolbox;
     pub use inventory;
+}
+
+/// An application test (its body takes an `AppRun`) calls through the recording endpoint: without the
+/// `endpoint` feature it cannot, and the attribute's expansion says so.
+#[doc(hidden)]
+#[macro_export]
+#[cfg(not(feature = "endpoint"))]
+macro_rules! __app_test_needs_endpoint {
+    () => {
+        ::core::compile_error!(
+            "a #[prompt_test] taking `AppRun` needs prompt-tester's `endpoint` feature (its application \
+             calls go through the recording endpoint): enable it, e.g. `prompt-tester = { version = \
+             \"...\", features = [\"endpoint\"] }`"
+        );
+    };
+}
+
+/// An application test (its body takes an `AppRun`) calls through the recording endpoint: with the
+/// `endpoint` feature nothing is said.
+#[doc(hidden)]
+#[macro_export]
+#[cfg(feature = "endpoint")]
+macro_rules! __app_test_needs_endpoint {
+    () => {};
 }
 
 /// What the project's own tests and benchmark reach beyond the public API. Not a public API: it

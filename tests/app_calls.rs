@@ -53,6 +53,9 @@ fn fake(latency: Duration) -> FakeProvider {
     FakeProvider::builder()
         .respond_with(move |request: &CapturedRequest| {
             let model = request.model().unwrap_or_default();
+            if request.wants_structured() {
+                return judge(request);
+            }
             match request.last_user_text().as_deref() {
                 Some(COUNT) => {
                     let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
@@ -67,6 +70,13 @@ fn fake(latency: Duration) -> FakeProvider {
             }
         })
         .start()
+}
+
+/// The judge's verdict: always yes.
+fn judge(request: &CapturedRequest) -> Reply {
+    static JUDGE: std::sync::OnceLock<prompt_tester_testkit::Responder> =
+        std::sync::OnceLock::new();
+    JUDGE.get_or_init(|| prompt_tester_testkit::judge_cycling(&["yes"]))(request)
 }
 
 /// The fixture in `scratch`, built now if it is stale (`cargo test --test app_calls` alone builds no
@@ -170,7 +180,7 @@ fn every_client_records_then_replays_offline_under_ci_with_no_key() {
     let fake = fake(Duration::ZERO);
     let scratch = Scratch::new("app-calls", "record");
     let mut filters = vec!["--report", "report.json", "--nocapture"];
-    filters.extend(child::skipping(&["concurrent_"]));
+    filters.extend(child::skipping(&["concurrent_", "app_"]));
     let record = run(&scratch, &filters, &[], Some(&fake));
     record.assert_success();
     let names: Vec<&str> = TRIALS.iter().map(|(name, _)| *name).collect();
@@ -444,4 +454,81 @@ fn with_neither_recording_nor_key_the_trial_is_ignored_and_under_ci_it_fails() {
     let ci = fixture(&scratch).args(test).env("CI", "1").run();
     assert_eq!(ci.code(), Some(101), "{}", ci.context());
     assert_eq!(ci.outcome("openai_chat"), "FAILED");
+}
+
+/// An application test (`AppRun`, no prompt): its body calls async-openai through `run.base_url`,
+/// then asks the judge. Recorded against the loopback fake, then replayed under CI with the fake gone:
+/// both pass, the cassette holds the application's calls and the judge's, and the judge was told the
+/// first user message the endpoint saw as the task.
+#[test]
+fn an_app_run_test_records_then_replays_and_its_judge_sees_the_task() {
+    let fake = fake(Duration::ZERO);
+    let scratch = Scratch::new("app-calls", "app-run");
+    scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"gpt-4o-mini\"\n");
+    let args = [
+        "app_weather",
+        "--exact",
+        "--nocapture",
+        "--report",
+        "report.json",
+    ];
+    let record = run(&scratch, &args, &[], Some(&fake));
+    record.assert_success();
+    record.assert_outcomes(&["app_weather"], "ok");
+    record.assert_stdout_has("APP 1 of 2 app_weather");
+    record.assert_stdout_has("APP 2 of 2 app_weather");
+    let requests = fake.requests();
+    let (judged, app): (Vec<&CapturedRequest>, Vec<&CapturedRequest>) =
+        requests.iter().partition(|r| r.wants_structured());
+    assert_eq!(
+        (app.len(), judged.len()),
+        (2, 2),
+        "two samples, a call and a question each"
+    );
+    for request in &judged {
+        let told = request.last_user_text().unwrap_or_default();
+        assert!(
+            told.contains("What is the weather in Paris?"),
+            "the judge is told the task: {told}"
+        );
+        assert!(
+            told.contains("echo: What is the weather in Paris?"),
+            "and the answer: {told}"
+        );
+    }
+    let recorded = report(&scratch);
+    let test = child::entry(&recorded["tests"], "name", "app_weather");
+    assert_eq!(test["usage"]["subject"]["calls"], 2, "{test:#}");
+    assert_eq!(test["usage"]["judge"]["calls"], 2, "{test:#}");
+    let cassette =
+        std::fs::read_to_string(scratch.cassettes().join("app_weather.cassette.json")).unwrap();
+    assert!(
+        cassette.contains("Answer with today's weather."),
+        "{cassette}"
+    );
+    assert!(
+        cassette.contains("Does the answer mention Paris?"),
+        "{cassette}"
+    );
+
+    drop(fake);
+    let replay = run(&scratch, &args, &[("CI", "1")], None);
+    replay.assert_success();
+    replay.assert_outcomes(&["app_weather"], "ok");
+    replay.assert_stderr_has("4 model calls (4 replayed from cassettes");
+    assert_no_key(scratch.path(), &[&record, &replay]);
+}
+
+/// An application test that makes no model call through the endpoint fails, saying to build the
+/// client with `run.base_url(..)`.
+#[test]
+fn an_app_run_test_that_makes_no_call_fails_naming_base_url() {
+    let scratch = Scratch::new("app-calls", "app-no-call");
+    let run = fixture(&scratch).args(["app_no_call", "--exact"]).run();
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    assert_eq!(run.outcome("app_no_call"), "FAILED");
+    run.assert_stdout_has(
+        "the test made no model call through the recording endpoint: build the application's client \
+         with `run.base_url(\"openai\")`",
+    );
 }

@@ -27,5 +27,7 @@ pub mod template;
 pub mod vocabulary;
 
 pub use range::Range;
-pub use table::{Key, Kind, MAX_SEED, MAX_SUITE_RUNS, Place, ROWS, Row, keys_in, names_in};
+pub use table::{
+    Key, Kind, MAX_SEED, MAX_SUITE_RUNS, PROMPT_RUN_KEYS, Place, ROWS, Row, keys_in, names_in,
+};
 pub use vocabulary::{Reading, TWINS};

@@ -346,6 +346,25 @@ pub const ROWS: &[Row] = &[
         .rule("at least 0, in USD, e.g. 0.50"),
 ];
 
+/// The attribute's keys that describe the harness's own call: only for a test that takes a
+/// `PromptRun`; an application test (its body takes an `AppRun`) calls the application itself.
+pub const PROMPT_RUN_KEYS: &[Key] = &[
+    Key::TargetPrompt,
+    Key::TargetPromptFile,
+    Key::TargetPromptVars,
+    Key::SubjectModel,
+    Key::SubjectProvider,
+    Key::SubjectModels,
+    Key::System,
+    Key::Messages,
+    Key::Tools,
+    Key::Agent,
+    Key::RunFn,
+    Key::MaxTokens,
+    Key::Temperature,
+    Key::Seed,
+];
+
 impl Key {
     /// Its row of the table.
     pub fn row(self) -> &'static Row {

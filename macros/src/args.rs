@@ -17,6 +17,15 @@ use crate::raw::{self, RawArg, RawValue};
 use crate::sampling;
 use crate::suggest::closest;
 
+/// The form of a test, told by the type of its argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `run: PromptRun`: the harness calls the model with the test's prompt.
+    Prompt,
+    /// `run: AppRun`: the body calls the application itself.
+    App,
+}
+
 /// The checked arguments.
 #[derive(Default)]
 pub struct Args {
@@ -54,8 +63,9 @@ impl Args {
     }
 }
 
-/// Parses and checks the attribute's arguments. On a syntax error nothing else can be checked.
-pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
+/// Parses and checks the attribute's arguments for a test of `form`. On a syntax error nothing else
+/// can be checked.
+pub fn parse(attr: TokenStream, form: Form, errors: &mut Errors) -> Args {
     let raw = match raw::args(attr) {
         Ok(raw) => raw,
         Err(e) => {
@@ -85,6 +95,17 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
             continue;
         }
         seen.push(key);
+        if form == Form::App && prompt_tester_keys::PROMPT_RUN_KEYS.contains(&key) {
+            errors.at(
+                &arg.key,
+                format!(
+                    "`{name}` is for tests that take a `PromptRun`; an `AppRun` test calls the \
+                     application itself: remove `{name}` (the application's client sets its own \
+                     request), or take `run: PromptRun` to test a prompt"
+                ),
+            );
+            continue;
+        }
         args.take(key, arg, errors);
     }
     if let Some(models) = &args.subject_models {
@@ -120,14 +141,16 @@ pub fn parse(attr: TokenStream, errors: &mut Errors) -> Args {
         }
     }
     // A prompt key that was given but rejected has its own error already.
-    if !seen
-        .iter()
-        .any(|k| matches!(k, Key::TargetPrompt | Key::TargetPromptFile))
+    if form == Form::Prompt
+        && !seen
+            .iter()
+            .any(|k| matches!(k, Key::TargetPrompt | Key::TargetPromptFile))
     {
         errors.push(syn::Error::new(
             Span::call_site(),
             "#[prompt_test] needs a prompt: add `target_prompt = \"...\"` or \
-             `target_prompt_file = \"prompts/NAME.md\"` (relative to the crate root)",
+             `target_prompt_file = \"prompts/NAME.md\"` (relative to the crate root); or, to test \
+             the application's own calls with no prompt, take `run: AppRun`",
         ));
     }
     args
@@ -281,7 +304,7 @@ mod tests {
 
     fn errors_of(attr: TokenStream) -> Vec<String> {
         let mut errors = Errors::default();
-        parse(attr, &mut errors);
+        parse(attr, Form::Prompt, &mut errors);
         errors
             .into_error()
             .map(|e| e.into_iter().map(|e| e.to_string()).collect())
@@ -293,6 +316,43 @@ mod tests {
         assert_eq!(errors.len(), expected.len(), "{errors:?}");
         for (error, expected) in errors.iter().zip(expected) {
             assert!(error.contains(expected), "{expected:?} not in {error}");
+        }
+    }
+
+    /// An application test takes the keys of any test, and no key of the harness's own call.
+    #[test]
+    fn an_app_run_test_takes_no_key_of_the_prompt_s_call() {
+        let app = |attr: TokenStream| {
+            let mut errors = Errors::default();
+            parse(attr, Form::App, &mut errors);
+            errors
+                .into_error()
+                .map(|e| e.into_iter().map(|e| e.to_string()).collect())
+                .unwrap_or_default()
+        };
+        let ok: Vec<String> = app(quote::quote!(
+            runs = 5,
+            pass_threshold = 0.8,
+            early_stop,
+            budget = 0.5,
+            live_only,
+            judge_samples = 3
+        ));
+        assert!(ok.is_empty(), "{ok:?}");
+        assert_errors(
+            &app(quote::quote!(
+                target_prompt = "x",
+                subject_model = "m",
+                runs = 2
+            )),
+            &[
+                "`target_prompt` is for tests that take a `PromptRun`; an `AppRun` test calls the application itself",
+                "`subject_model` is for tests that take a `PromptRun`",
+            ],
+        );
+        for key in prompt_tester_keys::PROMPT_RUN_KEYS {
+            let ident = Ident::new(key.name(), Span::call_site());
+            assert_eq!(app(quote::quote!(#ident = X)).len(), 1, "{key}");
         }
     }
 
@@ -390,6 +450,7 @@ mod tests {
         let mut errors = Errors::default();
         let args = parse(
             quote::quote!(target_prompt = "x", judge_prompt_cache, models = ["a/b"]),
+            Form::Prompt,
             &mut errors,
         );
         assert!(errors.into_error().is_none());

@@ -10,7 +10,7 @@ use syn::{FnArg, Ident, ItemFn, ReturnType, Type};
 use prompt_tester_keys::Key;
 use prompt_tester_keys::sampling::SAMPLING_KEYS;
 
-use crate::args::{self, Args};
+use crate::args::{self, Args, Form};
 use crate::checks::{Prompt, value_tokens};
 use crate::errors::Errors;
 
@@ -19,8 +19,10 @@ use crate::errors::Errors;
 /// `line` is the line of the function's name, when the compiler tells it.
 pub fn expand(attr: TokenStream, item: TokenStream, line: Option<u32>) -> TokenStream {
     let mut errors = Errors::default();
-    let args = args::parse(attr, &mut errors);
-    let func = match syn::parse2::<ItemFn>(item.clone()) {
+    let parsed = syn::parse2::<ItemFn>(item.clone());
+    let form = parsed.as_ref().map_or(Form::Prompt, form_of);
+    let args = args::parse(attr, form, &mut errors);
+    let func = match parsed {
         Ok(func) => func,
         Err(_) => {
             errors.push(syn::Error::new(
@@ -36,10 +38,30 @@ pub fn expand(attr: TokenStream, item: TokenStream, line: Option<u32>) -> TokenS
         let errors = errors.to_compile_error();
         return quote!(#func #errors);
     }
-    let registration = registration(&func, &args, line);
+    let registration = registration(&func, &args, form, line);
     quote! {
         #func
         #registration
+    }
+}
+
+/// The form of the test: an application test when its argument's type is `AppRun` (by its last
+/// segment: `AppRun`, `prompt_tester::AppRun`), else a prompt test.
+fn form_of(func: &ItemFn) -> Form {
+    match func.sig.inputs.first() {
+        Some(FnArg::Typed(arg)) => match &*arg.ty {
+            Type::Path(path)
+                if path
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "AppRun") =>
+            {
+                Form::App
+            }
+            _ => Form::Prompt,
+        },
+        _ => Form::Prompt,
     }
 }
 
@@ -101,7 +123,7 @@ fn check_signature(func: &ItemFn, errors: &mut Errors) {
 }
 
 /// `const _: () = { ... inventory::submit! { RustTest { ... } } };` for a checked function.
-fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
+fn registration(func: &ItemFn, args: &Args, form: Form, line: Option<u32>) -> TokenStream {
     let sig = &func.sig;
     let ident = &sig.ident;
     let name = ident.unraw().to_string();
@@ -138,6 +160,17 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
         None => quote!(::core::line!()),
     };
     let spec_fn = Ident::new("__prompt_test_spec", Span::mixed_site());
+    let body = quote!(|#run| ::std::boxed::Box::pin(async move { #result }));
+    let (body, needs) = match form {
+        Form::Prompt => (
+            quote!(::prompt_tester::__private::Body::Prompt(#body)),
+            quote!(),
+        ),
+        Form::App => (
+            quote!(::prompt_tester::__private::Body::App(#body)),
+            quote_spanned!(arg_span=> ::prompt_tester::__private::app_test_needs_endpoint!();),
+        ),
+    };
     quote! {
         // A body returning `()` is bound and passed to `into_test_result` on purpose; an attribute
         // that sets every request key leaves nothing to the spec's `..Default::default()`.
@@ -148,6 +181,7 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
             clippy::needless_update
         )]
         const _: () = {
+            #needs
             fn #spec_fn() -> ::prompt_tester::__private::TestSpec {
                 #spec
             }
@@ -159,7 +193,7 @@ fn registration(func: &ItemFn, args: &Args, line: Option<u32>) -> TokenStream {
                     file: ::core::file!(),
                     line: #line,
                     spec: #spec_fn,
-                    body: |#run| ::std::boxed::Box::pin(async move { #result }),
+                    body: #body,
                 }
             }
         };

@@ -64,7 +64,13 @@ use proc_macro::TokenStream;
 /// | `live_only` | `bool`: without a recording the test is ignored, not run; a bare `live_only` means `true` |
 /// | `budget` | `f64`, USD, at least 0: the most the test may spend on provider calls (default: `[defaults] budget`) |
 ///
-/// Exactly one of `target_prompt` and `target_prompt_file` is required. A suite's names are taken too:
+/// A function taking an `AppRun` instead is an application test: no prompt, its body calls the
+/// application through `run.base_url(provider)` and asks the judge about any text; the keys of a
+/// prompt's own call (`target_prompt`, `target_prompt_file`, `target_prompt_vars`, the subject keys,
+/// `system`, `messages`, `tools`, `agent`, `run_fn`, `max_tokens`, `temperature`, `seed`) are errors
+/// there, and it needs prompt-tester's `endpoint` feature.
+///
+/// Exactly one of `target_prompt` and `target_prompt_file` is required (a `PromptRun` test). A suite's names are taken too:
 /// `prompt`, `inputs(...)`, `model`, `provider`, `models` for `target_prompt`, `target_prompt_vars(...)`,
 /// `subject_model`, `subject_provider`, `subject_models`; a suite's key the attribute has no use for
 /// (`threshold`, `skip`, `assert`, ...) is an error that says what to write instead. Literal values are checked at compile time (`runs = 0`,

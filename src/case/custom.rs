@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{RequestTemplate, RunFn, with_transcript};
+use super::{AppBody, RequestTemplate, RunFn, SampleRecord, with_transcript};
 use crate::completion::{CompletionRequest, CompletionResult, Message};
 use crate::endpoint::SampleContext;
 use crate::engine::{CallError, CallErrorKind, CallRole, Completed, RunScope};
@@ -62,6 +62,57 @@ pub(super) async fn run(
         }
     };
     with_transcript(called, messages)
+}
+
+/// An application test's sample (`AppRun`): its body run once, then its requests through the endpoint
+/// waited for. A call refused ends it as it ends a `run_fn`'s sample; one that made no call through
+/// the endpoint fails, naming `run.base_url(..)`. Its output is the last text it asked the judge
+/// about, else the last answer the endpoint relayed.
+pub(super) async fn app(body: &AppBody, scope: &Arc<RunScope>) -> SampleRecord {
+    let started = Instant::now();
+    let run_index = scope.identity().run_index;
+    let mut outcome = body(crate::run::AppRun::new(scope.clone())).await;
+    // A stream its client stopped reading at its last event may still be being recorded and counted.
+    scope.state().settled().await;
+    let state = scope.state();
+    if let Some(refused) = state.refusal() {
+        outcome = match refused.as_unavailable() {
+            Some(reason) => SampleOutcome::unavailable(reason),
+            None => SampleOutcome::errored(format!("model call failed: {refused}")),
+        };
+    } else if state.app_calls() == 0 && outcome.status() != crate::checks::SampleStatus::Errored {
+        let provider = state.provider().unwrap_or_else(|| "openai".to_string());
+        let mut message = no_app_call(&scope.identity().test, &provider);
+        if let Some(said) = outcome.message() {
+            message.push_str(&format!("\n(the test body said: {said})"));
+        }
+        outcome = SampleOutcome::failed(message);
+    }
+    let (checks, _) = state.take_findings();
+    let usage = state.usage().subject;
+    SampleRecord {
+        run: run_index,
+        outcome,
+        output: state.app_output(),
+        assertions: checks.assertions,
+        judge: checks.judge,
+        observations: checks.observations,
+        tool_calls: Vec::new(),
+        transcript: Vec::new(),
+        latency: Some(started.elapsed()),
+        replayed: usage.calls > 0 && usage.replayed == usage.calls,
+    }
+}
+
+/// What is said of `test`, an application test whose sample made no model call through the recording
+/// endpoint (`provider`: the one it asked a URL for, else `openai`).
+pub(crate) fn no_app_call(test: &str, provider: &str) -> String {
+    format!(
+        "test {test}: the test made no model call through the recording endpoint: build the \
+         application's client with `run.base_url(\"{provider}\")` (async-openai: \
+         `OpenAIConfig::new().with_api_base(run.base_url(\"{provider}\")?)`), so that its calls are \
+         recorded, replayed and counted"
+    )
 }
 
 /// The answer `run_fn` returned, with the tokens and cost of the calls the endpoint saw instead of its

@@ -32,6 +32,7 @@ pub(crate) fn base_url(
     provider: &str,
 ) -> Result<String, crate::config::UnknownProvider> {
     let endpoint = scope.engine().config.endpoint(provider)?;
+    scope.state().note_provider(provider);
     let server = scope.engine().listening(serve::start);
     let token = scope.state().token(|| {
         let token = serve::random_hex(12);

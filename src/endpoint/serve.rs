@@ -303,6 +303,9 @@ async fn serve(
             format!("the recording endpoint reads JSON request bodies; this one is not: {e}"),
         )
     })?;
+    if let Some(task) = relayed::first_user_text(incoming.api, &json) {
+        scope.state().note_task(task);
+    }
     let raw = RawRequest {
         method: "POST".into(),
         path: incoming.rest.clone(),
@@ -361,6 +364,11 @@ async fn serve(
                 CallEnding::Made
             };
             scope.state().note_call(CallRole::Subject, ending);
+            if !incoming.api.embeds() {
+                let text =
+                    crate::provider::relayed::answer_text(&relayed.request, &answer.response);
+                scope.state().note_answer(text);
+            }
             Ok(recorded(&answer.response))
         }
         // The provider's own answer (a 429, a 5xx, a 4xx): as it came, so the client's retries run.

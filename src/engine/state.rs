@@ -54,6 +54,14 @@ struct AppCalls {
     under_way: u32,
     calls: u32,
     refused: Option<CallError>,
+    /// The first user message the endpoint saw for this sample: the task an `AppRun`'s judge is told.
+    task: Option<String>,
+    /// The text of the last answer the endpoint relayed.
+    last_answer: Option<String>,
+    /// The last text an `AppRun` asked the judge about.
+    judged: Option<String>,
+    /// The first provider the sample asked a base URL for.
+    provider: Option<String>,
 }
 
 /// The places taken among a sample's identical requests.
@@ -218,6 +226,46 @@ impl SampleState {
     /// Keeps the first call through the endpoint that the engine refused.
     pub(crate) fn refuse(&self, error: CallError) {
         self.lock().app.refused.get_or_insert(error);
+    }
+
+    /// Notes the first user message of a request relayed for this sample; the first one is kept.
+    pub(crate) fn note_task(&self, task: String) {
+        self.lock().app.task.get_or_insert(task);
+    }
+
+    /// The first user message the endpoint saw for this sample, if any.
+    pub(crate) fn task(&self) -> Option<String> {
+        self.lock().app.task.clone()
+    }
+
+    /// Notes the text of an answer the endpoint relayed; the last one is kept.
+    pub(crate) fn note_answer(&self, text: String) {
+        self.lock().app.last_answer = Some(text);
+    }
+
+    /// Notes a text the judge was asked about; the last one is kept.
+    pub(crate) fn note_judged(&self, text: &str) {
+        self.lock().app.judged = Some(text.to_string());
+    }
+
+    /// What an `AppRun` sample's reports show as its output: the last text judged, else the last
+    /// answer the endpoint relayed.
+    pub(crate) fn app_output(&self) -> Option<String> {
+        let app = &self.lock().app;
+        app.judged.clone().or_else(|| app.last_answer.clone())
+    }
+
+    /// Notes a provider the sample asked a base URL for; the first one is kept.
+    pub(crate) fn note_provider(&self, provider: &str) {
+        self.lock()
+            .app
+            .provider
+            .get_or_insert_with(|| provider.to_string());
+    }
+
+    /// The first provider the sample asked a base URL for, if any.
+    pub(crate) fn provider(&self) -> Option<String> {
+        self.lock().app.provider.clone()
     }
 
     /// The first call through the endpoint refused, if any.

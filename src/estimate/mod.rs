@@ -38,6 +38,8 @@ pub enum Subject {
     Custom,
     /// No subject call (a calibration set's given answers).
     Given,
+    /// An application test (`AppRun`): its calls are the application's, through the endpoint.
+    App,
 }
 
 /// One trial to estimate.
@@ -479,6 +481,13 @@ fn approximated(
         (Subject::Custom, _) => {
             subject.basis = Basis::Unknown;
             unknown.push("the calls its run_fn makes".to_string());
+        }
+        (Subject::App, _) => {
+            subject.basis = Basis::Unknown;
+            unknown.push(
+                "the calls its application makes (an AppRun test, through the recording endpoint)"
+                    .to_string(),
+            );
         }
         (_, None) => {
             subject.basis = Basis::Unknown;

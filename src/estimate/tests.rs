@@ -253,3 +253,24 @@ fn a_row_two_gates_count_is_estimated_twice_under_nextest_and_once_here() {
     );
     assert_eq!(nextest.basis, Basis::Recorded);
 }
+
+/// An application test without a recording estimates nothing of its application's calls, and says so.
+#[test]
+fn an_unrecorded_app_run_test_estimates_nothing_and_says_so() {
+    let mut app = trial(fixed(3), BTreeMap::new());
+    (app.subject, app.request, app.body) = (Subject::App, None, true);
+    let e = estimate(&config(), &[app]);
+    let t = &e.trials[0];
+    assert_eq!(t.calls.subject.basis, Basis::Unknown);
+    assert_eq!(
+        (t.calls.subject.calls, t.calls.subject.cost_usd),
+        (0.0, 0.0)
+    );
+    assert!(
+        t.unknown
+            .iter()
+            .any(|u| u.contains("the calls its application makes (an AppRun test")),
+        "{:?}",
+        t.unknown
+    );
+}

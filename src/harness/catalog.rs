@@ -269,14 +269,17 @@ impl<'a> Catalog<'a> {
                     continue;
                 }
             };
+            let app = matches!(test.body, super::registry::Body::App(_));
             for column in case::Column::all(&subjects, &[]) {
+                // An application test names no provider: its calls are its own.
                 let provider = config
                     .subject
                     .as_ref()
                     .or(column.subject.as_ref())
                     .map(|s| s.provider.clone())
                     .or_else(|| spec.request.call.provider.clone())
-                    .or_else(|| config.defaults.provider.clone());
+                    .or_else(|| config.defaults.provider.clone())
+                    .filter(|_| !app);
                 let trial = column.trial(&name);
                 let unrecordable = self.statically_unavailable(Calls {
                     trial: &trial,

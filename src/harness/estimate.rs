@@ -69,7 +69,7 @@ impl Replayer {
         match case.executor {
             Executor::Given(_) => true,
             Executor::Call => !case.has_body() && !case.other_calls.is_empty(),
-            Executor::Agent(_) | Executor::Custom(_) => false,
+            Executor::Agent(_) | Executor::Custom(_) | Executor::App(_) => false,
         }
     }
 
@@ -217,7 +217,12 @@ pub fn of_plans(config: &Config, store: CassetteStore, plans: &[Plan]) -> Estima
                 None => case.sampling.plan,
             };
             let first_run = plan.only_run.unwrap_or(1);
-            let subject = case.request.subject.as_ref().ok();
+            let subject = case
+                .request
+                .subject
+                .as_ref()
+                .ok()
+                .filter(|_| case.needs_subject());
             let recordings = &cassettes[case.cassette.as_str()];
             let replayer = replayer.as_ref().filter(|_| Replayer::replays(case));
             let recorded = (first_run..first_run + rule.max_runs())
@@ -251,6 +256,7 @@ pub fn of_plans(config: &Config, store: CassetteStore, plans: &[Plan]) -> Estima
                     Executor::Agent(_) => Subject::Agent,
                     Executor::Custom(_) => Subject::Custom,
                     Executor::Given(_) => Subject::Given,
+                    Executor::App(_) => Subject::App,
                 },
                 body: case.has_body(),
                 other_calls: case.other_calls.clone(),

@@ -8,7 +8,7 @@ use crate::completion::{CompletionRequest, CompletionResult, Turn};
 use crate::config::SamplingKeys;
 use crate::endpoint::SampleContext;
 use crate::model::{ModelId, Provider};
-use crate::run::PromptRun;
+use crate::run::{AppRun, PromptRun};
 
 /// The future a test body returns, boxed.
 pub type BodyFuture = Pin<Box<dyn Future<Output = anyhow::Result<()>>>>;
@@ -161,7 +161,16 @@ pub struct RustTest {
     /// Builds the parameters.
     pub spec: fn() -> TestSpec,
     /// Runs the body on one sample.
-    pub body: fn(PromptRun) -> BodyFuture,
+    pub body: Body,
+}
+
+/// A test body, by the sample it takes: the form of the test.
+#[derive(Clone, Copy)]
+pub enum Body {
+    /// A prompt test: the harness calls the model with the test's prompt, the body checks the run.
+    Prompt(fn(PromptRun) -> BodyFuture),
+    /// An application test: the body calls the application itself, through the recording endpoint.
+    App(fn(AppRun) -> BodyFuture),
 }
 
 inventory::collect!(RustTest);

@@ -6,7 +6,7 @@ use futures::FutureExt;
 use prompt_tester_keys::Key;
 use prompt_tester_keys::sampling::EvenJudgeSamples;
 
-use super::registry::{BodyFuture, RustTest, TestSpec};
+use super::registry::{Body, BodyFuture, RustTest, TestSpec};
 use super::trial::{in_trial, panic_message};
 use crate::case::{Case, Column, Evaluator, Executor, NoSubject, RequestTemplate, Sampling};
 use crate::config::Config;
@@ -93,7 +93,8 @@ pub fn case(
             )
         },
     );
-    if spec.run_fn.is_none() {
+    let app = matches!(test.body, Body::App(_));
+    if spec.run_fn.is_none() && !app {
         request = request.calling_a_known_provider(config, &at);
     }
     // As in a suite, a placeholder without a value is an error, before anything is sent (a literal
@@ -113,13 +114,21 @@ pub fn case(
         )));
     }
     warnings.extend(request.seed_warning(config));
-    let executor = match (spec.toolbox, spec.run_fn) {
-        (Some(toolbox), _) => Executor::Agent(toolbox),
-        (None, Some(run_fn)) => Executor::Custom(run_fn),
-        (None, None) => Executor::Call,
+    let (executor, evaluator): (Executor, Evaluator) = match test.body {
+        Body::App(body) => (
+            Executor::App(Arc::new(move |run| Box::pin(run_body(body(run))))),
+            // The body is the sample (its executor): nothing is left to judge.
+            Arc::new(|_| Box::pin(std::future::ready(SampleOutcome::PASSED))),
+        ),
+        Body::Prompt(body) => {
+            let executor = match (spec.toolbox, spec.run_fn) {
+                (Some(toolbox), _) => Executor::Agent(toolbox),
+                (None, Some(run_fn)) => Executor::Custom(run_fn),
+                (None, None) => Executor::Call,
+            };
+            (executor, Arc::new(move |run| Box::pin(run_body(body(run)))))
+        }
     };
-    let body = test.body;
-    let evaluator: Evaluator = Arc::new(move |run| Box::pin(run_body(body(run))));
     Case {
         // Every column of a test records into the test's one cassette.
         cassette: row.clone(),

@@ -33,7 +33,9 @@ pub fn execute(plan: Plan, run: &Run) -> Result<Completion, Failed> {
     } = plan;
     // A case that cannot make a sample (an unknown provider, a placeholder without a value) fails once,
     // before any call, rather than once per sample.
-    if let Err(no_subject) = &case.request.subject {
+    if case.needs_subject()
+        && let Err(no_subject) = &case.request.subject
+    {
         let why = no_subject.to_string();
         run.reporter
             .unrun(trial, Status::Failed, &why, case.info.clone());
@@ -106,7 +108,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
     // the engine's applies (a replay takes no slot): its samples run `concurrency` at a time. The
     // harness's own calls wait for a slot, so their samples all start.
     let at_once = match case.executor {
-        Executor::Custom(_) => concurrency as usize,
+        Executor::Custom(_) | Executor::App(_) => concurrency as usize,
         _ => usize::MAX,
     };
     let mut scopes: Vec<Arc<RunScope>> = Vec::new();
@@ -209,7 +211,7 @@ pub(super) fn conclude(
         case: case.info.clone(),
         cell: case.cell.clone(),
         latency: record::Latency::of(samples.iter().filter_map(|s| s.latency)),
-        prompt: Some(case.request.prompt.clone()),
+        prompt: case.needs_subject().then(|| case.request.prompt.clone()),
         samples,
         gate: None,
         attempts: None,

@@ -28,6 +28,7 @@
 //!
 //! Its layer and the path of a sample through it: `docs/architecture.md`.
 
+mod app;
 pub(crate) mod parse;
 mod prompt;
 mod trust;
@@ -36,12 +37,14 @@ pub use crate::stats::trust::{Advisory, Measurement, Rate, Votes};
 pub use prompt::{JUDGE_INSTRUCTIONS, QUESTION_TYPES};
 pub use trust::JudgeFailed;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::checks::JudgeAnswer;
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{AdvisoryPolicy, JudgeConfig};
-use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole};
+use crate::engine::{CallEnding, CallError, CallErrorKind, CallRole, RunScope};
 use crate::run::{PromptRun, RunError};
 use crate::usage::Tally;
 use parse::Parsed;
@@ -109,6 +112,15 @@ impl JudgeVerdict {
 }
 
 impl PromptRun {
+    /// This run's output and prompt, as the judge sees them.
+    fn judged(&self) -> Judged<'_> {
+        Judged {
+            scope: &self.scope,
+            prompt: &self.prompt,
+            output: &self.output,
+        }
+    }
+
     /// Asks the judge one yes/no question about this run's output. [`JudgeVerdict::require`] makes the
     /// common case one line, its failure showing the verdict and how far the judge is measured:
     ///
@@ -118,17 +130,13 @@ impl PromptRun {
     /// # Ok(()) }
     /// ```
     pub async fn ask(&self, question: &str) -> Result<JudgeVerdict, RunError> {
-        let asked = self.ask_item(question).await;
-        if let Err(e) = &asked {
-            self.note_no_verdict(e);
-        }
-        asked
+        self.judged().ask(question).await
     }
 
     /// [`PromptRun::ask`] for a calibration item: a reply with no verdict is the judge getting the item
     /// wrong, so it is not noted as a failed call.
     pub(crate) async fn ask_item(&self, question: &str) -> Result<JudgeVerdict, RunError> {
-        self.configured_judge()?.ask(question).await
+        self.judged().configured()?.ask(question).await
     }
 
     /// Asks every question in one judge call; verdicts come back in question order. Questions the
@@ -136,54 +144,48 @@ impl PromptRun {
     /// is a [`RunError::MissingVerdicts`] (never a filled-in "no"). Each verdict carries the tokens
     /// and cost of every call made. An empty list makes no call.
     pub async fn ask_all(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
-        if questions.is_empty() {
-            return Ok(Vec::new());
-        }
-        let asked = self.configured_judge()?.ask_all(questions).await;
-        if let Err(e) = &asked {
-            self.note_no_verdict(e);
-        }
-        asked
+        self.judged().ask_all(questions).await
     }
 
     /// Asks each question in its own judge call, concurrently; verdicts come back in question order.
     /// When any call fails, the others still complete, then one [`RunError::Several`] lists every
     /// failure. An empty list makes no call.
     pub async fn ask_parallel(&self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
-        if questions.is_empty() {
-            return Ok(Vec::new());
-        }
-        let asked = self.configured_judge()?.ask_parallel(questions).await;
-        if let Err(e) = &asked {
-            self.note_no_verdict(e);
-        }
-        asked
-    }
-
-    /// Notes a reply that held no verdict (after its retry) as a failed judge call: the sample errors,
-    /// whatever the body does with the error. (The engine noted the calls that failed.)
-    fn note_no_verdict(&self, e: &RunError) {
-        match e {
-            RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => self.scope.state().note_call(
-                CallRole::Judge,
-                CallEnding::Failed(CallError::new(CallErrorKind::NoVerdict, e.to_string())),
-            ),
-            RunError::Several(failures) => {
-                failures.iter().for_each(|(_, e)| self.note_no_verdict(e));
-            }
-            // The engine noted a failed call, and the rest are not the judge's answers.
-            _ => {}
-        }
+        self.judged().ask_parallel(questions).await
     }
 
     /// The judge `config` (rather than the configured one) for this run. Not a stable API: tests use
     /// it to judge with several providers in one process.
     #[doc(hidden)]
     pub fn __judge_with<'a>(&'a self, config: &'a JudgeConfig) -> Judge<'a> {
-        Judge { run: self, config }
+        Judge {
+            judged: self.judged(),
+            config,
+        }
     }
+}
 
-    fn configured_judge(&self) -> Result<Judge<'_>, RunError> {
+/// A judge model bound to one run. Not a stable API (see [`PromptRun::__judge_with`]).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Judge<'a> {
+    judged: Judged<'a>,
+    config: &'a JudgeConfig,
+}
+
+/// What the judge is asked about: the sample (its state notes the verdicts), the task or prompt it is
+/// told as context, and the output it judges.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Judged<'a> {
+    pub scope: &'a Arc<RunScope>,
+    pub prompt: &'a str,
+    pub output: &'a str,
+}
+
+impl<'a> Judged<'a> {
+    /// The configured judge on this text, or (noted as a failed judge call: the sample errors) why
+    /// there is none.
+    pub(crate) fn configured(self) -> Result<Judge<'a>, RunError> {
         let config = self.scope.engine().config.judge.as_ref().ok_or_else(|| {
             let message = crate::config::judge_not_configured();
             // A question no judge can answer: the sample errors, as for a call that failed.
@@ -193,16 +195,71 @@ impl PromptRun {
             );
             RunError::NotConfigured(message)
         })?;
-        Ok(Judge { run: self, config })
+        Ok(Judge {
+            judged: self,
+            config,
+        })
+    }
+
+    /// [`PromptRun::ask`] on this text.
+    pub(crate) async fn ask(self, question: &str) -> Result<JudgeVerdict, RunError> {
+        let asked = match self.configured() {
+            Ok(judge) => judge.ask(question).await,
+            Err(e) => Err(e),
+        };
+        self.noted(asked)
+    }
+
+    /// [`PromptRun::ask_all`] on this text.
+    pub(crate) async fn ask_all(self, questions: &[&str]) -> Result<Vec<JudgeVerdict>, RunError> {
+        if questions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let asked = match self.configured() {
+            Ok(judge) => judge.ask_all(questions).await,
+            Err(e) => Err(e),
+        };
+        self.noted(asked)
+    }
+
+    /// [`PromptRun::ask_parallel`] on this text.
+    pub(crate) async fn ask_parallel(
+        self,
+        questions: &[&str],
+    ) -> Result<Vec<JudgeVerdict>, RunError> {
+        if questions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let asked = match self.configured() {
+            Ok(judge) => judge.ask_parallel(questions).await,
+            Err(e) => Err(e),
+        };
+        self.noted(asked)
+    }
+
+    /// `asked`, a reply with no verdict noted first.
+    fn noted<T>(self, asked: Result<T, RunError>) -> Result<T, RunError> {
+        if let Err(e) = &asked {
+            note_no_verdict(self.scope, e);
+        }
+        asked
     }
 }
 
-/// A judge model bound to one run. Not a stable API (see [`PromptRun::__judge_with`]).
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Judge<'a> {
-    run: &'a PromptRun,
-    config: &'a JudgeConfig,
+/// Notes a reply that held no verdict (after its retry) as a failed judge call: the sample errors,
+/// whatever the body does with the error. (The engine noted the calls that failed.)
+fn note_no_verdict(scope: &RunScope, e: &RunError) {
+    match e {
+        RunError::NoVerdict(_) | RunError::MissingVerdicts(_) => scope.state().note_call(
+            CallRole::Judge,
+            CallEnding::Failed(CallError::new(CallErrorKind::NoVerdict, e.to_string())),
+        ),
+        RunError::Several(failures) => {
+            failures.iter().for_each(|(_, e)| note_no_verdict(scope, e));
+        }
+        // The engine noted a failed call, and the rest are not the judge's answers.
+        _ => {}
+    }
 }
 
 /// Tokens and cost of the judge calls behind a verdict (the retry included).
@@ -228,7 +285,7 @@ impl Judge<'_> {
         crate::cassette::entry_key_nth(
             &self.config.provider,
             request,
-            self.run.scope.identity().run_index,
+            self.judged.scope.identity().run_index,
             0,
         )
     }
@@ -262,7 +319,7 @@ impl Judge<'_> {
 
     /// How many times each question is asked: the test's `judge_samples`, else `[judge]`'s.
     fn samples(&self) -> u32 {
-        self.run
+        self.judged
             .scope
             .identity()
             .judge_samples
@@ -326,11 +383,11 @@ impl Judge<'_> {
     fn request(&self, questions: &[&str], several: bool) -> CompletionRequest {
         prompt::request(
             self.config,
-            &self.run.prompt,
-            &self.run.output,
+            self.judged.prompt,
+            self.judged.output,
             questions,
             several,
-            self.run.scope.identity().cache_judge,
+            self.judged.scope.identity().cache_judge,
         )
     }
 
@@ -364,11 +421,11 @@ impl Judge<'_> {
         nth: u32,
     ) -> Result<CompletionResult, RunError> {
         match self
-            .run
+            .judged
             .scope
             .engine()
             .complete_nth(
-                &self.run.scope,
+                self.judged.scope,
                 CallRole::Judge,
                 &self.config.provider,
                 request,
@@ -401,7 +458,7 @@ impl Judge<'_> {
         } = parsed;
         let (snippet, reasoning) = match snippet {
             None => (None, reasoning),
-            Some(quoted) => match parse::verify_snippet(&self.run.output, &quoted) {
+            Some(quoted) => match parse::verify_snippet(self.judged.output, &quoted) {
                 Some(verbatim) => (Some(verbatim), reasoning),
                 None => {
                     let note = format!(
@@ -419,14 +476,14 @@ impl Judge<'_> {
         verdict.votes = votes;
         self.weigh(&mut verdict, question_type);
         tracing::debug!(
-            test = %self.run.scope.identity().test,
-            run = self.run.scope.identity().run_index,
+            test = %self.judged.scope.identity().test,
+            run = self.judged.scope.identity().run_index,
             question = %crate::redact::redact(question),
             answer = %verdict.answer,
             "judge verdict"
         );
         let answer = verdict.answer(key);
-        let state = self.run.scope.state();
+        let state = self.judged.scope.state();
         state.note(|c| c.judge.push(answer));
         if !verdict.passed && verdict.errors_when_required() {
             let failed = JudgeFailed {
@@ -468,7 +525,7 @@ impl Judge<'_> {
     /// advisory. The measurement applies only to the configured judge: one asked through
     /// [`PromptRun::__judge_with`] with another is unmeasured.
     fn weigh(&self, verdict: &mut JudgeVerdict, question_type: Option<String>) {
-        let engine = &self.run.scope.engine();
+        let engine = &self.judged.scope.engine();
         let configured = engine.config.judge.as_ref() == Some(self.config);
         let measurement = question_type
             .as_deref()

@@ -198,6 +198,51 @@ pub fn answer_text(request: &RawRequest, response: &RawResponse) -> String {
     }
 }
 
+/// The text of the first user message of a request body of `api`: chat completions' and Anthropic's
+/// `messages`, the Responses API's `input` (a string, or a list of messages), Gemini's `contents`. A
+/// message's content may be a string or a list of parts; its text parts are joined by newlines. None
+/// for embeddings or when no user message holds text.
+pub fn first_user_text(api: Api, body: &Value) -> Option<String> {
+    let text_of = |content: &Value| -> Option<String> {
+        let text = match content {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p.as_str().or_else(|| p.get("text").and_then(Value::as_str)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => return None,
+        };
+        (!text.is_empty()).then_some(text)
+    };
+    let first_user = |messages: &Value, content: &str| {
+        messages.as_array()?.iter().find_map(|m| {
+            let role = m.get("role").and_then(Value::as_str);
+            (role == Some("user"))
+                .then(|| m.get(content).and_then(text_of))
+                .flatten()
+        })
+    };
+    match api {
+        Api::ChatCompletions | Api::Messages => first_user(body.get("messages")?, "content"),
+        Api::Responses => match body.get("input")? {
+            Value::String(s) => (!s.is_empty()).then(|| s.clone()),
+            input => first_user(input, "content"),
+        },
+        Api::GenerateContent => {
+            let contents = body.get("contents")?;
+            // A single content without a role is the user's.
+            contents.as_array()?.iter().find_map(|c| {
+                let role = c.get("role").and_then(Value::as_str).unwrap_or("user");
+                (role == "user")
+                    .then(|| c.get("parts").and_then(text_of))
+                    .flatten()
+            })
+        }
+        Api::Embeddings | Api::EmbedContent => None,
+    }
+}
+
 fn json_tokens(api: Api, body: &Value, result: &mut CompletionResult) {
     let usage = |key: &str| body.get(key).unwrap_or(&Value::Null);
     match api {
@@ -290,6 +335,60 @@ mod tests {
             Some(7)
         );
         assert_eq!(Api::Messages.max_output(&json!({})), None);
+    }
+
+    #[test]
+    fn the_first_user_message_of_each_api_is_its_task() {
+        let chat = json!({"messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Where is order 42?"},
+            {"role": "user", "content": "And 43?"}
+        ]});
+        assert_eq!(
+            first_user_text(Api::ChatCompletions, &chat).as_deref(),
+            Some("Where is order 42?")
+        );
+        let parts = json!({"messages": [{"role": "user", "content": [
+            {"type": "text", "text": "Look:"}, {"type": "image_url", "image_url": {}},
+            {"type": "text", "text": "what is it?"}
+        ]}]});
+        assert_eq!(
+            first_user_text(Api::Messages, &parts).as_deref(),
+            Some("Look:\nwhat is it?")
+        );
+        assert_eq!(
+            first_user_text(Api::Responses, &json!({"input": "Hi"})).as_deref(),
+            Some("Hi")
+        );
+        let input = json!({"input": [{"role": "user", "content": [{"type": "input_text", "text": "Hey"}]}]});
+        assert_eq!(
+            first_user_text(Api::Responses, &input).as_deref(),
+            Some("Hey")
+        );
+        let gemini = json!({"contents": [
+            {"role": "user", "parts": [{"text": "Name a bird."}]},
+            {"role": "model", "parts": [{"text": "Robin."}]}
+        ]});
+        assert_eq!(
+            first_user_text(Api::GenerateContent, &gemini).as_deref(),
+            Some("Name a bird.")
+        );
+        let no_role = json!({"contents": [{"parts": [{"text": "Hi"}]}]});
+        assert_eq!(
+            first_user_text(Api::GenerateContent, &no_role).as_deref(),
+            Some("Hi")
+        );
+        for (api, body) in [
+            (
+                Api::ChatCompletions,
+                json!({"messages": [{"role": "system", "content": "x"}]}),
+            ),
+            (Api::ChatCompletions, json!({"messages": "not a list"})),
+            (Api::Embeddings, json!({"input": "text"})),
+            (Api::Messages, json!({})),
+        ] {
+            assert_eq!(first_user_text(api, &body), None, "{body}");
+        }
     }
 
     #[test]

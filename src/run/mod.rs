@@ -1,11 +1,13 @@
 //! [`PromptRun`]: one sample of a prompt test, what the test body asserts on.
 //! Its layer and the path of a sample through it: `docs/architecture.md`.
 
+mod app;
 mod error;
 mod follow_up;
 mod similarity;
 mod tools;
 
+pub use app::AppRun;
 pub use error::RunError;
 pub(crate) use follow_up::Continue;
 

@@ -74,11 +74,23 @@ async fn whole_request(request: CompletionRequest) -> anyhow::Result<CompletionR
 )]
 fn with_messages(_run: PromptRun) {}
 
+// An application test: no prompt; any test's keys.
+#[prompt_test(runs = 5, pass_threshold = 0.8, early_stop, budget = 0.5, judge_samples = 3, live_only)]
+async fn app_test(run: AppRun) -> anyhow::Result<()> {
+    let _url: Result<String, _> = run.base_url("openai");
+    let _ = (run.run_index(), run.runs(), run.test_name());
+    Ok(())
+}
+
 fn main() {
     let tests: Vec<_> = prompt_tester::__private::inventory::iter::<prompt_tester::__private::RustTest>
         .into_iter()
         .collect();
-    assert_eq!(tests.len(), 7);
+    assert_eq!(tests.len(), 8);
+    let app = tests.iter().find(|t| t.name == "app_test").unwrap();
+    assert!(matches!(app.body, prompt_tester::__private::Body::App(_)));
+    let spec = (app.spec)();
+    assert_eq!((spec.sampling.runs, spec.judge_samples, spec.live_only), (Some(5), Some(3), true));
     for name in ["model_matrix", "model_matrix_from_a_constant"] {
         let spec = (tests.iter().find(|t| t.name == name).unwrap().spec)();
         assert_eq!(spec.subject_models.as_deref(), Some(&SUBJECTS.map(String::from)[..]));
