@@ -357,7 +357,16 @@ async fn serve(
         place.keep();
     }
     match made {
-        Ok((answer, _, replayed)) => {
+        Ok((answer, latency, replayed)) => {
+            if let Some(read) = crate::provider::steps::read(&relayed.request, &answer.response) {
+                scope.state().note_model_call(read.noted(
+                    &incoming.provider,
+                    &relayed.model,
+                    &answer.tokens,
+                    latency,
+                    replayed,
+                ));
+            }
             let ending = if replayed {
                 CallEnding::Replayed
             } else {

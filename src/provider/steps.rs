@@ -2,8 +2,8 @@
 //! its request holds, the tool results it sends back, and the text and tool calls of its answer, for the
 //! four chat APIs, whether the answer came as one JSON body or as a stream.
 
-// read by the trajectory (next commit)
-#![allow(dead_code)]
+// Without the `endpoint` feature no request is relayed: only the tests read it.
+#![cfg_attr(not(feature = "endpoint"), allow(dead_code))]
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -570,6 +570,42 @@ fn kind(value: &Value) -> Option<&str> {
 /// An event's type: its data's `type`, else its `event:` name.
 fn event_kind(event: &StreamEvent) -> Option<&str> {
     kind(&event.data).or(event.event.as_deref())
+}
+
+impl Read {
+    /// The model call it makes in the sample's trajectory: to `provider`'s `model`, its tokens counted
+    /// in `tokens`.
+    pub(crate) fn noted(
+        self,
+        provider: &str,
+        model: &str,
+        tokens: &crate::completion::CompletionResult,
+        latency: std::time::Duration,
+        replayed: bool,
+    ) -> crate::trajectory::NotedCall {
+        crate::trajectory::NotedCall {
+            call: crate::trajectory::ModelCall {
+                provider: provider.to_string(),
+                model: model.to_string(),
+                requested: self.requested,
+                sent_back: self
+                    .sent_back
+                    .into_iter()
+                    .map(|s| crate::trajectory::SentBack {
+                        id: s.id,
+                        name: s.name,
+                        content: s.content,
+                    })
+                    .collect(),
+                answer: self.answer,
+                input_tokens: tokens.input_tokens,
+                output_tokens: tokens.output_tokens,
+                latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+                replayed,
+            },
+            conversation: self.conversation,
+        }
+    }
 }
 
 #[cfg(test)]

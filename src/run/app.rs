@@ -64,4 +64,66 @@ impl AppRun {
     pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
         crate::endpoint::base_url(&self.scope, provider)
     }
+
+    /// The sample's model calls through the endpoint so far, in causal order (a snapshot).
+    pub fn trajectory(&self) -> crate::Trajectory {
+        self.scope.state().trajectory()
+    }
+
+    /// The model calls so far, in causal order (a snapshot).
+    pub fn model_calls(&self) -> Vec<crate::ModelCall> {
+        self.trajectory().calls().to_vec()
+    }
+
+    /// The tool calls the model requested so far, in causal order (a snapshot).
+    pub fn tool_calls(&self) -> Vec<crate::ToolCall> {
+        self.trajectory().tool_calls()
+    }
+
+    /// As [`PromptRun::expect_tool_call`](crate::PromptRun::expect_tool_call).
+    pub fn expect_tool_call(
+        &self,
+        name: &str,
+        arguments: serde_json::Value,
+    ) -> Result<crate::ToolCall, super::RunError> {
+        super::tools::Expect(&self.trajectory()).tool_call(name, &arguments)
+    }
+
+    /// As [`PromptRun::expect_no_tool_call`](crate::PromptRun::expect_no_tool_call).
+    pub fn expect_no_tool_call(&self, name: &str) -> Result<(), super::RunError> {
+        super::tools::Expect(&self.trajectory())
+            .tool_calls(name, 0..=0)
+            .map(drop)
+    }
+
+    /// As [`PromptRun::expect_tool_calls`](crate::PromptRun::expect_tool_calls).
+    pub fn expect_tool_calls(
+        &self,
+        name: &str,
+        times: impl std::ops::RangeBounds<usize>,
+    ) -> Result<usize, super::RunError> {
+        super::tools::Expect(&self.trajectory()).tool_calls(name, times)
+    }
+
+    /// As [`PromptRun::expect_tool_sequence`](crate::PromptRun::expect_tool_sequence).
+    pub fn expect_tool_sequence(
+        &self,
+        tools: &[&str],
+        order: crate::ToolOrder,
+    ) -> Result<(), super::RunError> {
+        super::tools::Expect(&self.trajectory()).tool_sequence(tools, order)
+    }
+
+    /// As [`PromptRun::expect_model_calls`](crate::PromptRun::expect_model_calls).
+    pub fn expect_model_calls(
+        &self,
+        times: impl std::ops::RangeBounds<usize>,
+    ) -> Result<usize, super::RunError> {
+        super::tools::Expect(&self.trajectory()).model_calls(times)
+    }
+
+    /// As [`PromptRun::expect_no_loop`](crate::PromptRun::expect_no_loop).
+    pub fn expect_no_loop(&self, k: usize) -> Result<(), super::RunError> {
+        super::tools::Expect(&self.trajectory()).no_loop(k)
+    }
 }
