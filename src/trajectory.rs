@@ -1,7 +1,7 @@
 //! A sample's trajectory: the model calls it made (the harness's own, and its application's through
 //! the recording endpoint), each with the tools the model requested and the results sent back,
 //! ordered by cause rather than by arrival, so that concurrent runs give the same steps every time.
-//! The expectations on it are `run/expect.rs`'s.
+//! The expectations on it are `run/tools.rs`'s. Its layer (a leaf): `docs/architecture.md`.
 
 use std::collections::BTreeMap;
 use std::fmt;
