@@ -13,6 +13,7 @@ use super::relayed::Api;
 use super::{anthropic, gemini, openai, string};
 use crate::cassette::raw::{RawBody, RawRequest, RawResponse, StreamEvent};
 use crate::completion::{CompletionResult, ToolCall};
+use crate::trajectory::SentBack;
 
 /// What one model call through the endpoint says of the trajectory.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,14 +38,6 @@ pub(crate) struct Read {
     pub answer: String,
     /// The first user message's text in the request (for a judge's "task").
     pub first_user_text: Option<String>,
-}
-
-/// One tool result a request sends back.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SentBack {
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub content: String,
 }
 
 /// `None` for the embedding APIs and paths no API serves.
@@ -588,15 +581,7 @@ impl Read {
                 provider: provider.to_string(),
                 model: model.to_string(),
                 requested: self.requested,
-                sent_back: self
-                    .sent_back
-                    .into_iter()
-                    .map(|s| crate::trajectory::SentBack {
-                        id: s.id,
-                        name: s.name,
-                        content: s.content,
-                    })
-                    .collect(),
+                sent_back: self.sent_back,
                 answer: self.answer,
                 input_tokens: tokens.input_tokens,
                 output_tokens: tokens.output_tokens,
