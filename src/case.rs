@@ -477,7 +477,7 @@ impl Case {
             Executor::Agent(toolbox) => agent::run_in_scope(&scope, &provider, toolbox, request)
                 .await
                 .map(agent::AgentOutcome::into_completed)
-                .map_err(loop_failure),
+                .map_err(|e| loop_failure(e, self.info.is_some())),
             // Taken above, before the subject.
             Executor::App(body) => return custom::app(body, &scope).await,
             Executor::Custom(run_fn) => {
@@ -552,9 +552,9 @@ impl Case {
     }
 }
 
-/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure;
-/// a failed call or MCP server is an error.
-fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
+/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure
+/// (said in a suite's key, `max_tool_rounds`, for a suite case); a failed call or MCP server is an error.
+fn loop_failure(e: LoopError<CallError>, suite: bool) -> SampleOutcome {
     match e {
         LoopError::Call(_, e) if let Some(reason) = e.as_unavailable() => {
             SampleOutcome::unavailable(reason)
@@ -562,6 +562,15 @@ fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
         LoopError::Call(turn, e) => {
             SampleOutcome::errored(format!("model call failed (agent turn {turn}): {e}"))
         }
+        LoopError::Agent(AgentError::MaxTurns {
+            max_turns,
+            last_calls,
+        }) if suite => SampleOutcome::failed(format!(
+            "the model still called tools after max_tool_rounds = {} round(s) of tool calls; its last calls \
+             (not run): {}",
+            max_turns - 1,
+            agent::list(&last_calls)
+        )),
         LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::failed(e.to_string()),
         LoopError::Agent(e) => SampleOutcome::errored(e.to_string()),
     }
