@@ -4,7 +4,8 @@
 //! (SmolLM2-135M-Instruct served by llama.cpp's llama-server on 127.0.0.1; `scripts/local-model.sh`).
 //! The `hosted` examples target Anthropic and Gemini and are `live_only`: without a recording they are
 //! ignored, listed as "live only, not run", with the commands that run or record them. `support_reply`
-//! tests an application's own code, its model call recorded through the harness's endpoint. TOML suites (`*.evals.toml`) in this folder run here too.
+//! tests an application's own code, its model call recorded through the harness's endpoint;
+//! `support_agent` is the application's own agent loop, its tool calls asserted. TOML suites (`*.evals.toml`) in this folder run here too.
 
 use std::process::ExitCode;
 
@@ -14,6 +15,7 @@ mod local;
 mod quick_start;
 mod sampling;
 mod similarity;
+mod support_agent;
 mod support_reply;
 
 fn main() -> ExitCode {

@@ -26,6 +26,7 @@ use crate::outcome::SampleOutcome;
 use crate::plan::SamplePlan;
 use crate::run::{Continue, PromptRun, RunRequest};
 use crate::tools::Toolbox;
+use crate::trajectory::ModelCall;
 
 mod column;
 mod custom;
@@ -308,6 +309,10 @@ pub struct SampleRecord {
     /// The conversation of an agent loop (empty for a single call: prompt and output say it all).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Message>,
+    /// The sample's model calls in causal order (its trajectory), when it made more than one or any
+    /// tool was requested or sent back: a single plain call is said by the prompt and output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<ModelCall>,
     /// Wall time of the subject call(s), the recorded latency when replayed; written in seconds.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "secs")]
     pub latency: Option<Duration>,
@@ -327,6 +332,7 @@ impl SampleRecord {
             observations: Vec::new(),
             tool_calls: Vec::new(),
             transcript: Vec::new(),
+            steps: Vec::new(),
             latency: None,
             replayed: false,
         }
@@ -410,6 +416,11 @@ impl Case {
     pub async fn sample(&self, scope: Arc<RunScope>) -> SampleRecord {
         let mut sample = self.evaluated(scope.clone()).await;
         sample.outcome = crate::outcome::classify(&scope.state().ended(), sample.outcome);
+        // Every kind of sample (an ended one too: its steps say how far it got) from its one trajectory.
+        let trajectory = scope.state().trajectory();
+        if crate::trajectory::shows_steps(&trajectory) {
+            sample.steps = trajectory.calls().to_vec();
+        }
         if sample.output.is_some() {
             let judge = scope.engine().config.judge.as_ref();
             let verdict = crate::outcome::verdict_of(
@@ -546,6 +557,7 @@ impl Case {
             observations: checks.observations,
             tool_calls,
             transcript,
+            steps: Vec::new(),
             latency,
             replayed,
         }

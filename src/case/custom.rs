@@ -99,6 +99,7 @@ pub(super) async fn app(body: &AppBody, scope: &Arc<RunScope>) -> SampleRecord {
         observations: checks.observations,
         tool_calls: Vec::new(),
         transcript: Vec::new(),
+        steps: Vec::new(),
         latency: Some(started.elapsed()),
         replayed: usage.calls > 0 && usage.replayed == usage.calls,
     }
