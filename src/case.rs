@@ -700,4 +700,22 @@ mod tests {
         assert_eq!(column.trial("s::c"), "s::c[fake/a|v2]");
         assert_eq!(column.cell("s::c").unwrap().row, "s::c");
     }
+
+    #[test]
+    fn a_sample_s_steps_read_back_from_a_results_file_and_a_plain_one_writes_none() {
+        let mut sample = SampleRecord::unanswered(1, SampleOutcome::PASSED);
+        let plain = serde_json::to_value(&sample).unwrap();
+        assert!(plain.get("steps").is_none(), "{plain}");
+        sample.steps = serde_json::from_value(serde_json::json!([{
+            "provider": "openai", "model": "m", "answer": "",
+            "requested": [{"id": "c1", "name": "lookup_order", "arguments": {"order_id": "42"}}],
+            "sent_back": [], "input_tokens": 3, "output_tokens": 1, "latency_ms": 9, "replayed": false
+        }]))
+        .unwrap();
+        // The results files of a nextest run are read back into records: the steps come back whole.
+        let text = serde_json::to_string(&sample).unwrap();
+        let back: SampleRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, sample);
+        assert_eq!(back.steps[0].requested[0].name, "lookup_order");
+    }
 }
