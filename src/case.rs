@@ -488,7 +488,7 @@ impl Case {
             Executor::Agent(toolbox) => agent::run_in_scope(&scope, &provider, toolbox, request)
                 .await
                 .map(agent::AgentOutcome::into_completed)
-                .map_err(loop_failure),
+                .map_err(|e| loop_failure(e, self.info.is_some())),
             // Taken above, before the subject.
             Executor::App(body) => return custom::app(body, &scope).await,
             Executor::Custom(run_fn) => {
@@ -564,9 +564,9 @@ impl Case {
     }
 }
 
-/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure;
-/// a failed call or MCP server is an error.
-fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
+/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure
+/// (said in a suite's key, `max_tool_rounds`, for a suite case); a failed call or MCP server is an error.
+fn loop_failure(e: LoopError<CallError>, suite: bool) -> SampleOutcome {
     match e {
         LoopError::Call(_, e) if let Some(reason) = e.as_unavailable() => {
             SampleOutcome::unavailable(reason)
@@ -574,6 +574,15 @@ fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
         LoopError::Call(turn, e) => {
             SampleOutcome::errored(format!("model call failed (agent turn {turn}): {e}"))
         }
+        LoopError::Agent(AgentError::MaxTurns {
+            max_turns,
+            last_calls,
+        }) if suite => SampleOutcome::failed(format!(
+            "the model still called tools after max_tool_rounds = {} round(s) of tool calls; its last calls \
+             (not run): {}",
+            max_turns - 1,
+            agent::list(&last_calls)
+        )),
         LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::failed(e.to_string()),
         LoopError::Agent(e) => SampleOutcome::errored(e.to_string()),
     }
@@ -690,5 +699,23 @@ mod tests {
         let column = &Column::all(&subjects, &prompts)[1];
         assert_eq!(column.trial("s::c"), "s::c[fake/a|v2]");
         assert_eq!(column.cell("s::c").unwrap().row, "s::c");
+    }
+
+    #[test]
+    fn a_sample_s_steps_read_back_from_a_results_file_and_a_plain_one_writes_none() {
+        let mut sample = SampleRecord::unanswered(1, SampleOutcome::PASSED);
+        let plain = serde_json::to_value(&sample).unwrap();
+        assert!(plain.get("steps").is_none(), "{plain}");
+        sample.steps = serde_json::from_value(serde_json::json!([{
+            "provider": "openai", "model": "m", "answer": "",
+            "requested": [{"id": "c1", "name": "lookup_order", "arguments": {"order_id": "42"}}],
+            "sent_back": [], "input_tokens": 3, "output_tokens": 1, "latency_ms": 9, "replayed": false
+        }]))
+        .unwrap();
+        // The results files of a nextest run are read back into records: the steps come back whole.
+        let text = serde_json::to_string(&sample).unwrap();
+        let back: SampleRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, sample);
+        assert_eq!(back.steps[0].requested[0].name, "lookup_order");
     }
 }

@@ -30,9 +30,17 @@ pub const ONE_SIDE: &[(Key, &str)] = &[
     ),
     (
         Key::Agent,
-        "a suite's `tools` are offered and their calls checked, not run; an agent loop with tool handlers needs #[prompt_test(agent = ...)]",
+        "a suite's agent loop runs the tools of its `mcp = [...]` servers (`tools` are offered and their calls checked, not run); Rust tool handlers need #[prompt_test(agent = ...)]",
     ),
     // A suite's only: what the attribute does instead.
+    (
+        Key::Mcp,
+        "give the test `agent = my_agent` with `fn my_agent() -> Toolbox { Toolbox::new().mcp(McpServer::stdio(...)) }`",
+    ),
+    (
+        Key::MaxToolRounds,
+        "an agent's `Toolbox::max_turns(n)` counts model calls: n - 1 rounds of tool calls",
+    ),
     (
         Key::CasesFile,
         "a golden dataset is read by a suite (`*.evals.toml`); a #[prompt_test] is one test",

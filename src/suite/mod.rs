@@ -532,7 +532,7 @@ fn resolve(
             live_only: s.live_only.unwrap_or(false),
             judge_samples: s.judge_samples,
         },
-        executor: Executor::Call,
+        executor: executor(s),
         evaluator,
         other_calls,
         judge,
@@ -540,6 +540,21 @@ fn resolve(
         info: Some(info),
         cell: column.cell(row),
     }
+}
+
+/// How a case's model is called: once, or with MCP servers in an agent loop (the one of
+/// `agent = Toolbox`), whose `max_tool_rounds` rounds of tool calls take one model call each.
+fn executor(settings: &parse::Settings) -> Executor {
+    let servers = settings.mcp.clone().unwrap_or_default();
+    if servers.is_empty() {
+        return Executor::Call;
+    }
+    let mut toolbox = crate::tools::Toolbox::new();
+    if let Some(rounds) = settings.max_tool_rounds {
+        toolbox = toolbox.max_turns(rounds.saturating_add(1));
+    }
+    toolbox.servers = servers;
+    Executor::Agent(toolbox)
 }
 
 /// Each of `calls` once, in order.
@@ -583,12 +598,14 @@ fn warnings(
         ));
     }
     if s.request.tools.as_ref().is_none_or(Vec::is_empty)
+        && s.mcp.as_ref().is_none_or(Vec::is_empty)
         && let Some(a) = case.asserts.iter().find(|a| a.check.asks_for_tools())
     {
         warnings.push(format!(
-            "{who}: asserts `{}` but declares no tools: add {} to {} (at the top, or in the case)",
+            "{who}: asserts `{}` but declares no tools: add {} or {} to {} (at the top, or in the case)",
             a.check.kind(),
             syntax.words("`tools = [{ name = \"...\", ... }]`"),
+            syntax.words("`mcp = [{ command = \"...\" }]`"),
             suite.info.file
         ));
     }

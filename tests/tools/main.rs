@@ -6,8 +6,9 @@
 //! This file holds what the modules share (a client per wire, the weather tool, what a request
 //! declared and answered); the tests are in `agent_loop` (the loop in each wire format), `mcp` (MCP
 //! servers), `harness` (agent tests and suite cases through the harness), `mcp_harness` (MCP servers
-//! through the harness: their environment, their processes, their secrets), `suite_trajectory` (a
-//! suite's assertions on the trajectory) and `local` (the local model).
+//! through the harness: their environment, their processes, their secrets), `suite_mcp` (a suite's
+//! `mcp` servers in its agent loop), `suite_trajectory` (a suite's assertions on the trajectory) and
+//! `local` (the local model).
 
 use prompt_tester::completion::CompletionRequest;
 use prompt_tester::config::RetryConfig;
@@ -25,6 +26,7 @@ mod harness;
 mod local;
 mod mcp;
 mod mcp_harness;
+mod suite_mcp;
 mod suite_trajectory;
 
 #[path = "../common/mod.rs"]
