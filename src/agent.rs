@@ -61,7 +61,8 @@ pub enum AgentError {
     },
 }
 
-fn list(calls: &[ToolCall]) -> String {
+/// `name(arguments), ...` of `calls`.
+pub(crate) fn list(calls: &[ToolCall]) -> String {
     calls
         .iter()
         .map(|c| format!("{}({})", c.name, c.arguments))

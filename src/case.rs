@@ -26,6 +26,7 @@ use crate::outcome::SampleOutcome;
 use crate::plan::SamplePlan;
 use crate::run::{Continue, PromptRun, RunRequest};
 use crate::tools::Toolbox;
+use crate::trajectory::ModelCall;
 
 mod column;
 mod custom;
@@ -313,6 +314,10 @@ pub struct SampleRecord {
     /// The conversation of an agent loop (empty for a single call: prompt and output say it all).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Message>,
+    /// The sample's model calls in causal order (its trajectory), when it made more than one or any
+    /// tool was requested or sent back: a single plain call is said by the prompt and output.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<ModelCall>,
     /// Wall time of the subject call(s), the recorded latency when replayed; written in seconds.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "secs")]
     pub latency: Option<Duration>,
@@ -332,6 +337,7 @@ impl SampleRecord {
             observations: Vec::new(),
             tool_calls: Vec::new(),
             transcript: Vec::new(),
+            steps: Vec::new(),
             latency: None,
             replayed: false,
         }
@@ -415,6 +421,11 @@ impl Case {
     pub async fn sample(&self, scope: Arc<RunScope>) -> SampleRecord {
         let mut sample = self.evaluated(scope.clone()).await;
         sample.outcome = crate::outcome::classify(&scope.state().ended(), sample.outcome);
+        // Every kind of sample (an ended one too: its steps say how far it got) from its one trajectory.
+        let trajectory = scope.state().trajectory();
+        if crate::trajectory::shows_steps(&trajectory) {
+            sample.steps = trajectory.calls().to_vec();
+        }
         if sample.output.is_some() {
             let judge = scope.engine().config.judge.as_ref();
             let verdict = crate::outcome::verdict_of(
@@ -482,7 +493,7 @@ impl Case {
             Executor::Agent(toolbox) => agent::run_in_scope(&scope, &provider, toolbox, request)
                 .await
                 .map(agent::AgentOutcome::into_completed)
-                .map_err(loop_failure),
+                .map_err(|e| loop_failure(e, self.info.is_some())),
             // Taken above, before the subject.
             Executor::App { body, env } => return custom::app(body, *env, &scope).await,
             Executor::Custom(run_fn) => {
@@ -551,15 +562,16 @@ impl Case {
             observations: checks.observations,
             tool_calls,
             transcript,
+            steps: Vec::new(),
             latency,
             replayed,
         }
     }
 }
 
-/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure;
-/// a failed call or MCP server is an error.
-fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
+/// How an agent loop that did not finish ends the sample: running out of turns is the model's failure
+/// (said in a suite's key, `max_tool_rounds`, for a suite case); a failed call or MCP server is an error.
+fn loop_failure(e: LoopError<CallError>, suite: bool) -> SampleOutcome {
     match e {
         LoopError::Call(_, e) if let Some(reason) = e.as_unavailable() => {
             SampleOutcome::unavailable(reason)
@@ -567,6 +579,15 @@ fn loop_failure(e: LoopError<CallError>) -> SampleOutcome {
         LoopError::Call(turn, e) => {
             SampleOutcome::errored(format!("model call failed (agent turn {turn}): {e}"))
         }
+        LoopError::Agent(AgentError::MaxTurns {
+            max_turns,
+            last_calls,
+        }) if suite => SampleOutcome::failed(format!(
+            "the model still called tools after max_tool_rounds = {} round(s) of tool calls; its last calls \
+             (not run): {}",
+            max_turns - 1,
+            agent::list(&last_calls)
+        )),
         LoopError::Agent(e @ AgentError::MaxTurns { .. }) => SampleOutcome::failed(e.to_string()),
         LoopError::Agent(e) => SampleOutcome::errored(e.to_string()),
     }
@@ -683,5 +704,23 @@ mod tests {
         let column = &Column::all(&subjects, &prompts)[1];
         assert_eq!(column.trial("s::c"), "s::c[fake/a|v2]");
         assert_eq!(column.cell("s::c").unwrap().row, "s::c");
+    }
+
+    #[test]
+    fn a_sample_s_steps_read_back_from_a_results_file_and_a_plain_one_writes_none() {
+        let mut sample = SampleRecord::unanswered(1, SampleOutcome::PASSED);
+        let plain = serde_json::to_value(&sample).unwrap();
+        assert!(plain.get("steps").is_none(), "{plain}");
+        sample.steps = serde_json::from_value(serde_json::json!([{
+            "provider": "openai", "model": "m", "answer": "",
+            "requested": [{"id": "c1", "name": "lookup_order", "arguments": {"order_id": "42"}}],
+            "sent_back": [], "input_tokens": 3, "output_tokens": 1, "latency_ms": 9, "replayed": false
+        }]))
+        .unwrap();
+        // The results files of a nextest run are read back into records: the steps come back whole.
+        let text = serde_json::to_string(&sample).unwrap();
+        let back: SampleRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, sample);
+        assert_eq!(back.steps[0].requested[0].name, "lookup_order");
     }
 }

@@ -62,12 +62,12 @@ fn http_client() -> reqwest::Client {
 const STDERR_TAIL: usize = 2000;
 
 /// A live MCP server to take tools from.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct McpServer {
     transport: Transport,
 }
 
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 enum Transport {
     Stdio(Stdio),
     Http {
@@ -77,7 +77,7 @@ enum Transport {
 }
 
 /// A server started as a child process: what [`process::command`] starts.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 struct Stdio {
     command: String,
     args: Vec<String>,

@@ -16,7 +16,7 @@ mod error;
 pub use error::McpError;
 
 /// No server: there is none without the `mcp` feature.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum McpServer {}
 
 /// A session that cannot exist.

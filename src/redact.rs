@@ -126,9 +126,10 @@ pub fn protect_userinfo(url: &str) {
     }
 }
 
-/// Treats a credential an application's client sent through the recording endpoint as a secret
-/// (redacted as `[REDACTED:name]`): a provider may send it back in an error body.
-#[cfg(feature = "endpoint")]
+/// Treats a credential an application's client sent through the recording endpoint, or a suite's MCP
+/// server header or variable, as a secret (redacted as `[REDACTED:name]`): a provider or a server may
+/// send it back.
+#[cfg(any(feature = "endpoint", feature = "mcp"))]
 pub(crate) fn protect_value(name: &str, value: &str) {
     let value = credential_of(value);
     if value.len() < MIN_SECRET_LEN {
@@ -153,7 +154,7 @@ pub(crate) fn protect_value(name: &str, value: &str) {
 /// The credential a key header's value carries: the value, trimmed, without its `Bearer` scheme,
 /// which HTTP matches in any case (`bearer sk-...` is a key too; RFC 9110, 11.1). Empty when the
 /// header carries no credential (`Authorization: Bearer `, as a client without a key sends).
-#[cfg(feature = "endpoint")]
+#[cfg(any(feature = "endpoint", feature = "mcp"))]
 pub(crate) fn credential_of(value: &str) -> &str {
     let value = value.trim();
     match value.get(..6) {

@@ -41,6 +41,41 @@ pub fn raw_call(
     Some((asked, answered))
 }
 
+/// Where a sample's accepted steps and its new ones part, and which trajectories say more than
+/// their prompt and output.
+pub use crate::trajectory::{StepChange, Trajectory, first_change, shows_steps};
+
+/// The trajectory of one recorded sample's subject calls (`entries`, accepted or pending), read as
+/// the run that recorded them read them: a harness call from its request and result, a call through
+/// the recording endpoint from its relayed request and response.
+pub fn trajectory_of(entries: &[Entry]) -> Trajectory {
+    let noted: Vec<crate::trajectory::NotedCall> = entries
+        .iter()
+        .filter(|e| e.role == CallRole::Subject)
+        .filter_map(|e| {
+            let latency = std::time::Duration::from_millis(e.latency_ms);
+            match &e.call {
+                Exchange::Completion { request, response } => {
+                    Some(crate::trajectory::NotedCall::of_request(
+                        &e.provider,
+                        request,
+                        response,
+                        latency,
+                        false,
+                    ))
+                }
+                Exchange::Raw { request, response } => {
+                    let tokens = crate::provider::relayed::tokens_of(request, response);
+                    crate::provider::steps::read(request, response)
+                        .map(|read| read.noted(&e.provider, &e.model, &tokens, latency, false))
+                }
+                Exchange::Embedding { .. } => None,
+            }
+        })
+        .collect();
+    Trajectory::of(&noted)
+}
+
 use similar::TextDiff;
 
 use crate::cassette::pending;

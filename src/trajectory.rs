@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Role, ToolCall};
 
+mod change;
+pub use change::{StepChange, first_change, shows_steps};
+
 /// One model call of a sample, as its trajectory shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -307,33 +310,48 @@ fn cut(text: &str) -> String {
 fn step(call: &ModelCall) -> String {
     let mut line = format!("{}/{}", call.provider, call.model);
     if !call.sent_back.is_empty() {
-        let back: Vec<String> = call
-            .sent_back
-            .iter()
-            .map(|s| {
-                format!(
-                    "{} = {}",
-                    s.name.as_deref().or(s.id.as_deref()).unwrap_or("tool"),
-                    cut(&s.content)
-                )
-            })
-            .collect();
-        line.push_str(&format!(" (sent back: {})", back.join(", ")));
+        line.push_str(&format!(" ({})", sent_back(call)));
     }
-    if !call.requested.is_empty() {
-        let asked: Vec<String> = call
-            .requested
-            .iter()
-            .map(|r| format!("{}({})", r.name, r.arguments))
-            .collect();
-        line.push_str(&format!(" requested {}", asked.join(", ")));
-        if !call.answer.trim().is_empty() {
-            line.push_str(&format!(", saying {}", cut(&call.answer)));
-        }
+    if call.requested.is_empty() {
+        line.push_str(&format!(" answered {}", did(call)));
     } else {
-        line.push_str(&format!(" answered {}", cut(&call.answer)));
+        line.push_str(&format!(" requested {}", did(call)));
     }
     line
+}
+
+/// What a call sent back, as its step's line says it.
+fn sent_back(call: &ModelCall) -> String {
+    let back: Vec<String> = call
+        .sent_back
+        .iter()
+        .map(|s| {
+            format!(
+                "{} = {}",
+                s.name.as_deref().or(s.id.as_deref()).unwrap_or("tool"),
+                cut(&s.content)
+            )
+        })
+        .collect();
+    format!("sent back: {}", back.join(", "))
+}
+
+/// What the model did in a call: the tools it requested with their arguments (and what it said
+/// beside them), else its answer.
+fn did(call: &ModelCall) -> String {
+    if call.requested.is_empty() {
+        return cut(&call.answer);
+    }
+    let asked: Vec<String> = call
+        .requested
+        .iter()
+        .map(|r| format!("{}({})", r.name, r.arguments))
+        .collect();
+    let mut text = asked.join(", ");
+    if !call.answer.trim().is_empty() {
+        text.push_str(&format!(", saying {}", cut(&call.answer)));
+    }
+    text
 }
 
 #[cfg(test)]

@@ -72,8 +72,20 @@ fn fake(latency: Duration) -> FakeProvider {
         .start()
 }
 
-/// The judge's verdict: always yes.
+/// The judge's verdict: on a trajectory, yes quoting its first step; else always yes.
 fn judge(request: &CapturedRequest) -> Reply {
+    if request
+        .last_user_text()
+        .is_some_and(|t| t.contains("TRAJECTORY"))
+    {
+        let verdict = json!({
+            "question_type": "multi_part",
+            "reasoning": "It asked for the weather, then answered.",
+            "snippet": "requested weather({\"city\":\"Paris\"})",
+            "answer": "yes",
+        });
+        return Reply::structured(request, &verdict);
+    }
     static JUDGE: std::sync::OnceLock<prompt_tester_testkit::Responder> =
         std::sync::OnceLock::new();
     JUDGE.get_or_init(|| prompt_tester_testkit::judge_cycling(&["yes"]))(request)
@@ -180,7 +192,7 @@ fn every_client_records_then_replays_offline_under_ci_with_no_key() {
     let fake = fake(Duration::ZERO);
     let scratch = Scratch::new("app-calls", "record");
     let mut filters = vec!["--report", "report.json", "--nocapture"];
-    filters.extend(child::skipping(&["concurrent_", "app_"]));
+    filters.extend(child::skipping(&["concurrent_", "app_", "trajectory_"]));
     let record = run(&scratch, &filters, &[], Some(&fake));
     record.assert_success();
     let names: Vec<&str> = TRIALS.iter().map(|(name, _)| *name).collect();
@@ -531,6 +543,61 @@ fn an_app_run_test_that_makes_no_call_fails_naming_base_url() {
         "the test made no model call through the recording endpoint: build the application's client \
          with `run.base_url(\"openai\")`",
     );
+}
+
+/// `ask_trajectory` on a `PromptRun` (a `run_fn`'s agent loop) and on an `AppRun` (the application's
+/// own): the judge is sent the task, each step and the final answer, framed as a trajectory; its
+/// verdict keeps the quoted step; and the judge's call replays under CI like any other.
+#[test]
+fn ask_trajectory_sends_the_task_the_steps_and_the_answer_and_returns_the_verdict() {
+    let fake = fake(Duration::ZERO);
+    let scratch = Scratch::new("app-calls", "trajectory");
+    scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"gpt-4o-mini\"\n");
+    let args = ["trajectory_judged_", "--nocapture", "--test-threads=1"];
+    let record = run(&scratch, &args, &[], Some(&fake));
+    record.assert_success();
+    record.assert_outcomes(&["trajectory_judged_prompt", "trajectory_judged_app"], "ok");
+    let requests = fake.requests();
+    let told: Vec<String> = requests
+        .iter()
+        .filter(|r| r.wants_structured())
+        .map(|r| r.last_user_text().unwrap_or_default())
+        .collect();
+    assert_eq!(told.len(), 2, "one question per test: {told:#?}");
+    // The run_fn's prompt names Paris, the application's first user message Oslo.
+    for task in [
+        "What is the weather in Paris?",
+        "What is the weather in Oslo?",
+    ] {
+        let text = told
+            .iter()
+            .find(|t| t.contains(task))
+            .unwrap_or_else(|| panic!("no judge request told {task:?}: {told:#?}"));
+        child::assert_contains(
+            text,
+            &[
+                "the task the agent was given",
+                "the agent's TRAJECTORY to judge",
+                "Copy the snippet from one STEP line",
+                "STEPS:\n1. openai/gpt-4o-mini requested weather({\"city\":\"Paris\"})\n2. openai/gpt-4o-mini (sent back: ",
+                "\"18 degrees and sunny in Paris\") answered \"echo: 18 degrees and sunny in Paris\"",
+                "FINAL ANSWER:\necho: 18 degrees and sunny in Paris\n",
+                "QUESTION:\nDid the agent look the weather up before answering?",
+            ],
+        );
+    }
+    for form in ["prompt", "app"] {
+        record.assert_stderr_has(&format!(
+            "TRAJECTORY {form} yes Some(\"requested weather({{\\\"city\\\":\\\"Paris\\\"}})\") \
+             Some(\"It asked for the weather, then answered.\")"
+        ));
+    }
+
+    drop(fake);
+    let replay = run(&scratch, &args, &[("CI", "1")], None);
+    replay.assert_success();
+    replay.assert_outcomes(&["trajectory_judged_prompt", "trajectory_judged_app"], "ok");
+    replay.assert_stderr_has("TRAJECTORY app yes");
 }
 
 /// `app_env`: two tests whose client reads `OPENAI_BASE_URL` record at once, each sample its own call

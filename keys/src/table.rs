@@ -11,6 +11,9 @@ pub const MAX_SEED: u32 = i32::MAX as u32;
 /// The most samples a suite or case takes (`runs`, `max_runs`): more is a mistake in a file.
 pub const MAX_SUITE_RUNS: u64 = 10_000;
 
+/// The most rounds of tool calls a suite's agent loop may make (`max_tool_rounds`).
+pub const MAX_TOOL_ROUNDS: u64 = 100;
+
 /// Where a key can be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Place {
@@ -148,6 +151,10 @@ pub enum Key {
     Tools,
     /// `agent`.
     Agent,
+    /// `mcp`.
+    Mcp,
+    /// `max_tool_rounds`.
+    MaxToolRounds,
     /// `live_only`.
     LiveOnly,
     /// `models`.
@@ -332,6 +339,10 @@ pub const ROWS: &[Row] = &[
     row(Key::RunFn, "run_fn", Kind::Code, ATTRIBUTE, "an `async fn(prompt: &str, model: &str, max_tokens: u32)`, `async fn(request: CompletionRequest)` or `async fn(sample: SampleContext)` returning `anyhow::Result<CompletionResult>`, called instead of the provider"),
     row(Key::Tools, "tools", Kind::List, TESTS, "tools the model may call: one call is made and its tool calls are checked, not run"),
     row(Key::Agent, "agent", Kind::Code, ATTRIBUTE, "a `Toolbox` or a `fn() -> Toolbox`: the model call becomes an agent loop"),
+    row(Key::Mcp, "mcp", Kind::List, SUITE_AND_CASE, "MCP servers, `{ command = \"...\" }` (stdio) or `{ url = \"...\" }` (streamable HTTP): the model call becomes an agent loop running the tools they declare"),
+    row(Key::MaxToolRounds, "max_tool_rounds", Kind::Whole, SUITE_AND_CASE, "rounds of tool calls an `mcp` agent loop may make before the model must answer (7 by default)")
+        .range(Range::whole(0, MAX_TOOL_ROUNDS))
+        .rule("a whole number from 0 to 100"),
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),
     row(Key::Models, "models", Kind::List, SUITE_AND_CASE, "a model matrix: every case runs against each `provider/model`"),
     // A golden dataset judged as a whole.
@@ -465,7 +476,7 @@ mod tests {
     fn each_place_has_its_keys() {
         let settings = "provider, model, max_tokens, runs, pass_threshold, early_stop, pass_rate, \
                         confidence, max_runs, indifference, seed, judge_samples, temperature, system, messages, \
-                        threshold, tools, live_only, models";
+                        threshold, tools, mcp, max_tool_rounds, live_only, models";
         assert_eq!(
             names_in(Place::Suite).join(", "),
             format!(

@@ -30,13 +30,21 @@ pub const ONE_SIDE: &[(Key, &str)] = &[
     ),
     (
         Key::Agent,
-        "a suite's `tools` are offered and their calls checked, not run; an agent loop with tool handlers needs #[prompt_test(agent = ...)]",
+        "a suite's agent loop runs the tools of its `mcp = [...]` servers (`tools` are offered and their calls checked, not run); Rust tool handlers need #[prompt_test(agent = ...)]",
     ),
     (
         Key::AppEnv,
         "a suite's calls are the harness's own: an application whose client reads its base URL from the environment is tested by a #[prompt_test(app_env)] taking an `AppRun`",
     ),
     // A suite's only: what the attribute does instead.
+    (
+        Key::Mcp,
+        "give the test `agent = my_agent` with `fn my_agent() -> Toolbox { Toolbox::new().mcp(McpServer::stdio(...)) }`",
+    ),
+    (
+        Key::MaxToolRounds,
+        "an agent's `Toolbox::max_turns(n)` counts model calls: n - 1 rounds of tool calls",
+    ),
     (
         Key::CasesFile,
         "a golden dataset is read by a suite (`*.evals.toml`); a #[prompt_test] is one test",

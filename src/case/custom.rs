@@ -115,6 +115,7 @@ pub(super) async fn app(body: &AppBody, env: bool, scope: &Arc<RunScope>) -> Sam
         observations: checks.observations,
         tool_calls: Vec::new(),
         transcript: Vec::new(),
+        steps: Vec::new(),
         latency: Some(started.elapsed()),
         replayed: usage.calls > 0 && usage.replayed == usage.calls,
     }

@@ -13,6 +13,7 @@ impl AppRun {
             scope: &self.scope,
             prompt: task,
             output: text,
+            steps: None,
         }
     }
 
@@ -22,6 +23,25 @@ impl AppRun {
     pub async fn ask(&self, text: &str, question: &str) -> Result<JudgeVerdict, RunError> {
         let task = self.scope.state().task().unwrap_or_default();
         self.judged(text, &task).ask(question).await
+    }
+
+    /// Asks the judge one yes/no question about this sample's trajectory so far: it reads, as the task,
+    /// the first user message the endpoint saw, each step of [`AppRun::trajectory`] and the last model
+    /// call's answer as the final answer, and quotes a step. The same judge, options and failures as
+    /// [`PromptRun::ask_trajectory`](crate::PromptRun::ask_trajectory).
+    pub async fn ask_trajectory(&self, question: &str) -> Result<JudgeVerdict, RunError> {
+        let task = self.scope.state().task().unwrap_or_default();
+        let trajectory = self.trajectory();
+        let steps = trajectory.steps().join("\n");
+        let answer = trajectory.calls().last().map_or("", |c| c.answer.as_str());
+        Judged {
+            scope: &self.scope,
+            prompt: &task,
+            output: answer,
+            steps: Some(&steps),
+        }
+        .ask(question)
+        .await
     }
 
     /// Asks every question about `text` in one judge call, as

@@ -118,7 +118,28 @@ impl PromptRun {
             scope: &self.scope,
             prompt: &self.prompt,
             output: &self.output,
+            steps: None,
         }
+    }
+
+    /// Asks the judge one yes/no question about this sample's trajectory: it reads the rendered prompt
+    /// as the task, each step of [`PromptRun::trajectory`] (the model call, the tools it requested
+    /// with their arguments, what went back) and the output as the final answer, and quotes a step.
+    /// The same judge, options, recording and reports as [`PromptRun::ask`]:
+    ///
+    /// ```no_run
+    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
+    /// run.ask_trajectory("Did the agent look the order up before answering?").await?.require()?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn ask_trajectory(&self, question: &str) -> Result<JudgeVerdict, RunError> {
+        let steps = self.trajectory().steps().join("\n");
+        Judged {
+            steps: Some(&steps),
+            ..self.judged()
+        }
+        .ask(question)
+        .await
     }
 
     /// Asks the judge one yes/no question about this run's output. [`JudgeVerdict::require`] makes the
@@ -174,12 +195,15 @@ pub struct Judge<'a> {
 }
 
 /// What the judge is asked about: the sample (its state notes the verdicts), the task or prompt it is
-/// told as context, and the output it judges.
+/// told as context, and the output it judges, or with `steps` the trajectory ending in that output.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Judged<'a> {
     pub scope: &'a Arc<RunScope>,
     pub prompt: &'a str,
     pub output: &'a str,
+    /// The trajectory's steps, one per line, when the judge reads the trajectory; its snippet must
+    /// come from them.
+    pub steps: Option<&'a str>,
 }
 
 impl<'a> Judged<'a> {
@@ -385,6 +409,7 @@ impl Judge<'_> {
             self.config,
             self.judged.prompt,
             self.judged.output,
+            self.judged.steps,
             questions,
             several,
             self.judged.scope.identity().cache_judge,
@@ -458,12 +483,17 @@ impl Judge<'_> {
         } = parsed;
         let (snippet, reasoning) = match snippet {
             None => (None, reasoning),
-            Some(quoted) => match parse::verify_snippet(self.judged.output, &quoted) {
+            Some(quoted) => match parse::verify_snippet(self.quotable(), &quoted) {
                 Some(verbatim) => (Some(verbatim), reasoning),
                 None => {
                     let note = format!(
-                        "[the judge's snippet {:?} does not occur in the response and was dropped]",
-                        parse::shorten(&quoted)
+                        "[the judge's snippet {:?} does not occur in the {} and was dropped]",
+                        parse::shorten(&quoted),
+                        if self.judged.steps.is_some() {
+                            "steps"
+                        } else {
+                            "response"
+                        }
                     );
                     (
                         None,
@@ -492,6 +522,11 @@ impl Judge<'_> {
             state.note_erroring_verdict(failed.to_string());
         }
         verdict
+    }
+
+    /// The text a snippet must come from: the trajectory's steps, else the output.
+    fn quotable(&self) -> &str {
+        self.judged.steps.unwrap_or(self.judged.output)
     }
 
     fn make(
@@ -728,6 +763,41 @@ mod tests {
         let json = serde_json::to_value(&v).unwrap();
         assert_eq!(json["answer"], "yes");
         assert_eq!(serde_json::from_value::<JudgeVerdict>(json).unwrap(), v);
+    }
+
+    #[test]
+    fn a_trajectory_verdict_keeps_a_quoted_step_and_drops_a_quote_from_elsewhere() {
+        let run = run("It shipped on Monday.");
+        let config = config();
+        let steps =
+            "1. openai/m requested lookup({\"id\":42})\n2. openai/m answered \"It shipped.\"";
+        let judge = Judge {
+            judged: Judged {
+                steps: Some(steps),
+                ..run.judged()
+            },
+            config: &config,
+        };
+        let spent = Spent::default();
+        let quoted = reply(
+            true,
+            "It looked the order up.",
+            "requested lookup({\"id\":42})",
+        );
+        let v = judge.verdict("Did it look up the order?", quoted, &spent, None, "key");
+        assert_eq!(v.snippet.as_deref(), Some("requested lookup({\"id\":42})"));
+        let elsewhere = reply(true, "It answered.", "on Monday");
+        let v = judge.verdict("Did it answer?", elsewhere, &spent, None, "key");
+        assert_eq!(v.snippet, None);
+        let reasoning = v.reasoning.unwrap();
+        assert!(
+            reasoning.ends_with(
+                "[the judge's snippet \"on Monday\" does not occur in the steps and was dropped]"
+            ),
+            "{reasoning}"
+        );
+        // Both verdicts are the sample's, as an output's are.
+        assert_eq!(run.scope.state().take_findings().0.judge.len(), 2);
     }
 
     #[test]

@@ -532,7 +532,7 @@ fn resolve(
             live_only: s.live_only.unwrap_or(false),
             judge_samples: s.judge_samples,
         },
-        executor: Executor::Call,
+        executor: executor(s),
         evaluator,
         other_calls,
         judge,
@@ -540,6 +540,21 @@ fn resolve(
         info: Some(info),
         cell: column.cell(row),
     }
+}
+
+/// How a case's model is called: once, or with MCP servers in an agent loop (the one of
+/// `agent = Toolbox`), whose `max_tool_rounds` rounds of tool calls take one model call each.
+fn executor(settings: &parse::Settings) -> Executor {
+    let servers = settings.mcp.clone().unwrap_or_default();
+    if servers.is_empty() {
+        return Executor::Call;
+    }
+    let mut toolbox = crate::tools::Toolbox::new();
+    if let Some(rounds) = settings.max_tool_rounds {
+        toolbox = toolbox.max_turns(rounds.saturating_add(1));
+    }
+    toolbox.servers = servers;
+    Executor::Agent(toolbox)
 }
 
 /// Each of `calls` once, in order.
@@ -583,14 +598,16 @@ fn warnings(
         ));
     }
     if s.request.tools.as_ref().is_none_or(Vec::is_empty)
+        && s.mcp.as_ref().is_none_or(Vec::is_empty)
         && case
             .asserts
             .iter()
             .any(|a| matches!(a.check, Check::ToolCalled { .. }))
     {
         warnings.push(format!(
-            "{who}: asserts `tool_called` but declares no tools: add {} to {} (at the top, or in the case)",
+            "{who}: asserts `tool_called` but declares no tools: add {} or {} to {} (at the top, or in the case)",
             syntax.words("`tools = [{ name = \"...\", ... }]`"),
+            syntax.words("`mcp = [{ command = \"...\" }]`"),
             suite.info.file
         ));
     }

@@ -21,6 +21,7 @@ use crate::spanned::{
 };
 
 mod gate;
+mod mcp;
 mod messages;
 mod prompt;
 mod settings;
@@ -268,6 +269,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         }
     }
 
+    mcp::at_the_top(&mut r, table, &suite_settings);
     let gate = gate::gate(&mut r, table);
     let rows = table.get("cases_file").and_then(|node| {
         let mut dataset = cases_file(&mut r, node, file, dir)?;
@@ -498,6 +500,7 @@ fn case(
     let settings = own.over(suite);
     if r.problems.len() == problems_before {
         messages::system_across_levels(r, table, path, &own, &settings);
+        mcp::check_case(r, table, path, &own, &settings);
     }
     if let Some(problem) = unweighted(settings.min_score, &asserts) {
         let (at, key) = match table.get(Key::Threshold.name()) {

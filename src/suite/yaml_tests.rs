@@ -235,7 +235,7 @@ fn the_attribute_s_names_are_read_with_a_warning() {
         &report,
         &[
             "prompt-tests/support.evals.yaml:2:1: `agent`: `agent` is #[prompt_test]'s key, not a suite's",
-            "fix: a suite's `tools` are offered and their calls checked, not run",
+            "fix: a suite's agent loop runs the tools of its `mcp: [...]` servers (`tools` are offered and their calls checked, not run)",
         ],
     );
 }

@@ -82,6 +82,7 @@ pub fn records(trials: usize, samples: u32) -> Vec<TrialRecord> {
                         }],
                         tool_calls: Vec::new(),
                         transcript: Vec::new(),
+                        steps: Vec::new(),
                         latency: Some(Duration::from_millis(400)),
                         replayed: true,
                     }

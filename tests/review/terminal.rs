@@ -376,3 +376,108 @@ fn an_application_s_call_is_priced_and_its_changes_are_json_paths_without_fresh_
     );
     assert_lacks(&diff, "call_");
 }
+
+/// Step `step` (1 or 2) of an application's support agent through the recording endpoint, an OpenAI
+/// chat: it asks for `lookup_order` of order `order` (its call's id `id`), then, sent back "shipped",
+/// answers.
+fn support_step(step: u8, order: &str, id: &str) -> prompt_tester::testing::cassette::Entry {
+    use prompt_tester::_cargo_prompt_tester_support::{RawBody, RawRequest, RawResponse};
+    use prompt_tester::testing::cassette::{CallRole, Entry, Exchange};
+    let asked = serde_json::json!({"content": "Where is my order?", "role": "user"});
+    let call = serde_json::json!({"function": {"arguments": format!(r#"{{"order_id":"{order}"}}"#),
+        "name": "lookup_order"}, "id": id, "type": "function"});
+    let (messages, answer) = if step == 1 {
+        (
+            serde_json::json!([asked]),
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [call]}),
+        )
+    } else {
+        (
+            serde_json::json!([asked, {"role": "assistant", "tool_calls": [call]},
+                {"content": "shipped", "role": "tool", "tool_call_id": id}]),
+            serde_json::json!({"role": "assistant", "content": "It ships Monday."}),
+        )
+    };
+    Entry {
+        key: format!("{id}-{step}"),
+        target: Some("prompts".into()),
+        test: "app::support".into(),
+        run: 1,
+        role: CallRole::Subject,
+        provider: "openai".into(),
+        model: "house-model".into(),
+        call: Exchange::Raw {
+            request: RawRequest {
+                method: "POST".into(),
+                path: "/v1/chat/completions".into(),
+                query: Vec::new(),
+                body: serde_json::json!({"messages": messages, "model": "house-model"}),
+            },
+            response: RawResponse {
+                status: 200,
+                content_type: "application/json".into(),
+                body: RawBody::Json(serde_json::json!({"choices": [{"message": answer}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 10}})),
+            },
+        },
+        latency_ms: 300,
+        recorded_at: "2026-01-01T00:00:00Z".into(),
+    }
+}
+
+#[test]
+fn a_changed_tool_loop_shows_its_steps_and_the_first_that_changed() {
+    let test = "a_changed_tool_loop_shows_its_steps_and_the_first_that_changed";
+    let scratch = prompt_tester_testkit::child::Scratch::new("review", "steps");
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    );
+    let cassettes = scratch.path().join("prompt-tests/cassettes");
+    std::fs::create_dir_all(&cassettes).unwrap();
+    let write = |name: &str, entries: Vec<prompt_tester::testing::cassette::Entry>| {
+        let body = serde_json::json!({"version": 4, "entries": entries});
+        std::fs::write(
+            cassettes.join(name),
+            serde_json::to_string_pretty(&body).unwrap(),
+        )
+        .unwrap();
+    };
+    // Recorded in another order than their cause: the steps follow the conversation.
+    write(
+        "app.cassette.json",
+        vec![
+            support_step(2, "42", "call_abc"),
+            support_step(1, "42", "call_abc"),
+        ],
+    );
+    write(
+        "app.pending.json",
+        vec![
+            support_step(1, "43", "call_xyz"),
+            support_step(2, "43", "call_xyz"),
+        ],
+    );
+    let Some(tmux) = review(test, scratch.path()) else {
+        return;
+    };
+    let screen = tmux.wait_for(&[
+        "pending 1 of 1: app::support (run 1)",
+        "Steps (accepted → new)",
+    ]);
+    assert_contains(
+        &screen,
+        &[
+            r#"  first change at step 1: lookup_order({"order_id":"42"}) → lookup_order({"order_id":"43"})"#,
+            "  accepted:",
+            r#"    1. openai/house-model requested lookup_order({"order_id":"42"})"#,
+            r#"    2. openai/house-model (sent back: lookup_order = "shipped") answered "It ships Monday.""#,
+            "  new:",
+            r#"    1. openai/house-model requested lookup_order({"order_id":"43"})"#,
+        ],
+    );
+    // The calls' fresh ids are no change, and are not shown.
+    assert_lacks(&screen, "call_");
+    tmux.send("q");
+    tmux.wait_for(&["[review exited 0]"]);
+}

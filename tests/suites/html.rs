@@ -287,6 +287,17 @@ fn the_html_report_works_in_a_real_browser() {
         samples[2].judge[0].advisory = Some(Advisory::Unmeasured {
             question_type: None,
         });
+        // Its first sample ran a tool loop: its steps, the second's answer holding markup.
+        samples[0].steps = serde_json::from_value(json!([
+            {"provider": "openai", "model": "gpt-4o-mini", "sent_back": [], "answer": "",
+             "requested": [{"id": "call_1", "name": "lookup_order", "arguments": {"order_id": "42"}}],
+             "input_tokens": 11, "output_tokens": 5, "latency_ms": 400, "replayed": true},
+            {"provider": "openai", "model": "gpt-4o-mini", "requested": [],
+             "sent_back": [{"id": "call_1", "name": "lookup_order", "content": "shipped"}],
+             "answer": "<b>Monday</b>", "input_tokens": 23, "output_tokens": 7, "latency_ms": 1500,
+             "replayed": false}
+        ]))
+        .unwrap();
     }
     let started = Instant::now();
     // A run under a budget: the page says what was spent against it.
@@ -408,6 +419,17 @@ fn the_html_report_works_in_a_real_browser() {
                 ""
             ])
         );
+        // The tool loop's steps, a list item each, in order; the answer's markup shown as text.
+        let steps = "return [...document.querySelectorAll(\"[data-name='suite_0::case_0000'] .sample[data-run='1'] ol.steps > li\")].map(li => [...li.children].map(e => e.textContent))";
+        assert_eq!(
+            js(&c, steps).await,
+            json!([
+                ["openai/gpt-4o-mini", " 11 in / 5 out tokens, 400 ms, replayed", "requested lookup_order({\"order_id\":\"42\"})"],
+                ["openai/gpt-4o-mini", " 23 in / 7 out tokens, 1.50 s", "sent back lookup_order: shipped", "<b>Monday</b>"]
+            ])
+        );
+        // The other samples made one plain call: no steps.
+        assert_eq!(js(&c, "return document.querySelectorAll(\"[data-name='suite_0::case_0000'] ol.steps\").length").await, 1);
         assert_eq!(
             text(&c, "[data-fact='budget'] dd").await,
             "$0.0123 spent of $0.0500 (the whole nextest run); 2 calls were not made for it"

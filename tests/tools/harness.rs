@@ -189,3 +189,92 @@ assert = [{ tool_called = { name = "get_weather", arguments = { city = "London" 
         assert_eq!(declared[0].1["required"], json!(["city"]));
     }
 }
+
+#[test]
+fn a_tool_loop_s_steps_are_in_the_json_report_and_the_page_and_a_plain_call_has_none() {
+    let fake = FakeProvider::builder()
+        .respond_with(|request| {
+            let body = request.json.clone().unwrap_or_default().to_string();
+            if body.contains("Say hello") {
+                let model = request.model().unwrap_or_default();
+                return Reply::text(Wire::OpenAi, &model, "Hello!", Usage::new(3, 2));
+            }
+            fixture_reply(request)
+        })
+        .start();
+    let scratch = scratch("steps", &fake);
+    let suites = scratch.0.join("prompt-tests");
+    std::fs::create_dir_all(&suites).unwrap();
+    std::fs::write(
+        suites.join("plain.evals.toml"),
+        "prompt = \"Say hello\"\nprovider = \"fake_openai\"\nmodel = \"gpt-4o-mini\"\n\n\
+         [[cases]]\nname = \"hello\"\nassert = [{ contains = \"Hello\" }]\n",
+    )
+    .unwrap();
+    let (report, page) = (
+        scratch.path().join("report.json"),
+        scratch.path().join("report.html"),
+    );
+    let output = run_agents(
+        &scratch,
+        &[
+            "agent_openai",
+            "plain::",
+            "--report",
+            &report.display().to_string(),
+            "--html",
+            &page.display().to_string(),
+        ],
+        &[("PROMPT_TESTER_CASSETTE", "off")],
+    );
+    let stdout = output.stdout();
+    assert_eq!(output.outcome("agent_openai"), "ok", "{stdout}");
+    assert_eq!(output.outcome("plain::hello"), "ok", "{stdout}");
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let html = std::fs::read_to_string(&page).unwrap();
+    let data = prompt_tester::testing::read_html_data(&html).expect("the page's data");
+    let agent = prompt_tester_testkit::child::entry(&report["tests"], "name", "agent_openai");
+    let on_page = prompt_tester_testkit::child::entry(&data["records"], "name", "agent_openai");
+    for sample in agent["samples"].as_array().unwrap() {
+        // The loop: a call asking for the tool, then one sent its result that answers.
+        let steps = &sample["steps"];
+        assert_eq!(steps.as_array().map(Vec::len), Some(2), "{sample:#}");
+        assert_eq!(steps[0]["provider"], "fake_openai");
+        assert_eq!(steps[0]["model"], "gpt-4o-mini");
+        assert_eq!(steps[0]["requested"][0]["name"], "get_weather");
+        assert_eq!(
+            steps[0]["requested"][0]["arguments"],
+            json!({"city": "Paris"})
+        );
+        assert_eq!(steps[0]["sent_back"], json!([]));
+        assert_eq!(
+            (&steps[0]["input_tokens"], &steps[0]["output_tokens"]),
+            (&json!(11), &json!(5))
+        );
+        assert_eq!(steps[1]["requested"], json!([]));
+        assert_eq!(steps[1]["sent_back"][0]["name"], "get_weather");
+        assert_eq!(steps[1]["sent_back"][0]["content"], "Sunny, 21 C in Paris");
+        assert_eq!(steps[1]["answer"], "It is sunny in Paris.");
+        assert_eq!(
+            (&steps[1]["input_tokens"], &steps[1]["output_tokens"]),
+            (&json!(23), &json!(7))
+        );
+        assert!(steps[1]["latency_ms"].is_u64(), "{steps:#}");
+        let run = sample["run"].as_u64().unwrap();
+        let shown = on_page["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["run"] == run)
+            .expect("the sample on the page");
+        assert_eq!(&shown["steps"], steps, "the page shows the report's steps");
+    }
+    // A single call without tools: its prompt and output say it all, as before.
+    let plain = prompt_tester_testkit::child::entry(&report["suites"], "suite", "plain");
+    let sample = &plain["cases"][0]["samples"][0];
+    assert_eq!(sample["output"], "Hello!", "{sample:#}");
+    assert!(sample.get("steps").is_none(), "{sample:#}");
+    let on_page = prompt_tester_testkit::child::entry(&data["records"], "name", "plain::hello");
+    assert!(on_page["samples"][0].get("steps").is_none(), "{on_page:#}");
+}

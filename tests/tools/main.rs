@@ -6,8 +6,8 @@
 //! This file holds what the modules share (a client per wire, the weather tool, what a request
 //! declared and answered); the tests are in `agent_loop` (the loop in each wire format), `mcp` (MCP
 //! servers), `harness` (agent tests and suite cases through the harness), `mcp_harness` (MCP servers
-//! through the harness: their environment, their processes, their secrets) and `local` (the local
-//! model).
+//! through the harness: their environment, their processes, their secrets), `suite_mcp` (a suite's
+//! `mcp` servers in its agent loop) and `local` (the local model).
 
 use prompt_tester::completion::CompletionRequest;
 use prompt_tester::config::RetryConfig;
@@ -25,6 +25,7 @@ mod harness;
 mod local;
 mod mcp;
 mod mcp_harness;
+mod suite_mcp;
 
 #[path = "../common/mod.rs"]
 mod common;

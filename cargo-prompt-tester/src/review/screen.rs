@@ -3,8 +3,8 @@
 //! side. Pure, so its content is tested without a terminal; `super` draws it.
 
 use prompt_tester::_cargo_prompt_tester_support::{
-    CallRole, ChangeTag, PendingSample, RecordedChecks, judge_answers, judge_questions,
-    judged_questions, line_diff, text_of, word_diff,
+    CallRole, ChangeTag, PendingSample, RecordedChecks, first_change, judge_answers,
+    judge_questions, judged_questions, line_diff, shows_steps, text_of, trajectory_of, word_diff,
 };
 
 use super::compare::{self, Call, Pair, Pricing, Totals};
@@ -212,6 +212,7 @@ pub fn lines(
     for (i, pair) in subject.iter().enumerate() {
         answer_diff(&mut out, &format!("call {}", i + 1), pair);
     }
+    steps(&mut out, sample);
     checks(&mut out, sample);
     if !judge.is_empty() {
         out.push(Line::default());
@@ -223,6 +224,46 @@ pub fn lines(
     out.push(Line::default());
     usage(&mut out, &subject, &judge);
     out
+}
+
+/// The accepted trajectory against the new one, each read from its recordings, and the first step
+/// that changed; shown when either side made more than one call or any tool was involved.
+fn steps(out: &mut Vec<Line>, sample: &PendingSample) {
+    let (old, new) = (trajectory_of(&sample.old), trajectory_of(&sample.new));
+    if !shows_steps(&old) && !shows_steps(&new) {
+        return;
+    }
+    out.push(Line::default());
+    out.push(Line::new(Tone::Heading, "Steps (accepted → new)"));
+    let change = first_change(&old, &new);
+    let changed_from = match &change {
+        Some(change) => {
+            out.push(Line::plain(format!("  {change}")));
+            change.step
+        }
+        None => {
+            out.push(Line::plain("  the same steps"));
+            usize::MAX
+        }
+    };
+    for (label, trajectory, tone) in [
+        ("accepted", &old, Tone::Removed),
+        ("new", &new, Tone::Added),
+    ] {
+        out.push(Line::plain(format!("  {label}:")));
+        let steps = trajectory.steps();
+        if steps.is_empty() {
+            out.push(Line::new(Tone::Dim, "    (no model call)"));
+        }
+        for (i, step) in steps.into_iter().enumerate() {
+            let tone = if i + 1 < changed_from {
+                Tone::Dim
+            } else {
+                tone
+            };
+            out.push(Line::new(tone, format!("    {step}")));
+        }
+    }
 }
 
 /// The full diff of one pair's request: the system prompt, then each message that differs.
@@ -580,6 +621,59 @@ mod tests {
         let mut lines = Vec::new();
         labels(&mut lines, &unkept, &[]);
         assert_eq!(lines[2].text(), "  Is Alice named? → FAILED: not labelled");
+    }
+
+    /// A support agent's sample: it looks order `order` up, is sent back `status`, then answers.
+    fn tool_loop(order: &str, status: &str) -> Vec<Entry> {
+        let ask = "Where is order 42?";
+        let mut first = entry(CallRole::Subject, ask, "", None);
+        if let Exchange::Completion { response, .. } = &mut first.call {
+            response.tool_calls = vec![prompt_tester::ToolCall {
+                id: format!("call_{order}"),
+                name: "lookup_order".into(),
+                arguments: serde_json::json!({ "order_id": order }),
+                thought_signature: None,
+            }];
+        }
+        let mut second = entry(CallRole::Subject, ask, "It ships Monday.", None);
+        if let Exchange::Completion { request, .. } = &mut second.call {
+            request.push_tool_round(
+                (&format!("call_{order}"), "lookup_order"),
+                serde_json::json!({ "order_id": order }),
+                (status, false),
+            );
+        }
+        vec![first, second]
+    }
+
+    #[test]
+    fn a_changed_tool_loop_names_the_first_step_that_changed() {
+        let mut changed = sample();
+        (changed.old, changed.new) = (tool_loop("42", "shipped"), tool_loop("43", "shipped"));
+        let text = screen(&changed, false);
+        assert_shows(
+            &text,
+            &[
+                "Steps (accepted → new)",
+                r#"  first change at step 1: lookup_order({"order_id":"42"}) → lookup_order({"order_id":"43"})"#,
+                "  accepted:\n    1. p/m requested lookup_order({\"order_id\":\"42\"})\n    2. p/m (sent back: lookup_order = \"shipped\") answered \"It ships Monday.\"",
+                "  new:\n    1. p/m requested lookup_order({\"order_id\":\"43\"})",
+            ],
+        );
+        // Recorded again with the same steps: said so, with no change named.
+        (changed.old, changed.new) = (tool_loop("42", "shipped"), tool_loop("42", "shipped"));
+        let text = screen(&changed, false);
+        assert_shows(
+            &text,
+            &["Steps (accepted → new)\n  the same steps\n  accepted:"],
+        );
+        assert!(!text.contains("first change"), "{text}");
+    }
+
+    #[test]
+    fn a_single_plain_call_shows_no_steps() {
+        let text = screen(&sample(), false);
+        assert!(!text.contains("Steps (accepted → new)"), "{text}");
     }
 
     #[test]

@@ -51,6 +51,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0;padding:6px 8px;bac
 mark.snippet{background:var(--mark);outline:1px solid #d4a72c}
 ul.checks{margin:4px 0;padding-left:18px}
 ul.checks li.ok::marker{color:var(--ok)}ul.checks li.no::marker{color:var(--bad)}
+ol.steps{margin:4px 0;padding-left:24px}ol.steps li{margin:4px 0}
 .q{font-weight:600}.advisory{color:var(--err);font-style:italic;margin-left:.4em}.why{color:var(--mute)}
 table.extra{border-collapse:collapse;margin:6px 0 12px}
 table.extra th,table.extra td{border:1px solid var(--line);padding:3px 8px;text-align:left;white-space:pre-wrap;vertical-align:top}
@@ -139,6 +140,11 @@ function trustView(j){var pc=function(x){return Math.round(x.value*100)+"% ("+x.
   if(a&&a.reason==="low_agreement")t.push("advisory: "+agreed(a.votes)+", below min_agreement "+Math.round(a.min_agreement*100)+"%");
   else if(j.votes)t.push(agreed(j.votes));
   return t.length?el("div","why trust",t.join("; ")):null;}
+// One model call of a sample's trajectory: its model, tokens and time, what went back to it, the tools it requested, its answer.
+function stepView(c){var li=el("li","step");add(li,el("span","q",c.provider+"/"+c.model),el("span","why"," "+c.input_tokens+" in / "+c.output_tokens+" out tokens, "+secs(c.latency_ms/1000)+(c.replayed?", replayed":"")));
+  (c.sent_back||[]).forEach(function(b){li.appendChild(el("div","sent-back","sent back "+(b.name||b.id||"tool")+": "+b.content));});
+  (c.requested||[]).forEach(function(t){li.appendChild(el("div","requested","requested "+t.name+"("+JSON.stringify(t.arguments)+")"));});
+  if(c.answer)li.appendChild(el("pre","answer",c.answer));return li;}
 function sampleView(r,s){
   var d=el("div","sample "+s.status);d.dataset.run=s.run;
   add(d,el("h3",null,"run "+s.run+" of "+r.runs_total+": "+s.status+(s.replayed?" (replayed)":"")+(s.latency!=null?", "+secs(s.latency):"")));
@@ -147,6 +153,7 @@ function sampleView(r,s){
   if(s.output!=null){add(d,el("div","why","output"),highlighted(s.output,judge.map(function(j){return j.snippet;})));}
   if(s.assertions&&s.assertions.length){var ul=el("ul","checks");s.assertions.forEach(function(a){var li=el("li",a.passed?"ok":"no");add(li,el("span","q",a.kind+" "),el("span","why",a.at),a.message?el("div",null,a.message):null);ul.appendChild(li);});add(d,el("div","why","assertions"),ul);}
   if(judge.length){var uj=el("ul","checks judge");judge.forEach(function(j){var li=el("li",j.passed?"ok":"no");add(li,el("span","q",j.question),document.createTextNode(" "+j.answer),j.advisory?el("span","advisory","advisory"):null,j.reasoning?el("div","why",j.reasoning):null,j.snippet?el("div",null,"quoted: \u201c"+j.snippet+"\u201d"):null,trustView(j));uj.appendChild(li);});add(d,el("div","why","judge"),uj);}
+  if(s.steps&&s.steps.length){var ol=el("ol","steps");s.steps.forEach(function(c){ol.appendChild(stepView(c));});add(d,el("div","why","steps"),ol);}
   if(s.tool_calls&&s.tool_calls.length){add(d,el("div","why","tool calls"),el("pre","tools",s.tool_calls.map(function(t){return t.name+" "+JSON.stringify(t.input!==undefined?t.input:t.arguments);}).join("\n")));}
   if(s.transcript&&s.transcript.length){add(d,el("div","why","transcript"),el("pre","transcript",s.transcript.map(function(m){return "["+m.role+"] "+(typeof m.content==="string"?m.content:m.content.map(blockText).join("\n"));}).join("\n\n")));}
   return d;

@@ -8,6 +8,7 @@ use toml::de::{DeTable, DeValue};
 use crate::case::Written;
 use crate::completion::ToolSpec;
 use crate::config::{Defaults, SamplingKeys, SamplingProblem};
+use crate::mcp::McpServer;
 use crate::model::Subject;
 use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
 
@@ -31,6 +32,10 @@ pub struct Settings {
     pub judge_samples: Option<u32>,
     /// The subjects of a model matrix (`models = ["provider/model", ...]`): one trial each.
     pub models: Option<Vec<Subject>>,
+    /// The MCP servers of an agent loop (`mcp`; `Some(vec![])` has none, overriding a suite's).
+    pub mcp: Option<Vec<McpServer>>,
+    /// Rounds of tool calls the agent loop may make before the model must answer.
+    pub max_tool_rounds: Option<u32>,
 }
 
 crate::config::layered_fieldwise!(pub Settings {
@@ -40,7 +45,9 @@ crate::config::layered_fieldwise!(pub Settings {
     min_score,
     live_only,
     judge_samples,
-    models
+    models,
+    mcp,
+    max_tool_rounds
 });
 
 /// Reads the settings keys of `table` (`prefix` is the key path of the table, `""` at the top): each
@@ -91,6 +98,8 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
     let pass_threshold = fraction(r, Key::PassThreshold);
     let min_score = fraction(r, Key::Threshold);
     let tools = node_of(Key::Tools).and_then(|node| tool_specs(r, node, &path(Key::Tools)));
+    let mcp = node_of(Key::Mcp).and_then(|node| super::mcp::servers(r, node, &path(Key::Mcp)));
+    let max_tool_rounds = count(r, Key::MaxToolRounds);
     let boolean = |r: &mut Reader<'_>, key: Key| {
         let node = node_of(key)?;
         match node.get_ref() {
@@ -175,6 +184,8 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
         live_only,
         judge_samples,
         models,
+        mcp,
+        max_tool_rounds,
     }
 }
 
