@@ -381,7 +381,9 @@ fn run_kind(
         }
         TrialKind::Broken(message) => {
             run.reporter.unrun(name, Status::Failed, &message, case);
-            Err(Failed::from(crate::redact::for_terminal(&message)))
+            // A file's error quotes its lines, which may hold a secret it declared (a server's header).
+            let shown = crate::redact::redact(&message);
+            Err(Failed::from(crate::redact::for_terminal(&shown)))
         }
         TrialKind::Lazy(decide) => run_kind(decide(), name, case, Some(run)),
         TrialKind::Gate(gate) => gate::execute(*gate, run),

@@ -41,7 +41,7 @@ impl Broken {
 }
 
 /// Every file under `dir`, with its text.
-fn files_under(dir: &Path) -> Vec<(String, String)> {
+pub(super) fn files_under(dir: &Path) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

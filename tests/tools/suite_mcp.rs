@@ -135,3 +135,101 @@ assert = [{{ tool_called = "add" }}]
         "{stdout}"
     );
 }
+
+/// The values of a suite server's `headers` and `env` are shown nowhere: not in the files a run writes,
+/// its output, what the model gets, nor the quoted line of an error in the suite file.
+#[test]
+fn a_suite_s_server_secrets_stay_out_of_every_file_and_message() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    runtime.spawn(mcp_demo_server::serve_http(listener));
+    let fake = FakeProvider::builder().respond_with(reply).start();
+    let scratch = scratch("suite-mcp-secrets", &fake);
+    let suites = scratch.path().join("prompt-tests");
+    std::fs::create_dir_all(&suites).unwrap();
+    std::fs::write(
+        suites.join("over_http.evals.toml"),
+        format!(
+            r#"prompt = "What is 2 + 40?"
+provider = "fake_anthropic"
+model = "{model}"
+mcp = [{{ url = "http://{addr}/mcp", headers = {{ Authorization = "Bearer tok-suite-header-0123" }} }}]
+
+[[cases]]
+name = "adds"
+assert = [{{ tool_called = "add" }}, {{ contains = "The sum is 42." }}]
+"#,
+            model = model_for(Wire::Anthropic),
+        ),
+    )
+    .unwrap();
+    // A problem on the line that holds a value: the error quotes the line.
+    std::fs::write(
+        suites.join("broken.evals.toml"),
+        "prompt = \"Hi\"\nmcp = [{ command = \"x\", env = { API_TOKEN = \"env-suite-s3cret-4567\" }, headers = { X = \"y\" } }]\n\
+         [[cases]]\nname = \"a\"\n",
+    )
+    .unwrap();
+    let report = scratch.path().join("report.json");
+    let run = run_agents(
+        &scratch,
+        &[
+            "--report",
+            report.to_str().unwrap(),
+            // The fixture's Rust tests, which this fake does not answer.
+            "--skip",
+            "agent_",
+            "--skip",
+            "mcp_",
+            "--skip",
+            "declared_only",
+        ],
+        &[("PROMPT_TESTER_CASSETTE", "record")],
+    );
+    let stdout = run.stdout();
+    assert_eq!(run.outcome("over_http::adds"), "ok", "{}", run.context());
+    assert_eq!(
+        run.outcome("broken::suite_file_error"),
+        "FAILED",
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("`headers` is for a server at `url`, and this server has `command`")
+            && stdout.contains("env = { API_TOKEN = \"[REDACTED:API_TOKEN]\" }"),
+        "{stdout}"
+    );
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "a tool call, then the answer");
+    assert_eq!(sent_back(&requests[1]), ["42"]);
+    let mut written: Vec<(String, String)> = super::mcp_harness::files_under(scratch.path())
+        .into_iter()
+        .filter(|(path, _)| !path.ends_with(".evals.toml"))
+        .collect();
+    assert!(
+        written
+            .iter()
+            .any(|(path, _)| path.ends_with(".cassette.json")),
+        "{written:?}"
+    );
+    assert!(
+        written
+            .iter()
+            .any(|(path, _)| path.ends_with("report.json"))
+    );
+    written.push(("stdout".into(), stdout));
+    written.push(("stderr".into(), run.stderr()));
+    for (i, request) in requests.iter().enumerate() {
+        let body = request.json.clone().unwrap_or_default().to_string();
+        written.push((format!("request {i} to the model"), body));
+    }
+    for secret in ["tok-suite-header-0123", "env-suite-s3cret-4567"] {
+        for (place, text) in &written {
+            assert!(!text.contains(secret), "{secret} in {place}:\n{text}");
+        }
+    }
+    runtime.shutdown_background();
+}
