@@ -33,7 +33,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::completion::{ToolCall, ToolSpec};
+use crate::completion::ToolSpec;
 
 pub use crate::mcp::McpError;
 #[cfg(feature = "mcp")]
@@ -352,94 +352,10 @@ fn mismatch_at(path: &str, expected: &Value, actual: &Value) -> Option<String> {
     }
 }
 
-/// Checks that `calls` contain a call to `name` whose arguments contain `arguments` (any arguments when
-/// `None`), and returns the first such call; else why not, listing the calls the model did make. The TOML
-/// assertion `tool_called` and [`PromptRun::expect_tool_call`](crate::PromptRun::expect_tool_call) use it.
-pub(crate) fn check_tool_called<'a>(
-    calls: &'a [ToolCall],
-    name: &str,
-    arguments: Option<&Value>,
-) -> Result<&'a ToolCall, String> {
-    let named: Vec<&ToolCall> = calls.iter().filter(|c| c.name == name).collect();
-    let Some(expected) = arguments else {
-        return named
-            .first()
-            .copied()
-            .ok_or_else(|| format!("the model did not call `{name}`; {}", describe_calls(calls)));
-    };
-    if let Some(call) = named.iter().find(|c| json_subset(expected, &c.arguments)) {
-        return Ok(call);
-    }
-    if named.is_empty() {
-        return Err(format!(
-            "the model did not call `{name}`; {}",
-            describe_calls(calls)
-        ));
-    }
-    let why: Vec<String> = named
-        .iter()
-        .map(|c| {
-            format!(
-                "{}({}): {}",
-                c.name,
-                c.arguments,
-                json_mismatch(expected, &c.arguments).unwrap_or_default()
-            )
-        })
-        .collect();
-    Err(format!(
-        "the model called `{name}` but never with arguments containing {expected}: {}",
-        why.join("; ")
-    ))
-}
-
-/// Checks that `calls` contain no call to `name`; else the calls. The TOML assertion `not_tool_called`
-/// and [`PromptRun::expect_no_tool_call`](crate::PromptRun::expect_no_tool_call) use it.
-pub(crate) fn check_not_tool_called(calls: &[ToolCall], name: &str) -> Result<(), String> {
-    match calls
-        .iter()
-        .filter(|c| c.name == name)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        [] => Ok(()),
-        found => Err(format!(
-            "the model called `{name}` {} time(s), expected never: {}",
-            found.len(),
-            found
-                .iter()
-                .map(|c| format!("{}({})", c.name, c.arguments))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
-}
-
-/// `name(args), ...` of every call, or that there were none.
-pub(crate) fn describe_calls(calls: &[ToolCall]) -> String {
-    if calls.is_empty() {
-        return "it called no tool".to_string();
-    }
-    let list: Vec<String> = calls
-        .iter()
-        .map(|c| format!("{}({})", c.name, c.arguments))
-        .collect();
-    format!("it called: {}", list.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn call(name: &str, arguments: Value) -> ToolCall {
-        ToolCall {
-            id: "1".into(),
-            name: name.into(),
-            arguments,
-            thought_signature: None,
-        }
-    }
 
     #[test]
     fn subset_matching() {
@@ -459,46 +375,6 @@ mod tests {
         assert_eq!(
             json_mismatch(&json!({"x": 1}), &json!({})).as_deref(),
             Some("$.x is missing (expected 1)")
-        );
-    }
-
-    #[test]
-    fn tool_called_assertions() {
-        let calls = vec![
-            call("search", json!({"q": "a"})),
-            call("search", json!({"q": "b", "limit": 5})),
-        ];
-        assert_eq!(
-            check_tool_called(&calls, "search", None).unwrap().arguments["q"],
-            "a"
-        );
-        assert_eq!(
-            check_tool_called(&calls, "search", Some(&json!({"q": "b"})))
-                .unwrap()
-                .arguments["limit"],
-            5
-        );
-        let err = check_tool_called(&calls, "search", Some(&json!({"q": "c"}))).unwrap_err();
-        assert!(
-            err.contains("never with arguments containing {\"q\":\"c\"}"),
-            "{err}"
-        );
-        assert!(err.contains("$.q is \"a\", expected \"c\""), "{err}");
-        let err = check_tool_called(&calls, "delete", None).unwrap_err();
-        assert!(
-            err.contains("did not call `delete`; it called: search({\"q\":\"a\"})"),
-            "{err}"
-        );
-        assert!(
-            check_tool_called(&[], "x", None)
-                .unwrap_err()
-                .contains("it called no tool")
-        );
-        assert!(check_not_tool_called(&calls, "delete").is_ok());
-        let err = check_not_tool_called(&calls, "search").unwrap_err();
-        assert!(
-            err.starts_with("the model called `search` 2 time(s), expected never"),
-            "{err}"
         );
     }
 

@@ -349,7 +349,7 @@ pub const ROWS: &[Row] = &[
     // An assertion's own keys, beside its kind.
     row(Key::Weight, "weight", Kind::Number, ASSERTION, "the assertion's weight in the case's score (1 by default)")
         .range(Range::at_least(0.0)),
-    row(Key::Turn, "turn", Kind::Whole, ASSERTION, "the reply it checks, counted from 1 among the case's `turns` (the last by default)")
+    row(Key::Turn, "turn", Kind::Whole, ASSERTION, "the reply it checks, counted from 1 among the case's `turns` (the last by default; not on the assertions that read the whole trajectory)")
         .range(POSITIVE_U32)
         .rule("a whole number of at least 1: a turn of the case's `turns`"),
     row(Key::Budget, "budget", Kind::Number, TESTS_AND_DEFAULTS, "the most USD the test may spend on provider calls: its samples, judge calls, embeddings, agent turns and follow-ups together")

@@ -225,7 +225,7 @@ fn suite_estimate(samples: &[(&str, &SampleRecord)], labels: &Labels) -> Option<
                 let others = s
                     .assertions
                     .iter()
-                    .filter(|a| a.kind != "judge")
+                    .filter(|a| a.kind != "judge" && a.kind != "judge_trajectory")
                     .all(|a| a.passed);
                 labelled.push((f, others && truths.iter().all(|&t| t)));
             }

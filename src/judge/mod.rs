@@ -142,6 +142,21 @@ impl PromptRun {
         .await
     }
 
+    /// [`PromptRun::ask_trajectory`] for several questions in one judge call (a suite's
+    /// `judge_trajectory` assertions), as [`PromptRun::ask_all`] asks them.
+    pub(crate) async fn ask_trajectory_all(
+        &self,
+        questions: &[&str],
+    ) -> Result<Vec<JudgeVerdict>, RunError> {
+        let steps = self.trajectory().steps().join("\n");
+        Judged {
+            steps: Some(&steps),
+            ..self.judged()
+        }
+        .ask_all(questions)
+        .await
+    }
+
     /// Asks the judge one yes/no question about this run's output. [`JudgeVerdict::require`] makes the
     /// common case one line, its failure showing the verdict and how far the judge is measured:
     ///

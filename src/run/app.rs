@@ -92,7 +92,7 @@ impl AppRun {
     /// As [`PromptRun::expect_no_tool_call`](crate::PromptRun::expect_no_tool_call).
     pub fn expect_no_tool_call(&self, name: &str) -> Result<(), super::RunError> {
         super::tools::Expect(&self.trajectory())
-            .tool_calls(name, 0..=0)
+            .tool_calls(name, None, 0..=0)
             .map(drop)
     }
 
@@ -102,7 +102,7 @@ impl AppRun {
         name: &str,
         times: impl std::ops::RangeBounds<usize>,
     ) -> Result<usize, super::RunError> {
-        super::tools::Expect(&self.trajectory()).tool_calls(name, times)
+        super::tools::Expect(&self.trajectory()).tool_calls(name, None, times)
     }
 
     /// As [`PromptRun::expect_tool_sequence`](crate::PromptRun::expect_tool_sequence).

@@ -10,6 +10,7 @@ mod tools;
 pub use app::AppRun;
 pub use error::RunError;
 pub(crate) use follow_up::Continue;
+pub(crate) use tools::Expect;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -45,7 +45,9 @@ impl PromptRun {
 
     /// Fails when the model requested `name`, printing the trajectory.
     pub fn expect_no_tool_call(&self, name: &str) -> Result<(), RunError> {
-        Expect(&self.trajectory()).tool_calls(name, 0..=0).map(drop)
+        Expect(&self.trajectory())
+            .tool_calls(name, None, 0..=0)
+            .map(drop)
     }
 
     /// How many times the model requested `name`, failing unless it is within `times`
@@ -55,7 +57,7 @@ impl PromptRun {
         name: &str,
         times: impl RangeBounds<usize>,
     ) -> Result<usize, RunError> {
-        Expect(&self.trajectory()).tool_calls(name, times)
+        Expect(&self.trajectory()).tool_calls(name, None, times)
     }
 
     /// Fails unless the tools requested hold `tools` as `order` says ([`ToolOrder`]).
@@ -106,22 +108,43 @@ impl Expect<'_> {
         )))
     }
 
+    /// How many times the model requested `name` with arguments containing `arguments` (any, when
+    /// `None`), failing unless it is within `times`.
     pub(crate) fn tool_calls(
         &self,
         name: &str,
+        arguments: Option<&Value>,
         times: impl RangeBounds<usize>,
     ) -> Result<usize, RunError> {
-        let n = self
-            .0
-            .tool_calls()
+        let calls = self.0.tool_calls();
+        let named: Vec<&ToolCall> = calls.iter().filter(|c| c.name == name).collect();
+        let n = named
             .iter()
-            .filter(|c| c.name == name)
+            .filter(|c| arguments.is_none_or(|a| json_subset(a, &c.arguments)))
             .count();
         if times.contains(&n) {
             return Ok(n);
         }
+        let with = arguments
+            .map(|a| format!(" with arguments containing {a}"))
+            .unwrap_or_default();
+        // Too few matching calls: say why each call of the tool did not match.
+        let why: Vec<String> = arguments
+            .filter(|_| n < bounds(&times).0)
+            .map(|a| {
+                named
+                    .iter()
+                    .filter_map(|c| json_mismatch(a, &c.arguments))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let why = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", why.join("; "))
+        };
         Err(self.fail(format!(
-            "the model requested `{name}` {n} time(s), expected {}",
+            "the model requested `{name}`{with} {n} time(s), expected {}{why}",
             times_text(&times)
         )))
     }
@@ -176,8 +199,8 @@ impl Expect<'_> {
     }
 }
 
-/// A count's range as a failure says it: `exactly 2`, `at most 3`, `from 1 to 2`, `at least 1`.
-fn times_text(times: &impl RangeBounds<usize>) -> String {
+/// A count's range as its least and its most (none: no most).
+fn bounds(times: &impl RangeBounds<usize>) -> (usize, Option<usize>) {
     let low = match times.start_bound() {
         Bound::Included(n) => *n,
         Bound::Excluded(n) => n + 1,
@@ -188,7 +211,13 @@ fn times_text(times: &impl RangeBounds<usize>) -> String {
         Bound::Excluded(n) => Some(n.saturating_sub(1)),
         Bound::Unbounded => None,
     };
-    match (low, high) {
+    (low, high)
+}
+
+/// A count's range as a failure says it: `never`, `exactly 2`, `at most 3`, `from 1 to 2`, `at least 1`.
+fn times_text(times: &impl RangeBounds<usize>) -> String {
+    match bounds(times) {
+        (0, Some(0)) => "never".to_string(),
         (low, Some(high)) if low == high => format!("exactly {low}"),
         (0, Some(high)) => format!("at most {high}"),
         (low, Some(high)) => format!("from {low} to {high}"),
@@ -251,13 +280,28 @@ mod tests {
                 || missing.contains("3. p/m requested lookup({\"id\":42,\"full\":true})"),
             "{missing}"
         );
-        assert_eq!(e.tool_calls("search", 1..=2).unwrap(), 2);
-        let too_many = e.tool_calls("search", ..=1).unwrap_err().to_string();
+        assert_eq!(e.tool_calls("search", None, 1..=2).unwrap(), 2);
+        let too_many = e.tool_calls("search", None, ..=1).unwrap_err().to_string();
         assert!(
             too_many.starts_with("the model requested `search` 2 time(s), expected at most 1"),
             "{too_many}"
         );
-        assert!(e.tool_calls("reply", 0..=0).is_ok());
+        assert!(e.tool_calls("reply", None, 0..=0).is_ok());
+        // With arguments, only the calls whose arguments contain them count.
+        let a = json!({"q": "a"});
+        assert_eq!(e.tool_calls("search", Some(&a), 2..=2).unwrap(), 2);
+        let b = json!({"q": "b"});
+        let none = e
+            .tool_calls("search", Some(&b), 1..)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            none.starts_with(
+                "the model requested `search` with arguments containing {\"q\":\"b\"} 0 time(s), \
+                 expected at least 1 ($.q is \"a\", expected \"b\"; $.q is \"a\", expected \"b\")"
+            ),
+            "{none}"
+        );
         assert!(
             e.tool_sequence(&["search", "lookup"], ToolOrder::InOrder)
                 .is_ok()
@@ -288,6 +332,7 @@ mod tests {
     #[test]
     fn counts_read_as_words() {
         assert_eq!(times_text(&(2..=2)), "exactly 2");
+        assert_eq!(times_text(&(0..=0)), "never");
         assert_eq!(times_text(&(..=3)), "at most 3");
         assert_eq!(times_text(&(1..3)), "from 1 to 2");
         assert_eq!(times_text(&(1..)), "at least 1");

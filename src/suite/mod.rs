@@ -599,13 +599,11 @@ fn warnings(
     }
     if s.request.tools.as_ref().is_none_or(Vec::is_empty)
         && s.mcp.as_ref().is_none_or(Vec::is_empty)
-        && case
-            .asserts
-            .iter()
-            .any(|a| matches!(a.check, Check::ToolCalled { .. }))
+        && let Some(a) = case.asserts.iter().find(|a| a.check.asks_for_tools())
     {
         warnings.push(format!(
-            "{who}: asserts `tool_called` but declares no tools: add {} or {} to {} (at the top, or in the case)",
+            "{who}: asserts `{}` but declares no tools: add {} or {} to {} (at the top, or in the case)",
+            a.check.kind(),
             syntax.words("`tools = [{ name = \"...\", ... }]`"),
             syntax.words("`mcp = [{ command = \"...\" }]`"),
             suite.info.file
@@ -633,5 +631,7 @@ fn warnings(
 mod key_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trajectory_tests;
 #[cfg(all(test, feature = "yaml"))]
 mod yaml_tests;

@@ -38,7 +38,7 @@ impl Pending {
             Pending::Ready(a) => a.check.call(),
             Pending::Template(t) => {
                 let table = t.value.as_table()?;
-                if table.contains_key("judge") {
+                if table.contains_key("judge") || table.contains_key("judge_trajectory") {
                     Some(CallRole::Judge)
                 } else if table.contains_key("similar") {
                     Some(CallRole::Embedding)

@@ -217,7 +217,9 @@ fn the_score_weighs_passing_assertions() {
     );
 }
 
-fn run_with_calls(calls: &[(&str, serde_json::Value)]) -> PromptRun {
+/// A run whose sample made one model call per tool call, each requesting it.
+pub(super) fn run_with_calls(calls: &[(&str, serde_json::Value)]) -> PromptRun {
+    use crate::trajectory::NotedCall;
     let mut run = run("");
     run.tool_calls = calls
         .iter()
@@ -229,6 +231,18 @@ fn run_with_calls(calls: &[(&str, serde_json::Value)]) -> PromptRun {
             thought_signature: None,
         })
         .collect();
+    for (i, call) in run.tool_calls.iter().enumerate() {
+        let mut result = crate::completion::CompletionResult::new("", 5, 7);
+        result.tool_calls = vec![call.clone()];
+        let request = crate::completion::CompletionRequest {
+            messages: (0..=i)
+                .map(|n| crate::completion::Message::user(n.to_string()))
+                .collect(),
+            ..crate::completion::CompletionRequest::new("m", "p", 10)
+        };
+        let noted = NotedCall::of_request("fake", &request, &result, Default::default(), true);
+        run.scope.state().note_model_call(noted);
+    }
     run
 }
 
@@ -295,20 +309,24 @@ assert = [{ tool_called = "search" }]
     let detail = check_sync(called, &wrong).detail.unwrap();
     assert_eq!(
         detail,
-        "tool_called: expected a call of `get_weather` with arguments containing {\"city\":\"Paris\"}; saw \
-         search({\"q\":\"Paris\"}), get_weather({\"city\":\"London\"}) ($.city is \"London\", expected \"Paris\")"
+        "tool_called: the model requested `get_weather` with arguments containing {\"city\":\"Paris\"} 0 \
+         time(s), expected at least 1 ($.city is \"London\", expected \"Paris\")\n\
+         the sample's trajectory:\n  \
+         1. fake/m requested search({\"q\":\"Paris\"})\n  \
+         2. fake/m requested get_weather({\"city\":\"London\"})"
     );
     let none = run_with_calls(&[]);
     let detail = check_sync(called, &none).detail.unwrap();
     assert!(
-        detail.ends_with("saw no tool call; the output: \"\""),
+        detail.ends_with("the sample's trajectory:\n  (no model call)"),
         "{detail}"
     );
     let bad = run_with_calls(&[("send_email", serde_json::json!({"to": "x"}))]);
     let detail = check_sync(not_called, &bad).detail.unwrap();
     assert_eq!(
         detail,
-        "not_tool_called: expected no call of \"delete_account\", \"send_email\"; saw send_email({\"to\":\"x\"})"
+        "not_tool_called: the model requested `send_email` 1 time(s), expected never\n\
+         the sample's trajectory:\n  1. fake/m requested send_email({\"to\":\"x\"})"
     );
     assert!(
         check_sync(&suite.cases[1].asserts[1].check, &bad)
@@ -332,7 +350,7 @@ fn tool_mistakes_are_located() {
             ":2:34: `tools[1].name`: expected a string, found an integer",
             ":2:39: `tools[2]`: expected a tool table, found a string",
             "5:41: `cases[0].assert[0].tool_called.args`: unknown key `args`",
-            "fix: the keys are `name` and `arguments`",
+            "fix: the keys are `name`, `arguments`, `min` and `max`",
             "`cases[0].assert[1].tool_called`: expected a tool name or a table, found an integer",
             "`cases[0].assert[2].not_tool_called`: the list is empty",
         ],

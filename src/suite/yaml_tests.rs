@@ -30,13 +30,24 @@ fn check(check: &Check) -> String {
             format!("{v:?}")
         }
         Check::Regex(v) => format!("{:?}", v.iter().map(|r| r.as_str()).collect::<Vec<_>>()),
-        Check::Equals(v) | Check::StartsWith(v) | Check::EndsWith(v) | Check::Judge(v) => {
+        Check::Equals(v)
+        | Check::StartsWith(v)
+        | Check::EndsWith(v)
+        | Check::Judge(v)
+        | Check::JudgeTrajectory(v) => {
             format!("{v:?}")
         }
         Check::IsJson(v) => v.to_string(),
         Check::MaxLatency(v) | Check::MaxCost(v) => format!("{v:?}"),
         Check::MaxTokens(v) | Check::MaxWords(v) => v.to_string(),
-        Check::ToolCalled { name, arguments } => format!("{name} {arguments:?}"),
+        Check::ToolCalled {
+            name,
+            arguments,
+            min,
+            max,
+        } => format!("{name} {arguments:?} {min}..{max:?}"),
+        Check::ToolSequence { tools, order } => format!("{tools:?} {order:?}"),
+        Check::MaxModelCalls(v) | Check::MaxRepeats(v) => v.to_string(),
         Check::Similar {
             reference,
             threshold,

@@ -19,7 +19,8 @@ const BROKEN: &[(&str, &str, &str, &str, &str)] = &[
         "prompt-tests/bad_assert.evals.toml:4:13: `cases[0].assert[0].containz`: unknown assertion `containz`",
         "cases[0].assert[0].containz",
         "did you mean `contains`? Valid assertions: contains, not_contains, icontains, regex, equals, starts_with, \
-         ends_with, is_json, json_schema, max_latency, max_cost, max_tokens, max_words, tool_called, not_tool_called, judge, similar; custom: min_sentences",
+         ends_with, is_json, json_schema, max_latency, max_cost, max_tokens, max_words, tool_called, not_tool_called, \
+         tool_sequence, max_model_calls, max_repeats, judge, judge_trajectory, similar; custom: min_sentences",
     ),
     (
         "bad_type",
@@ -277,14 +278,25 @@ fn the_shipped_example_suites_are_valid() {
             "support::handles_a_missing_order_id: test",
         ],
     );
-    // The showcase uses every built-in assertion kind but the tool ones (its prompt declares no tools);
-    // `similar` is shown beside it, in meaning.evals.toml, with thresholds measured for the local model.
+    // The showcase uses every built-in assertion kind but those on the trajectory (its prompt declares
+    // no tools: tests/tools/suite_trajectory.rs runs them); `similar` is shown beside it, in
+    // meaning.evals.toml, with thresholds measured for the local model.
     let text = ["assertions", "meaning"]
         .map(|s| std::fs::read_to_string(root.join(format!("{s}.evals.toml"))).unwrap())
         .join("\n");
     for kind in prompt_tester::testing::BUILT_IN_ASSERTIONS
         .into_iter()
-        .filter(|kind| !kind.ends_with("tool_called"))
+        .filter(|kind| {
+            ![
+                "tool_called",
+                "not_tool_called",
+                "tool_sequence",
+                "max_model_calls",
+                "max_repeats",
+                "judge_trajectory",
+            ]
+            .contains(kind)
+        })
     {
         assert!(
             text.contains(&format!("{{ {kind} = ")),

@@ -173,7 +173,7 @@ assert = [{ tool_called = { name = "get_weather", arguments = { city = "London" 
     assert_eq!(output.outcome("weather::london"), "FAILED");
     assert!(
         stdout.contains(
-            r#"tool_called: expected a call of `get_weather` with arguments containing {"city":"London"}; saw get_weather({"city":"Paris"}) ($.city is "Paris", expected "London")"#
+            r#"tool_called: the model requested `get_weather` with arguments containing {"city":"London"} 0 time(s), expected at least 1 ($.city is "Paris", expected "London")"#
         ),
         "{stdout}"
     );

@@ -7,7 +7,8 @@
 //! declared and answered); the tests are in `agent_loop` (the loop in each wire format), `mcp` (MCP
 //! servers), `harness` (agent tests and suite cases through the harness), `mcp_harness` (MCP servers
 //! through the harness: their environment, their processes, their secrets), `suite_mcp` (a suite's
-//! `mcp` servers in its agent loop) and `local` (the local model).
+//! `mcp` servers in its agent loop), `suite_trajectory` (a suite's assertions on the trajectory) and
+//! `local` (the local model).
 
 use prompt_tester::completion::CompletionRequest;
 use prompt_tester::config::RetryConfig;
@@ -26,6 +27,7 @@ mod local;
 mod mcp;
 mod mcp_harness;
 mod suite_mcp;
+mod suite_trajectory;
 
 #[path = "../common/mod.rs"]
 mod common;

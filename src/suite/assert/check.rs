@@ -4,9 +4,9 @@
 use std::fmt::Display;
 
 use super::kinds::Check;
-use super::message::{calls_seen, plural, quoted_list, seen, seen_around, seen_tail};
+use super::message::{plural, quoted_list, seen, seen_around, seen_tail};
 use super::registry::CustomAssertion;
-use crate::run::PromptRun;
+use crate::run::{Expect, PromptRun, RunError};
 
 /// The outcome of one assertion on one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,9 +68,36 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
         Check::MaxCost(max) => max_cost(*max, run),
         Check::MaxTokens(max) => max_tokens(*max, run),
         Check::MaxWords(max) => max_words(*max, out),
-        Check::ToolCalled { name, arguments } => tool_called(name, arguments.as_ref(), run),
-        Check::NotToolCalled(names) => not_tool_called(names, run),
-        Check::Judge(_) => Verdict::failed("judge: not asked".to_string()),
+        Check::ToolCalled {
+            name,
+            arguments,
+            min,
+            max,
+        } => on_trajectory(check, run, |e| {
+            let most = max.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Included);
+            e.tool_calls(
+                name,
+                arguments.as_ref(),
+                (std::ops::Bound::Included(*min), most),
+            )
+            .map(drop)
+        }),
+        Check::NotToolCalled(names) => on_trajectory(check, run, |e| {
+            names
+                .iter()
+                .try_for_each(|n| e.tool_calls(n, None, 0..=0).map(drop))
+        }),
+        Check::ToolSequence { tools, order } => on_trajectory(check, run, |e| {
+            let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+            e.tool_sequence(&tools, *order)
+        }),
+        Check::MaxModelCalls(max) => {
+            on_trajectory(check, run, |e| e.model_calls(..=*max).map(drop))
+        }
+        Check::MaxRepeats(k) => on_trajectory(check, run, |e| e.no_loop(*k)),
+        Check::Judge(_) | Check::JudgeTrajectory(_) => {
+            Verdict::failed(format!("{}: not asked", check.kind()))
+        }
         Check::Similar { .. } => Verdict::failed("similar: not compared".to_string()),
         Check::Custom(custom, value) => custom_check(custom, value, run),
     }
@@ -263,32 +290,18 @@ fn max_words(max: u64, out: &str) -> Verdict {
     })
 }
 
-fn tool_called(name: &str, arguments: Option<&serde_json::Value>, run: &PromptRun) -> Verdict {
-    let called = crate::tools::check_tool_called(&run.tool_calls, name, arguments).is_ok();
-    Verdict::pass_or(called, || {
-        let expected = match arguments {
-            Some(args) => format!("a call of `{name}` with arguments containing {args}"),
-            None => format!("a call of `{name}`"),
-        };
-        Verdict::fail(
-            "tool_called",
-            expected,
-            calls_seen(run, arguments.map(|a| (name, a))),
-        )
-    })
-}
-
-fn not_tool_called(names: &[String], run: &PromptRun) -> Verdict {
-    let none_called = names
-        .iter()
-        .all(|n| crate::tools::check_not_tool_called(&run.tool_calls, n).is_ok());
-    Verdict::pass_or(none_called, || {
-        Verdict::fail(
-            "not_tool_called",
-            format!("no call of {}", quoted_list(names)),
-            calls_seen(run, None),
-        )
-    })
+/// A check on the sample's trajectory, by the expectations the Rust tests use; a failure prints the
+/// whole trajectory, one line per model call.
+fn on_trajectory(
+    check: &Check,
+    run: &PromptRun,
+    expect: impl FnOnce(&Expect<'_>) -> Result<(), RunError>,
+) -> Verdict {
+    let trajectory = run.trajectory();
+    match expect(&Expect(&trajectory)) {
+        Ok(()) => Verdict::pass(),
+        Err(e) => Verdict::failed(format!("{}: {e}", check.kind())),
+    }
 }
 
 /// A registered check; a panic in it fails the assertion instead of the whole run.

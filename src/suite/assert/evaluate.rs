@@ -45,8 +45,11 @@ pub async fn evaluate(
         .iter()
         .zip(&targets)
         .map(|(a, run)| {
-            (!matches!(a.check, Check::Judge(_) | Check::Similar { .. }))
-                .then(|| check_sync(&a.check, run))
+            (!matches!(
+                a.check,
+                Check::Judge(_) | Check::JudgeTrajectory(_) | Check::Similar { .. }
+            ))
+            .then(|| check_sync(&a.check, run))
         })
         .collect();
     // Embeddings are asked only when the case can still pass, like the judge.
@@ -78,34 +81,46 @@ pub async fn evaluate(
         }
     }
     let mut decided = already_failed(asserts, &verdicts, min_score);
-    // The judge's questions by the turn they are about (the last reply's as written, in one call).
-    let mut questions: Vec<(Option<u32>, AskedQuestions<'_>)> = Vec::new();
+    // The judge's questions by what they are about: a turn's reply (the last one's as written) or the
+    // trajectory, each in one call.
+    let mut questions: Vec<((Option<u32>, bool), AskedQuestions<'_>)> = Vec::new();
     for (i, a) in asserts.iter().enumerate() {
-        let Check::Judge(q) = &a.check else { continue };
-        let turn = a.turn.as_ref().map(|t| t.n);
-        match questions.iter_mut().find(|(t, _)| *t == turn) {
+        let (q, trajectory) = match &a.check {
+            Check::Judge(q) => (q, false),
+            Check::JudgeTrajectory(q) => (q, true),
+            _ => continue,
+        };
+        let about = (a.turn.as_ref().map(|t| t.n), trajectory);
+        match questions.iter_mut().find(|(t, _)| *t == about) {
             Some((_, asked)) => asked.push((i, q.as_str())),
-            None => questions.push((turn, vec![(i, q.as_str())])),
+            None => questions.push((about, vec![(i, q.as_str())])),
         }
     }
     // `[judge] advisory = "error"`: an advisory "no" errors the sample, its assertions still recorded.
     let mut errored = None;
-    for (_, questions) in &questions {
+    for ((_, trajectory), questions) in &questions {
+        let kind = asserts[questions[0].0].check.kind();
         if decided {
             for (i, _) in questions {
                 verdicts[*i] = Some(Verdict {
                     passed: false,
                     detail: Some(if errored.is_some() {
-                        "judge: not asked, the sample errors anyway".into()
+                        format!("{kind}: not asked, the sample errors anyway")
                     } else {
-                        "judge: not asked, the case fails anyway".into()
+                        format!("{kind}: not asked, the case fails anyway")
                     }),
                 });
             }
             continue;
         }
         let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
-        let answers = match targets[questions[0].0].ask_all(&asked).await {
+        let target = targets[questions[0].0];
+        let answers = if *trajectory {
+            target.ask_trajectory_all(&asked).await
+        } else {
+            target.ask_all(&asked).await
+        };
+        let answers = match answers {
             Ok(answers) => answers,
             Err(RunError::Call { error: e, .. }) if let Some(u) = e.as_unavailable() => {
                 return SampleOutcome::unavailable(u);
@@ -117,7 +132,7 @@ pub async fn evaluate(
                 Ok(answer) if answer.passed => Verdict::pass(),
                 // `[judge] advisory = "warn"`: reported in the assertion's note, not counted.
                 Ok(answer) => {
-                    let said = judged(q, answer).detail.unwrap_or_default();
+                    let said = judged(kind, q, answer).detail.unwrap_or_default();
                     Verdict {
                         passed: true,
                         detail: Some(format!("{said}; not counted ([judge] advisory = \"warn\")")),
@@ -127,9 +142,9 @@ pub async fn evaluate(
                     let message = format!("{}: {failed}", asserts[*i].at);
                     errored.get_or_insert(message);
                     decided = true;
-                    judged(q, *failed.verdict)
+                    judged(kind, q, *failed.verdict)
                 }
-                Err(failed) => judged(q, *failed.verdict),
+                Err(failed) => judged(kind, q, *failed.verdict),
             });
         }
     }
@@ -241,8 +256,8 @@ fn weight_where<V>(asserts: &[Assertion], verdicts: &[V], counts: impl Fn(&V) ->
         .sum()
 }
 
-/// The verdict on the judge's "no" to `question`; an advisory one says so.
-fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
+/// The verdict on the judge's "no" to `question` (of the assertion `kind`); an advisory one says so.
+fn judged(kind: &str, question: &str, answer: JudgeVerdict) -> Verdict {
     let votes = answer
         .votes
         .map(|v| format!(" ({v} answers agree)"))
@@ -260,7 +275,7 @@ fn judged(question: &str, answer: JudgeVerdict) -> Verdict {
         .map(|s| format!(" (snippet {:?})", shorten(&s, 120)))
         .unwrap_or_default();
     Verdict::fail(
-        "judge",
+        kind,
         format!("the judge to confirm {question:?}"),
         format!(
             "{:?}{votes}: {}{snippet}{advisory}",

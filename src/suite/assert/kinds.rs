@@ -37,17 +37,35 @@ pub enum Check {
     MaxTokens(u64),
     /// Words (whitespace-separated) at most.
     MaxWords(u64),
-    /// The model called the tool, with arguments containing these (any arguments when `None`).
+    /// The model requested the tool, with arguments containing these (any arguments when `None`),
+    /// from `min` to `max` times over the sample's trajectory.
     ToolCalled {
         /// The tool's name.
         name: String,
-        /// A JSON subset the arguments of one call must contain.
+        /// A JSON subset the arguments of a counted call must contain.
         arguments: Option<serde_json::Value>,
+        /// The fewest matching calls that pass (1 unless written).
+        min: usize,
+        /// The most matching calls that pass (no limit unless written).
+        max: Option<usize>,
     },
-    /// The model called none of these tools.
+    /// The model requested none of these tools.
     NotToolCalled(Vec<String>),
+    /// The tools the model requested hold these in the order's sense.
+    ToolSequence {
+        /// The tools' names, in order.
+        tools: Vec<String>,
+        /// How the requested tools are compared with them.
+        order: crate::trajectory::ToolOrder,
+    },
+    /// The sample made at most this many model calls (steps).
+    MaxModelCalls(usize),
+    /// The model requested the same tool with the same arguments at most this many times in a row.
+    MaxRepeats(usize),
     /// The judge answers yes to the requirement.
     Judge(String),
+    /// The judge, reading the sample's trajectory, answers yes to the requirement.
+    JudgeTrajectory(String),
     /// The cosine similarity of the embeddings of the output and the reference is at least the
     /// threshold.
     Similar {
@@ -86,7 +104,11 @@ impl Check {
             Check::MaxWords(_) => "max_words",
             Check::ToolCalled { .. } => "tool_called",
             Check::NotToolCalled(_) => "not_tool_called",
+            Check::ToolSequence { .. } => "tool_sequence",
+            Check::MaxModelCalls(_) => "max_model_calls",
+            Check::MaxRepeats(_) => "max_repeats",
             Check::Judge(_) => "judge",
+            Check::JudgeTrajectory(_) => "judge_trajectory",
             Check::Similar { .. } => "similar",
             Check::Custom(c, _) => c.name,
         }
@@ -96,10 +118,33 @@ impl Check {
     pub fn call(&self) -> Option<crate::role::CallRole> {
         use crate::role::CallRole;
         match self {
-            Check::Judge(_) => Some(CallRole::Judge),
+            Check::Judge(_) | Check::JudgeTrajectory(_) => Some(CallRole::Judge),
             Check::Similar { .. } => Some(CallRole::Embedding),
             _ => None,
         }
+    }
+}
+
+impl Check {
+    /// Whether it reads the sample's whole trajectory (every turn's calls) rather than one reply.
+    pub fn reads_trajectory(&self) -> bool {
+        matches!(
+            self,
+            Check::ToolCalled { .. }
+                | Check::NotToolCalled(_)
+                | Check::ToolSequence { .. }
+                | Check::MaxModelCalls(_)
+                | Check::MaxRepeats(_)
+                | Check::JudgeTrajectory(_)
+        )
+    }
+
+    /// Whether it is about the tools the model requested, so its case should declare some.
+    pub fn asks_for_tools(&self) -> bool {
+        matches!(
+            self,
+            Check::ToolCalled { .. } | Check::ToolSequence { .. } | Check::MaxRepeats(_)
+        )
     }
 }
 

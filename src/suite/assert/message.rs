@@ -1,7 +1,6 @@
 //! The text of failure details: what the output was, quoted and shortened.
 
 use crate::render::shorten;
-use crate::run::PromptRun;
 
 /// The most characters of the output a failure quotes.
 const SEEN: usize = 160;
@@ -52,27 +51,6 @@ pub(super) fn quoted_list(items: &[String]) -> String {
         .map(|s| format!("{s:?}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The tool calls of a run; with `expected = (name, arguments)`, the calls of `name` say why their
-/// arguments do not contain `arguments`.
-pub(super) fn calls_seen(run: &PromptRun, expected: Option<(&str, &serde_json::Value)>) -> String {
-    if run.tool_calls.is_empty() {
-        return format!("no tool call; the output: {}", seen(&run.output));
-    }
-    let calls: Vec<String> = run
-        .tool_calls
-        .iter()
-        .map(|c| {
-            let why = expected
-                .filter(|(name, _)| *name == c.name)
-                .and_then(|(_, e)| crate::tools::json_mismatch(e, &c.arguments))
-                .map(|m| format!(" ({m})"))
-                .unwrap_or_default();
-            shorten(&format!("{}({}){why}", c.name, c.arguments), SEEN)
-        })
-        .collect();
-    calls.join(", ")
 }
 
 /// The plural ending for a count of `n`.

@@ -132,6 +132,15 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
         }
         (_, None) => check(r, kind, value, &key_path)?,
     };
+    if let Some(turn) = turn.as_ref().filter(|_| check.reads_trajectory()) {
+        r.problem(
+            turn.span.clone().unwrap_or_else(|| node.span()),
+            &turn.key,
+            format!("`{kind}` reads the sample's whole trajectory (every turn's model calls), not one turn's reply"),
+            "remove `turn` from this assertion",
+        );
+        return None;
+    }
     Some(Assertion {
         check,
         weight,
@@ -255,25 +264,58 @@ fn check(r: &mut Reader<'_>, kind: &str, node: &Node<'_>, key: &str) -> Option<C
         )?),
         "tool_called" => tool_called(r, node, key)?,
         "not_tool_called" => Check::NotToolCalled(strings(r, node, key)?),
-        "judge" => {
-            let requirement = string(r, node, key, "\"The reply is polite.\"")?;
-            if requirement.trim().is_empty() {
-                r.problem(
-                    node.span(),
-                    key,
-                    "the requirement is empty",
-                    "write what the judge must confirm: `judge = \"The reply is polite.\"`",
-                );
-                return None;
-            }
-            Check::Judge(requirement)
-        }
+        "tool_sequence" => tool_sequence(r, node, key)?,
+        "max_model_calls" => Check::MaxModelCalls(whole(
+            r,
+            node,
+            key,
+            1,
+            u64::from(u32::MAX),
+            "the most model calls (steps) the sample may make",
+        )? as usize),
+        "max_repeats" => Check::MaxRepeats(whole(
+            r,
+            node,
+            key,
+            1,
+            u64::from(u32::MAX),
+            "the most times in a row the same tool may be requested with the same arguments",
+        )? as usize),
+        "judge" => Check::Judge(requirement(r, node, key, "judge", "The reply is polite.")?),
+        "judge_trajectory" => Check::JudgeTrajectory(requirement(
+            r,
+            node,
+            key,
+            "judge_trajectory",
+            "The agent looked the order up before answering.",
+        )?),
         name => {
             let custom = custom(name)?;
             let value = r.value(node, key, "value", "write a plain TOML value")?;
             Check::Custom(custom, value)
         }
     })
+}
+
+/// What the judge must confirm (`judge`, `judge_trajectory`): a string that is not blank.
+fn requirement(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    kind: &str,
+    example: &str,
+) -> Option<String> {
+    let requirement = string(r, node, key, &format!("{example:?}"))?;
+    if requirement.trim().is_empty() {
+        r.problem(
+            node.span(),
+            key,
+            "the requirement is empty",
+            format!("write what the judge must confirm: `{kind} = {example:?}`"),
+        );
+        return None;
+    }
+    Some(requirement)
 }
 
 /// `{ similar = "reference", threshold = 0.8 }`: the threshold is required, since what counts as
@@ -326,25 +368,28 @@ fn similar(
     })
 }
 
-/// `tool_called = "name"`, or `tool_called = { name = "name", arguments = { ... } }` where the arguments
-/// are a subset one call's arguments must contain.
+/// `tool_called = "name"`, or `tool_called = { name = "name", arguments = { ... }, min = 1, max = 2 }`
+/// where the arguments are a subset a counted call's arguments must contain, and `min` and `max` count
+/// the matching calls (at least 1 unless written).
 fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> {
     let example = "write `tool_called = \"get_weather\"` or `tool_called = { name = \"get_weather\", arguments = \
-                   { city = \"Paris\" } }`";
+                   { city = \"Paris\" }, min = 1, max = 2 }`";
     match node.get_ref() {
         DeValue::String(name) if !name.trim().is_empty() => Some(Check::ToolCalled {
             name: name.to_string(),
             arguments: None,
+            min: 1,
+            max: None,
         }),
         DeValue::Table(table) => {
             for (k, _) in table.iter() {
                 let name = k.get_ref().as_ref();
-                if name != "name" && name != "arguments" {
+                if !["name", "arguments", "min", "max"].contains(&name) {
                     r.problem(
                         k.span(),
                         &format!("{key}.{name}"),
                         format!("unknown key `{name}`"),
-                        format!("the keys are `name` and `arguments`: {example}"),
+                        format!("the keys are `name`, `arguments`, `min` and `max`: {example}"),
                     );
                     return None;
                 }
@@ -361,7 +406,50 @@ fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> 
                     Some(r.value::<serde_json::Value>(args, &key, "arguments", example)?)
                 }
             };
-            Some(Check::ToolCalled { name, arguments })
+            let count = |r: &mut Reader<'_>, bound: &str, meaning: &str| match table.get(bound) {
+                None => Some(None),
+                Some(n) => {
+                    let key = format!("{key}.{bound}");
+                    whole(r, n, &key, 0, u64::from(u32::MAX), meaning).map(|n| Some(n as usize))
+                }
+            };
+            let min = count(r, "min", "the fewest matching calls that pass")?;
+            let max = count(r, "max", "the most matching calls that pass")?;
+            if let (Some(0), Some(n)) = (max, table.get("max")) {
+                r.problem(
+                    n.span(),
+                    &format!("{key}.max"),
+                    "`max = 0` asks for no call",
+                    format!("write `not_tool_called = \"{name}\"` instead"),
+                );
+                return None;
+            }
+            if let (Some(low), Some(high), Some(n)) = (min, max, table.get("min"))
+                && low > high
+            {
+                r.problem(
+                    n.span(),
+                    &format!("{key}.min"),
+                    format!("`min = {low}` is above `max = {high}`: no count passes"),
+                    "make `min` at most `max`",
+                );
+                return None;
+            }
+            if let (Some(0), None, Some(n)) = (min, max, table.get("min")) {
+                r.problem(
+                    n.span(),
+                    &format!("{key}.min"),
+                    "`min = 0` without `max` passes whatever the model does",
+                    "add a `max`, or remove the assertion",
+                );
+                return None;
+            }
+            Some(Check::ToolCalled {
+                name,
+                arguments,
+                min: min.unwrap_or(1),
+                max,
+            })
         }
         other => {
             r.problem(
@@ -373,6 +461,60 @@ fn tool_called(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> 
             None
         }
     }
+}
+
+/// `tool_sequence = { tools = ["search", "reply"], order = "in_order" }` (`order` is `in_order` unless
+/// written).
+fn tool_sequence(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check> {
+    use crate::trajectory::ToolOrder;
+    let example =
+        "write `tool_sequence = { tools = [\"search\", \"reply\"], order = \"in_order\" }`";
+    let orders = "`in_order` (these tools in this order, others allowed between), `exact` (exactly \
+                  these, in this order), `unordered` (exactly these, in any order) or `superset` (each of \
+                  these, in any order, others allowed)";
+    let DeValue::Table(table) = node.get_ref() else {
+        r.mismatch(node, key, "a table", example);
+        return None;
+    };
+    for (k, _) in table.iter() {
+        let name = k.get_ref().as_ref();
+        if name != "tools" && name != "order" {
+            r.problem(
+                k.span(),
+                &format!("{key}.{name}"),
+                format!("unknown key `{name}`"),
+                format!("the keys are `tools` and `order`: {example}"),
+            );
+            return None;
+        }
+    }
+    let Some(tools) = table.get("tools") else {
+        r.problem(node.span(), key, "the sequence names no tools", example);
+        return None;
+    };
+    let tools = strings(r, tools, &format!("{key}.tools"))?;
+    let order = match table.get("order") {
+        None => ToolOrder::InOrder,
+        Some(order) => {
+            let key = format!("{key}.order");
+            match string(r, order, &key, "\"in_order\"")?.as_str() {
+                "in_order" => ToolOrder::InOrder,
+                "exact" => ToolOrder::Exact,
+                "unordered" => ToolOrder::Unordered,
+                "superset" => ToolOrder::Superset,
+                other => {
+                    r.problem(
+                        order.span(),
+                        &key,
+                        format!("unknown order {other:?}"),
+                        format!("use {orders}"),
+                    );
+                    return None;
+                }
+            }
+        }
+    };
+    Some(Check::ToolSequence { tools, order })
 }
 
 /// A JSON schema written inline as a TOML table, or the path of a JSON file beside the suite.

@@ -38,7 +38,7 @@ macro_rules! register_assertion {
 }
 
 /// The built-in assertion kinds, in documentation order.
-pub const BUILT_IN: [&str; 17] = [
+pub const BUILT_IN: [&str; 21] = [
     "contains",
     "not_contains",
     "icontains",
@@ -54,7 +54,11 @@ pub const BUILT_IN: [&str; 17] = [
     "max_words",
     "tool_called",
     "not_tool_called",
+    "tool_sequence",
+    "max_model_calls",
+    "max_repeats",
     "judge",
+    "judge_trajectory",
     "similar",
 ];
 
