@@ -240,7 +240,12 @@ pub enum Executor {
     Given(Arc<[Given]>),
     /// An application test: no subject or prompt; the body is the sample, its calls through the
     /// recording endpoint.
-    App(AppBody),
+    App {
+        /// The test's body.
+        body: AppBody,
+        /// Whether its client finds the endpoint in the base-URL variables (`app_env`).
+        env: bool,
+    },
 }
 
 /// An answer written down rather than asked for: a calibration item's response and its prompt.
@@ -403,7 +408,7 @@ impl Case {
 
     /// Whether its samples need a subject (every case but an application test's).
     pub fn needs_subject(&self) -> bool {
-        !matches!(self.executor, Executor::App(_))
+        !matches!(self.executor, Executor::App { .. })
     }
 
     /// Whether a Rust body judges its samples: the calls it makes are not known before it runs.
@@ -438,8 +443,8 @@ impl Case {
     async fn evaluated(&self, scope: Arc<RunScope>) -> SampleRecord {
         let t = &self.request;
         let run_index = scope.identity().run_index;
-        if let Executor::App(body) = &self.executor {
-            return custom::app(body, &scope).await;
+        if let Executor::App { body, env } = &self.executor {
+            return custom::app(body, *env, &scope).await;
         }
         let Subject { provider, model } = match &t.subject {
             Ok(subject) => subject.clone(),
@@ -458,7 +463,7 @@ impl Case {
             },
             Executor::Custom(_) => Continue::Not("run_fn"),
             Executor::Given(_) => Continue::Not("a given answer"),
-            Executor::App(_) => Continue::Not("an application test"),
+            Executor::App { .. } => Continue::Not("an application test"),
         };
         let answered = match &self.executor {
             Executor::Given(given) => {
@@ -490,7 +495,7 @@ impl Case {
                 .map(agent::AgentOutcome::into_completed)
                 .map_err(|e| loop_failure(e, self.info.is_some())),
             // Taken above, before the subject.
-            Executor::App(body) => return custom::app(body, &scope).await,
+            Executor::App { body, env } => return custom::app(body, *env, &scope).await,
             Executor::Custom(run_fn) => {
                 custom::run(*run_fn, &scope, t, (&provider, &model), request).await
             }

@@ -599,3 +599,69 @@ fn ask_trajectory_sends_the_task_the_steps_and_the_answer_and_returns_the_verdic
     replay.assert_outcomes(&["trajectory_judged_prompt", "trajectory_judged_app"], "ok");
     replay.assert_stderr_has("TRAJECTORY app yes");
 }
+
+/// `app_env`: two tests whose client reads `OPENAI_BASE_URL` record at once, each sample its own call
+/// (the samples take turns), then replay offline under CI; the harness's own calls still go where
+/// `OPENAI_BASE_URL` pointed before (the fake), not to the endpoint. A run that selects no `app_env`
+/// test is not started again.
+#[test]
+fn app_env_tests_record_and_replay_with_the_base_url_variables_pointing_at_the_endpoint() {
+    let fake = fake(Duration::from_millis(30));
+    let scratch = Scratch::new("app-calls", "app-env");
+    scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"gpt-4o-mini\"\n");
+    let args = ["app_env_lyon", "app_env_oslo", "app_weather", "--nocapture"];
+    let record = run(&scratch, &args, &[], Some(&fake));
+    record.assert_success();
+    record.assert_outcomes(&["app_env_lyon", "app_env_oslo", "app_weather"], "ok");
+    for city in ["lyon", "oslo"] {
+        for n in 1..=3 {
+            record.assert_stdout_has(&format!("APP_ENV app_env_{city} {n}"));
+        }
+    }
+    record.assert_stdout_has("app_weather (started again: true)");
+    let asked: Vec<String> = fake
+        .requests()
+        .iter()
+        .filter(|r| !r.wants_structured())
+        .filter_map(|r| r.last_user_text())
+        .collect();
+    for city in ["Lyon", "Oslo"] {
+        for n in 1..=3 {
+            let question = format!("What is the weather in {city}, sample {n}?");
+            assert_eq!(
+                asked.iter().filter(|q| **q == question).count(),
+                1,
+                "{question} reached the provider once: {asked:?}"
+            );
+        }
+    }
+
+    drop(fake);
+    let replay = run(&scratch, &args, &[("CI", "1")], None);
+    replay.assert_success();
+    replay.assert_outcomes(&["app_env_lyon", "app_env_oslo", "app_weather"], "ok");
+    replay.assert_stderr_has("model calls (10 replayed from cassettes");
+    assert_no_key(scratch.path(), &[&record, &replay]);
+
+    let alone = run(
+        &scratch,
+        &["app_weather", "--exact", "--nocapture"],
+        &[("CI", "1")],
+        None,
+    );
+    alone.assert_success();
+    alone.assert_stdout_has("app_weather (started again: false)");
+}
+
+/// An `app_env` test that makes no model call fails, naming the variables to build the client from.
+#[test]
+fn an_app_env_test_that_makes_no_call_fails_naming_the_variables() {
+    let scratch = Scratch::new("app-calls", "app-env-no-call");
+    let run = fixture(&scratch).args(["app_env_no_call", "--exact"]).run();
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    assert_eq!(run.outcome("app_env_no_call"), "FAILED");
+    run.assert_stdout_has(
+        "with `app_env`, build the application's client from `ANTHROPIC_BASE_URL`, \
+         `GOOGLE_GEMINI_BASE_URL` or `OPENAI_BASE_URL`",
+    );
+}

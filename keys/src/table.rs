@@ -169,6 +169,8 @@ pub enum Key {
     Turn,
     /// `budget`.
     Budget,
+    /// `app_env` (of an application test).
+    AppEnv,
 }
 
 /// One key: its name, what it takes, where it may be written, and what it means.
@@ -355,6 +357,7 @@ pub const ROWS: &[Row] = &[
     row(Key::Budget, "budget", Kind::Number, TESTS_AND_DEFAULTS, "the most USD the test may spend on provider calls: its samples, judge calls, embeddings, agent turns and follow-ups together")
         .range(Range::at_least(0.0))
         .rule("at least 0, in USD, e.g. 0.50"),
+    row(Key::AppEnv, "app_env", Kind::Bool, ATTRIBUTE, "an `AppRun` test whose client reads its base URL from `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL` or `GOOGLE_GEMINI_BASE_URL`: they point at the recording endpoint and the test's samples run one at a time"),
 ];
 
 /// The attribute's keys that describe the harness's own call: only for a test that takes a
@@ -450,7 +453,7 @@ mod tests {
                 row.name
             );
         }
-        assert_eq!(ROWS.len(), Key::Budget as usize + 1);
+        assert_eq!(ROWS.len(), Key::AppEnv as usize + 1);
         assert_eq!(Key::named("nope"), None);
     }
 
@@ -462,7 +465,7 @@ mod tests {
             "target_prompt, target_prompt_file, subject_model, subject_provider, subject_models, \
              target_prompt_vars, max_tokens, runs, pass_threshold, early_stop, pass_rate, confidence, \
              max_runs, indifference, seed, judge_prompt_cache, judge_samples, temperature, system, messages, run_fn, tools, agent, live_only, \
-             budget"
+             budget, app_env"
         );
         assert_eq!(Key::named_in("model", Place::Attribute), None);
         assert_eq!(Key::named_in("model", Place::Defaults), Some(Key::Model));

@@ -32,6 +32,10 @@ pub const ONE_SIDE: &[(Key, &str)] = &[
         Key::Agent,
         "a suite's agent loop runs the tools of its `mcp = [...]` servers (`tools` are offered and their calls checked, not run); Rust tool handlers need #[prompt_test(agent = ...)]",
     ),
+    (
+        Key::AppEnv,
+        "a suite's calls are the harness's own: an application whose client reads its base URL from the environment is tested by a #[prompt_test(app_env)] taking an `AppRun`",
+    ),
     // A suite's only: what the attribute does instead.
     (
         Key::Mcp,

@@ -61,6 +61,18 @@ impl Args {
     pub fn value(&self, key: Key) -> Option<&Value> {
         self.values.get(&key)
     }
+
+    /// Whether `app_env` is set (a bare `app_env` or `app_env = true`; checked to be a literal).
+    pub fn app_env(&self) -> bool {
+        match self.value(Key::AppEnv) {
+            Some(Value::Lit(_)) => true,
+            Some(Value::Expr(Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Bool(set),
+                ..
+            }))) => set.value,
+            _ => false,
+        }
+    }
 }
 
 /// Parses and checks the attribute's arguments for a test of `form`. On a syntax error nothing else
@@ -103,6 +115,33 @@ pub fn parse(attr: TokenStream, form: Form, errors: &mut Errors) -> Args {
                      application itself: remove `{name}` (the application's client sets its own \
                      request), or take `run: PromptRun` to test a prompt"
                 ),
+            );
+            continue;
+        }
+        if key == Key::AppEnv
+            && let RawValue::Assign(_, expr) = &arg.value
+            && !matches!(
+                expr,
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(_),
+                    ..
+                })
+            )
+        {
+            // The harness decides before any test runs whether to set the variables: it reads the
+            // registration, not an expression evaluated later.
+            errors.at(
+                expr,
+                "`app_env` takes `true` or `false` as written, not an expression",
+            );
+            continue;
+        }
+        if form == Form::Prompt && key == Key::AppEnv {
+            errors.at(
+                &arg.key,
+                "`app_env` is for tests that take an `AppRun` (the application's client reads its \
+                 base URL from the environment); a `PromptRun` test's calls are the harness's own: \
+                 remove `app_env`, or take `run: AppRun`",
             );
             continue;
         }

@@ -166,6 +166,10 @@ fn registration(func: &ItemFn, args: &Args, form: Form, line: Option<u32>) -> To
             quote!(::prompt_tester::__private::Body::Prompt(#body)),
             quote!(),
         ),
+        Form::App if args.app_env() => (
+            quote!(::prompt_tester::__private::Body::AppEnv(#body)),
+            quote_spanned!(arg_span=> ::prompt_tester::__private::app_test_needs_endpoint!();),
+        ),
         Form::App => (
             quote!(::prompt_tester::__private::Body::App(#body)),
             quote_spanned!(arg_span=> ::prompt_tester::__private::app_test_needs_endpoint!();),

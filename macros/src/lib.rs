@@ -63,6 +63,7 @@ use proc_macro::TokenStream;
 /// | `agent` | a `Toolbox` (tools with handlers, MCP servers) or a `fn() -> Toolbox`: the model call becomes an agent loop; not with `tools` or `run_fn` |
 /// | `live_only` | `bool`: without a recording the test is ignored, not run; a bare `live_only` means `true` |
 /// | `budget` | `f64`, USD, at least 0: the most the test may spend on provider calls (default: `[defaults] budget`) |
+/// | `app_env` | `bool` literal, only with an `AppRun`: the application's client reads its base URL from `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL` or `GOOGLE_GEMINI_BASE_URL`, which point at the recording endpoint; the test's samples run one at a time; a bare `app_env` means `true` |
 ///
 /// A function taking an `AppRun` instead is an application test: no prompt, its body calls the
 /// application through `run.base_url(provider)` and asks the judge about any text; the keys of a

@@ -68,12 +68,25 @@ pub(super) async fn run(
 /// waited for. A call refused ends it as it ends a `run_fn`'s sample; one that made no call through
 /// the endpoint fails, naming `run.base_url(..)`. Its output is the last text it asked the judge
 /// about, else the last answer the endpoint relayed.
-pub(super) async fn app(body: &AppBody, scope: &Arc<RunScope>) -> SampleRecord {
+/// With `env` (`app_env`), the base-URL variables stand for this sample while it runs.
+pub(super) async fn app(body: &AppBody, env: bool, scope: &Arc<RunScope>) -> SampleRecord {
     let started = Instant::now();
     let run_index = scope.identity().run_index;
+    let _holding = match env {
+        true => match hold(scope).await {
+            Ok(holding) => holding,
+            Err(message) => {
+                return SampleRecord::unanswered(run_index, SampleOutcome::errored(message));
+            }
+        },
+        false => None,
+    };
     let mut outcome = body(crate::run::AppRun::new(scope.clone())).await;
     // A stream its client stopped reading at its last event may still be being recorded and counted.
     scope.state().settled().await;
+    // The variables stand for the next sample only once this one's calls have ended.
+    #[cfg(feature = "endpoint")]
+    drop(_holding);
     let state = scope.state();
     if let Some(refused) = state.refusal() {
         outcome = match refused.as_unavailable() {
@@ -82,7 +95,10 @@ pub(super) async fn app(body: &AppBody, scope: &Arc<RunScope>) -> SampleRecord {
         };
     } else if state.app_calls() == 0 && outcome.status() != crate::checks::SampleStatus::Errored {
         let provider = state.provider().unwrap_or_else(|| "openai".to_string());
-        let mut message = no_app_call(&scope.identity().test, &provider);
+        let mut message = match env {
+            true => no_app_env_call(&scope.identity().test),
+            false => no_app_call(&scope.identity().test, &provider),
+        };
         if let Some(said) = outcome.message() {
             message.push_str(&format!("\n(the test body said: {said})"));
         }
@@ -114,6 +130,30 @@ pub(crate) fn no_app_call(test: &str, provider: &str) -> String {
          `OpenAIConfig::new().with_api_base(run.base_url(\"{provider}\")?)`), so that its calls are \
          recorded, replayed and counted"
     )
+}
+
+/// What is said of `test`, an `app_env` test whose sample made no model call through the endpoint.
+fn no_app_env_call(test: &str) -> String {
+    #[cfg(feature = "endpoint")]
+    let names = crate::endpoint::app_env::names();
+    #[cfg(not(feature = "endpoint"))]
+    let names = "the base-URL variables";
+    format!(
+        "test {test}: the test made no model call through the recording endpoint: with `app_env`, \
+         build the application's client from {names} (async-openai: `OpenAIConfig::new()` reads \
+         `OPENAI_BASE_URL`), so that its calls are recorded, replayed and counted"
+    )
+}
+
+/// The base-URL variables held for `scope`'s sample (`app_env`).
+#[cfg(feature = "endpoint")]
+async fn hold(scope: &Arc<RunScope>) -> Result<Option<crate::endpoint::app_env::Holding>, String> {
+    crate::endpoint::app_env::hold(scope).await.map(Some)
+}
+
+#[cfg(not(feature = "endpoint"))]
+async fn hold(_: &Arc<RunScope>) -> Result<Option<()>, String> {
+    Ok(None)
 }
 
 /// The answer `run_fn` returned, with the tokens and cost of the calls the endpoint saw instead of its

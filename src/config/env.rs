@@ -25,12 +25,28 @@ pub(crate) fn add_dotenv(values: impl IntoIterator<Item = (String, String)>) {
     }
 }
 
-/// A variable as the harness sees it: the process environment's, else the `.env` file's.
+/// Set on a test binary started again for `app_env` tests: `PORT/SECRET` of the recording endpoint
+/// its built-in providers' base-URL variables point at.
+pub(crate) const APP_ENV: &str = "PROMPT_TESTER_APP_ENV";
+
+/// The variable holding what `name` held before `app_env` pointed it at the endpoint.
+pub(crate) fn app_env_was(name: &str) -> String {
+    format!("PROMPT_TESTER_APP_ENV_WAS_{name}")
+}
+
+/// A variable as the harness sees it: the process environment's, else the `.env` file's. Under
+/// `app_env`, a built-in provider's base-URL variable reads what it held before: the harness's own
+/// calls must not go to the endpoint that relays to them.
 pub(crate) fn var_os(name: &str) -> Option<OsString> {
-    std::env::var_os(name).or_else(|| {
-        let dotenv = DOTENV.read().unwrap_or_else(|e| e.into_inner());
-        dotenv.get(name).map(OsString::from)
-    })
+    if std::env::var_os(APP_ENV).is_some() && BUILT_IN.iter().any(|p| p.base_url_env == name) {
+        return std::env::var_os(app_env_was(name)).or_else(|| dotenv(name));
+    }
+    std::env::var_os(name).or_else(|| dotenv(name))
+}
+
+fn dotenv(name: &str) -> Option<OsString> {
+    let dotenv = DOTENV.read().unwrap_or_else(|e| e.into_inner());
+    dotenv.get(name).map(OsString::from)
 }
 
 /// Reads an environment variable (or the `.env` file's, see [`var_os`]), treating an empty value

@@ -27,6 +27,8 @@ pub use endpoints::UnknownProvider;
 pub use env::is_ci;
 #[cfg(feature = "mcp")]
 pub(crate) use env::var_os;
+#[cfg(feature = "endpoint")]
+pub(crate) use env::{APP_ENV, app_env_was};
 pub(crate) use env::{add_dotenv, env_var};
 pub(crate) use layered::{Layered, layered_fieldwise};
 pub use sampling::{MAX_SEED, SamplingKeys, SamplingProblem, run_seed};

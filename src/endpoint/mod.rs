@@ -16,6 +16,8 @@ use std::sync::Arc;
 #[cfg(feature = "endpoint")]
 use crate::engine::RunScope;
 
+#[cfg(feature = "endpoint")]
+pub(crate) mod app_env;
 mod context;
 #[cfg(feature = "endpoint")]
 mod route;

@@ -57,20 +57,23 @@ pub(crate) fn random_hex(n: usize) -> String {
         .collect()
 }
 
-/// Binds an ephemeral port on 127.0.0.1 and serves it on `handle`, until the engine's [`Listening`]
-/// goes.
+/// Binds an ephemeral port on 127.0.0.1 (the port bound for `app_env`, if it was) and serves it on
+/// `handle`, until the engine's [`Listening`] goes.
 pub(crate) fn start(handle: &tokio::runtime::Handle) -> Listening {
-    // Binding the loopback interface on port 0 fails only when the machine has no loopback.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.set_nonblocking(true).map(|()| l))
-        .expect("the recording endpoint binds 127.0.0.1");
+    let (listener, secret) = super::app_env::take_preset().unwrap_or_else(|| {
+        // Binding the loopback interface on port 0 fails only when the machine has no loopback.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.set_nonblocking(true).map(|()| l))
+            .expect("the recording endpoint binds 127.0.0.1");
+        (listener, random_hex(16))
+    });
     let origin = listener
         .local_addr()
         .map(|a| format!("http://{a}"))
         .unwrap_or_default();
     let listening = Listening {
         origin,
-        secret: random_hex(16),
+        secret,
         samples: Arc::default(),
     };
     handle.spawn(accept(
@@ -438,7 +441,7 @@ async fn checked(request: Request<Incoming>, shared: &Shared) -> Result<Checked,
                 404,
                 None,
                 "unknown_sample",
-                "no sample has this URL: it ended, or the URL was given out in another run".into(),
+                super::app_env::unknown_sample(target.sample),
             )
         })?;
     scope.state().count_request();

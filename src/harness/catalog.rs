@@ -269,7 +269,7 @@ impl<'a> Catalog<'a> {
                     continue;
                 }
             };
-            let app = matches!(test.body, super::registry::Body::App(_));
+            let app = test.body.is_app();
             for column in case::Column::all(&subjects, &[]) {
                 // An application test names no provider: its calls are its own.
                 let provider = config

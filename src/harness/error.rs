@@ -49,6 +49,10 @@ pub enum HarnessError {
         /// What is wrong (never its text, which may hold a key).
         problem: String,
     },
+    /// The selected `app_env` tests' environment could not be set up.
+    #[cfg(feature = "endpoint")]
+    #[error(transparent)]
+    AppEnv(#[from] crate::endpoint::app_env::AppEnvError),
     /// `--prune-cassettes` cannot prune this run.
     #[error("--prune-cassettes refused: {0}; nothing was run or pruned")]
     PruneRefused(String),

@@ -69,7 +69,7 @@ impl Replayer {
         match case.executor {
             Executor::Given(_) => true,
             Executor::Call => !case.has_body() && !case.other_calls.is_empty(),
-            Executor::Agent(_) | Executor::Custom(_) | Executor::App(_) => false,
+            Executor::Agent(_) | Executor::Custom(_) | Executor::App { .. } => false,
         }
     }
 
@@ -256,7 +256,7 @@ pub fn of_plans(config: &Config, store: CassetteStore, plans: &[Plan]) -> Estima
                     Executor::Agent(_) => Subject::Agent,
                     Executor::Custom(_) => Subject::Custom,
                     Executor::Given(_) => Subject::Given,
-                    Executor::App(_) => Subject::App,
+                    Executor::App { .. } => Subject::App,
                 },
                 body: case.has_body(),
                 other_calls: case.other_calls.clone(),

@@ -49,6 +49,24 @@ pub fn main() -> ExitCode {
 
 type ConfigEdit = Box<dyn FnOnce(&mut Config)>;
 
+/// Whether a trial that runs belongs to an `app_env` test: the binary is then started again with the
+/// base-URL variables set (`endpoint/app_env.rs`).
+#[cfg(feature = "endpoint")]
+fn app_env_runs(defs: &[TrialDef], choices: &[select::Choice]) -> bool {
+    let tests: Vec<String> = inventory::iter::<RustTest>
+        .into_iter()
+        .filter(|t| matches!(t.body, registry::Body::AppEnv(_)))
+        .map(RustTest::trial_name)
+        .collect();
+    !tests.is_empty()
+        && defs.iter().zip(choices).any(|(def, choice)| {
+            choice.fate == Fate::Runs
+                && tests
+                    .iter()
+                    .any(|t| *t == def.name || def.parent.as_deref() == Some(t.as_str()))
+        })
+}
+
 /// The harness, with optional overrides of the configuration (they win over file and environment).
 ///
 /// ```no_run
@@ -104,6 +122,8 @@ impl Harness {
         let root = crate_root();
         trial::install_panic_hook();
         dotenv::load(&root)?;
+        #[cfg(feature = "endpoint")]
+        let whole_argv = argv.clone();
         let (settings, libtest_args) = Settings::read(argv)?;
         if let Some(directives) = &settings.log {
             log::install(directives);
@@ -135,6 +155,12 @@ impl Harness {
         if args.list {
             let trials = trials(defs, &choices, None, false);
             return Ok(libtest_mimic::run(&args, trials).exit_code());
+        }
+        #[cfg(feature = "endpoint")]
+        if app_env_runs(&defs, &choices)
+            && let Some(code) = crate::endpoint::app_env::restart_or_bind(&whole_argv)?
+        {
+            return Ok(code);
         }
         if settings.estimate {
             let (plans, gates_of_row) = estimate::plans(defs, &choices);

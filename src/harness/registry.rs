@@ -171,6 +171,15 @@ pub enum Body {
     Prompt(fn(PromptRun) -> BodyFuture),
     /// An application test: the body calls the application itself, through the recording endpoint.
     App(fn(AppRun) -> BodyFuture),
+    /// An application test whose client reads its base URL from the environment (`app_env`).
+    AppEnv(fn(AppRun) -> BodyFuture),
+}
+
+impl Body {
+    /// Whether it is an application test.
+    pub fn is_app(&self) -> bool {
+        matches!(self, Body::App(_) | Body::AppEnv(_))
+    }
 }
 
 inventory::collect!(RustTest);

@@ -93,7 +93,7 @@ pub fn case(
             )
         },
     );
-    let app = matches!(test.body, Body::App(_));
+    let app = test.body.is_app();
     if spec.run_fn.is_none() && !app {
         request = request.calling_a_known_provider(config, &at);
     }
@@ -115,8 +115,11 @@ pub fn case(
     }
     warnings.extend(request.seed_warning(config));
     let (executor, evaluator): (Executor, Evaluator) = match test.body {
-        Body::App(body) => (
-            Executor::App(Arc::new(move |run| Box::pin(run_body(body(run))))),
+        Body::App(body) | Body::AppEnv(body) => (
+            Executor::App {
+                body: Arc::new(move |run| Box::pin(run_body(body(run)))),
+                env: matches!(test.body, Body::AppEnv(_)),
+            },
             // The body is the sample (its executor): nothing is left to judge.
             Arc::new(|_| Box::pin(std::future::ready(SampleOutcome::PASSED))),
         ),

@@ -108,7 +108,7 @@ pub(super) async fn take(trial: &str, only_run: Option<u32>, case: &Arc<Case>, r
     // the engine's applies (a replay takes no slot): its samples run `concurrency` at a time. The
     // harness's own calls wait for a slot, so their samples all start.
     let at_once = match case.executor {
-        Executor::Custom(_) | Executor::App(_) => concurrency as usize,
+        Executor::Custom(_) | Executor::App { .. } => concurrency as usize,
         _ => usize::MAX,
     };
     let mut scopes: Vec<Arc<RunScope>> = Vec::new();

@@ -19,4 +19,13 @@ async fn executor(prompt: &str, _model: &str, _max_tokens: u32) -> anyhow::Resul
 #[prompt_test(runs = 2)]
 async fn no_prompt(_run: PromptRun) {}
 
+// `app_env` is for an application test, and decided at compile time.
+#[prompt_test(target_prompt = "Hi", app_env)]
+async fn app_env_on_a_prompt(_run: PromptRun) {}
+
+const SET: bool = true;
+
+#[prompt_test(app_env = SET)]
+async fn app_env_from_an_expression(_run: AppRun) {}
+
 fn main() {}
