@@ -668,3 +668,32 @@ fn two_nextest_runs_at_once_each_hold_to_their_budget() {
     }
     assert_eq!(fake.request_count(), 4, "two calls a run");
 }
+
+/// `app_env` under nextest: each trial's process starts itself again with the base-URL variables set,
+/// and every sample of the two `app_env` tests, recorded by `cargo test`, replays offline under CI,
+/// each in its own process.
+#[test]
+fn app_env_tests_replay_under_nextest_one_process_per_trial() {
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("nextest", "app-env");
+    wrapper_crate(&scratch);
+    let record = scratch
+        .child(child::example_binary("app_calls_fixture"))
+        .args(["app_env_lyon", "app_env_oslo"])
+        .base_urls(&fake)
+        .env("OPENAI_API_KEY", KEY)
+        .run();
+    record.assert_success();
+    assert_eq!(fake.request_count(), 6, "{}", record.context());
+    drop(fake);
+    let harness = child::example_binary("app_calls_fixture");
+    let harness = harness.to_string_lossy();
+    let env = [("CI", "1"), ("PT_HARNESS", harness.as_ref())];
+    let Some(run) = nextest(&scratch, &["-E", "test(/^app_env_(lyon|oslo)/)"], &env) else {
+        return;
+    };
+    run.assert_success();
+    for test in ["app_env_lyon", "app_env_oslo"] {
+        assert_eq!(status(&run, test), "PASS", "{}", run.context());
+    }
+}
