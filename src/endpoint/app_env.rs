@@ -56,7 +56,7 @@ pub(crate) fn restart_or_bind(argv: &[String]) -> Result<Option<ExitCode>, Strin
         .and_then(|l| l.local_addr())
         .map_err(restart_failed)?
         .port();
-    let secret = super::serve::random_hex(16);
+    let secret = super::route::random_hex(16);
     let origin = format!("http://127.0.0.1:{port}");
     let exe = std::env::current_exe().map_err(restart_failed)?;
     let mut command = std::process::Command::new(exe);
@@ -133,7 +133,7 @@ impl Drop for Holding {
 /// error when the binary was not started again with them (a harness run without `main()`).
 pub(crate) async fn hold(scope: &Arc<RunScope>) -> Result<Holding, String> {
     let turn = ONE_AT_A_TIME.lock().await;
-    let server = scope.engine().listening(super::serve::start);
+    let server = super::listening(scope);
     if std::env::var_os(APP_ENV).is_none() || !server_is_preset(server) {
         return Err(format!(
             "test {}: `app_env` points {} at the recording endpoint in a test binary the harness \

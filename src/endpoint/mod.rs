@@ -26,6 +26,12 @@ mod serve;
 
 pub use context::SampleContext;
 
+/// The endpoint, started (on the engine's runtime) if it was not.
+#[cfg(feature = "endpoint")]
+pub(crate) fn listening(scope: &RunScope) -> &crate::engine::app_calls::Listening {
+    scope.engine().listening(serve::start)
+}
+
 /// `scope`'s URL standing in for `provider`'s base URL, the endpoint started (on the engine's runtime)
 /// if it was not.
 #[cfg(feature = "endpoint")]
@@ -35,9 +41,9 @@ pub(crate) fn base_url(
 ) -> Result<String, crate::config::UnknownProvider> {
     let endpoint = scope.engine().config.endpoint(provider)?;
     scope.state().note_provider(provider);
-    let server = scope.engine().listening(serve::start);
+    let server = listening(scope);
     let token = scope.state().token(|| {
-        let token = serve::random_hex(12);
+        let token = route::random_hex(12);
         server
             .samples
             .lock()

@@ -1,4 +1,4 @@
-//! Pure: the recording endpoint's URLs. A sample's base URL is
+//! The recording endpoint's URLs (pure, but for their random parts). A sample's base URL is
 //! `http://127.0.0.1:PORT/SECRET/SAMPLE/PROVIDER` (and `/v1` for an OpenAI-compatible provider, whose
 //! clients append `/chat/completions`); a request's path is split back into these parts, its upstream
 //! URL built from the endpoint's configured base URL, and a refusal worded in the provider's error shape.
@@ -156,6 +156,13 @@ pub fn error_body(wire: Option<WireFormat>, status: u16, code: &str, message: &s
             "error": {"message": message, "type": "invalid_request_error", "param": null, "code": code},
         }),
     }
+}
+
+/// `n` random bytes in hex.
+pub(crate) fn random_hex(n: usize) -> String {
+    (0..n)
+        .map(|_| format!("{:02x}", rand::random::<u8>()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -50,13 +50,6 @@ const HOP_BY_HOP: [&str; 7] = [
     "upgrade",
 ];
 
-/// `n` random bytes in hex.
-pub(crate) fn random_hex(n: usize) -> String {
-    (0..n)
-        .map(|_| format!("{:02x}", rand::random::<u8>()))
-        .collect()
-}
-
 /// Binds an ephemeral port on 127.0.0.1 (the port bound for `app_env`, if it was) and serves it on
 /// `handle`, until the engine's [`Listening`] goes.
 pub(crate) fn start(handle: &tokio::runtime::Handle) -> Listening {
@@ -65,7 +58,7 @@ pub(crate) fn start(handle: &tokio::runtime::Handle) -> Listening {
         let listener = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
             .expect("the recording endpoint binds 127.0.0.1");
-        (listener, random_hex(16))
+        (listener, super::route::random_hex(16))
     });
     let origin = listener
         .local_addr()
