@@ -255,6 +255,14 @@ mod tests {
                 format!("else {SUBJECT_MAX_TOKENS}). |"),
             ),
             (
+                "src/guide/suites.md",
+                suites,
+                format!(
+                    "the most rounds of tool calls before the model must answer, 0 to 100 (default {}).",
+                    MAX_TURNS - 1
+                ),
+            ),
+            (
                 "src/guide/keys.md",
                 keys,
                 format!("(defaults {CONFIDENCE}, {MAX_RUNS}, {INDIFFERENCE}; see"),

@@ -25,29 +25,9 @@ static PRESET: Mutex<Option<(TcpListener, String)>> = Mutex::new(None);
 /// The samples of `app_env` tests, one at a time: the variables name no sample.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// Why `app_env` could not be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum AppEnvError {
-    /// The binary could not be started again.
-    #[error("app_env: could not start the test binary again with the base-URL variables set: {0}")]
-    Restart(std::io::Error),
-    /// The started-again binary could not bind the port chosen for it.
-    #[error(
-        "app_env: could not listen on 127.0.0.1:{port}, chosen for the base-URL variables: {error} \
-         (another process took the port in the meantime: run the tests again)"
-    )]
-    Bind {
-        /// The port.
-        port: u16,
-        /// What binding said.
-        error: std::io::Error,
-    },
-    /// `PROMPT_TESTER_APP_ENV` holds something the harness did not write.
-    #[error(
-        "app_env: {APP_ENV}={0:?} is not the harness's `PORT/SECRET`: unset it (the harness sets it \
-         on the test binary it starts again)"
-    )]
-    Marker(String),
+/// Why `app_env` could not be set up, worded for the user (the harness prints it as its error).
+fn restart_failed(error: std::io::Error) -> String {
+    format!("could not start the test binary again with the base-URL variables set: {error}")
 }
 
 /// The variables to set, each with the URL that stands for its provider.
@@ -65,7 +45,7 @@ fn variables(origin: &str, secret: &str) -> Vec<(&'static str, String)> {
 /// again with the variables set and returns its exit code (on Unix the process is replaced and this
 /// returns only on failure). In the started-again binary: binds the endpoint's port and returns
 /// `None`, the trials to run here.
-pub(crate) fn restart_or_bind(argv: &[String]) -> Result<Option<ExitCode>, AppEnvError> {
+pub(crate) fn restart_or_bind(argv: &[String]) -> Result<Option<ExitCode>, String> {
     if let Some(marker) = std::env::var_os(APP_ENV) {
         bind(&marker.to_string_lossy())?;
         return Ok(None);
@@ -74,11 +54,11 @@ pub(crate) fn restart_or_bind(argv: &[String]) -> Result<Option<ExitCode>, AppEn
     // start without unsafe code.
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
-        .map_err(AppEnvError::Restart)?
+        .map_err(restart_failed)?
         .port();
     let secret = super::serve::random_hex(16);
     let origin = format!("http://127.0.0.1:{port}");
-    let exe = std::env::current_exe().map_err(AppEnvError::Restart)?;
+    let exe = std::env::current_exe().map_err(restart_failed)?;
     let mut command = std::process::Command::new(exe);
     command.args(argv.iter().skip(1));
     command.env(APP_ENV, format!("{port}/{secret}"));
@@ -92,21 +72,26 @@ pub(crate) fn restart_or_bind(argv: &[String]) -> Result<Option<ExitCode>, AppEn
 }
 
 #[cfg(unix)]
-fn run(mut command: std::process::Command) -> Result<Option<ExitCode>, AppEnvError> {
+fn run(mut command: std::process::Command) -> Result<Option<ExitCode>, String> {
     use std::os::unix::process::CommandExt;
     // `exec` keeps the process id: nextest and a terminal see the same process.
-    Err(AppEnvError::Restart(command.exec()))
+    Err(restart_failed(command.exec()))
 }
 
 #[cfg(not(unix))]
-fn run(mut command: std::process::Command) -> Result<Option<ExitCode>, AppEnvError> {
-    let status = command.status().map_err(AppEnvError::Restart)?;
+fn run(mut command: std::process::Command) -> Result<Option<ExitCode>, String> {
+    let status = command.status().map_err(restart_failed)?;
     let code = status.code().unwrap_or(101).clamp(0, 255) as u8;
     Ok(Some(ExitCode::from(code)))
 }
 
-fn bind(marker: &str) -> Result<(), AppEnvError> {
-    let wrong = || AppEnvError::Marker(marker.to_string());
+fn bind(marker: &str) -> Result<(), String> {
+    let wrong = || {
+        format!(
+            "{APP_ENV}={marker:?} is not the harness's `PORT/SECRET`: unset it (the harness sets it \
+             on the test binary it starts again)"
+        )
+    };
     let (port, secret) = marker.split_once('/').ok_or_else(wrong)?;
     let port: u16 = port.parse().map_err(|_| wrong())?;
     if secret.is_empty() || !secret.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -114,7 +99,12 @@ fn bind(marker: &str) -> Result<(), AppEnvError> {
     }
     let listener = TcpListener::bind(("127.0.0.1", port))
         .and_then(|l| l.set_nonblocking(true).map(|()| l))
-        .map_err(|error| AppEnvError::Bind { port, error })?;
+        .map_err(|error| {
+            format!(
+                "could not listen on 127.0.0.1:{port}, chosen for the base-URL variables: {error} \
+                 (another process took the port in the meantime: run the tests again)"
+            )
+        })?;
     *PRESET.lock().unwrap_or_else(|e| e.into_inner()) = Some((listener, secret.to_string()));
     Ok(())
 }
@@ -227,7 +217,7 @@ mod tests {
     #[test]
     fn a_marker_the_harness_did_not_write_is_refused_with_its_value() {
         for marker in ["", "8080", "x/abc", "8080/", "8080/not-hex"] {
-            let error = bind(marker).expect_err(marker).to_string();
+            let error = bind(marker).expect_err(marker);
             assert!(error.contains(&format!("{marker:?}")), "{error}");
             assert!(error.contains("unset it"), "{error}");
         }

@@ -50,9 +50,8 @@ pub enum HarnessError {
         problem: String,
     },
     /// The selected `app_env` tests' environment could not be set up.
-    #[cfg(feature = "endpoint")]
-    #[error(transparent)]
-    AppEnv(#[from] crate::endpoint::app_env::AppEnvError),
+    #[error("app_env: {0}")]
+    AppEnv(String),
     /// `--prune-cassettes` cannot prune this run.
     #[error("--prune-cassettes refused: {0}; nothing was run or pruned")]
     PruneRefused(String),

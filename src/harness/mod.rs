@@ -158,7 +158,8 @@ impl Harness {
         }
         #[cfg(feature = "endpoint")]
         if app_env_runs(&defs, &choices)
-            && let Some(code) = crate::endpoint::app_env::restart_or_bind(&whole_argv)?
+            && let Some(code) = crate::endpoint::app_env::restart_or_bind(&whole_argv)
+                .map_err(HarnessError::AppEnv)?
         {
             return Ok(code);
         }

@@ -434,6 +434,35 @@ mcp = []
         );
     }
 
+    /// A YAML suite writes the same servers, and its errors are in YAML's words.
+    #[cfg(all(feature = "mcp", feature = "yaml"))]
+    #[test]
+    fn a_yaml_suite_reads_the_same_servers() {
+        use crate::mcp::McpServer;
+
+        const YAML: &str = "prompt-tests/s.evals.yaml";
+        let text = "prompt: Hi\nmcp:\n  - command: orders-mcp\n    args: [--stdio]\n    inherit_env: [GITHUB_TOKEN]\n\
+                    max_tool_rounds: 2\ncases:\n  - name: a\n  - name: b\n    mcp:\n      - url: http://127.0.0.1:9/mcp\n";
+        let suite = parse("s", YAML, Path::new("/nonexistent"), text)
+            .unwrap_or_else(|p| panic!("{}", report(YAML, text, &p)));
+        let stdio = McpServer::stdio("orders-mcp", ["--stdio"]).inherit_env(["GITHUB_TOKEN"]);
+        assert_eq!(suite.cases[0].settings.mcp, Some(vec![stdio]));
+        assert_eq!(
+            suite.cases[1].settings.mcp,
+            Some(vec![McpServer::http("http://127.0.0.1:9/mcp")])
+        );
+        assert_eq!(suite.cases[1].settings.max_tool_rounds, Some(2));
+        let text = "prompt: Hi\ntools: [{ name: lookup }]\ncases:\n  - name: a\n    mcp: [{ command: x }]\n";
+        let problems = parse("s", YAML, Path::new("/nonexistent"), text).expect_err("both");
+        assert_contains(
+            &report(YAML, text, &problems),
+            &[
+                ":5:10: `cases[0].mcp`: `mcp` and `tools` are both set for this case (`tools` is the suite's)",
+                "fix: the MCP servers declare the tools: remove `tools` (or write `tools: []` in the case)",
+            ],
+        );
+    }
+
     #[cfg(feature = "mcp")]
     #[test]
     fn each_bad_server_is_located_with_its_fix() {
