@@ -123,7 +123,7 @@ impl PromptRun {
     }
 
     /// Asks the judge one yes/no question about this sample's trajectory: it reads the rendered prompt
-    /// as the task, each step of [`PromptRun::trajectory`] (the model call, the tools it requested
+    /// (of the conversation's first turn) as the task, each step of [`PromptRun::trajectory`] (the model call, the tools it requested
     /// with their arguments, what went back) and the output as the final answer, and quotes a step.
     /// The same judge, options, recording and reports as [`PromptRun::ask`]:
     ///
@@ -134,12 +134,18 @@ impl PromptRun {
     /// ```
     pub async fn ask_trajectory(&self, question: &str) -> Result<JudgeVerdict, RunError> {
         let steps = self.trajectory().steps().join("\n");
+        self.trajectory_judged(&steps).ask(question).await
+    }
+
+    /// The trajectory whose `steps` are given, as the judge sees it: the conversation's first prompt
+    /// as the task (a follow-up's own is only its last turn), this run's output as the final answer.
+    fn trajectory_judged<'a>(&'a self, steps: &'a str) -> Judged<'a> {
+        let first = self.turns()[0];
         Judged {
-            steps: Some(&steps),
+            prompt: &first.prompt,
+            steps: Some(steps),
             ..self.judged()
         }
-        .ask(question)
-        .await
     }
 
     /// [`PromptRun::ask_trajectory`] for several questions in one judge call (a suite's
@@ -149,12 +155,7 @@ impl PromptRun {
         questions: &[&str],
     ) -> Result<Vec<JudgeVerdict>, RunError> {
         let steps = self.trajectory().steps().join("\n");
-        Judged {
-            steps: Some(&steps),
-            ..self.judged()
-        }
-        .ask_all(questions)
-        .await
+        self.trajectory_judged(&steps).ask_all(questions).await
     }
 
     /// Asks the judge one yes/no question about this run's output. [`JudgeVerdict::require`] makes the
@@ -813,6 +814,31 @@ mod tests {
         );
         // Both verdicts are the sample's, as an output's are.
         assert_eq!(run.scope.state().take_findings().0.judge.len(), 2);
+    }
+
+    #[test]
+    fn a_follow_ups_trajectory_is_told_the_conversations_first_prompt_as_the_task() {
+        let scope = crate::test_support::scope("judge_unit", "judge_unit");
+        let first = crate::test_support::answered(&scope, "Book Paris.", "Which dates?", None);
+        let last = crate::test_support::answered(&scope, "May 2 to 4.", "Booked.", Some(first));
+        let config = config();
+        let judge = Judge {
+            judged: last.trajectory_judged("1. fake/m answered \"Booked.\""),
+            config: &config,
+        };
+        let request = judge.request(&["Did it book?"], false);
+        let crate::completion::ContentBlock::Text { text } = &request.messages[0].content[0] else {
+            panic!("{request:?}");
+        };
+        crate::test_support::assert_contains(
+            text,
+            &[
+                "the task the agent was given",
+                "\nBook Paris.\n",
+                "STEPS:\n1. fake/m answered \"Booked.\"\nFINAL ANSWER:\nBooked.\n",
+            ],
+        );
+        assert!(!text.contains("May 2 to 4."), "{text}");
     }
 
     #[test]
