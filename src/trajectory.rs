@@ -8,7 +8,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Role, ToolCall};
+use crate::completion::{
+    CompletionRequest, CompletionResult, ContentBlock, Message, Role, ToolCall,
+};
 
 mod change;
 pub use change::{StepChange, first_change, shows_steps};
@@ -248,6 +250,44 @@ impl Trajectory {
             .map(|(i, c)| format!("{}. {}", i + 1, step(c)))
             .collect()
     }
+
+    /// The conversation the calls show, for a sample's `transcript`: `task` as the user's message, then
+    /// per call the results sent back to it (a user message of tool results) and what the model said
+    /// (its text, the tools it requested).
+    pub(crate) fn transcript(&self, task: Option<String>) -> Vec<Message> {
+        let mut messages: Vec<Message> = task.into_iter().map(Message::user).collect();
+        for call in &self.calls {
+            if !call.sent_back.is_empty() {
+                let results = call.sent_back.iter().map(|r| ContentBlock::ToolResult {
+                    tool_use_id: r.id.clone().unwrap_or_default(),
+                    name: r.name.clone().unwrap_or_default(),
+                    content: r.content.clone(),
+                    is_error: false,
+                });
+                messages.push(Message {
+                    role: Role::User,
+                    content: results.collect(),
+                });
+            }
+            let mut said = Vec::new();
+            if !call.answer.is_empty() || call.requested.is_empty() {
+                said.push(ContentBlock::Text {
+                    text: call.answer.clone(),
+                });
+            }
+            said.extend(call.requested.iter().map(|c| ContentBlock::ToolUse {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                input: c.arguments.clone(),
+                thought_signature: c.thought_signature.clone(),
+            }));
+            messages.push(Message {
+                role: Role::Assistant,
+                content: said,
+            });
+        }
+        messages
+    }
 }
 
 /// Why an expectation on a trajectory failed, with the whole trajectory.
@@ -413,6 +453,32 @@ mod tests {
         ] {
             assert_eq!(answers(&Trajectory::of(&order)), ["a1", "a2", "a3"]);
         }
+    }
+
+    #[test]
+    fn the_transcript_is_the_task_then_each_call_with_what_went_back_to_it() {
+        let first = noted(&["u"], vec![tool("1", "weather", "Paris")], &[], "");
+        let second = noted(&["u", "a", "r"], vec![], &["1"], "Sunny.");
+        let transcript = Trajectory::of(&[second, first]).transcript(Some("Weather?".into()));
+        let roles: Vec<Role> = transcript.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [Role::User, Role::Assistant, Role::User, Role::Assistant]
+        );
+        assert_eq!(transcript[0], Message::user("Weather?"));
+        assert!(matches!(
+            &transcript[1].content[..],
+            [ContentBlock::ToolUse { name, .. }] if name == "weather"
+        ));
+        assert!(matches!(
+            &transcript[2].content[..],
+            [ContentBlock::ToolResult { tool_use_id, content, .. }] if tool_use_id == "1" && content == "ok"
+        ));
+        assert!(matches!(
+            &transcript[3].content[..],
+            [ContentBlock::Text { text }] if text == "Sunny."
+        ));
+        assert!(Trajectory::of(&[]).transcript(None).is_empty());
     }
 
     #[test]

@@ -61,7 +61,14 @@ pub(super) async fn run(
             Err(failed)
         }
     };
-    with_transcript(called, messages)
+    match called {
+        // The application's own conversation, as the endpoint saw it, not the request it was handed.
+        Ok(completed) if scope.state().app_calls() > 0 => {
+            let transcript = scope.state().trajectory().transcript(scope.state().task());
+            Ok((completed, transcript))
+        }
+        called => with_transcript(called, messages),
+    }
 }
 
 /// An application test's sample (`AppRun`): its body run once, then its requests through the endpoint
