@@ -16,7 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{self, AgentError, LoopError};
 use crate::checks::{AssertionRecord, JudgeAnswer, Observation, SampleStatus};
-use crate::completion::{CompletionRequest, CompletionResult, Message, ToolCall, ToolSpec, Turn};
+use crate::completion::{
+    CompletionRequest, CompletionResult, ContentBlock, Message, ToolCall, ToolSpec, Turn,
+};
 use crate::config::run_seed;
 use crate::config::{Config, Defaults, WireFormat};
 use crate::defaults;
@@ -121,6 +123,11 @@ pub struct RequestTemplate {
     pub turns: Vec<String>,
     /// The values it was rendered with.
     pub vars: BTreeMap<String, String>,
+    /// The media values it places, by name.
+    pub media: BTreeMap<String, crate::completion::MediaPart>,
+    /// The prompt as parts, text and media in order, when it places media (else empty: the prompt is
+    /// sent as one text).
+    pub prompt_content: Vec<ContentBlock>,
     /// The most tokens to generate.
     pub max_tokens: u32,
     /// The sampling temperature.
@@ -169,6 +176,8 @@ impl RequestTemplate {
             prompt,
             turns: Vec::new(),
             vars,
+            media: BTreeMap::new(),
+            prompt_content: Vec::new(),
             max_tokens: call.max_tokens.unwrap_or(defaults::SUBJECT_MAX_TOKENS),
             temperature: call.temperature,
             seed: call.seed,
@@ -395,7 +404,7 @@ impl Case {
                 .history
                 .iter()
                 .cloned()
-                .chain([Message::user(t.prompt.clone())])
+                .chain([self.prompt_message()])
                 .collect(),
             max_tokens: t.max_tokens,
             temperature: t.temperature,
@@ -403,6 +412,18 @@ impl Case {
             tools: t.tools.clone(),
             response_schema: None,
             cache_system: false,
+        }
+    }
+
+    /// The prompt's user message: its parts when it places media, else its text.
+    fn prompt_message(&self) -> Message {
+        let t = &self.request;
+        match t.prompt_content.is_empty() {
+            true => Message::user(t.prompt.clone()),
+            false => Message {
+                role: crate::completion::Role::User,
+                content: t.prompt_content.clone(),
+            },
         }
     }
 
@@ -515,6 +536,7 @@ impl Case {
         let asked = RunRequest {
             prompt,
             vars: t.vars.clone(),
+            media: t.media.clone(),
             provider,
             model,
             continues,

@@ -12,6 +12,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod media;
+
+pub use media::{Media, MediaError, MediaKind, MediaPart, MediaType};
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -22,9 +26,10 @@ pub enum Role {
     Assistant,
 }
 
-/// One part of a message.
+/// One part of a message. More kinds of part may come: a `match` needs a `_` arm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// Plain text.
     Text {
@@ -55,6 +60,8 @@ pub enum ContentBlock {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+    /// An image, a document (PDF or plain text) or audio, sent in each provider's own shape.
+    Media(MediaPart),
 }
 
 /// One message of a conversation.

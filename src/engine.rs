@@ -245,6 +245,12 @@ impl Engine {
         let client = self
             .client(provider)
             .inspect_err(|e| scope.state().note_call(role, e.ending()))?;
+        // A part the wire format does not take fails before the cassette and the provider.
+        if let Some(why) = crate::provider::unsendable(client.endpoint(), &request) {
+            let error = CallError::new(CallErrorKind::Config, why);
+            scope.state().note_call(role, error.ending());
+            return Err(error);
+        }
         let call = Call {
             scope,
             role,

@@ -86,7 +86,9 @@ pub use trajectory::{ModelCall, SentBack, ToolOrder, Trajectory, TrajectoryProbl
 
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
-    pub use crate::completion::{CompletionRequest, CompletionResult, ToolCall, ToolSpec, Turn};
+    pub use crate::completion::{
+        CompletionRequest, CompletionResult, Media, ToolCall, ToolSpec, Turn,
+    };
     pub use crate::endpoint::SampleContext;
     pub use crate::judge::JudgeVerdict;
     pub use crate::model::{Model, Provider};
@@ -110,9 +112,9 @@ pub mod __private {
     pub use crate::config::{Defaults, SamplingKeys};
     pub use crate::endpoint::SampleContext;
     pub use crate::harness::registry::{
-        Body, BodyFuture, IntoTestResult, PromptModelMaxTokens, PromptSource, RunFnForm,
-        RunFnFuture, RustTest, TestSpec, WholeRequest, WholeSample, model_id, provider_name,
-        subject_list, turn_list,
+        Body, BodyFuture, IntoPromptVar, IntoTestResult, PromptModelMaxTokens, PromptSource,
+        RunFnForm, RunFnFuture, RustTest, TestSpec, WholeRequest, WholeSample, model_id,
+        provider_name, subject_list, turn_list,
     };
     pub use crate::suite::CustomAssertion;
     pub use crate::tools::IntoToolbox;

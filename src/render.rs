@@ -13,8 +13,35 @@ pub struct RenderedTemplate {
     pub missing: Vec<String>,
 }
 
+/// A piece of a rendered template: text, or a media placeholder's name (placed as a part of its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Text, placeholders filled.
+    Text(String),
+    /// The name of a media placeholder.
+    Media(String),
+}
+
 /// Fills `{name}` placeholders in `template` from `vars`.
 pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> RenderedTemplate {
+    let (pieces, missing) = render_pieces(template, vars, &[]);
+    let text = pieces
+        .into_iter()
+        .map(|piece| match piece {
+            Piece::Text(text) | Piece::Media(text) => text,
+        })
+        .collect();
+    RenderedTemplate { text, missing }
+}
+
+/// [`render`], the placeholders named in `media` left as pieces of their own (an empty text piece
+/// is left out), with the placeholders that had no value.
+pub fn render_pieces<K: AsRef<str>, V: AsRef<str>>(
+    template: &str,
+    vars: &[(K, V)],
+    media: &[&str],
+) -> (Vec<Piece>, Vec<String>) {
+    let mut pieces = Vec::new();
     let mut text = String::with_capacity(template.len());
     let mut missing: Vec<String> = Vec::new();
     let mut rest = template;
@@ -25,6 +52,12 @@ pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> 
             Some(name) => {
                 match vars.iter().find(|(key, _)| key.as_ref() == name) {
                     Some((_, value)) => text.push_str(value.as_ref()),
+                    None if media.contains(&name) => {
+                        if !text.is_empty() {
+                            pieces.push(Piece::Text(std::mem::take(&mut text)));
+                        }
+                        pieces.push(Piece::Media(name.to_string()));
+                    }
                     None => {
                         if !missing.iter().any(|m| m == name) {
                             missing.push(name.to_string());
@@ -43,7 +76,10 @@ pub fn render<K: AsRef<str>, V: AsRef<str>>(template: &str, vars: &[(K, V)]) -> 
         }
     }
     text.push_str(rest);
-    RenderedTemplate { text, missing }
+    if !text.is_empty() {
+        pieces.push(Piece::Text(text));
+    }
+    (pieces, missing)
 }
 
 /// Names of every placeholder in `template`, each once, in order.
@@ -76,6 +112,26 @@ pub(crate) fn and_list(items: &[&str], shown: impl Fn(&str) -> String) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn media_placeholders_are_pieces_of_their_own() {
+        let (pieces, missing) = render_pieces(
+            "Read {receipt} for {who}{x}: {receipt}",
+            &[("who", "{receipt}")],
+            &["receipt"],
+        );
+        assert_eq!(
+            pieces,
+            [
+                Piece::Text("Read ".into()),
+                Piece::Media("receipt".into()),
+                // A text value is never read as a placeholder, media or not.
+                Piece::Text(" for {receipt}{x}: ".into()),
+                Piece::Media("receipt".into()),
+            ]
+        );
+        assert_eq!(missing, ["x"]);
+    }
 
     #[test]
     fn fills_placeholders_once_and_keeps_other_braces() {

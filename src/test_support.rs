@@ -72,6 +72,7 @@ pub(crate) fn answered(
     let request = RunRequest {
         prompt: prompt.into(),
         vars: Default::default(),
+        media: Default::default(),
         provider: "fake".into(),
         model: "m".into(),
         continues: Continue::Not("a unit test"),

@@ -242,8 +242,9 @@ fn spec_body(args: &Args) -> TokenStream {
     if !args.vars.is_empty() {
         let vars = args.vars.iter().map(|(name, value)| {
             let name = name.to_string();
+            // Text stays text; `Media` becomes a part of the prompt (the trait decides, not the macro).
             let rendered =
-                quote_spanned!(value.span()=> ::std::string::ToString::to_string(&(#value)));
+                quote_spanned!(value.span()=> #private::IntoPromptVar::prompt_var(&(#value)));
             quote!((::std::string::String::from(#name), #rendered))
         });
         fields.push(quote!(target_prompt_vars: ::std::vec![#(#vars),*]));

@@ -42,6 +42,8 @@ pub fn input_tokens(request: &CompletionRequest) -> u64 {
                 ContentBlock::Text { text } => text.len(),
                 ContentBlock::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
                 ContentBlock::ToolResult { name, content, .. } => name.len() + content.len(),
+                // Counted as text until media get each provider's own rule: above what they cost.
+                ContentBlock::Media(part) => part.bytes().len(),
             } as u64;
         }
     }

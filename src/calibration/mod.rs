@@ -204,6 +204,8 @@ pub fn case(set: Set, judge: Subject) -> Case {
             prompt: String::new(),
             turns: Vec::new(),
             vars: Default::default(),
+            media: Default::default(),
+            prompt_content: Vec::new(),
             max_tokens: 0,
             temperature: None,
             seed: None,

@@ -27,7 +27,7 @@ pub(super) async fn run(
     let sample = SampleContext::new(
         request,
         template.prompt.clone(),
-        template.vars.clone(),
+        (template.vars.clone(), template.media.clone()),
         scope.clone(),
     );
     let returned = run_fn(sample).await;

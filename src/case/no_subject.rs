@@ -21,12 +21,17 @@ pub enum NoSubject {
     /// A placeholder of the prompt or of `messages` has no value (the attribute's words, with the
     /// fix).
     MissingPlaceholder(String),
+    /// A media value cannot be read or placed (a missing file, a wrong type), said with the file and
+    /// the fix.
+    Media(String),
 }
 
 impl fmt::Display for NoSubject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NoSubject::Unset(said) | NoSubject::MissingPlaceholder(said) => f.write_str(said),
+            NoSubject::Unset(said)
+            | NoSubject::MissingPlaceholder(said)
+            | NoSubject::Media(said) => f.write_str(said),
             NoSubject::UnknownProvider { at, problem } => write!(f, "{at}: {problem}"),
         }
     }

@@ -111,6 +111,14 @@ pub fn text_of(message: &Message) -> String {
             ContentBlock::ToolResult { name, content, .. } => {
                 format!("[tool result {name}: {content}]")
             }
+            // Named and hashed, never its bytes: a changed file shows as a changed hash.
+            ContentBlock::Media(part) => format!(
+                "[{} {} ({}, sha {})]",
+                part.kind(),
+                part.name(),
+                part.media_type(),
+                &part.sha256()[..12]
+            ),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::completion::CompletionRequest;
+use crate::completion::{CompletionRequest, MediaPart};
 use crate::engine::RunScope;
 
 /// One sample, as a `run_fn` of the form `async fn(sample: SampleContext) ->
@@ -15,6 +15,7 @@ pub struct SampleContext {
     request: CompletionRequest,
     prompt: String,
     vars: BTreeMap<String, String>,
+    media: BTreeMap<String, MediaPart>,
     scope: Arc<RunScope>,
 }
 
@@ -34,13 +35,14 @@ impl SampleContext {
     pub(crate) fn new(
         request: CompletionRequest,
         prompt: String,
-        vars: BTreeMap<String, String>,
+        (vars, media): (BTreeMap<String, String>, BTreeMap<String, MediaPart>),
         scope: Arc<RunScope>,
     ) -> Self {
         Self {
             request,
             prompt,
             vars,
+            media,
             scope,
         }
     }
@@ -53,6 +55,12 @@ impl SampleContext {
     /// The values of the prompt's placeholders (`target_prompt_vars`).
     pub fn vars(&self) -> &BTreeMap<String, String> {
         &self.vars
+    }
+
+    /// The media values the prompt places (`target_prompt_vars(receipt = Media::file(..))`), by
+    /// name; the request carries them as parts.
+    pub fn media(&self) -> &BTreeMap<String, MediaPart> {
+        &self.media
     }
 
     /// The model the test names.

@@ -42,8 +42,8 @@ impl PromptSource {
 pub struct TestSpec {
     /// The prompt template.
     pub target_prompt: PromptSource,
-    /// Values for the template's placeholders.
-    pub target_prompt_vars: Vec<(String, String)>,
+    /// Values for the template's placeholders: text, or media placed as parts.
+    pub target_prompt_vars: Vec<(String, PromptVar)>,
     /// The request as the attribute writes it (`subject_provider`, `subject_model`, `system`,
     /// `max_tokens`, `temperature`, `tools`); `[defaults]` fill what it leaves out.
     pub request: Written,
@@ -79,6 +79,49 @@ impl Default for TestSpec {
             live_only: false,
             subject_models: None,
         }
+    }
+}
+
+/// A value of `target_prompt_vars`: text (anything `Display`), or media placed as a part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptVar {
+    /// The value as text.
+    Text(String),
+    /// An image, a document or audio.
+    Media(crate::completion::Media),
+}
+
+impl PromptVar {
+    /// Its text, when it is text.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            PromptVar::Text(text) => Some(text),
+            PromptVar::Media(_) => None,
+        }
+    }
+}
+
+/// What `target_prompt_vars` takes: a `Display` value as its text, a [`Media`](crate::completion::Media)
+/// as a part of the prompt.
+#[diagnostic::on_unimplemented(
+    message = "a `target_prompt_vars` value cannot be `{Self}`",
+    label = "neither text nor media",
+    note = "a value is anything `Display` (a string, a number), or `Media::file(path)` / `Media::bytes(name, bytes)`"
+)]
+pub trait IntoPromptVar {
+    /// The value, as the prompt takes it.
+    fn prompt_var(&self) -> PromptVar;
+}
+
+impl<T: std::fmt::Display + ?Sized> IntoPromptVar for T {
+    fn prompt_var(&self) -> PromptVar {
+        PromptVar::Text(self.to_string())
+    }
+}
+
+impl IntoPromptVar for crate::completion::Media {
+    fn prompt_var(&self) -> PromptVar {
+        PromptVar::Media(self.clone())
     }
 }
 

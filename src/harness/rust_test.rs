@@ -9,11 +9,70 @@ use prompt_tester_keys::sampling::EvenJudgeSamples;
 use super::registry::{Body, BodyFuture, RustTest, TestSpec};
 use super::trial::{in_trial, panic_message};
 use crate::case::{Case, Column, Evaluator, Executor, NoSubject, RequestTemplate, Sampling};
+use crate::completion::{ContentBlock, MediaError, MediaPart};
 use crate::config::Config;
 use crate::conversation::render_turns;
 use crate::outcome::{SampleOutcome, of_body};
 use crate::plan::SamplePlan;
-use crate::render::render;
+use crate::render::{Piece, render_pieces};
+
+use super::registry::PromptVar;
+
+/// Values by name, in the order given.
+type Named<T> = Vec<(String, T)>;
+
+/// `vars` split into text values and media values, each in the order given.
+fn split_vars(vars: Named<PromptVar>) -> (Named<String>, Named<crate::completion::Media>) {
+    let (mut texts, mut media) = (Vec::new(), Vec::new());
+    for (name, value) in vars {
+        match value {
+            PromptVar::Text(text) => texts.push((name, text)),
+            PromptVar::Media(m) => media.push((name, m)),
+        }
+    }
+    (texts, media)
+}
+
+/// The prompt with its media placed: its text (each part shown as `[kind name]`), its content
+/// parts (none when it places no media) and the media values by name.
+#[derive(Default)]
+struct Placed {
+    prompt: String,
+    content: Vec<ContentBlock>,
+    media: std::collections::BTreeMap<String, MediaPart>,
+}
+
+/// `pieces` with each media value read and checked (the first that cannot be is the error).
+fn place_media(
+    pieces: &[Piece],
+    media: Vec<(String, crate::completion::Media)>,
+) -> Result<Placed, MediaError> {
+    let mut placed = Placed::default();
+    for (name, m) in media {
+        placed.media.insert(name, m.load()?);
+    }
+    for piece in pieces {
+        match piece {
+            Piece::Text(text) => placed.prompt.push_str(text),
+            Piece::Media(name) => {
+                let part = &placed.media[name];
+                placed
+                    .prompt
+                    .push_str(&format!("[{} {}]", part.kind(), part.name()));
+            }
+        }
+    }
+    if pieces.iter().any(|p| matches!(p, Piece::Media(_))) {
+        placed.content = pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => ContentBlock::Text { text: text.clone() },
+                Piece::Media(name) => ContentBlock::Media(placed.media[name].clone()),
+            })
+            .collect();
+    }
+    Ok(placed)
+}
 
 /// The attribute's values of `test`, evaluated: its expressions are the user's code, run when the
 /// trials are listed and again when the test runs. One that panics fails this test alone: `Err` is
@@ -65,25 +124,39 @@ pub fn case(
         spec.request.call.provider = Some(s.provider.clone());
         spec.request.call.model = Some(s.model.clone());
     }
-    let rendered = render(spec.target_prompt.text(), &spec.target_prompt_vars);
-    let mut warnings: Vec<String> = Vec::new();
     let at = format!("test `{row}` ({}:{})", test.file, test.line);
+    let (texts, media) = split_vars(std::mem::take(&mut spec.target_prompt_vars));
+    let media_names: Vec<&str> = media.iter().map(|(name, _)| name.as_str()).collect();
+    let (pieces, prompt_missing) = render_pieces(spec.target_prompt.text(), &texts, &media_names);
+    let mut warnings: Vec<String> = Vec::new();
     // The placeholders without a value, the prompt's then those only `messages` has.
-    let mut missing: Vec<String> = rendered.missing.clone();
+    let mut missing: Vec<String> = prompt_missing.clone();
+    let mut media_problem: Option<String> = None;
     if let Some(turns) = spec.request.messages.take() {
-        let (turns, in_turns) = render_turns(&turns, &spec.target_prompt_vars);
+        let (turns, in_turns) = render_turns(&turns, &texts);
         for p in in_turns {
-            if !missing.contains(&p) {
+            if media_names.contains(&p.as_str()) {
+                media_problem.get_or_insert(format!(
+                    "{at}: placeholder {{{p}}} of `messages` is media; media go in the prompt                      (`target_prompt`), so move {{{p}}} there"
+                ));
+            } else if !missing.contains(&p) {
                 missing.push(p);
             }
         }
         spec.request.messages = Some(turns);
     }
-    let vars = spec.target_prompt_vars.into_iter().collect();
+    let placed = match place_media(&pieces, media) {
+        Ok(placed) => placed,
+        Err(e) => {
+            media_problem.get_or_insert(format!("{at}: {e}"));
+            Placed::default()
+        }
+    };
+    let vars = texts.into_iter().collect();
     let mut request = RequestTemplate::resolve(
         config,
         spec.request,
-        rendered.text,
+        placed.prompt,
         vars,
         |missing| {
             let missing = crate::render::and_list(missing, |m| format!("subject_{m}"));
@@ -99,8 +172,13 @@ pub fn case(
     }
     // As in a suite, a placeholder without a value is an error, before anything is sent (a literal
     // `target_prompt` is checked at compile time; a file or an expression here).
+    request.media = placed.media;
+    request.prompt_content = placed.content;
+    if let Some(problem) = media_problem {
+        request.subject = Err(NoSubject::Media(problem));
+    }
     if !missing.is_empty() {
-        let where_ = match missing.len() > rendered.missing.len() {
+        let where_ = match missing.len() > prompt_missing.len() {
             true => "the prompt or `messages`",
             false => "the prompt",
         };

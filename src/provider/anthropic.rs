@@ -8,7 +8,9 @@
 use serde_json::{Value, json};
 
 use super::{ErrorBody, count, float, string, turns};
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, ToolCall};
+use crate::completion::{
+    CompletionRequest, CompletionResult, ContentBlock, MediaPart, MediaType, ToolCall,
+};
 
 pub(super) fn url(base: &str) -> String {
     if base.ends_with("/v1") {
@@ -71,6 +73,23 @@ fn block(block: &ContentBlock) -> Value {
         } => {
             json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content, "is_error": is_error})
         }
+        ContentBlock::Media(part) => media_block(part),
+    }
+}
+
+/// A media part as the Messages API takes it (the shapes the `anthropic` SDK sends:
+/// `tests/providers/media_sdk/`). Audio is refused before the call (`provider::unsendable`); were it
+/// built anyway, the API's own error says so.
+fn media_block(part: &MediaPart) -> Value {
+    match part.media_type() {
+        MediaType::Text => json!({"type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": part.text().unwrap_or_default()},
+            "title": part.name()}),
+        MediaType::Pdf | MediaType::Wav | MediaType::Mp3 => json!({"type": "document",
+            "source": {"type": "base64", "media_type": part.media_type().mime(), "data": part.base64()},
+            "title": part.name()}),
+        _ => json!({"type": "image",
+            "source": {"type": "base64", "media_type": part.media_type().mime(), "data": part.base64()}}),
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::retry::parse_proto_duration;
 use super::{ErrorBody, count, float, string, turns};
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, ToolCall};
+use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, MediaType, ToolCall};
 
 /// Finish reasons that mean the provider withheld the answer.
 const BLOCKED: &[&str] = &[
@@ -134,6 +134,20 @@ fn part(block: &ContentBlock) -> Value {
             };
             json!({"functionResponse": {"name": name, "response": response}})
         }
+        // `inlineData` with the blob's fields as the `google-genai` SDK writes them
+        // (`tests/providers/media_sdk/`); the API reads either casing.
+        ContentBlock::Media(part) => json!({"inlineData": {
+            "data": part.base64(),
+            "mime_type": gemini_mime(part.media_type()),
+        }}),
+    }
+}
+
+/// The MIME type Gemini documents for a media type (`audio/mp3`, not `audio/mpeg`).
+fn gemini_mime(media_type: MediaType) -> &'static str {
+    match media_type {
+        MediaType::Mp3 => "audio/mp3",
+        other => other.mime(),
     }
 }
 

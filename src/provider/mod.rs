@@ -119,6 +119,91 @@ fn turns(
         .collect()
 }
 
+/// Why `request` cannot go to `endpoint` as its wire format takes media (a part it does not take, or
+/// more inline bytes than the provider accepts), naming the provider, the part and what it takes;
+/// `None` when it can. Checked before any call, so such a sample makes none.
+pub(crate) fn unsendable(
+    endpoint: &crate::config::EndpointConfig,
+    request: &CompletionRequest,
+) -> Option<String> {
+    use crate::completion::{MediaKind, MediaType};
+    const MB: usize = 1024 * 1024;
+    let wire = endpoint.wire;
+    let takes = match wire {
+        WireFormat::Anthropic => {
+            "images (PNG, JPEG, GIF, WebP) and documents (PDF, plain text), no audio"
+        }
+        WireFormat::Google => {
+            "images (PNG, JPEG, WebP), documents (PDF, plain text) and audio (WAV, MP3)"
+        }
+        WireFormat::OpenAi => {
+            "images (PNG, JPEG, GIF, WebP), documents (PDF, plain text) and audio (WAV, MP3)"
+        }
+    };
+    let said = |part: &crate::completion::MediaPart, why: String| {
+        format!(
+            "provider `{}` ({}) cannot take the {} {} ({}): {why}; it takes {takes}",
+            endpoint.name,
+            wire_name(wire),
+            part.kind(),
+            part.name(),
+            part.media_type(),
+        )
+    };
+    // Inline bytes as sent (base64: 4 for every 3), summed per request as the limits are.
+    let inline = |part: &crate::completion::MediaPart| part.bytes().len().div_ceil(3) * 4;
+    let (mut images, mut files, mut all) = (0usize, 0usize, 0usize);
+    for message in &request.messages {
+        for block in &message.content {
+            let ContentBlock::Media(part) = block else {
+                continue;
+            };
+            if message.role == Role::Assistant {
+                return Some(said(part, "media go in user messages only".into()));
+            }
+            let refused = match (wire, part.media_type()) {
+                (WireFormat::Anthropic, _) if part.kind() == MediaKind::Audio => {
+                    Some("the Messages API takes no audio; send it to an OpenAI-compatible or Gemini provider".into())
+                }
+                (WireFormat::Google, MediaType::Gif) => {
+                    Some("Gemini takes no GIF; convert it to PNG".into())
+                }
+                (WireFormat::Anthropic, _) if part.kind() == MediaKind::Image && inline(part) > 5 * MB => {
+                    Some("it is over the Messages API's 5 MB an image; use a smaller file".into())
+                }
+                _ => None,
+            };
+            if refused.is_some() {
+                return refused.map(|why| said(part, why));
+            }
+            all += inline(part);
+            match part.kind() {
+                MediaKind::Image => images += inline(part),
+                _ => files += inline(part),
+            }
+            let over = match wire {
+                WireFormat::Google if all > 20 * MB => {
+                    Some("Gemini's 20 MB of inline data a request")
+                }
+                WireFormat::Anthropic if all > 32 * MB => {
+                    Some("the Messages API's 32 MB a request")
+                }
+                WireFormat::OpenAi if images > 50 * MB => {
+                    Some("OpenAI's 50 MB of images a request")
+                }
+                WireFormat::OpenAi if files > 32 * MB => Some("OpenAI's 32 MB of files a request"),
+                _ => None,
+            };
+            if let Some(limit) = over {
+                let why =
+                    format!("with it the request's media are over {limit}; use smaller files");
+                return Some(said(part, why));
+            }
+        }
+    }
+    None
+}
+
 fn wire_name(wire: WireFormat) -> &'static str {
     match wire {
         WireFormat::Anthropic => "Anthropic Messages",
@@ -146,6 +231,52 @@ pub(crate) mod tests {
             api_key_env: keys.iter().map(|k| k.to_string()).collect(),
             max_in_flight: 2,
         }
+    }
+
+    #[test]
+    fn media_a_wire_does_not_take_are_refused_naming_provider_part_and_what_it_takes() {
+        use crate::completion::{ContentBlock, Media};
+        let with = |name: &str, bytes: Vec<u8>| {
+            let mut request = CompletionRequest::new("m", "Transcribe:", 9);
+            let part = Media::bytes(name, bytes).load().unwrap();
+            request.messages[0].content.push(ContentBlock::Media(part));
+            request
+        };
+        let wav = with("voice.wav", b"RIFF\x24\0\0\0WAVEfmt ".to_vec());
+        let anthropic = endpoint("claude", WireFormat::Anthropic, "http://x", &[]);
+        let why = unsendable(&anthropic, &wav).expect("audio refused");
+        for said in [
+            "`claude`",
+            "Anthropic Messages",
+            "voice.wav",
+            "audio/wav",
+            "images (PNG",
+        ] {
+            assert!(why.contains(said), "{said}: {why}");
+        }
+        for wire in [WireFormat::OpenAi, WireFormat::Google] {
+            assert_eq!(
+                unsendable(&endpoint("p", wire, "http://x", &[]), &wav),
+                None
+            );
+        }
+        let gif = with("a.gif", b"GIF89a\x01\0".to_vec());
+        let gemini = endpoint("gemini", WireFormat::Google, "http://x", &[]);
+        assert!(unsendable(&gemini, &gif).unwrap().contains("a.gif"));
+        // Over Gemini's 20 MB inline limit (base64 counted), and the limit's name said.
+        let mut big = b"%PDF-1.4\n".to_vec();
+        big.resize(16 * 1024 * 1024, b' ');
+        let big = with("big.pdf", big);
+        let why = unsendable(&gemini, &big).unwrap();
+        assert!(why.contains("big.pdf") && why.contains("20 MB"), "{why}");
+        assert_eq!(unsendable(&anthropic, &big), None);
+        let mut assistant = with("a.png", b"\x89PNG\r\n\x1a\n".to_vec());
+        assistant.messages[0].role = Role::Assistant;
+        assert!(
+            unsendable(&gemini, &assistant)
+                .unwrap()
+                .contains("user messages only")
+        );
     }
 
     #[test]

@@ -15,7 +15,9 @@
 use serde_json::{Value, json};
 
 use super::{ErrorBody, count, first_item, float, string};
-use crate::completion::{CompletionRequest, CompletionResult, ContentBlock, Role, ToolCall};
+use crate::completion::{
+    CompletionRequest, CompletionResult, ContentBlock, MediaPart, MediaType, Role, ToolCall,
+};
 
 pub(super) fn url(base: &str) -> String {
     format!("{base}/chat/completions")
@@ -52,7 +54,25 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
                         messages.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}));
                     }
                 }
-                if !texts.is_empty() {
+                let has_media = message
+                    .content
+                    .iter()
+                    .any(|b| matches!(b, ContentBlock::Media(_)));
+                if has_media {
+                    // Media need content parts, in the message's order.
+                    let parts: Vec<Value> = message
+                        .content
+                        .iter()
+                        .filter_map(|b| match b {
+                            ContentBlock::Text { text } => {
+                                Some(json!({"type": "text", "text": text}))
+                            }
+                            ContentBlock::Media(part) => Some(media_part(part)),
+                            _ => None,
+                        })
+                        .collect();
+                    messages.push(json!({"role": "user", "content": parts}));
+                } else if !texts.is_empty() {
                     messages.push(json!({"role": "user", "content": text_content(&texts)}));
                 }
             }
@@ -112,6 +132,27 @@ pub(super) fn body(request: &CompletionRequest, max_completion_tokens: bool) -> 
         });
     }
     body
+}
+
+/// A media part as Chat Completions takes it (the shapes the `openai` SDK sends:
+/// `tests/providers/media_sdk/`): images and PDFs as data URLs, audio as bare base64 with its format,
+/// a text document as a text part.
+pub(super) fn media_part(part: &MediaPart) -> Value {
+    match part.media_type() {
+        MediaType::Pdf => json!({"type": "file", "file": {
+            "filename": part.name(),
+            "file_data": format!("data:{};base64,{}", part.media_type(), part.base64()),
+        }}),
+        MediaType::Text => json!({"type": "text", "text": part.text().unwrap_or_default()}),
+        MediaType::Wav | MediaType::Mp3 => json!({"type": "input_audio", "input_audio": {
+            "data": part.base64(),
+            "format": if part.media_type() == MediaType::Wav { "wav" } else { "mp3" },
+        }}),
+        _ => json!({"type": "image_url", "image_url": {
+            "url": format!("data:{};base64,{}", part.media_type(), part.base64()),
+            "detail": "auto",
+        }}),
+    }
 }
 
 /// One text part as a plain string (what every server accepts), several as content parts.

@@ -77,6 +77,7 @@ impl PromptRun {
         let asked = RunRequest {
             prompt: message.to_string(),
             vars: self.target_prompt_vars.clone(),
+            media: self.target_prompt_media.clone(),
             provider: self.provider.clone(),
             model: self.model.clone(),
             continues: Continue::Model {

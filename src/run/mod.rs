@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::completion::{CompletionResult, Message, ToolCall};
+use crate::completion::{CompletionResult, MediaPart, Message, ToolCall};
 use crate::engine::{RunScope, SampleIdentity};
 
 /// One sample of a prompt test: the rendered prompt, the model's answer and its accounting.
@@ -29,6 +29,10 @@ pub struct PromptRun {
     pub prompt: String,
     /// The values the template was rendered with.
     pub target_prompt_vars: BTreeMap<String, String>,
+    /// The media values the prompt placed (`target_prompt_vars(receipt = Media::file(..))`), by name.
+    /// Not serialised: their bytes belong to the request, not to what a run says.
+    #[serde(skip)]
+    pub target_prompt_media: BTreeMap<String, MediaPart>,
     /// The model's answer.
     pub output: String,
     /// The provider's own stop reason.
@@ -93,6 +97,8 @@ pub(crate) struct RunRequest {
     pub prompt: String,
     /// The values it was rendered with.
     pub vars: BTreeMap<String, String>,
+    /// The media values it placed.
+    pub media: BTreeMap<String, MediaPart>,
     /// The provider name.
     pub provider: String,
     /// The model id.
@@ -113,6 +119,7 @@ impl PromptRun {
         let RunRequest {
             prompt,
             vars,
+            media,
             provider,
             model,
             continues,
@@ -126,6 +133,7 @@ impl PromptRun {
         Self {
             prompt,
             target_prompt_vars: vars,
+            target_prompt_media: media,
             output: result.text,
             stop_reason: result.stop_reason,
             safety_filtered: result.safety_filtered,
@@ -172,6 +180,7 @@ impl PromptRun {
         let request = RunRequest {
             prompt: prompt.to_string(),
             vars: BTreeMap::new(),
+            media: BTreeMap::new(),
             provider: "test".to_string(),
             model: "test".to_string(),
             continues: Continue::Not("a given answer"),

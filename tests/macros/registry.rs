@@ -133,7 +133,7 @@ fn in_suite_words(_: PromptRun) {}
 fn vars(spec: &TestSpec) -> Vec<(&str, &str)> {
     spec.target_prompt_vars
         .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .map(|(k, v)| (k.as_str(), v.text().expect("a text value")))
         .collect()
 }
 

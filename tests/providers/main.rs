@@ -21,6 +21,7 @@ mod gemini;
 mod hostile;
 mod limits;
 mod local;
+mod media;
 mod openai;
 mod recordings;
 mod retry;

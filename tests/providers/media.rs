@@ -1,0 +1,349 @@
+//! Media parts as each wire format sends them, against what the providers' official SDKs sent for
+//! the same bytes (`media_sdk/`, captured by its `capture.py`): the same keys and values.
+
+use std::path::Path;
+
+use prompt_tester::completion::{CompletionRequest, ContentBlock, Media, MediaPart, Message, Role};
+use prompt_tester::config::WireFormat;
+use prompt_tester::testing::wire::request_body;
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("providers/media_sdk")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str::<Value>(&text).unwrap()["body"].clone()
+}
+
+/// Standard or URL-safe base64 (Gemini's SDK writes the latter), with or without a data-URL prefix.
+fn decode(data: &str) -> Vec<u8> {
+    let data = data.split_once(";base64,").map_or(data, |(_, b)| b);
+    let alphabet = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' | b'-' => 62,
+        b'/' | b'_' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let digits: Vec<u8> = data.bytes().filter(|c| *c != b'=').map(alphabet).collect();
+    let mut out = Vec::new();
+    for chunk in digits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, d)| n | u32::from(*d) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+/// The request body `wire` is sent for one user message of `content`.
+fn sent(wire: WireFormat, model: &str, content: Vec<ContentBlock>) -> Value {
+    let mut request = CompletionRequest::new(model, "", 64);
+    request.messages = vec![Message {
+        role: Role::User,
+        content,
+    }];
+    let endpoint = prompt_tester::config::EndpointConfig {
+        name: "p".into(),
+        wire,
+        base_url: "http://127.0.0.1:9/v1".into(),
+        api_key_env: Vec::new(),
+        max_in_flight: 1,
+    };
+    request_body(&endpoint, &request)
+}
+
+fn part(name: &str, bytes: Vec<u8>) -> ContentBlock {
+    ContentBlock::Media(MediaPart::new(name, bytes).unwrap())
+}
+
+/// The fixture's user content at `pointer` rebuilt from its text and media parts (`media_at` the
+/// media part's JSON pointer below it, `data_at` its bytes' field), sent as `wire`, against the
+/// fixture's: equal once the part of `differs` (documented differences) is taken from the fixture.
+fn check(
+    file: &str,
+    wire: WireFormat,
+    pointer: &str,
+    name: &str,
+    data_at: &str,
+    differs: &[(&str, Value)],
+) {
+    let body = fixture(file);
+    // A text document's data is the text itself.
+    let bytes_of = |data: &str| match file {
+        "anthropic_text_document.json" => data.as_bytes().to_vec(),
+        _ => decode(data),
+    };
+    let expected = body
+        .pointer(pointer)
+        .unwrap_or_else(|| panic!("{file}: no {pointer}"))
+        .clone();
+    let items = expected.as_array().unwrap();
+    let content: Vec<ContentBlock> = items
+        .iter()
+        .map(|item| {
+            let text = item
+                .get("text")
+                .and_then(Value::as_str)
+                .filter(|_| item.get("type").is_none_or(|t| t == "text"));
+            match text {
+                Some(text) => ContentBlock::Text { text: text.into() },
+                None => {
+                    let data = item.pointer(data_at).and_then(Value::as_str).unwrap();
+                    part(name, bytes_of(data))
+                }
+            }
+        })
+        .collect();
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("gemini-2.5-flash");
+    let mut actual = sent(wire, model, content).pointer(pointer).unwrap().clone();
+    let media = items
+        .iter()
+        .position(|i| i.pointer(data_at).is_some())
+        .unwrap();
+    let (ours, theirs) = (&mut actual[media], &expected[media]);
+    // Same bytes, whatever the alphabet.
+    assert_eq!(
+        bytes_of(ours.pointer(data_at).unwrap().as_str().unwrap()),
+        bytes_of(theirs.pointer(data_at).unwrap().as_str().unwrap()),
+        "{file}: bytes"
+    );
+    *ours.pointer_mut(data_at).unwrap() = theirs.pointer(data_at).unwrap().clone();
+    for (at, value) in differs {
+        assert_eq!(ours.pointer(at), Some(value), "{file}: {at}");
+        *ours.pointer_mut(at).unwrap() = theirs.pointer(at).unwrap().clone();
+    }
+    assert_eq!(actual, expected, "{file}");
+}
+
+#[test]
+fn openai_chat_parts_are_the_sdks() {
+    // The capture asked for `detail: low`; prompt-tester sends the API's default, `auto`.
+    let detail = [("/image_url/detail", json!("auto"))];
+    check(
+        "openai_chat_image.json",
+        WireFormat::OpenAi,
+        "/messages/0/content",
+        "receipt.png",
+        "/image_url/url",
+        &detail,
+    );
+    check(
+        "openai_chat_audio.json",
+        WireFormat::OpenAi,
+        "/messages/0/content",
+        "receipt.wav",
+        "/input_audio/data",
+        &[],
+    );
+    check(
+        "openai_chat_pdf.json",
+        WireFormat::OpenAi,
+        "/messages/0/content",
+        "receipt.pdf",
+        "/file/file_data",
+        &[],
+    );
+    // The data URLs carry the media type.
+    let image = fixture("openai_chat_image.json");
+    let png = decode(
+        image
+            .pointer("/messages/0/content/1/image_url/url")
+            .unwrap()
+            .as_str()
+            .unwrap(),
+    );
+    let body = sent(WireFormat::OpenAi, "gpt-4o", vec![part("r.png", png)]);
+    let url = body
+        .pointer("/messages/0/content/0/image_url/url")
+        .unwrap()
+        .as_str()
+        .unwrap();
+    assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
+}
+
+#[test]
+fn anthropic_blocks_are_the_sdks() {
+    check(
+        "anthropic_image.json",
+        WireFormat::Anthropic,
+        "/messages/0/content",
+        "receipt.png",
+        "/source/data",
+        &[],
+    );
+    check(
+        "anthropic_pdf.json",
+        WireFormat::Anthropic,
+        "/messages/0/content",
+        "receipt.pdf",
+        "/source/data",
+        &[],
+    );
+    check(
+        "anthropic_text_document.json",
+        WireFormat::Anthropic,
+        "/messages/0/content",
+        "receipt.txt",
+        "/source/data",
+        &[],
+    );
+}
+
+#[test]
+fn gemini_parts_are_the_sdks() {
+    for file in [
+        "gemini_image.json",
+        "gemini_pdf.json",
+        "gemini_audio.json",
+        "gemini_image_dict_snake_case.json",
+    ] {
+        let name = match file {
+            "gemini_pdf.json" => "receipt.pdf",
+            "gemini_audio.json" => "receipt.wav",
+            _ => "receipt.png",
+        };
+        check(
+            file,
+            WireFormat::Google,
+            "/contents/0/parts",
+            name,
+            "/inlineData/data",
+            &[],
+        );
+    }
+}
+
+#[test]
+fn a_text_document_is_a_text_part_in_openai_chat() {
+    let text = "Receipt\nCoffee 3.50\n";
+    let body = sent(
+        WireFormat::OpenAi,
+        "gpt-4o",
+        vec![part("receipt.txt", text.into())],
+    );
+    assert_eq!(
+        body["messages"][0]["content"],
+        json!([{"type": "text", "text": text}])
+    );
+}
+
+#[test]
+fn media_files_are_read_and_checked() {
+    let dir = std::env::temp_dir().join(format!("pt-media-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdf = dir.join("contract.png");
+    std::fs::write(&pdf, b"%PDF-1.4\n%%EOF\n").unwrap();
+    let error = Media::file(&pdf).load().unwrap_err().to_string();
+    assert!(
+        error.contains("contract.png")
+            && error.contains("application/pdf")
+            && error.contains(".pdf"),
+        "{error}"
+    );
+    let missing = Media::file(dir.join("gone.wav"))
+        .load()
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("gone.wav"), "{missing}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `media_fixture` against the fake: the image of `target_prompt_vars` goes in each wire's own shape at
+/// the placeholder's place, the Anthropic audio and the missing file fail their samples with no call.
+#[test]
+fn a_prompt_test_places_media_in_each_wire_and_refuses_what_a_wire_does_not_take() {
+    use prompt_tester_testkit::child::{Scratch, entry};
+    use prompt_tester_testkit::{FakeProvider, Wire};
+
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("media", "wires");
+    let wav = fixture("gemini_audio.json");
+    let wav = decode(
+        wav.pointer("/contents/0/parts/1/inlineData/data")
+            .unwrap()
+            .as_str()
+            .unwrap(),
+    );
+    std::fs::write(scratch.path().join("voice.wav"), &wav).unwrap();
+    let run = scratch
+        .example("media_fixture")
+        .args(["--no-cassette", "--report", "report.json"])
+        .base_urls(&fake)
+        .run();
+    let context = run.context();
+    assert_eq!(run.code(), Some(101), "{context}");
+    run.assert_outcomes(&["image_openai", "image_anthropic", "image_gemini"], "ok");
+    run.assert_outcomes(&["audio_anthropic", "missing_file"], "FAILED");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.path().join("report.json")).unwrap())
+            .unwrap();
+    // The refused call errors its sample; an unreadable file fails the trial before any sample, as
+    // a placeholder without a value does.
+    let message = |trial: &str, status: &str| {
+        let e = entry(&report["tests"], "name", trial);
+        assert_eq!(e["status"], status, "{trial}: {e:#}");
+        e["message"].as_str().unwrap_or_default().to_string()
+    };
+    let audio = message("audio_anthropic", "errored");
+    for said in [
+        "`anthropic`",
+        "Anthropic Messages",
+        "voice.wav",
+        "audio/wav",
+        "it takes images",
+    ] {
+        assert!(audio.contains(said), "{said}: {audio}");
+    }
+    let missing = message("missing_file", "failed");
+    assert!(
+        missing.contains("gone.png") && missing.contains("cannot read"),
+        "{missing}"
+    );
+
+    // Three calls, the images'; none for the refused samples.
+    let png =
+        fixture("anthropic_image.json")["messages"][0]["content"][0]["source"]["data"].clone();
+    let png = png.as_str().unwrap();
+    let requests = fake.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "{:?}",
+        requests.iter().map(|r| &r.path).collect::<Vec<_>>()
+    );
+    for request in &requests {
+        let body = request.json.clone().unwrap();
+        let (content, image) = match request.wire().unwrap() {
+            Wire::OpenAi => (
+                &body["messages"][0]["content"],
+                json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{png}"), "detail": "auto"}}),
+            ),
+            Wire::Anthropic => (
+                &body["messages"][0]["content"],
+                json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}),
+            ),
+            Wire::Gemini => (
+                &body["contents"][0]["parts"],
+                json!({"inlineData": {"data": png, "mime_type": "image/png"}}),
+            ),
+        };
+        let text = |t: &str| match request.wire().unwrap() {
+            Wire::Gemini => json!({"text": t}),
+            _ => json!({"type": "text", "text": t}),
+        };
+        // The text before and after the placeholder stays text, around the image.
+        assert_eq!(
+            content,
+            &json!([text("Read "), image, text(" and give the total.")]),
+            "{}",
+            request.path
+        );
+    }
+}
