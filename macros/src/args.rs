@@ -582,8 +582,9 @@ mod tests {
                 _ => quote::quote!(target_prompt = "x",),
             };
             let errors = errors_of(quote::quote!(#prompt #written));
-            // `target_prompt_file` needs a literal path; every other key takes an expression.
-            let expected = usize::from(key == Key::TargetPromptFile);
+            // `target_prompt_file` needs a literal path and `app_env` a literal flag; every other key
+            // takes an expression.
+            let expected = usize::from(matches!(key, Key::TargetPromptFile | Key::AppEnv));
             assert_eq!(errors.len(), expected, "{key}: {errors:?}");
             // A character literal is a value of no key.
             if key.row().kind != Kind::Table {
