@@ -224,11 +224,11 @@ impl std::error::Error for MediaError {}
 /// not taken: their content could change behind a recording.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Media {
-    source: Source,
+    source: PartSource,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Source {
+enum PartSource {
     File(PathBuf),
     Bytes { name: String, bytes: Arc<[u8]> },
 }
@@ -237,14 +237,14 @@ impl Media {
     /// The file at `path` (relative paths from the test's crate directory, where `cargo test` runs).
     pub fn file(path: impl AsRef<Path>) -> Self {
         Self {
-            source: Source::File(path.as_ref().to_path_buf()),
+            source: PartSource::File(path.as_ref().to_path_buf()),
         }
     }
 
     /// `bytes` shown as `name` (a file name: its extension, when it has one, is checked).
     pub fn bytes(name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
         Self {
-            source: Source::Bytes {
+            source: PartSource::Bytes {
                 name: name.into(),
                 bytes: bytes.into().into(),
             },
@@ -254,7 +254,7 @@ impl Media {
     /// The part: its bytes read, its type detected and checked against its extension.
     pub fn load(&self) -> Result<MediaPart, MediaError> {
         match &self.source {
-            Source::File(path) => {
+            PartSource::File(path) => {
                 let bytes = std::fs::read(path).map_err(|e| MediaError::Read {
                     path: path.clone(),
                     reason: e.to_string(),
@@ -265,7 +265,7 @@ impl Media {
                 );
                 MediaPart::new(name, bytes)
             }
-            Source::Bytes { name, bytes } => MediaPart::new(name.clone(), bytes.clone()),
+            PartSource::Bytes { name, bytes } => MediaPart::new(name.clone(), bytes.clone()),
         }
     }
 }
@@ -364,7 +364,7 @@ impl fmt::Debug for MediaPart {
 /// How a part is written in a recorded request: the one place that decides it (a later increment
 /// moves `data` out of the cassette, keeping the hash). Fields in a fixed order, so keys are stable.
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct RecordedPart {
     media_type: String,
     name: String,
     sha256: String,
@@ -373,7 +373,7 @@ struct Stored {
 
 impl Serialize for MediaPart {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Stored {
+        RecordedPart {
             media_type: self.media_type.mime().to_string(),
             name: self.name.clone(),
             sha256: self.sha256(),
@@ -386,7 +386,7 @@ impl Serialize for MediaPart {
 impl<'de> Deserialize<'de> for MediaPart {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let stored = Stored::deserialize(deserializer)?;
+        let stored = RecordedPart::deserialize(deserializer)?;
         let media_type = MediaType::from_mime(&stored.media_type).ok_or_else(|| {
             D::Error::custom(format!("unknown media type {:?}", stored.media_type))
         })?;
