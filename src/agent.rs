@@ -235,22 +235,7 @@ fn offered_names(tools: &[ToolSpec]) -> String {
 /// The model's turn as it goes back into the conversation: its text (providers reject empty text
 /// blocks, so none when it is empty and tools were called) and its tool calls, signatures kept.
 pub(crate) fn assistant_message(result: &CompletionResult) -> Message {
-    let mut content = Vec::new();
-    if !result.text.is_empty() || result.tool_calls.is_empty() {
-        content.push(ContentBlock::Text {
-            text: result.text.clone(),
-        });
-    }
-    content.extend(result.tool_calls.iter().map(|c| ContentBlock::ToolUse {
-        id: c.id.clone(),
-        name: c.name.clone(),
-        input: c.arguments.clone(),
-        thought_signature: c.thought_signature.clone(),
-    }));
-    Message {
-        role: Role::Assistant,
-        content,
-    }
+    Message::said(&result.text, &result.tool_calls)
 }
 
 /// Runs the calls of one turn concurrently; each gives a result block, failures as `is_error` results.

@@ -105,6 +105,27 @@ impl Message {
             content: vec![ContentBlock::Text { text: text.into() }],
         }
     }
+
+    /// What the model said in one answer: its text (kept, even empty, when it called no tool), then
+    /// the tools it called.
+    pub(crate) fn said(text: &str, tool_calls: &[ToolCall]) -> Self {
+        let mut content = Vec::new();
+        if !text.is_empty() || tool_calls.is_empty() {
+            content.push(ContentBlock::Text {
+                text: text.to_string(),
+            });
+        }
+        content.extend(tool_calls.iter().map(|c| ContentBlock::ToolUse {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            input: c.arguments.clone(),
+            thought_signature: c.thought_signature.clone(),
+        }));
+        Self {
+            role: Role::Assistant,
+            content,
+        }
+    }
 }
 
 /// Who speaks a turn written before the prompt (`messages`).

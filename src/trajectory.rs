@@ -269,22 +269,7 @@ impl Trajectory {
                     content: results.collect(),
                 });
             }
-            let mut said = Vec::new();
-            if !call.answer.is_empty() || call.requested.is_empty() {
-                said.push(ContentBlock::Text {
-                    text: call.answer.clone(),
-                });
-            }
-            said.extend(call.requested.iter().map(|c| ContentBlock::ToolUse {
-                id: c.id.clone(),
-                name: c.name.clone(),
-                input: c.arguments.clone(),
-                thought_signature: c.thought_signature.clone(),
-            }));
-            messages.push(Message {
-                role: Role::Assistant,
-                content: said,
-            });
+            messages.push(Message::said(&call.answer, &call.requested));
         }
         messages
     }
