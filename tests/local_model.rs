@@ -118,10 +118,16 @@ fn run_prompts(
     // The hosted examples need Anthropic and Gemini keys; everything else targets the local model.
     // The 200-row golden dataset replays in `cargo test --test prompts`; live it would be 200 calls.
     // The calibration set is 42 judge calls (minutes live on two cores); its replay is checked in
-    // tests/suites/calibration.rs.
+    // tests/suites/calibration.rs. The support agent's tool loop was recorded from a scripted
+    // stand-in, not this model (it calls no tools): its replay runs in `cargo test --test prompts`.
     let run = Child::new(child::test_binary("prompts"))
         .root(&child::examples_root())
-        .args(child::skipping(&["hosted::", "golden::", "calibration::"]))
+        .args(child::skipping(&[
+            "hosted::",
+            "golden::",
+            "calibration::",
+            "support_agent::",
+        ]))
         .args(args)
         .args([Path::new("--report"), report])
         .env("PROMPT_TESTER_LOCAL_BASE_URL", url)
