@@ -176,6 +176,10 @@ async fn support_agent_asks_for_the_order(run: AppRun) -> anyhow::Result<()> {
     let answer = app::answer(&client(&run)?, "support-agent", "Where is my tent?").await?;
     run.expect_no_tool_call("lookup_order")?;
     run.expect_model_calls(1..=1)?;
-    anyhow::ensure!(answer.contains("order"), "{answer:?}");
+    // It asks: a question about the order, not an answer.
+    anyhow::ensure!(
+        answer.contains("order") && answer.contains('?'),
+        "not a question about the order: {answer:?}"
+    );
     Ok(())
 }
