@@ -76,6 +76,9 @@ pub fn render_turns<K: AsRef<str>, V: AsRef<str>>(
     (rendered, missing)
 }
 
+/// The turns that place media, each its index and its parts.
+pub type TurnParts = Vec<(usize, Vec<ContentBlock>)>;
+
 /// The parts of each user turn of `turns` that places media (its index and parts, as
 /// [`crate::render::place`] makes the prompt's), its text placeholders filled from `vars`. `Err` is the
 /// first system or assistant turn with a placeholder of `media`, its index, role and the name: only
@@ -84,7 +87,7 @@ pub fn media_parts<K: AsRef<str>, V: AsRef<str>>(
     turns: &[Turn],
     vars: &[(K, V)],
     media: &BTreeMap<String, MediaPart>,
-) -> Result<Vec<(usize, Vec<ContentBlock>)>, (usize, TurnRole, String)> {
+) -> Result<TurnParts, (usize, TurnRole, String)> {
     let names: Vec<&str> = media.keys().map(String::as_str).collect();
     let mut placed = Vec::new();
     for (i, turn) in turns.iter().enumerate() {
@@ -104,7 +107,7 @@ pub fn media_parts<K: AsRef<str>, V: AsRef<str>>(
 }
 
 /// `history` (the turns of `turns` after [`split`]) with the user turns of `parts` sent as their parts.
-pub fn with_parts(history: &mut [Message], turns: &[Turn], parts: Vec<(usize, Vec<ContentBlock>)>) {
+pub fn with_parts(history: &mut [Message], turns: &[Turn], parts: TurnParts) {
     for (i, content) in parts {
         // `split` leaves the system turns out of the history.
         let systems = turns[..i]

@@ -350,7 +350,6 @@ pub const ROWS: &[Row] = &[
     row(Key::LiveOnly, "live_only", Kind::Bool, TESTS, "without a recording the case is ignored, not run"),
     row(Key::Models, "models", Kind::List, SUITE_AND_CASE, "a model matrix: every case runs against each `provider/model`"),
     // A golden dataset judged as a whole.
-    row(Key::Media, "media", Kind::Table, SUITE, "the columns of `cases_file` whose values are files (relative to the dataset file): `media = { receipt = \"image\" }` (or `document`, `audio`)"),
     row(Key::Gate, "gate", Kind::Table, SUITE, "the rows of `cases_file` judged as a whole: `[gate]` with `pass_threshold` (the share of rows that must pass) and `[gate.categories]`"),
     row(Key::Categories, "categories", Kind::Table, GATE, "a gate per category: `name = share`, the share of the category's rows that must pass"),
     // An assertion's own keys, beside its kind.
@@ -360,6 +359,7 @@ pub const ROWS: &[Row] = &[
         .range(POSITIVE_U32)
         .rule("a whole number of at least 1: a turn of the case's `turns`"),
     row(Key::JudgeInputs, "judge_inputs", Kind::Bool, ASSERTION, "on a `judge` assertion: the judge is also sent the media the model was sent (its images, documents and audio)"),
+    row(Key::Media, "media", Kind::Table, SUITE, "the columns of `cases_file` whose values are files (relative to the dataset file): `media = { receipt = \"image\" }` (or `document`, `audio`)"),
     row(Key::Budget, "budget", Kind::Number, TESTS_AND_DEFAULTS, "the most USD the test may spend on provider calls: its samples, judge calls, embeddings, agent turns and follow-ups together")
         .range(Range::at_least(0.0))
         .rule("at least 0, in USD, e.g. 0.50"),
@@ -487,7 +487,7 @@ mod tests {
             names_in(Place::Suite).join(", "),
             format!(
                 "prompt, cases_file, prompts, prompt_id, prompt_version, dataset_version, description, \
-                 assert, cases, {settings}, media, gate, budget"
+                 assert, cases, {settings}, gate, media, budget"
             )
         );
         assert_eq!(

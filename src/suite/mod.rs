@@ -481,8 +481,8 @@ fn resolve(
     // file was read.
     let mut turn_parts = Vec::new();
     if let Some(turns) = &written.messages {
-        turn_parts = crate::conversation::media_parts(turns, &case.inputs, &case.media)
-            .unwrap_or_default();
+        turn_parts =
+            crate::conversation::media_parts(turns, &case.inputs, &case.media).unwrap_or_default();
         written.messages = Some(crate::conversation::render_turns(turns, &case.inputs).0);
     }
     let rendered_turns = written.messages.clone().unwrap_or_default();
@@ -636,6 +636,8 @@ fn warnings(
 
 #[cfg(test)]
 mod key_tests;
+#[cfg(test)]
+mod media_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -309,7 +309,10 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
         let media = table.get("media").map_or_else(Vec::new, |node| {
             media::columns(&mut r, node, Some(&dataset))
         });
-        let dataset_dir = dir.join(&cases_relative).parent().map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
+        let dataset_dir = dir
+            .join(&cases_relative)
+            .parent()
+            .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
         Some(Rows {
             media,
             dataset_dir,
@@ -484,7 +487,10 @@ fn case(
         }
     }
     // An assertion's template shows a media input as its file name.
-    let vars = template::vars(expected.as_deref(), &with_file_names(&inputs, &media_inputs));
+    let vars = template::vars(
+        expected.as_deref(),
+        &with_file_names(&inputs, &media_inputs),
+    );
     let mut pending: Vec<Pending> = suite_asserts.to_vec();
     if let Some(node) = table.get("assert") {
         let known: Vec<String> = vars.iter().map(|(k, _)| k.clone()).collect();
@@ -535,7 +541,12 @@ fn case(
         if let Err((name, problem)) = placed
             && let Some((_, span)) = media_at.iter().find(|(k, _)| *k == name)
         {
-            r.problem(span.clone(), &format!("{inputs_path}.{name}"), problem, media::WHERE);
+            r.problem(
+                span.clone(),
+                &format!("{inputs_path}.{name}"),
+                problem,
+                media::WHERE,
+            );
         }
     }
     if let Some(problem) = unweighted(settings.min_score, &asserts) {
@@ -606,7 +617,9 @@ pub(crate) fn with_file_names(
     inputs: &[(String, String)],
     media: &std::collections::BTreeMap<String, crate::completion::MediaPart>,
 ) -> Vec<(String, String)> {
-    let names = media.iter().map(|(k, part)| (k.clone(), part.name().to_string()));
+    let names = media
+        .iter()
+        .map(|(k, part)| (k.clone(), part.name().to_string()));
     inputs.iter().cloned().chain(names).collect()
 }
 

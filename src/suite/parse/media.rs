@@ -122,8 +122,7 @@ pub(super) fn input(
 }
 
 /// How to fix a media input placed where media cannot go.
-pub(crate) const WHERE: &str =
-    "place it in `prompt` (or a case's first turn) or in a user message of `messages`: a system \
+pub(crate) const WHERE: &str = "place it in `prompt` (or a case's first turn) or in a user message of `messages`: a system \
      prompt, an assistant message and a later turn are text";
 
 /// Whether every media input in `media` is placed where media may go (`prompt`, a case's first
@@ -144,7 +143,10 @@ pub(crate) fn placed(
     };
     let misplaced = |name: String, place: String| {
         let kind = media[&name].kind();
-        Err((name.clone(), format!("the {kind} input `{name}` is placed by {place}")))
+        Err((
+            name.clone(),
+            format!("the {kind} input `{name}` is placed by {place}"),
+        ))
     };
     if let Some(name) = settings.request.system.as_deref().and_then(media_in) {
         return misplaced(name, "`system`".to_string());
@@ -202,7 +204,12 @@ pub(super) fn columns(
                 "add `cases_file = \"cases.jsonl\"`, or write a case's media as an input: \
                  `inputs = { receipt = { image = \"receipt.png\" } }`",
             ),
-            Some(d) if !d.rows.iter().any(|row| row.inputs.iter().any(|(k, _)| *k == column)) => {
+            Some(d)
+                if !d
+                    .rows
+                    .iter()
+                    .any(|row| row.inputs.iter().any(|(k, _)| *k == column)) =>
+            {
                 r.problem(
                     key.span(),
                     &path,
