@@ -589,4 +589,25 @@ fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale()
         8,
         "a stale call under CI is not made"
     );
+
+    // A judge whose format takes no audio is refused before its call, as a subject would be.
+    std::fs::write(media.join("receipt.png"), &png).unwrap();
+    scratch.config("[judge]\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\n");
+    let refused = scratch
+        .example("media_suite_fixture")
+        .args([rust[0].as_str(), "--exact", "--report", "report.json"])
+        .base_urls(&fake)
+        .env("PROMPT_TESTER_CASSETTE", "off")
+        .run();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.path().join("report.json")).unwrap())
+            .unwrap();
+    refused.assert_outcomes(&[&rust[0]], "FAILED");
+    let message = said(&refused, &report, &rust[0]);
+    for part in ["judge", "`anthropic`", "voice.wav", "audio/wav"] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 9, "the subject's call alone");
+    assert_eq!(requests[8].model().as_deref(), Some("gpt-4o-mini"));
 }
