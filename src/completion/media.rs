@@ -341,6 +341,11 @@ impl MediaPart {
             .flatten()
     }
 
+    /// Its size as its header tells it (pixels, pages, seconds); `None` when unreadable, or text.
+    pub fn extent(&self) -> Option<super::Extent> {
+        super::media_header::extent(self.media_type, &self.bytes)
+    }
+
     /// The SHA-256 of its bytes, in hex.
     pub fn sha256(&self) -> String {
         Sha256::digest(&self.bytes[..])
