@@ -1,9 +1,7 @@
 //! What a media part's header says of its size: an image's width and height, a PDF's pages, an
 //! audio clip's seconds. Read from the bytes alone (no decoding library): what token costs and the
 //! reports need. Each reader is pure and total: a truncated or lying header gives `None`, never a
-//! panic.
-
-use super::media::MediaType;
+//! panic. Which reader a part's type takes is `MediaPart::extent`'s choice.
 
 /// The size of a media part, as its header tells it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,22 +28,6 @@ impl std::fmt::Display for Extent {
             Self::Pages(n) => write!(f, "{n} pages"),
             Self::Seconds(s) => write!(f, "{s:.1} s"),
         }
-    }
-}
-
-/// The extent of `bytes` of `media_type`; `None` when the header cannot be read (or, for plain
-/// text, has none).
-pub fn extent(media_type: MediaType, bytes: &[u8]) -> Option<Extent> {
-    let pixels = |(width, height)| Extent::Pixels { width, height };
-    match media_type {
-        MediaType::Png => png_size(bytes).map(pixels),
-        MediaType::Jpeg => jpeg_size(bytes).map(pixels),
-        MediaType::Gif => gif_size(bytes).map(pixels),
-        MediaType::Webp => webp_size(bytes).map(pixels),
-        MediaType::Pdf => pdf_pages(bytes).map(Extent::Pages),
-        MediaType::Wav => wav_seconds(bytes).map(Extent::Seconds),
-        MediaType::Mp3 => mp3_seconds(bytes).map(Extent::Seconds),
-        MediaType::Text => None,
     }
 }
 
@@ -276,10 +258,9 @@ pub fn mp3_seconds(bytes: &[u8]) -> Option<f64> {
     let mut start = 0usize;
     if bytes.starts_with(b"ID3") {
         // A syncsafe size (7 bits a byte) after the version and the flags; a footer adds ten bytes.
-        let size = bytes
-            .get(6..10)?
-            .iter()
-            .try_fold(0usize, |n, &b| (b < 0x80).then_some((n << 7) | usize::from(b)))?;
+        let size = bytes.get(6..10)?.iter().try_fold(0usize, |n, &b| {
+            (b < 0x80).then_some((n << 7) | usize::from(b))
+        })?;
         let footer = if bytes.get(5)? & 0x10 != 0 { 10 } else { 0 };
         start = 10 + size + footer;
     }
@@ -310,11 +291,23 @@ pub fn mp3_seconds(bytes: &[u8]) -> Option<f64> {
 mod tests {
     use super::*;
 
+    /// The extent the reader of `name`'s extension reads from `bytes`.
+    fn extent(name: &str, bytes: &[u8]) -> Option<Extent> {
+        let pixels = |(width, height)| Extent::Pixels { width, height };
+        match name.rsplit('.').next().unwrap() {
+            "png" => png_size(bytes).map(pixels),
+            "jpg" => jpeg_size(bytes).map(pixels),
+            "gif" => gif_size(bytes).map(pixels),
+            "webp" => webp_size(bytes).map(pixels),
+            "pdf" => pdf_pages(bytes).map(Extent::Pages),
+            "wav" => wav_seconds(bytes).map(Extent::Seconds),
+            "mp3" => mp3_seconds(bytes).map(Extent::Seconds),
+            other => panic!("{other}"),
+        }
+    }
+
     fn fixture(name: &str) -> Vec<u8> {
-        let path = format!(
-            "{}/tests/fixtures/media/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
+        let path = format!("{}/tests/fixtures/media/{name}", env!("CARGO_MANIFEST_DIR"));
         std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 
@@ -322,19 +315,17 @@ mod tests {
     /// chunk kinds, a progressive JPEG), `lame` 3.100 and Python's `wave`: real encoders' headers.
     #[test]
     fn every_image_format_gives_its_size() {
-        for (name, media_type) in [
-            ("red-37x23.png", MediaType::Png),
-            ("red-37x23.jpg", MediaType::Jpeg),
-            ("red-37x23-progressive.jpg", MediaType::Jpeg),
-            ("red-37x23.gif", MediaType::Gif),
-            ("red-37x23-vp8.webp", MediaType::Webp),
-            ("red-37x23-vp8l.webp", MediaType::Webp),
-            ("red-37x23-vp8x.webp", MediaType::Webp),
+        for name in [
+            "red-37x23.png",
+            "red-37x23.jpg",
+            "red-37x23-progressive.jpg",
+            "red-37x23.gif",
+            "red-37x23-vp8.webp",
+            "red-37x23-vp8l.webp",
+            "red-37x23-vp8x.webp",
         ] {
-            let bytes = fixture(name);
-            assert_eq!(MediaType::detect(&bytes), Some(media_type), "{name}");
             assert_eq!(
-                extent(media_type, &bytes),
+                extent(name, &fixture(name)),
                 Some(Extent::Pixels {
                     width: 37,
                     height: 23
@@ -354,7 +345,7 @@ mod tests {
             None
         );
         assert_eq!(pdf_pages(b"not a pdf /Type /Page"), None);
-        assert_eq!(extent(MediaType::Pdf, &pdf), Some(Extent::Pages(2)));
+        assert_eq!(extent("two-pages.pdf", &pdf), Some(Extent::Pages(2)));
     }
 
     #[test]
@@ -389,12 +380,11 @@ mod tests {
             ("silence-1.5s.wav", None),
         ] {
             let bytes = fixture(name);
-            let media_type = MediaType::detect(&bytes).unwrap();
-            let whole = extent(media_type, &bytes);
+            let whole = extent(name, &bytes);
             let needed = (0..=bytes.len())
-                .find(|&n| extent(media_type, &bytes[..n]).is_some())
+                .find(|&n| extent(name, &bytes[..n]).is_some())
                 .unwrap();
-            assert_eq!(extent(media_type, &bytes[..needed]), whole, "{name}");
+            assert_eq!(extent(name, &bytes[..needed]), whole, "{name}");
             // A WAV's data must all be there.
             assert_eq!(needed, header_end.unwrap_or(bytes.len()), "{name}");
         }
@@ -409,7 +399,6 @@ mod tests {
         assert_eq!(jpeg_size(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2]), None);
         // A segment length of zero would loop: unknown.
         assert_eq!(jpeg_size(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0xFF]), None);
-        assert_eq!(extent(MediaType::Text, b"plain"), None);
     }
 
     #[test]
