@@ -14,8 +14,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::entry::{Entry, Exchange};
 use super::CassetteError;
+use super::entry::{Entry, Exchange};
 use crate::completion::{ContentBlock, MediaPart, MediaType};
 use crate::shared::{Shared, SharedLock, work_dir};
 

@@ -602,6 +602,12 @@ fn media_is_stored_once_beside_the_cassette_and_named_by_its_hash() {
         panic!("a media part");
     };
     assert_eq!(read.bytes(), PNG);
+    // The review shows the part as the file it is in, to open.
+    let shown = changes::text_of(&request.messages[0]);
+    assert!(
+        shown.ends_with(&format!("[image receipt.png, 24 B: {}]", file.display())),
+        "{shown}"
+    );
     assert_eq!(
         entry_key("openai", request, 1),
         key,
