@@ -393,6 +393,24 @@ impl MediaPart {
             .flatten()
     }
 
+    /// Its size as its header tells it (pixels, pages, seconds); `None` when unreadable, or text.
+    pub fn extent(&self) -> Option<super::Extent> {
+        use super::Extent;
+        use super::media_header as header;
+        let bytes = &self.bytes[..];
+        let pixels = |(width, height)| Extent::Pixels { width, height };
+        match self.media_type {
+            MediaType::Png => header::png_size(bytes).map(pixels),
+            MediaType::Jpeg => header::jpeg_size(bytes).map(pixels),
+            MediaType::Gif => header::gif_size(bytes).map(pixels),
+            MediaType::Webp => header::webp_size(bytes).map(pixels),
+            MediaType::Pdf => header::pdf_pages(bytes).map(Extent::Pages),
+            MediaType::Wav => header::wav_seconds(bytes).map(Extent::Seconds),
+            MediaType::Mp3 => header::mp3_seconds(bytes).map(Extent::Seconds),
+            MediaType::Text => None,
+        }
+    }
+
     /// The SHA-256 of its bytes, in hex.
     pub fn sha256(&self) -> &str {
         &self.sha256
@@ -566,6 +584,39 @@ mod tests {
             Media::bytes("b.bin", vec![0u8, 1, 2]).load(),
             Err(MediaError::Unknown { .. })
         ));
+    }
+
+    /// Each type's header reader is the one its part takes (the readers: `media_header.rs`).
+    #[test]
+    fn a_part_reads_its_extent_with_its_types_reader() {
+        let part = |name: &str| {
+            Media::file(format!(
+                "{}/tests/fixtures/media/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .load()
+            .unwrap()
+            .extent()
+        };
+        let pixels = Some(super::super::Extent::Pixels {
+            width: 37,
+            height: 23,
+        });
+        for name in ["png", "jpg", "gif", "vp8.webp"]
+            .map(|e| format!("red-37x23{}{e}", if e.contains('.') { "-" } else { "." }))
+        {
+            assert_eq!(part(&name), pixels, "{name}");
+        }
+        assert_eq!(part("two-pages.pdf"), Some(super::super::Extent::Pages(2)));
+        assert_eq!(
+            part("silence-1.5s.wav"),
+            Some(super::super::Extent::Seconds(1.5))
+        );
+        assert!(matches!(
+            part("silence-xing.mp3"),
+            Some(super::super::Extent::Seconds(_))
+        ));
+        assert_eq!(Media::bytes("n.txt", "text").load().unwrap().extent(), None);
     }
 
     #[test]

@@ -275,6 +275,7 @@ fn a_prompt_test_places_media_in_each_wire_and_refuses_what_a_wire_does_not_take
     let run = scratch
         .example("media_fixture")
         .args(["--no-cassette", "--report", "report.json"])
+        .args(["--skip", "audio_openai"])
         .base_urls(&fake)
         .run();
     let context = run.context();
@@ -346,4 +347,68 @@ fn a_prompt_test_places_media_in_each_wire_and_refuses_what_a_wire_does_not_take
             request.path
         );
     }
+}
+
+/// `media_fixture --estimate`: each image counted by its provider's rule from its header (the 2x2
+/// receipt: OpenAI 255 tokens, Anthropic 1, Gemini 258), OpenAI chat audio unpriced and named; under
+/// `--budget` that audio call is refused before any call, as an unpriced model's is.
+#[test]
+fn estimate_counts_media_by_each_providers_rule_and_a_budget_refuses_audio_it_cannot_price() {
+    use prompt_tester_testkit::FakeProvider;
+    use prompt_tester_testkit::child::{Scratch, entry};
+
+    let scratch = Scratch::new("media", "estimate");
+    // $1 a million input tokens, output free: a row's cost in millionths is its input tokens.
+    scratch.config(
+        &["gpt-4o-mini", "claude-haiku-4-5", "gemini-2.5-flash"]
+            .map(|m| format!("[prices.\"{m}\"]\ninput_mtok = 1.0\noutput_mtok = 0.0\n"))
+            .concat(),
+    );
+    let run = scratch
+        .example("media_fixture")
+        .args(["--estimate", "--report", "estimate.json"])
+        .run();
+    run.assert_success();
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(scratch.path().join("estimate.json")).unwrap(),
+    )
+    .unwrap();
+    let tokens = |trial: &str| {
+        let e = entry(&report["estimate"]["trials"], "trial", trial);
+        (e["subject"]["cost_usd"].as_f64().unwrap() * 1e6).round() as i64
+    };
+    let text = tokens("image_anthropic") - 1;
+    assert!(text > 0, "{report:#}");
+    assert_eq!(
+        [tokens("image_openai"), tokens("image_gemini")],
+        [text + 255, text + 258],
+        "{report:#}"
+    );
+    let printed = run.stdout() + &run.stderr();
+    prompt_tester_testkit::child::assert_contains(
+        &printed,
+        &[
+            "audio_openai: unpriced: the audio silence-1.5s.wav (audio/wav): no published token \
+             rate for audio in the OpenAI Chat Completions format",
+            "+ unpriced calls",
+        ],
+    );
+
+    let fake = FakeProvider::start();
+    let run = scratch
+        .example("media_fixture")
+        .args(["--no-cassette", "--budget", "10", "audio_openai"])
+        .base_urls(&fake)
+        .run();
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    run.assert_outcomes(&["audio_openai"], "FAILED");
+    prompt_tester_testkit::child::assert_contains(
+        &(run.stdout() + &run.stderr()),
+        &[
+            "openai/gpt-4o-mini: the audio silence-1.5s.wav (audio/wav): no published token rate \
+             for audio in the OpenAI Chat Completions format, so its input tokens have no count and \
+             under a budget its call is refused",
+        ],
+    );
+    assert_eq!(fake.request_count(), 0, "{}", run.context());
 }
