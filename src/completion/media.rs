@@ -397,7 +397,7 @@ impl MediaPart {
     pub fn extent(&self) -> Option<super::Extent> {
         use super::Extent;
         use super::media_header as header;
-        let bytes = &self.bytes[..];
+        let bytes = self.bytes();
         let pixels = |(width, height)| Extent::Pixels { width, height };
         match self.media_type {
             MediaType::Png => header::png_size(bytes).map(pixels),
