@@ -570,7 +570,7 @@ fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale()
     );
     for cassette in ["receipt.cassette.json", "media.cassette.json"] {
         let text = std::fs::read_to_string(cassettes.join(cassette)).unwrap();
-        assert!(text.contains(&png_part.sha256()), "{cassette}");
+        assert!(text.contains(png_part.sha256()), "{cassette}");
         assert!(
             !text.contains(&png_part.base64()),
             "{cassette}: base64 inline"
