@@ -170,7 +170,7 @@ impl MediaRecord {
             name: part.name().to_string(),
             media_type: part.media_type().mime().to_string(),
             bytes: part.bytes().len() as u64,
-            sha256: part.sha256(),
+            sha256: part.sha256().to_string(),
             extent: part.extent(),
             preview,
         }
