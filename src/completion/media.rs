@@ -94,7 +94,12 @@ impl MediaType {
         }
     }
 
-    fn from_mime(mime: &str) -> Option<Self> {
+    /// The extension a file of it is stored under.
+    pub(crate) fn extension(self) -> &'static str {
+        self.extensions()[0]
+    }
+
+    pub(crate) fn from_mime(mime: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.mime() == mime)
     }
 
