@@ -94,8 +94,8 @@ impl MediaType {
         }
     }
 
-    /// The extension a file of it is stored under.
-    pub(crate) fn extension(self) -> &'static str {
+    /// The extension a file of this type is stored under in the media store (`png`, `jpg`, `txt`).
+    pub fn extension(self) -> &'static str {
         self.extensions()[0]
     }
 
@@ -103,7 +103,7 @@ impl MediaType {
         Self::ALL.into_iter().find(|t| t.mime() == mime)
     }
 
-    fn from_extension(extension: &str) -> Option<Self> {
+    pub(crate) fn from_extension(extension: &str) -> Option<Self> {
         let extension = extension.to_ascii_lowercase();
         Self::ALL
             .into_iter()

@@ -18,58 +18,33 @@ use base64::Engine as _;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::Api;
-use crate::completion::MediaType;
+use crate::completion::MediaPart;
 
-/// One media value of a relayed body: where it is, its type and its bytes.
-#[derive(Clone, PartialEq, Eq)]
+/// One media value of a relayed body: where it was, the type the request declares, the part.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RelayedMedia {
     /// The JSON pointer of the string that held it (valid in the canonical body too: sorting keys
     /// moves no array item).
     pub at: String,
-    /// Its media type as the request declares it (the data URL's, the part's `media_type` or
-    /// `mimeType`, the audio's `format`), else as the bytes are, else `application/octet-stream`.
+    /// Its media type as the request declares it (the data URL's, the block's `media_type`, the
+    /// blob's `mimeType`, the audio's `format`), else as its bytes are.
     pub media_type: String,
-    /// Its bytes, decoded.
-    pub bytes: Vec<u8>,
-}
-
-/// Its place, type and size; never its bytes.
-impl std::fmt::Debug for RelayedMedia {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RelayedMedia")
-            .field("at", &self.at)
-            .field("media_type", &self.media_type)
-            .field("len", &self.bytes.len())
-            .finish()
-    }
+    /// Its bytes, named by its place in the body, their type read from them.
+    pub part: MediaPart,
 }
 
 impl RelayedMedia {
-    /// The SHA-256 of its bytes, in hex.
-    pub fn sha256(&self) -> String {
-        Sha256::digest(&self.bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
-    /// What a stored body holds in its place: its file in the media store, its type and size.
+    /// What a stored body holds in its place: its file in the media store (`<sha256>.<ext>`, the
+    /// name a prune looks for), the type the request declared and its size.
     pub fn reference(&self) -> Value {
         json!({
-            "media": format!("{}.{}", self.sha256(), extension(&self.media_type, &self.bytes)),
+            "media": format!("{}.{}", self.part.sha256(), self.part.media_type().extension()),
             "media_type": self.media_type,
-            "bytes": self.bytes.len(),
+            "bytes": self.part.bytes().len(),
         })
     }
-}
-
-/// The file extension of media of `media_type` (declared) holding `bytes`.
-fn extension(media_type: &str, bytes: &[u8]) -> &'static str {
-    let known = MediaType::from_mime(media_type).or_else(|| MediaType::detect(bytes));
-    known.map_or("bin", MediaType::extension)
 }
 
 /// How a schema position holds its bytes.
@@ -94,7 +69,8 @@ struct Site<'a> {
 
 /// The media of `body`, a request of `api`, at the positions its schema carries media (see the
 /// module's header), in the body's order. A value that is not a base64 data URL or base64 where one
-/// is expected (an `https` image URL, a file id) is not media and is left out.
+/// is expected (an `https` image URL, a file id) is left out, and so are bytes of a type the media
+/// store does not take (`MediaType`: a video, say), which stay inline.
 pub fn find(api: Api, body: &Value) -> Vec<RelayedMedia> {
     let mut sites = Vec::new();
     match api {
@@ -246,7 +222,8 @@ fn gemini_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
     }
 }
 
-/// The media a site holds, when its text is what the site takes (a base64 data URL, or base64).
+/// The media a site holds, when its text is what the site takes (a base64 data URL, or base64) and
+/// its bytes are of a type taken.
 fn decoded(site: Site<'_>) -> Option<RelayedMedia> {
     let url = data_url(site.text);
     let (declared, data) = match (site.held, url) {
@@ -254,16 +231,15 @@ fn decoded(site: Site<'_>) -> Option<RelayedMedia> {
         (Held::Base64 | Held::Either, None) => (site.declared.as_deref(), site.text),
         _ => return None,
     };
-    let bytes = base64_bytes(data)?;
+    // Named by its place: a name without an extension is not checked against the bytes.
+    let part = MediaPart::new(site.at.clone(), base64_bytes(data)?).ok()?;
     let media_type = declared
         .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .or_else(|| MediaType::detect(&bytes).map(|t| t.mime().to_string()))
-        .unwrap_or_else(|| "application/octet-stream".into());
+        .map_or_else(|| part.media_type().mime().to_string(), str::to_string);
     Some(RelayedMedia {
         at: site.at,
         media_type,
-        bytes,
+        part,
     })
 }
 

@@ -1,6 +1,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use super::*;
 
@@ -132,9 +133,10 @@ fn every_sdk_capture_s_media_is_found_with_the_source_file_s_bytes() {
             (at, media_type),
             "{file}"
         );
-        assert_eq!(media.sha256(), sha, "{file}");
+        assert_eq!(sha256(media.part.bytes()), sha, "{file}");
+        assert_eq!(media.part.sha256(), sha, "{file}");
         if sha == png_sha {
-            assert_eq!(media.bytes, png, "{file}");
+            assert_eq!(media.part.bytes(), png, "{file}");
         }
 
         // Stored: the reference in its place, the rest of the body as it was, no base64 of it left.
@@ -149,7 +151,7 @@ fn every_sdk_capture_s_media_is_found_with_the_source_file_s_bytes() {
             _ => "wav",
         };
         let reference = json!({"media": format!("{sha}.{extension}"), "media_type": media_type,
-            "bytes": media.bytes.len()});
+            "bytes": media.part.bytes().len()});
         assert_eq!(stored.pointer(at), Some(&reference), "{file}");
         let mut back = stored;
         *back.pointer_mut(at).unwrap() = Value::String(original);
@@ -286,16 +288,20 @@ fn base64_outside_the_media_positions_stays() {
 }
 
 #[test]
-fn a_type_the_request_does_not_declare_is_read_from_the_bytes() {
+fn a_type_the_request_does_not_declare_is_read_from_the_bytes_and_an_unknown_one_stays() {
     let b64 = base64::engine::general_purpose::STANDARD.encode(png());
     let body = json!({"input": [{"role": "user", "content": [
         {"type": "input_file", "filename": "r.png", "file_data": b64}
     ]}]});
     let found = find(Api::Responses, &body);
     assert_eq!(found[0].media_type, "image/png");
-    let unknown = json!({"contents": [{"parts": [{"inlineData": {"data": "AAEC"}}]}]});
-    let found = find(Api::GenerateContent, &unknown);
-    assert_eq!(found[0].media_type, "application/octet-stream");
-    assert!(found[0].reference()["media"].as_str().unwrap().ends_with(".bin"));
-    assert!(!format!("{:?}", found[0]).contains("AAEC"));
+    // Bytes the store does not take (here three bytes of no type) stay where they are.
+    let unknown = json!({"contents": [{"parts": [{"inlineData": {"mimeType": "video/mp4", "data": "AAEC"}}]}]});
+    assert_eq!(find(Api::GenerateContent, &unknown), Vec::new());
+    // A declared type is kept as declared, the file named by the bytes' type.
+    let declared = json!({"contents": [{"parts": [{"inlineData": {"mimeType": "image/x-png", "data": b64}}]}]});
+    let found = find(Api::GenerateContent, &declared);
+    assert_eq!(found[0].reference()["media_type"], "image/x-png");
+    assert!(found[0].reference()["media"].as_str().unwrap().ends_with(".png"));
+    assert!(!format!("{:?}", found[0]).contains(&b64[..12]));
 }
