@@ -753,8 +753,9 @@ fn media_outputs(run: &Run) -> BTreeMap<String, String> {
 fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_offline() {
     use base64::Engine as _;
     use base64::engine::general_purpose::{STANDARD, URL_SAFE};
-    let png = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/media/receipt.png"))
-        .unwrap();
+    let png =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/media/receipt.png"))
+            .unwrap();
     let sha = hex_sha256(&png);
     let fake = media_fake();
     let scratch = Scratch::new("app-calls", "media");
@@ -787,7 +788,8 @@ fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_
     let encoded = [STANDARD.encode(&png), URL_SAFE.encode(&png)];
     for (trial, kept) in MEDIA_TRIALS {
         let path = cassettes.join(format!("{trial}.cassette.json"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(text.contains(&file), "{trial}: {text}");
         for base64 in &encoded {
             // Any run of 24 characters of it: no piece of the image is inline.
@@ -824,5 +826,8 @@ fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_
     assert!(!stale.success(), "{}", stale.context());
     let said = format!("{}{}", stale.stdout(), stale.stderr());
     let new = format!("{}.png", hex_sha256(&changed));
-    assert!(said.contains(&file[..12]) && said.contains(&new[..12]), "{said}");
+    assert!(
+        said.contains(&file[..12]) && said.contains(&new[..12]),
+        "{said}"
+    );
 }

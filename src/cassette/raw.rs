@@ -1,7 +1,8 @@
 //! A call the application made itself, through the recording endpoint, as a cassette holds it: the
-//! HTTP request (method, path, the JSON body with its keys sorted) and the answer (status, content type,
-//! the JSON body or the server-sent events in order). Never a header, never a key: the path holds no
-//! secret and the query keeps only what changes the answer (`alt=sse`).
+//! HTTP request (method, path, the JSON body with its keys sorted and its media named by reference)
+//! and the answer (status, content type, the JSON body or the server-sent events in order). Never a
+//! header, never a key: the path holds no secret and the query keeps only what changes the answer
+//! (`alt=sse`).
 
 // Without the `endpoint` feature raw exchanges are read and kept, never made.
 #![cfg_attr(not(feature = "endpoint"), allow(dead_code))]

@@ -42,7 +42,7 @@ impl RelayedMedia {
         json!({
             "media": format!("{}.{}", self.part.sha256(), self.part.media_type().extension()),
             "media_type": self.media_type,
-            "bytes": self.part.bytes().len(),
+            "size": self.part.bytes().len(),
         })
     }
 }
@@ -135,12 +135,7 @@ fn each_part<'a>(
 }
 
 /// Each item of `holder[key]`, when it is an array, with its pointer (`holder` being at `at`).
-fn parts_at<'a>(
-    holder: &'a Value,
-    at: &str,
-    key: &str,
-    site: &mut impl FnMut(String, &'a Value),
-) {
+fn parts_at<'a>(holder: &'a Value, at: &str, key: &str, site: &mut impl FnMut(String, &'a Value)) {
     for (j, part) in items(holder.get(key)) {
         site(format!("{at}/{key}/{j}"), part);
     }
@@ -257,7 +252,8 @@ fn data_url(text: &str) -> Option<(&str, &str)> {
 /// The bytes of standard or URL-safe base64, padded or not, line breaks ignored; `None` when it is
 /// not base64 or holds nothing.
 fn base64_bytes(data: &str) -> Option<Vec<u8>> {
-    let config = GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+    let config =
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
     let standard = GeneralPurpose::new(&alphabet::STANDARD, config);
     let url_safe = GeneralPurpose::new(&alphabet::URL_SAFE, config);
     let compact: String = data.split_ascii_whitespace().collect();

@@ -151,7 +151,7 @@ fn every_sdk_capture_s_media_is_found_with_the_source_file_s_bytes() {
             _ => "wav",
         };
         let reference = json!({"media": format!("{sha}.{extension}"), "media_type": media_type,
-            "bytes": media.part.bytes().len()});
+            "size": media.part.bytes().len()});
         assert_eq!(stored.pointer(at), Some(&reference), "{file}");
         let mut back = stored;
         *back.pointer_mut(at).unwrap() = Value::String(original);
@@ -169,9 +169,7 @@ fn a_text_document_is_text_not_media() {
 fn the_same_media_is_one_reference_and_a_changed_one_another() {
     let png = png();
     let encoded = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
-    let image = |bytes: &[u8]| {
-        json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", encoded(bytes))}})
-    };
+    let image = |bytes: &[u8]| json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", encoded(bytes))}});
     let mut changed = png.clone();
     *changed.last_mut().unwrap() ^= 1;
     let body = json!({"messages": [{"role": "user", "content": [image(&png), image(&png), image(&changed)]}]});
@@ -202,7 +200,11 @@ fn only_the_media_is_taken(api: Api, body: Value, media_at: &[&str]) {
         if media_at.contains(&pointer.as_str()) {
             continue;
         }
-        assert_eq!(stored.pointer(&pointer), Some(&Value::String(text)), "{pointer}");
+        assert_eq!(
+            stored.pointer(&pointer),
+            Some(&Value::String(text)),
+            "{pointer}"
+        );
     }
     assert!(after.len() >= media_at.len());
 }
@@ -242,7 +244,10 @@ fn base64_outside_the_media_positions_stays() {
             ]},
             {"type": "function_call_output", "call_id": "c2", "output": b64}
         ]}),
-        &["/input/1/content/3/image_url", "/input/2/output/0/image_url"],
+        &[
+            "/input/1/content/3/image_url",
+            "/input/2/output/0/image_url",
+        ],
     );
     only_the_media_is_taken(
         Api::Messages,
@@ -302,6 +307,11 @@ fn a_type_the_request_does_not_declare_is_read_from_the_bytes_and_an_unknown_one
     let declared = json!({"contents": [{"parts": [{"inlineData": {"mimeType": "image/x-png", "data": b64}}]}]});
     let found = find(Api::GenerateContent, &declared);
     assert_eq!(found[0].reference()["media_type"], "image/x-png");
-    assert!(found[0].reference()["media"].as_str().unwrap().ends_with(".png"));
+    assert!(
+        found[0].reference()["media"]
+            .as_str()
+            .unwrap()
+            .ends_with(".png")
+    );
     assert!(!format!("{:?}", found[0]).contains(&b64[..12]));
 }
