@@ -759,6 +759,11 @@ fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_
     let sha = hex_sha256(&png);
     let fake = media_fake();
     let scratch = Scratch::new("app-calls", "media");
+    // `cargo prompt-tester` finds the crate by its manifest.
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    );
     std::fs::write(scratch.path().join("receipt.png"), &png).unwrap();
     let args = ["media_", "--nocapture"];
     let record = run(&scratch, &args, &[], Some(&fake));
@@ -830,4 +835,32 @@ fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_
         said.contains(&file[..12]) && said.contains(&new[..12]),
         "{said}"
     );
+
+    // Locally it is made and waits for review, which shows the two references, never base64; the
+    // store holds both images until a prune finds one no cassette names.
+    let fake = media_fake();
+    let test = ["media_chat", "--exact"];
+    run(&scratch, &test, &[], Some(&fake)).assert_success();
+    let pending = cassettes.join("media_chat.pending.json");
+    let text = std::fs::read_to_string(&pending).expect("a pending recording");
+    let changed_base64 = STANDARD.encode(&changed);
+    assert!(
+        text.contains(&new) && !text.contains(&changed_base64[..24]),
+        "{text}"
+    );
+    let listed = subcommand(&scratch, &["pending", "--json"]);
+    listed.assert_success();
+    let changes = listed.stdout();
+    assert!(
+        changes.contains(&file[..12]) && changes.contains(&new[..12]),
+        "{changes}"
+    );
+    assert!(!changes.contains(&changed_base64[..24]), "{changes}");
+    assert_eq!(
+        std::fs::read(cassettes.join("media").join(&new)).unwrap(),
+        changed
+    );
+    subcommand(&scratch, &["accept", "media_chat"]).assert_success();
+    drop(fake);
+    run(&scratch, &test, &[("CI", "1")], None).assert_success();
 }
