@@ -70,13 +70,9 @@ impl Config {
     }
 }
 
-/// A provider name no endpoint has.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown provider {name:?}{}: use one of {} or add [providers.{name}] with a base_url to {CONFIG_FILE}",
-    closest.as_ref().map(|best| format!(" (did you mean {best:?}?)")).unwrap_or_default(),
-    known.join(", ")
-)]
+/// A provider name no endpoint has: what [`ConfigError::UnknownProvider`] says, and the reason a
+/// case or a call that names it cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct UnknownProvider {
     /// The name as written.
@@ -85,6 +81,25 @@ pub struct UnknownProvider {
     pub closest: Option<String>,
     /// The endpoints there are.
     pub known: Vec<String>,
+}
+
+impl std::fmt::Display for UnknownProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self {
+            name,
+            closest,
+            known,
+        } = self;
+        write!(f, "unknown provider {name:?}")?;
+        if let Some(best) = closest {
+            write!(f, " (did you mean {best:?}?)")?;
+        }
+        write!(
+            f,
+            ": use one of {} or add [providers.{name}] with a base_url to {CONFIG_FILE}",
+            known.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]

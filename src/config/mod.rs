@@ -85,6 +85,15 @@ pub enum ConfigError {
         /// What is wrong and how to fix it.
         problem: String,
     },
+    /// A provider name no endpoint has (`base_url`, a test's provider).
+    #[error("{0}")]
+    UnknownProvider(UnknownProvider),
+}
+
+impl From<UnknownProvider> for ConfigError {
+    fn from(unknown: UnknownProvider) -> Self {
+        Self::UnknownProvider(unknown)
+    }
 }
 
 /// `path` or `path:line`.

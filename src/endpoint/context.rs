@@ -102,7 +102,7 @@ impl SampleContext {
     /// are recorded and replayed like the harness's own (see the guide's chapter on testing your
     /// application's own calls). The error names the closest known provider.
     #[cfg(feature = "endpoint")]
-    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
+    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::ConfigError> {
         super::base_url(&self.scope, provider)
     }
 }

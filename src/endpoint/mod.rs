@@ -38,7 +38,7 @@ pub(crate) fn listening(scope: &RunScope) -> &crate::engine::app_calls::Listenin
 pub(crate) fn base_url(
     scope: &Arc<RunScope>,
     provider: &str,
-) -> Result<String, crate::config::UnknownProvider> {
+) -> Result<String, crate::config::ConfigError> {
     let endpoint = scope.engine().config.endpoint(provider)?;
     scope.state().note_provider(provider);
     let server = listening(scope);

@@ -61,7 +61,7 @@ impl AppRun {
     /// same as [`SampleContext::base_url`](crate::SampleContext::base_url). Calls to it are recorded
     /// and replayed under this sample. The error names the closest known provider.
     #[cfg(feature = "endpoint")]
-    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
+    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::ConfigError> {
         crate::endpoint::base_url(&self.scope, provider)
     }
 

@@ -215,7 +215,7 @@ impl PromptRun {
     /// are recorded and replayed under the same sample. The same as
     /// [`SampleContext::base_url`](crate::SampleContext::base_url).
     #[cfg(feature = "endpoint")]
-    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::UnknownProvider> {
+    pub fn base_url(&self, provider: &str) -> Result<String, crate::config::ConfigError> {
         crate::endpoint::base_url(&self.scope, provider)
     }
 }

@@ -76,16 +76,16 @@ struct ReportCounts {
 struct TestCounts {
     name: String,
     #[serde(flatten)]
-    runs: Runs,
+    runs: CheckedRuns,
 }
 
 #[derive(Deserialize)]
 struct SuiteCounts {
     suite: String,
     #[serde(flatten)]
-    runs: Runs,
+    runs: CheckedRuns,
     cases: Vec<CaseCounts>,
-    by_category: BTreeMap<String, Runs>,
+    by_category: BTreeMap<String, CheckedRuns>,
     /// A report from before gates has none.
     #[serde(default)]
     gates: Vec<GateCounts>,
@@ -122,13 +122,13 @@ impl TryFrom<GateRows> for GateCounts {
 struct CaseCounts {
     case_id: String,
     #[serde(flatten)]
-    runs: Runs,
+    runs: CheckedRuns,
 }
 
 /// An entry's counts, checked as they are read.
 #[derive(Deserialize)]
 #[serde(try_from = "RunCounts")]
-struct Runs(Counts);
+struct CheckedRuns(Counts);
 
 /// An entry's counts as a report writes them.
 #[derive(Deserialize)]
@@ -141,11 +141,11 @@ struct RunCounts {
 /// hand-edited or corrupted file is an error rather than hours of arithmetic.
 pub(super) const MAX_BASELINE_RUNS: u32 = 10_000_000;
 
-impl TryFrom<RunCounts> for Runs {
+impl TryFrom<RunCounts> for CheckedRuns {
     type Error = ReportError;
 
     fn try_from(runs: RunCounts) -> Result<Self, ReportError> {
-        checked("runs", runs.runs_passed, runs.runs_total).map(Runs)
+        checked("runs", runs.runs_passed, runs.runs_total).map(CheckedRuns)
     }
 }
 
