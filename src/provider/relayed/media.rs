@@ -49,7 +49,7 @@ impl RelayedMedia {
 
 /// How a schema position holds its bytes.
 #[derive(Clone, Copy)]
-enum Held {
+enum Carried {
     /// `data:<type>;base64,<data>`.
     DataUrl,
     /// Bare base64, its type declared beside it (or not at all).
@@ -63,7 +63,7 @@ enum Held {
 struct Site<'a> {
     at: String,
     text: &'a str,
-    held: Held,
+    carried: Carried,
     declared: Option<String>,
 }
 
@@ -150,40 +150,40 @@ fn text_at<'a>(part: &'a Value, pointer: &str) -> Option<&'a str> {
 }
 
 fn chat_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
-    let (pointer, held, declared) = match type_of(part) {
-        Some("image_url") => ("/image_url/url", Held::DataUrl, None),
+    let (pointer, carried, declared) = match type_of(part) {
+        Some("image_url") => ("/image_url/url", Carried::DataUrl, None),
         Some("input_audio") => {
             let format = text_at(part, "/input_audio/format");
             let declared = format.map(|f| match f {
                 "mp3" => "audio/mpeg".to_string(),
                 other => format!("audio/{other}"),
             });
-            ("/input_audio/data", Held::Base64, declared)
+            ("/input_audio/data", Carried::Base64, declared)
         }
-        Some("file") => ("/file/file_data", Held::Either, None),
+        Some("file") => ("/file/file_data", Carried::Either, None),
         _ => return,
     };
     if let Some(text) = text_at(part, pointer) {
         sites.push(Site {
             at: at + pointer,
             text,
-            held,
+            carried,
             declared,
         });
     }
 }
 
 fn responses_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
-    let (pointer, held) = match type_of(part) {
-        Some("input_image") => ("/image_url", Held::DataUrl),
-        Some("input_file") => ("/file_data", Held::Either),
+    let (pointer, carried) = match type_of(part) {
+        Some("input_image") => ("/image_url", Carried::DataUrl),
+        Some("input_file") => ("/file_data", Carried::Either),
         _ => return,
     };
     if let Some(text) = text_at(part, pointer) {
         sites.push(Site {
             at: at + pointer,
             text,
-            held,
+            carried,
             declared: None,
         });
     }
@@ -196,7 +196,7 @@ fn anthropic_site<'a>(at: &str, block: &'a Value, sites: &mut Vec<Site<'a>>) {
         sites.push(Site {
             at: format!("{at}/source/data"),
             text,
-            held: Held::Base64,
+            carried: Carried::Base64,
             declared: text_at(block, "/source/media_type").map(str::to_string),
         });
     }
@@ -210,7 +210,7 @@ fn gemini_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
             sites.push(Site {
                 at: format!("{at}/{key}/data"),
                 text,
-                held: Held::Base64,
+                carried: Carried::Base64,
                 declared: declared.map(str::to_string),
             });
         }
@@ -221,9 +221,9 @@ fn gemini_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
 /// its bytes are of a type taken.
 fn decoded(site: Site<'_>) -> Option<RelayedMedia> {
     let url = data_url(site.text);
-    let (declared, data) = match (site.held, url) {
-        (Held::DataUrl | Held::Either, Some((media_type, data))) => (Some(media_type), data),
-        (Held::Base64 | Held::Either, None) => (site.declared.as_deref(), site.text),
+    let (declared, data) = match (site.carried, url) {
+        (Carried::DataUrl | Carried::Either, Some((media_type, data))) => (Some(media_type), data),
+        (Carried::Base64 | Carried::Either, None) => (site.declared.as_deref(), site.text),
         _ => return None,
     };
     // Named by its place: a name without an extension is not checked against the bytes.
