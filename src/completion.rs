@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod media;
+mod media_header;
 
 pub use media::{Media, MediaError, MediaKind, MediaPart, MediaType};
+pub use media_header::Extent;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

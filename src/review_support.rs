@@ -9,6 +9,7 @@ pub use crate::calibration::labels::{Label, Places as LabelPlaces, add as add_la
 pub use crate::cassette::changes::{describe, line_diff, short_diff, text_of};
 /// The one request diff, by JSON path, that a stale call's message shows too.
 pub use crate::cassette::diff::{RequestChange, RequestDiff, requests as request_diff};
+pub use crate::cassette::media::MEDIA_DIR;
 pub use crate::cassette::pending::{PENDING_SUFFIX, PendingFile, PendingSample, SampleId, Settled};
 pub use crate::cassette::raw::{RawBody, RawRequest, RawResponse, StreamEvent};
 pub use crate::cassette::{CassetteError, CheckVerdict, Entry, Exchange, RecordedChecks};

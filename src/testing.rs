@@ -24,6 +24,7 @@ pub use crate::suite::assert::BUILT_IN as BUILT_IN_ASSERTIONS;
 /// Cassette files and entries, for tests that write recordings by hand.
 pub mod cassette {
     pub use crate::cassette::folder::{Reads, reads};
+    pub use crate::cassette::media::{MediaStore, parse_reference, reference};
     pub use crate::cassette::{
         CassetteStore, Entry, Exchange, FORMAT_VERSION, embedding_key, entry_key, now_rfc3339,
     };

@@ -4,12 +4,15 @@
 //! No tokenizer is shipped (each provider has its own): the input is counted as one token per
 //! [`BYTES_PER_TOKEN`] bytes of its text, rounded up, plus [`MESSAGE_OVERHEAD`] tokens for each message
 //! (the system prompt counts as one), [`REQUEST_OVERHEAD`] for the request, and the tools' JSON schemas
-//! counted as text. BPE tokenizers
+//! counted as text. A media part is counted by its provider's documented rule ([`media_tokens`]);
+//! one with no count makes the request's count unknown. BPE tokenizers
 //! average about four bytes a token on English text and three on code, so the count is above what a
 //! provider reports for ordinary prompts; it is what `--budget` holds in reserve for a call and what
 //! `--estimate` shows for a test with no recording.
 
-use crate::completion::{CompletionRequest, ContentBlock};
+use super::media_tokens::media_tokens;
+use crate::completion::{CompletionRequest, ContentBlock, MediaType};
+use crate::config::WireFormat;
 use crate::embedding::EmbeddingRequest;
 use crate::pricing::Price;
 
@@ -27,9 +30,11 @@ pub fn tokens_of_bytes(bytes: u64) -> u64 {
     bytes.div_ceil(BYTES_PER_TOKEN)
 }
 
-/// The input tokens of `request`, by the approximation above.
-pub fn input_tokens(request: &CompletionRequest) -> u64 {
+/// The input tokens of `request` sent in `wire`, by the approximation above; `Err` says why a
+/// media part of it has no count (no wire format known counts none).
+pub fn input_tokens(request: &CompletionRequest, wire: Option<WireFormat>) -> Result<u64, String> {
     let mut bytes = 0u64;
+    let mut media = 0u64;
     let mut messages = 0u64;
     if let Some(system) = &request.system {
         bytes += system.len() as u64;
@@ -42,8 +47,20 @@ pub fn input_tokens(request: &CompletionRequest) -> u64 {
                 ContentBlock::Text { text } => text.len(),
                 ContentBlock::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
                 ContentBlock::ToolResult { name, content, .. } => name.len() + content.len(),
-                // Counted as text until media get each provider's own rule: above what they cost.
-                ContentBlock::Media(part) => part.bytes().len(),
+                ContentBlock::Media(part) if part.media_type() == MediaType::Text => {
+                    part.bytes().len()
+                }
+                ContentBlock::Media(part) => {
+                    let wire = wire.ok_or_else(|| {
+                        format!(
+                            "the {} {}: its provider is not known",
+                            part.kind(),
+                            part.name()
+                        )
+                    })?;
+                    media += media_tokens(wire, part)?;
+                    0
+                }
             } as u64;
         }
     }
@@ -54,7 +71,7 @@ pub fn input_tokens(request: &CompletionRequest) -> u64 {
     if let Some(schema) = &request.response_schema {
         bytes += schema.schema.to_string().len() as u64;
     }
-    tokens_of_bytes(bytes) + messages * MESSAGE_OVERHEAD + REQUEST_OVERHEAD
+    Ok(tokens_of_bytes(bytes) + media + messages * MESSAGE_OVERHEAD + REQUEST_OVERHEAD)
 }
 
 /// The input tokens of an embeddings call.
@@ -81,19 +98,19 @@ mod tests {
     fn text_is_counted_a_token_per_three_bytes_rounded_up_plus_each_message() {
         let mut request = CompletionRequest::new("m", "abcd", 10);
         // 4 bytes: 2 tokens, one message: 8, the request: 16.
-        assert_eq!(input_tokens(&request), 2 + 8 + 16);
+        assert_eq!(input_tokens(&request, None).unwrap(), 2 + 8 + 16);
         request.system = Some("xyz".into());
-        assert_eq!(input_tokens(&request), 3 + 16 + 16);
+        assert_eq!(input_tokens(&request, None).unwrap(), 3 + 16 + 16);
         request.messages.push(Message::assistant("é"));
         // "é" is two bytes: 9 bytes in all.
-        assert_eq!(input_tokens(&request), 3 + 24 + 16);
+        assert_eq!(input_tokens(&request, None).unwrap(), 3 + 24 + 16);
         request.tools.push(ToolSpec {
             name: "t".into(),
             description: "d".into(),
             input_schema: serde_json::json!({}),
         });
         // "t", "d" and "{}": 4 bytes more, 13 in all.
-        assert_eq!(input_tokens(&request), 5 + 24 + 16);
+        assert_eq!(input_tokens(&request, None).unwrap(), 5 + 24 + 16);
         assert_eq!(
             embedding_tokens(&EmbeddingRequest::new("e", "abcdefg")),
             3 + 8 + 16

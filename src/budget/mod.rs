@@ -12,6 +12,7 @@
 
 pub mod approx;
 mod ledger;
+mod media_tokens;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,6 +70,19 @@ pub enum OverBudget {
     Unpriced {
         /// `provider/model`.
         model: String,
+    },
+    /// A media part of the call has no token count (no published rule for it in its provider's
+    /// format, or its size unreadable from its header), so its call cannot be held to the budget.
+    #[error(
+        "{model}: {why}, so its input tokens have no count and under a budget its call is refused \
+         (its cost could not be held to the budget); run it without a budget, or send a part the \
+         provider's format prices"
+    )]
+    UncountedMedia {
+        /// `provider/model`.
+        model: String,
+        /// Which part, and why it has no count.
+        why: String,
     },
     /// The run's ledger file cannot be read or written (under nextest): the call is not made, as the
     /// spend of the run's other processes is unknown.
@@ -147,6 +161,13 @@ pub enum Worst {
     Usd(f64),
     /// Unknown: `provider/model` has no price.
     Unpriced(String),
+    /// Unknown: a media part of the call to `model` (`provider/model`) has no token count, `why`.
+    UncountedMedia {
+        /// `provider/model`.
+        model: String,
+        /// Which part, and why.
+        why: String,
+    },
 }
 
 impl Budget {
@@ -183,11 +204,19 @@ impl Budget {
         };
         let usd = match worst {
             Worst::Usd(usd) => *usd,
+            // An unknown worst case is refused: counted for the run's reports (a ledger that cannot
+            // be written is said below).
             Worst::Unpriced(model) => {
-                // Counted for the run's reports; a ledger that cannot be written is said below.
                 let _ = self.ledger.update(|spend| spend.refused += 1);
                 return refuse(OverBudget::Unpriced {
                     model: model.clone(),
+                });
+            }
+            Worst::UncountedMedia { model, why } => {
+                let _ = self.ledger.update(|spend| spend.refused += 1);
+                return refuse(OverBudget::UncountedMedia {
+                    model: model.clone(),
+                    why: why.clone(),
                 });
             }
         };
@@ -303,6 +332,21 @@ mod tests {
             )
         );
         assert!(unpriced.to_string().contains("[prices.\"mystery\"]"));
+        // A media part with no token count is refused the same way, saying which part and why.
+        let uncounted = budget
+            .reserve(&Worst::UncountedMedia {
+                model: "openai/m".into(),
+                why: "the audio a.wav (audio/wav): no published token rate".into(),
+            })
+            .unwrap_err();
+        assert!(
+            uncounted.to_string().starts_with(
+                "openai/m: the audio a.wav (audio/wav): no published token rate, so its input \
+                 tokens have no count and under a budget its call is refused"
+            ),
+            "{uncounted}"
+        );
+        assert_eq!(budget.refused(), 3);
     }
 
     #[test]

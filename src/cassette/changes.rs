@@ -5,7 +5,7 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::completion::{CompletionRequest, ContentBlock, Message};
+use crate::completion::{CompletionRequest, ContentBlock, MediaPart, Message};
 
 /// Lines of a text diff shown in a one-line message before it is cut.
 const SHORT_DIFF_LINES: usize = 6;
@@ -66,12 +66,68 @@ pub fn describe(old: &CompletionRequest, new: &CompletionRequest) -> Vec<String>
             };
             format!("message {} ({role})", i + 1)
         };
-        match short_diff(&text_of(a), &text_of(b)) {
+        let media = media_changes(a, b);
+        match short_diff(&labelled(a, false), &labelled(b, false)) {
             Some(diff) => changes.push(format!("{what}: {diff}")),
-            None => changes.push(format!("{what}: its role or tool calls changed")),
+            None if media.is_empty() => {
+                changes.push(format!("{what}: its role or tool calls changed"))
+            }
+            None => {}
+        }
+        changes.extend(media);
+    }
+    changes
+}
+
+/// Each media part of `new` whose bytes are not `old`'s at the same place, said by its name, hash
+/// and size (`image receipt.png changed (sha 3f2a… -> 9c1b…, 412 KB -> 398 KB)`), and each part one
+/// side has that the other has not; never the bytes.
+fn media_changes(old: &Message, new: &Message) -> Vec<String> {
+    let parts = |m: &'_ Message| -> Vec<MediaPart> {
+        m.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Media(part) => Some(part.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (old, new) = (parts(old), parts(new));
+    let mut changes = Vec::new();
+    for k in 0..old.len().max(new.len()) {
+        match (old.get(k), new.get(k)) {
+            (Some(a), Some(b)) if a.sha256() != b.sha256() => {
+                let (sha_a, sha_b) = short_hashes(a.sha256(), b.sha256());
+                changes.push(format!(
+                    "{} {} changed (sha {sha_a}… -> {sha_b}…, {} -> {})",
+                    b.kind(),
+                    b.name(),
+                    shown_size(a.size()),
+                    shown_size(b.size())
+                ));
+            }
+            (Some(a), None) => changes.push(format!("{} {} removed", a.kind(), a.name())),
+            (None, Some(b)) => changes.push(format!("{} {} added", b.kind(), b.name())),
+            _ => {}
         }
     }
     changes
+}
+
+/// The shortest prefixes, of 4 digits or more, that tell two different hashes apart.
+fn short_hashes<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    let same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let n = (same + 1).max(4).min(a.len().min(b.len()));
+    (&a[..n], &b[..n])
+}
+
+/// A size as people read it: `412 B`, `412 KB`, `1.2 MB` (powers of 1000).
+pub fn shown_size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{} KB", (bytes + 500) / 1_000),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
 }
 
 /// The indices of the messages (of those both lists hold) that differ, tool-call ids made anew aside
@@ -100,25 +156,42 @@ fn shown<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "unset".into(), |v| v.to_string())
 }
 
-/// A message's text as one string (tool calls and results as short labels).
+/// A message's text as one string (tool calls and results as short labels, a media part as its
+/// name and the file its bytes are in, for the review to open).
 pub fn text_of(message: &Message) -> String {
+    labelled(message, true)
+}
+
+/// A message's text, each media part named with its file when `files` (else left out: what changed
+/// in one is said by [`media_changes`]), never its bytes.
+fn labelled(message: &Message, files: bool) -> String {
     message
         .content
         .iter()
-        .map(|block| match block {
-            ContentBlock::Text { text } => text.clone(),
-            ContentBlock::ToolUse { name, input, .. } => format!("[tool call {name} {input}]"),
-            ContentBlock::ToolResult { name, content, .. } => {
-                format!("[tool result {name}: {content}]")
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text.clone()),
+            ContentBlock::ToolUse { name, input, .. } => {
+                Some(format!("[tool call {name} {input}]"))
             }
-            // Named and hashed, never its bytes: a changed file shows as a changed hash.
-            ContentBlock::Media(part) => format!(
-                "[{} {} ({}, sha {})]",
-                part.kind(),
-                part.name(),
-                part.media_type(),
-                &part.sha256()[..12]
-            ),
+            ContentBlock::ToolResult { name, content, .. } => {
+                Some(format!("[tool result {name}: {content}]"))
+            }
+            ContentBlock::Media(_) if !files => None,
+            ContentBlock::Media(part) => Some(match part.stored_file() {
+                Some(file) => format!(
+                    "[{} {}, {}: {}]",
+                    part.kind(),
+                    part.name(),
+                    shown_size(part.size()),
+                    file.display()
+                ),
+                None => format!(
+                    "[{} {}, {}]",
+                    part.kind(),
+                    part.name(),
+                    shown_size(part.size())
+                ),
+            }),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -210,6 +283,51 @@ mod tests {
             request
         };
         assert!(describe(&round_trip("call_abc123"), &round_trip("call_xyz789")).is_empty());
+    }
+
+    #[test]
+    fn a_changed_image_is_named_with_its_hashes_and_sizes_never_its_bytes() {
+        use crate::completion::Media;
+        let png = |extra: &[u8]| {
+            let bytes = [&b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"[..], extra].concat();
+            Media::bytes("receipt.png", bytes).load().unwrap()
+        };
+        let with = |part: &MediaPart| {
+            let mut request = CompletionRequest::new("m", "Total?", 10);
+            request.messages[0]
+                .content
+                .push(ContentBlock::Media(part.clone()));
+            request
+        };
+        let (old, new) = (png(&[1; 412_000]), png(&[2; 398_000]));
+        let changes = describe(&with(&old), &with(&new));
+        let (a, b) = short_hashes(old.sha256(), new.sha256());
+        assert_eq!(
+            changes,
+            [format!(
+                "image receipt.png changed (sha {a}… -> {b}…, 412 KB -> 398 KB)"
+            )]
+        );
+        assert!(a.len() >= 4 && a != b);
+        assert!(!changes[0].contains(&old.base64()[..16]));
+        assert!(describe(&with(&old), &with(&old)).is_empty());
+        let mut text = with(&old);
+        text.messages[0].content[0] = ContentBlock::Text {
+            text: "Sum?".into(),
+        };
+        assert_eq!(
+            describe(&with(&old), &text),
+            ["prompt: -\"Total?\" +\"Sum?\""]
+        );
+        assert_eq!(
+            describe(&with(&old), &CompletionRequest::new("m", "Total?", 10)),
+            ["image receipt.png removed"]
+        );
+        assert_eq!(short_hashes("3f2a11", "3f2a22"), ("3f2a1", "3f2a2"));
+        assert_eq!(
+            [shown_size(412), shown_size(412_345), shown_size(1_234_567)],
+            ["412 B", "412 KB", "1.2 MB"]
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entry::{FORMAT_VERSION, FileBody};
+use super::entry::{EARLIEST_READ, FORMAT_VERSION, FileBody};
 use crate::redact::redact;
 use crate::shared::{Shared, work_dir};
 
@@ -40,7 +40,7 @@ pub enum CassetteError {
     /// The file is of a format version other than the one this prompt-tester reads and writes.
     #[error(
         "cassette {} is in format version {version}, which this prompt-tester does not read (it reads \
-         version {FORMAT_VERSION} only); {}",
+         versions {EARLIEST_READ} to {FORMAT_VERSION}); {}",
         path.display(),
         if *version > FORMAT_VERSION {
             "a newer prompt-tester wrote it: upgrade prompt-tester"
@@ -53,6 +53,22 @@ pub enum CassetteError {
         path: PathBuf,
         /// Its `version`.
         version: u32,
+    },
+    /// A media part a recorded request names is not in the media store beside the cassettes.
+    #[error(
+        "cassette {}: its media part {part} is stored as {}, which is missing; restore the file from \
+         version control (`git checkout -- {}`) or record the test again",
+        cassette.display(),
+        file.display(),
+        file.display()
+    )]
+    MediaMissing {
+        /// The cassette (or pending) file naming the part.
+        cassette: PathBuf,
+        /// The part's name.
+        part: String,
+        /// The file its bytes should be in.
+        file: PathBuf,
     },
 }
 
@@ -94,7 +110,7 @@ pub fn read_body(path: &Path) -> Result<FileBody, CassetteError> {
 
 /// `text`, the file at `path`, parsed: its entries and verdicts.
 pub(super) fn parse_body(path: &Path, text: &str) -> Result<FileBody, CassetteError> {
-    let body: FileBody = serde_json::from_str(text).map_err(|e| {
+    let mut body: FileBody = serde_json::from_str(text).map_err(|e| {
         let marker = text.lines().position(|l| {
             ["<<<<<<<", "=======", ">>>>>>>"]
                 .iter()
@@ -108,12 +124,13 @@ pub(super) fn parse_body(path: &Path, text: &str) -> Result<FileBody, CassetteEr
             rerecord: None,
         }
     })?;
-    if body.version != FORMAT_VERSION {
+    if !(EARLIEST_READ..=FORMAT_VERSION).contains(&body.version) {
         return Err(CassetteError::Version {
             path: path.to_path_buf(),
             version: body.version,
         });
     }
+    super::media::place_parts(path, &mut body.entries)?;
     Ok(body)
 }
 
@@ -144,10 +161,18 @@ pub fn rewrite_locked(
     let dir = path.parent().unwrap_or(Path::new("."));
     let shared = Shared::new(path, &work_dir(dir).map_err(io)?);
     let turn = shared.lock().map_err(io)?;
-    let body = edit(read_body(path)?);
+    let mut body = edit(read_body(path)?);
     if body.entries.is_empty() && when_empty == WhenEmpty::Remove {
         return turn.remove().map(|()| true).map_err(io);
     }
+    body.version = FORMAT_VERSION;
+    // The media first, and the store held until the file names them: a prune never sees them unnamed.
+    let store = super::media::MediaStore::of_file(path);
+    let _media_turn = match super::media::names_media(&body.entries) {
+        true => Some(store.lock()?),
+        false => None,
+    };
+    super::media::store_parts(path, &body.entries)?;
     let json = serde_json::to_string_pretty(&body).expect("a cassette always serialises");
     turn.replace(redact(&json).as_bytes())
         .map(|()| false)

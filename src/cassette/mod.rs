@@ -23,6 +23,7 @@ mod file;
 mod flush;
 pub mod folder;
 mod index;
+pub mod media;
 mod name;
 mod owner;
 pub mod pending;
@@ -278,7 +279,10 @@ impl Cassette {
             return state;
         }
         match unread.entries_of(key) {
-            Some(found) => {
+            Some(mut found) => {
+                // Replay needs no media bytes: a missing file is said by a whole load (a prune, a
+                // miss, a run of many trials), not here.
+                let _ = media::place_parts(&self.path, &mut found);
                 entries.overlay(Recordings::new(found));
                 state
             }

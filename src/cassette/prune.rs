@@ -1,7 +1,7 @@
 //! `--prune-cassettes`: after a run that replayed or recorded every test that can run, drop this test
 //! target's recordings no test used and the cassette files no test opened that held only its own. Any
 //! other run cannot tell an unused recording from one it did not get to, so it refuses (one line on
-//! stderr, a failing exit code) and changes nothing.
+//! stderr, a failing exit code) and changes nothing. Then the media files no cassette names go.
 
 use std::path::Path;
 
@@ -123,6 +123,24 @@ pub(crate) fn prune(store: &CassetteStore, skipped: &[(String, String)], root: &
         Err(e) => {
             eprintln!("error: {e}");
             ok = false;
+        }
+    }
+    // Media only after every recording pruned cleanly: a failed prune may leave names it meant to drop.
+    if ok {
+        match store.prune_media() {
+            Ok(removed) if removed.is_empty() => {}
+            Ok(removed) => {
+                for path in &removed {
+                    eprintln!(
+                        "removed {} (no cassette names it)",
+                        display_path(path, root)
+                    );
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ok = false;
+            }
         }
     }
     ok

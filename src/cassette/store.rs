@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::folder::Folder;
+use super::media::MediaStore;
 use super::name::{self, SUFFIX};
 use super::owner::{Target, this_target};
 use super::pending::{self, PENDING_SUFFIX, PendingFile};
@@ -254,6 +255,29 @@ impl CassetteStore {
             }
         }
         Ok(pruned)
+    }
+
+    /// Removes the media files (`media.rs`) no file in the cassette folder (or the pending folder)
+    /// names: run after the prunes of the recordings. The folders are listed again under the media
+    /// store's lock, so a cassette another process wrote since the run's listing keeps its media.
+    /// Returns the files removed.
+    pub fn prune_media(&self) -> Result<Vec<PathBuf>, CassetteError> {
+        let mut folders = vec![self.dir.clone()];
+        folders.extend(self.pending_dir.clone().filter(|d| *d != self.dir));
+        let naming = || {
+            let mut files = Vec::new();
+            for folder in &folders {
+                if let Ok(listing) = std::fs::read_dir(folder) {
+                    files.extend(
+                        listing
+                            .filter_map(|e| e.ok().map(|e| e.path()))
+                            .filter(|p| p.extension().is_some_and(|e| e == "json")),
+                    );
+                }
+            }
+            files
+        };
+        MediaStore::beside(&self.dir).prune(naming)
     }
 
     /// The cassette file at `path`, which no trial opened, loaded whole on first use.

@@ -342,14 +342,14 @@ fn a_file_of_a_version_not_read_is_refused_with_what_to_do() {
     let scratch = Scratch::new("cassette-version");
     let dir = scratch.path();
     let path = dir.join("greet.cassette.json");
-    fs::write(&path, "{\"version\": 5, \"entries\": []}").unwrap();
+    fs::write(&path, "{\"version\": 6, \"entries\": []}").unwrap();
     let shown = CassetteStore::new(dir)
         .open("greet")
         .unwrap_err()
         .to_string();
     assert!(
-        shown.contains("greet.cassette.json is in format version 5")
-            && shown.contains("reads version 4 only")
+        shown.contains("greet.cassette.json is in format version 6")
+            && shown.contains("reads versions 4 to 5")
             && shown.contains("upgrade prompt-tester"),
         "{shown}"
     );
@@ -525,4 +525,180 @@ fn a_write_waiting_for_the_file_lock_does_not_hold_up_replays_or_recordings() {
         .map(|e| e.key)
         .collect();
     assert_eq!(keys, ["a", "b", "c"]);
+}
+
+/// An entry whose request carries the image `bytes`, shown as `receipt.png`, keyed as the engine keys it.
+fn with_image(bytes: &[u8]) -> Entry {
+    let part = crate::completion::Media::bytes("receipt.png", bytes)
+        .load()
+        .unwrap();
+    let mut request = CompletionRequest::new("m", "Total?", 10);
+    request.messages[0]
+        .content
+        .push(crate::completion::ContentBlock::Media(part));
+    Entry {
+        key: entry_key("openai", &request, 1),
+        call: Exchange::Completion {
+            request,
+            response: CompletionResult::new("7.50", 1, 2),
+        },
+        ..entry("", 1)
+    }
+}
+
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR receipt";
+
+#[test]
+fn media_is_stored_once_beside_the_cassette_and_named_by_its_hash() {
+    let (scratch, a) = opened("cassette-media", "receipt");
+    let recorded = with_image(PNG);
+    let key = recorded.key.clone();
+    a.record(recorded).unwrap();
+    a.flush().unwrap();
+    let text = fs::read_to_string(a.path()).unwrap();
+    let part = crate::completion::Media::bytes("r.png", PNG)
+        .load()
+        .unwrap();
+    let file = scratch
+        .path()
+        .join("media")
+        .join(format!("{}.png", part.sha256()));
+    assert_eq!(fs::read(&file).unwrap(), PNG);
+    assert!(
+        text.contains(&format!("\"sha256\": \"{}\"", part.sha256())),
+        "{text}"
+    );
+    assert!(text.contains(&format!("\"size\": {}", PNG.len())), "{text}");
+    assert!(
+        !text.contains(&part.base64()) && !text.contains("\"data\""),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("\"version\": {FORMAT_VERSION}")),
+        "{text}"
+    );
+    // Another test with the same image: one file.
+    let b = CassetteStore::new(scratch.path()).open("other").unwrap();
+    b.record(with_image(PNG)).unwrap();
+    b.flush().unwrap();
+    assert_eq!(
+        fs::read_dir(scratch.path().join("media")).unwrap().count(),
+        1
+    );
+    // Read back: the part's bytes come from the store; a changed image is another key.
+    let found = CassetteStore::new(scratch.path())
+        .open("receipt")
+        .unwrap()
+        .lookup(&key)
+        .unwrap();
+    let Exchange::Completion { request, .. } = &found.call else {
+        panic!("a completion");
+    };
+    assert_eq!(
+        request.messages[0].content,
+        with_image(PNG).request_content()
+    );
+    let crate::completion::ContentBlock::Media(read) = &request.messages[0].content[1] else {
+        panic!("a media part");
+    };
+    assert_eq!(read.bytes(), PNG);
+    // The review shows the part as the file it is in, to open.
+    let shown = changes::text_of(&request.messages[0]);
+    assert!(
+        shown.ends_with(&format!("[image receipt.png, 24 B: {}]", file.display())),
+        "{shown}"
+    );
+    assert_eq!(
+        entry_key("openai", request, 1),
+        key,
+        "the key is the hash's"
+    );
+    let changed = [PNG, b" more"].concat();
+    assert_ne!(with_image(&changed).key, key);
+}
+
+impl Entry {
+    fn request_content(&self) -> Vec<crate::completion::ContentBlock> {
+        match &self.call {
+            Exchange::Completion { request, .. } => request.messages[0].content.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[test]
+fn a_missing_media_file_is_an_error_naming_the_cassette_the_part_and_the_file() {
+    let (scratch, a) = opened("cassette-media-missing", "receipt");
+    a.record(with_image(PNG)).unwrap();
+    a.flush().unwrap();
+    let media = scratch.path().join("media");
+    let file = fs::read_dir(&media)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    fs::remove_file(&file).unwrap();
+    let shown = CassetteStore::new(scratch.path())
+        .open("receipt")
+        .unwrap_err()
+        .to_string();
+    crate::test_support::assert_contains(
+        &shown,
+        &[
+            "receipt.cassette.json",
+            "media part receipt.png",
+            &file.display().to_string(),
+            "which is missing",
+            "git checkout --",
+            "record the test again",
+        ],
+    );
+}
+
+#[test]
+fn a_version_4_file_without_media_replays_as_it_is() {
+    let scratch = Scratch::new("cassette-v4");
+    let recorded = entry("k4", 1);
+    let body = serde_json::json!({"version": 4, "entries": [recorded]});
+    scratch.file(
+        "greet.cassette.json",
+        serde_json::to_string_pretty(&body).unwrap(),
+    );
+    let found = CassetteStore::new(scratch.path())
+        .open("greet")
+        .unwrap()
+        .lookup("k4")
+        .unwrap();
+    assert_eq!(found.call, entry("k4", 1).call);
+}
+
+#[test]
+fn a_prune_removes_the_media_no_cassette_names() {
+    let (scratch, a) = opened("cassette-media-prune", "receipt");
+    a.record(with_image(PNG)).unwrap();
+    a.flush().unwrap();
+    let b = CassetteStore::new(scratch.path()).open("other").unwrap();
+    let other = [PNG, b" other"].concat();
+    b.record(with_image(&other)).unwrap();
+    b.flush().unwrap();
+    let media = scratch.path().join("media");
+    assert_eq!(fs::read_dir(&media).unwrap().count(), 2);
+    // `other` is gone (its test was removed): its image is named by no cassette.
+    fs::remove_file(b.path()).unwrap();
+    let store = CassetteStore::new(scratch.path());
+    let removed = store.prune_media().unwrap();
+    let other_part = crate::completion::Media::bytes("o.png", other)
+        .load()
+        .unwrap();
+    assert_eq!(
+        removed,
+        [media.join(format!("{}.png", other_part.sha256()))]
+    );
+    assert_eq!(fs::read_dir(&media).unwrap().count(), 1);
+    assert!(store.open("receipt").is_ok(), "what a cassette names stays");
+    assert_eq!(
+        store.prune_media().unwrap(),
+        Vec::<std::path::PathBuf>::new()
+    );
 }

@@ -275,13 +275,41 @@ impl Media {
     }
 }
 
-/// A loaded media part: its bytes, their type and a name to show (the file name).
-#[derive(Clone, PartialEq, Eq)]
+/// A loaded media part: its bytes, their type and a name to show (the file name). A part read
+/// from a cassette names its bytes by their hash and reads them from the cassettes' media store
+/// when asked (`cassette::media`).
+#[derive(Clone)]
 pub struct MediaPart {
     media_type: MediaType,
     name: String,
-    bytes: Arc<[u8]>,
+    /// The SHA-256 of its bytes, in hex: what a recording and a call's key name.
+    sha256: String,
+    size: u64,
+    bytes: PartBytes,
 }
+
+/// Where a part's bytes are.
+#[derive(Clone)]
+enum PartBytes {
+    /// In memory (a part a test gave, or one read back).
+    Held(Arc<[u8]>),
+    /// In the media store, read on first use: a part as a cassette names it. The file is empty
+    /// until the cassette's reader places it (`MediaPart::place`).
+    Stored {
+        file: PathBuf,
+        read: std::sync::OnceLock<Arc<[u8]>>,
+    },
+}
+
+/// Two parts are equal when their type, name and bytes (by hash) are.
+impl PartialEq for MediaPart {
+    fn eq(&self, other: &Self) -> bool {
+        (self.media_type, &self.name, &self.sha256)
+            == (other.media_type, &other.name, &other.sha256)
+    }
+}
+
+impl Eq for MediaPart {}
 
 impl MediaPart {
     /// A part of `bytes` named `name`, its type detected from the bytes and checked against the
@@ -307,11 +335,17 @@ impl MediaPart {
                 by_bytes,
             });
         }
-        Ok(Self {
-            media_type: by_bytes,
+        Ok(Self::held(by_bytes, name, bytes))
+    }
+
+    fn held(media_type: MediaType, name: String, bytes: Arc<[u8]>) -> Self {
+        Self {
+            media_type,
             name,
-            bytes,
-        })
+            sha256: hex_sha256(&bytes),
+            size: bytes.len() as u64,
+            bytes: PartBytes::Held(bytes),
+        }
     }
 
     /// Its media type.
@@ -329,30 +363,81 @@ impl MediaPart {
         &self.name
     }
 
-    /// Its bytes.
+    /// Its bytes (a part read from a cassette reads them from the media store on first use; empty
+    /// if its file went missing since the cassette was read, which checked it was there).
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        match &self.bytes {
+            PartBytes::Held(bytes) => bytes,
+            PartBytes::Stored { file, read } => read.get_or_init(|| {
+                std::fs::read(file)
+                    .map(Arc::from)
+                    .unwrap_or_else(|_| Arc::from(Vec::new()))
+            }),
+        }
+    }
+
+    /// How many bytes it has.
+    pub fn size(&self) -> u64 {
+        self.size
     }
 
     /// Its bytes in standard base64.
     pub fn base64(&self) -> String {
-        STANDARD.encode(&self.bytes)
+        STANDARD.encode(self.bytes())
     }
 
     /// Its text, for a plain-text document (checked UTF-8 when loaded).
     pub fn text(&self) -> Option<&str> {
         (self.media_type == MediaType::Text)
-            .then(|| std::str::from_utf8(&self.bytes).ok())
+            .then(|| std::str::from_utf8(self.bytes()).ok())
             .flatten()
     }
 
-    /// The SHA-256 of its bytes, in hex.
-    pub fn sha256(&self) -> String {
-        Sha256::digest(&self.bytes[..])
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+    /// Its size as its header tells it (pixels, pages, seconds); `None` when unreadable, or text.
+    pub fn extent(&self) -> Option<super::Extent> {
+        use super::Extent;
+        use super::media_header as header;
+        let bytes = self.bytes();
+        let pixels = |(width, height)| Extent::Pixels { width, height };
+        match self.media_type {
+            MediaType::Png => header::png_size(bytes).map(pixels),
+            MediaType::Jpeg => header::jpeg_size(bytes).map(pixels),
+            MediaType::Gif => header::gif_size(bytes).map(pixels),
+            MediaType::Webp => header::webp_size(bytes).map(pixels),
+            MediaType::Pdf => header::pdf_pages(bytes).map(Extent::Pages),
+            MediaType::Wav => header::wav_seconds(bytes).map(Extent::Seconds),
+            MediaType::Mp3 => header::mp3_seconds(bytes).map(Extent::Seconds),
+            MediaType::Text => None,
+        }
     }
+
+    /// The SHA-256 of its bytes, in hex.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The file its bytes are stored in when it names them (read from a cassette), placed.
+    pub(crate) fn stored_file(&self) -> Option<&Path> {
+        match &self.bytes {
+            PartBytes::Stored { file, .. } => Some(file),
+            PartBytes::Held(_) => None,
+        }
+    }
+
+    /// A part read from a cassette: its bytes are in `file` (the cassette's reader places it).
+    pub(crate) fn place(&mut self, file: PathBuf) {
+        if let PartBytes::Stored { file: at, .. } = &mut self.bytes {
+            *at = file;
+        }
+    }
+}
+
+/// The SHA-256 of `bytes`, in hex.
+fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Its name, type and size; never its bytes.
@@ -361,19 +446,24 @@ impl fmt::Debug for MediaPart {
         f.debug_struct("MediaPart")
             .field("name", &self.name)
             .field("media_type", &self.media_type.mime())
-            .field("len", &self.bytes.len())
+            .field("len", &self.size)
             .finish()
     }
 }
 
-/// How a part is written in a recorded request: the one place that decides it (a later increment
-/// moves `data` out of the cassette, keeping the hash). Fields in a fixed order, so keys are stable.
+/// How a part is written in a recorded request, the one place that decides it: its type, name,
+/// hash and size, never its bytes (they are in the media store beside the cassettes, named by the
+/// hash). Fields in a fixed order, so keys are stable. `data` is read from format version 4 files,
+/// which held the bytes inline.
 #[derive(Serialize, Deserialize)]
 struct RecordedPart {
     media_type: String,
     name: String,
     sha256: String,
-    data: String,
+    #[serde(default)]
+    size: Option<u64>,
+    #[serde(default, skip_serializing)]
+    data: Option<String>,
 }
 
 impl Serialize for MediaPart {
@@ -381,8 +471,9 @@ impl Serialize for MediaPart {
         RecordedPart {
             media_type: self.media_type.mime().to_string(),
             name: self.name.clone(),
-            sha256: self.sha256(),
-            data: self.base64(),
+            sha256: self.sha256.clone(),
+            size: Some(self.size),
+            data: None,
         }
         .serialize(serializer)
     }
@@ -395,22 +486,41 @@ impl<'de> Deserialize<'de> for MediaPart {
         let media_type = MediaType::from_mime(&stored.media_type).ok_or_else(|| {
             D::Error::custom(format!("unknown media type {:?}", stored.media_type))
         })?;
+        let well_formed =
+            stored.sha256.len() == 64 && stored.sha256.bytes().all(|b| b.is_ascii_hexdigit());
+        if !well_formed {
+            return Err(D::Error::custom(format!(
+                "media {}: its sha256 {:?} is not 64 hex digits",
+                stored.name, stored.sha256
+            )));
+        }
+        let Some(data) = stored.data else {
+            let size = stored.size.ok_or_else(|| {
+                D::Error::custom(format!("media {}: it has no `size`", stored.name))
+            })?;
+            return Ok(Self {
+                media_type,
+                name: stored.name,
+                sha256: stored.sha256.to_ascii_lowercase(),
+                size,
+                bytes: PartBytes::Stored {
+                    file: PathBuf::new(),
+                    read: std::sync::OnceLock::new(),
+                },
+            });
+        };
         // Either alphabet: Gemini's SDK writes URL-safe base64.
         let bytes = STANDARD
-            .decode(&stored.data)
-            .or_else(|_| URL_SAFE.decode(&stored.data))
+            .decode(&data)
+            .or_else(|_| URL_SAFE.decode(&data))
             .map_err(|e| {
                 D::Error::custom(format!(
                     "media {}: its data is not base64 ({e})",
                     stored.name
                 ))
             })?;
-        let part = Self {
-            media_type,
-            name: stored.name,
-            bytes: bytes.into(),
-        };
-        if part.sha256() != stored.sha256 {
+        let part = Self::held(media_type, stored.name, bytes.into());
+        if part.sha256 != stored.sha256 {
             return Err(D::Error::custom(format!(
                 "media {}: its bytes do not match its sha256 {}",
                 part.name, stored.sha256
@@ -476,6 +586,39 @@ mod tests {
         ));
     }
 
+    /// Each type's header reader is the one its part takes (the readers: `media_header.rs`).
+    #[test]
+    fn a_part_reads_its_extent_with_its_types_reader() {
+        let part = |name: &str| {
+            Media::file(format!(
+                "{}/tests/fixtures/media/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .load()
+            .unwrap()
+            .extent()
+        };
+        let pixels = Some(super::super::Extent::Pixels {
+            width: 37,
+            height: 23,
+        });
+        for name in ["png", "jpg", "gif", "vp8.webp"]
+            .map(|e| format!("red-37x23{}{e}", if e.contains('.') { "-" } else { "." }))
+        {
+            assert_eq!(part(&name), pixels, "{name}");
+        }
+        assert_eq!(part("two-pages.pdf"), Some(super::super::Extent::Pages(2)));
+        assert_eq!(
+            part("silence-1.5s.wav"),
+            Some(super::super::Extent::Seconds(1.5))
+        );
+        assert!(matches!(
+            part("silence-xing.mp3"),
+            Some(super::super::Extent::Seconds(_))
+        ));
+        assert_eq!(Media::bytes("n.txt", "text").load().unwrap().extent(), None);
+    }
+
     #[test]
     fn a_missing_file_is_an_error_naming_it() {
         let e = Media::file("no/such/receipt.png").load().unwrap_err();
@@ -483,18 +626,24 @@ mod tests {
     }
 
     #[test]
-    fn serialises_deterministically_and_back() {
+    fn serialises_by_hash_never_bytes_and_back() {
         let part = Media::bytes("r.png", PNG).load().unwrap();
         let json = serde_json::to_string(&part).unwrap();
         assert_eq!(
             json,
             format!(
-                r#"{{"media_type":"image/png","name":"r.png","sha256":"{}","data":"{}"}}"#,
+                r#"{{"media_type":"image/png","name":"r.png","sha256":"{}","size":{}}}"#,
                 part.sha256(),
-                part.base64()
+                PNG.len()
             )
         );
-        assert_eq!(serde_json::from_str::<MediaPart>(&json).unwrap(), part);
+        let read: MediaPart = serde_json::from_str(&json).unwrap();
+        assert_eq!((&read, read.size()), (&part, PNG.len() as u64));
+        assert_eq!(
+            read.stored_file(),
+            Some(Path::new("")),
+            "placed by its reader"
+        );
         // As a block of a recorded request: tagged `media`, and read back.
         let block = super::super::ContentBlock::Media(part.clone());
         let json_block = serde_json::to_string(&block).unwrap();
@@ -506,7 +655,17 @@ mod tests {
             serde_json::from_str::<super::super::ContentBlock>(&json_block).unwrap(),
             block
         );
-        let tampered = json.replace(&part.sha256(), &"0".repeat(64));
+        // Format version 4 held the bytes inline: read, and checked against the hash.
+        let inline = format!(
+            r#"{{"media_type":"image/png","name":"r.png","sha256":"{}","data":"{}"}}"#,
+            part.sha256(),
+            part.base64()
+        );
+        let read: MediaPart = serde_json::from_str(&inline).unwrap();
+        assert_eq!((read.bytes(), read.stored_file()), (PNG, None));
+        let tampered = inline.replace(part.sha256(), &"0".repeat(64));
         assert!(serde_json::from_str::<MediaPart>(&tampered).is_err());
+        let no_hash = json.replace(part.sha256(), "3f2a");
+        assert!(serde_json::from_str::<MediaPart>(&no_hash).is_err());
     }
 }

@@ -70,7 +70,7 @@ impl Config {
     }
 }
 
-/// A provider name no endpoint has: what [`ConfigError::UnknownProvider`] says, and the reason a
+/// A provider name no endpoint has: what [`ConfigError::UnknownProvider`](super::ConfigError::UnknownProvider) says, and the reason a
 /// case or a call that names it cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -68,9 +68,19 @@ pub(super) trait Billed: Recorded {
 }
 
 impl Billed for CompletionRequest {
-    /// Its input by the approximation, its output at `max_tokens`.
+    /// Its input by the approximation (its media by its provider's rule), its output at
+    /// `max_tokens`.
     fn worst(&self, engine: &Engine, provider: &str) -> Worst {
-        let input = approx::input_tokens(self);
+        let wire = engine.config.endpoint(provider).ok().map(|e| e.wire);
+        let input = match approx::input_tokens(self, wire) {
+            Ok(input) => input,
+            Err(why) => {
+                return Worst::UncountedMedia {
+                    model: format!("{provider}/{}", self.model),
+                    why,
+                };
+            }
+        };
         let price = engine.config.price_of(provider, &self.model, input);
         engine.worst(provider, &self.model, price, |p| {
             approx::worst_cost(p, input, u64::from(self.max_tokens))
@@ -160,7 +170,7 @@ impl<R: Billed> Drop for InFlight<'_, R> {
         let call = self.call;
         let worst = match self.request.worst(self.engine, call.provider) {
             Worst::Usd(usd) => Some(usd),
-            Worst::Unpriced(_) => None,
+            Worst::Unpriced(_) | Worst::UncountedMedia { .. } => None,
         };
         call.scope
             .state()

@@ -494,13 +494,23 @@ fn approximated(
             unknown.push("the subject: its provider or model is not set".to_string());
         }
         (kind, Some((provider, request))) => {
-            let input = approx::input_tokens(request);
-            let worst = config
-                .price_of(provider, &request.model, input)
-                .map(|p| approx::worst_cost(&p, input, u64::from(request.max_tokens)));
-            if worst.is_none() {
-                unpriced.insert(format!("{provider}/{}", request.model));
-            }
+            let wire = config.endpoint(provider).ok().map(|e| e.wire);
+            let worst = match approx::input_tokens(request, wire) {
+                Ok(input) => {
+                    let worst = config
+                        .price_of(provider, &request.model, input)
+                        .map(|p| approx::worst_cost(&p, input, u64::from(request.max_tokens)));
+                    if worst.is_none() {
+                        unpriced.insert(format!("{provider}/{}", request.model));
+                    }
+                    worst
+                }
+                // Not the model's price: the fix is not a [prices] row, so it is named apart.
+                Err(why) => {
+                    unknown.push(format!("unpriced: {why}"));
+                    None
+                }
+            };
             subject = Figure {
                 calls: expected,
                 max_calls: max,

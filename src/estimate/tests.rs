@@ -274,3 +274,85 @@ fn an_unrecorded_app_run_test_estimates_nothing_and_says_so() {
         t.unknown
     );
 }
+
+/// A request of the text "abcdef" and the fixture file `name` (`tests/fixtures/media/`).
+fn with_media(name: &str) -> CompletionRequest {
+    let part = crate::completion::Media::file(format!(
+        "{}/tests/fixtures/media/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .load()
+    .unwrap();
+    let mut request = CompletionRequest::new("m", "abcdef", 100);
+    request.messages[0]
+        .content
+        .push(crate::completion::ContentBlock::Media(part));
+    request
+}
+
+#[test]
+fn an_unrecorded_image_is_counted_by_its_providers_rule_and_audio_it_cannot_price_is_unpriced() {
+    let text_only = estimate(&config(), &[trial(fixed(1), BTreeMap::new())]);
+    let mut t = trial(fixed(1), BTreeMap::new());
+    t.request = Some(("anthropic".into(), with_media("red-37x23.png")));
+    let image = estimate(&config(), &[t]);
+    // 37x23 / 750, rounded up: 2 tokens more than the text alone, at $1 a million.
+    let more = image.trials[0].calls.subject.cost_usd - text_only.trials[0].calls.subject.cost_usd;
+    assert!((more - 2e-6).abs() < 1e-12, "{more}");
+    let mut t = trial(fixed(1), BTreeMap::new());
+    t.request = Some(("google".into(), with_media("silence-1.5s.wav")));
+    let mut config = config();
+    config.prices.insert("g".into(), {
+        let mut p = Price::free();
+        p.input_mtok = 1.0;
+        p
+    });
+    t.request.as_mut().unwrap().1.model = "g".into();
+    let gemini_audio = estimate(&config, &[t]);
+    // Two started seconds of 32 tokens, the text's 2, a message's 8 and the request's 16.
+    assert!(
+        (gemini_audio.trials[0].calls.subject.cost_usd - (64.0 + 2.0 + 8.0 + 16.0) / 1e6).abs()
+            < 1e-12
+    );
+    let mut t = trial(fixed(1), BTreeMap::new());
+    t.request = Some(("openai".into(), with_media("silence-1.5s.wav")));
+    t.request.as_mut().unwrap().1.model = "m".into();
+    let audio = estimate(&config, &[t]);
+    let figure = audio.trials[0].calls.subject;
+    assert_eq!(
+        (figure.unpriced_calls, figure.cost_usd, figure.basis),
+        (1.0, 0.0, Basis::Approximated)
+    );
+    // Named apart from the unpriced models: the fix is not a price.
+    assert!(audio.unpriced.is_empty(), "{:?}", audio.unpriced);
+    let text = render(&audio);
+    assert!(
+        text.contains(
+            "t: unpriced: the audio silence-1.5s.wav (audio/wav): no published token rate for audio \
+             in the OpenAI Chat Completions format"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("unpriced"), "{text}");
+    assert!(
+        text.ends_with("total cost $0.00000 + unpriced calls\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_recording_replaces_the_media_estimate() {
+    // The audio OpenAI's format cannot price is unpriced only until a call is recorded: then its
+    // recorded usage is the figure.
+    let recorded = entry(1, CallRole::Subject, "m", (1000, 500));
+    let mut t = trial(fixed(1), BTreeMap::from([(1, vec![&recorded])]));
+    t.request = Some(("openai".into(), with_media("silence-1.5s.wav")));
+    let e = estimate(&config(), &[t]);
+    let figure = e.trials[0].calls.subject;
+    assert_eq!(
+        (figure.basis, figure.unpriced_calls),
+        (Basis::Recorded, 0.0)
+    );
+    assert!((figure.cost_usd - 2000.0 / 1e6).abs() < 1e-15);
+    assert!(e.trials[0].unknown.is_empty(), "{:?}", e.trials[0].unknown);
+}

@@ -14,6 +14,7 @@ pub(crate) mod error;
 mod estimate;
 mod finish;
 mod gate;
+#[cfg(feature = "log")]
 mod log;
 mod progress;
 pub mod registry;
@@ -125,6 +126,7 @@ impl Harness {
         #[cfg(feature = "endpoint")]
         let whole_argv = argv.clone();
         let (settings, libtest_args) = Settings::read(argv)?;
+        #[cfg(feature = "log")]
         if let Some(directives) = &settings.log {
             log::install(directives);
         }

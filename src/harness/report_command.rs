@@ -76,7 +76,8 @@ pub fn report(request: &Request) -> Result<Done, HarnessError> {
         merged.asked.clone()
     } else {
         named
-    };
+    }
+    .writable()?;
     let markdown = settings::markdown(request.markdown.as_deref(), false)?;
     if asked == Asked::default() && markdown == Markdown::default() {
         return Err(ReportError::NothingAsked.into());

@@ -109,7 +109,8 @@ impl Settings {
             junit: path_of(flags.junit.clone(), "PROMPT_TESTER_JUNIT"),
             json: path_of(flags.report.clone(), "PROMPT_TESTER_REPORT"),
             html: path_of(flags.html.clone(), "PROMPT_TESTER_HTML"),
-        };
+        }
+        .writable()?;
         let subject = flags
             .subject
             .as_deref()
@@ -147,7 +148,7 @@ impl Settings {
             },
             estimate: flags.estimate || switch("PROMPT_TESTER_ESTIMATE")?,
             commands,
-            log: log_filter()?,
+            log: log_filter(env_var(LOG), env_var("RUST_LOG"))?,
         };
         Ok((settings, rest))
     }
@@ -208,11 +209,22 @@ const LOG_LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"]
 /// The log's filter directives: [`LOG`]'s level for prompt-tester's own events (`off` for none,
 /// whatever `RUST_LOG` says), else `RUST_LOG`'s directives as written (any crate's, the convention of
 /// `tracing`), else no log.
-fn log_filter() -> Result<Option<String>, HarnessError> {
-    if let Some(value) = env_var(LOG) {
+fn log_filter(
+    log: Option<String>,
+    rust_log: Option<String>,
+) -> Result<Option<String>, HarnessError> {
+    if let Some(value) = log {
         let level = value.trim().to_ascii_lowercase();
         return match level.as_str() {
             "off" => Ok(None),
+            _ if LOG_LEVELS.contains(&level.as_str()) && !cfg!(feature = "log") => {
+                Err(HarnessError::Variable {
+                    name: LOG,
+                    value,
+                    problem: "needs prompt-tester's `log` feature (on by default): add \"log\" to its \
+                              features in Cargo.toml, or unset the variable",
+                })
+            }
             _ if LOG_LEVELS.contains(&level.as_str()) => Ok(Some(format!("prompt_tester={level}"))),
             _ => Err(HarnessError::Variable {
                 name: LOG,
@@ -221,7 +233,13 @@ fn log_filter() -> Result<Option<String>, HarnessError> {
             }),
         };
     }
-    let Some(value) = env_var("RUST_LOG").filter(|v| !v.trim().is_empty()) else {
+    rust_log_filter(rust_log)
+}
+
+/// `RUST_LOG`'s directives as written, when they are a filter `tracing` reads.
+#[cfg(feature = "log")]
+fn rust_log_filter(rust_log: Option<String>) -> Result<Option<String>, HarnessError> {
+    let Some(value) = rust_log.filter(|v| !v.trim().is_empty()) else {
         return Ok(None);
     };
     if super::log::parses(&value) {
@@ -233,6 +251,12 @@ fn log_filter() -> Result<Option<String>, HarnessError> {
         problem: "is not a log filter; give a level (debug) or directives (prompt_tester=debug), or \
                   set PROMPT_TESTER_LOG=debug for prompt-tester's log alone",
     })
+}
+
+/// Without the `log` feature `RUST_LOG` is the application's alone: its own subscriber reads it.
+#[cfg(not(feature = "log"))]
+fn rust_log_filter(_rust_log: Option<String>) -> Result<Option<String>, HarnessError> {
+    Ok(None)
 }
 
 /// A budget in USD: a number of at least 0 (`0.50`, `$0.50`).
@@ -432,6 +456,33 @@ impl Flags {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_log_is_asked_for_by_variable_and_refused_without_its_feature() {
+        let level = |log: &str, rust_log: Option<&str>| {
+            super::log_filter(Some(log.to_string()), rust_log.map(str::to_string))
+        };
+        assert_eq!(level("off", Some("debug")).unwrap(), None);
+        assert!(
+            level("loud", None)
+                .unwrap_err()
+                .to_string()
+                .contains("is not a log level")
+        );
+        let rust_log = super::log_filter(None, Some("debug".into()));
+        if cfg!(feature = "log") {
+            assert_eq!(
+                level("debug", None).unwrap().as_deref(),
+                Some("prompt_tester=debug")
+            );
+            assert_eq!(rust_log.unwrap().as_deref(), Some("debug"));
+        } else {
+            let refused = level("debug", None).unwrap_err().to_string();
+            assert!(refused.contains("`log` feature"), "{refused}");
+            // `RUST_LOG` is the application's then: not an error, no log of ours.
+            assert_eq!(rust_log.unwrap(), None);
+        }
+    }
+
     use super::*;
 
     fn split(args: &[&str]) -> Result<(Flags, Vec<String>), HarnessError> {

@@ -204,7 +204,7 @@ pub(crate) fn unsendable(
     None
 }
 
-fn wire_name(wire: WireFormat) -> &'static str {
+pub(crate) fn wire_name(wire: WireFormat) -> &'static str {
     match wire {
         WireFormat::Anthropic => "Anthropic Messages",
         WireFormat::Google => "Gemini generateContent",

@@ -131,6 +131,12 @@ pub enum ReportError {
          the tests with one asked for (--html or PROMPT_TESTER_HTML, ...) and it is written to the same path"
     )]
     NothingAsked,
+    /// A JUnit report was asked of a build without the `junit` feature.
+    #[error(
+        "a JUnit report (--junit, PROMPT_TESTER_JUNIT) needs prompt-tester's `junit` feature (on by \
+         default): add \"junit\" to its features in Cargo.toml, or ask for no JUnit report"
+    )]
+    JunitOff,
     /// A report could not be written (said on stderr).
     #[error("a report could not be written (above)")]
     Unwritten,

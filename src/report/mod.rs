@@ -32,6 +32,7 @@ pub(crate) mod baseline;
 mod error;
 mod gates;
 pub(crate) mod html;
+#[cfg(feature = "junit")]
 mod junit;
 pub(crate) mod markdown;
 pub mod matrix;
@@ -43,6 +44,7 @@ pub(crate) mod table;
 
 pub use error::ReportError;
 
+#[cfg(feature = "junit")]
 pub use junit::write_junit;
 
 /// The category of cases that name none.

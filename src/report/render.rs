@@ -240,6 +240,8 @@ impl Files<'_> {
                 ok = false;
             }
         };
+        // Without the feature `Asked::writable` refused the path before the run.
+        #[cfg(feature = "junit")]
         if let Some(path) = &asked.junit {
             wrote("JUnit", path, super::write_junit(path, self.records));
         }

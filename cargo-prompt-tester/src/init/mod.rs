@@ -1,7 +1,8 @@
 //! `cargo prompt-tester init`: the README's quick start set up in an existing crate. It adds the test
 //! target and the dependencies its files need to `Cargo.toml` (keeping the file's formatting), writes
 //! one test, the judge's configuration, one suite and the nextest test group, git-ignores pending
-//! recordings (`*.pending.json`, in the crate's `.gitignore`), and prints the commands
+//! recordings (`*.pending.json`, in the crate's `.gitignore`), marks the cassettes' media folder
+//! binary (in `.gitattributes`), and prints the commands
 //! that list, record and replay them. It never overwrites: when any file it would write is there, it
 //! names them and writes nothing.
 
@@ -31,6 +32,9 @@ pub struct Request {
 const MAIN_PATH: &str = "prompt-tests/main.rs";
 const NEXTEST_PATH: &str = ".config/nextest.toml";
 const GITIGNORE_PATH: &str = ".gitignore";
+const GITATTRIBUTES_PATH: &str = ".gitattributes";
+/// The cassettes the quick start's target records into.
+const CASSETTES_PATH: &str = "prompt-tests/cassettes";
 
 /// The version requirement of the prompt-tester this subcommand belongs to: its own version's
 /// `major.minor` (`0.1.0` is `"0.1"`), as the README's dependency line.
@@ -67,17 +71,11 @@ pub fn run(request: &Request) -> anyhow::Result<String> {
     let manifest_text = std::fs::read_to_string(&manifest_path)
         .with_context(|| format!("reading {}", manifest_path.display()))?;
     let gitignore_path = root.join(GITIGNORE_PATH);
-    let gitignore_text = match std::fs::read_to_string(&gitignore_path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", gitignore_path.display())),
-    };
+    let gitignore_text = read_if_there(&gitignore_path)?;
+    let gitattributes_path = root.join(GITATTRIBUTES_PATH);
+    let gitattributes_text = read_if_there(&gitattributes_path)?;
     let nextest_path = root.join(NEXTEST_PATH);
-    let nextest_text = match std::fs::read_to_string(&nextest_path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e).with_context(|| format!("reading {}", nextest_path.display())),
-    };
+    let nextest_text = read_if_there(&nextest_path)?;
 
     // Every problem first, all of them named, before anything is written.
     let new_files = [
@@ -113,6 +111,9 @@ pub fn run(request: &Request) -> anyhow::Result<String> {
     if let Some(gitignore) = edit_gitignore(gitignore_text.as_deref()) {
         write(&gitignore_path, &gitignore)?;
     }
+    if let Some(gitattributes) = edit_gitattributes(gitattributes_text.as_deref()) {
+        write(&gitattributes_path, &gitattributes)?;
+    }
     write(&manifest_path, &manifest)?;
     Ok(said(request, &added.dependencies, nextest_text.is_some()))
 }
@@ -128,20 +129,54 @@ fn pending_pattern() -> String {
 /// `.gitignore` (its text, `None` when there is none) with pending recordings ignored, or `None` when
 /// a line of it ignores them already.
 fn edit_gitignore(text: Option<&str>) -> Option<String> {
-    let pattern = pending_pattern();
+    with_line(
+        text,
+        &pending_pattern(),
+        "# prompt-tester: recordings waiting for `cargo prompt-tester review`",
+    )
+}
+
+/// The line that marks the cassettes' media store binary: git shows no text diff of an image and
+/// converts no line ending in it.
+fn media_attributes() -> String {
+    format!(
+        "{CASSETTES_PATH}/{}/** binary",
+        prompt_tester::_cargo_prompt_tester_support::MEDIA_DIR
+    )
+}
+
+/// `.gitattributes` (its text, `None` when there is none) with the media store marked binary, or
+/// `None` when a line of it says so already.
+fn edit_gitattributes(text: Option<&str>) -> Option<String> {
+    with_line(
+        text,
+        &media_attributes(),
+        "# prompt-tester: images, documents and audio the cassettes name, stored by their hash",
+    )
+}
+
+/// `text` (a file's, `None` when there is none) with `line` added under `comment`, or `None` when a
+/// line of it is `line` already.
+fn with_line(text: Option<&str>, line: &str, comment: &str) -> Option<String> {
     let text = text.unwrap_or_default();
-    if text.lines().any(|line| line.trim() == pattern) {
+    if text.lines().any(|l| l.trim() == line) {
         return None;
     }
     let mut edited = text.to_string();
     if !edited.is_empty() && !edited.ends_with('\n') {
         edited.push('\n');
     }
-    let _ = writeln!(
-        edited,
-        "# prompt-tester: recordings waiting for `cargo prompt-tester review`\n{pattern}"
-    );
+    let _ = writeln!(edited, "{comment}\n{line}");
     Some(edited)
+}
+
+/// The file at `path`'s text, `None` when there is none.
+fn read_if_there(path: &Path) -> anyhow::Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+    }
 }
 
 /// Writes a file that is not there (a file made meanwhile is not overwritten either).
@@ -185,7 +220,8 @@ fn said(request: &Request, dependencies: &[&str], merged_nextest: bool) -> Strin
     let _ = writeln!(
         out,
         "{} {NEXTEST_PATH} (the `{}` test group); added to Cargo.toml the test target `{target}`{deps}; \
-         {GITIGNORE_PATH} ignores pending recordings ({})",
+         {GITIGNORE_PATH} ignores pending recordings ({}); {GITATTRIBUTES_PATH} marks the media folder \
+         binary ({})",
         if merged_nextest {
             "Added to"
         } else {
@@ -193,6 +229,7 @@ fn said(request: &Request, dependencies: &[&str], merged_nextest: bool) -> Strin
         },
         template::TEST_GROUP,
         pending_pattern(),
+        media_attributes(),
     );
     let _ = writeln!(out);
     let _ = writeln!(out, "List the tests:");
@@ -282,6 +319,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(root.join(".gitignore"), "/target").unwrap();
+        std::fs::write(root.join(".gitattributes"), "*.sh text eol=lf").unwrap();
         let request = Request {
             root: root.clone(),
             target: "prompts".into(),
@@ -289,7 +327,18 @@ mod tests {
         };
         let said = run(&request).unwrap();
         let ignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+        let attributes = std::fs::read_to_string(root.join(".gitattributes")).unwrap();
         let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(
+            attributes,
+            "*.sh text eol=lf\n# prompt-tester: images, documents and audio the cassettes name, stored \
+             by their hash\nprompt-tests/cassettes/media/** binary\n"
+        );
+        assert!(
+            said.contains(".gitattributes marks the media folder binary (prompt-tests/cassettes/media/** binary)"),
+            "{said}"
+        );
+        assert_eq!(edit_gitattributes(Some(&attributes)), None, "once");
         assert_eq!(
             ignore,
             "/target\n# prompt-tester: recordings waiting for `cargo prompt-tester review`\n*.pending.json\n"

@@ -49,6 +49,16 @@ pub(crate) struct Asked {
     pub html: Option<PathBuf>,
 }
 
+impl Asked {
+    /// These paths, or why this build cannot write one of them: said before a run, not after it.
+    pub(crate) fn writable(self) -> Result<Self, ReportError> {
+        if self.junit.is_some() && !cfg!(feature = "junit") {
+            return Err(ReportError::JunitOff);
+        }
+        Ok(self)
+    }
+}
+
 /// What one process of a run leaves in the run's folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Fragment {

@@ -292,3 +292,26 @@ fn a_retried_trial_feeds_calibration_from_its_last_attempt_alone() {
         "the verdicts of the attempt the record keeps"
     );
 }
+
+#[test]
+fn a_junit_path_is_refused_before_the_run_by_a_build_without_the_feature() {
+    let asked = Asked {
+        junit: Some("j.xml".into()),
+        ..Asked::default()
+    };
+    let writable = asked.clone().writable();
+    if cfg!(feature = "junit") {
+        assert_eq!(writable.unwrap(), asked);
+    } else {
+        let e = writable.unwrap_err().to_string();
+        assert!(
+            e.contains("`junit` feature") && e.contains("--junit"),
+            "{e}"
+        );
+    }
+    let html = Asked {
+        html: Some("r.html".into()),
+        ..Asked::default()
+    };
+    assert_eq!(html.clone().writable().unwrap(), html);
+}
