@@ -211,9 +211,11 @@ fn hashes_in(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The media parts of `exchange`'s request.
 fn parts_of(exchange: &Exchange) -> impl Iterator<Item = &MediaPart> {
-    let messages = match exchange {
-        Exchange::Completion { request, .. } => request.messages.as_slice(),
-        _ => &[],
+    let (messages, relayed) = match exchange {
+        Exchange::Completion { request, .. } => (request.messages.as_slice(), &[][..]),
+        // A relayed body names its media by reference; the request just made carries their bytes.
+        Exchange::Raw { request, .. } => (&[][..], request.media.as_slice()),
+        Exchange::Embedding { .. } => (&[][..], &[][..]),
     };
     messages
         .iter()
@@ -222,6 +224,7 @@ fn parts_of(exchange: &Exchange) -> impl Iterator<Item = &MediaPart> {
             ContentBlock::Media(part) => Some(part),
             _ => None,
         })
+        .chain(relayed)
 }
 
 /// Whether any of `entries` names media.

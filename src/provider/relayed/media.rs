@@ -17,9 +17,10 @@
 use base64::Engine as _;
 use base64::alphabet;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Api;
+use crate::cassette::raw::media_reference;
 use crate::completion::MediaPart;
 
 /// One media value of a relayed body: where it was, the type the request declares, the part.
@@ -36,14 +37,9 @@ pub struct RelayedMedia {
 }
 
 impl RelayedMedia {
-    /// What a stored body holds in its place: its file in the media store (`<sha256>.<ext>`, the
-    /// name a prune looks for), the type the request declared and its size.
+    /// What a stored body holds in its place ([`media_reference`]).
     pub fn reference(&self) -> Value {
-        json!({
-            "media": format!("{}.{}", self.part.sha256(), self.part.media_type().extension()),
-            "media_type": self.media_type,
-            "size": self.part.bytes().len(),
-        })
+        media_reference(&self.part, &self.media_type)
     }
 }
 
