@@ -27,6 +27,16 @@ pub fn reference(part: &MediaPart) -> String {
     format!("{}.{}", part.sha256(), part.media_type().extension())
 }
 
+/// What a relayed body (`raw.rs`) holds in place of the media `part` its request declared as
+/// `media_type`: the part's reference, the declared type and its size.
+pub fn relayed_reference(part: &MediaPart, media_type: &str) -> serde_json::Value {
+    serde_json::json!({
+        "media": reference(part),
+        "media_type": media_type,
+        "size": part.size(),
+    })
+}
+
 /// The hash and type a reference names, when `text` is one (`<64 hex digits>.<ext>`).
 pub fn parse_reference(text: &str) -> Option<(&str, MediaType)> {
     let (sha, extension) = text.split_once('.')?;

@@ -75,16 +75,6 @@ pub struct StreamEvent {
     pub data: Value,
 }
 
-/// What a recorded body holds in place of the media `part` the request declared as `media_type`: its
-/// file in the media store (the reference a prune looks for), the declared type and its size.
-pub fn media_reference(part: &MediaPart, media_type: &str) -> Value {
-    serde_json::json!({
-        "media": super::media::reference(part),
-        "media_type": media_type,
-        "size": part.size(),
-    })
-}
-
 /// `value` with every object's keys sorted, recursively: two bodies that differ only in key order are
 /// one request (the crate's `serde_json` keeps insertion order).
 pub fn canonical(value: Value) -> Value {

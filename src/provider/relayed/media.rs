@@ -20,7 +20,7 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use serde_json::Value;
 
 use super::Api;
-use crate::cassette::raw::media_reference;
+use crate::cassette::media::relayed_reference;
 use crate::completion::MediaPart;
 
 /// One media value of a relayed body: where it was, the type the request declares, the part.
@@ -37,9 +37,9 @@ pub struct RelayedMedia {
 }
 
 impl RelayedMedia {
-    /// What a stored body holds in its place ([`media_reference`]).
+    /// What a stored body holds in its place ([`relayed_reference`]).
     pub fn reference(&self) -> Value {
-        media_reference(&self.part, &self.media_type)
+        relayed_reference(&self.part, &self.media_type)
     }
 }
 
