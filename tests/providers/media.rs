@@ -555,6 +555,28 @@ fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale()
     }
     assert!(sent.iter().all(|(model, _)| !model.starts_with("claude")));
 
+    // The recordings name each part by its hash; its bytes are stored once, beside the cassettes
+    // (the test's, the suite's and every judge call's parts: three files).
+    let cassettes = scratch.cassettes();
+    let store: Vec<String> = std::fs::read_dir(cassettes.join("media"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let png_part = MediaPart::new("receipt.png", png.clone()).unwrap();
+    assert_eq!(store.len(), 3, "{store:?}");
+    assert!(
+        store.contains(&format!("{}.png", png_part.sha256())),
+        "{store:?}"
+    );
+    for cassette in ["receipt.cassette.json", "media.cassette.json"] {
+        let text = std::fs::read_to_string(cassettes.join(cassette)).unwrap();
+        assert!(text.contains(png_part.sha256()), "{cassette}");
+        assert!(
+            !text.contains(&png_part.base64()),
+            "{cassette}: base64 inline"
+        );
+    }
+
     // Replayed under CI: the same outcomes, no call.
     let (replayed, _) = run(true);
     assert_eq!(replayed.code(), Some(101), "{}", replayed.context());
@@ -572,18 +594,21 @@ fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale()
     for trial in [&rust[0], &rust[2], &suite[0], &suite[2]] {
         stale.assert_outcomes(&[trial], "FAILED");
         let message = said(&stale, &report, trial);
-        // Said with the file and both hashes (never the bytes).
+        // Said with the file, both hashes and both sizes (never the bytes).
         let sha = |bytes: &[u8]| {
-            MediaPart::new("r.png", bytes.to_vec()).unwrap().sha256()[..12].to_string()
+            MediaPart::new("r.png", bytes.to_vec())
+                .unwrap()
+                .sha256()
+                .to_string()
         };
-        for part in [
-            "none for this call",
-            "receipt.png",
-            &sha(&png),
-            &sha(&changed),
-        ] {
-            assert!(message.contains(part), "{trial}: {part}: {message}");
-        }
+        let wording = format!(
+            "image receipt.png changed (sha {}… -> {}…, {} B -> {} B)",
+            &sha(&png)[..4],
+            &sha(&changed)[..4],
+            png.len(),
+            changed.len()
+        );
+        assert!(message.contains(&wording), "{trial}: {wording}: {message}");
     }
     assert_eq!(
         fake.requests().len(),
