@@ -738,13 +738,17 @@ fn media_fake() -> FakeProvider {
         .start()
 }
 
-/// The `MEDIA <trial> <output>` lines the media trials print, by trial.
-fn media_outputs(run: &Run) -> BTreeMap<String, String> {
-    run.stdout()
-        .lines()
-        .filter_map(|line| {
-            let (trial, output) = line.strip_prefix("MEDIA ")?.split_once(' ')?;
-            Some((trial.to_string(), output.to_string()))
+/// The output of each media trial's sample, as the JSON report has it.
+fn media_outputs(scratch: &Scratch) -> BTreeMap<String, String> {
+    let report = report(scratch);
+    MEDIA_TRIALS
+        .iter()
+        .map(|(trial, _)| {
+            let sample = &child::entry(&report["tests"], "name", trial)["samples"][0];
+            (
+                trial.to_string(),
+                sample["output"].as_str().unwrap_or_default().to_string(),
+            )
         })
         .collect()
 }
@@ -765,13 +769,13 @@ fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_
         "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
     );
     std::fs::write(scratch.path().join("receipt.png"), &png).unwrap();
-    let args = ["media_", "--nocapture"];
+    let args = ["media_", "--report", "report.json"];
     let record = run(&scratch, &args, &[], Some(&fake));
     record.assert_success();
     let names: Vec<&str> = MEDIA_TRIALS.iter().map(|(name, _)| *name).collect();
     record.assert_outcomes(&names, "ok");
     // The provider got the image's bytes, not its reference, and the other base64 as it was sent.
-    let recorded = media_outputs(&record);
+    let recorded = media_outputs(&scratch);
     for (trial, kept) in MEDIA_TRIALS {
         assert_eq!(
             recorded.get(trial).map(String::as_str),
@@ -821,7 +825,7 @@ fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_
     let replay = run(&scratch, &args, &[("CI", "1")], None);
     replay.assert_success();
     replay.assert_stderr_has("4 model calls (4 replayed from cassettes");
-    assert_eq!(media_outputs(&replay), recorded);
+    assert_eq!(media_outputs(&scratch), recorded);
 
     // A changed image is another request: under CI it is a stale recording, not a replay.
     let mut changed = png.clone();
