@@ -8,6 +8,9 @@ use prompt_tester::config::WireFormat;
 use prompt_tester::testing::wire::request_body;
 use serde_json::{Value, json};
 
+/// The 2x2 PNG the fixtures' prompts place.
+const RECEIPT_PNG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/media/receipt.png");
+
 fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("providers/media_sdk")
@@ -700,4 +703,85 @@ fn estimate_counts_media_by_each_providers_rule_and_a_budget_refuses_audio_it_ca
         ],
     );
     assert_eq!(fake.request_count(), 0, "{}", run.context());
+}
+
+/// The reports of `media_fixture`: the JSON report names each part (placeholder, name, type, size,
+/// sha256, pixels or seconds) and holds no bytes; the HTML report previews the image once and names
+/// it; JUnit gives a property per part; the Markdown summary names the media of a failed trial.
+#[test]
+fn reports_name_media_and_only_the_html_report_shows_an_image() {
+    use prompt_tester_testkit::FakeProvider;
+    use prompt_tester_testkit::child::{Scratch, entry};
+
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("media", "reports");
+    let wav = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/media/silence-1.5s.wav"
+    ))
+    .unwrap();
+    std::fs::write(scratch.path().join("voice.wav"), &wav).unwrap();
+    let run = scratch
+        .example("media_fixture")
+        .args([
+            "--no-cassette",
+            "--skip",
+            "audio_openai",
+            "--skip",
+            "missing_file",
+        ])
+        .args(["--report", "r.json", "--html", "r.html", "--junit", "j.xml"])
+        .args(["--markdown", "s.md"])
+        .base_urls(&fake)
+        .run();
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    let read = |name: &str| std::fs::read_to_string(scratch.path().join(name)).unwrap();
+    let receipt = Media::file(RECEIPT_PNG).load().unwrap();
+    let (png, png64, sha) = (receipt.bytes(), receipt.base64(), receipt.sha256());
+
+    let json = read("r.json");
+    assert!(!json.contains(&png64), "no bytes in the JSON report");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let image = &entry(&report["tests"], "name", "image_openai")["media"];
+    assert_eq!(
+        image,
+        &json!([{
+            "var": "receipt", "kind": "image", "name": "receipt.png", "media_type": "image/png",
+            "bytes": png.len(), "sha256": sha, "extent": {"pixels": {"width": 2, "height": 2}},
+        }]),
+        "{report:#}"
+    );
+    let audio = &entry(&report["tests"], "name", "audio_anthropic")["media"][0];
+    assert_eq!(
+        (&audio["kind"], &audio["extent"]),
+        (&json!("audio"), &json!({"seconds": 1.5}))
+    );
+
+    // The image once, as a data URL, whatever the three trials that show it.
+    let html = read("r.html");
+    assert_eq!(html.matches(&png64).count(), 1, "one preview");
+    assert!(html.contains("img.src=p"), "the page's media view");
+    assert!(html.contains(&format!(
+        "image receipt.png (image/png, 2x2, {} B)",
+        png.len()
+    )));
+    assert!(html.contains("audio voice.wav (audio/wav, 1.5 s, 23 KB)"));
+
+    let junit = read("j.xml");
+    assert!(
+        junit.contains(&format!(
+            r#"<property name="media.receipt" value="image receipt.png (image/png, 2x2, {} B)"/>"#,
+            png.len()
+        )),
+        "{junit}"
+    );
+    assert!(!junit.contains(&png64));
+
+    let markdown = read("s.md");
+    assert!(
+        markdown.contains(
+            "**audio\\_anthropic**\n\n- {voice}: audio voice.wav (audio/wav, 1.5 s, 23 KB)"
+        ),
+        "{markdown}"
+    );
 }
