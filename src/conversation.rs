@@ -6,7 +6,9 @@
 
 use prompt_tester_keys::conversation::{self as rule, Problem, Role};
 
-use crate::completion::{Message, Turn, TurnRole};
+use std::collections::BTreeMap;
+
+use crate::completion::{ContentBlock, MediaPart, Message, Turn, TurnRole};
 use crate::render::render;
 
 /// The rule's name for `role`.
@@ -16,6 +18,11 @@ fn role_of(role: TurnRole) -> Role {
         TurnRole::User => Role::User,
         TurnRole::Assistant => Role::Assistant,
     }
+}
+
+/// How `role` is written (`"user"`).
+pub fn role_name(role: TurnRole) -> &'static str {
+    role_of(role).name()
 }
 
 /// The turn role the rule's `role` stands for.
@@ -67,6 +74,50 @@ pub fn render_turns<K: AsRef<str>, V: AsRef<str>>(
         })
         .collect();
     (rendered, missing)
+}
+
+/// The turns that place media, each its index and its parts.
+pub type TurnParts = Vec<(usize, Vec<ContentBlock>)>;
+
+/// The parts of each user turn of `turns` that places media (its index and parts, as
+/// [`crate::render::place`] makes the prompt's), its text placeholders filled from `vars`. `Err` is the
+/// first system or assistant turn with a placeholder of `media`, its index, role and the name: only
+/// a user message takes parts.
+pub fn media_parts<K: AsRef<str>, V: AsRef<str>>(
+    turns: &[Turn],
+    vars: &[(K, V)],
+    media: &BTreeMap<String, MediaPart>,
+) -> Result<TurnParts, (usize, TurnRole, String)> {
+    let names: Vec<&str> = media.keys().map(String::as_str).collect();
+    let mut placed = Vec::new();
+    for (i, turn) in turns.iter().enumerate() {
+        let (pieces, _) = crate::render::render_pieces(&turn.content, vars, &names);
+        let Some(name) = pieces.iter().find_map(|p| match p {
+            crate::render::Piece::Media(name) => Some(name.clone()),
+            crate::render::Piece::Text(_) => None,
+        }) else {
+            continue;
+        };
+        if turn.role != TurnRole::User {
+            return Err((i, turn.role, name));
+        }
+        placed.push((i, crate::render::place(&pieces, media).1));
+    }
+    Ok(placed)
+}
+
+/// `history` (the turns of `turns` after [`split`]) with the user turns of `parts` sent as their parts.
+pub fn with_parts(history: &mut [Message], turns: &[Turn], parts: TurnParts) {
+    for (i, content) in parts {
+        // `split` leaves the system turns out of the history.
+        let systems = turns[..i]
+            .iter()
+            .filter(|t| t.role == TurnRole::System)
+            .count();
+        if let Some(message) = history.get_mut(i - systems) {
+            message.content = content;
+        }
+    }
 }
 
 /// The placeholders of every turn, each once, in order.

@@ -82,6 +82,36 @@ pub fn render_pieces<K: AsRef<str>, V: AsRef<str>>(
     (pieces, missing)
 }
 
+/// `pieces` with each media piece placed from `media` (every name of `pieces` is in it): the text,
+/// each part shown as `[kind name]` (what reports and assertion templates show), and the content
+/// parts in order (none when no piece is media: the text is sent as it is).
+pub fn place(
+    pieces: &[Piece],
+    media: &std::collections::BTreeMap<String, MediaPart>,
+) -> (String, Vec<ContentBlock>) {
+    let mut text = String::new();
+    let mut parts = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Text(t) => {
+                text.push_str(t);
+                parts.push(ContentBlock::Text { text: t.clone() });
+            }
+            Piece::Media(name) => {
+                let part = &media[name];
+                text.push_str(&format!("[{} {}]", part.kind(), part.name()));
+                parts.push(ContentBlock::Media(part.clone()));
+            }
+        }
+    }
+    if !pieces.iter().any(|p| matches!(p, Piece::Media(_))) {
+        parts.clear();
+    }
+    (text, parts)
+}
+
+use crate::completion::{ContentBlock, MediaPart};
+
 /// Names of every placeholder in `template`, each once, in order.
 pub fn placeholders(template: &str) -> Vec<String> {
     render::<&str, &str>(template, &[]).missing

@@ -319,7 +319,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A file path relative to the file's directory.
-    fn resolve(&self, relative: &str) -> PathBuf {
+    pub fn resolve(&self, relative: &str) -> PathBuf {
         self.dir.join(relative)
     }
 

@@ -167,6 +167,10 @@ pub enum Key {
     Weight,
     /// `turn` (of an assertion).
     Turn,
+    /// `judge_inputs` (of a `judge` assertion).
+    JudgeInputs,
+    /// `media` (a dataset's media columns).
+    Media,
     /// `budget`.
     Budget,
     /// `app_env` (of an application test).
@@ -354,6 +358,8 @@ pub const ROWS: &[Row] = &[
     row(Key::Turn, "turn", Kind::Whole, ASSERTION, "the reply it checks, counted from 1 among the case's `turns` (the last by default; not on the assertions that read the whole trajectory)")
         .range(POSITIVE_U32)
         .rule("a whole number of at least 1: a turn of the case's `turns`"),
+    row(Key::JudgeInputs, "judge_inputs", Kind::Bool, ASSERTION, "on a `judge` assertion: the judge is also sent the media the model was sent (its images, documents and audio)"),
+    row(Key::Media, "media", Kind::Table, SUITE, "the columns of `cases_file` whose values are files (relative to the dataset file): `media = { receipt = \"image\" }` (or `document`, `audio`)"),
     row(Key::Budget, "budget", Kind::Number, TESTS_AND_DEFAULTS, "the most USD the test may spend on provider calls: its samples, judge calls, embeddings, agent turns and follow-ups together")
         .range(Range::at_least(0.0))
         .rule("at least 0, in USD, e.g. 0.50"),
@@ -481,7 +487,7 @@ mod tests {
             names_in(Place::Suite).join(", "),
             format!(
                 "prompt, cases_file, prompts, prompt_id, prompt_version, dataset_version, description, \
-                 assert, cases, {settings}, gate, budget"
+                 assert, cases, {settings}, gate, media, budget"
             )
         );
         assert_eq!(
@@ -490,7 +496,10 @@ mod tests {
                 "name, category, expected, description, inputs, turns, assert, skip, {settings}, budget"
             )
         );
-        assert_eq!(names_in(Place::Assertion).join(", "), "weight, turn");
+        assert_eq!(
+            names_in(Place::Assertion).join(", "),
+            "weight, turn, judge_inputs"
+        );
         assert_eq!(
             names_in(Place::Defaults).join(", "),
             "provider, model, max_tokens, early_stop, pass_rate, confidence, max_runs, indifference, \

@@ -90,6 +90,10 @@ pub const ONE_SIDE: &[(Key, &str)] = &[
         Key::Gate,
         "a gate judges the rows of a suite's `cases_file`",
     ),
+    (
+        Key::Media,
+        "a #[prompt_test] reads no dataset: give media as `target_prompt_vars(receipt = Media::file(\"receipt.png\"))`",
+    ),
 ];
 
 /// What a name written at a place means.

@@ -47,31 +47,16 @@ fn place_media(
     pieces: &[Piece],
     media: Vec<(String, crate::completion::Media)>,
 ) -> Result<Placed, MediaError> {
-    let mut placed = Placed::default();
+    let mut loaded = std::collections::BTreeMap::new();
     for (name, m) in media {
-        placed.media.insert(name, m.load()?);
+        loaded.insert(name, m.load()?);
     }
-    for piece in pieces {
-        match piece {
-            Piece::Text(text) => placed.prompt.push_str(text),
-            Piece::Media(name) => {
-                let part = &placed.media[name];
-                placed
-                    .prompt
-                    .push_str(&format!("[{} {}]", part.kind(), part.name()));
-            }
-        }
-    }
-    if pieces.iter().any(|p| matches!(p, Piece::Media(_))) {
-        placed.content = pieces
-            .iter()
-            .map(|piece| match piece {
-                Piece::Text(text) => ContentBlock::Text { text: text.clone() },
-                Piece::Media(name) => ContentBlock::Media(placed.media[name].clone()),
-            })
-            .collect();
-    }
-    Ok(placed)
+    let (prompt, content) = crate::render::place(pieces, &loaded);
+    Ok(Placed {
+        prompt,
+        content,
+        media: loaded,
+    })
 }
 
 /// The attribute's values of `test`, evaluated: its expressions are the user's code, run when the
@@ -132,18 +117,15 @@ pub fn case(
     // The placeholders without a value, the prompt's then those only `messages` has.
     let mut missing: Vec<String> = prompt_missing.clone();
     let mut media_problem: Option<String> = None;
-    if let Some(turns) = spec.request.messages.take() {
-        let (turns, in_turns) = render_turns(&turns, &texts);
+    let written_turns = spec.request.messages.take();
+    if let Some(turns) = &written_turns {
+        let (rendered, in_turns) = render_turns(turns, &texts);
         for p in in_turns {
-            if media_names.contains(&p.as_str()) {
-                media_problem.get_or_insert(format!(
-                    "{at}: placeholder {{{p}}} of `messages` is media; media go in the prompt                      (`target_prompt`), so move {{{p}}} there"
-                ));
-            } else if !missing.contains(&p) {
+            if !media_names.contains(&p.as_str()) && !missing.contains(&p) {
                 missing.push(p);
             }
         }
-        spec.request.messages = Some(turns);
+        spec.request.messages = Some(rendered);
     }
     let placed = match place_media(&pieces, media) {
         Ok(placed) => placed,
@@ -151,6 +133,22 @@ pub fn case(
             media_problem.get_or_insert(format!("{at}: {e}"));
             Placed::default()
         }
+    };
+    // A user turn of `messages` takes media parts as the prompt does.
+    let turn_parts = match &written_turns {
+        None => Vec::new(),
+        Some(turns) => match crate::conversation::media_parts(turns, &texts, &placed.media) {
+            Ok(parts) => parts,
+            Err((i, role, p)) => {
+                media_problem.get_or_insert(format!(
+                    "{at}: placeholder {{{p}}} of `messages` turn {} ({}) is media; media go in \
+                     the prompt (`target_prompt`) or a user turn, so move {{{p}}} there",
+                    i + 1,
+                    crate::conversation::role_name(role)
+                ));
+                Vec::new()
+            }
+        },
     };
     let vars = texts.into_iter().collect();
     let mut request = RequestTemplate::resolve(
@@ -172,6 +170,9 @@ pub fn case(
     }
     // As in a suite, a placeholder without a value is an error, before anything is sent (a literal
     // `target_prompt` is checked at compile time; a file or an expression here).
+    if let Some(turns) = &written_turns {
+        crate::conversation::with_parts(&mut request.history, turns, turn_parts);
+    }
     request.media = placed.media;
     request.prompt_content = placed.content;
     if let Some(problem) = media_problem {

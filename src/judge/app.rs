@@ -14,6 +14,7 @@ impl AppRun {
             prompt: task,
             output: text,
             steps: None,
+            inputs: None,
         }
     }
 
@@ -39,6 +40,7 @@ impl AppRun {
             prompt: &task,
             output: answer,
             steps: Some(&steps),
+            inputs: None,
         }
         .ask(question)
         .await

@@ -119,6 +119,39 @@ impl PromptRun {
             prompt: &self.prompt,
             output: &self.output,
             steps: None,
+            inputs: None,
+        }
+    }
+
+    /// [`PromptRun::ask`], the judge also sent the media the prompt placed (its images, documents
+    /// and audio, as the model was sent them), for a question the output alone cannot settle:
+    ///
+    /// ```no_run
+    /// # async fn body(run: prompt_tester::PromptRun) -> anyhow::Result<()> {
+    /// run.ask_with_inputs("Is the total the reply gives the receipt's total?").await?.require()?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Without media it asks as [`PromptRun::ask`] does. A judge provider whose format cannot take a
+    /// part (audio to Anthropic) fails the question before any call, as the subject's call would.
+    pub async fn ask_with_inputs(&self, question: &str) -> Result<JudgeVerdict, RunError> {
+        self.with_inputs().ask(question).await
+    }
+
+    /// [`PromptRun::ask_with_inputs`] for several questions in one judge call (a suite's `judge`
+    /// assertions with `judge_inputs = true`), as [`PromptRun::ask_all`] asks them.
+    pub(crate) async fn ask_all_with_inputs(
+        &self,
+        questions: &[&str],
+    ) -> Result<Vec<JudgeVerdict>, RunError> {
+        self.with_inputs().ask_all(questions).await
+    }
+
+    /// This run as the judge sees it with the prompt's media.
+    fn with_inputs(&self) -> Judged<'_> {
+        Judged {
+            inputs: Some(&self.target_prompt_media),
+            ..self.judged()
         }
     }
 
@@ -220,6 +253,8 @@ pub(crate) struct Judged<'a> {
     /// The trajectory's steps, one per line, when the judge reads the trajectory; its snippet must
     /// come from them.
     pub steps: Option<&'a str>,
+    /// The media sent with the output, when asked (`ask_with_inputs`); `None` sends the text alone.
+    pub inputs: Option<&'a std::collections::BTreeMap<String, crate::completion::MediaPart>>,
 }
 
 impl<'a> Judged<'a> {
@@ -421,7 +456,7 @@ impl Judge<'_> {
     }
 
     fn request(&self, questions: &[&str], several: bool) -> CompletionRequest {
-        prompt::request(
+        let request = prompt::request(
             self.config,
             self.judged.prompt,
             self.judged.output,
@@ -429,7 +464,11 @@ impl Judge<'_> {
             questions,
             several,
             self.judged.scope.identity().cache_judge,
-        )
+        );
+        match self.judged.inputs {
+            Some(media) if !media.is_empty() => prompt::with_media(request, media.values()),
+            _ => request,
+        }
     }
 
     /// Makes the call and parses the reply; when the reply holds no verdict, retries once with a

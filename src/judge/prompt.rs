@@ -239,6 +239,19 @@ pub fn request(
     }
 }
 
+/// `request` with `media` ahead of its user message's text: the judge sees what the model saw. The
+/// text stays last, where a retry's reminder goes.
+pub fn with_media<'m>(
+    mut request: CompletionRequest,
+    media: impl Iterator<Item = &'m crate::completion::MediaPart>,
+) -> CompletionRequest {
+    if let Some(message) = request.messages.last_mut() {
+        let parts = media.map(|part| crate::completion::ContentBlock::Media(part.clone()));
+        message.content = parts.chain(message.content.drain(..)).collect();
+    }
+    request
+}
+
 impl crate::checks::JudgeSettings {
     /// The settings of the judge `config` describes, with this build's instructions.
     pub fn of(config: &JudgeConfig) -> Self {

@@ -467,21 +467,25 @@ fn resolve(
         None => suite.prompt.as_str(),
     };
     // A case's scripted turns stand for the prompt: the first is sent as it, the others after it.
-    let mut turns = case
-        .turns
-        .iter()
-        .map(|turn| crate::render::render(turn, &case.inputs).text);
-    let rendered = match turns.next() {
-        Some(first) => first,
-        None => crate::render::render(template, &case.inputs).text,
-    };
-    let later: Vec<String> = turns.collect();
+    // Its media placed as the prompt's parts, as a Rust test's are (`render::place`).
+    let first = case.turns.first().map_or(template, String::as_str);
+    let media_names: Vec<&str> = case.media.keys().map(String::as_str).collect();
+    let (pieces, _) = crate::render::render_pieces(first, &case.inputs, &media_names);
+    let (rendered, prompt_content) = crate::render::place(&pieces, &case.media);
+    let later: Vec<String> = (case.turns.iter().skip(1))
+        .map(|turn| crate::render::render(turn, &case.inputs).text)
+        .collect();
     let vars = case.inputs.iter().cloned().collect();
     let mut written = s.request.clone();
-    // Every input was checked to be there when the file was read.
+    // Every input was checked to be there, and every media input placed in a user turn, when the
+    // file was read.
+    let mut turn_parts = Vec::new();
     if let Some(turns) = &written.messages {
+        turn_parts =
+            crate::conversation::media_parts(turns, &case.inputs, &case.media).unwrap_or_default();
         written.messages = Some(crate::conversation::render_turns(turns, &case.inputs).0);
     }
+    let rendered_turns = written.messages.clone().unwrap_or_default();
     if let Some(subject) = &column.subject {
         written.call.provider = Some(subject.provider.clone());
         written.call.model = Some(subject.model.clone());
@@ -499,6 +503,9 @@ fn resolve(
     })
     .calling_a_known_provider(config, &at);
     request.turns = later;
+    crate::conversation::with_parts(&mut request.history, &rendered_turns, turn_parts);
+    request.media = case.media.clone();
+    request.prompt_content = prompt_content;
     let who = dataset.map_or_else(|| format!("case `{row}`"), |file| format!("rows of {file}"));
     let mut warnings = warnings(config, suite, case, &who, &request);
     warnings.extend(request.seed_warning(config));
@@ -629,6 +636,8 @@ fn warnings(
 
 #[cfg(test)]
 mod key_tests;
+#[cfg(test)]
+mod media_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -22,6 +22,7 @@ use crate::spanned::{
 
 mod gate;
 mod mcp;
+pub(crate) mod media;
 mod messages;
 mod prompt;
 mod settings;
@@ -41,6 +42,8 @@ pub struct Case {
     pub category: Option<String>,
     /// Values for the prompt's placeholders, in file order.
     pub inputs: Vec<(String, String)>,
+    /// Media inputs (`receipt = { image = "receipt.png" }`), read and checked, by name.
+    pub media: std::collections::BTreeMap<String, crate::completion::MediaPart>,
     /// The user's messages of a scripted conversation (`turns`), placeholders not filled in yet; empty
     /// when the case sends the suite's prompt.
     pub turns: Vec<String>,
@@ -71,6 +74,10 @@ pub struct Rows {
     pub dir: std::path::PathBuf,
     /// `[gate]`: the rows judged as a whole rather than each a trial.
     pub gate: Option<GateSpec>,
+    /// `media`: the columns whose values are files of a kind.
+    pub media: Vec<(String, crate::completion::MediaKind)>,
+    /// The dataset file's directory: a media column's files are relative to it.
+    pub dataset_dir: std::path::PathBuf,
 }
 
 /// One version of a suite's prompt (`prompts = [...]`): every case runs against each.
@@ -271,7 +278,13 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
 
     mcp::at_the_top(&mut r, table, &suite_settings);
     let gate = gate::gate(&mut r, table);
+    if let Some(node) = table.get("media")
+        && table.get("cases_file").is_none()
+    {
+        media::columns(&mut r, node, None);
+    }
     let rows = table.get("cases_file").and_then(|node| {
+        let cases_relative = scalar_text(node.get_ref()).unwrap_or_default();
         let mut dataset = cases_file(&mut r, node, file, dir)?;
         let mut names: BTreeSet<String> = cases.iter().map(|c: &Case| c.name.clone()).collect();
         for row in &mut dataset.rows {
@@ -293,7 +306,16 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
                 "add rows to the file, or `[[cases]]` to the suite",
             );
         }
+        let media = table.get("media").map_or_else(Vec::new, |node| {
+            media::columns(&mut r, node, Some(&dataset))
+        });
+        let dataset_dir = dir
+            .join(&cases_relative)
+            .parent()
+            .map_or_else(|| dir.to_path_buf(), Path::to_path_buf);
         Some(Rows {
+            media,
+            dataset_dir,
             dataset,
             settings: suite_settings.clone(),
             asserts: suite_asserts.clone(),
@@ -429,6 +451,8 @@ fn case(
     let inputs_key = "inputs";
     let inputs_path = format!("{path}.{inputs_key}");
     let mut inputs = Vec::new();
+    let mut media_inputs = std::collections::BTreeMap::new();
+    let mut media_at = Vec::new();
     // Every key written, well-typed or not: a mistyped input is one problem, not also a missing one.
     let mut input_keys = Vec::new();
     if let Some(node) = table.get(inputs_key) {
@@ -439,6 +463,13 @@ fn case(
                     input_keys.push(k.clone());
                     match scalar_text(value.get_ref()) {
                         Some(v) => inputs.push((k, v)),
+                        None if let DeValue::Table(t) = value.get_ref() => {
+                            let key = format!("{inputs_path}.{k}");
+                            if let Some(part) = media::input(r, value, t, &key) {
+                                media_at.push((k.clone(), value.span()));
+                                media_inputs.insert(k, part);
+                            }
+                        }
                         None => {
                             r.mismatch(value, &format!("{inputs_path}.{k}"), "a string", format!("write the value as text: `{k} = \"...\"` (it is pasted into the prompt)"));
                         }
@@ -455,7 +486,11 @@ fn case(
             }
         }
     }
-    let vars = template::vars(expected.as_deref(), &inputs);
+    // An assertion's template shows a media input as its file name.
+    let vars = template::vars(
+        expected.as_deref(),
+        &with_file_names(&inputs, &media_inputs),
+    );
     let mut pending: Vec<Pending> = suite_asserts.to_vec();
     if let Some(node) = table.get("assert") {
         let known: Vec<String> = vars.iter().map(|(k, _)| k.clone()).collect();
@@ -501,6 +536,18 @@ fn case(
     if r.problems.len() == problems_before {
         messages::system_across_levels(r, table, path, &own, &settings);
         mcp::check_case(r, table, path, &own, &settings);
+        let turns = own_turns.as_deref().unwrap_or_default();
+        let placed = media::placed(&settings, turns, &inputs, &media_inputs);
+        if let Err((name, problem)) = placed
+            && let Some((_, span)) = media_at.iter().find(|(k, _)| *k == name)
+        {
+            r.problem(
+                span.clone(),
+                &format!("{inputs_path}.{name}"),
+                problem,
+                media::WHERE,
+            );
+        }
     }
     if let Some(problem) = unweighted(settings.min_score, &asserts) {
         let (at, key) = match table.get(Key::Threshold.name()) {
@@ -543,10 +590,10 @@ fn case(
             }
         }
         let used: Vec<&str> = template::names_used(&pending).collect();
-        unused_inputs = inputs
-            .iter()
-            .filter(|(k, _)| !placeholders.contains(k) && !used.contains(&k.as_str()))
-            .map(|(k, _)| k.clone())
+        let names = inputs.iter().map(|(k, _)| k).chain(media_inputs.keys());
+        unused_inputs = names
+            .filter(|k| !placeholders.contains(k) && !used.contains(&k.as_str()))
+            .cloned()
             .collect();
     }
     if r.problems.len() > problems_before {
@@ -556,12 +603,24 @@ fn case(
         name: name?,
         category,
         inputs,
+        media: media_inputs,
         turns: own_turns.unwrap_or_default(),
         asserts,
         skip,
         settings,
         unused_inputs,
     })
+}
+
+/// `inputs` and each media input as its file name: what an assertion's template is filled with.
+pub(crate) fn with_file_names(
+    inputs: &[(String, String)],
+    media: &std::collections::BTreeMap<String, crate::completion::MediaPart>,
+) -> Vec<(String, String)> {
+    let names = media
+        .iter()
+        .map(|(k, part)| (k.clone(), part.name().to_string()));
+    inputs.iter().cloned().chain(names).collect()
 }
 
 /// How to fix a case whose assertions all weigh 0 under a `threshold`.

@@ -23,6 +23,22 @@ impl Rows {
                 ));
             }
         }
+        // A media column's value is a file, relative to the dataset file.
+        let mut inputs = Vec::new();
+        let mut media = std::collections::BTreeMap::new();
+        for (k, v) in &row.inputs {
+            match self.media.iter().find(|(column, _)| column == k) {
+                None => inputs.push((k.clone(), v.clone())),
+                Some((_, kind)) => match super::parse::media::load(&self.dataset_dir, v, *kind) {
+                    Ok(part) => {
+                        media.insert(k.clone(), part);
+                    }
+                    Err((message, fix)) => {
+                        problems.push(RowProblem::new(format!("`{k}`"), message, fix));
+                    }
+                },
+            }
+        }
         let mut pending = self.asserts.clone();
         let at = format!("{file}:{}", row.line);
         if let Some(json) = &row.asserts {
@@ -35,7 +51,10 @@ impl Rows {
                 )),
             }
         }
-        let vars = template::vars(row.expected.as_deref(), &row.inputs);
+        let vars = template::vars(
+            row.expected.as_deref(),
+            &super::parse::with_file_names(&inputs, &media),
+        );
         let src = TemplateSource {
             file: &self.suite_file,
             dir: &self.dir,
@@ -70,6 +89,16 @@ impl Rows {
                 ));
             }
         }
+        if problems.is_empty()
+            && let Err((name, problem)) =
+                super::parse::media::placed(&self.settings, &[], &inputs, &media)
+        {
+            problems.push(RowProblem::new(
+                format!("`{name}`"),
+                problem,
+                super::parse::media::WHERE,
+            ));
+        }
         if !problems.is_empty() {
             return Err(InvalidRow::new(file, row, problems));
         }
@@ -83,7 +112,8 @@ impl Rows {
         Ok(Case {
             name: row.name.clone(),
             category: row.category.clone(),
-            inputs: row.inputs.clone(),
+            inputs,
+            media,
             turns: Vec::new(),
             asserts,
             skip: None,

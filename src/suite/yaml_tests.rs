@@ -34,6 +34,7 @@ fn check(check: &Check) -> String {
         | Check::StartsWith(v)
         | Check::EndsWith(v)
         | Check::Judge(v)
+        | Check::JudgeWithInputs(v)
         | Check::JudgeTrajectory(v) => {
             format!("{v:?}")
         }

@@ -349,6 +349,270 @@ fn a_prompt_test_places_media_in_each_wire_and_refuses_what_a_wire_does_not_take
     }
 }
 
+/// A short real WAV: 16-bit mono PCM at 8 kHz, a tenth of a second of a 440 Hz tone.
+fn wav() -> Vec<u8> {
+    let samples: Vec<i16> = (0..800)
+        .map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / 8000.0).sin() * 8000.0) as i16)
+        .collect();
+    let data_len = (samples.len() * 2) as u32;
+    let mut out = Vec::new();
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + data_len).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&8000u32.to_le_bytes());
+    out.extend_from_slice(&16000u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&16u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&data_len.to_le_bytes());
+    samples
+        .iter()
+        .for_each(|s| out.extend_from_slice(&s.to_le_bytes()));
+    out
+}
+
+/// A minimal one-page PDF saying "Total 7.50" (its cross-reference offsets computed).
+fn pdf() -> Vec<u8> {
+    let content = "BT /F1 12 Tf 20 50 Td (Total 7.50) Tj ET";
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_string(),
+        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut out = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out += &format!("{} 0 obj\n{object}\nendobj\n", i + 1);
+    }
+    let xref = out.len();
+    out += &format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1);
+    for offset in offsets {
+        out += &format!("{offset:010} 00000 n \n");
+    }
+    out += &format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    );
+    out.into_bytes()
+}
+
+/// The suite the scratch crate of the round trip holds: the Rust test's media, from the suite's
+/// folder, in its prompt and a user message, judged with them.
+const MEDIA_SUITE: &str = r#"
+prompt = "Summarise {receipt} and {contract}."
+models = ["openai/gpt-4o-mini", "anthropic/claude-haiku-4-5", "google/gemini-2.5-flash"]
+messages = [{ role = "user", content = "A voice note first: {voice}" }, { role = "assistant", content = "Noted." }]
+
+[[cases]]
+name = "receipt"
+inputs = { receipt = { image = "media/receipt.png" }, contract = { document = "media/contract.pdf" }, voice = { audio = "media/voice.wav" } }
+assert = [{ contains = "7.50" }, { judge = "Is the total of {receipt} the one in the reply?", judge_inputs = true }]
+"#;
+
+/// The media parts of a request body, as `kind name-or-type` in order, in whichever wire it is.
+fn media_sent(body: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let contents = body
+        .get("messages")
+        .or_else(|| body.get("contents"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for message in contents {
+        let parts = message
+            .get("content")
+            .or_else(|| message.get("parts"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for part in parts {
+            if let Some(url) = part.pointer("/image_url/url").and_then(Value::as_str) {
+                found.push(url.split(';').next().unwrap().to_string());
+            } else if let Some(format) = part.pointer("/input_audio/format").and_then(Value::as_str)
+            {
+                found.push(format!("audio {format}"));
+            } else if let Some(data) = part.pointer("/file/file_data").and_then(Value::as_str) {
+                found.push(data.split(';').next().unwrap().to_string());
+            } else if let Some(mime) = part
+                .pointer("/inlineData/mime_type")
+                .or_else(|| part.pointer("/inlineData/mimeType"))
+                .and_then(Value::as_str)
+            {
+                found.push(mime.to_string());
+            } else if let Some(mime) = part.pointer("/source/media_type").and_then(Value::as_str) {
+                found.push(mime.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// The issue's "done when": a Rust test and a suite, each with an image, a PDF and an audio clip, run
+/// against each provider's shape (audio refused by the Anthropic format before any call), their judge
+/// sent the media too; recorded, replayed under `CI` with no call, and stale once a file changes.
+#[test]
+fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale() {
+    use prompt_tester_testkit::child::{Scratch, entry};
+    use prompt_tester_testkit::{FakeProvider, Reply, judge_cycling};
+
+    let judge = judge_cycling(&["yes"]);
+    let fake = FakeProvider::builder()
+        .respond_with(move |request| match request.model().as_deref() {
+            Some("judge-model") => judge(request),
+            _ => Reply::answer(request, "The total is 7.50."),
+        })
+        .start();
+    let scratch = Scratch::new("media", "roundtrip");
+    let png =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/media/receipt.png"))
+            .unwrap();
+    let media = scratch.path().join("prompt-tests/media");
+    std::fs::create_dir_all(&media).unwrap();
+    std::fs::write(media.join("receipt.png"), &png).unwrap();
+    std::fs::write(media.join("contract.pdf"), pdf()).unwrap();
+    std::fs::write(media.join("voice.wav"), wav()).unwrap();
+    scratch.file("prompt-tests/media.evals.toml", MEDIA_SUITE);
+    scratch.config("[judge]\nprovider = \"openai\"\nmodel = \"judge-model\"\n");
+    let trials = |kind: &str| -> Vec<String> {
+        [
+            "openai/gpt-4o-mini",
+            "anthropic/claude-haiku-4-5",
+            "google/gemini-2.5-flash",
+        ]
+        .iter()
+        .map(|m| match kind {
+            "rust" => format!("receipt[{m}]"),
+            _ => format!("media::receipt[{m}]"),
+        })
+        .collect()
+    };
+    let (rust, suite) = (trials("rust"), trials("suite"));
+    let run = |ci: bool| {
+        let mut child = scratch
+            .example("media_suite_fixture")
+            .args(["--report", "report.json"])
+            .base_urls(&fake);
+        child = match ci {
+            true => child.env("CI", "true"),
+            false => child.env("PROMPT_TESTER_CASSETTE", "record"),
+        };
+        let run = child.run();
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(scratch.path().join("report.json")).unwrap(),
+        )
+        .unwrap();
+        (run, report)
+    };
+
+    // What a failed trial said: a test's in the JSON report, a suite case's in the console.
+    let said = |run: &prompt_tester_testkit::child::Run, report: &Value, trial: &str| {
+        if trial.contains("::") {
+            let out = run.stdout();
+            let at = out
+                .find(&format!("---- {trial} "))
+                .unwrap_or_else(|| panic!("no failure of {trial}: {}", run.context()));
+            let block = &out[at + 5..];
+            let end = block.find("\n---- ").unwrap_or(block.len());
+            block[..end].to_string()
+        } else {
+            let e = entry(&report["tests"], "name", trial);
+            e["message"].as_str().unwrap_or_default().to_string()
+        }
+    };
+    let (recorded, report) = run(false);
+    let context = recorded.context();
+    assert_eq!(recorded.code(), Some(101), "{context}");
+    for trials in [&rust, &suite] {
+        recorded.assert_outcomes(&[&trials[0], &trials[2]], "ok");
+        recorded.assert_outcomes(&[&trials[1]], "FAILED");
+        let message = said(&recorded, &report, &trials[1]);
+        for said in ["`anthropic`", "voice.wav", "audio/wav", "it takes images"] {
+            assert!(message.contains(said), "{said}: {message}");
+        }
+    }
+    // Four subject calls (OpenAI and Gemini, a test and a suite each) and four judge calls; none
+    // for Anthropic. Each carries the three parts in its wire's shape, the judge's too.
+    let requests = fake.requests();
+    let sent: Vec<(String, Vec<String>)> = requests
+        .iter()
+        .map(|r| (r.model().unwrap(), media_sent(r.json.as_ref().unwrap())))
+        .collect();
+    assert_eq!(requests.len(), 8, "{sent:?}");
+    for (model, media) in &sent {
+        let expected: &[&str] = match model.as_str() {
+            "gemini-2.5-flash" => &["audio/wav", "image/png", "application/pdf"],
+            // The judge is sent them in name order, ahead of its text.
+            "judge-model" => &["data:application/pdf", "data:image/png", "audio wav"],
+            _ => &["audio wav", "data:image/png", "data:application/pdf"],
+        };
+        assert_eq!(media, expected, "{model}");
+    }
+    assert!(sent.iter().all(|(model, _)| !model.starts_with("claude")));
+
+    // Replayed under CI: the same outcomes, no call.
+    let (replayed, _) = run(true);
+    assert_eq!(replayed.code(), Some(101), "{}", replayed.context());
+    for trials in [&rust, &suite] {
+        replayed.assert_outcomes(&[&trials[0], &trials[2]], "ok");
+    }
+    assert_eq!(fake.requests().len(), 8, "a replay makes no call");
+
+    // The image changes: every trial that sends it is stale under CI, and makes no call.
+    let mut changed = png.clone();
+    changed.extend_from_slice(b"\0changed");
+    std::fs::write(media.join("receipt.png"), &changed).unwrap();
+    let (stale, report) = run(true);
+    assert_eq!(stale.code(), Some(101), "{}", stale.context());
+    for trial in [&rust[0], &rust[2], &suite[0], &suite[2]] {
+        stale.assert_outcomes(&[trial], "FAILED");
+        let message = said(&stale, &report, trial);
+        // Said with the file and both hashes (never the bytes).
+        let sha = |bytes: &[u8]| {
+            MediaPart::new("r.png", bytes.to_vec()).unwrap().sha256()[..12].to_string()
+        };
+        for part in [
+            "none for this call",
+            "receipt.png",
+            &sha(&png),
+            &sha(&changed),
+        ] {
+            assert!(message.contains(part), "{trial}: {part}: {message}");
+        }
+    }
+    assert_eq!(
+        fake.requests().len(),
+        8,
+        "a stale call under CI is not made"
+    );
+
+    // A judge whose format takes no audio is refused before its call, as a subject would be.
+    std::fs::write(media.join("receipt.png"), &png).unwrap();
+    scratch.config("[judge]\nprovider = \"anthropic\"\nmodel = \"claude-haiku-4-5\"\n");
+    let refused = scratch
+        .example("media_suite_fixture")
+        .args([rust[0].as_str(), "--exact", "--report", "report.json"])
+        .base_urls(&fake)
+        .env("PROMPT_TESTER_CASSETTE", "off")
+        .run();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.path().join("report.json")).unwrap())
+            .unwrap();
+    refused.assert_outcomes(&[&rust[0]], "FAILED");
+    let message = said(&refused, &report, &rust[0]);
+    for part in ["judge", "`anthropic`", "voice.wav", "audio/wav"] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 9, "the subject's call alone");
+    assert_eq!(requests[8].model().as_deref(), Some("gpt-4o-mini"));
+}
+
 /// `media_fixture --estimate`: each image counted by its provider's rule from its header (the 2x2
 /// receipt: OpenAI 255 tokens, Anthropic 1, Gemini 258), OpenAI chat audio unpriced and named; under
 /// `--budget` that audio call is refused before any call, as an unpriced model's is.

@@ -95,7 +95,7 @@ pub fn check_sync(check: &Check, run: &PromptRun) -> Verdict {
             on_trajectory(check, run, |e| e.model_calls(..=*max).map(drop))
         }
         Check::MaxRepeats(k) => on_trajectory(check, run, |e| e.no_loop(*k)),
-        Check::Judge(_) | Check::JudgeTrajectory(_) => {
+        Check::Judge(_) | Check::JudgeWithInputs(_) | Check::JudgeTrajectory(_) => {
             Verdict::failed(format!("{}: not asked", check.kind()))
         }
         Check::Similar { .. } => Verdict::failed("similar: not compared".to_string()),

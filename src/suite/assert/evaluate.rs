@@ -10,6 +10,15 @@ use crate::render::shorten;
 use crate::run::PromptRun;
 use crate::run::RunError;
 
+/// What the judge is sent with a question: the output, the output with the media the model was sent,
+/// or the trajectory. Questions alike go in one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sees {
+    Output,
+    WithInputs,
+    Trajectory,
+}
+
 /// Checks every assertion of a case on one run and scores it: passed when every assertion passes, or,
 /// with a `min_score` (the suite key `threshold`), when the weight of the passing ones over all weights
 /// reaches it. The judge is asked once for all `judge` assertions (one call), and not at all when the
@@ -47,7 +56,10 @@ pub async fn evaluate(
         .map(|(a, run)| {
             (!matches!(
                 a.check,
-                Check::Judge(_) | Check::JudgeTrajectory(_) | Check::Similar { .. }
+                Check::Judge(_)
+                    | Check::JudgeWithInputs(_)
+                    | Check::JudgeTrajectory(_)
+                    | Check::Similar { .. }
             ))
             .then(|| check_sync(&a.check, run))
         })
@@ -83,14 +95,15 @@ pub async fn evaluate(
     let mut decided = already_failed(asserts, &verdicts, min_score);
     // The judge's questions by what they are about: a turn's reply (the last one's as written) or the
     // trajectory, each in one call.
-    let mut questions: Vec<((Option<u32>, bool), AskedQuestions<'_>)> = Vec::new();
+    let mut questions: Vec<((Option<u32>, Sees), AskedQuestions<'_>)> = Vec::new();
     for (i, a) in asserts.iter().enumerate() {
-        let (q, trajectory) = match &a.check {
-            Check::Judge(q) => (q, false),
-            Check::JudgeTrajectory(q) => (q, true),
+        let (q, sees) = match &a.check {
+            Check::Judge(q) => (q, Sees::Output),
+            Check::JudgeWithInputs(q) => (q, Sees::WithInputs),
+            Check::JudgeTrajectory(q) => (q, Sees::Trajectory),
             _ => continue,
         };
-        let about = (a.turn.as_ref().map(|t| t.n), trajectory);
+        let about = (a.turn.as_ref().map(|t| t.n), sees);
         match questions.iter_mut().find(|(t, _)| *t == about) {
             Some((_, asked)) => asked.push((i, q.as_str())),
             None => questions.push((about, vec![(i, q.as_str())])),
@@ -98,7 +111,7 @@ pub async fn evaluate(
     }
     // `[judge] advisory = "error"`: an advisory "no" errors the sample, its assertions still recorded.
     let mut errored = None;
-    for ((_, trajectory), questions) in &questions {
+    for ((_, sees), questions) in &questions {
         let kind = asserts[questions[0].0].check.kind();
         if decided {
             for (i, _) in questions {
@@ -115,10 +128,10 @@ pub async fn evaluate(
         }
         let asked: Vec<&str> = questions.iter().map(|(_, q)| *q).collect();
         let target = targets[questions[0].0];
-        let answers = if *trajectory {
-            target.ask_trajectory_all(&asked).await
-        } else {
-            target.ask_all(&asked).await
+        let answers = match sees {
+            Sees::Output => target.ask_all(&asked).await,
+            Sees::WithInputs => target.ask_all_with_inputs(&asked).await,
+            Sees::Trajectory => target.ask_trajectory_all(&asked).await,
         };
         let answers = match answers {
             Ok(answers) => answers,

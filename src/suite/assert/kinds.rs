@@ -64,6 +64,8 @@ pub enum Check {
     MaxRepeats(usize),
     /// The judge answers yes to the requirement.
     Judge(String),
+    /// The judge, also sent the media the model was sent (`judge_inputs = true`), answers yes.
+    JudgeWithInputs(String),
     /// The judge, reading the sample's trajectory, answers yes to the requirement.
     JudgeTrajectory(String),
     /// The cosine similarity of the embeddings of the output and the reference is at least the
@@ -107,7 +109,7 @@ impl Check {
             Check::ToolSequence { .. } => "tool_sequence",
             Check::MaxModelCalls(_) => "max_model_calls",
             Check::MaxRepeats(_) => "max_repeats",
-            Check::Judge(_) => "judge",
+            Check::Judge(_) | Check::JudgeWithInputs(_) => "judge",
             Check::JudgeTrajectory(_) => "judge_trajectory",
             Check::Similar { .. } => "similar",
             Check::Custom(c, _) => c.name,
@@ -118,7 +120,9 @@ impl Check {
     pub fn call(&self) -> Option<crate::role::CallRole> {
         use crate::role::CallRole;
         match self {
-            Check::Judge(_) | Check::JudgeTrajectory(_) => Some(CallRole::Judge),
+            Check::Judge(_) | Check::JudgeWithInputs(_) | Check::JudgeTrajectory(_) => {
+                Some(CallRole::Judge)
+            }
             Check::Similar { .. } => Some(CallRole::Embedding),
             _ => None,
         }

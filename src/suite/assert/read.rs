@@ -45,6 +45,7 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
     let mut weight = 1.0;
     let mut turn = None;
     let mut threshold = None;
+    let mut judge_inputs = None;
     let mut kinds = Vec::new();
     for (key, value) in table.iter() {
         let k = key.get_ref().as_ref();
@@ -59,6 +60,9 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
                 |w| w >= 0.0,
                 "a weight of 0 or more (1 by default)",
             )?;
+        } else if k == Key::JudgeInputs.name() {
+            // `judge`'s own key; checked once the kind is known.
+            judge_inputs = Some(value);
         } else if k == Key::Turn.name() {
             let key = format!("{path}.turn");
             let n = whole(r, value, &key, 1, u64::from(u32::MAX), Key::Turn.row().help)?;
@@ -131,6 +135,31 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
             return None;
         }
         (_, None) => check(r, kind, value, &key_path)?,
+    };
+    let check = match (check, judge_inputs) {
+        (check, None) => check,
+        (Check::Judge(q), Some(on)) => match on.get_ref() {
+            DeValue::Boolean(true) => Check::JudgeWithInputs(q),
+            DeValue::Boolean(false) => Check::Judge(q),
+            other => {
+                r.problem(
+                    on.span(),
+                    &format!("{path}.judge_inputs"),
+                    format!("expected true or false, found {}", found(other)),
+                    "write `judge_inputs = true` (the judge is sent the media the model was sent)",
+                );
+                return None;
+            }
+        },
+        (_, Some(on)) => {
+            r.problem(
+                on.span(),
+                &format!("{path}.judge_inputs"),
+                format!("`judge_inputs` belongs to `judge`, not to `{kind}`"),
+                "remove it, or write it on a `judge` assertion",
+            );
+            return None;
+        }
     };
     if let Some(turn) = turn.as_ref().filter(|_| check.reads_trajectory()) {
         r.problem(
