@@ -49,6 +49,9 @@ pub struct TrialRecord {
     /// The rendered prompt every sample sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// The media parts the prompt placed, by placeholder: named, never their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<MediaRecord>,
     /// Each sample: output, assertions, judge answers, tool calls (none for a trial that made no call).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples: Vec<SampleRecord>,
@@ -127,6 +130,67 @@ impl std::ops::AddAssign for Latency {
     }
 }
 
+/// A media part a trial's prompt placed, as the reports name it: its name, type, size and hash, never
+/// its bytes (the HTML report alone shows a small image, from `preview`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MediaRecord {
+    /// The placeholder that placed it (`receipt` for `{receipt}`).
+    pub var: String,
+    /// Image, document or audio.
+    pub kind: crate::completion::MediaKind,
+    /// Its file name.
+    pub name: String,
+    /// Its MIME type.
+    pub media_type: String,
+    /// Its size, bytes.
+    pub bytes: u64,
+    /// The SHA-256 of its bytes, hex.
+    pub sha256: String,
+    /// Its pixels, pages or seconds, as its header tells them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extent: Option<crate::completion::Extent>,
+    /// An image of at most [`PREVIEW_MAX_BYTES`] as a data URL, for the HTML report only: not in the
+    /// JSON report nor a results fragment (a report merged from fragments names the image).
+    #[serde(skip)]
+    pub preview: Option<String>,
+}
+
+/// The largest image the HTML report embeds as a preview: the report stays one bounded file.
+pub const PREVIEW_MAX_BYTES: usize = 64 * 1024;
+
+impl MediaRecord {
+    /// The record of `part`, placed by `{var}`.
+    pub fn of(var: &str, part: &crate::completion::MediaPart) -> Self {
+        use crate::completion::MediaKind;
+        let preview = (part.kind() == MediaKind::Image && part.bytes().len() <= PREVIEW_MAX_BYTES)
+            .then(|| format!("data:{};base64,{}", part.media_type(), part.base64()));
+        Self {
+            var: var.to_string(),
+            kind: part.kind(),
+            name: part.name().to_string(),
+            media_type: part.media_type().mime().to_string(),
+            bytes: part.bytes().len() as u64,
+            sha256: part.sha256().to_string(),
+            extent: part.extent(),
+            preview,
+        }
+    }
+
+    /// How the reports name it: `image receipt.png (image/png, 640x480, 412 KB)`.
+    pub fn described(&self) -> String {
+        let size = match self.bytes {
+            b if b < 1024 => format!("{b} B"),
+            b if b < 1024 * 1024 => format!("{:.0} KB", b as f64 / 1024.0),
+            b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+        };
+        let extent = self.extent.map(|e| format!("{e}, ")).unwrap_or_default();
+        format!(
+            "{} {} ({}, {extent}{size})",
+            self.kind, self.name, self.media_type
+        )
+    }
+}
+
 impl TrialRecord {
     /// Samples passed of samples taken, for its rate and interval.
     pub fn counts(&self) -> crate::stats::Counts {
@@ -180,6 +244,7 @@ impl TrialRecord {
             cell: None,
             latency: Latency::default(),
             prompt: None,
+            media: Vec::new(),
             samples: Vec::new(),
             gate: None,
             attempts: None,

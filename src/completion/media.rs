@@ -34,7 +34,8 @@ pub enum MediaType {
 }
 
 /// What kind of part a media type makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum MediaKind {
     /// An image.

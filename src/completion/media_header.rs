@@ -3,8 +3,10 @@
 //! reports need. Each reader is pure and total: a truncated or lying header gives `None`, never a
 //! panic. Which reader a part's type takes is `MediaPart::extent`'s choice.
 
-/// The size of a media part, as its header tells it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The size of a media part, as its header tells it (as the reports write it: `{"pixels": {"width":
+/// 640, "height": 480}}`, `{"pages": 3}`, `{"seconds": 1.5}`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Extent {
     /// An image of `width` x `height` pixels.

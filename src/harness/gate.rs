@@ -164,6 +164,7 @@ pub(super) fn execute(trial: GateTrial, run: &Run) -> Result<Completion, Failed>
         cell: gate.cell,
         latency,
         prompt: None,
+        media: Vec::new(),
         samples: Vec::new(),
         attempts: None,
         gate: Some(GateRecord {

@@ -212,6 +212,9 @@ pub(super) fn conclude(
         cell: case.cell.clone(),
         latency: record::Latency::of(samples.iter().filter_map(|s| s.latency)),
         prompt: case.needs_subject().then(|| case.request.prompt.clone()),
+        media: (case.request.media.iter())
+            .map(|(var, part)| record::MediaRecord::of(var, part))
+            .collect(),
         samples,
         gate: None,
         attempts: None,

@@ -114,6 +114,12 @@ fn properties(r: &TrialRecord) -> Vec<Property> {
         Property::new("runs_required", r.runs_required.to_string()),
         Property::new("pass_threshold", r.pass_threshold.to_string()),
     ];
+    // Each media part the prompt placed, named by its placeholder (never its bytes).
+    props.extend(
+        r.media
+            .iter()
+            .map(|m| Property::new(format!("media.{}", m.var), m.described())),
+    );
     let noes = r.advisory_noes().count();
     if noes > 0 {
         props.push(Property::new("advisory_noes_not_counted", noes.to_string()));

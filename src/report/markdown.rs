@@ -364,12 +364,11 @@ fn failures(out: &mut Bounded, records: &[TrialRecord]) {
     out.push("\n");
 }
 
-/// The output of each failed trial that has one, folded away.
+/// The output of each failed trial that has one, folded away, after the media its prompt placed.
 fn outputs(out: &mut Bounded, records: &[TrialRecord]) {
-    let shown: Vec<(&str, &str)> = records
+    let shown: Vec<&TrialRecord> = records
         .iter()
-        .filter(|r| is_failure(r))
-        .filter_map(|r| Some((r.name.as_str(), r.output_preview.as_deref()?)))
+        .filter(|r| is_failure(r) && (r.output_preview.is_some() || !r.media.is_empty()))
         .take(MAX_LISTED)
         .collect();
     if shown.is_empty() {
@@ -380,8 +379,26 @@ fn outputs(out: &mut Bounded, records: &[TrialRecord]) {
     if !out.push_reserving(open, CLOSE.len()) {
         return;
     }
-    for (trial, output) in shown {
-        let part = format!("**{}**\n\n{}\n", name(trial), code_block(output));
+    for r in shown {
+        let media: String = r
+            .media
+            .iter()
+            .map(|m| {
+                let var = inline(&format!("{{{}}}", m.var));
+                format!("- {var}: {}\n", inline(&m.described()))
+            })
+            .collect();
+        let media = if media.is_empty() {
+            media
+        } else {
+            format!("{media}\n")
+        };
+        let output = r
+            .output_preview
+            .as_deref()
+            .map(code_block)
+            .unwrap_or_default();
+        let part = format!("**{}**\n\n{media}{output}\n", name(&r.name));
         if !out.push_reserving(&part, CLOSE.len()) {
             break;
         }

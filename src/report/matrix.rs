@@ -331,6 +331,7 @@ mod tests {
             latency: Latency::of((0..total).map(|_| Duration::from_millis(500))),
             runs_skipped: 0,
             prompt: None,
+            media: Vec::new(),
             samples: Vec::new(),
             gate: None,
             attempts: None,

@@ -8,6 +8,9 @@ use prompt_tester::config::WireFormat;
 use prompt_tester::testing::wire::request_body;
 use serde_json::{Value, json};
 
+/// The 2x2 PNG the fixtures' prompts place.
+const RECEIPT_PNG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/media/receipt.png");
+
 fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("providers/media_sdk")
@@ -555,6 +558,28 @@ fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale()
     }
     assert!(sent.iter().all(|(model, _)| !model.starts_with("claude")));
 
+    // The recordings name each part by its hash; its bytes are stored once, beside the cassettes
+    // (the test's, the suite's and every judge call's parts: three files).
+    let cassettes = scratch.cassettes();
+    let store: Vec<String> = std::fs::read_dir(cassettes.join("media"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let png_part = MediaPart::new("receipt.png", png.clone()).unwrap();
+    assert_eq!(store.len(), 3, "{store:?}");
+    assert!(
+        store.contains(&format!("{}.png", png_part.sha256())),
+        "{store:?}"
+    );
+    for cassette in ["receipt.cassette.json", "media.cassette.json"] {
+        let text = std::fs::read_to_string(cassettes.join(cassette)).unwrap();
+        assert!(text.contains(png_part.sha256()), "{cassette}");
+        assert!(
+            !text.contains(&png_part.base64()),
+            "{cassette}: base64 inline"
+        );
+    }
+
     // Replayed under CI: the same outcomes, no call.
     let (replayed, _) = run(true);
     assert_eq!(replayed.code(), Some(101), "{}", replayed.context());
@@ -572,18 +597,21 @@ fn a_test_and_a_suite_with_an_image_a_pdf_and_audio_record_replay_and_go_stale()
     for trial in [&rust[0], &rust[2], &suite[0], &suite[2]] {
         stale.assert_outcomes(&[trial], "FAILED");
         let message = said(&stale, &report, trial);
-        // Said with the file and both hashes (never the bytes).
+        // Said with the file, both hashes and both sizes (never the bytes).
         let sha = |bytes: &[u8]| {
-            MediaPart::new("r.png", bytes.to_vec()).unwrap().sha256()[..12].to_string()
+            MediaPart::new("r.png", bytes.to_vec())
+                .unwrap()
+                .sha256()
+                .to_string()
         };
-        for part in [
-            "none for this call",
-            "receipt.png",
-            &sha(&png),
-            &sha(&changed),
-        ] {
-            assert!(message.contains(part), "{trial}: {part}: {message}");
-        }
+        let wording = format!(
+            "image receipt.png changed (sha {}… -> {}…, {} B -> {} B)",
+            &sha(&png)[..4],
+            &sha(&changed)[..4],
+            png.len(),
+            changed.len()
+        );
+        assert!(message.contains(&wording), "{trial}: {wording}: {message}");
     }
     assert_eq!(
         fake.requests().len(),
@@ -752,4 +780,85 @@ fn an_image_is_recorded_into_the_media_store_replays_under_ci_and_goes_stale_whe
         ],
     );
     assert!(!said.contains(&new.base64()[..40]), "{said}");
+}
+
+/// The reports of `media_fixture`: the JSON report names each part (placeholder, name, type, size,
+/// sha256, pixels or seconds) and holds no bytes; the HTML report previews the image once and names
+/// it; JUnit gives a property per part; the Markdown summary names the media of a failed trial.
+#[test]
+fn reports_name_media_and_only_the_html_report_shows_an_image() {
+    use prompt_tester_testkit::FakeProvider;
+    use prompt_tester_testkit::child::{Scratch, entry};
+
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("media", "reports");
+    let wav = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/media/silence-1.5s.wav"
+    ))
+    .unwrap();
+    std::fs::write(scratch.path().join("voice.wav"), &wav).unwrap();
+    let run = scratch
+        .example("media_fixture")
+        .args([
+            "--no-cassette",
+            "--skip",
+            "audio_openai",
+            "--skip",
+            "missing_file",
+        ])
+        .args(["--report", "r.json", "--html", "r.html", "--junit", "j.xml"])
+        .args(["--markdown", "s.md"])
+        .base_urls(&fake)
+        .run();
+    assert_eq!(run.code(), Some(101), "{}", run.context());
+    let read = |name: &str| std::fs::read_to_string(scratch.path().join(name)).unwrap();
+    let receipt = Media::file(RECEIPT_PNG).load().unwrap();
+    let (png, png64, sha) = (receipt.bytes(), receipt.base64(), receipt.sha256());
+
+    let json = read("r.json");
+    assert!(!json.contains(&png64), "no bytes in the JSON report");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let image = &entry(&report["tests"], "name", "image_openai")["media"];
+    assert_eq!(
+        image,
+        &json!([{
+            "var": "receipt", "kind": "image", "name": "receipt.png", "media_type": "image/png",
+            "bytes": png.len(), "sha256": sha, "extent": {"pixels": {"width": 2, "height": 2}},
+        }]),
+        "{report:#}"
+    );
+    let audio = &entry(&report["tests"], "name", "audio_anthropic")["media"][0];
+    assert_eq!(
+        (&audio["kind"], &audio["extent"]),
+        (&json!("audio"), &json!({"seconds": 1.5}))
+    );
+
+    // The image once, as a data URL, whatever the three trials that show it.
+    let html = read("r.html");
+    assert_eq!(html.matches(&png64).count(), 1, "one preview");
+    assert!(html.contains("img.src=p"), "the page's media view");
+    assert!(html.contains(&format!(
+        "image receipt.png (image/png, 2x2, {} B)",
+        png.len()
+    )));
+    assert!(html.contains("audio voice.wav (audio/wav, 1.5 s, 23 KB)"));
+
+    let junit = read("j.xml");
+    assert!(
+        junit.contains(&format!(
+            r#"<property name="media.receipt" value="image receipt.png (image/png, 2x2, {} B)"/>"#,
+            png.len()
+        )),
+        "{junit}"
+    );
+    assert!(!junit.contains(&png64));
+
+    let markdown = read("s.md");
+    assert!(
+        markdown.contains(
+            "**audio\\_anthropic**\n\n- {voice}: audio voice.wav (audio/wav, 1.5 s, 23 KB)"
+        ),
+        "{markdown}"
+    );
 }

@@ -1,6 +1,6 @@
 //! The HTML report, opened in headless Chromium through WebDriver: a real run against the loopback
 //! provider (a failing case, judge verdicts with snippets, an output holding markup), checked through
-//! the DOM; then the benchmark's 1,000-trial report, timed as it loads.
+//! the DOM; then the benchmark's 1,000-trial report, timed as it loads; and an image input's preview.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -582,4 +582,52 @@ fn processes_of_one_nextest_run_fill_one_page_and_one_report() {
     assert_eq!(names(&page), ["serve::water"]);
     assert_eq!(reported(&report), ["serve::water"]);
     assert_eq!(testcases(&junit), 1);
+}
+
+/// A prompt test placing an image (`media_fixture`'s `image_openai`, the 2x2 receipt): its row opens to
+/// the image named under the prompt and shown from the page's own data, nothing loaded from elsewhere.
+#[test]
+fn an_image_input_shows_as_a_preview_in_a_real_browser() {
+    let test = "an_image_input_shows_as_a_preview_in_a_real_browser";
+    let Some((chromium, chromedriver)) = prereq::browser(test) else {
+        return;
+    };
+    let fake = FakeProvider::start();
+    let scratch = child::Scratch::new("html", "media");
+    let run = scratch
+        .example("media_fixture")
+        .args(["--no-cassette", "--html", "r.html", "image_openai"])
+        .base_urls(&fake)
+        .run();
+    run.assert_success();
+    let page = scratch.path().join("r.html");
+    let driver = Driver::start(chromium, &chromedriver);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = driver.session().await;
+        open(&c, &page).await;
+        c.find(Locator::Css("[data-name='image_openai'] .row"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        assert_eq!(
+            text(&c, "[data-name='image_openai'] ul.media li").await,
+            "{receipt} image receipt.png (image/png, 2x2, 75 B)"
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let loaded = "const i = document.querySelector('ul.media img.preview'); \
+                      return i && i.complete ? [i.naturalWidth, i.naturalHeight, i.src.slice(0, 22)] : null";
+        let mut shown = js(&c, loaded).await;
+        while shown.is_null() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            shown = js(&c, loaded).await;
+        }
+        assert_eq!(shown, json!([2, 2, "data:image/png;base64,"]));
+        c.close().await.unwrap();
+    });
 }

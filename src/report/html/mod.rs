@@ -57,10 +57,17 @@ pub struct Extras {
 
 /// The page's data: the run, every record (with its 95% interval when it has none yet), the extras.
 pub fn data(records: &[TrialRecord], run: &RunInfo, extras: &Extras) -> Value {
+    let records_in = records;
     let records = records
         .iter()
         .map(|r| {
             let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+            // How each media part is named, beside its fields, for the page to show as it is.
+            if let Some(Value::Array(media)) = v.get_mut("media") {
+                for (m, record) in media.iter_mut().zip(&r.media) {
+                    m["shown"] = record.described().into();
+                }
+            }
             if let (Value::Object(o), Some(ci)) =
                 (&mut v, crate::stats::wilson(r.runs_passed, r.runs_total))
             {
@@ -73,16 +80,48 @@ pub fn data(records: &[TrialRecord], run: &RunInfo, extras: &Extras) -> Value {
     let mut data = Map::new();
     data.insert("run".into(), serde_json::to_value(run).unwrap_or_default());
     data.insert("records".into(), Value::Array(records));
+    let previews = previews(records_in);
+    // Written only when there are any: a run without media gives the page it always did.
+    if !previews.is_empty() {
+        data.insert("previews".into(), Value::Object(previews));
+    }
     if let Value::Object(extras) = serde_json::to_value(extras).unwrap_or_default() {
         data.extend(extras);
     }
     Value::Object(data)
 }
 
+/// The most bytes of image previews one report embeds: past it, images are named, not shown.
+pub const PREVIEWS_MAX_BYTES: usize = 1024 * 1024;
+
+/// Each image small enough to preview (`MediaRecord::preview`), by its SHA-256: once however many
+/// trials show it, and no more than [`PREVIEWS_MAX_BYTES`] in all, so the report stays bounded.
+fn previews(records: &[TrialRecord]) -> Map<String, Value> {
+    let mut previews = Map::new();
+    let mut total = 0;
+    for media in records.iter().flat_map(|r| &r.media) {
+        let Some(preview) = &media.preview else {
+            continue;
+        };
+        if previews.contains_key(&media.sha256) || total + preview.len() > PREVIEWS_MAX_BYTES {
+            continue;
+        }
+        total += preview.len();
+        previews.insert(media.sha256.clone(), preview.clone().into());
+    }
+    previews
+}
+
 /// The page showing `data`, redacted.
 pub fn page(data: &Value) -> String {
     let json = redact(&data.to_string()).into_owned();
-    page::PAGE.replacen(page::DATA_MARK, &embed(&json), 1)
+    let has_media = data["records"]
+        .as_array()
+        .is_some_and(|records| records.iter().any(|r| r.get("media").is_some()));
+    let media_view = if has_media { page::MEDIA_VIEW } else { "" };
+    page::PAGE
+        .replacen(page::MEDIA_MARK, media_view, 1)
+        .replacen(page::DATA_MARK, &embed(&json), 1)
 }
 
 /// JSON made safe inside `<script>`: `<`, `>` and `&` occur in JSON only inside strings, where their

@@ -8,6 +8,15 @@ pub const DATA_MARK: &str = "/*DATA*/";
 /// The tag that opens the data block.
 pub const DATA_OPEN: &str = r#"<script id="data" type="application/json">"#;
 
+/// Replaced by [`MEDIA_VIEW`] when a record has media, else by nothing: a page without media is the
+/// page it was before media.
+pub const MEDIA_MARK: &str = "/*MEDIA*/";
+
+/// A trial's media parts, under its prompt: each named, an image with its preview when the data has
+/// one (`previews`, by SHA-256).
+pub const MEDIA_VIEW: &str = r#"
+    if(r.media&&r.media.length){var ml=el("ul","media");ml.style.margin="4px 0";r.media.forEach(function(m){var li=el("li");li.dataset.sha=m.sha256;var p=(data.previews||{})[m.sha256];if(p){var img=document.createElement("img");img.src=p;img.alt=m.name;img.className="preview";img.style.cssText="display:block;max-width:240px;max-height:160px;margin:4px 0;border:1px solid var(--line)";li.appendChild(img);}li.appendChild(document.createTextNode("{"+m.var+"} "+m.shown));ml.appendChild(li);});add(det,el("div","why","media"),ml);}"#;
+
 /// The page, with [`DATA_MARK`] where the data goes.
 pub const PAGE: &str = r##"<!DOCTYPE html>
 <html lang="en">
@@ -164,7 +173,7 @@ function open(t,r){
     det=el("div","detail");var samples=r.samples||[];
     // A one-sample trial's message is its sample's: shown once, with the sample.
     if(r.message&&!(samples.length===1&&samples[0].message===r.message))det.appendChild(el("div","msg",r.message));
-    if(r.prompt!=null)add(det,el("div","why","prompt"),el("pre","prompt",r.prompt));
+    if(r.prompt!=null)add(det,el("div","why","prompt"),el("pre","prompt",r.prompt));/*MEDIA*/
     samples.slice().sort(function(a,b){return (a.status==="passed")-(b.status==="passed")||a.run-b.run;}).forEach(function(s){det.appendChild(sampleView(r,s));});
     // A gate's samples are its rows: failing ones first, each with its own samples.
     if(r.gate){var g=r.gate;

@@ -77,3 +77,61 @@ fn extras_appear_when_they_exist() {
     assert_eq!(d["matrix"], serde_json::to_value(&table).unwrap());
     assert!(d.get("baseline").is_none());
 }
+
+/// An image part record of `bytes` PNG-signed bytes (its preview as `MediaRecord::of` makes it).
+fn with_image(name: &str, fill: u8, len: usize) -> TrialRecord {
+    let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+    bytes.resize(len, fill);
+    let part = crate::completion::Media::bytes("r.png", bytes)
+        .load()
+        .unwrap();
+    let mut r = record(name, 1, 1);
+    r.media = vec![crate::record::MediaRecord::of("receipt", &part)];
+    r
+}
+
+#[test]
+fn an_image_is_previewed_once_and_the_previews_are_bounded() {
+    let small = with_image("a", 1, 100);
+    let again = with_image("b", 1, 100);
+    let big = with_image("c", 2, crate::record::PREVIEW_MAX_BYTES + 1);
+    assert!(big.media[0].preview.is_none(), "over the cap: named only");
+    let d = data(
+        &[small.clone(), again, big],
+        &run(None, 0.0, 1.0),
+        &Extras::default(),
+    );
+    let previews = d["previews"].as_object().unwrap();
+    assert_eq!(previews.len(), 1, "the same image once");
+    assert_eq!(
+        previews[&small.media[0].sha256],
+        json!(small.media[0].preview.clone().unwrap())
+    );
+    assert_eq!(
+        d["records"][2]["media"][0]["shown"],
+        "image r.png (image/png, 64 KB)"
+    );
+    // The previews of one report stop at PREVIEWS_MAX_BYTES: past it, images are named only.
+    let many: Vec<TrialRecord> = (0..40u8)
+        .map(|i| with_image(&format!("t{i}"), i, 40 * 1024))
+        .collect();
+    let d = data(&many, &run(None, 0.0, 1.0), &Extras::default());
+    let total: usize = d["previews"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|p| p.as_str().unwrap().len())
+        .sum();
+    assert!(total <= PREVIEWS_MAX_BYTES, "{total}");
+    assert!(d["previews"].as_object().unwrap().len() < 40);
+    // No media, no previews: the page of a run without media is as it was.
+    assert!(
+        data(
+            &[record("t", 1, 1)],
+            &run(None, 0.0, 1.0),
+            &Extras::default()
+        )
+        .get("previews")
+        .is_none()
+    );
+}
