@@ -5,7 +5,8 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::completion::{CompletionRequest, ContentBlock, MediaKind, MediaPart, Message};
+use super::diff::{media_changed, shown_size};
+use crate::completion::{CompletionRequest, ContentBlock, MediaPart, Message};
 
 /// Lines of a text diff shown in a one-line message before it is cut.
 const SHORT_DIFF_LINES: usize = 6;
@@ -110,33 +111,6 @@ fn media_changes(old: &Message, new: &Message) -> Vec<String> {
     changes
 }
 
-/// A media part whose bytes changed, said by its kind, name, hashes and sizes (each side's `(sha256,
-/// size)`): `image receipt.png changed (sha 3f2a… -> 9c1b…, 412 KB -> 398 KB)`; never its bytes.
-pub fn media_changed(kind: MediaKind, name: &str, old: (&str, u64), new: (&str, u64)) -> String {
-    let (sha_a, sha_b) = short_hashes(old.0, new.0);
-    format!(
-        "{kind} {name} changed (sha {sha_a}… -> {sha_b}…, {} -> {})",
-        shown_size(old.1),
-        shown_size(new.1)
-    )
-}
-
-/// The shortest prefixes, of 4 digits or more, that tell two different hashes apart.
-fn short_hashes<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
-    let same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    let n = (same + 1).max(4).min(a.len().min(b.len()));
-    (&a[..n], &b[..n])
-}
-
-/// A size as people read it: `412 B`, `412 KB`, `1.2 MB` (powers of 1000).
-pub fn shown_size(bytes: u64) -> String {
-    match bytes {
-        0..1_000 => format!("{bytes} B"),
-        1_000..1_000_000 => format!("{} KB", (bytes + 500) / 1_000),
-        _ => format!("{:.1} MB", bytes as f64 / 1e6),
-    }
-}
-
 /// The indices of the messages (of those both lists hold) that differ, tool-call ids made anew aside
 /// (the one request diff decides, [`super::diff::values`]).
 fn changed_messages(old: &[Message], new: &[Message]) -> Vec<usize> {
@@ -148,7 +122,8 @@ fn changed_messages(old: &[Message], new: &[Message]) -> Vec<usize> {
         .iter()
         .filter_map(|change| match change {
             super::diff::RequestChange::Value { path, .. }
-            | super::diff::RequestChange::Items { path, .. } => match path.0.first() {
+            | super::diff::RequestChange::Items { path, .. }
+            | super::diff::RequestChange::Media { path, .. } => match path.0.first() {
                 Some(super::diff::Step::Index(i)) => Some(*i),
                 _ => None,
             },
@@ -243,6 +218,7 @@ pub fn line_diff(old: &str, new: &str) -> Vec<(ChangeTag, String)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::diff::short_hashes;
     use super::*;
 
     #[test]

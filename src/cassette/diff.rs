@@ -9,7 +9,9 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::media::parse_reference;
 use super::raw::RawRequest;
+use crate::completion::MediaKind;
 
 /// The fields that hold a tool call's id, or the id of the call a result answers: OpenAI's `id` and
 /// `tool_call_id` (the Responses API's `call_id`), Anthropic's `id` and `tool_use_id`, Gemini's `id`.
@@ -72,6 +74,18 @@ pub enum RequestChange<'a> {
         /// What it is.
         new: Option<&'a Value>,
     },
+    /// The media part at `path` (a relayed body's reference into the media store) holds other bytes:
+    /// one change, said by its hashes and sizes, never its base64.
+    Media {
+        /// Where.
+        path: Path,
+        /// What kind of part the new one is.
+        kind: MediaKind,
+        /// Its hash and size before.
+        old: (&'a str, u64),
+        /// Its hash and size now.
+        new: (&'a str, u64),
+    },
     /// The array at `path` holds another number of items; its first differing item is a change of its
     /// own.
     Items {
@@ -90,9 +104,9 @@ impl RequestChange<'_> {
     pub fn place(&self) -> String {
         match self {
             RequestChange::Target { .. } => "request".into(),
-            RequestChange::Value { path, .. } | RequestChange::Items { path, .. } => {
-                path.to_string()
-            }
+            RequestChange::Value { path, .. }
+            | RequestChange::Items { path, .. }
+            | RequestChange::Media { path, .. } => path.to_string(),
         }
     }
 
@@ -102,6 +116,12 @@ impl RequestChange<'_> {
         match self {
             RequestChange::Target { old, new } => format!("{old} → {new}"),
             RequestChange::Items { path, old, new } => format!("{path}: {old} items → {new}"),
+            RequestChange::Media {
+                path,
+                kind,
+                old,
+                new,
+            } => media_changed(*kind, &path.to_string(), *old, *new),
             RequestChange::Value { path, old, new } => {
                 let (old, new) = match (old, new) {
                     (Some(Value::String(a)), Some(Value::String(b))) => {
@@ -132,6 +152,13 @@ impl RequestChange<'_> {
                 (format!("{old} items"), format!("{new} items"))
             }
             RequestChange::Value { old, new, .. } => (full(old), full(new)),
+            // The file each side names in the media store, which the reader can open.
+            RequestChange::Media { old, new, .. } => {
+                let stored = |(sha, size): (&str, u64)| {
+                    format!("{}/{sha}.* ({})", super::media::MEDIA_DIR, shown_size(size))
+                };
+                (stored(*old), stored(*new))
+            }
         }
     }
 }
@@ -216,6 +243,13 @@ pub fn values<'a>(old: &'a Value, new: &'a Value) -> RequestDiff<'a> {
     walk.finish()
 }
 
+/// The hash, kind and size of a relayed body's reference into the media store
+/// ([`super::media::relayed_reference`]), when `object` is one.
+fn stored_media(object: &serde_json::Map<String, Value>) -> Option<(&str, MediaKind, u64)> {
+    let (sha, media_type) = parse_reference(object.get("media")?.as_str()?)?;
+    Some((sha, media_type.kind(), object.get("size")?.as_u64()?))
+}
+
 /// One step of the path being walked, borrowed from the values.
 #[derive(Clone, Copy)]
 enum At<'a> {
@@ -255,6 +289,17 @@ impl<'a> Walk<'a> {
     fn value(&mut self, at: &mut Vec<At<'a>>, old: &'a Value, new: &'a Value) {
         match (old, new) {
             (Value::Object(a), Value::Object(b)) => {
+                if let (Some(was), Some(is)) = (stored_media(a), stored_media(b))
+                    && was.0 != is.0
+                {
+                    self.change(|| RequestChange::Media {
+                        path: path(at),
+                        kind: is.1,
+                        old: (was.0, was.2),
+                        new: (is.0, is.2),
+                    });
+                    return;
+                }
                 let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
                 keys.sort();
                 keys.dedup();
@@ -435,11 +480,70 @@ pub fn excerpts(old: &str, new: &str) -> (String, String) {
     )
 }
 
+/// A media part whose bytes changed, said by its kind, name, hashes and sizes (each side's `(sha256,
+/// size)`): `image receipt.png changed (sha 3f2a… -> 9c1b…, 412 KB -> 398 KB)`; never its bytes.
+pub fn media_changed(kind: MediaKind, name: &str, old: (&str, u64), new: (&str, u64)) -> String {
+    let (sha_a, sha_b) = short_hashes(old.0, new.0);
+    format!(
+        "{kind} {name} changed (sha {sha_a}… -> {sha_b}…, {} -> {})",
+        shown_size(old.1),
+        shown_size(new.1)
+    )
+}
+
+/// The shortest prefixes, of 4 digits or more, that tell two different hashes apart.
+pub(super) fn short_hashes<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    let same = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let n = (same + 1).max(4).min(a.len().min(b.len()));
+    (&a[..n], &b[..n])
+}
+
+/// A size as people read it: `412 B`, `412 KB`, `1.2 MB` (powers of 1000).
+pub fn shown_size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{} KB", (bytes + 500) / 1_000),
+        _ => format!("{:.1} MB", bytes as f64 / 1e6),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cassette::raw::chat_request as request;
     use serde_json::json;
+
+    #[test]
+    fn a_relayed_image_with_other_bytes_is_one_change_said_by_hashes_and_sizes() {
+        let (a, b) = ("3f2a".repeat(16), "9c1b".repeat(16));
+        let part = |sha: &str, size: u64| {
+            json!({"content": [{"image_url": {"url": {
+                "media": format!("{sha}.png"), "media_type": "image/png", "size": size
+            }}}]})
+        };
+        let (old, new) = (part(&a, 412_345), part(&b, 398_000));
+        let diff = values(&old, &new);
+        assert_eq!(diff.count, 1, "{:?}", diff.changes);
+        assert_eq!(
+            diff.lines(8),
+            ["image content[0].image_url.url changed (sha 3f2a… -> 9c1b…, 412 KB -> 398 KB)"]
+        );
+        assert_eq!(
+            diff.changes[0].sides(),
+            (
+                format!("media/{a}.* (412 KB)"),
+                format!("media/{b}.* (398 KB)")
+            )
+        );
+        // The same bytes declared as another type: a plain change of that field.
+        let mut retyped = old.clone();
+        retyped["content"][0]["image_url"]["url"]["media_type"] = json!("image/jpeg");
+        let diff = values(&old, &retyped);
+        assert_eq!(
+            diff.lines(8),
+            ["content[0].image_url.url.media_type: \"image/png\" → \"image/jpeg\""]
+        );
+    }
 
     #[test]
     fn a_body_diff_names_each_changed_path() {
