@@ -193,4 +193,41 @@ mod tests {
         assert_eq!(problem.index, 1);
         assert!(problem.message.contains("is a `user` turn"), "{problem}");
     }
+
+    /// A user turn places media as the prompt does; a system or assistant turn is text, named when
+    /// it places media.
+    #[test]
+    fn a_user_turn_takes_media_parts_and_others_are_named() {
+        let png =
+            crate::completion::Media::bytes("r.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec())
+                .load()
+                .unwrap();
+        let media = BTreeMap::from([("receipt".to_string(), png)]);
+        let turns = vec![
+            Turn::system("You read receipts."),
+            Turn::user("For {who}: {receipt}"),
+            Turn::assistant("Noted."),
+        ];
+        let parts = media_parts(&turns, &[("who", "Ann")], &media).unwrap();
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].0, 1);
+        assert!(matches!(
+            parts[0].1.as_slice(),
+            [ContentBlock::Text { text }, ContentBlock::Media(p)] if text == "For Ann: " && p.name() == "r.png"
+        ));
+        let (_, mut history) = split(None, turns.clone());
+        with_parts(&mut history, &turns, parts);
+        assert_eq!(
+            history[0].content.len(),
+            2,
+            "the user turn, after the system turn"
+        );
+        assert_eq!(history[1], Message::assistant("Noted."));
+
+        let wrong = vec![Turn::user("Hi"), Turn::assistant("I saw {receipt}")];
+        assert_eq!(
+            media_parts::<&str, &str>(&wrong, &[], &media),
+            Err((1, TurnRole::Assistant, "receipt".to_string()))
+        );
+    }
 }

@@ -4,7 +4,8 @@
 //! the loopback fake provider, then replay with it stopped, under `CI`, with no key; their tokens and
 //! cost are counted; no key reaches a file or the output; a changed request goes pending and
 //! `cargo prompt-tester accept` takes it; with neither recording nor key the trial is ignored; two
-//! trials of five samples each record at once and every sample replays its own calls.
+//! trials of five samples each record at once and every sample replays its own calls; an image in
+//! each API's shape is stored once beside the cassettes, which name it, and replays offline.
 //!
 //! The fixture is `tests/fixtures/app_calls_fixture.rs`, run in child processes in scratch roots.
 
@@ -192,7 +193,12 @@ fn every_client_records_then_replays_offline_under_ci_with_no_key() {
     let fake = fake(Duration::ZERO);
     let scratch = Scratch::new("app-calls", "record");
     let mut filters = vec!["--report", "report.json", "--nocapture"];
-    filters.extend(child::skipping(&["concurrent_", "app_", "trajectory_"]));
+    filters.extend(child::skipping(&[
+        "concurrent_",
+        "app_",
+        "trajectory_",
+        "media_",
+    ]));
     let record = run(&scratch, &filters, &[], Some(&fake));
     record.assert_success();
     let names: Vec<&str> = TRIALS.iter().map(|(name, _)| *name).collect();
@@ -664,4 +670,201 @@ fn an_app_env_test_that_makes_no_call_fails_naming_the_variables() {
         "with `app_env`, build the application's client from `ANTHROPIC_BASE_URL`, \
          `GOOGLE_GEMINI_BASE_URL` or `OPENAI_BASE_URL`",
     );
+}
+
+/// Base64 that is not media, as the fixture's media trials send it (`KEPT` there): a thought's
+/// signature, reasoning's encrypted content, a text that happens to be a data URL.
+const KEPT: &str = "c2lnbmF0dXJlLW9mLWEtdGhvdWdodA==";
+
+/// Base64 that is not media in the fake's answers to them.
+const ANSWER_KEPT: &str = "YW5zd2VyLXNpZ25hdHVyZQ==";
+
+/// The media trials, and the answer's own kept field each prints (none for chat).
+const MEDIA_TRIALS: [(&str, &str); 4] = [
+    ("media_chat", "-"),
+    ("media_responses", ANSWER_KEPT),
+    ("media_anthropic", ANSWER_KEPT),
+    ("media_gemini", ANSWER_KEPT),
+];
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The fake of the media trials: it finds the image where each API carries it, and answers
+/// `saw <its sha256>` beside a base64 field of the API's own that is not media.
+fn media_fake() -> FakeProvider {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    FakeProvider::builder()
+        .respond_with(|request: &CapturedRequest| {
+            let body = request.json.clone().unwrap_or_default();
+            let (at, answer): (&str, fn(String) -> Value) = match request.path.as_str() {
+                p if p.ends_with("/chat/completions") => ("/messages/0/content/1/image_url/url", |text| {
+                    json!({"choices": [{"message": {"role": "assistant", "content": text}}],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 4}})
+                }),
+                p if p.ends_with("/responses") => ("/input/1/content/1/image_url", |text| {
+                    json!({"output": [
+                        {"type": "reasoning", "id": "rs_2", "summary": [], "encrypted_content": ANSWER_KEPT},
+                        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+                    ], "usage": {"input_tokens": 11, "output_tokens": 4}})
+                }),
+                p if p.ends_with("/messages") => ("/messages/2/content/0/source/data", |text| {
+                    json!({"content": [
+                        {"type": "thinking", "thinking": "A receipt.", "signature": ANSWER_KEPT},
+                        {"type": "text", "text": text}
+                    ], "usage": {"input_tokens": 11, "output_tokens": 4}})
+                }),
+                _ => ("/contents/2/parts/1/inlineData/data", |text| {
+                    json!({"candidates": [{"content": {"role": "model",
+                        "parts": [{"text": text, "thoughtSignature": ANSWER_KEPT}]}}],
+                        "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 4}})
+                }),
+            };
+            let data = body.pointer(at).and_then(Value::as_str).unwrap_or_default();
+            let data = data.split_once(";base64,").map_or(data, |(_, d)| d);
+            let seen = STANDARD.decode(data).or_else(|_| URL_SAFE.decode(data));
+            let text = match seen {
+                Ok(bytes) => format!("saw {}", hex_sha256(&bytes)),
+                Err(e) => format!("no image at {at}: {e}"),
+            };
+            Reply::json(200, &answer(text))
+        })
+        .start()
+}
+
+/// The output of each media trial's sample, as the JSON report has it.
+fn media_outputs(scratch: &Scratch) -> BTreeMap<String, String> {
+    let report = report(scratch);
+    MEDIA_TRIALS
+        .iter()
+        .map(|(trial, _)| {
+            let sample = &child::entry(&report["tests"], "name", trial)["samples"][0];
+            (
+                trial.to_string(),
+                sample["output"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_image_in_each_api_s_shape_is_stored_once_beside_the_cassettes_and_replays_offline() {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    let png =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/media/receipt.png"))
+            .unwrap();
+    let sha = hex_sha256(&png);
+    let fake = media_fake();
+    let scratch = Scratch::new("app-calls", "media");
+    // `cargo prompt-tester` finds the crate by its manifest.
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+    );
+    std::fs::write(scratch.path().join("receipt.png"), &png).unwrap();
+    let args = ["media_", "--report", "report.json"];
+    let record = run(&scratch, &args, &[], Some(&fake));
+    record.assert_success();
+    let names: Vec<&str> = MEDIA_TRIALS.iter().map(|(name, _)| *name).collect();
+    record.assert_outcomes(&names, "ok");
+    // The provider got the image's bytes, not its reference, and the other base64 as it was sent.
+    let recorded = media_outputs(&scratch);
+    for (trial, kept) in MEDIA_TRIALS {
+        assert_eq!(
+            recorded.get(trial).map(String::as_str),
+            Some(format!("saw {sha} kept={kept}").as_str()),
+            "{}",
+            record.context()
+        );
+    }
+    assert_eq!(fake.request_count(), 4);
+    for request in fake.requests() {
+        let body = String::from_utf8(request.body.clone()).unwrap();
+        assert!(body.contains(KEPT), "{}: {body}", request.path);
+    }
+
+    // Each cassette names the image by its file and holds none of its base64; the kept fields are
+    // there as they were, in the request and in the answer.
+    let cassettes = scratch.cassettes();
+    let file = format!("{sha}.png");
+    let encoded = [STANDARD.encode(&png), URL_SAFE.encode(&png)];
+    for (trial, kept) in MEDIA_TRIALS {
+        let path = cassettes.join(format!("{trial}.cassette.json"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(text.contains(&file), "{trial}: {text}");
+        for base64 in &encoded {
+            // Any run of 24 characters of it: no piece of the image is inline.
+            for piece in base64.as_bytes().chunks(24).filter(|c| c.len() == 24) {
+                let piece = std::str::from_utf8(piece).unwrap();
+                assert!(!text.contains(piece), "{trial}: {piece} in {text}");
+            }
+        }
+        assert!(text.contains(KEPT), "{trial}: {text}");
+        if kept != "-" {
+            assert!(text.contains(kept), "{trial}: {text}");
+        }
+    }
+    // The store holds it once, as it was sent.
+    let media: Vec<_> = std::fs::read_dir(cassettes.join("media"))
+        .expect("a media folder beside the cassettes")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(media, vec![cassettes.join("media").join(&file)]);
+    assert_eq!(std::fs::read(&media[0]).unwrap(), png);
+
+    // Replay: the server gone, no key, under CI; the same answers, kept fields byte for byte.
+    drop(fake);
+    let replay = run(&scratch, &args, &[("CI", "1")], None);
+    replay.assert_success();
+    replay.assert_stderr_has("4 model calls (4 replayed from cassettes");
+    assert_eq!(media_outputs(&scratch), recorded);
+
+    // A changed image is another request: under CI it is a stale recording, not a replay.
+    let mut changed = png.clone();
+    *changed.last_mut().unwrap() ^= 1;
+    std::fs::write(scratch.path().join("receipt.png"), &changed).unwrap();
+    let stale = run(&scratch, &["media_chat", "--exact"], &[("CI", "1")], None);
+    assert!(!stale.success(), "{}", stale.context());
+    let said = format!("{}{}", stale.stdout(), stale.stderr());
+    let new = format!("{}.png", hex_sha256(&changed));
+    assert!(
+        said.contains(&file[..12]) && said.contains(&new[..12]),
+        "{said}"
+    );
+
+    // Locally it is made and waits for review, which shows the two references, never base64; the
+    // store holds both images until a prune finds one no cassette names.
+    let fake = media_fake();
+    let test = ["media_chat", "--exact"];
+    run(&scratch, &test, &[], Some(&fake)).assert_success();
+    let pending = cassettes.join("media_chat.pending.json");
+    let text = std::fs::read_to_string(&pending).expect("a pending recording");
+    let changed_base64 = STANDARD.encode(&changed);
+    assert!(
+        text.contains(&new) && !text.contains(&changed_base64[..24]),
+        "{text}"
+    );
+    let listed = subcommand(&scratch, &["pending", "--json"]);
+    listed.assert_success();
+    let changes = listed.stdout();
+    assert!(
+        changes.contains(&file[..12]) && changes.contains(&new[..12]),
+        "{changes}"
+    );
+    assert!(!changes.contains(&changed_base64[..24]), "{changes}");
+    assert_eq!(
+        std::fs::read(cassettes.join("media").join(&new)).unwrap(),
+        changed
+    );
+    subcommand(&scratch, &["accept", "media_chat"]).assert_success();
+    drop(fake);
+    run(&scratch, &test, &[("CI", "1")], None).assert_success();
 }

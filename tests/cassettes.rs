@@ -586,10 +586,23 @@ fn prune_removes_recordings_no_test_uses_and_keeps_skipped_cases() {
     let b_before = std::fs::read(&b).unwrap();
     let stray = scratch.cassettes().join("renamed_away.cassette.json");
     std::fs::copy(&a, &stray).unwrap();
+    // An image only the stray cassette's test named (no cassette names it now).
+    let media = scratch.cassettes().join("media");
+    std::fs::create_dir_all(&media).unwrap();
+    let image = media.join(format!("{}.png", "3f".repeat(32)));
+    std::fs::write(&image, b"\x89PNG\r\n\x1a\n").unwrap();
 
     let pruned = scratch.run_example(SUITES_ONLY, &["--prune-cassettes"], &[]);
     pruned.assert_success();
     assert!(!stray.exists(), "{}", pruned.stderr());
+    assert!(!image.exists(), "{}", pruned.stderr());
+    assert_eq!(
+        lines_with(&pruned.stderr(), "no cassette names it"),
+        [format!(
+            "removed prompt-tests/cassettes/media/{}.png (no cassette names it)",
+            "3f".repeat(32)
+        )]
+    );
     assert_eq!(
         lines_with(&pruned.stderr(), "cassette.json"),
         [

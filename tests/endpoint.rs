@@ -69,7 +69,10 @@ fn a_run_fn_s_own_client_records_replays_offline_and_goes_pending_after_a_change
         "a URL in the cassette:\n{recorded}"
     );
     let body: serde_json::Value = serde_json::from_str(&recorded).unwrap();
-    assert_eq!(body["version"], 4);
+    assert_eq!(
+        body["version"],
+        prompt_tester::testing::cassette::FORMAT_VERSION
+    );
     let entries = body["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 4, "the 429 is not recorded:\n{recorded}");
     for entry in entries {

@@ -11,7 +11,7 @@
 //! `--estimate` shows for a test with no recording.
 
 use super::media_tokens::media_tokens;
-use crate::completion::{CompletionRequest, ContentBlock, MediaType};
+use crate::completion::{CompletionRequest, ContentBlock, MediaPart, MediaType};
 use crate::config::WireFormat;
 use crate::embedding::EmbeddingRequest;
 use crate::pricing::Price;
@@ -47,19 +47,10 @@ pub fn input_tokens(request: &CompletionRequest, wire: Option<WireFormat>) -> Re
                 ContentBlock::Text { text } => text.len(),
                 ContentBlock::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
                 ContentBlock::ToolResult { name, content, .. } => name.len() + content.len(),
-                ContentBlock::Media(part) if part.media_type() == MediaType::Text => {
-                    part.bytes().len()
-                }
                 ContentBlock::Media(part) => {
-                    let wire = wire.ok_or_else(|| {
-                        format!(
-                            "the {} {}: its provider is not known",
-                            part.kind(),
-                            part.name()
-                        )
-                    })?;
-                    media += media_tokens(wire, part)?;
-                    0
+                    let (text, tokens) = part_count(part, wire)?;
+                    media += tokens;
+                    text
                 }
             } as u64;
         }
@@ -72,6 +63,35 @@ pub fn input_tokens(request: &CompletionRequest, wire: Option<WireFormat>) -> Re
         bytes += schema.schema.to_string().len() as u64;
     }
     Ok(tokens_of_bytes(bytes) + media + messages * MESSAGE_OVERHEAD + REQUEST_OVERHEAD)
+}
+
+/// The input tokens of the media `parts` of a request sent through the recording endpoint in
+/// `wire` (its body names them by reference, and is counted as text apart).
+#[cfg_attr(not(feature = "endpoint"), allow(dead_code))]
+pub fn media_input_tokens(parts: &[MediaPart], wire: WireFormat) -> Result<u64, String> {
+    let (mut text, mut media) = (0, 0);
+    for part in parts {
+        let (bytes, tokens) = part_count(part, Some(wire))?;
+        text += bytes as u64;
+        media += tokens;
+    }
+    Ok(tokens_of_bytes(text) + media)
+}
+
+/// A media part's count: a plain-text document's bytes, counted as text, or its tokens by its
+/// provider's rule.
+fn part_count(part: &MediaPart, wire: Option<WireFormat>) -> Result<(usize, u64), String> {
+    if part.media_type() == MediaType::Text {
+        return Ok((part.bytes().len(), 0));
+    }
+    let wire = wire.ok_or_else(|| {
+        format!(
+            "the {} {}: its provider is not known",
+            part.kind(),
+            part.name()
+        )
+    })?;
+    Ok((0, media_tokens(wire, part)?))
 }
 
 /// The input tokens of an embeddings call.
@@ -148,6 +168,28 @@ mod tests {
         price.cache_write_mtok = None;
         price.input_mtok = 0.1;
         assert!(!input_is_free(&price));
+    }
+
+    #[test]
+    fn relayed_media_are_counted_by_their_provider_s_rule_and_text_as_text() {
+        let png = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/media/receipt.png"),
+        )
+        .unwrap();
+        let part = |bytes: &[u8]| MediaPart::new("/messages/0/content/1", bytes.to_vec()).unwrap();
+        // A 2x2 PNG: one tile at high detail, one token by Anthropic's area rule.
+        let image = part(&png);
+        let both = [image.clone(), part(b"Total 7.50\n")];
+        assert_eq!(media_input_tokens(&both, WireFormat::OpenAi), Ok(255 + 4));
+        assert_eq!(media_input_tokens(&both, WireFormat::Anthropic), Ok(1 + 4));
+        assert_eq!(media_input_tokens(&[], WireFormat::Google), Ok(0));
+        let wav = part(b"RIFF\x24\0\0\0WAVEfmt ");
+        let why = media_input_tokens(&[image, wav], WireFormat::OpenAi).unwrap_err();
+        assert!(
+            why.contains("/messages/0/content/1") && why.contains("audio"),
+            "{why}"
+        );
     }
 
     /// The approximation is above what a tokenizer counts on ordinary English: about four bytes a

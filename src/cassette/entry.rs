@@ -440,7 +440,7 @@ fn text_name(text: &str) -> String {
         .collect()
 }
 
-/// The version cassette files are written in; a file of a version outside [`EARLIEST_READ`] to it is
+/// The version cassette files are written in; a file of a version outside `EARLIEST_READ` to it is
 /// refused, not misread. Version 5 names media parts by their hash (their bytes in the media store,
 /// `media.rs`); version 4 held them inline, and is otherwise the same.
 pub const FORMAT_VERSION: u32 = 5;

@@ -27,6 +27,16 @@ pub fn reference(part: &MediaPart) -> String {
     format!("{}.{}", part.sha256(), part.media_type().extension())
 }
 
+/// What a relayed body (`raw.rs`) holds in place of the media `part` its request declared as
+/// `media_type`: the part's reference, the declared type and its size.
+pub fn relayed_reference(part: &MediaPart, media_type: &str) -> serde_json::Value {
+    serde_json::json!({
+        "media": reference(part),
+        "media_type": media_type,
+        "size": part.size(),
+    })
+}
+
 /// The hash and type a reference names, when `text` is one (`<64 hex digits>.<ext>`).
 pub fn parse_reference(text: &str) -> Option<(&str, MediaType)> {
     let (sha, extension) = text.split_once('.')?;
@@ -211,9 +221,11 @@ fn hashes_in(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The media parts of `exchange`'s request.
 fn parts_of(exchange: &Exchange) -> impl Iterator<Item = &MediaPart> {
-    let messages = match exchange {
-        Exchange::Completion { request, .. } => request.messages.as_slice(),
-        _ => &[],
+    let (messages, relayed) = match exchange {
+        Exchange::Completion { request, .. } => (request.messages.as_slice(), &[][..]),
+        // A relayed body names its media by reference; the request just made carries their bytes.
+        Exchange::Raw { request, .. } => (&[][..], request.media.as_slice()),
+        Exchange::Embedding { .. } => (&[][..], &[][..]),
     };
     messages
         .iter()
@@ -222,6 +234,7 @@ fn parts_of(exchange: &Exchange) -> impl Iterator<Item = &MediaPart> {
             ContentBlock::Media(part) => Some(part),
             _ => None,
         })
+        .chain(relayed)
 }
 
 /// Whether any of `entries` names media.

@@ -1,7 +1,8 @@
 //! A call the application made itself, through the recording endpoint, as a cassette holds it: the
-//! HTTP request (method, path, the JSON body with its keys sorted) and the answer (status, content type,
-//! the JSON body or the server-sent events in order). Never a header, never a key: the path holds no
-//! secret and the query keeps only what changes the answer (`alt=sse`).
+//! HTTP request (method, path, the JSON body with its keys sorted and its media named by reference)
+//! and the answer (status, content type, the JSON body or the server-sent events in order). Never a
+//! header, never a key: the path holds no secret and the query keeps only what changes the answer
+//! (`alt=sse`).
 
 // Without the `endpoint` feature raw exchanges are read and kept, never made.
 #![cfg_attr(not(feature = "endpoint"), allow(dead_code))]
@@ -9,8 +10,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::completion::MediaPart;
+
 /// A request as the endpoint received it, without what identifies the run, the sample or the caller.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Its media (at the places its API carries media, `provider::relayed::media`) are named in the body
+/// by a reference, their bytes in the media store beside the cassettes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RawRequest {
     /// `POST`.
     pub method: String,
@@ -20,8 +25,22 @@ pub struct RawRequest {
     /// The query parameters that change the answer (`alt=sse`), sorted; a key is never one of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub query: Vec<(String, String)>,
-    /// The JSON body, its object keys sorted (`canonical`).
+    /// The JSON body, its object keys sorted (`canonical`), each media value replaced by its
+    /// reference.
     pub body: Value,
+    /// The media the body names, with their bytes, for the media store when the request is recorded;
+    /// empty once read back from a cassette (the store holds them).
+    #[serde(skip)]
+    pub media: Vec<MediaPart>,
+}
+
+/// Two requests are one when their method, path, query and body are: the body names each media
+/// part by its hash.
+impl PartialEq for RawRequest {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.method, &self.path, &self.query, &self.body)
+            == (&other.method, &other.path, &other.query, &other.body)
+    }
 }
 
 /// What the provider answered, as the client read it.
@@ -151,6 +170,7 @@ pub(crate) fn chat_request(body: Value) -> RawRequest {
         path: "/v1/chat/completions".into(),
         query: Vec::new(),
         body: canonical(body),
+        media: Vec::new(),
     }
 }
 

@@ -302,11 +302,14 @@ async fn serve(
     if let Some(task) = relayed::first_user_text(incoming.api, &json) {
         scope.state().note_task(task);
     }
+    // The media go to the store, the body names them: its key is the media's hash, not their bytes.
+    let media = relayed::media::find(incoming.api, &json);
     let raw = RawRequest {
         method: "POST".into(),
         path: incoming.rest.clone(),
         query: incoming.query.clone(),
-        body: canonical(json),
+        body: canonical(relayed::media::referenced(json, &media)),
+        media: media.into_iter().map(|m| m.part).collect(),
     };
     let model = relayed::model_of(&raw);
     let owner = crate::trial_name::sample_owner(&scope.identity().test, scope.identity().run_index)

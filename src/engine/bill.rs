@@ -117,7 +117,7 @@ impl Billed for EmbeddingRequest {
 }
 
 /// Whether `provider/model` charges nothing for input, so a media part with no count costs nothing.
-fn free_input(engine: &Engine, provider: &str, model: &str) -> bool {
+pub(super) fn free_input(engine: &Engine, provider: &str, model: &str) -> bool {
     (engine.config.price_of(provider, model, 0)).is_some_and(|p| approx::input_is_free(&p))
 }
 

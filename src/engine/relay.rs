@@ -101,10 +101,21 @@ impl Recorded for Relayed {
 }
 
 impl Billed for Relayed {
-    /// Its body's bytes by the approximation, its output at the limit it sets (else
-    /// [`UNBOUNDED_OUTPUT`]).
+    /// Its body's bytes by the approximation and its media by their provider's rule, its output at
+    /// the limit it sets (else [`UNBOUNDED_OUTPUT`]).
     fn worst(&self, engine: &Engine, provider: &str) -> Worst {
+        let media = match approx::media_input_tokens(&self.request.media, self.api.wire()) {
+            Ok(media) => media,
+            Err(_) if super::bill::free_input(engine, provider, &self.model) => 0,
+            Err(why) => {
+                return Worst::UncountedMedia {
+                    model: format!("{provider}/{}", self.model),
+                    why,
+                };
+            }
+        };
         let input = approx::tokens_of_bytes(self.request.body.to_string().len() as u64)
+            + media
             + approx::REQUEST_OVERHEAD;
         let output = self
             .api

@@ -7,6 +7,8 @@
 
 use serde_json::Value;
 
+pub mod media;
+
 use super::{anthropic, count, gemini, openai};
 use crate::cassette::raw::{RawBody, RawRequest, RawResponse};
 use crate::completion::CompletionResult;

@@ -15,6 +15,7 @@ use proptest::test_runner::Config;
 mod files;
 mod inputs;
 mod media;
+mod media_store;
 mod wire;
 
 /// Inputs per property: enough to find what these found, few enough for a quick `cargo test`.

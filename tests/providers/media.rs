@@ -705,6 +705,83 @@ fn estimate_counts_media_by_each_providers_rule_and_a_budget_refuses_audio_it_ca
     assert_eq!(fake.request_count(), 0, "{}", run.context());
 }
 
+/// `media_fixture`'s `image_openai` recorded through the fake: the cassette names the image by its
+/// hash (no base64) and the store beside it holds the bytes once; it replays under `CI` with no call;
+/// the image changed, the replay fails saying which image changed, its hashes and sizes.
+#[test]
+fn an_image_is_recorded_into_the_media_store_replays_under_ci_and_goes_stale_when_changed() {
+    use prompt_tester::testing::cassette::reference;
+    use prompt_tester_testkit::FakeProvider;
+    use prompt_tester_testkit::child::Scratch;
+
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("media", "store");
+    let receipt = scratch.path().join("receipt.png");
+    let original =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/media/receipt.png"))
+            .unwrap();
+    std::fs::write(&receipt, &original).unwrap();
+    let run = |env: &[(&str, &str)]| {
+        scratch
+            .example("media_fixture")
+            .args(["image_openai", "--exact"])
+            .env("MEDIA_FIXTURE_RECEIPT", &receipt)
+            .envs(env)
+            .base_urls(&fake)
+            .run()
+    };
+    let recorded = run(&[("OPENAI_API_KEY", "sk-media-store-test-key")]);
+    recorded.assert_success();
+    assert_eq!(fake.request_count(), 1, "{}", recorded.context());
+
+    let part = Media::bytes("receipt.png", original.clone())
+        .load()
+        .unwrap();
+    let cassette = scratch.cassettes().join("image_openai.cassette.json");
+    let text = std::fs::read_to_string(&cassette).unwrap();
+    assert!(
+        text.contains(&format!("\"sha256\": \"{}\"", part.sha256()))
+            && text.contains(&format!("\"size\": {}", original.len()))
+            && text.contains("\"name\": \"receipt.png\""),
+        "{text}"
+    );
+    assert!(
+        !text.contains(&part.base64()[..40]) && !text.contains("base64"),
+        "no bytes in the cassette: {text}"
+    );
+    let stored = scratch.cassettes().join("media").join(reference(&part));
+    assert_eq!(std::fs::read(&stored).unwrap(), original);
+
+    // Replayed under CI, offline: the fake is not called again.
+    let replayed = run(&[("CI", "true")]);
+    replayed.assert_success();
+    assert_eq!(fake.request_count(), 1, "{}", replayed.context());
+
+    // The image changed: the call is stale, and the message says what changed, not the bytes.
+    let changed =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/media/red-37x23.png"))
+            .unwrap();
+    std::fs::write(&receipt, &changed).unwrap();
+    let stale = run(&[("CI", "true")]);
+    assert_eq!(stale.code(), Some(101), "{}", stale.context());
+    assert_eq!(fake.request_count(), 1, "{}", stale.context());
+    let new = Media::bytes("receipt.png", changed.clone()).load().unwrap();
+    let said = stale.stdout() + &stale.stderr();
+    let kb = |n: usize| match n {
+        0..1_000 => format!("{n} B"),
+        _ => format!("{} KB", (n + 500) / 1_000),
+    };
+    prompt_tester_testkit::child::assert_contains(
+        &said,
+        &[
+            "Changed since it was recorded: image receipt.png changed (sha ",
+            &format!("{}… -> {}…", &part.sha256()[..4], &new.sha256()[..4]),
+            &format!("{} -> {}", kb(original.len()), kb(changed.len())),
+        ],
+    );
+    assert!(!said.contains(&new.base64()[..40]), "{said}");
+}
+
 /// The reports of `media_fixture`: the JSON report names each part (placeholder, name, type, size,
 /// sha256, pixels or seconds) and holds no bytes; the HTML report previews the image once and names
 /// it; JUnit gives a property per part; the Markdown summary names the media of a failed trial.

@@ -308,6 +308,7 @@ fn relayed(id: &str, tone: &str, answer: &str) -> prompt_tester::testing::casset
                 path: "/v1/chat/completions".into(),
                 query: Vec::new(),
                 body,
+                media: Vec::new(),
             },
             response: RawResponse {
                 status: 200,
@@ -412,6 +413,7 @@ fn support_step(step: u8, order: &str, id: &str) -> prompt_tester::testing::cass
                 path: "/v1/chat/completions".into(),
                 query: Vec::new(),
                 body: serde_json::json!({"messages": messages, "model": "house-model"}),
+                media: Vec::new(),
             },
             response: RawResponse {
                 status: 200,

@@ -230,6 +230,7 @@ mod tests {
                     path: "/v1/chat/completions".into(),
                     query: Vec::new(),
                     body: json!({"messages": [{"content": content, "role": "user"}], "model": "gpt-4o-mini"}),
+                    media: Vec::new(),
                 },
                 response: RawResponse {
                     status: 200,

@@ -9,6 +9,7 @@ fn request(path: &str, body: Value) -> RawRequest {
         path: path.into(),
         query: Vec::new(),
         body: canonical(body),
+        media: Vec::new(),
     }
 }
 
