@@ -5,7 +5,7 @@
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::completion::{CompletionRequest, ContentBlock, MediaPart, Message};
+use crate::completion::{CompletionRequest, ContentBlock, MediaKind, MediaPart, Message};
 
 /// Lines of a text diff shown in a one-line message before it is cut.
 const SHORT_DIFF_LINES: usize = 6;
@@ -96,22 +96,29 @@ fn media_changes(old: &Message, new: &Message) -> Vec<String> {
     let mut changes = Vec::new();
     for k in 0..old.len().max(new.len()) {
         match (old.get(k), new.get(k)) {
-            (Some(a), Some(b)) if a.sha256() != b.sha256() => {
-                let (sha_a, sha_b) = short_hashes(a.sha256(), b.sha256());
-                changes.push(format!(
-                    "{} {} changed (sha {sha_a}… -> {sha_b}…, {} -> {})",
-                    b.kind(),
-                    b.name(),
-                    shown_size(a.size()),
-                    shown_size(b.size())
-                ));
-            }
+            (Some(a), Some(b)) if a.sha256() != b.sha256() => changes.push(media_changed(
+                b.kind(),
+                b.name(),
+                (a.sha256(), a.size()),
+                (b.sha256(), b.size()),
+            )),
             (Some(a), None) => changes.push(format!("{} {} removed", a.kind(), a.name())),
             (None, Some(b)) => changes.push(format!("{} {} added", b.kind(), b.name())),
             _ => {}
         }
     }
     changes
+}
+
+/// A media part whose bytes changed, said by its kind, name, hashes and sizes (each side's `(sha256,
+/// size)`): `image receipt.png changed (sha 3f2a… -> 9c1b…, 412 KB -> 398 KB)`; never its bytes.
+pub fn media_changed(kind: MediaKind, name: &str, old: (&str, u64), new: (&str, u64)) -> String {
+    let (sha_a, sha_b) = short_hashes(old.0, new.0);
+    format!(
+        "{kind} {name} changed (sha {sha_a}… -> {sha_b}…, {} -> {})",
+        shown_size(old.1),
+        shown_size(new.1)
+    )
 }
 
 /// The shortest prefixes, of 4 digits or more, that tell two different hashes apart.

@@ -6,12 +6,15 @@
 use std::future::Future;
 use std::time::Duration;
 
+use serde_json::Value;
 use tracing::Instrument as _;
 
 use super::bill::Billed;
 use super::{Call, CallError, CallRole, Engine, RunScope};
 use crate::budget::{Worst, approx};
-use crate::cassette::diff;
+use crate::cassette::changes;
+use crate::cassette::diff::{self, Path, RequestChange, RequestDiff, Step};
+use crate::cassette::media::parse_reference;
 use crate::cassette::raw::{RawRequest, RawResponse};
 use crate::cassette::{Exchange, Recorded};
 use crate::completion::CompletionResult;
@@ -79,7 +82,7 @@ impl Recorded for Relayed {
         });
         match diff::closest(&self.request, same_path) {
             None => Vec::new(),
-            Some(closest) if !closest.is_empty() => closest.lines(CHANGES_SHOWN),
+            Some(closest) if !closest.is_empty() => self.said(&closest),
             Some(closest) if !closest.fresh_ids.is_empty() => {
                 let renamed: Vec<String> = closest
                     .fresh_ids
@@ -97,6 +100,90 @@ impl Recorded for Relayed {
                 self.ordinal
             )],
         }
+    }
+}
+
+impl Relayed {
+    /// A line per change of `diff` (at most [`CHANGES_SHOWN`], then how many more), a changed media
+    /// reference said as a harness part's change is, its size folded in.
+    fn said(&self, diff: &RequestDiff<'_>) -> Vec<String> {
+        let mut folded = Vec::new();
+        let lines: Vec<(String, String)> = diff
+            .changes
+            .iter()
+            .map(|change| {
+                let line = match self.media_change(change, diff) {
+                    Some((size_at, line)) => {
+                        folded.push(size_at);
+                        line
+                    }
+                    None => change.line(),
+                };
+                (change.place(), line)
+            })
+            .collect();
+        let mut shown: Vec<String> = lines
+            .into_iter()
+            .filter(|(place, _)| !folded.contains(place))
+            .map(|(_, line)| line)
+            .collect();
+        let count = diff.count - folded.len();
+        shown.truncate(CHANGES_SHOWN);
+        if count > shown.len() {
+            shown.push(format!("and {} more", count - shown.len()));
+        }
+        shown
+    }
+
+    /// A changed reference (`….url.media`, see `provider::relayed::media`) said by its place, hashes
+    /// and sizes ([`changes::media_changed`]), and the place of its size's change; `None` for any
+    /// other change.
+    fn media_change(
+        &self,
+        change: &RequestChange<'_>,
+        diff: &RequestDiff<'_>,
+    ) -> Option<(String, String)> {
+        let RequestChange::Value {
+            path,
+            old: Some(Value::String(old)),
+            new: Some(Value::String(new)),
+        } = change
+        else {
+            return None;
+        };
+        let (Step::Key(last), parent) = path.0.split_last()? else {
+            return None;
+        };
+        let ((old_sha, _), (new_sha, media_type)) = (parse_reference(old)?, parse_reference(new)?);
+        if last != "media" {
+            return None;
+        }
+        let parent = Path(parent.to_vec());
+        let pointer: String = parent
+            .0
+            .iter()
+            .map(|step| match step {
+                Step::Key(key) => format!("/{}", key.replace('~', "~0").replace('/', "~1")),
+                Step::Index(n) => format!("/{n}"),
+            })
+            .collect();
+        let new_size = self.request.body.pointer(&pointer)?.get("size")?.as_u64()?;
+        let size_at = format!("{parent}.size");
+        let old_size = diff
+            .changes
+            .iter()
+            .find_map(|c| match c {
+                RequestChange::Value { old: Some(v), .. } if c.place() == size_at => v.as_u64(),
+                _ => None,
+            })
+            .unwrap_or(new_size);
+        let line = changes::media_changed(
+            media_type.kind(),
+            &parent.to_string(),
+            (old_sha, old_size),
+            (new_sha, new_size),
+        );
+        Some((size_at, line))
     }
 }
 
@@ -187,5 +274,72 @@ impl Engine {
         start: impl FnOnce(&tokio::runtime::Handle) -> super::app_calls::Listening,
     ) -> &super::app_calls::Listening {
         self.endpoint.get_or_init(|| start(self.runtime.handle()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cassette::raw::{RawBody, chat_request};
+    use crate::completion::MediaPart;
+    use crate::provider::relayed::media;
+    use serde_json::json;
+
+    /// A chat request sending `png` as a data URL, as the endpoint records it (the image named by
+    /// its reference).
+    fn sending(png: &[u8], text: &str) -> RawRequest {
+        use base64::Engine as _;
+        let url = format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(png)
+        );
+        let body = json!({"model": "m", "messages": [{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": url}}, {"type": "text", "text": text}
+        ]}]});
+        let found = media::find(Api::ChatCompletions, &body);
+        chat_request(media::referenced(body, &found))
+    }
+
+    #[test]
+    fn a_changed_image_is_said_by_its_place_hashes_and_sizes_its_size_folded_in() {
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        let bigger = [&png[..], b"more"].concat();
+        let old = sending(&png, "Total?");
+        let recorded = [Exchange::Raw {
+            request: old,
+            response: RawResponse {
+                status: 200,
+                content_type: "application/json".into(),
+                body: RawBody::Json(json!({})),
+            },
+        }];
+        let relayed = |request| Relayed {
+            request,
+            api: Api::ChatCompletions,
+            model: "m".into(),
+            ordinal: 1,
+            sends_key: false,
+        };
+        let sha = |bytes: &[u8]| {
+            MediaPart::new("r.png", bytes.to_vec())
+                .unwrap()
+                .sha256()
+                .to_string()
+        };
+        let (a, b) = (sha(&png), sha(&bigger));
+        let n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count() + 1;
+        let n = n.max(4);
+        let said = relayed(sending(&bigger, "Sum?")).changes(&recorded);
+        assert_eq!(
+            said,
+            [
+                format!(
+                    "image messages[0].content[0].image_url.url changed (sha {}… -> {}…, 16 B -> 20 B)",
+                    &a[..n],
+                    &b[..n]
+                ),
+                "messages[0].content[1].text: \"Total?\" → \"Sum?\"".to_string(),
+            ]
+        );
     }
 }
