@@ -99,6 +99,16 @@ pub fn embedding_tokens(request: &EmbeddingRequest) -> u64 {
     tokens_of_bytes(request.input.len() as u64) + MESSAGE_OVERHEAD + REQUEST_OVERHEAD
 }
 
+/// Whether `price` charges nothing for input (a `free` endpoint's): then a part with no token count
+/// costs nothing either.
+pub fn input_is_free(price: &Price) -> bool {
+    [price.cache_read_mtok, price.cache_write_mtok]
+        .into_iter()
+        .flatten()
+        .fold(price.input_mtok, f64::max)
+        == 0.0
+}
+
 /// The most a call of `input` tokens and at most `max_output` output tokens costs at `price`: every
 /// input token at the dearest input rate (a cache write costs more than a plain token).
 pub fn worst_cost(price: &Price, input: u64, max_output: u64) -> f64 {
@@ -146,6 +156,18 @@ mod tests {
         price.cache_write_mtok = Some(1.25);
         price.cache_read_mtok = Some(0.1);
         assert_eq!(worst_cost(&price, 1_000_000, 0), 1.25);
+    }
+
+    #[test]
+    fn input_is_free_only_when_every_input_rate_is_zero() {
+        let mut price = Price::free();
+        price.output_mtok = 2.0;
+        assert!(input_is_free(&price));
+        price.cache_write_mtok = Some(0.5);
+        assert!(!input_is_free(&price));
+        price.cache_write_mtok = None;
+        price.input_mtok = 0.1;
+        assert!(!input_is_free(&price));
     }
 
     #[test]

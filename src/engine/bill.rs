@@ -74,6 +74,7 @@ impl Billed for CompletionRequest {
         let wire = engine.config.endpoint(provider).ok().map(|e| e.wire);
         let input = match approx::input_tokens(self, wire) {
             Ok(input) => input,
+            Err(_) if free_input(engine, provider, &self.model) => 0,
             Err(why) => {
                 return Worst::UncountedMedia {
                     model: format!("{provider}/{}", self.model),
@@ -113,6 +114,11 @@ impl Billed for EmbeddingRequest {
     fn cost(answer: &Embedding) -> Option<f64> {
         answer.cost_usd
     }
+}
+
+/// Whether `provider/model` charges nothing for input, so a media part with no count costs nothing.
+pub(super) fn free_input(engine: &Engine, provider: &str, model: &str) -> bool {
+    (engine.config.price_of(provider, model, 0)).is_some_and(|p| approx::input_is_free(&p))
 }
 
 /// What a call holds in each budget it is under, until it is settled.

@@ -106,6 +106,7 @@ impl Billed for Relayed {
     fn worst(&self, engine: &Engine, provider: &str) -> Worst {
         let media = match approx::media_input_tokens(&self.request.media, self.api.wire()) {
             Ok(media) => media,
+            Err(_) if super::bill::free_input(engine, provider, &self.model) => 0,
             Err(why) => {
                 return Worst::UncountedMedia {
                     model: format!("{provider}/{}", self.model),

@@ -495,7 +495,16 @@ fn approximated(
         }
         (kind, Some((provider, request))) => {
             let wire = config.endpoint(provider).ok().map(|e| e.wire);
-            let worst = match approx::input_tokens(request, wire) {
+            let free_input = || {
+                (config.price_of(provider, &request.model, 0))
+                    .is_some_and(|p| approx::input_is_free(&p))
+            };
+            let counted = match approx::input_tokens(request, wire) {
+                // Input a model does not charge for needs no count.
+                Err(_) if free_input() => Ok(0),
+                counted => counted,
+            };
+            let worst = match counted {
                 Ok(input) => {
                     let worst = config
                         .price_of(provider, &request.model, input)

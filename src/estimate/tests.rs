@@ -341,6 +341,23 @@ fn an_unrecorded_image_is_counted_by_its_providers_rule_and_audio_it_cannot_pric
 }
 
 #[test]
+fn a_part_with_no_count_costs_nothing_where_input_is_free() {
+    // A self-hosted endpoint's model (`free = true`), or any price of $0 input: its output alone.
+    let mut config = config();
+    let mut price = Price::free();
+    price.output_mtok = 2.0;
+    config.prices.insert("local".into(), price);
+    let mut t = trial(fixed(1), BTreeMap::new());
+    let mut request = with_media("silence-1.5s.wav");
+    request.model = "local".into();
+    t.request = Some(("openai".into(), request));
+    let e = estimate(&config, &[t]);
+    let figure = e.trials[0].calls.subject;
+    assert_eq!(figure.unpriced_calls, 0.0, "{:?}", e.trials[0].unknown);
+    assert!((figure.cost_usd - 100.0 * 2.0 / 1e6).abs() < 1e-15);
+}
+
+#[test]
 fn a_recording_replaces_the_media_estimate() {
     // The audio OpenAI's format cannot price is unpriced only until a call is recorded: then its
     // recorded usage is the figure.
