@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::media::parse_reference;
+use super::media_ref::parse_reference;
 use super::raw::RawRequest;
 use crate::completion::MediaKind;
 
@@ -81,9 +81,9 @@ pub enum RequestChange<'a> {
         path: Path,
         /// What kind of part the new one is.
         kind: MediaKind,
-        /// Its hash and size before.
+        /// Its reference (the file in the media store, `<sha256>.<ext>`) and size before.
         old: (&'a str, u64),
-        /// Its hash and size now.
+        /// Its reference and size now.
         new: (&'a str, u64),
     },
     /// The array at `path` holds another number of items; its first differing item is a change of its
@@ -98,7 +98,7 @@ pub enum RequestChange<'a> {
     },
 }
 
-impl RequestChange<'_> {
+impl<'a> RequestChange<'a> {
     /// Where the change is, as a line names it: the JSON path, or `request` for the method, path and
     /// query.
     pub fn place(&self) -> String {
@@ -121,7 +121,15 @@ impl RequestChange<'_> {
                 kind,
                 old,
                 new,
-            } => media_changed(*kind, &path.to_string(), *old, *new),
+            } => {
+                let sha = |file: &'a str| file.split_once('.').map_or(file, |(sha, _)| sha);
+                media_changed(
+                    *kind,
+                    &path.to_string(),
+                    (sha(old.0), old.1),
+                    (sha(new.0), new.1),
+                )
+            }
             RequestChange::Value { path, old, new } => {
                 let (old, new) = match (old, new) {
                     (Some(Value::String(a)), Some(Value::String(b))) => {
@@ -152,11 +160,9 @@ impl RequestChange<'_> {
                 (format!("{old} items"), format!("{new} items"))
             }
             RequestChange::Value { old, new, .. } => (full(old), full(new)),
-            // The file each side names in the media store, which the reader can open.
+            // The file each side names in the cassettes' media store, which the reader can open.
             RequestChange::Media { old, new, .. } => {
-                let stored = |(sha, size): (&str, u64)| {
-                    format!("{}/{sha}.* ({})", super::media::MEDIA_DIR, shown_size(size))
-                };
+                let stored = |(file, size): (&str, u64)| format!("{file} ({})", shown_size(size));
                 (stored(*old), stored(*new))
             }
         }
@@ -246,8 +252,9 @@ pub fn values<'a>(old: &'a Value, new: &'a Value) -> RequestDiff<'a> {
 /// The hash, kind and size of a relayed body's reference into the media store
 /// ([`super::media::relayed_reference`]), when `object` is one.
 fn stored_media(object: &serde_json::Map<String, Value>) -> Option<(&str, MediaKind, u64)> {
-    let (sha, media_type) = parse_reference(object.get("media")?.as_str()?)?;
-    Some((sha, media_type.kind(), object.get("size")?.as_u64()?))
+    let file = object.get("media")?.as_str()?;
+    let (_, media_type) = parse_reference(file)?;
+    Some((file, media_type.kind(), object.get("size")?.as_u64()?))
 }
 
 /// One step of the path being walked, borrowed from the values.
@@ -530,10 +537,7 @@ mod tests {
         );
         assert_eq!(
             diff.changes[0].sides(),
-            (
-                format!("media/{a}.* (412 KB)"),
-                format!("media/{b}.* (398 KB)")
-            )
+            (format!("{a}.png (412 KB)"), format!("{b}.png (398 KB)"))
         );
         // The same bytes declared as another type: a plain change of that field.
         let mut retyped = old.clone();

@@ -16,37 +16,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::CassetteError;
 use super::entry::{Entry, Exchange};
-use crate::completion::{ContentBlock, MediaPart, MediaType};
+use crate::completion::{ContentBlock, MediaPart};
 use crate::shared::{Shared, SharedLock, work_dir};
 
 /// The media folder's name, in the cassette folder.
 pub const MEDIA_DIR: &str = "media";
 
-/// A part's reference, the one textual form that names its bytes: the file name `<sha256>.<ext>`.
-pub fn reference(part: &MediaPart) -> String {
-    format!("{}.{}", part.sha256(), part.media_type().extension())
-}
-
-/// What a relayed body (`raw.rs`) holds in place of the media `part` its request declared as
-/// `media_type`: the part's reference, the declared type and its size.
-pub fn relayed_reference(part: &MediaPart, media_type: &str) -> serde_json::Value {
-    serde_json::json!({
-        "media": reference(part),
-        "media_type": media_type,
-        "size": part.size(),
-    })
-}
-
-/// The hash and type a reference names, when `text` is one (`<64 hex digits>.<ext>`).
-pub fn parse_reference(text: &str) -> Option<(&str, MediaType)> {
-    let (sha, extension) = text.split_once('.')?;
-    let media_type = MediaType::from_extension(extension)?;
-    (is_sha256(sha) && media_type.extension() == extension).then_some((sha, media_type))
-}
-
-fn is_sha256(text: &str) -> bool {
-    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
-}
+pub use super::media_ref::{parse_reference, reference, relayed_reference};
 
 /// The media store of one cassette folder.
 #[derive(Debug)]
@@ -293,7 +269,7 @@ pub(super) fn place_parts(path: &Path, entries: &mut [Entry]) -> Result<(), Cass
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::completion::Media;
+    use crate::completion::{Media, MediaType};
     use crate::test_support::Scratch;
 
     const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";

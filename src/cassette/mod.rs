@@ -24,6 +24,7 @@ mod flush;
 pub mod folder;
 mod index;
 pub mod media;
+mod media_ref;
 mod name;
 mod owner;
 pub mod pending;
