@@ -150,7 +150,8 @@ pub struct MediaRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extent: Option<crate::completion::Extent>,
     /// An image of at most [`PREVIEW_MAX_BYTES`] as a data URL, for the HTML report only: not in the
-    /// JSON report nor a results fragment (a report merged from fragments names the image).
+    /// JSON report nor a results fragment (a report merged from fragments reads it from the media
+    /// store).
     #[serde(skip)]
     pub preview: Option<String>,
 }
@@ -161,9 +162,7 @@ pub const PREVIEW_MAX_BYTES: usize = 64 * 1024;
 impl MediaRecord {
     /// The record of `part`, placed by `{var}`.
     pub fn of(var: &str, part: &crate::completion::MediaPart) -> Self {
-        use crate::completion::MediaKind;
-        let preview = (part.kind() == MediaKind::Image && part.bytes().len() <= PREVIEW_MAX_BYTES)
-            .then(|| format!("data:{};base64,{}", part.media_type(), part.base64()));
+        let preview = preview_of(part);
         Self {
             var: var.to_string(),
             kind: part.kind(),
@@ -189,6 +188,12 @@ impl MediaRecord {
             self.kind, self.name, self.media_type
         )
     }
+}
+
+/// `part` as a data URL for the HTML report, when it is an image of at most [`PREVIEW_MAX_BYTES`].
+pub(crate) fn preview_of(part: &crate::completion::MediaPart) -> Option<String> {
+    (part.kind() == crate::completion::MediaKind::Image && part.bytes().len() <= PREVIEW_MAX_BYTES)
+        .then(|| format!("data:{};base64,{}", part.media_type(), part.base64()))
 }
 
 impl TrialRecord {

@@ -5,7 +5,12 @@ use crate::completion::{MediaPart, MediaType};
 
 /// A part's reference, the one textual form that names its bytes: the file name `<sha256>.<ext>`.
 pub fn reference(part: &MediaPart) -> String {
-    format!("{}.{}", part.sha256(), part.media_type().extension())
+    reference_to(part.sha256(), part.media_type())
+}
+
+/// The reference of the bytes hashed `sha256`, of `media_type`.
+pub fn reference_to(sha256: &str, media_type: MediaType) -> String {
+    format!("{sha256}.{}", media_type.extension())
 }
 
 /// What a relayed body (`raw.rs`) holds in place of the media `part` its request declared as

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use super::error::HarnessError;
 use super::settings;
 use crate::cassette::CassetteStore;
+use crate::cassette::media::{MediaStore, reference_to};
 use crate::commands::Commands;
 use crate::config::Config;
-use crate::record::Status;
+use crate::record::{PREVIEW_MAX_BYTES, Status, TrialRecord};
 use crate::report::ReportError;
 use crate::report::markdown::Markdown;
 use crate::report::results::{Asked, RESULTS_VAR, merge, partition, results_dir};
@@ -66,7 +67,7 @@ pub fn report(request: &Request) -> Result<Done, HarnessError> {
         .map(|dir| partition(dir))
         .collect::<Result<Vec<_>, _>>()?;
     let folders: Vec<PathBuf> = partitions.iter().map(|p| p.folder.clone()).collect();
-    let merged = merge(partitions)?;
+    let mut merged = merge(partitions)?;
     let named = Asked {
         junit: request.junit.clone(),
         json: request.json.clone(),
@@ -83,6 +84,10 @@ pub fn report(request: &Request) -> Result<Done, HarnessError> {
         return Err(ReportError::NothingAsked.into());
     }
     let config = Config::load(&request.root)?;
+    previews_from_store(
+        &mut merged.records,
+        &MediaStore::beside(&config.cassette_dir),
+    );
     let run = &merged.run;
     let commands = Commands::new(run.target.as_deref());
     let baseline = match &request.baseline {
@@ -150,6 +155,27 @@ pub fn report(request: &Request) -> Result<Done, HarnessError> {
             .collect(),
         failed,
     })
+}
+
+/// The previews a report merged from results fragments lacks (a fragment holds none), read from the
+/// media store where the run recorded the images; an image not stored there stays named only.
+fn previews_from_store(records: &mut [TrialRecord], store: &MediaStore) {
+    for media in records.iter_mut().flat_map(|r| &mut r.media) {
+        if media.preview.is_some() || media.bytes > PREVIEW_MAX_BYTES as u64 {
+            continue;
+        }
+        let Some(media_type) = crate::completion::MediaType::from_mime(&media.media_type) else {
+            continue;
+        };
+        let file = store.path_of(&reference_to(&media.sha256, media_type));
+        let part = std::fs::read(file)
+            .ok()
+            .and_then(|bytes| crate::completion::MediaPart::new(media.name.clone(), bytes).ok());
+        // Only the bytes the trial sent: the name is the hash, but a file can be edited.
+        if let Some(part) = part.filter(|p| p.sha256() == media.sha256) {
+            media.preview = crate::record::preview_of(&part);
+        }
+    }
 }
 
 /// Where the crate's pending recordings are: `PROMPT_TESTER_PENDING_DIR` (relative to the crate

@@ -862,3 +862,80 @@ fn reports_name_media_and_only_the_html_report_shows_an_image() {
         "{markdown}"
     );
 }
+
+/// A report merged from results fragments (`cargo prompt-tester report`, what a nextest run takes)
+/// previews an image the run recorded: its bytes read from the media store, as the in-process
+/// report has them; the fragment itself holds none.
+#[test]
+fn a_merged_report_previews_a_recorded_image_from_the_media_store() {
+    use prompt_tester_testkit::FakeProvider;
+    use prompt_tester_testkit::child::{self, Child, Scratch};
+
+    let fake = FakeProvider::start();
+    let scratch = Scratch::new("media", "merged_preview");
+    let recorded = scratch
+        .example("media_fixture")
+        .args(["image_openai", "--exact"])
+        .env("PROMPT_TESTER_RESULTS", scratch.path().join("results"))
+        .base_urls(&fake)
+        .run();
+    recorded.assert_success();
+    let png64 = Media::file(RECEIPT_PNG).load().unwrap().base64();
+    let fragments: Vec<String> = walk(&scratch.path().join("results"))
+        .iter()
+        .map(|file| std::fs::read_to_string(file).unwrap())
+        .collect();
+    assert!(
+        !fragments.is_empty() && fragments.iter().all(|text| !text.contains(&png64)),
+        "no bytes in the results fragments"
+    );
+
+    // `cargo prompt-tester` finds the crate by its manifest.
+    scratch.file(
+        "Cargo.toml",
+        "[package]\nname = \"pt-media\"\nversion = \"0.0.0\"\nedition = \"2021\"\n",
+    );
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let report = |html: &str| {
+        Child::new(child::built_binary("cargo-prompt-tester", &workspace))
+            .root(scratch.path())
+            .args([
+                "prompt-tester",
+                "report",
+                "--from",
+                "results",
+                "--html",
+                html,
+            ])
+            .run()
+    };
+    report("merged.html").assert_success();
+    let html = std::fs::read_to_string(scratch.path().join("merged.html")).unwrap();
+    assert_eq!(html.matches(&png64).count(), 1, "one preview");
+
+    // A stored file that is not the bytes the trial sent is not shown as them.
+    let media = scratch.cassettes().join("media");
+    for entry in std::fs::read_dir(&media).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"\x89PNG\r\n\x1a\nother").unwrap();
+    }
+    report("edited.html").assert_success();
+    let html = std::fs::read_to_string(scratch.path().join("edited.html")).unwrap();
+    assert!(
+        !html.contains("data:image/png;base64"),
+        "named, not previewed"
+    );
+}
+
+/// The files under `dir`, at any depth.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
