@@ -405,13 +405,26 @@ impl Run {
 }
 
 /// The outcome libtest printed for `trial` in `stdout`: `test <name> ... <outcome>`, the name padded
-/// to a column by libtest-mimic.
+/// to a column by libtest-mimic. A trial that prints to stdout from another thread can land its line
+/// between the name and the outcome: the outcome is then the next line that is one.
 pub fn outcome(stdout: &str, trial: &str) -> Option<String> {
-    stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("test ")?.split_once(" ... "))
-        .find(|(name, _)| name.trim_end() == trial)
-        .map(|(_, outcome)| outcome.trim().to_string())
+    let is_outcome = |text: &str| matches!(text, "ok" | "FAILED") || text.starts_with("ignored");
+    let lines: Vec<&str> = stdout.lines().collect();
+    lines.iter().enumerate().find_map(|(i, line)| {
+        let (name, rest) = line.strip_prefix("test ")?.split_once(" ... ")?;
+        if name.trim_end() != trial {
+            return None;
+        }
+        let rest = rest.trim();
+        if is_outcome(rest) {
+            return Some(rest.to_string());
+        }
+        lines[i + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| is_outcome(l))
+            .map(str::to_string)
+    })
 }
 
 /// The arguments that make libtest skip every trial whose name contains one of `filters`:
@@ -477,5 +490,9 @@ mod tests {
         assert_eq!(outcome(stdout, "a::b").as_deref(), Some("FAILED"));
         assert_eq!(outcome(stdout, "c").as_deref(), Some("ignored, live only"));
         assert_eq!(outcome(stdout, "d"), None);
+        // A trial's own output between libtest's name and its outcome.
+        let interleaved = "test g ... OUTPUT 1 echo: Name a tree.\nok\ntest h ... ok\n";
+        assert_eq!(outcome(interleaved, "g").as_deref(), Some("ok"));
+        assert_eq!(outcome(interleaved, "h").as_deref(), Some("ok"));
     }
 }
