@@ -119,7 +119,8 @@ fn run_prompts(
     // The 200-row golden dataset replays in `cargo test --test prompts`; live it would be 200 calls.
     // The calibration set is 42 judge calls (minutes live on two cores); its replay is checked in
     // tests/suites/calibration.rs. The support agent's tool loop was recorded from a scripted
-    // stand-in, not this model (it calls no tools): its replay runs in `cargo test --test prompts`.
+    // stand-in, not this model (it calls no tools), and the receipt's image input from a loopback
+    // stand-in (this model reads no images): their replays run in `cargo test --test prompts`.
     let run = Child::new(child::test_binary("prompts"))
         .root(&child::examples_root())
         .args(child::skipping(&[
@@ -127,6 +128,7 @@ fn run_prompts(
             "golden::",
             "calibration::",
             "support_agent::",
+            "receipt::",
         ]))
         .args(args)
         .args([Path::new("--report"), report])
