@@ -15,7 +15,7 @@ use serde_json::Value;
 mod media;
 mod media_header;
 
-pub use media::{Media, MediaError, MediaKind, MediaPart, MediaType};
+pub use media::{ImageDetail, Media, MediaError, MediaKind, MediaPart, MediaType};
 pub use media_header::Extent;
 
 /// Who wrote a message.

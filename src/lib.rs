@@ -87,7 +87,7 @@ pub use trajectory::{ModelCall, SentBack, ToolOrder, Trajectory, TrajectoryProbl
 /// What a prompt test needs: `use prompt_tester::prelude::*;`.
 pub mod prelude {
     pub use crate::completion::{
-        CompletionRequest, CompletionResult, Media, ToolCall, ToolSpec, Turn,
+        CompletionRequest, CompletionResult, ImageDetail, Media, ToolCall, ToolSpec, Turn,
     };
     pub use crate::endpoint::SampleContext;
     pub use crate::judge::JudgeVerdict;

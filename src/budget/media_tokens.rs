@@ -2,20 +2,12 @@
 //! tells ([`crate::completion::Extent`]). What no rule prices, or a part whose size cannot be read,
 //! has no count: the estimate says "unpriced" and a budget refuses the call.
 
-use crate::completion::{Extent, MediaKind, MediaPart};
+use crate::completion::{Extent, ImageDetail, MediaKind, MediaPart};
 use crate::config::WireFormat;
 
-/// OpenAI's `detail` of an image part.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImageDetail {
-    /// `low`: one fixed price whatever the size.
-    Low,
-    /// `high`, or `auto` (what this crate sends; counted as high, the larger).
-    High,
-}
-
 /// OpenAI Chat Completions: low 85; high fits 2048x2048, then its shortest side down to 768, 170 per
-/// 512-px tile plus 85 (platform.openai.com/docs/guides/images-vision#calculating-costs).
+/// 512-px tile plus 85 (platform.openai.com/docs/guides/images-vision#calculating-costs). `auto` is
+/// counted as high, the larger.
 pub fn openai_image(width: u32, height: u32, detail: ImageDetail) -> u64 {
     if detail == ImageDetail::Low {
         return 85;
@@ -96,7 +88,7 @@ pub fn media_tokens(wire: WireFormat, part: &MediaPart) -> Result<u64, String> {
     let extent = part.extent().ok_or_else(unread)?;
     Ok(match (wire, extent) {
         (WireFormat::OpenAi, Extent::Pixels { width, height }) => {
-            openai_image(width, height, ImageDetail::High)
+            openai_image(width, height, part.detail())
         }
         (WireFormat::Anthropic, Extent::Pixels { width, height }) => anthropic_image(width, height),
         (WireFormat::Google, Extent::Pixels { width, height }) => gemini_image(width, height),
@@ -154,6 +146,11 @@ mod tests {
         assert_eq!(media_tokens(WireFormat::OpenAi, &png), Ok(255));
         assert_eq!(media_tokens(WireFormat::Anthropic, &png), Ok(2));
         assert_eq!(media_tokens(WireFormat::Google, &png), Ok(258));
+        // The part's own detail prices it: `low` one fixed price, `high` as `auto`.
+        let at = |detail| png.clone().with_detail(detail).unwrap();
+        assert_eq!(media_tokens(WireFormat::OpenAi, &at(ImageDetail::Low)), Ok(85));
+        assert_eq!(media_tokens(WireFormat::OpenAi, &at(ImageDetail::High)), Ok(255));
+        assert_eq!(media_tokens(WireFormat::Anthropic, &at(ImageDetail::Low)), Ok(2));
         let pdf = fixture("two-pages.pdf");
         assert_eq!(media_tokens(WireFormat::Google, &pdf), Ok(516));
         assert_eq!(media_tokens(WireFormat::Anthropic, &pdf), Ok(9_200));

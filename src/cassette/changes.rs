@@ -103,6 +103,13 @@ fn media_changes(old: &Message, new: &Message) -> Vec<String> {
                 (a.sha256(), a.size()),
                 (b.sha256(), b.size()),
             )),
+            (Some(a), Some(b)) if a.detail() != b.detail() => changes.push(format!(
+                "{} {} detail {} → {}",
+                b.kind(),
+                b.name(),
+                a.detail().as_str(),
+                b.detail().as_str()
+            )),
             (Some(a), None) => changes.push(format!("{} {} removed", a.kind(), a.name())),
             (None, Some(b)) => changes.push(format!("{} {} added", b.kind(), b.name())),
             _ => {}
@@ -294,6 +301,14 @@ mod tests {
         assert!(a.len() >= 4 && a != b);
         assert!(!changes[0].contains(&old.base64()[..16]));
         assert!(describe(&with(&old), &with(&old)).is_empty());
+        let low = old
+            .clone()
+            .with_detail(crate::completion::ImageDetail::Low)
+            .unwrap();
+        assert_eq!(
+            describe(&with(&old), &with(&low)),
+            ["image receipt.png detail auto → low"]
+        );
         let mut text = with(&old);
         text.messages[0].content[0] = ContentBlock::Text {
             text: "Sum?".into(),

@@ -159,6 +159,43 @@ impl fmt::Display for MediaKind {
     }
 }
 
+/// How closely OpenAI reads an image (`detail`); the other providers take no such setting and
+/// ignore it. It prices the image too: `low` is one fixed price, `high` and `auto` are counted by
+/// its tiles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageDetail {
+    /// The provider chooses (what is sent unless a test says otherwise).
+    #[default]
+    Auto,
+    /// A 512x512 reading at one fixed price.
+    Low,
+    /// The full reading, tile by tile.
+    High,
+}
+
+impl ImageDetail {
+    /// Its name on the wire and in a suite (`auto`, `low`, `high`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Low => "low",
+            Self::High => "high",
+        }
+    }
+
+    /// The detail `word` names.
+    pub fn named(word: &str) -> Option<Self> {
+        [Self::Auto, Self::Low, Self::High]
+            .into_iter()
+            .find(|d| d.as_str() == word)
+    }
+
+    fn is_auto(&self) -> bool {
+        *self == Self::Auto
+    }
+}
+
 /// Why a [`Media`] could not be loaded: each names the file and says how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -188,6 +225,13 @@ pub enum MediaError {
         by_extension: MediaType,
         /// The type the bytes are.
         by_bytes: MediaType,
+    },
+    /// A `detail` was given for a part that is not an image.
+    DetailNotImage {
+        /// The file's name.
+        name: String,
+        /// The type the bytes are.
+        media_type: MediaType,
     },
 }
 
@@ -219,6 +263,11 @@ impl fmt::Display for MediaError {
                  rename it to .{} (or replace it with a real {by_extension} file)",
                 by_bytes.extensions()[0]
             ),
+            Self::DetailNotImage { name, media_type } => write!(
+                f,
+                "media {name}: a `detail` is given but it is {media_type}, not an image; \
+                 remove the `detail`"
+            ),
         }
     }
 }
@@ -231,6 +280,7 @@ impl std::error::Error for MediaError {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Media {
     source: PartSource,
+    detail: ImageDetail,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,6 +294,7 @@ impl Media {
     pub fn file(path: impl AsRef<Path>) -> Self {
         Self {
             source: PartSource::File(path.as_ref().to_path_buf()),
+            detail: ImageDetail::Auto,
         }
     }
 
@@ -254,12 +305,19 @@ impl Media {
                 name: name.into(),
                 bytes: bytes.into().into(),
             },
+            detail: ImageDetail::Auto,
         }
+    }
+
+    /// This image read at `detail` (OpenAI's setting; an error when loaded if it is not an image).
+    pub fn detail(mut self, detail: ImageDetail) -> Self {
+        self.detail = detail;
+        self
     }
 
     /// The part: its bytes read, its type detected and checked against its extension.
     pub fn load(&self) -> Result<MediaPart, MediaError> {
-        match &self.source {
+        let part = match &self.source {
             PartSource::File(path) => {
                 let bytes = std::fs::read(path).map_err(|e| MediaError::Read {
                     path: path.clone(),
@@ -272,7 +330,8 @@ impl Media {
                 MediaPart::new(name, bytes)
             }
             PartSource::Bytes { name, bytes } => MediaPart::new(name.clone(), bytes.clone()),
-        }
+        }?;
+        part.with_detail(self.detail)
     }
 }
 
@@ -286,6 +345,7 @@ pub struct MediaPart {
     /// The SHA-256 of its bytes, in hex: what a recording and a call's key name.
     sha256: String,
     size: u64,
+    detail: ImageDetail,
     bytes: PartBytes,
 }
 
@@ -302,11 +362,11 @@ enum PartBytes {
     },
 }
 
-/// Two parts are equal when their type, name and bytes (by hash) are.
+/// Two parts are equal when their type, name, bytes (by hash) and detail are.
 impl PartialEq for MediaPart {
     fn eq(&self, other: &Self) -> bool {
-        (self.media_type, &self.name, &self.sha256)
-            == (other.media_type, &other.name, &other.sha256)
+        (self.media_type, &self.name, &self.sha256, self.detail)
+            == (other.media_type, &other.name, &other.sha256, other.detail)
     }
 }
 
@@ -345,8 +405,26 @@ impl MediaPart {
             name,
             sha256: hex_sha256(&bytes),
             size: bytes.len() as u64,
+            detail: ImageDetail::Auto,
             bytes: PartBytes::Held(bytes),
         }
+    }
+
+    /// This part read at `detail`; `Err` when it is not an image and `detail` is not `auto`.
+    pub fn with_detail(mut self, detail: ImageDetail) -> Result<Self, MediaError> {
+        if detail != ImageDetail::Auto && self.kind() != MediaKind::Image {
+            return Err(MediaError::DetailNotImage {
+                name: self.name,
+                media_type: self.media_type,
+            });
+        }
+        self.detail = detail;
+        Ok(self)
+    }
+
+    /// How closely it is to be read (an image's; `auto` for any other part).
+    pub fn detail(&self) -> ImageDetail {
+        self.detail
     }
 
     /// Its media type.
@@ -448,14 +526,16 @@ impl fmt::Debug for MediaPart {
             .field("name", &self.name)
             .field("media_type", &self.media_type.mime())
             .field("len", &self.size)
+            .field("detail", &self.detail)
             .finish()
     }
 }
 
 /// How a part is written in a recorded request, the one place that decides it: its type, name,
 /// hash and size, never its bytes (they are in the media store beside the cassettes, named by the
-/// hash). Fields in a fixed order, so keys are stable. `data` is read from format version 4 files,
-/// which held the bytes inline.
+/// hash). Fields in a fixed order, so keys are stable; `detail` is written only when not `auto`, so
+/// the keys recorded before it existed stay. `data` is read from format version 4 files, which held
+/// the bytes inline.
 #[derive(Serialize, Deserialize)]
 struct RecordedPart {
     media_type: String,
@@ -463,6 +543,8 @@ struct RecordedPart {
     sha256: String,
     #[serde(default)]
     size: Option<u64>,
+    #[serde(default, skip_serializing_if = "ImageDetail::is_auto")]
+    detail: ImageDetail,
     #[serde(default, skip_serializing)]
     data: Option<String>,
 }
@@ -474,6 +556,7 @@ impl Serialize for MediaPart {
             name: self.name.clone(),
             sha256: self.sha256.clone(),
             size: Some(self.size),
+            detail: self.detail,
             data: None,
         }
         .serialize(serializer)
@@ -504,6 +587,7 @@ impl<'de> Deserialize<'de> for MediaPart {
                 name: stored.name,
                 sha256: stored.sha256.to_ascii_lowercase(),
                 size,
+                detail: stored.detail,
                 bytes: PartBytes::Stored {
                     file: PathBuf::new(),
                     read: std::sync::OnceLock::new(),
@@ -520,7 +604,8 @@ impl<'de> Deserialize<'de> for MediaPart {
                     stored.name
                 ))
             })?;
-        let part = Self::held(media_type, stored.name, bytes.into());
+        let mut part = Self::held(media_type, stored.name, bytes.into());
+        part.detail = stored.detail;
         if part.sha256 != stored.sha256 {
             return Err(D::Error::custom(format!(
                 "media {}: its bytes do not match its sha256 {}",

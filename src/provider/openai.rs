@@ -150,7 +150,7 @@ pub(super) fn media_part(part: &MediaPart) -> Value {
         }}),
         _ => json!({"type": "image_url", "image_url": {
             "url": format!("data:{};base64,{}", part.media_type(), part.base64()),
-            "detail": "auto",
+            "detail": part.detail().as_str(),
         }}),
     }
 }

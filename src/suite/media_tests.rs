@@ -152,7 +152,7 @@ messages = [{ role = "user", content = "Hi" }, { role = "assistant", content = "
         &[
             ":6",
             "cases[0].inputs.voice",
-            "`messages[1]`, a assistant message",
+            "`messages[1]`, an assistant message",
         ],
     );
 }
@@ -193,6 +193,47 @@ fn the_kind_named_is_checked_against_the_bytes_and_the_file_must_be_there() {
         &case(r#"{ image = "receipt.png", audio = "voice.wav" }"#),
         &["one kind and one file"],
     );
+    assert_contains(
+        &case(r#"{ image = "receipt.png", detail = "tiny" }"#),
+        &[
+            "cases[0].inputs.x.detail",
+            "expected `auto`, `low` or `high`, found `tiny`",
+        ],
+    );
+    assert_contains(
+        &case(r#"{ audio = "voice.wav", detail = "low" }"#),
+        &[
+            "cases[0].inputs.x.detail",
+            "`detail` is an image's setting; this input is an audio",
+            "or remove it",
+        ],
+    );
+}
+
+#[test]
+fn an_image_input_may_say_its_detail_and_the_openai_request_sends_it() {
+    let dir = media_dir();
+    let suite = parsed(
+        "prompt = \"Read {x}\"\n\n[[cases]]\nname = \"a\"\ninputs = { x = { image = \"receipt.png\", \
+         detail = \"low\" } }\n",
+        dir.path(),
+    )
+    .unwrap();
+    let request = first_request(suite);
+    let part = request.messages[0]
+        .content
+        .iter()
+        .find_map(|b| match b {
+            ContentBlock::Media(part) => Some(part.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(part.detail(), crate::completion::ImageDetail::Low);
+    // The recorded request names it, so a changed detail is a changed key.
+    let recorded = serde_json::to_value(&part).unwrap();
+    assert_eq!(recorded["detail"], "low");
+    let auto = part.clone().with_detail(crate::completion::ImageDetail::Auto).unwrap();
+    assert!(serde_json::to_value(&auto).unwrap().get("detail").is_none());
 }
 
 #[test]
@@ -294,7 +335,7 @@ fn a_yaml_suite_takes_media_inputs_too() {
         &problems,
         &[
             "prompt-tests/m.evals.yaml:7",
-            "is named as a audio",
+            "is named as an audio",
             "image/png",
         ],
     );

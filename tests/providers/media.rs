@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use prompt_tester::completion::{CompletionRequest, ContentBlock, Media, MediaPart, Message, Role};
+use prompt_tester::completion::{
+    CompletionRequest, ContentBlock, ImageDetail, Media, MediaPart, Message, Role,
+};
 use prompt_tester::config::WireFormat;
 use prompt_tester::testing::wire::request_body;
 use serde_json::{Value, json};
@@ -61,6 +63,12 @@ fn sent(wire: WireFormat, model: &str, content: Vec<ContentBlock>) -> Value {
 
 fn part(name: &str, bytes: Vec<u8>) -> ContentBlock {
     ContentBlock::Media(MediaPart::new(name, bytes).unwrap())
+}
+
+/// An image part read at `detail`.
+fn image_at(name: &str, bytes: Vec<u8>, detail: ImageDetail) -> ContentBlock {
+    let part = MediaPart::new(name, bytes).unwrap().with_detail(detail);
+    ContentBlock::Media(part.unwrap())
 }
 
 /// The fixture's user content at `pointer` rebuilt from its text and media parts (`media_at` the
@@ -127,7 +135,8 @@ fn check(
 
 #[test]
 fn openai_chat_parts_are_the_sdks() {
-    // The capture asked for `detail: low`; prompt-tester sends the API's default, `auto`.
+    // The capture asked for `detail: low`; prompt-tester sends the API's default, `auto`, unless
+    // the part says otherwise (below).
     let detail = [("/image_url/detail", json!("auto"))];
     check(
         "openai_chat_image.json",
@@ -162,13 +171,32 @@ fn openai_chat_parts_are_the_sdks() {
             .as_str()
             .unwrap(),
     );
-    let body = sent(WireFormat::OpenAi, "gpt-4o", vec![part("r.png", png)]);
+    let body = sent(WireFormat::OpenAi, "gpt-4o", vec![part("r.png", png.clone())]);
     let url = body
         .pointer("/messages/0/content/0/image_url/url")
         .unwrap()
         .as_str()
         .unwrap();
     assert!(url.starts_with("data:image/png;base64,iVBOR"), "{url}");
+    // A part read at `low` is the SDK's part exactly.
+    let body = sent(
+        WireFormat::OpenAi,
+        "gpt-4o",
+        vec![image_at("receipt.png", png.clone(), ImageDetail::Low)],
+    );
+    assert_eq!(
+        body.pointer("/messages/0/content/0"),
+        image.pointer("/messages/0/content/1")
+    );
+    let high = sent(
+        WireFormat::OpenAi,
+        "gpt-4o",
+        vec![image_at("receipt.png", png, ImageDetail::High)],
+    );
+    assert_eq!(
+        high.pointer("/messages/0/content/0/image_url/detail"),
+        Some(&json!("high"))
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use toml::de::{DeTable, DeValue};
 
-use crate::completion::{Media, MediaError, MediaKind, MediaPart};
+use crate::completion::{ImageDetail, Media, MediaError, MediaKind, MediaPart};
 use crate::spanned::{Node, Reader, found};
 
 /// The kinds a suite names, as written.
@@ -61,13 +61,14 @@ pub(crate) fn load(
 /// "a" or "an" before the kind's name.
 fn article(kind: MediaKind) -> &'static str {
     match kind {
-        MediaKind::Image => "an",
+        MediaKind::Image | MediaKind::Audio => "an",
         _ => "a",
     }
 }
 
 const INPUT_FIX: &str = "write `name = { image = \"receipt.png\" }` (or `document`, `audio`; the path \
-                         relative to the suite file), or `name = \"text\"`";
+                         relative to the suite file; an image may add `detail = \"low\"` or \
+                         `\"high\"`), or `name = \"text\"`";
 
 /// The media input `table` (at `node`, its path `key`) names, its problems noted.
 pub(super) fn input(
@@ -76,7 +77,8 @@ pub(super) fn input(
     table: &DeTable<'_>,
     key: &str,
 ) -> Option<MediaPart> {
-    let mut entries = table.iter();
+    let detail_node = table.iter().find(|(k, _)| k.get_ref().as_ref() == "detail");
+    let mut entries = table.iter().filter(|(k, _)| k.get_ref().as_ref() != "detail");
     let (Some((kind_key, value)), None) = (entries.next(), entries.next()) else {
         r.problem(
             node.span(),
@@ -111,8 +113,42 @@ pub(super) fn input(
         );
         return None;
     };
+    let detail = match detail_node {
+        None => ImageDetail::Auto,
+        Some((_, detail)) => {
+            let named = match detail.get_ref() {
+                DeValue::String(word) if kind == MediaKind::Image => ImageDetail::named(word),
+                _ => None,
+            };
+            let Some(named) = named else {
+                let message = if kind == MediaKind::Image {
+                    format!(
+                        "expected `auto`, `low` or `high`, found {}",
+                        match detail.get_ref() {
+                            DeValue::String(word) => format!("`{word}`"),
+                            other => found(other).to_string(),
+                        }
+                    )
+                } else {
+                    format!("`detail` is an image's setting; this input is {} {kind}", article(kind))
+                };
+                r.problem(
+                    detail.span(),
+                    &format!("{key}.detail"),
+                    message,
+                    "write `detail = \"low\"` or `\"high\"` on an image input (OpenAI's reading \
+                     of it), or remove it",
+                );
+                return None;
+            };
+            named
+        }
+    };
     let dir = r.resolve("");
-    match load(&dir, relative, kind) {
+    match load(&dir, relative, kind).and_then(|part| {
+        part.with_detail(detail)
+            .map_err(|e| (e.to_string(), "remove the `detail`".to_string()))
+    }) {
         Ok(part) => Some(part),
         Err((message, fix)) => {
             r.problem(value.span(), &format!("{key}.{word}"), message, fix);
@@ -154,7 +190,8 @@ pub(crate) fn placed(
     let messages = settings.request.messages.as_deref().unwrap_or_default();
     if let Err((i, role, name)) = crate::conversation::media_parts(messages, inputs, media) {
         let role = crate::conversation::role_name(role);
-        return misplaced(name, format!("`messages[{i}]`, a {role} message"));
+        let article = if role.starts_with('a') { "an" } else { "a" };
+        return misplaced(name, format!("`messages[{i}]`, {article} {role} message"));
     }
     for (i, turn) in turns.iter().enumerate().skip(1) {
         if let Some(name) = media_in(turn) {
