@@ -497,9 +497,12 @@ impl Engine {
         let (recording, entry) = match &cassette {
             Some(c) => {
                 // Record mode calls anyway: a recorded entry is neither looked up nor marked used.
-                let found = (self.mode != CassetteMode::Record)
-                    .then(|| c.lookup(&call.key))
-                    .flatten();
+                let found = match self.mode {
+                    CassetteMode::Record => None,
+                    _ => c.lookup(&call.key).map_err(|e| {
+                        CallError::new(CallErrorKind::Cassette, e.to_string()).caused_by(e)
+                    })?,
+                };
                 match found {
                     Some(entry) => (Recording::Found, Some(entry)),
                     // Embeddings are keyed by their text alone: a new text is a first recording.

@@ -267,30 +267,33 @@ impl Cassette {
         state
     }
 
-    /// The state, with the file's entries for `key` parsed.
-    fn with_key(&self, key: &str) -> std::sync::MutexGuard<'_, State> {
+    /// The state, with the file's entries for `key` parsed; `Err` when they name a media file the
+    /// store does not hold, as a whole load says it (a trial run alone, as nextest runs it, fails
+    /// as it does among all).
+    fn with_key(
+        &self,
+        key: &str,
+    ) -> Result<std::sync::MutexGuard<'_, State>, CassetteError> {
         let mut state = self.state();
         let State {
             unread, entries, ..
         } = &mut *state;
         let Some(unread) = unread else {
-            return state;
+            return Ok(state);
         };
         if entries.has_key(key) {
-            return state;
+            return Ok(state);
         }
         match unread.entries_of(key) {
             Some(mut found) => {
-                // Replay needs no media bytes: a missing file is said by a whole load (a prune, a
-                // miss, a run of many trials), not here.
-                let _ = media::place_parts(&self.path, &mut found);
+                let placed = media::place_parts(&self.path, &mut found);
                 entries.overlay(Recordings::new(found));
-                state
+                placed.map(|()| state)
             }
             // The index does not match the file: parse it whole.
             None => {
                 drop(state);
-                self.whole()
+                Ok(self.whole())
             }
         }
     }
@@ -322,9 +325,12 @@ impl Cassette {
     ///
     /// When the call's sample is being recorded anew in this run, the entry joins its replacement: a
     /// replacement holds every call of the sample.
-    pub fn lookup(&self, key: &str) -> Option<Entry> {
-        let mut state = self.with_key(key);
-        let entry = state.entries.find(key, &self.target).cloned()?;
+    /// `Err` when the entry names a media file the store does not hold.
+    pub fn lookup(&self, key: &str) -> Result<Option<Entry>, CassetteError> {
+        let mut state = self.with_key(key)?;
+        let Some(entry) = state.entries.find(key, &self.target).cloned() else {
+            return Ok(None);
+        };
         state.used.insert((entry.target.clone(), key.to_string()));
         if !state.replacing.is_empty()
             && let Some(sample) = SampleId::of(&entry, &self.target)
@@ -333,7 +339,7 @@ impl Cassette {
             replacement.entries.push(entry.clone());
             state.replacing_unwritten.insert(sample);
         }
-        Some(entry)
+        Ok(Some(entry))
     }
 
     /// The sample a call of `test`'s run `run` belongs to, as this target records it.
@@ -393,7 +399,8 @@ impl Cassette {
     /// sample); the file is written at most once a second and by [`Cassette::flush`].
     pub fn record(&self, mut entry: Entry) -> Result<(), CassetteError> {
         entry.target = self.target.clone();
-        let mut state = self.with_key(&entry.key);
+        // The entry recorded now carries its own bytes: one it replaces may name a missing file.
+        let mut state = self.with_key(&entry.key).unwrap_or_else(|_| self.state());
         state.used.insert((entry.target.clone(), entry.key.clone()));
         if let Some(sample) = SampleId::of(&entry, &self.target) {
             state.first_recorded.insert(sample);

@@ -389,7 +389,7 @@ mod tests {
     fn rerun(store: CassetteStore, into: ReplaceInto) -> PathBuf {
         let c = store.open("s").unwrap();
         assert_eq!(c.sample_recordings(&c.sample("t", 1)), 2);
-        assert!(c.lookup("judge").is_some());
+        assert!(c.lookup("judge").unwrap().is_some());
         c.record_replacing(entry("t", 1, CallRole::Subject, "new", "new answer"), into)
             .unwrap();
         c.flush().unwrap();

@@ -155,10 +155,10 @@ fn record_merge_prune_roundtrip() {
     other.flush().unwrap();
     let reloaded = CassetteStore::new(dir).open("mod::greet").unwrap();
     assert_eq!(reloaded.recorded_len(), Some(3));
-    assert!(reloaded.lookup("k2").is_some());
+    assert!(reloaded.lookup("k2").unwrap().is_some());
     assert_eq!(reloaded.prune().unwrap(), removed_and_kept(2, 1));
     let after = CassetteStore::new(dir).open("mod::greet").unwrap();
-    assert!(after.lookup("k1").is_none() && after.lookup("k2").is_some());
+    assert!(after.lookup("k1").unwrap().is_none() && after.lookup("k2").unwrap().is_some());
 }
 
 #[test]
@@ -216,7 +216,7 @@ fn a_skipped_test_keeps_its_recordings_through_a_prune() {
     recorder.record(recorded("suite::gone", "gone")).unwrap();
     recorder.flush().unwrap();
     let cassette = CassetteStore::new(dir).open("suite").unwrap();
-    assert!(cassette.lookup("ab").is_some());
+    assert!(cassette.lookup("ab").unwrap().is_some());
     cassette.keep_recordings_of("suite::a");
     assert_eq!(cassette.prune().unwrap(), removed_and_kept(1, 3));
     let mut kept: Vec<String> = read_entries(&cassette.path)
@@ -274,7 +274,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
     let prompts = store_of(dir, "prompts");
     let plan = prompts.open("plan").unwrap();
     assert_eq!(
-        plan.lookup("same").unwrap().target.as_deref(),
+        plan.lookup("same").unwrap().unwrap().target.as_deref(),
         Some("prompts"),
         "its own recording first"
     );
@@ -323,7 +323,7 @@ fn two_targets_recording_the_same_call_keep_their_recordings_apart_and_prune_onl
         .open("plan")
         .unwrap()
         .lookup("same");
-    assert_eq!(replayed.unwrap().target.as_deref(), Some("agents"));
+    assert_eq!(replayed.unwrap().unwrap().target.as_deref(), Some("agents"));
 }
 
 /// A cassette whose entries name no target (recorded by a process that could not tell its own).
@@ -374,7 +374,7 @@ fn a_prune_keeps_recordings_that_name_no_target_and_stops_at_a_file_that_does_no
     fs::write(dir.join("gone.cassette.json"), untargeted(&["g"])).unwrap();
     fs::write(dir.join("broken.cassette.json"), "<<<<<<< HEAD\n").unwrap();
     let store = store_of(dir, "prompts");
-    assert!(store.open("greet").unwrap().lookup("used").is_some());
+    assert!(store.open("greet").unwrap().lookup("used").unwrap().is_some());
     let unreadable: Vec<String> = store
         .unreadable()
         .unwrap()
@@ -426,7 +426,7 @@ fn names_that_shared_a_file_record_into_their_own_and_a_long_one_records() {
     for (i, name) in names.iter().enumerate() {
         let reread = store_of(dir, "prompts").open(name).unwrap();
         assert_eq!(reread.recorded_len(), Some(1), "{name}");
-        assert!(reread.lookup(&format!("k{i}")).is_some(), "{name}");
+        assert!(reread.lookup(&format!("k{i}")).unwrap().is_some(), "{name}");
     }
 }
 
@@ -508,7 +508,7 @@ fn a_write_waiting_for_the_file_lock_does_not_hold_up_replays_or_recordings() {
     let reader = {
         let c = c.clone();
         std::thread::spawn(move || {
-            let found = c.lookup("a").is_some();
+            let found = c.lookup("a").unwrap().is_some();
             c.record(entry("c", 3)).unwrap_or_default();
             done.send(found).unwrap();
         })
@@ -528,7 +528,7 @@ fn a_write_waiting_for_the_file_lock_does_not_hold_up_replays_or_recordings() {
 }
 
 /// An entry whose request carries the image `bytes`, shown as `receipt.png`, keyed as the engine keys it.
-fn with_image(bytes: &[u8]) -> Entry {
+pub(super) fn with_image(bytes: &[u8]) -> Entry {
     let part = crate::completion::Media::bytes("receipt.png", bytes)
         .load()
         .unwrap();
@@ -590,6 +590,7 @@ fn media_is_stored_once_beside_the_cassette_and_named_by_its_hash() {
         .open("receipt")
         .unwrap()
         .lookup(&key)
+        .unwrap()
         .unwrap();
     let Exchange::Completion { request, .. } = &found.call else {
         panic!("a completion");
@@ -669,6 +670,7 @@ fn a_version_4_file_without_media_replays_as_it_is() {
         .open("greet")
         .unwrap()
         .lookup("k4")
+        .unwrap()
         .unwrap();
     assert_eq!(found.call, entry("k4", 1).call);
 }

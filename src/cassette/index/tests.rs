@@ -136,13 +136,13 @@ fn lookups_through_the_index_answer_as_a_whole_load_does() {
     let whole = open(&path, "prompts", Loading::Whole);
     let partial = indexed(&path, "prompts");
     for key in ["k1", "k2", "shared", "k3", "k{\"[4", "never"] {
-        assert_eq!(partial.lookup(key), whole.lookup(key), "{key}");
+        assert_eq!(partial.lookup(key).unwrap(), whole.lookup(key).unwrap(), "{key}");
     }
     // Another trial's identical call answers: `s::b`'s, this target's own, before `other`'s.
-    let shared = partial.lookup("shared").unwrap();
+    let shared = partial.lookup("shared").unwrap().unwrap();
     assert_eq!(shared.test, "s::b");
     // The shared system prompt is put back.
-    let Exchange::Completion { request, .. } = partial.lookup("k1").unwrap().call else {
+    let Exchange::Completion { request, .. } = partial.lookup("k1").unwrap().unwrap().call else {
         panic!("a completion");
     };
     assert!(request.system.unwrap().starts_with("You answer briefly."));
@@ -204,7 +204,7 @@ fn an_edit_of_the_same_length_is_seen() {
     let scratch = Scratch::new("index-edit");
     let path = write_cassette(scratch.path(), entries(), MINUTE);
     assert_eq!(
-        answer(indexed(&path, "prompts").lookup("k1").unwrap()),
+        answer(indexed(&path, "prompts").lookup("k1").unwrap().unwrap()),
         "one"
     );
     // Edited in place (the same inode), a minute later, to an answer of the same length.
@@ -213,12 +213,12 @@ fn an_edit_of_the_same_length_is_seen() {
     age_file(&path, Duration::from_secs(5));
     let again = open(&path, "prompts", ANY);
     assert!(!again.is_partial());
-    assert_eq!(answer(again.lookup("k1").unwrap()), "new");
+    assert_eq!(answer(again.lookup("k1").unwrap().unwrap()), "new");
     // Replaced by a rename, with the same length and time as the file indexed now.
     // That load indexed the edited file.
     let now_indexed = open(&path, "prompts", ANY);
     assert!(now_indexed.is_partial());
-    assert_eq!(answer(now_indexed.lookup("k1").unwrap()), "new");
+    assert_eq!(answer(now_indexed.lookup("k1").unwrap().unwrap()), "new");
     let modified = fs::metadata(&path).unwrap().modified().unwrap();
     let other = scratch.path().join("other");
     fs::write(
@@ -238,7 +238,7 @@ fn an_edit_of_the_same_length_is_seen() {
     let renamed = open(&path, "prompts", ANY);
     if cfg!(unix) {
         assert!(!renamed.is_partial(), "another inode");
-        assert_eq!(answer(renamed.lookup("k1").unwrap()), "old");
+        assert_eq!(answer(renamed.lookup("k1").unwrap().unwrap()), "old");
     }
 }
 
@@ -279,8 +279,8 @@ fn a_corrupt_or_foreign_index_is_ignored() {
         fs::write(&index, &text).unwrap();
         age_file(&index, Duration::ZERO);
         let cassette = open(&path, "prompts", ANY);
-        assert_eq!(answer(cassette.lookup("k1").unwrap()), "one", "{text}");
-        assert_eq!(answer(cassette.lookup("k2").unwrap()), "two", "{text}");
+        assert_eq!(answer(cassette.lookup("k1").unwrap().unwrap()), "one", "{text}");
+        assert_eq!(answer(cassette.lookup("k2").unwrap().unwrap()), "two", "{text}");
     }
     // Ranges that point elsewhere: the entry there has another key, and the file is parsed whole.
     fs::write(
@@ -291,7 +291,7 @@ fn a_corrupt_or_foreign_index_is_ignored() {
     age_file(&index, Duration::ZERO);
     let cassette = open(&path, "prompts", ANY);
     assert!(cassette.is_partial());
-    assert_eq!(answer(cassette.lookup("k1").unwrap()), "one");
+    assert_eq!(answer(cassette.lookup("k1").unwrap().unwrap()), "one");
     assert!(!cassette.is_partial());
 }
 
@@ -300,7 +300,7 @@ fn a_recording_made_through_the_index_keeps_every_other_entry() {
     let scratch = Scratch::new("index-record");
     let path = write_cassette(scratch.path(), entries(), MINUTE);
     let partial = Arc::new(indexed(&path, "prompts"));
-    assert!(partial.lookup("k2").is_some());
+    assert!(partial.lookup("k2").unwrap().is_some());
     partial
         .record(entry("k9", "s::d", 1, None, "nine"))
         .unwrap();
@@ -308,10 +308,10 @@ fn a_recording_made_through_the_index_keeps_every_other_entry() {
     let written = open(&path, "prompts", Loading::Whole);
     assert_eq!(written.recorded_len(), Some(7));
     assert_eq!(
-        written.lookup("k9").unwrap().target.as_deref(),
+        written.lookup("k9").unwrap().unwrap().target.as_deref(),
         Some("prompts")
     );
-    assert_eq!(answer(written.lookup("k1").unwrap()), "one");
+    assert_eq!(answer(written.lookup("k1").unwrap().unwrap()), "one");
 }
 
 #[test]
@@ -328,4 +328,44 @@ fn the_layout_finds_texts_and_entries_whatever_their_contents() {
     );
     assert_eq!(scan("[1]"), None);
     assert_eq!(scan(r#"{"version": 4}"#), None, "no entries");
+}
+
+/// A trial run alone (nextest) reads its cassette through the index: a media file its recording
+/// names that is gone fails its lookup as a whole load fails, naming the cassette, the part and the
+/// file, not a replay that passes without it.
+#[test]
+fn a_missing_media_file_fails_a_lookup_through_the_index_as_a_whole_load_does() {
+    let scratch = Scratch::new("index-media-missing");
+    let path = scratch.path().join("receipt.cassette.json");
+    let recorded = crate::cassette::tests::with_image(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    let key = recorded.key.clone();
+    let writer = open(&path, "prompts", ANY);
+    writer.record(recorded).unwrap();
+    writer.flush().unwrap();
+    age_file(&path, MINUTE);
+    let cassette = indexed(&path, "prompts");
+    assert!(cassette.lookup(&key).unwrap().is_some());
+    let media = scratch.path().join("media");
+    for file in fs::read_dir(&media).unwrap() {
+        fs::remove_file(file.unwrap().path()).unwrap();
+    }
+    let cassette = open(&path, "prompts", ANY);
+    assert!(cassette.is_partial());
+    let error = cassette.lookup(&key).unwrap_err();
+    let whole = Cassette::load(
+        path.clone(),
+        path.with_extension("pending"),
+        Some("prompts".into()),
+        Loading::Whole,
+    )
+    .unwrap_err();
+    for e in [&error, &whole] {
+        assert!(matches!(e, CassetteError::MediaMissing { .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("receipt.cassette.json") && text.contains(&*media.to_string_lossy()),
+            "{text}"
+        );
+    }
+    assert_eq!(error.to_string(), whole.to_string());
 }
