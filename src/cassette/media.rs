@@ -146,9 +146,9 @@ impl MediaStore {
         self.shared.lock().map_err(io)
     }
 
-    /// The media files no text of `files` names (by its hash), removed under the store's lock;
-    /// `files` are read under it (a cassette written since a listing is read as it is now). Returns
-    /// the files removed, sorted.
+    /// The media files no text of `files` names (by its hash), and temporary files a killed writer
+    /// left, removed under the store's lock; `files` are read under it (a cassette written since a
+    /// listing is read as it is now). Returns the files removed, sorted.
     pub(crate) fn prune(
         &self,
         files: impl FnOnce() -> Vec<PathBuf>,
@@ -175,9 +175,11 @@ impl MediaStore {
         for found in stored {
             let path = found.map_err(io(&self.dir))?.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if let Some((sha, _)) = parse_reference(name)
-                && !named.contains(&sha.to_ascii_lowercase())
-            {
+            let unnamed = parse_reference(name)
+                .is_some_and(|(sha, _)| !named.contains(&sha.to_ascii_lowercase()));
+            // Writers store under the lock held here: a temporary file now is a killed writer's.
+            let left_by_a_writer = name.starts_with('.') && name.ends_with(".tmp");
+            if unnamed || left_by_a_writer {
                 std::fs::remove_file(&path).map_err(io(&path))?;
                 removed.push(path);
             }

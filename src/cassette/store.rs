@@ -258,9 +258,10 @@ impl CassetteStore {
     }
 
     /// Removes the media files (`media.rs`) no file in the cassette folder (or the pending folder)
-    /// names: run after the prunes of the recordings. The folders are listed again under the media
-    /// store's lock, so a cassette another process wrote since the run's listing keeps its media.
-    /// Returns the files removed.
+    /// names, from the cassettes' store and from a separate pending folder's own: run after the
+    /// prunes of the recordings. The folders are listed again under each store's lock, so a
+    /// cassette another process wrote since the run's listing keeps its media. Returns the files
+    /// removed.
     pub fn prune_media(&self) -> Result<Vec<PathBuf>, CassetteError> {
         let mut folders = vec![self.dir.clone()];
         folders.extend(self.pending_dir.clone().filter(|d| *d != self.dir));
@@ -277,7 +278,11 @@ impl CassetteStore {
             }
             files
         };
-        MediaStore::beside(&self.dir).prune(naming)
+        let mut removed = Vec::new();
+        for folder in &folders {
+            removed.extend(MediaStore::beside(folder).prune(naming)?);
+        }
+        Ok(removed)
     }
 
     /// The cassette file at `path`, which no trial opened, loaded whole on first use.

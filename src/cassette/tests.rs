@@ -703,4 +703,40 @@ fn a_prune_removes_the_media_no_cassette_names() {
         store.prune_media().unwrap(),
         Vec::<std::path::PathBuf>::new()
     );
+    // A killed writer's temporary file (writers store under the lock the prune holds).
+    let left = media.join(format!(".{}.png.4242.0.tmp", "ab".repeat(32)));
+    fs::write(&left, b"half").unwrap();
+    assert_eq!(store.prune_media().unwrap(), [left.clone()]);
+    assert!(!left.exists());
+    assert_eq!(fs::read_dir(&media).unwrap().count(), 1);
+}
+
+/// Pending recordings kept in their own folder (`PROMPT_TESTER_PENDING_DIR`) store their media in
+/// that folder's store: a prune removes what no pending file (or cassette) names there too.
+#[test]
+fn a_prune_removes_the_media_of_a_separate_pending_folder_no_file_names() {
+    let scratch = Scratch::new("cassette-media-prune-pending");
+    let (cassettes, pending) = (scratch.path().join("c"), scratch.path().join("p"));
+    fs::create_dir_all(&cassettes).unwrap();
+    let store = CassetteStore::new(&cassettes).with_pending_dir(Some(pending.clone()));
+    let part = |bytes: &[u8]| {
+        crate::completion::Media::bytes("r.png", bytes)
+            .load()
+            .unwrap()
+    };
+    let (named, unnamed) = (part(PNG), part(&[PNG, b" gone"].concat()));
+    let media = super::media::MediaStore::beside(&pending);
+    for p in [&named, &unnamed] {
+        media.store(p).unwrap();
+    }
+    fs::write(
+        pending.join("receipt.pending.json"),
+        format!("{{\"sha256\": \"{}\"}}", named.sha256()),
+    )
+    .unwrap();
+    assert_eq!(
+        store.prune_media().unwrap(),
+        [media.path_of(&super::media::reference(&unnamed))]
+    );
+    assert!(media.path_of(&super::media::reference(&named)).is_file());
 }
