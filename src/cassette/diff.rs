@@ -148,7 +148,9 @@ impl<'a> RequestChange<'a> {
 
     /// Each side in full, for a line diff: a text as it is, another value as pretty JSON, nothing
     /// where it is unset.
-    pub fn sides(&self) -> (String, String) {
+    /// Each side in full: a media part as its file in the media store of `media` (the folders
+    /// holding the old side's file and the new side's: a cassette's, a pending file's), to open.
+    pub fn sides(&self, media: (&std::path::Path, &std::path::Path)) -> (String, String) {
         let full = |value: &Option<&Value>| match value {
             None => String::new(),
             Some(Value::String(text)) => text.clone(),
@@ -160,10 +162,12 @@ impl<'a> RequestChange<'a> {
                 (format!("{old} items"), format!("{new} items"))
             }
             RequestChange::Value { old, new, .. } => (full(old), full(new)),
-            // The file each side names in the cassettes' media store, which the reader can open.
             RequestChange::Media { old, new, .. } => {
-                let stored = |(file, size): (&str, u64)| format!("{file} ({})", shown_size(size));
-                (stored(*old), stored(*new))
+                let stored = |folder: &std::path::Path, (file, size): (&str, u64)| {
+                    let store = super::media::MediaStore::beside(folder);
+                    format!("{} ({})", store.path_of(file).display(), shown_size(size))
+                };
+                (stored(media.0, *old), stored(media.1, *new))
             }
         }
     }
@@ -536,8 +540,11 @@ mod tests {
             ["image content[0].image_url.url changed (sha 3f2a… -> 9c1b…, 412 KB -> 398 KB)"]
         );
         assert_eq!(
-            diff.changes[0].sides(),
-            (format!("{a}.png (412 KB)"), format!("{b}.png (398 KB)"))
+            diff.changes[0].sides((std::path::Path::new("c"), std::path::Path::new("p"))),
+            (
+                format!("c/media/{a}.png (412 KB)"),
+                format!("p/media/{b}.png (398 KB)")
+            )
         );
         // The same bytes declared as another type: a plain change of that field.
         let mut retyped = old.clone();

@@ -198,7 +198,7 @@ pub fn lines(
             out.push(Line::plain(format!("  call {}: {change}", i + 1)));
         }
         if at.request_diff {
-            request_diff(&mut out, i + 1, pair);
+            request_diff(&mut out, i + 1, pair, (cassette, pending));
         }
     }
     if !at.request_diff {
@@ -266,8 +266,9 @@ fn steps(out: &mut Vec<Line>, sample: &PendingSample) {
     }
 }
 
-/// The full diff of one pair's request: the system prompt, then each message that differs.
-fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>) {
+/// The full diff of one pair's request: the system prompt, then each message that differs. A
+/// relayed media part is shown as its file beside the `files` (the cassette, the pending file).
+fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>, files: (&str, &str)) {
     let (Some(old), Some(new)) = pair else {
         return;
     };
@@ -275,7 +276,11 @@ fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>) {
     if let (Some(a), Some(b)) = (old.raw, new.raw) {
         for change in prompt_tester::_cargo_prompt_tester_support::request_diff(a, b).changes {
             out.push(Line::plain(format!("  call {call}, {}:", change.place())));
-            let (before, after) = change.sides();
+            let folder = |file: &str| {
+                let parent = std::path::Path::new(file).parent().map(std::path::Path::to_path_buf);
+                parent.unwrap_or_default()
+            };
+            let (before, after) = change.sides((&folder(files.0), &folder(files.1)));
             diff_lines(out, &before, &after);
         }
         return;
@@ -686,6 +691,64 @@ mod tests {
         assert!(
             text.contains("call 1 (new call):\n    + one\n    + two"),
             "{text}"
+        );
+    }
+
+    /// A relayed image that changed is shown in the full diff as the files of both sides, each in
+    /// the media store beside its file (the cassette's, the pending file's), to open.
+    #[test]
+    fn a_relayed_image_s_full_diff_names_both_files_in_their_stores() {
+        use prompt_tester::_cargo_prompt_tester_support::{RawBody, RawRequest, RawResponse};
+        let (a, b) = ("3f2a".repeat(16), "9c1b".repeat(16));
+        let relayed = |sha: &str| {
+            let mut e = entry(CallRole::Subject, "", "7.50", None);
+            e.call = Exchange::Raw {
+                request: RawRequest {
+                    method: "POST".into(),
+                    path: "/v1/chat/completions".into(),
+                    query: Vec::new(),
+                    body: serde_json::json!({"messages": [{"role": "user", "content": [
+                        {"type": "image_url", "image_url": {"url": {
+                            "media": format!("{sha}.png"), "media_type": "image/png", "size": 75
+                        }}}
+                    ]}], "model": "m"}),
+                    media: Vec::new(),
+                },
+                response: RawResponse {
+                    status: 200,
+                    content_type: "application/json".into(),
+                    body: RawBody::Json(serde_json::json!({"choices": []})),
+                },
+            };
+            e
+        };
+        let mut sample = sample();
+        sample.old = vec![relayed(&a)];
+        sample.new = vec![relayed(&b)];
+        let at = Position {
+            index: 1,
+            total: 1,
+            request_diff: true,
+        };
+        let text = lines(
+            &sample,
+            (
+                "prompt-tests/cassettes/r.cassette.json",
+                "target/pending/r.pending.json",
+            ),
+            at,
+            &compare::as_recorded,
+        )
+        .iter()
+        .map(Line::text)
+        .collect::<Vec<_>>()
+        .join("\n");
+        assert_shows(
+            &text,
+            &[
+                &format!("- prompt-tests/cassettes/media/{a}.png (75 B)"),
+                &format!("+ target/pending/media/{b}.png (75 B)"),
+            ],
         );
     }
 }
