@@ -51,8 +51,9 @@ pub struct Trial<'a> {
     pub plan: SamplePlan,
     /// Its first sample's index (a numbered run's own).
     pub first_run: u32,
-    /// The subject's provider and its first request, when known.
-    pub request: Option<(String, CompletionRequest)>,
+    /// The subject's provider and its first request, or why there is none (a provider or model
+    /// not set, a media file that cannot be read), said with where to fix it.
+    pub request: Result<(String, CompletionRequest), String>,
     /// How the subject is answered.
     pub subject: Subject,
     /// A Rust body judges its samples: the calls it makes are unknown.
@@ -489,11 +490,11 @@ fn approximated(
                     .to_string(),
             );
         }
-        (_, None) => {
+        (_, Err(why)) => {
             subject.basis = Basis::Unknown;
-            unknown.push("the subject: its provider or model is not set".to_string());
+            unknown.push(format!("the subject: {why}"));
         }
-        (kind, Some((provider, request))) => {
+        (kind, Ok((provider, request))) => {
             let wire = config.endpoint(provider).ok().map(|e| e.wire);
             let free_input = || {
                 (config.price_of(provider, &request.model, 0))

@@ -46,7 +46,7 @@ fn trial<'a>(plan: SamplePlan, recorded: BTreeMap<u32, Vec<&'a Entry>>) -> Trial
         name: "t".into(),
         plan,
         first_run: 1,
-        request: Some((
+        request: Ok((
             "anthropic".into(),
             CompletionRequest::new("m", "abcdef", 100),
         )),
@@ -176,7 +176,7 @@ fn unpriced_models_and_unknown_calls_are_named_never_counted_as_zero() {
     let mut body = trial(fixed(1), BTreeMap::new());
     body.name = "body".into();
     body.body = true;
-    body.request = Some(("anthropic".into(), CompletionRequest::new("m", "p", 5)));
+    body.request = Ok(("anthropic".into(), CompletionRequest::new("m", "p", 5)));
     let mut judged = trial(fixed(1), BTreeMap::new());
     judged.name = "judged".into();
     judged.other_calls = vec![CallRole::Judge];
@@ -258,7 +258,7 @@ fn a_row_two_gates_count_is_estimated_twice_under_nextest_and_once_here() {
 #[test]
 fn an_unrecorded_app_run_test_estimates_nothing_and_says_so() {
     let mut app = trial(fixed(3), BTreeMap::new());
-    (app.subject, app.request, app.body) = (Subject::App, None, true);
+    (app.subject, app.request, app.body) = (Subject::App, Err("an application test".into()), true);
     let e = estimate(&config(), &[app]);
     let t = &e.trials[0];
     assert_eq!(t.calls.subject.basis, Basis::Unknown);
@@ -294,13 +294,13 @@ fn with_media(name: &str) -> CompletionRequest {
 fn an_unrecorded_image_is_counted_by_its_providers_rule_and_audio_it_cannot_price_is_unpriced() {
     let text_only = estimate(&config(), &[trial(fixed(1), BTreeMap::new())]);
     let mut t = trial(fixed(1), BTreeMap::new());
-    t.request = Some(("anthropic".into(), with_media("red-37x23.png")));
+    t.request = Ok(("anthropic".into(), with_media("red-37x23.png")));
     let image = estimate(&config(), &[t]);
     // 37x23 / 750, rounded up: 2 tokens more than the text alone, at $1 a million.
     let more = image.trials[0].calls.subject.cost_usd - text_only.trials[0].calls.subject.cost_usd;
     assert!((more - 2e-6).abs() < 1e-12, "{more}");
     let mut t = trial(fixed(1), BTreeMap::new());
-    t.request = Some(("google".into(), with_media("silence-1.5s.wav")));
+    t.request = Ok(("google".into(), with_media("silence-1.5s.wav")));
     let mut config = config();
     config.prices.insert("g".into(), {
         let mut p = Price::free();
@@ -315,7 +315,7 @@ fn an_unrecorded_image_is_counted_by_its_providers_rule_and_audio_it_cannot_pric
             < 1e-12
     );
     let mut t = trial(fixed(1), BTreeMap::new());
-    t.request = Some(("openai".into(), with_media("silence-1.5s.wav")));
+    t.request = Ok(("openai".into(), with_media("silence-1.5s.wav")));
     t.request.as_mut().unwrap().1.model = "m".into();
     let audio = estimate(&config, &[t]);
     let figure = audio.trials[0].calls.subject;
@@ -350,7 +350,7 @@ fn a_part_with_no_count_costs_nothing_where_input_is_free() {
     let mut t = trial(fixed(1), BTreeMap::new());
     let mut request = with_media("silence-1.5s.wav");
     request.model = "local".into();
-    t.request = Some(("openai".into(), request));
+    t.request = Ok(("openai".into(), request));
     let e = estimate(&config, &[t]);
     let figure = e.trials[0].calls.subject;
     assert_eq!(figure.unpriced_calls, 0.0, "{:?}", e.trials[0].unknown);
@@ -363,7 +363,7 @@ fn a_recording_replaces_the_media_estimate() {
     // recorded usage is the figure.
     let recorded = entry(1, CallRole::Subject, "m", (1000, 500));
     let mut t = trial(fixed(1), BTreeMap::from([(1, vec![&recorded])]));
-    t.request = Some(("openai".into(), with_media("silence-1.5s.wav")));
+    t.request = Ok(("openai".into(), with_media("silence-1.5s.wav")));
     let e = estimate(&config(), &[t]);
     let figure = e.trials[0].calls.subject;
     assert_eq!(

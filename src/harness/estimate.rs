@@ -245,12 +245,13 @@ pub fn of_plans(config: &Config, store: CassetteStore, plans: &[Plan]) -> Estima
                 name: plan.trial.clone(),
                 plan: rule,
                 first_run,
-                request: subject.map(|s| {
-                    (
+                request: match &case.request.subject {
+                    Ok(s) => Ok((
                         s.provider.clone(),
                         case.subject_request(&s.model, first_run),
-                    )
-                }),
+                    )),
+                    Err(why) => Err(why.to_string()),
+                },
                 subject: match case.executor {
                     Executor::Call => Subject::Call,
                     Executor::Agent(_) => Subject::Agent,

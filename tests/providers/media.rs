@@ -713,6 +713,19 @@ fn estimate_counts_media_by_each_providers_rule_and_a_budget_refuses_audio_it_ca
             "+ unpriced calls",
         ],
     );
+    // A media file that cannot be read: the estimate names it, as the run would.
+    let gone = scratch
+        .example("media_fixture")
+        .args(["--estimate", "image_openai", "--exact"])
+        .env("MEDIA_FIXTURE_RECEIPT", scratch.path().join("gone.png"))
+        .run();
+    gone.assert_success();
+    let printed = gone.stdout() + &gone.stderr();
+    prompt_tester_testkit::child::assert_contains(
+        &printed,
+        &["image_openai: the subject: ", "gone.png", "cannot read it"],
+    );
+    assert!(!printed.contains("not set"), "{printed}");
 
     let fake = FakeProvider::start();
     let run = scratch
