@@ -148,9 +148,18 @@ mod tests {
         assert_eq!(media_tokens(WireFormat::Google, &png), Ok(258));
         // The part's own detail prices it: `low` one fixed price, `high` as `auto`.
         let at = |detail| png.clone().with_detail(detail).unwrap();
-        assert_eq!(media_tokens(WireFormat::OpenAi, &at(ImageDetail::Low)), Ok(85));
-        assert_eq!(media_tokens(WireFormat::OpenAi, &at(ImageDetail::High)), Ok(255));
-        assert_eq!(media_tokens(WireFormat::Anthropic, &at(ImageDetail::Low)), Ok(2));
+        assert_eq!(
+            media_tokens(WireFormat::OpenAi, &at(ImageDetail::Low)),
+            Ok(85)
+        );
+        assert_eq!(
+            media_tokens(WireFormat::OpenAi, &at(ImageDetail::High)),
+            Ok(255)
+        );
+        assert_eq!(
+            media_tokens(WireFormat::Anthropic, &at(ImageDetail::Low)),
+            Ok(2)
+        );
         let pdf = fixture("two-pages.pdf");
         assert_eq!(media_tokens(WireFormat::Google, &pdf), Ok(516));
         assert_eq!(media_tokens(WireFormat::Anthropic, &pdf), Ok(9_200));

@@ -270,10 +270,7 @@ impl Cassette {
     /// The state, with the file's entries for `key` parsed; `Err` when they name a media file the
     /// store does not hold, as a whole load says it (a trial run alone, as nextest runs it, fails
     /// as it does among all).
-    fn with_key(
-        &self,
-        key: &str,
-    ) -> Result<std::sync::MutexGuard<'_, State>, CassetteError> {
+    fn with_key(&self, key: &str) -> Result<std::sync::MutexGuard<'_, State>, CassetteError> {
         let mut state = self.state();
         let State {
             unread, entries, ..

@@ -374,7 +374,14 @@ fn a_prune_keeps_recordings_that_name_no_target_and_stops_at_a_file_that_does_no
     fs::write(dir.join("gone.cassette.json"), untargeted(&["g"])).unwrap();
     fs::write(dir.join("broken.cassette.json"), "<<<<<<< HEAD\n").unwrap();
     let store = store_of(dir, "prompts");
-    assert!(store.open("greet").unwrap().lookup("used").unwrap().is_some());
+    assert!(
+        store
+            .open("greet")
+            .unwrap()
+            .lookup("used")
+            .unwrap()
+            .is_some()
+    );
     let unreadable: Vec<String> = store
         .unreadable()
         .unwrap()

@@ -232,7 +232,10 @@ fn an_image_input_may_say_its_detail_and_the_openai_request_sends_it() {
     // The recorded request names it, so a changed detail is a changed key.
     let recorded = serde_json::to_value(&part).unwrap();
     assert_eq!(recorded["detail"], "low");
-    let auto = part.clone().with_detail(crate::completion::ImageDetail::Auto).unwrap();
+    let auto = part
+        .clone()
+        .with_detail(crate::completion::ImageDetail::Auto)
+        .unwrap();
     assert!(serde_json::to_value(&auto).unwrap().get("detail").is_none());
 }
 

@@ -171,7 +171,11 @@ fn openai_chat_parts_are_the_sdks() {
             .as_str()
             .unwrap(),
     );
-    let body = sent(WireFormat::OpenAi, "gpt-4o", vec![part("r.png", png.clone())]);
+    let body = sent(
+        WireFormat::OpenAi,
+        "gpt-4o",
+        vec![part("r.png", png.clone())],
+    );
     let url = body
         .pointer("/messages/0/content/0/image_url/url")
         .unwrap()

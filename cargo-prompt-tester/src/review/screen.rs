@@ -277,7 +277,9 @@ fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>, files: (&str,
         for change in prompt_tester::_cargo_prompt_tester_support::request_diff(a, b).changes {
             out.push(Line::plain(format!("  call {call}, {}:", change.place())));
             let folder = |file: &str| {
-                let parent = std::path::Path::new(file).parent().map(std::path::Path::to_path_buf);
+                let parent = std::path::Path::new(file)
+                    .parent()
+                    .map(std::path::Path::to_path_buf);
                 parent.unwrap_or_default()
             };
             let (before, after) = change.sides((&folder(files.0), &folder(files.1)));

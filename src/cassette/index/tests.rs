@@ -136,7 +136,11 @@ fn lookups_through_the_index_answer_as_a_whole_load_does() {
     let whole = open(&path, "prompts", Loading::Whole);
     let partial = indexed(&path, "prompts");
     for key in ["k1", "k2", "shared", "k3", "k{\"[4", "never"] {
-        assert_eq!(partial.lookup(key).unwrap(), whole.lookup(key).unwrap(), "{key}");
+        assert_eq!(
+            partial.lookup(key).unwrap(),
+            whole.lookup(key).unwrap(),
+            "{key}"
+        );
     }
     // Another trial's identical call answers: `s::b`'s, this target's own, before `other`'s.
     let shared = partial.lookup("shared").unwrap().unwrap();
@@ -279,8 +283,16 @@ fn a_corrupt_or_foreign_index_is_ignored() {
         fs::write(&index, &text).unwrap();
         age_file(&index, Duration::ZERO);
         let cassette = open(&path, "prompts", ANY);
-        assert_eq!(answer(cassette.lookup("k1").unwrap().unwrap()), "one", "{text}");
-        assert_eq!(answer(cassette.lookup("k2").unwrap().unwrap()), "two", "{text}");
+        assert_eq!(
+            answer(cassette.lookup("k1").unwrap().unwrap()),
+            "one",
+            "{text}"
+        );
+        assert_eq!(
+            answer(cassette.lookup("k2").unwrap().unwrap()),
+            "two",
+            "{text}"
+        );
     }
     // Ranges that point elsewhere: the entry there has another key, and the file is parsed whole.
     fs::write(

@@ -159,6 +159,16 @@ fn chat_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
         Some("file") => ("/file/file_data", Carried::Either, None),
         _ => return,
     };
+    push_at(sites, (at, part, pointer), carried, declared);
+}
+
+/// The site at `pointer` below `part` (at `at`), when it holds text.
+fn push_at<'a>(
+    sites: &mut Vec<Site<'a>>,
+    (at, part, pointer): (String, &'a Value, &str),
+    carried: Carried,
+    declared: Option<String>,
+) {
     if let Some(text) = text_at(part, pointer) {
         sites.push(Site {
             at: at + pointer,
@@ -175,14 +185,7 @@ fn responses_site<'a>(at: String, part: &'a Value, sites: &mut Vec<Site<'a>>) {
         Some("input_file") => ("/file_data", Carried::Either),
         _ => return,
     };
-    if let Some(text) = text_at(part, pointer) {
-        sites.push(Site {
-            at: at + pointer,
-            text,
-            carried,
-            declared: None,
-        });
-    }
+    push_at(sites, (at, part, pointer), carried, None);
 }
 
 fn anthropic_site<'a>(at: &str, block: &'a Value, sites: &mut Vec<Site<'a>>) {

@@ -78,7 +78,9 @@ pub(super) fn input(
     key: &str,
 ) -> Option<MediaPart> {
     let detail_node = table.iter().find(|(k, _)| k.get_ref().as_ref() == "detail");
-    let mut entries = table.iter().filter(|(k, _)| k.get_ref().as_ref() != "detail");
+    let mut entries = table
+        .iter()
+        .filter(|(k, _)| k.get_ref().as_ref() != "detail");
     let (Some((kind_key, value)), None) = (entries.next(), entries.next()) else {
         r.problem(
             node.span(),
@@ -130,7 +132,10 @@ pub(super) fn input(
                         }
                     )
                 } else {
-                    format!("`detail` is an image's setting; this input is {} {kind}", article(kind))
+                    format!(
+                        "`detail` is an image's setting; this input is {} {kind}",
+                        article(kind)
+                    )
                 };
                 r.problem(
                     detail.span(),
