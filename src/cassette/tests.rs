@@ -713,7 +713,7 @@ fn a_prune_removes_the_media_no_cassette_names() {
     // A killed writer's temporary file (writers store under the lock the prune holds).
     let left = media.join(format!(".{}.png.4242.0.tmp", "ab".repeat(32)));
     fs::write(&left, b"half").unwrap();
-    assert_eq!(store.prune_media().unwrap(), [left.clone()]);
+    assert_eq!(store.prune_media().unwrap(), std::slice::from_ref(&left));
     assert!(!left.exists());
     assert_eq!(fs::read_dir(&media).unwrap().count(), 1);
 }
