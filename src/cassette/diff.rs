@@ -164,8 +164,8 @@ impl<'a> RequestChange<'a> {
             RequestChange::Value { old, new, .. } => (full(old), full(new)),
             RequestChange::Media { old, new, .. } => {
                 let stored = |folder: &std::path::Path, (file, size): (&str, u64)| {
-                    let store = super::media::MediaStore::beside(folder);
-                    format!("{} ({})", store.path_of(file).display(), shown_size(size))
+                    let path = super::media_ref::stored_path(folder, file);
+                    format!("{} ({})", path.display(), shown_size(size))
                 };
                 (stored(media.0, *old), stored(media.1, *new))
             }

@@ -19,10 +19,9 @@ use super::entry::{Entry, Exchange};
 use crate::completion::{ContentBlock, MediaPart};
 use crate::shared::{Shared, SharedLock, work_dir};
 
-/// The media folder's name, in the cassette folder.
-pub const MEDIA_DIR: &str = "media";
-
-pub use super::media_ref::{parse_reference, reference, reference_to, relayed_reference};
+pub use super::media_ref::{
+    MEDIA_DIR, parse_reference, reference, reference_to, relayed_reference,
+};
 
 /// The media store of one cassette folder.
 #[derive(Debug)]

@@ -1,7 +1,17 @@
 //! A media part's reference: the one textual form that names its bytes in the media store
 //! ([`super::media`]), the file name `<sha256>.<ext>`, as cassettes and relayed bodies write it.
 
+use std::path::{Path, PathBuf};
+
 use crate::completion::{MediaPart, MediaType};
+
+/// The media folder's name, in the cassette folder.
+pub const MEDIA_DIR: &str = "media";
+
+/// The file `reference` names in the media store beside the files of `folder`.
+pub fn stored_path(folder: &Path, reference: &str) -> PathBuf {
+    folder.join(MEDIA_DIR).join(reference)
+}
 
 /// A part's reference, the one textual form that names its bytes: the file name `<sha256>.<ext>`.
 pub fn reference(part: &MediaPart) -> String {
