@@ -440,13 +440,9 @@ fn text_name(text: &str) -> String {
         .collect()
 }
 
-/// The version cassette files are written in; a file of a version outside `EARLIEST_READ` to it is
-/// refused, not misread. Version 5 names media parts by their hash (their bytes in the media store,
-/// `media.rs`); version 4 held them inline, and is otherwise the same.
+/// The version cassette files are written and read in; a file of another version is refused, not
+/// misread. Version 5 names media parts by their hash (their bytes in the media store, `media.rs`).
 pub const FORMAT_VERSION: u32 = 5;
-
-/// The earliest version read.
-pub const EARLIEST_READ: u32 = 4;
 
 /// The key of a call: a hash of the provider, the model, the rendered request and the run index.
 /// It never includes a key or a URL, so a cassette replays against any endpoint.

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::entry::{EARLIEST_READ, FORMAT_VERSION, FileBody};
+use super::entry::{FORMAT_VERSION, FileBody};
 use crate::redact::redact;
 use crate::shared::{Shared, work_dir};
 
@@ -40,7 +40,7 @@ pub enum CassetteError {
     /// The file is of a format version other than the one this prompt-tester reads and writes.
     #[error(
         "cassette {} is in format version {version}, which this prompt-tester does not read (it reads \
-         versions {EARLIEST_READ} to {FORMAT_VERSION}); {}",
+         version {FORMAT_VERSION}); {}",
         path.display(),
         if *version > FORMAT_VERSION {
             "a newer prompt-tester wrote it: upgrade prompt-tester"
@@ -124,7 +124,7 @@ pub(super) fn parse_body(path: &Path, text: &str) -> Result<FileBody, CassetteEr
             rerecord: None,
         }
     })?;
-    if !(EARLIEST_READ..=FORMAT_VERSION).contains(&body.version) {
+    if body.version != FORMAT_VERSION {
         return Err(CassetteError::Version {
             path: path.to_path_buf(),
             version: body.version,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -534,19 +534,15 @@ impl fmt::Debug for MediaPart {
 /// How a part is written in a recorded request, the one place that decides it: its type, name,
 /// hash and size, never its bytes (they are in the media store beside the cassettes, named by the
 /// hash). Fields in a fixed order, so keys are stable; `detail` is written only when not `auto`, so
-/// the keys recorded before it existed stay. `data` is read from format version 4 files, which held
-/// the bytes inline.
+/// the keys recorded before it existed stay.
 #[derive(Serialize, Deserialize)]
 struct RecordedPart {
     media_type: String,
     name: String,
     sha256: String,
-    #[serde(default)]
-    size: Option<u64>,
+    size: u64,
     #[serde(default, skip_serializing_if = "ImageDetail::is_auto")]
     detail: ImageDetail,
-    #[serde(default, skip_serializing)]
-    data: Option<String>,
 }
 
 impl Serialize for MediaPart {
@@ -555,9 +551,8 @@ impl Serialize for MediaPart {
             media_type: self.media_type.mime().to_string(),
             name: self.name.clone(),
             sha256: self.sha256.clone(),
-            size: Some(self.size),
+            size: self.size,
             detail: self.detail,
-            data: None,
         }
         .serialize(serializer)
     }
@@ -578,41 +573,17 @@ impl<'de> Deserialize<'de> for MediaPart {
                 stored.name, stored.sha256
             )));
         }
-        let Some(data) = stored.data else {
-            let size = stored.size.ok_or_else(|| {
-                D::Error::custom(format!("media {}: it has no `size`", stored.name))
-            })?;
-            return Ok(Self {
-                media_type,
-                name: stored.name,
-                sha256: stored.sha256.to_ascii_lowercase(),
-                size,
-                detail: stored.detail,
-                bytes: PartBytes::Stored {
-                    file: PathBuf::new(),
-                    read: std::sync::OnceLock::new(),
-                },
-            });
-        };
-        // Either alphabet: Gemini's SDK writes URL-safe base64.
-        let bytes = STANDARD
-            .decode(&data)
-            .or_else(|_| URL_SAFE.decode(&data))
-            .map_err(|e| {
-                D::Error::custom(format!(
-                    "media {}: its data is not base64 ({e})",
-                    stored.name
-                ))
-            })?;
-        let mut part = Self::held(media_type, stored.name, bytes.into());
-        part.detail = stored.detail;
-        if part.sha256 != stored.sha256 {
-            return Err(D::Error::custom(format!(
-                "media {}: its bytes do not match its sha256 {}",
-                part.name, stored.sha256
-            )));
-        }
-        Ok(part)
+        Ok(Self {
+            media_type,
+            name: stored.name,
+            sha256: stored.sha256.to_ascii_lowercase(),
+            size: stored.size,
+            detail: stored.detail,
+            bytes: PartBytes::Stored {
+                file: PathBuf::new(),
+                read: std::sync::OnceLock::new(),
+            },
+        })
     }
 }
 
@@ -741,16 +712,6 @@ mod tests {
             serde_json::from_str::<super::super::ContentBlock>(&json_block).unwrap(),
             block
         );
-        // Format version 4 held the bytes inline: read, and checked against the hash.
-        let inline = format!(
-            r#"{{"media_type":"image/png","name":"r.png","sha256":"{}","data":"{}"}}"#,
-            part.sha256(),
-            part.base64()
-        );
-        let read: MediaPart = serde_json::from_str(&inline).unwrap();
-        assert_eq!((read.bytes(), read.stored_file()), (PNG, None));
-        let tampered = inline.replace(part.sha256(), &"0".repeat(64));
-        assert!(serde_json::from_str::<MediaPart>(&tampered).is_err());
         let no_hash = json.replace(part.sha256(), "3f2a");
         assert!(serde_json::from_str::<MediaPart>(&no_hash).is_err());
     }
