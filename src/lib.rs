@@ -61,6 +61,7 @@ mod text;
 mod trajectory;
 mod trial_name;
 mod usage;
+mod utc;
 
 pub use agent::{AgentError, AgentOutcome};
 pub use cassette::CassetteMode;

@@ -113,13 +113,7 @@ pub fn cost_of(
 
 /// Today's date, `YYYY-MM-DD` (UTC), to pick the price period in force.
 fn today() -> String {
-    let date = time::OffsetDateTime::now_utc().date();
-    format!(
-        "{:04}-{:02}-{:02}",
-        date.year(),
-        u8::from(date.month()),
-        date.day()
-    )
+    crate::utc::Utc::now().date()
 }
 
 /// One built-in price (a row of [`table::PRICES`], whose module describes the fields).

@@ -601,14 +601,7 @@ recorded_in!(Embedding: EmbeddingRequest => Embedding, |_, _: &[Exchange]| Vec::
 
 /// The current time as RFC 3339 UTC, for `recorded_at`.
 pub fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .replace_nanosecond(0)
-        .ok()
-        .and_then(|t| {
-            t.format(&time::format_description::well_known::Rfc3339)
-                .ok()
-        })
-        .unwrap_or_default()
+    crate::utc::Utc::now().rfc3339()
 }
 
 /// Converts a recorded latency back to a `Duration`.

@@ -18,8 +18,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::HeaderMap;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use tokio::sync::Notify;
 
 /// How many times more successes it takes to grow to the limit that last met a rate limit, or past it.
@@ -283,7 +281,7 @@ pub(crate) fn window(headers: &HeaderMap, now: SystemTime) -> Option<Window> {
             .parse()
             .ok()?;
         let reset = header("anthropic-ratelimit-requests-reset")?;
-        let at = SystemTime::from(OffsetDateTime::parse(reset, &Rfc3339).ok()?);
+        let at = crate::utc::parse_rfc3339(reset)?;
         let resets_in = at.duration_since(now).unwrap_or(Duration::ZERO);
         Some(Window {
             remaining,

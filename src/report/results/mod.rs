@@ -210,19 +210,10 @@ impl Fragment {
 /// the folders of a crate's runs sort by time.
 fn own_run_id(started_unix: f64) -> String {
     let secs = started_unix as i64;
-    let date = time::OffsetDateTime::from_unix_timestamp(secs).map_or_else(
-        |_| secs.to_string(),
-        |t| {
-            format!(
-                "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-                t.year(),
-                u8::from(t.month()),
-                t.day(),
-                t.hour(),
-                t.minute(),
-                t.second()
-            )
-        },
+    let t = crate::utc::Utc::from_unix(secs);
+    let date = format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        t.year, t.month, t.day, t.hour, t.minute, t.second
     );
     format!("{date}-{}", std::process::id())
 }
