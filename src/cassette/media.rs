@@ -62,7 +62,7 @@ impl MediaStore {
     }
 
     /// Stores `part`'s bytes unless its file is there already; returns its reference. Writers that
-    /// then name the reference in a cassette hold [`MediaStore::lock`] from here until it is written.
+    /// then name the reference in a cassette hold `MediaStore::lock` from here until it is written.
     pub fn store(&self, part: &MediaPart) -> Result<String, CassetteError> {
         let name = reference(part);
         let path = self.path_of(&name);

@@ -75,7 +75,7 @@ impl CassetteStore {
         }
     }
 
-    /// The same store, loading its cassettes as `loading` says (see [`Loading`]).
+    /// The same store, loading its cassettes as `loading` says (see `Loading`).
     pub fn with_loading(self, loading: Loading) -> Self {
         Self { loading, ..self }
     }
