@@ -2,6 +2,7 @@
 //! and reads (Anthropic's rate-limit reset): the days-from-civil arithmetic of the proleptic Gregorian
 //! calendar (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"), not a date library the
 //! minimal build would compile for four call sites.
+//! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
