@@ -62,13 +62,7 @@ impl Utc {
 /// it is not one.
 pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     let b = text.as_bytes();
-    let number = |range: std::ops::Range<usize>| -> Option<u32> {
-        let digits = text.get(range)?;
-        digits
-            .bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| digits.parse().ok())?
-    };
+    let number = |range| digits(text, range);
     let punctuated = b.len() >= 20
         && b[4] == b'-'
         && b[7] == b'-'
@@ -110,18 +104,11 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
             if rest.len() != 6 || rest.as_bytes()[3] != b':' {
                 return None;
             }
-            let part = |range: std::ops::Range<usize>| -> Option<i64> {
-                let digits = rest.get(range)?;
-                digits
-                    .bytes()
-                    .all(|c| c.is_ascii_digit())
-                    .then(|| digits.parse().ok())?
-            };
-            let (hours, minutes) = (part(1..3)?, part(4..6)?);
+            let (hours, minutes) = (digits(rest, 1..3)?, digits(rest, 4..6)?);
             if hours > 23 || minutes > 59 {
                 return None;
             }
-            sign * (hours * 3600 + minutes * 60)
+            sign * i64::from(hours * 3600 + minutes * 60)
         }
     };
     let secs = days_from_civil(i64::from(year), month, day) * 86_400
@@ -135,6 +122,15 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
             .checked_sub(Duration::from_secs(secs.unsigned_abs()))?
             .checked_add(Duration::from_nanos(u64::from(nanos)))
     }
+}
+
+/// The number written at `range` of `text` in ASCII digits alone (no sign, no space).
+fn digits(text: &str, range: std::ops::Range<usize>) -> Option<u32> {
+    let digits = text.get(range)?;
+    digits
+        .bytes()
+        .all(|c| c.is_ascii_digit())
+        .then(|| digits.parse().ok())?
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.

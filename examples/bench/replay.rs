@@ -5,7 +5,9 @@ use std::path::Path;
 
 use prompt_tester::CompletionRequest;
 use prompt_tester::prelude::*;
-use prompt_tester::testing::cassette::{CassetteStore, Entry, entry_key, now_rfc3339};
+use prompt_tester::testing::cassette::{
+    CassetteStore, Entry, FORMAT_VERSION, entry_key, now_rfc3339,
+};
 use prompt_tester_testkit::{FakeProvider, Wire};
 use serde_json::json;
 
@@ -87,7 +89,7 @@ pub(crate) fn write_cassette(root: &Path, size: Size) -> Result<u64, String> {
             });
         }
     }
-    let body = json!({ "version": 4, "entries": entries });
+    let body = json!({ "version": FORMAT_VERSION, "entries": entries });
     let text = serde_json::to_string_pretty(&body).map_err(|e| e.to_string())? + "\n";
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
