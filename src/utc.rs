@@ -89,8 +89,9 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
         if digits == 0 {
             return None;
         }
-        let shown: String = fraction[..digits.min(9)].chars().collect();
-        nanos = format!("{shown:0<9}").parse().ok()?;
+        // Nanoseconds: the first nine digits, scaled; finer ones are dropped.
+        let kept = &fraction[..digits.min(9)];
+        nanos = kept.parse::<u32>().ok()? * 10u32.pow(9 - kept.len() as u32);
         rest = &fraction[digits..];
     }
     let offset = match rest {
@@ -114,14 +115,12 @@ pub(crate) fn parse_rfc3339(text: &str) -> Option<SystemTime> {
     let secs = days_from_civil(i64::from(year), month, day) * 86_400
         + i64::from(hour * 3600 + minute * 60 + second.min(59))
         - offset;
-    let since_epoch = Duration::new(secs.unsigned_abs(), nanos);
-    if secs >= 0 {
-        UNIX_EPOCH.checked_add(since_epoch)
-    } else {
-        UNIX_EPOCH
-            .checked_sub(Duration::from_secs(secs.unsigned_abs()))?
-            .checked_add(Duration::from_nanos(u64::from(nanos)))
-    }
+    let whole = Duration::from_secs(secs.unsigned_abs());
+    let at = match secs >= 0 {
+        true => UNIX_EPOCH.checked_add(whole),
+        false => UNIX_EPOCH.checked_sub(whole),
+    };
+    at?.checked_add(Duration::from_nanos(u64::from(nanos)))
 }
 
 /// The number written at `range` of `text` in ASCII digits alone (no sign, no space).

@@ -815,5 +815,5 @@ fn big_cassette(n: usize) -> String {
             })
         })
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "version": 5, "entries": entries })).unwrap()
+    serde_json::to_string_pretty(&serde_json::json!({ "version": prompt_tester::testing::cassette::FORMAT_VERSION, "entries": entries })).unwrap()
 }

@@ -64,7 +64,8 @@ fn judged(test: &str, run: u32, answer: &str, verdict: &str) -> Entry {
 /// Writes `entries` as a cassette (or pending) file at `path`.
 fn write(path: &Path, entries: &[Entry]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let body = json!({"version": 5, "entries": entries});
+    let body =
+        json!({"version": prompt_tester::testing::cassette::FORMAT_VERSION, "entries": entries});
     std::fs::write(path, serde_json::to_string_pretty(&body).unwrap()).unwrap();
 }
 

@@ -339,7 +339,7 @@ fn an_application_s_call_is_priced_and_its_changes_are_json_paths_without_fresh_
     let cassettes = scratch.path().join("prompt-tests/cassettes");
     let write = |name: &str, entry| {
         std::fs::create_dir_all(&cassettes).unwrap();
-        let body = serde_json::json!({"version": 5, "entries": [entry]});
+        let body = serde_json::json!({"version": prompt_tester::testing::cassette::FORMAT_VERSION, "entries": [entry]});
         std::fs::write(
             cassettes.join(name),
             serde_json::to_string_pretty(&body).unwrap(),
@@ -438,7 +438,7 @@ fn a_changed_tool_loop_shows_its_steps_and_the_first_that_changed() {
     let cassettes = scratch.path().join("prompt-tests/cassettes");
     std::fs::create_dir_all(&cassettes).unwrap();
     let write = |name: &str, entries: Vec<prompt_tester::testing::cassette::Entry>| {
-        let body = serde_json::json!({"version": 5, "entries": entries});
+        let body = serde_json::json!({"version": prompt_tester::testing::cassette::FORMAT_VERSION, "entries": entries});
         std::fs::write(
             cassettes.join(name),
             serde_json::to_string_pretty(&body).unwrap(),

@@ -264,7 +264,7 @@ output_mtok = 2.0
 
     fn run(&self, args: &[&str]) -> Outcome {
         for (suite, entries) in &self.cassettes {
-            let body = json!({ "version": 5, "entries": entries });
+            let body = json!({ "version": prompt_tester::testing::cassette::FORMAT_VERSION, "entries": entries });
             let stem = suite.replace("::", ".");
             self.file(
                 &format!("prompt-tests/cassettes/{stem}.cassette.json"),

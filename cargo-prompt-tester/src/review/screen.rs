@@ -276,13 +276,12 @@ fn request_diff(out: &mut Vec<Line>, call: usize, pair: &Pair<'_>, files: (&str,
     if let (Some(a), Some(b)) = (old.raw, new.raw) {
         for change in prompt_tester::_cargo_prompt_tester_support::request_diff(a, b).changes {
             out.push(Line::plain(format!("  call {call}, {}:", change.place())));
-            let folder = |file: &str| {
-                let parent = std::path::Path::new(file)
+            let folder = |file| {
+                std::path::Path::new(file)
                     .parent()
-                    .map(std::path::Path::to_path_buf);
-                parent.unwrap_or_default()
+                    .unwrap_or(std::path::Path::new(""))
             };
-            let (before, after) = change.sides((&folder(files.0), &folder(files.1)));
+            let (before, after) = change.sides((folder(files.0), folder(files.1)));
             diff_lines(out, &before, &after);
         }
         return;

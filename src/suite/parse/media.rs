@@ -117,36 +117,38 @@ pub(super) fn input(
     };
     let detail = match detail_node {
         None => ImageDetail::Auto,
-        Some((_, detail)) => {
-            let named = match detail.get_ref() {
-                DeValue::String(word) if kind == MediaKind::Image => ImageDetail::named(word),
+        Some((_, node)) => {
+            let named = match node.get_ref() {
+                DeValue::String(word) => ImageDetail::named(word),
                 _ => None,
             };
-            let Some(named) = named else {
-                let message = if kind == MediaKind::Image {
-                    format!(
-                        "expected `auto`, `low` or `high`, found {}",
-                        match detail.get_ref() {
-                            DeValue::String(word) => format!("`{word}`"),
-                            other => found(other).to_string(),
-                        }
-                    )
-                } else {
-                    format!(
-                        "`detail` is an image's setting; this input is {} {kind}",
-                        article(kind)
-                    )
-                };
-                r.problem(
-                    detail.span(),
-                    &format!("{key}.detail"),
-                    message,
-                    "write `detail = \"low\"` or `\"high\"` on an image input (OpenAI's reading \
-                     of it), or remove it",
-                );
-                return None;
+            let read = match (kind, named) {
+                (MediaKind::Image, Some(detail)) => Ok(detail),
+                (MediaKind::Image, None) => Err(format!(
+                    "expected `auto`, `low` or `high`, found {}",
+                    match node.get_ref() {
+                        DeValue::String(word) => format!("`{word}`"),
+                        other => found(other).to_string(),
+                    }
+                )),
+                _ => Err(format!(
+                    "`detail` is an image's setting; this input is {} {kind}",
+                    article(kind)
+                )),
             };
-            named
+            match read {
+                Ok(detail) => detail,
+                Err(message) => {
+                    r.problem(
+                        node.span(),
+                        &format!("{key}.detail"),
+                        message,
+                        "write `detail = \"low\"` or `\"high\"` on an image input (OpenAI's \
+                         reading of it), or remove it",
+                    );
+                    return None;
+                }
+            }
         }
     };
     let dir = r.resolve("");
