@@ -23,7 +23,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use toml::de::{DeArray, DeTable, DeValue};
 
 /// A spanned value of the document tree.
 pub(crate) type Node<'i> = Spanned<DeValue<'i>>;
@@ -56,6 +56,22 @@ impl Problem {
             fix: fix.into(),
         }
     }
+}
+
+/// The table of a TOML text; `Err` is its syntax error, located, with `syntax_fix`.
+pub(crate) fn toml_root<'i>(
+    text: &'i str,
+    syntax_fix: &str,
+) -> Result<Spanned<DeTable<'i>>, Problem> {
+    DeTable::parse(text).map_err(|e| {
+        let message = e.message().trim().replace('\n', "; ");
+        Problem::new(
+            e.span().unwrap_or(0..0),
+            "",
+            format!("TOML syntax error: {message}"),
+            syntax_fix,
+        )
+    })
 }
 
 /// The language a file is written in, told by its name.
@@ -101,19 +117,7 @@ impl<'i> Document<'i> {
         syntax_fix: &str,
     ) -> Result<(Self, Vec<Problem>), Problem> {
         match syntax {
-            Syntax::Toml => match DeTable::parse(text) {
-                Ok(root) => Ok((Self::Toml(root), Vec::new())),
-                Err(e) => {
-                    let span = e.span().unwrap_or(0..0);
-                    let message = e.message().trim().replace('\n', "; ");
-                    Err(Problem::new(
-                        span,
-                        "",
-                        format!("TOML syntax error: {message}"),
-                        syntax_fix,
-                    ))
-                }
-            },
+            Syntax::Toml => toml_root(text, syntax_fix).map(|root| (Self::Toml(root), Vec::new())),
             #[cfg(feature = "yaml")]
             Syntax::Yaml => {
                 let (document, problems) = yaml::YamlDocument::read(text)?;
@@ -256,6 +260,50 @@ impl<'a> Reader<'a> {
         );
     }
 
+    /// `node` as an array, or `None` with the problem `expected {expected}, found …` and `fix`.
+    pub fn array<'n, 'i>(
+        &mut self,
+        node: &'n Node<'i>,
+        key: &str,
+        expected: &str,
+        fix: impl Into<String>,
+    ) -> Option<&'n DeArray<'i>> {
+        match node.get_ref() {
+            DeValue::Array(items) => Some(items),
+            _ => {
+                self.mismatch(node, key, expected, fix);
+                None
+            }
+        }
+    }
+
+    /// [`Reader::array`] for a table.
+    pub fn table<'n, 'i>(
+        &mut self,
+        node: &'n Node<'i>,
+        key: &str,
+        expected: &str,
+        fix: impl Into<String>,
+    ) -> Option<&'n DeTable<'i>> {
+        match node.get_ref() {
+            DeValue::Table(table) => Some(table),
+            _ => {
+                self.mismatch(node, key, expected, fix);
+                None
+            }
+        }
+    }
+
+    /// Notes each key of `table` (at `path`) that is not one of `valid` ([`unknown_key`]).
+    pub fn unknown_keys(&mut self, table: &DeTable<'_>, path: &str, valid: &[&str], place: &str) {
+        for (k, _) in table.iter() {
+            let name = k.get_ref().as_ref();
+            if !valid.contains(&name) {
+                unknown_key(self, k, &format!("{path}.{name}"), valid, place);
+            }
+        }
+    }
+
     /// Reads `node`, an array of `[[key]]` tables named as `tables` says, each table with `read` (the
     /// reader, the table, its span and its path `key[i]`). Notes a value that is not such an array, an
     /// element that is not a table, and a table whose `name_of` an earlier one has (it is kept: the
@@ -338,22 +386,24 @@ impl<'a> Reader<'a> {
         what: &str,
         fix: &str,
     ) -> Option<(String, PathBuf)> {
-        self.read_file_beside(node.span(), key, relative, what, fix)
+        self.read_file_beside(node.span(), key, relative, what, fix, crate::text::read)
             .map(|text| (text, self.resolve(relative)))
     }
 
-    /// [`Reader::read_beside`] for a file the document does not name, its problem noted at `span`.
-    pub fn read_file_beside(
+    /// [`Reader::read_beside`] for a file the document does not name, its problem noted at `span`, and
+    /// read by `read` (its text, or its bytes).
+    pub fn read_file_beside<T>(
         &mut self,
         span: Range<usize>,
         key: &str,
         relative: &str,
         what: &str,
         fix: &str,
-    ) -> Option<String> {
+        read: fn(&Path) -> std::io::Result<T>,
+    ) -> Option<T> {
         let path = self.resolve(relative);
-        match crate::text::read(&path) {
-            Ok(text) => Some(text),
+        match read(&path) {
+            Ok(read) => Some(read),
             Err(e) => {
                 let why = if e.kind() == std::io::ErrorKind::NotFound {
                     "not found".to_string()
@@ -406,6 +456,29 @@ pub(crate) fn string(
             None
         }
     }
+}
+
+/// Reads a string that is not blank, or notes that `key` needs one (`example` shows a valid value);
+/// a blank one is the problem `empty`, with `fix`.
+pub(crate) fn nonblank(
+    r: &mut Reader<'_>,
+    node: &Node<'_>,
+    key: &str,
+    example: &str,
+    empty: &str,
+    fix: impl Into<String>,
+) -> Option<String> {
+    let text = string(r, node, key, example)?;
+    if text.trim().is_empty() {
+        r.problem(node.span(), key, empty, fix);
+        return None;
+    }
+    Some(text)
+}
+
+/// The last key of a key path (`max` of `assert[0].tool_called.max`), as a fix writes it.
+pub(crate) fn last_key(path: &str) -> &str {
+    path.rsplit('.').next().unwrap_or(path)
 }
 
 /// Reads an integer as i128 (so that any TOML integer fits), or `None` when it is not one.

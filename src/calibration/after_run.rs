@@ -162,17 +162,10 @@ pub(crate) fn after_run(
                 continue;
             }
         };
-        let existing = match crate::text::read(&path) {
-            Ok(text) => match serde_json::from_str::<ResultFile>(&text) {
-                Ok(f) => Some(f),
-                Err(e) => {
-                    errors.push(unreadable(e.to_string()));
-                    continue;
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => {
-                errors.push(unreadable(e.to_string()));
+        let existing = match read_result(&path) {
+            Ok(existing) => existing,
+            Err(why) => {
+                errors.push(unreadable(why));
                 continue;
             }
         };
@@ -202,10 +195,7 @@ pub(crate) fn after_run(
         for judge in judges {
             let this_run = fresh.as_ref().is_some_and(|(p, m)| judge.fits(p, m));
             let applies = match (&config.judge, &settings) {
-                (Some(j), Some(s)) => {
-                    judge.items_sha256 == hash
-                        && judge.differences(&j.provider, &j.model, s).is_empty()
-                }
+                (Some(j), Some(s)) => judge.applies(&hash, j, s),
                 _ => false,
             };
             sets.push(figures(&set, judge, this_run, applies, &hash));
@@ -347,18 +337,15 @@ pub(crate) fn measured_by_type(
     let settings = JudgeSettings::of(judge);
     for file in cal::discover(config, walked) {
         let Ok(set) = cal::load(&file) else { continue };
-        let Ok(text) = crate::text::read(&cal::result_path(&file.path)) else {
-            continue;
-        };
-        let Ok(results) = serde_json::from_str::<ResultFile>(&text) else {
+        let Ok(Some(results)) = read_result(&cal::result_path(&file.path)) else {
             continue;
         };
         let hash = result::items_hash(&set);
-        for r in results.judges.iter().filter(|r| {
-            r.items_sha256 == hash
-                && r.differences(&judge.provider, &judge.model, &settings)
-                    .is_empty()
-        }) {
+        for r in results
+            .judges
+            .iter()
+            .filter(|r| r.applies(&hash, judge, &settings))
+        {
             for (kind, counts) in &r.by_type {
                 let pooled = by_type.entry(kind.clone()).or_default();
                 *pooled = pooled.merged(counts);
@@ -378,6 +365,17 @@ pub(crate) fn measured_by_type(
         .map(|(kind, counts)| (kind, agreement::agreement(&counts)))
         .collect();
     (measured, warnings)
+}
+
+/// The result file at `path`: `None` when there is none; `Err`, why it cannot be read.
+fn read_result(path: &std::path::Path) -> Result<Option<ResultFile>, String> {
+    match crate::text::read(path) {
+        Ok(text) => serde_json::from_str::<ResultFile>(&text)
+            .map(Some)
+            .map_err(|e| e.to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn write_if_changed(turn: &SharedLock<'_>, file: &ResultFile) -> std::io::Result<()> {

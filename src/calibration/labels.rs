@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};
 
 use crate::checks::JudgeSettings;
-use crate::spanned::{FileError, FileKind, Problem, Reader, real, string, unknown_key, whole};
+use crate::spanned::{
+    FileError, FileKind, Problem, Reader, real, string, toml_root, unknown_key, whole,
+};
 
 /// How every labels file name ends.
 pub const SUFFIX: &str = ".labels.toml";
@@ -177,15 +179,11 @@ impl Places {
 
 /// Parses the text of a labels file shown as `file`; every problem is located by line, column and key.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Label>, Vec<Problem>> {
-    let root = DeTable::parse(text).map_err(|e| {
-        let message = e.message().trim().replace('\n', "; ");
-        vec![Problem::new(
-            e.span().unwrap_or(0..0),
-            "",
-            format!("TOML syntax error: {message}"),
-            "correct the TOML at this position (strings need quotes, `[[labels]]` starts a label)",
-        )]
-    })?;
+    let root = toml_root(
+        text,
+        "correct the TOML at this position (strings need quotes, `[[labels]]` starts a label)",
+    )
+    .map_err(|p| vec![p])?;
     let mut r = Reader::new(file, Path::new("."), text);
     let table = root.get_ref();
     for (key, _) in table.iter() {

@@ -5,7 +5,9 @@ use std::path::Path;
 use toml::de::{DeTable, DeValue};
 
 use crate::judge::QUESTION_TYPES;
-use crate::spanned::{NamedTables, Problem, Reader, did_you_mean, real, string, unknown_key};
+use crate::spanned::{
+    NamedTables, Problem, Reader, did_you_mean, real, string, toml_root, unknown_key,
+};
 
 /// One labelled judge case.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,18 +64,11 @@ pub(crate) fn report(file: &str, text: &str, problems: &[Problem]) -> String {
 
 /// Parses the text of a calibration file shown as `file`.
 pub fn parse(name: &str, file: &str, text: &str) -> Result<Set, Vec<Problem>> {
-    let root = match DeTable::parse(text) {
-        Ok(root) => root,
-        Err(e) => {
-            let message = e.message().trim().replace('\n', "; ");
-            return Err(vec![Problem::new(
-                e.span().unwrap_or(0..0),
-                "",
-                format!("TOML syntax error: {message}"),
-                "correct the TOML at this position (strings need quotes, `[[items]]` starts an item)",
-            )]);
-        }
-    };
+    let root = toml_root(
+        text,
+        "correct the TOML at this position (strings need quotes, `[[items]]` starts an item)",
+    )
+    .map_err(|p| vec![p])?;
     let mut r = Reader::new(file, Path::new("."), text);
     let table = root.get_ref();
     for (key, _) in table.iter() {

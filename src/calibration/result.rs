@@ -91,6 +91,20 @@ impl JudgeResult {
         self.provider == provider && self.model == model
     }
 
+    /// Whether this entry measured the run's `judge` (with `settings`) on the set as it is now (its items'
+    /// hash `hash`): its figures apply to the run's verdicts.
+    pub fn applies(
+        &self,
+        hash: &str,
+        judge: &crate::config::JudgeConfig,
+        settings: &JudgeSettings,
+    ) -> bool {
+        self.items_sha256 == hash
+            && self
+                .differences(&judge.provider, &judge.model, settings)
+                .is_empty()
+    }
+
     /// How this result's judge differs from `provider`/`model` with `settings`: empty when it is the
     /// same judge (or, for an entry with unknown settings, the same provider and model).
     pub fn differences(

@@ -139,13 +139,19 @@ impl Refusal {
     }
 }
 
-fn reply(status: u16, content_type: &str, body: Bytes) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(body));
-    *response.status_mut() =
-        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+fn reply<B>(status: u16, content_type: &str, body: B) -> Response<B> {
+    let mut response = with_status(status, body);
     if let Ok(value) = HeaderValue::from_str(content_type) {
         response.headers_mut().insert(CONTENT_TYPE, value);
     }
+    response
+}
+
+/// `body` answered with `status` (one no HTTP status is: 502).
+fn with_status<B>(status: u16, body: B) -> Response<B> {
+    let mut response = Response::new(body);
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
     response
 }
 
@@ -192,13 +198,7 @@ async fn answer_in(request: Request<Incoming>, shared: &Shared) -> Response<Answ
                 exchange: Some(exchange),
                 ended: None,
             };
-            let mut response = Response::new(Either::Right(passing));
-            *response.status_mut() =
-                hyper::StatusCode::from_u16(head.status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
-            if let Ok(value) = HeaderValue::from_str(&head.content_type) {
-                response.headers_mut().insert(CONTENT_TYPE, value);
-            }
-            response
+            reply(head.status, &head.content_type, Either::Right(passing))
         }
     }
 }
@@ -637,9 +637,7 @@ fn recorded(response: &RawResponse) -> Response<Full<Bytes>> {
 
 /// The provider's answer as it came: its status, headers (the connection's own left out) and body.
 fn as_it_came(forwarded: Forwarded) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(forwarded.body)));
-    *response.status_mut() =
-        hyper::StatusCode::from_u16(forwarded.status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+    let mut response = with_status(forwarded.status, Full::new(Bytes::from(forwarded.body)));
     for (name, value) in &forwarded.headers {
         if !HOP_BY_HOP.contains(&name.as_str()) && name.as_str() != "content-encoding" {
             response.headers_mut().append(name.clone(), value.clone());

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::limiter::{self, Limiter};
 use super::{
-    ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body, parse_json,
-    parse_response, request_body, request_url, retry, wire_name,
+    ProviderError, RateLimitStats, Sent, embeddings, excerpt, parse_error_body, parse_response,
+    parse_with, request_body, request_url, retry, wire_name,
 };
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::config::{EndpointConfig, RetryConfig, WireFormat};
@@ -271,14 +271,7 @@ impl ProviderClient {
     ) -> Result<(Embedding, Duration), ProviderError> {
         let wire = self.endpoint.wire;
         if let Some(why) = wire.embeddings_unsupported() {
-            return Err(ProviderError {
-                provider: self.endpoint.name.clone(),
-                status: None,
-                error_type: Some("unsupported".into()),
-                message: why.to_string(),
-                request_id: None,
-                attempts: 0,
-            });
+            return Err(self.unsent("unsupported", why.to_string()));
         }
         let url = embeddings::url(&self.endpoint, &request.model);
         let what = match wire {
@@ -290,12 +283,7 @@ impl ProviderClient {
                 &url,
                 &embeddings::request_body(wire, request),
                 what,
-                |b| {
-                    parse_json(b).and_then(|json| {
-                        embeddings::parse(wire, &json)
-                            .map_err(|why| format!("{why}; the body starts: {}", excerpt(b)))
-                    })
-                },
+                |b| parse_with(b, |json| embeddings::parse(wire, json)),
                 sent,
             )
             .await?;
@@ -313,13 +301,11 @@ impl ProviderClient {
         parse: impl Fn(&[u8]) -> Result<T, String>,
         sent: &Sent,
     ) -> Result<(T, Option<String>, Duration), ProviderError> {
-        let body = serde_json::to_vec(body).map_err(|e| ProviderError {
-            provider: self.endpoint.name.clone(),
-            status: None,
-            error_type: Some("invalid_request".into()),
-            message: format!("the request cannot be encoded as JSON: {e}"),
-            request_id: None,
-            attempts: 0,
+        let body = serde_json::to_vec(body).map_err(|e| {
+            self.unsent(
+                "invalid_request",
+                format!("the request cannot be encoded as JSON: {e}"),
+            )
         })?;
         let max_attempts = self.retry.max_attempts.max(1);
         let (mut attempt, mut faults) = (0, 0);
@@ -572,6 +558,18 @@ impl ProviderClient {
             request_id: None,
             retryable: !error.is_builder(),
             retry_after: None,
+        }
+    }
+
+    /// The error of a call given up before any attempt: `error_type` and `message` say why.
+    fn unsent(&self, error_type: &str, message: String) -> ProviderError {
+        ProviderError {
+            provider: self.endpoint.name.clone(),
+            status: None,
+            error_type: Some(error_type.into()),
+            message,
+            request_id: None,
+            attempts: 0,
         }
     }
 

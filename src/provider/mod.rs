@@ -63,7 +63,7 @@ pub use limiter::RateLimitStats;
 pub(crate) use sent::Sent;
 
 pub(crate) use wire::{
-    excerpt, parse_error_body, parse_json, parse_response, request_body, request_url,
+    excerpt, parse_error_body, parse_response, parse_value, parse_with, request_body, request_url,
 };
 
 /// A JSON number for an `f32` setting, written the way it was given (`0.7`, not `0.699999988`).
@@ -84,6 +84,19 @@ fn count(value: &Value, key: &str) -> u64 {
 /// A string field.
 fn string(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Tool-call arguments as JSON: a string parsed (kept as a JSON string when it is not JSON), anything
+/// else as it is, none as an empty object (as the Chat Completions
+/// parser reads them, and the endpoint's reader of a Responses answer).
+fn arguments(raw: Option<&Value>) -> Value {
+    match raw {
+        Some(Value::String(text)) => {
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+        }
+        Some(other) => other.clone(),
+        None => serde_json::json!({}),
+    }
 }
 
 /// The first item of `body`'s `key` array (`choices`, `data`: the OpenAI shape of a response), or

@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ErrorBody, count, first_item, float, string};
+use super::{ErrorBody, arguments, count, first_item, float, string};
 use crate::completion::{
     CompletionRequest, CompletionResult, ContentBlock, MediaPart, MediaType, Role, ToolCall,
 };
@@ -208,17 +208,10 @@ pub(super) fn parse(body: &Value) -> Result<CompletionResult, String> {
         .flatten()
     {
         let function = call.get("function").unwrap_or(&Value::Null);
-        let arguments = match function.get("arguments") {
-            Some(Value::String(raw)) => {
-                serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.clone()))
-            }
-            Some(other) => other.clone(),
-            None => json!({}),
-        };
         result.tool_calls.push(ToolCall {
             id: string(call, "id").unwrap_or_else(|| format!("call_{}", result.tool_calls.len())),
             name: string(function, "name").unwrap_or_default(),
-            arguments,
+            arguments: arguments(function.get("arguments")),
             thought_signature: None,
         });
     }

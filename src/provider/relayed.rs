@@ -169,7 +169,7 @@ pub fn answer_text(request: &RawRequest, response: &RawResponse) -> String {
     let api = Api::of_path(&request.path).map(|(api, _)| api);
     match (&response.body, api) {
         (RawBody::Json(body), Some(api)) if !api.embeds() && api != Api::Responses => {
-            match super::parse_response(api.wire(), body.to_string().as_bytes()) {
+            match super::parse_value(api.wire(), body) {
                 Ok(result) => {
                     let mut text = result.text;
                     for call in result.tool_calls {

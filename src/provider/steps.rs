@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::relayed::Api;
-use super::{anthropic, gemini, openai, string};
+use super::{arguments, parse_value, string};
 use crate::cassette::raw::{RawBody, RawRequest, RawResponse, StreamEvent};
 use crate::completion::{CompletionResult, ToolCall};
 use crate::trajectory::SentBack;
@@ -36,7 +36,8 @@ pub(crate) struct Read {
     pub requested: Vec<ToolCall>,
     /// The answer's text (the parts concatenated; empty when it only calls tools).
     pub answer: String,
-    /// The first user message's text in the request (for a judge's "task").
+    /// The first user message's text in the request (for a judge's "task"), as the endpoint notes it
+    /// (`relayed::first_user_text`).
     pub first_user_text: Option<String>,
 }
 
@@ -73,25 +74,20 @@ pub(crate) fn read(request: &RawRequest, response: &RawResponse) -> Option<Read>
         sent_back: asked.sent_back,
         requested: answer.tool_calls,
         answer: answer.text,
-        first_user_text: asked.first_user_text,
+        first_user_text: super::relayed::first_user_text(api, body),
     })
 }
 
-/// What a request says: its conversation, the results it sends back, its first user text.
+/// What a request says: its conversation and the results it sends back.
 struct Asked {
     conversation: Vec<String>,
     sent_back: Vec<SentBack>,
-    first_user_text: Option<String>,
 }
 
 /// How one API's request holds its conversation, message by message.
 struct Format {
-    /// The key of a message's text (`content`, Gemini's `parts`).
-    content: &'static str,
     /// Whether a message is the model's turn.
     model_turn: fn(&Value) -> bool,
-    /// Whether a message is the user's.
-    user: fn(&Value) -> bool,
     /// The `(id, name)` of each tool call a message holds.
     calls: fn(&Value) -> Vec<(String, String)>,
     /// The tool results a message holds, with their name when the message says it.
@@ -99,9 +95,7 @@ struct Format {
 }
 
 const CHAT: Format = Format {
-    content: "content",
     model_turn: |m| role(m) == Some("assistant"),
-    user: |m| role(m) == Some("user"),
     calls: |m| {
         array(m, "tool_calls")
             .iter()
@@ -120,10 +114,8 @@ const CHAT: Format = Format {
 };
 
 const RESPONSES: Format = Format {
-    content: "content",
     // The model's items are its messages and its calls; its reasoning items always precede a call.
     model_turn: |m| role(m) == Some("assistant") || kind(m) == Some("function_call"),
-    user: |m| role(m) == Some("user"),
     calls: |m| match kind(m) {
         Some("function_call") => string(m, "call_id")
             .zip(string(m, "name"))
@@ -142,9 +134,7 @@ const RESPONSES: Format = Format {
 };
 
 const MESSAGES: Format = Format {
-    content: "content",
     model_turn: |m| role(m) == Some("assistant"),
-    user: |m| role(m) == Some("user"),
     calls: |m| {
         array(m, "content")
             .iter()
@@ -166,10 +156,7 @@ const MESSAGES: Format = Format {
 };
 
 const CONTENTS: Format = Format {
-    content: "parts",
     model_turn: |m| role(m) == Some("model"),
-    // Gemini takes a content without a role as the user's.
-    user: |m| matches!(role(m), Some("user") | None),
     calls: |m| {
         array(m, "parts")
             .iter()
@@ -212,14 +199,9 @@ fn asked(format: &Format, system: Option<Value>, messages: &[Value]) -> Asked {
             result
         })
         .collect();
-    let first_user_text = messages
-        .iter()
-        .filter(|m| (format.user)(m))
-        .find_map(|m| user_text(m.get(format.content)?));
     Asked {
         conversation,
         sent_back,
-        first_user_text,
     }
 }
 
@@ -235,22 +217,6 @@ fn system(body: &Value, key: &str) -> Option<Value> {
 /// A value as canonical JSON text (the bodies' keys are sorted already: `cassette::raw::canonical`).
 fn canonical_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
-}
-
-/// A user message's text: a string, or its text parts one a line (blocks a person wrote apart);
-/// `None` when it has no text (only tool results or images).
-fn user_text(content: &Value) -> Option<String> {
-    match content {
-        Value::String(text) => Some(text.clone()),
-        Value::Array(parts) => {
-            let texts: Vec<&str> = parts
-                .iter()
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
-        }
-        _ => None,
-    }
 }
 
 /// A tool result's content as text: a string as it is, text blocks one a line, nothing as empty,
@@ -275,14 +241,11 @@ fn result_text(content: Option<&Value>) -> String {
 /// The text and tool calls of an answer of `api` in its JSON form, read by the crate's own parser of
 /// its wire (the Responses API has none here); an answer it cannot read says nothing.
 fn answer(api: Api, body: &Value) -> CompletionResult {
-    let parsed = match api {
-        Api::ChatCompletions => openai::parse(body),
-        Api::Messages => anthropic::parse(body),
-        Api::GenerateContent => gemini::parse(body),
-        Api::Responses => return responses_answer(body),
-        Api::Embeddings | Api::EmbedContent => return CompletionResult::default(),
-    };
-    parsed.unwrap_or_default()
+    match api {
+        Api::Responses => responses_answer(body),
+        Api::Embeddings | Api::EmbedContent => CompletionResult::default(),
+        _ => parse_value(api.wire(), body).unwrap_or_default(),
+    }
 }
 
 /// A Responses API answer: the text of its `message` items, and its `function_call` items, whose
@@ -316,18 +279,6 @@ fn responses_answer(body: &Value) -> CompletionResult {
         }
     }
     result
-}
-
-/// Tool-call arguments as JSON: a string parsed (kept as a JSON string when it is not JSON), anything
-/// else as it is, none as an empty object (as the chat parser reads them).
-fn arguments(raw: Option<&Value>) -> Value {
-    match raw {
-        Some(Value::String(text)) => {
-            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
-        }
-        Some(other) => other.clone(),
-        None => json!({}),
-    }
 }
 
 /// A stream of `api` folded into the JSON answer it adds up to, so that both are read by one reader.

@@ -36,13 +36,24 @@ pub fn request_url(endpoint: &EndpointConfig, model: &str) -> String {
 /// Parses a success body of `wire` into a result (`cost_usd` stays `None`), or says why it is none,
 /// quoting the body's start.
 pub fn parse_response(wire: WireFormat, body: &[u8]) -> Result<CompletionResult, String> {
-    let json = parse_json(body)?;
-    let parsed = match wire {
-        WireFormat::Anthropic => anthropic::parse(&json),
-        WireFormat::Google => gemini::parse(&json),
-        WireFormat::OpenAi => openai::parse(&json),
-    };
-    parsed.map_err(|why| format!("{why}; the body starts: {}", excerpt(body)))
+    parse_with(body, |json| parse_value(wire, json))
+}
+
+/// `body` read as JSON by `parse`, or why not, quoting the body's start.
+pub(crate) fn parse_with<T>(
+    body: &[u8],
+    parse: impl FnOnce(&Value) -> Result<T, String>,
+) -> Result<T, String> {
+    parse(&parse_json(body)?).map_err(|why| format!("{why}; the body starts: {}", excerpt(body)))
+}
+
+/// [`parse_response`] of a body read as JSON already; an error says only why.
+pub(crate) fn parse_value(wire: WireFormat, json: &Value) -> Result<CompletionResult, String> {
+    match wire {
+        WireFormat::Anthropic => anthropic::parse(json),
+        WireFormat::Google => gemini::parse(json),
+        WireFormat::OpenAi => openai::parse(json),
+    }
 }
 
 /// The body as JSON, or an error quoting its start.

@@ -20,7 +20,7 @@ use crate::cassette::pending::PendingFile;
 use crate::record::{Status, TrialRecord};
 use crate::redact::{for_terminal, redact};
 use crate::render::shorten;
-use crate::report::baseline::{self, Figures};
+use crate::report::baseline::{self, Comparison};
 use crate::report::summary::{pooled, rate, usd};
 use crate::usage::{Tally, Usage};
 
@@ -51,10 +51,8 @@ const CUT: &str = "\n*The summary stops here, at its size limit; the JUnit, JSON
 pub struct Baseline<'a> {
     /// Its file, as given.
     pub path: &'a Path,
-    /// Its figures.
-    pub figures: &'a Figures,
-    /// The significance level.
-    pub alpha: f64,
+    /// The run against it (its significance level included).
+    pub comparison: &'a Comparison,
 }
 
 /// What the summary says beside the records.
@@ -88,7 +86,7 @@ fn render_within(records: &[TrialRecord], context: &Context<'_>, cap: usize) -> 
     advisory(&mut out, records);
     flaky(&mut out, records);
     if let Some(b) = &context.baseline {
-        regressions(&mut out, records, b);
+        regressions(&mut out, b);
     }
     pending(&mut out, context.pending);
     usage(&mut out, records, context.budget);
@@ -488,9 +486,8 @@ fn flaky(out: &mut Bounded, records: &[TrialRecord]) {
 }
 
 /// The significant regressions since the baseline, with how many moved either way.
-fn regressions(out: &mut Bounded, records: &[TrialRecord], b: &Baseline<'_>) {
-    let now = baseline::figures_of_records(records);
-    let comparison = baseline::compare(b.figures, &now, b.alpha);
+fn regressions(out: &mut Bounded, b: &Baseline<'_>) {
+    let comparison = b.comparison;
     let regressions: Vec<&baseline::Change> = comparison.regressions().collect();
     let improvements = comparison
         .changes
@@ -507,7 +504,7 @@ fn regressions(out: &mut Bounded, records: &[TrialRecord], b: &Baseline<'_>) {
         plural(regressions.len()),
         improvements,
         plural(improvements),
-        b.alpha,
+        comparison.alpha,
         comparison.changes.len() + comparison.unchanged,
         comparison.unchanged,
         comparison.baseline_only,

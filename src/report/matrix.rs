@@ -239,23 +239,8 @@ pub fn render(records: &[TrialRecord]) -> String {
     let Some(matrix) = compute(records) else {
         return String::new();
     };
-    let mut lines: Vec<Vec<String>> = vec![
-        std::iter::once("test".to_string())
-            .chain(matrix.columns.iter().map(|c| c.label.clone()))
-            .collect(),
-    ];
-    for row in &matrix.rows {
-        lines.push(
-            std::iter::once(row.name.clone())
-                .chain(row.cells.iter().map(|c| cell_text(c.as_ref())))
-                .collect(),
-        );
-    }
-    lines.push(
-        std::iter::once("total".to_string())
-            .chain(matrix.columns.iter().map(|c| cell_text(Some(&c.total))))
-            .collect(),
-    );
+    let table = table(&matrix);
+    let lines: Vec<Vec<String>> = std::iter::once(table.columns).chain(table.rows).collect();
     let widths: Vec<usize> = (0..lines[0].len())
         .map(|i| {
             lines

@@ -126,9 +126,10 @@ pub(crate) fn render(results: Results<'_>, outputs: Outputs<'_>) -> Rendering {
             .ok()
             .and_then(super::pending::table),
     };
-    if let Some((baseline, then)) = outputs.baseline {
-        let now = baseline::figures_of_records(records);
-        let comparison = baseline::compare(then, &now, baseline.alpha);
+    let comparison = outputs.baseline.map(|(baseline, then)| {
+        baseline::compare(then, &baseline::figures_of_records(records), baseline.alpha)
+    });
+    if let (Some((baseline, _)), Some(comparison)) = (outputs.baseline, &comparison) {
         say(&comparison.render(&baseline.path));
         extras.baseline = Some(comparison.table(&baseline.path));
         if baseline.fail_on_regression
@@ -187,10 +188,11 @@ pub(crate) fn render(results: Results<'_>, outputs: Outputs<'_>) -> Rendering {
     done.unwritten = !files.write(outputs.reports);
     let context = markdown::Context {
         target: Some(commands.target()),
-        baseline: outputs.baseline.map(|(b, figures)| markdown::Baseline {
-            path: &b.path,
-            figures,
-            alpha: b.alpha,
+        baseline: (outputs.baseline.zip(comparison.as_ref())).map(|((b, _), comparison)| {
+            markdown::Baseline {
+                path: &b.path,
+                comparison,
+            }
         }),
         pending: outputs.pending.as_deref().unwrap_or_default(),
         budget: info.budget.as_ref(),

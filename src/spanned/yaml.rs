@@ -461,7 +461,7 @@ impl<'t> Builder<'t> {
                 "write the value after `- `, or remove the item".to_string(),
             )
         } else {
-            let key = path.rsplit('.').next().unwrap_or(path);
+            let key = super::last_key(path);
             (
                 "no value (YAML reads an empty value, `~` or `null` as null)",
                 format!(

@@ -285,7 +285,7 @@ pub fn parse(name: &str, file: &str, dir: &Path, text: &str) -> Result<Suite, Ve
     }
     let rows = table.get("cases_file").and_then(|node| {
         let cases_relative = scalar_text(node.get_ref()).unwrap_or_default();
-        let mut dataset = cases_file(&mut r, node, file, dir)?;
+        let mut dataset = cases_file(&mut r, node, file)?;
         let mut names: BTreeSet<String> = cases.iter().map(|c: &Case| c.name.clone()).collect();
         for row in &mut dataset.rows {
             if !names.insert(row.name.clone()) {
@@ -642,12 +642,7 @@ pub(super) fn unweighted(min_score: Option<f64>, asserts: &[Assertion]) -> Optio
 
 /// Reads the dataset `cases_file` names (relative to the suite); a problem with the file as a whole is
 /// the suite's.
-fn cases_file(
-    r: &mut Reader<'_>,
-    node: &Node<'_>,
-    file: &str,
-    dir: &Path,
-) -> Option<dataset::Dataset> {
+fn cases_file(r: &mut Reader<'_>, node: &Node<'_>, file: &str) -> Option<dataset::Dataset> {
     let relative = string(r, node, "cases_file", "\"golden/cases.jsonl\"")?;
     let Some(format) = Format::of(&relative) else {
         r.problem(
@@ -665,27 +660,9 @@ fn cases_file(
         }
         _ => relative.clone(),
     };
-    let path = dir.join(&relative);
-    let bytes = match crate::text::read_bytes(&path) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            let why = if e.kind() == std::io::ErrorKind::NotFound {
-                "not found".to_string()
-            } else {
-                e.to_string()
-            };
-            r.problem(
-                node.span(),
-                "cases_file",
-                format!(
-                    "dataset file `{relative}` {why} (looked for {})",
-                    path.display()
-                ),
-                "create the file, or correct the path (relative to the suite file)",
-            );
-            return None;
-        }
-    };
+    let fix = "create the file, or correct the path (relative to the suite file)";
+    let read = crate::text::read_bytes;
+    let bytes = r.read_file_beside(node.span(), "cases_file", &relative, "dataset", fix, read)?;
     match dataset::read(format, &shown, &bytes) {
         Ok(dataset) => Some(dataset),
         Err(p) => {

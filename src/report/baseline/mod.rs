@@ -347,13 +347,8 @@ impl Comparison {
         })
     }
 
-    /// The lines the summary prints for a baseline at `path`.
     /// The changes as the HTML report's table: what, then, now, p-value, verdict.
     pub fn table(&self, path: &Path) -> crate::report::table::Table {
-        let rate = |c: &Counts| match c.share() {
-            Some(share) => format!("{}/{} ({:.0}%)", c.passed, c.total, share * 100.0),
-            None => "-".to_string(),
-        };
         crate::report::table::Table {
             title: format!(
                 "Against the baseline {} (Fisher's exact test, two-sided, significant at p ≤ {}; no multiple-comparison correction)",
@@ -375,8 +370,8 @@ impl Comparison {
                     vec![
                         verdict.to_string(),
                         c.subject.to_string(),
-                        rate(&c.then),
-                        rate(&c.now),
+                        rate(c.then),
+                        rate(c.now),
                         format!("{:.4}", c.p_value),
                     ]
                 })
@@ -384,6 +379,7 @@ impl Comparison {
         }
     }
 
+    /// The lines the summary prints for a baseline at `path`.
     pub fn render(&self, path: &Path) -> String {
         let count = |v: Shift| self.changes.iter().filter(|c| c.verdict == v).count();
         let (regressions, improvements) = (count(Shift::Regression), count(Shift::Improvement));

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::cassette::pending::{PendingSample, SampleId};
+use crate::report::baseline::Figures;
 use crate::stats::Counts;
 use crate::usage::{Cost, Tokens};
 
@@ -99,12 +100,12 @@ fn a_run_with_failures_a_flaky_test_a_regression_and_pending_recordings() {
         ("summary::tone", 2),
         ("wobbly", 1),
     ])];
+    let comparison = baseline::compare(&then, &baseline::figures_of_records(&records), 0.05);
     let context = Context {
         target: Some("prompts"),
         baseline: Some(Baseline {
             path: Path::new("baseline.json"),
-            figures: &then,
-            alpha: 0.05,
+            comparison: &comparison,
         }),
         pending: &pending,
         budget: None,

@@ -7,7 +7,7 @@ use toml::de::DeValue;
 
 use super::kinds::{Assertion, Check, TurnAt};
 use super::registry::{BUILT_IN, custom, custom_names, valid_kinds};
-use crate::spanned::{Node, Reader, did_you_mean, found, real, string, whole};
+use crate::spanned::{Node, Reader, did_you_mean, found, last_key, nonblank, real, string, whole};
 use prompt_tester_keys::{Key, Place, names_in};
 
 /// Parses an `assert = [ ... ]` array.
@@ -33,15 +33,8 @@ pub(crate) fn parse_list(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Vec
 
 /// Parses one assertion table (`path` is its key path).
 pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Option<Assertion> {
-    let DeValue::Table(table) = node.get_ref() else {
-        r.mismatch(
-            node,
-            path,
-            "an assertion table",
-            "write each assertion as `{ kind = value }`, e.g. `{ contains = \"refund\" }`",
-        );
-        return None;
-    };
+    let fix = "write each assertion as `{ kind = value }`, e.g. `{ contains = \"refund\" }`";
+    let table = r.table(node, path, "an assertion table", fix)?;
     let mut weight = 1.0;
     let mut turn = None;
     let mut threshold = None;
@@ -182,7 +175,7 @@ pub(crate) fn parse_one(r: &mut Reader<'_>, node: &Node<'_>, path: &str) -> Opti
 fn strings(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<String>> {
     let example = format!(
         "write `{key} = \"text\"` or `{key} = [\"one\", \"two\"]`",
-        key = key.rsplit('.').next().unwrap_or(key)
+        key = last_key(key)
     );
     match node.get_ref() {
         DeValue::String(s) => Some(vec![s.to_string()]),
@@ -334,17 +327,15 @@ fn requirement(
     kind: &str,
     example: &str,
 ) -> Option<String> {
-    let requirement = string(r, node, key, &format!("{example:?}"))?;
-    if requirement.trim().is_empty() {
-        r.problem(
-            node.span(),
-            key,
-            "the requirement is empty",
-            format!("write what the judge must confirm: `{kind} = {example:?}`"),
-        );
-        return None;
-    }
-    Some(requirement)
+    let fix = format!("write what the judge must confirm: `{kind} = {example:?}`");
+    nonblank(
+        r,
+        node,
+        key,
+        &format!("{example:?}"),
+        "the requirement is empty",
+        fix,
+    )
 }
 
 /// `{ similar = "reference", threshold = 0.8 }`: the threshold is required, since what counts as
@@ -357,21 +348,14 @@ fn similar(
     path: &str,
 ) -> Option<Check> {
     let example = "{ similar = \"Paris is the capital of France.\", threshold = 0.8 }";
-    let reference = string(
+    let reference = nonblank(
         r,
         value,
         &format!("{path}.similar"),
         "\"the reference answer\"",
+        "the reference text is empty",
+        format!("write the text the output should mean: `{example}`"),
     )?;
-    if reference.trim().is_empty() {
-        r.problem(
-            value.span(),
-            &format!("{path}.similar"),
-            "the reference text is empty",
-            format!("write the text the output should mean: `{example}`"),
-        );
-        return None;
-    }
     let Some(threshold) = threshold else {
         r.problem(
             table.span(),
@@ -501,10 +485,7 @@ fn tool_sequence(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Check
     let orders = "`in_order` (these tools in this order, others allowed between), `exact` (exactly \
                   these, in this order), `unordered` (exactly these, in any order) or `superset` (each of \
                   these, in any order, others allowed)";
-    let DeValue::Table(table) = node.get_ref() else {
-        r.mismatch(node, key, "a table", example);
-        return None;
-    };
+    let table = r.table(node, key, "a table", example)?;
     for (k, _) in table.iter() {
         let name = k.get_ref().as_ref();
         if name != "tools" && name != "order" {

@@ -8,7 +8,7 @@ use prompt_tester_keys::{Key, Place, names_in};
 use toml::de::{DeTable, DeValue};
 
 use super::super::dataset::{self, Dataset};
-use crate::spanned::{Reader, did_you_mean, real, unknown_key};
+use crate::spanned::{Reader, did_you_mean, real};
 
 /// What `[gate]` asks of the rows.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,16 +28,8 @@ pub(in crate::suite) fn gate(r: &mut Reader<'_>, table: &DeTable<'_>) -> Option<
     let (key, node) = table.get_key_value(Key::Gate.name())?;
     let example = "write `[gate]` then `pass_threshold = 0.8` (the share of rows that must pass), and per \
                    category `[gate.categories]` then `capital = 0.6`";
-    let DeValue::Table(gate) = node.get_ref() else {
-        r.mismatch(node, "gate", "a table", example);
-        return None;
-    };
-    for (k, _) in gate.iter() {
-        if Key::named_in(k.get_ref(), Place::Gate).is_none() {
-            let path = format!("gate.{}", k.get_ref());
-            unknown_key(r, k, &path, &names_in(Place::Gate), "in [gate]");
-        }
-    }
+    let gate = r.table(node, "gate", "a table", example)?;
+    r.unknown_keys(gate, "gate", &names_in(Place::Gate), "in [gate]");
     let share = |r: &mut Reader<'_>, node, path: &str| {
         let range = Key::PassThreshold
             .row()

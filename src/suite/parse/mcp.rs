@@ -31,10 +31,7 @@ pub(super) fn servers(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<
 /// headers = {...} }]`; `None` when any server has a problem (each is noted).
 #[cfg(feature = "mcp")]
 pub(super) fn servers(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<McpServer>> {
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, key, "an array of server tables", EXAMPLE);
-        return None;
-    };
+    let items = r.array(node, key, "an array of server tables", EXAMPLE)?;
     let problems_before = r.problems.len();
     let servers: Vec<McpServer> = (items.iter().enumerate())
         .filter_map(|(i, item)| server(r, item, &format!("{key}[{i}]")))
@@ -50,19 +47,11 @@ const HTTP_KEYS: [&str; 2] = ["url", "headers"];
 
 #[cfg(feature = "mcp")]
 fn server(r: &mut Reader<'_>, item: &Node<'_>, path: &str) -> Option<McpServer> {
-    use crate::spanned::{string, unknown_key};
+    use crate::spanned::{last_key, nonblank};
 
-    let DeValue::Table(table) = item.get_ref() else {
-        r.mismatch(item, path, "a server table", EXAMPLE);
-        return None;
-    };
+    let table = r.table(item, path, "a server table", EXAMPLE)?;
     let valid: Vec<&str> = STDIO_KEYS.iter().chain(&HTTP_KEYS).copied().collect();
-    for (k, _) in table.iter() {
-        let name = k.get_ref().as_ref();
-        if !valid.contains(&name) {
-            unknown_key(r, k, &format!("{path}.{name}"), &valid, "in an MCP server");
-        }
-    }
+    r.unknown_keys(table, path, &valid, "in an MCP server");
     let at = |k: &str| format!("{path}.{k}");
     let (command, url) = (table.get("command"), table.get("url"));
     // The keys of the other transport than the one chosen: a stdio server sends no header.
@@ -99,18 +88,8 @@ fn server(r: &mut Reader<'_>, item: &Node<'_>, path: &str) -> Option<McpServer> 
         }
     }
     let text = |r: &mut Reader<'_>, node: &Node<'_>, key: &str, example: &str| {
-        let text = string(r, node, key, example)?;
-        if text.trim().is_empty() {
-            let name = key.rsplit('.').next().unwrap_or(key);
-            r.problem(
-                node.span(),
-                key,
-                "it is empty",
-                format!("write `{name} = {example}`"),
-            );
-            return None;
-        }
-        Some(text)
+        let fix = format!("write `{} = {example}`", last_key(key));
+        nonblank(r, node, key, example, "it is empty", fix)
     };
     if let Some(node) = command {
         let command = text(r, node, &at("command"), "\"npx\"")?;
@@ -184,14 +163,8 @@ fn names(
     example: &str,
     variables: bool,
 ) -> Option<Vec<String>> {
-    let fix = format!(
-        "write `{key} = {example}`",
-        key = key.rsplit('.').next().unwrap_or(key)
-    );
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, key, "an array of strings", fix);
-        return None;
-    };
+    let fix = format!("write `{} = {example}`", crate::spanned::last_key(key));
+    let items = r.array(node, key, "an array of strings", fix.as_str())?;
     let mut out = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match item.get_ref() {
@@ -223,14 +196,8 @@ fn pairs(
     key: &str,
     example: &str,
 ) -> Option<Vec<(std::ops::Range<usize>, String, String)>> {
-    let fix = format!(
-        "write `{key} = {example}`",
-        key = key.rsplit('.').next().unwrap_or(key)
-    );
-    let DeValue::Table(table) = node.get_ref() else {
-        r.mismatch(node, key, "a table of strings", fix);
-        return None;
-    };
+    let fix = format!("write `{} = {example}`", crate::spanned::last_key(key));
+    let table = r.table(node, key, "a table of strings", fix.as_str())?;
     let mut out = Vec::new();
     for (name_node, value) in table.iter() {
         let name = name_node.get_ref().to_string();

@@ -217,8 +217,7 @@ pub(super) fn columns(
 ) -> Vec<(String, MediaKind)> {
     const FIX: &str = "write `media = { receipt = \"image\" }`: the column's values are then files \
                        (relative to the dataset file) of that kind (`image`, `document` or `audio`)";
-    let DeValue::Table(table) = node.get_ref() else {
-        r.mismatch(node, "media", "a table", FIX);
+    let Some(table) = r.table(node, "media", "a table", FIX) else {
         return Vec::new();
     };
     let mut columns = Vec::new();

@@ -4,12 +4,12 @@
 
 use prompt_tester_keys::Key;
 use prompt_tester_keys::conversation::{self as rule, Role};
-use toml::de::{DeTable, DeValue};
+use toml::de::DeTable;
 
 use super::Settings;
 
 use crate::completion::{Turn, TurnRole};
-use crate::spanned::{Node, Reader, did_you_mean, string, unknown_key};
+use crate::spanned::{Node, Reader, did_you_mean, string};
 
 const TURN_KEYS: [&str; 2] = ["role", "content"];
 
@@ -24,30 +24,17 @@ pub(super) fn messages(
     key: &str,
     system_key: bool,
 ) -> Option<Vec<Turn>> {
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, key, "an array of turns", EXAMPLE);
-        return None;
-    };
+    let items = r.array(node, key, "an array of turns", EXAMPLE)?;
     let problems_before = r.problems.len();
     let mut turns = Vec::new();
     let mut spans = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let path = format!("{key}[{i}]");
-        let DeValue::Table(table) = item.get_ref() else {
-            r.mismatch(
-                item,
-                &path,
-                "a turn table `{ role = \"...\", content = \"...\" }`",
-                EXAMPLE,
-            );
+        let turn_table = "a turn table `{ role = \"...\", content = \"...\" }`";
+        let Some(table) = r.table(item, &path, turn_table, EXAMPLE) else {
             continue;
         };
-        for (k, _) in table.iter() {
-            let name = k.get_ref().as_ref();
-            if !TURN_KEYS.contains(&name) {
-                unknown_key(r, k, &format!("{path}.{name}"), &TURN_KEYS, "in a turn");
-            }
-        }
+        r.unknown_keys(table, &path, &TURN_KEYS, "in a turn");
         // A key every turn needs: its node, or a problem saying how to add it.
         let required = |r: &mut Reader<'_>, name: &str, fix: &str| {
             let node = table.get(name);

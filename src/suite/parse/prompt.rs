@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use toml::de::{DeTable, DeValue};
+use toml::de::DeTable;
 
 use super::PromptVariant;
 use crate::spanned::{Reader, string};
@@ -103,7 +103,8 @@ fn beside(r: &mut Reader<'_>, file: &str) -> (Option<String>, Option<String>) {
             (None, None)
         }
         [one] => {
-            match r.read_file_beside(0..0, "prompt", one, "prompt", "make it readable UTF-8 text") {
+            let fix = "make it readable UTF-8 text";
+            match r.read_file_beside(0..0, "prompt", one, "prompt", fix, crate::text::read) {
                 Some(text) => (Some(text), Some(one.to_string())),
                 None => (None, None),
             }
@@ -134,8 +135,7 @@ pub(super) fn variants(r: &mut Reader<'_>, table: &DeTable<'_>) -> Vec<PromptVar
     };
     let example =
         "write `prompts = [\"reply_v1.md\", \"reply_v2.md\"]`: prompt files beside the suite";
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, "prompts", "an array of prompt files", example);
+    let Some(items) = r.array(node, "prompts", "an array of prompt files", example) else {
         return Vec::new();
     };
     if items.is_empty() {

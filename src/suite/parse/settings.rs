@@ -10,7 +10,7 @@ use crate::completion::ToolSpec;
 use crate::config::{Defaults, SamplingKeys, SamplingProblem};
 use crate::mcp::McpServer;
 use crate::model::Subject;
-use crate::spanned::{Node, Reader, a_type, real, string, unknown_key, whole};
+use crate::spanned::{Node, Reader, a_type, real, string, whole};
 
 /// Sampling and scoring settings, at suite level or overridden by a case.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -193,10 +193,7 @@ pub(super) fn settings(r: &mut Reader<'_>, table: &DeTable<'_>, prefix: &str) ->
 fn subjects(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<Subject>> {
     let example =
         "write `models = [\"anthropic/claude-haiku-4-5\", \"local/SmolLM2-135M-Instruct\"]`";
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, key, "an array of `provider/model` strings", example);
-        return None;
-    };
+    let items = r.array(node, key, "an array of `provider/model` strings", example)?;
     if items.is_empty() {
         r.problem(node.span(), key, format!("`{key}` is empty"), example);
         return None;
@@ -236,24 +233,15 @@ const TOOL_KEYS: [&str; 3] = ["name", "description", "input_schema"];
 fn tool_specs(r: &mut Reader<'_>, node: &Node<'_>, key: &str) -> Option<Vec<ToolSpec>> {
     let example = "write `tools = [{ name = \"get_weather\", description = \"...\", input_schema = { type = \"object\", \
                    properties = { city = { type = \"string\" } } } }]`";
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, key, "an array of tool tables", example);
-        return None;
-    };
+    let items = r.array(node, key, "an array of tool tables", example)?;
     let problems_before = r.problems.len();
     let mut specs = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let path = format!("{key}[{i}]");
-        let DeValue::Table(table) = item.get_ref() else {
-            r.mismatch(item, &path, "a tool table", example);
+        let Some(table) = r.table(item, &path, "a tool table", example) else {
             continue;
         };
-        for (k, _) in table.iter() {
-            if !TOOL_KEYS.contains(&k.get_ref().as_ref()) {
-                let name = k.get_ref().as_ref();
-                unknown_key(r, k, &format!("{path}.{name}"), &TOOL_KEYS, "in a tool");
-            }
-        }
+        r.unknown_keys(table, &path, &TOOL_KEYS, "in a tool");
         let Some(name_node) = table.get("name") else {
             r.problem(
                 item.span(),

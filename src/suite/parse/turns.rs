@@ -6,7 +6,7 @@ use std::ops::Range;
 use toml::de::{DeTable, DeValue};
 
 use super::super::assert::Assertion;
-use crate::spanned::{Reader, string};
+use crate::spanned::{Reader, nonblank};
 
 /// How to write `turns`.
 const EXAMPLE: &str =
@@ -51,10 +51,7 @@ pub(super) fn turns(
         );
         return None;
     }
-    let DeValue::Array(items) = node.get_ref() else {
-        r.mismatch(node, &key, "an array of messages", EXAMPLE);
-        return None;
-    };
+    let items = r.array(node, &key, "an array of messages", EXAMPLE)?;
     if items.is_empty() {
         r.problem(node.span(), &key, "`turns` is empty", EXAMPLE);
         return None;
@@ -62,17 +59,16 @@ pub(super) fn turns(
     let mut turns = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let key = format!("{key}[{i}]");
-        let text = string(r, item, &key, "\"the user's message\"")?;
-        if text.trim().is_empty() {
-            r.problem(
-                item.span(),
-                &key,
-                "the message is empty",
-                "write what the user says in this turn (providers reject empty messages)",
-            );
-            return None;
-        }
-        turns.push(text);
+        let fix = "write what the user says in this turn (providers reject empty messages)";
+        let example = "\"the user's message\"";
+        turns.push(nonblank(
+            r,
+            item,
+            &key,
+            example,
+            "the message is empty",
+            fix,
+        )?);
     }
     Some(turns)
 }
