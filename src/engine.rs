@@ -57,7 +57,7 @@ pub struct Engine {
     /// The cassette mode.
     pub mode: CassetteMode,
     runtime: tokio::runtime::Runtime,
-    http: reqwest::Client,
+    http: crate::provider::LazyHttp,
     clients: Mutex<BTreeMap<String, Arc<ProviderClient>>>,
     /// The cassettes this run opened (shared with the blocking threads that read and write them).
     pub cassettes: Arc<CassetteStore>,
@@ -153,7 +153,7 @@ impl Engine {
             .thread_name("prompt-tester")
             .build()
             .expect("the tokio runtime starts");
-        let http = crate::provider::http_client(config.concurrency().max(16));
+        let http = crate::provider::LazyHttp::new(config.concurrency().max(16));
         Arc::new(Self {
             cassettes: opened.unwrap_or_else(|| {
                 Arc::new(

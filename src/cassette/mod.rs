@@ -427,6 +427,13 @@ impl Cassette {
         self.flush_if_due(state)
     }
 
+    /// Whether [`Cassette::note_verdict`] keeps a verdict of `sample`: only when this run records or
+    /// replaces its calls (a replayed sample's verdict is on file already).
+    pub fn keeps_verdict_of(&self, sample: &SampleId) -> bool {
+        let state = self.state();
+        state.replacing.contains_key(sample) || state.first_recorded.contains(sample)
+    }
+
     /// Adds a call of a sample that replaces the sample's recordings, into the pending file or (when
     /// accepted at once) the cassette. The sample's calls replayed so far in this run go with it.
     pub fn record_replacing(&self, mut entry: Entry, to: ReplaceInto) -> Result<(), CassetteError> {

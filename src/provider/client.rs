@@ -50,7 +50,7 @@ pub struct ProviderClient {
     api_key: Option<String>,
     key_required: bool,
     retry: RetryConfig,
-    http: reqwest::Client,
+    http: LazyHttp,
     /// The endpoint's adaptive in-flight limit, shared by the clones of this client.
     limiter: Arc<Limiter>,
 }
@@ -71,7 +71,7 @@ impl std::fmt::Debug for ProviderClient {
 /// The HTTP client every provider call is made on. It follows no redirect: a key header (`x-api-key`,
 /// `x-goog-api-key`) would go with the request to whatever host the redirect names, and reqwest strips
 /// only `Authorization` and cookies across hosts. A 3xx answer is an error that names its `Location`.
-pub(crate) fn http_client(max_idle_per_host: usize) -> reqwest::Client {
+fn http_client(max_idle_per_host: usize) -> reqwest::Client {
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls_config())
         .pool_max_idle_per_host(max_idle_per_host)
@@ -105,9 +105,31 @@ fn env_key(endpoint: &EndpointConfig) -> Option<String> {
         .find_map(|v| crate::config::env_var(v))
 }
 
+/// The HTTP client, built on first use: a run that only replays never loads the TLS roots. Its clones
+/// share one client (one connection pool).
+#[derive(Clone)]
+pub(crate) struct LazyHttp {
+    max_idle_per_host: usize,
+    client: Arc<std::sync::OnceLock<reqwest::Client>>,
+}
+
+impl LazyHttp {
+    /// A client keeping at most `max_idle_per_host` idle connections to a host, once built.
+    pub(crate) fn new(max_idle_per_host: usize) -> Self {
+        Self {
+            max_idle_per_host,
+            client: Arc::default(),
+        }
+    }
+
+    fn get(&self) -> &reqwest::Client {
+        (self.client).get_or_init(|| http_client(self.max_idle_per_host))
+    }
+}
+
 /// An HTTP client of its own, for a client built outside the engine.
-fn own_http() -> reqwest::Client {
-    http_client(usize::MAX)
+fn own_http() -> LazyHttp {
+    LazyHttp::new(usize::MAX)
 }
 
 /// One failed attempt, before deciding whether to retry.
@@ -155,18 +177,14 @@ impl ProviderClient {
     }
 
     /// Like [`ProviderClient::new`], on the engine's shared HTTP client (one connection pool).
-    pub(crate) fn shared(
-        endpoint: &EndpointConfig,
-        retry: &RetryConfig,
-        http: reqwest::Client,
-    ) -> Self {
+    pub(crate) fn shared(endpoint: &EndpointConfig, retry: &RetryConfig, http: LazyHttp) -> Self {
         Self::with_http(endpoint, retry, http, env_key(endpoint))
     }
 
     fn with_http(
         endpoint: &EndpointConfig,
         retry: &RetryConfig,
-        http: reqwest::Client,
+        http: LazyHttp,
         api_key: Option<String>,
     ) -> Self {
         Self {
@@ -363,6 +381,7 @@ impl ProviderClient {
     ) -> Result<(T, Option<String>, Duration), Failure> {
         let mut builder = self
             .http
+            .get()
             .post(url)
             .timeout(self.retry.request_timeout)
             .header(reqwest::header::CONTENT_TYPE, "application/json")

@@ -40,6 +40,7 @@ impl ProviderClient {
             .any(|(name, _)| CREDENTIAL_HEADERS.contains(&name.as_str()));
         let mut builder = self
             .http
+            .get()
             .post(url)
             .timeout(self.retry.request_timeout)
             .body(body);

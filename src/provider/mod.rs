@@ -56,7 +56,7 @@ pub use client::ProviderClient;
 pub(crate) use client::tls_config;
 #[cfg(feature = "endpoint")]
 pub(crate) use client::{CREDENTIAL_HEADERS, Forwarded};
-pub(crate) use client::{http_client, missing_key_for};
+pub(crate) use client::{LazyHttp, missing_key_for};
 pub(crate) use error::ErrorBody;
 pub use error::ProviderError;
 pub use limiter::RateLimitStats;
