@@ -268,13 +268,11 @@ impl<'a> Reader<'a> {
         expected: &str,
         fix: impl Into<String>,
     ) -> Option<&'n DeArray<'i>> {
-        match node.get_ref() {
-            DeValue::Array(items) => Some(items),
-            _ => {
-                self.mismatch(node, key, expected, fix);
-                None
-            }
+        let items = node.get_ref().as_array();
+        if items.is_none() {
+            self.mismatch(node, key, expected, fix);
         }
+        items
     }
 
     /// [`Reader::array`] for a table.
@@ -285,13 +283,11 @@ impl<'a> Reader<'a> {
         expected: &str,
         fix: impl Into<String>,
     ) -> Option<&'n DeTable<'i>> {
-        match node.get_ref() {
-            DeValue::Table(table) => Some(table),
-            _ => {
-                self.mismatch(node, key, expected, fix);
-                None
-            }
+        let table = node.get_ref().as_table();
+        if table.is_none() {
+            self.mismatch(node, key, expected, fix);
         }
+        table
     }
 
     /// Notes each key of `table` (at `path`) that is not one of `valid` ([`unknown_key`]).

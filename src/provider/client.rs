@@ -624,6 +624,23 @@ mod tests {
         ProviderClient::with_api_key(endpoint, &RetryConfig::default(), key.map(String::from))
     }
 
+    /// A client is built for every call, a replayed one too: it must not build the HTTP client (and
+    /// read the TLS roots) before a request is sent. Its clones then share the one it builds.
+    #[test]
+    fn the_http_client_is_built_on_the_first_request_and_shared_by_clones() {
+        let lazy = LazyHttp::new(4);
+        let local = endpoint("openai", WireFormat::OpenAi, "http://127.0.0.1:9/v1", &[]);
+        let provider = ProviderClient::shared(&local, &RetryConfig::default(), lazy.clone());
+        let clone = provider.clone();
+        assert!(lazy.client.get().is_none(), "built before any request");
+        let built: *const reqwest::Client = provider.http.get();
+        assert!(lazy.client.get().is_some());
+        assert!(
+            std::ptr::eq(built, clone.http.get()),
+            "a clone built its own"
+        );
+    }
+
     #[test]
     fn keyless_rules() {
         let public = endpoint(

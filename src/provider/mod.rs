@@ -87,8 +87,7 @@ fn string(value: &Value, key: &str) -> Option<String> {
 }
 
 /// Tool-call arguments as JSON: a string parsed (kept as a JSON string when it is not JSON), anything
-/// else as it is, none as an empty object (as the Chat Completions
-/// parser reads them, and the endpoint's reader of a Responses answer).
+/// else as it is, none as an empty object. Read so by the Chat Completions parser and the steps reader.
 fn arguments(raw: Option<&Value>) -> Value {
     match raw {
         Some(Value::String(text)) => {
