@@ -5,6 +5,8 @@
 use std::io;
 use std::path::Path;
 
+use ring::digest::{Context, SHA256};
+
 /// The file at `path` as UTF-8 text, its lines ending in `\n` ([`read_bytes`]). A file that is not
 /// UTF-8 (a binary, another encoding, a cut multi-byte character) is an `InvalidData` error naming the
 /// line and column of its first byte that is not.
@@ -46,21 +48,36 @@ fn unix_line_endings(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+/// The first `bytes` bytes (at most 32) of the SHA-256 of `parts` fed in order, in hex. ring's,
+/// which rustls already builds: a hash crate of its own would add eight crates to every build.
+pub(crate) fn sha256_hex(parts: &[&[u8]], bytes: usize) -> String {
+    let mut context = Context::new(&SHA256);
+    for part in parts {
+        context.update(part);
+    }
+    hex(&context.finish().as_ref()[..bytes])
+}
+
 /// The SHA-256, in hex, of `parts` each written as its length then its bytes: parts that cannot run
 /// into each other (`"ab" + "c"` and `"a" + "bc"` differ).
 pub(crate) fn digest_of_parts<S: AsRef<str>>(parts: impl IntoIterator<Item = S>) -> String {
-    use sha2::{Digest, Sha256};
-    let mut hasher = Sha256::new();
+    let mut context = Context::new(&SHA256);
     for part in parts {
         let part = part.as_ref();
-        hasher.update(part.len().to_le_bytes());
-        hasher.update(part.as_bytes());
+        context.update(&part.len().to_le_bytes());
+        context.update(part.as_bytes());
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(context.finish().as_ref())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        hex.push(char::from(DIGITS[usize::from(b >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    hex
 }
 
 /// `path` relative to `root` when it is below it.

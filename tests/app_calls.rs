@@ -688,8 +688,8 @@ const MEDIA_TRIALS: [(&str, &str); 4] = [
 ];
 
 fn hex_sha256(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
+    ring::digest::digest(&ring::digest::SHA256, bytes)
+        .as_ref()
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()

@@ -8,7 +8,6 @@ use serde::de::{
     DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
 };
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::completion::{CompletionRequest, CompletionResult};
 use crate::embedding::{Embedding, EmbeddingRequest};
@@ -434,10 +433,7 @@ fn unpacked(mut raw: RawEntry, texts: &BTreeMap<String, String>) -> Result<Entry
 
 /// The name a shared text is stored under: the first 8 bytes of its SHA-256, in hex.
 fn text_name(text: &str) -> String {
-    Sha256::digest(text.as_bytes())[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::sha256_hex(&[text.as_bytes()], 8)
 }
 
 /// The version cassette files are written and read in; a file of another version is refused, not
@@ -541,8 +537,7 @@ pub fn raw_key(test: &str, run: u32, request: &super::raw::RawRequest, ordinal: 
 /// The first 12 bytes of the SHA-256 of `keyed`'s JSON, in hex: a cassette key.
 fn digest_of(keyed: &impl Serialize) -> String {
     let bytes = serde_json::to_vec(keyed).expect("a request always serialises");
-    let digest = Sha256::digest(&bytes);
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+    crate::text::sha256_hex(&[&bytes], 12)
 }
 
 /// A request a cassette entry holds with its answer: a completion or an embedding.

@@ -9,8 +9,6 @@
 //! names share a file. Files stay ASCII: a file system that normalises Unicode (macOS) would list a
 //! name other than the one written.
 
-use sha2::{Digest, Sha256};
-
 /// How every cassette file name ends.
 pub const SUFFIX: &str = ".cassette.json";
 
@@ -33,8 +31,7 @@ pub fn stem(name: &str) -> String {
     if plain && readable.len() <= MAX_STEM {
         return readable;
     }
-    let digest = Sha256::digest(name.as_bytes());
-    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let hash = crate::text::sha256_hex(&[name.as_bytes()], 8);
     // The readable name is ASCII, so any byte index is a character boundary.
     let kept = readable[..readable.len().min(KEPT)].trim_start_matches('.');
     format!("{kept}~{hash}")

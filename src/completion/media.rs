@@ -9,7 +9,6 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The media types a part may have, each detected from the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -403,7 +402,7 @@ impl MediaPart {
         Self {
             media_type,
             name,
-            sha256: hex_sha256(&bytes),
+            sha256: crate::text::sha256_hex(&[&bytes], 32),
             size: bytes.len() as u64,
             detail: ImageDetail::Auto,
             bytes: PartBytes::Held(bytes),
@@ -509,14 +508,6 @@ impl MediaPart {
             *at = file;
         }
     }
-}
-
-/// The SHA-256 of `bytes`, in hex.
-fn hex_sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Its name, type and size; never its bytes.

@@ -3,7 +3,6 @@
 //! the JSON schemas its verdicts must follow.
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::completion::{CompletionRequest, Message, ResponseSchema};
 use crate::config::JudgeConfig;
@@ -127,12 +126,7 @@ Reply with only the JSON object described in your instructions: no prose before 
 /// A tag that cannot occur in `prompt` or `output`: it is derived from their hash, so text that
 /// contained it would have to contain its own hash.
 fn fence_tag(prompt: &str, output: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(prompt.as_bytes());
-    hasher.update([0]);
-    hasher.update(output.as_bytes());
-    let digest = hasher.finalize();
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    crate::text::sha256_hex(&[prompt.as_bytes(), &[0], output.as_bytes()], 6)
 }
 
 fn fenced(out: &mut String, label: &str, tag: &str, text: &str) {

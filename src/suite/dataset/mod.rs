@@ -10,7 +10,6 @@ use std::fmt;
 use std::path::Path;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 #[cfg(feature = "csv")]
 mod csv;
@@ -147,11 +146,7 @@ pub fn read(format: Format, file: &str, bytes: &[u8]) -> Result<Dataset, FilePro
 
 /// The first 12 hex digits of the SHA-256 of `bytes`.
 pub fn short_sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .take(6)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::sha256_hex(&[bytes], 6)
 }
 
 /// The problem with a case or row name, if any (the trial is `<suite>::<name>`).

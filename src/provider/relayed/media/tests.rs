@@ -1,7 +1,6 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::*;
 
@@ -28,10 +27,7 @@ fn png() -> Vec<u8> {
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::text::sha256_hex(&[bytes], 32)
 }
 
 /// Every value of `body` that is a string, with its pointer.
