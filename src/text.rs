@@ -1,5 +1,5 @@
 //! Text files as every reader reads them: lines ending in `\n`, and UTF-8, or an error that says
-//! where it is not.
+//! where it is not. And the one SHA-256 in hex that cassette keys, file names and media hashes use.
 //! Its layer and the path of a sample through it: `docs/architecture.md`.
 
 use std::io;
@@ -91,6 +91,16 @@ pub fn display_path(path: &Path, root: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FIPS 180-2's "abc" vector, fed whole or in parts, in full or cut to its first bytes.
+    #[test]
+    fn sha256_hex_is_the_standard_digest_cut_to_its_first_bytes() {
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(sha256_hex(&[b"abc"], 32), abc);
+        assert_eq!(sha256_hex(&[b"a", b"", b"bc"], 32), abc);
+        assert_eq!(sha256_hex(&[b"abc"], 6), abc[..12]);
+        assert_ne!(digest_of_parts(["ab", "c"]), digest_of_parts(["a", "bc"]));
+    }
 
     #[test]
     fn the_first_byte_that_is_not_utf8_is_located() {

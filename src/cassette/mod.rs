@@ -179,6 +179,14 @@ struct State {
     last_write: Option<Instant>,
 }
 
+impl State {
+    /// A sample's verdict is kept only when this run records or replaces its calls (a replayed
+    /// sample's verdict is on file already).
+    fn keeps_verdict_of(&self, sample: &SampleId) -> bool {
+        self.replacing.contains_key(sample) || self.first_recorded.contains(sample)
+    }
+}
+
 /// A sample's new calls, and where they go.
 #[derive(Debug)]
 struct Replacement {
@@ -416,22 +424,21 @@ impl Cassette {
         verdict: RecordedChecks,
     ) -> Result<(), CassetteError> {
         let mut state = self.state();
+        if !state.keeps_verdict_of(sample) {
+            return Ok(());
+        }
         if let Some(replacement) = state.replacing.get_mut(sample) {
             replacement.verdict = Some(verdict);
             state.replacing_unwritten.insert(sample.clone());
-        } else if state.first_recorded.contains(sample) {
-            state.verdicts_unwritten.push(verdict);
         } else {
-            return Ok(());
+            state.verdicts_unwritten.push(verdict);
         }
         self.flush_if_due(state)
     }
 
-    /// Whether [`Cassette::note_verdict`] keeps a verdict of `sample`: only when this run records or
-    /// replaces its calls (a replayed sample's verdict is on file already).
+    /// Whether [`Cassette::note_verdict`] keeps a verdict of `sample`.
     pub fn keeps_verdict_of(&self, sample: &SampleId) -> bool {
-        let state = self.state();
-        state.replacing.contains_key(sample) || state.first_recorded.contains(sample)
+        self.state().keeps_verdict_of(sample)
     }
 
     /// Adds a call of a sample that replaces the sample's recordings, into the pending file or (when

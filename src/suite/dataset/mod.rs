@@ -136,17 +136,13 @@ pub fn read(format: Format, file: &str, bytes: &[u8]) -> Result<Dataset, FilePro
         Format::Jsonl => jsonl(bytes)?,
         Format::Csv => (csv_rows(bytes)?, None),
     };
-    let version = version.unwrap_or_else(|| short_sha256(bytes));
+    // Without a version of its own, the first 12 hex digits of the file's SHA-256.
+    let version = version.unwrap_or_else(|| crate::text::sha256_hex(&[bytes], 6));
     Ok(Dataset {
         file: file.to_string(),
         version,
         rows,
     })
-}
-
-/// The first 12 hex digits of the SHA-256 of `bytes`.
-pub fn short_sha256(bytes: &[u8]) -> String {
-    crate::text::sha256_hex(&[bytes], 6)
 }
 
 /// The problem with a case or row name, if any (the trial is `<suite>::<name>`).
