@@ -297,12 +297,15 @@ fn every_client_records_then_replays_offline_under_ci_with_no_key() {
     assert!(echoed.contains("[REDACTED"), "{echoed}");
 }
 
-/// The `SAMPLE <trial> <run> <output>` lines the concurrency trials print, by trial and run.
+/// The `SAMPLE <trial> <run> <output>` lines the concurrency trials print, by trial and run. A
+/// line may start after libtest's `test <name> ... `: with several test threads it writes a trial's
+/// name and its outcome in two writes, and a sample of the other trial may print between them.
 fn samples(run: &Run) -> BTreeMap<(String, u32), String> {
     run.stdout()
         .lines()
         .filter_map(|line| {
-            let mut parts = line.strip_prefix("SAMPLE ")?.splitn(3, ' ');
+            let (_, sample) = line.split_once("SAMPLE ")?;
+            let mut parts = sample.splitn(3, ' ');
             let trial = parts.next()?.to_string();
             let index = parts.next()?.parse().ok()?;
             Some(((trial, index), parts.next()?.to_string()))
@@ -348,7 +351,8 @@ fn two_trials_of_five_samples_record_at_once_and_each_sample_replays_its_own_cal
     assert_eq!(
         samples(&replay),
         recorded,
-        "each sample replays its own answers, in its order"
+        "each sample replays its own answers, in its order\n{}",
+        replay.context()
     );
     replay.assert_stderr_has("20 model calls (20 replayed from cassettes");
 }
